@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that N-Body Sandbox needs to build, run and test.
+#
+#   scripts/deps.sh
+#
+# Returns at once when every package is already installed (checked with dpkg-query); otherwise
+# runs apt-get update and apt-get install, as root or through sudo. CUDA is optional and is not
+# installed here: the build uses nvcc when it finds it in PATH or in /usr/local/cuda/bin.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+packages=(
+    # toolchain
+    build-essential cmake ninja-build pkg-config git
+    # Qt 6 (Core, Gui, Widgets, OpenGL, OpenGLWidgets, Test) and its platform plugins (xcb, offscreen)
+    qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-qpa-plugins
+    # header-only libraries: maths, PNG writer, command line, JSON
+    libglm-dev libstb-dev libcli11-dev nlohmann-json3-dev
+    # OpenGL / EGL: GL function loader, glvnd headers, Mesa drivers for machines without a GPU
+    libepoxy-dev libegl-dev libgl-dev libopengl-dev libgl1-mesa-dri libegl-mesa0 libglx-mesa0
+    # headless runs and GUI tests: a virtual X server, and a font so Qt can draw text
+    xvfb xauth fonts-dejavu-core
+)
+
+# dpkg-query prints "ii " for an installed package; unknown packages print nothing.
+installed=$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${packages[@]}" 2>/dev/null || true)
+missing=()
+for p in "${packages[@]}"; do
+    grep -q "^$p ii" <<<"$installed" || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+    echo "deps: all ${#packages[@]} packages are installed"
+    exit 0
+fi
+
+echo "deps: installing ${missing[*]}"
+if ((EUID == 0)); then
+    sudo=()
+elif command -v sudo >/dev/null; then
+    sudo=(sudo)
+else
+    echo "deps: not root and no sudo: install these packages first: ${missing[*]}" >&2
+    exit 1
+fi
+"${sudo[@]}" apt-get update
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the dependencies, builds, and runs N-Body Sandbox.
+#
+#   scripts/run.sh [APP OPTIONS...]
+#
+# With a display (DISPLAY or WAYLAND_DISPLAY set) it starts the desktop app nbody-sandbox and
+# passes the options on (e.g. --kernel ID --steps K --capture FILE.png --quit). Without one it
+# runs the default system for 200 steps with the command-line front end and writes a picture of
+# the result to build/capture.png.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+scripts/deps.sh
+scripts/build.sh
+
+if [[ -n ${DISPLAY:-} || -n ${WAYLAND_DISPLAY:-} ]]; then
+    exec build/src/app/nbody-sandbox "$@"
+fi
+
+if (($# > 0)); then
+    echo "run.sh: no display: ignoring the app options ($*) and running the headless default" >&2
+fi
+echo "run.sh: no display (DISPLAY and WAYLAND_DISPLAY unset): running headless"
+capture=$PWD/build/capture.png
+build/src/cli/nbody run --steps 200 --capture "$capture"
+echo "Capture written to $capture"

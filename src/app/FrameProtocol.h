@@ -1,0 +1,69 @@
+#pragma once
+/// \file FrameProtocol.h
+/// The messages of the frame protocol between the GUI thread (which owns the GL context and the
+/// CUDA-GL interop) and the SimulationController on its worker thread.
+///
+///   GUI thread                                   worker thread
+///   ──────────                                   ─────────────
+///   makeCurrent; interop->map(&p0, &p1)
+///   emit frameRequested(FrameRequest{p0,p1,cap}) ──▶ advance(): apply pending commands, attach
+///                                                    p0/p1 (CUDA kernel), step, detach
+///   makeCurrent; interop->unmap(); upload host  ◀── emit frameReady(FrameResult)
+///   positions if sent; update()
+///
+/// At most one request is in flight. While it is, the GUI thread does not touch the mapped
+/// buffers and the worker does not touch GL.
+
+#include "sim/SimParams.h"
+#include "sim/Simulation.h"
+#include "sim/Types.h"
+#include "sim/World.h"
+
+#include <QMetaType>
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace nbody::app {
+
+/// What the GUI thread hands to SimulationController::advance().
+struct FrameRequest {
+    quintptr device0 = 0;    ///< mapped interop buffer 0 (Float4*), 0 when not mapped
+    quintptr device1 = 0;    ///< mapped interop buffer 1 (Float4*), 0 when not mapped
+    qulonglong capacity = 0; ///< bodies each GL buffer holds
+    quint64 serial = 0;      ///< echoed back in the FrameResult
+};
+
+/// What the controller sends back after a frame.
+struct FrameResult {
+    quint64 serial = 0;          ///< FrameRequest::serial
+    bool valid = false;          ///< a simulation exists (false before initialisation)
+    quint64 step = 0;            ///< steps since the system was created or loaded
+    double time = 0.0;           ///< simulated time
+    nbody::StepTiming timing;    ///< of the steps of this frame (steps == 0: none taken)
+    qulonglong bodies = 0;       ///< N
+    float massMin = 0.f, massMax = 1.f;
+    int current = 0;             ///< buffer index holding the current positions
+    QString kernelId;
+    bool deviceDrawn = false;    ///< positions were written into the mapped GL buffers
+    /// Host copy of the positions (N Float4) when the interop was not used; null otherwise.
+    std::shared_ptr<const std::vector<nbody::Float4>> hostPositions;
+    /// The GL buffers are too small: reallocate for this many bodies and ask again. Nothing in
+    /// the buffers is valid then (the controller moved the state off them first).
+    qulonglong needCapacity = 0;
+    /// Set when the camera should frame the system (new system, or "Reset camera").
+    std::optional<nbody::FramingSphere> framing;
+    QString error;               ///< a failure during this frame (already recovered from)
+    bool cudaFailed = false;     ///< the error was a CudaError: the controller fell back to `cpu`
+    bool running = false;        ///< run state after this frame
+    bool runFinished = false;    ///< a "steps to run" budget was used up in this frame
+    bool workPending = false;    ///< more commands are queued: request another frame
+};
+
+} // namespace nbody::app
+
+Q_DECLARE_METATYPE(nbody::app::FrameRequest)
+Q_DECLARE_METATYPE(nbody::app::FrameResult)
+Q_DECLARE_METATYPE(nbody::SimParams)

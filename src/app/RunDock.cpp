@@ -1,0 +1,222 @@
+#include "RunDock.h"
+
+#include "sim/KernelRegistry.h"
+
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QRegularExpression>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <limits>
+
+namespace nbody::app {
+
+// ---- ScientificSpinBox ----------------------------------------------------------------------
+
+ScientificSpinBox::ScientificSpinBox(QWidget* parent) : QDoubleSpinBox(parent)
+{
+    setDecimals(30); // QDoubleSpinBox rounds to `decimals`; keep tiny values intact
+    setRange(-1.0e30, 1.0e30);
+    setKeyboardTracking(false); // apply on Enter / focus loss / arrows, not per keystroke
+    setAccelerated(true);
+}
+
+QString ScientificSpinBox::textFromValue(double value) const
+{
+    return QString::number(value, 'g', 7);
+}
+
+double ScientificSpinBox::valueFromText(const QString& text) const
+{
+    return text.trimmed().toDouble();
+}
+
+QValidator::State ScientificSpinBox::validate(QString& text, int&) const
+{
+    static const QRegularExpression partial(
+        QStringLiteral(R"(^\s*[+-]?(\d+\.?\d*|\.\d*)?([eE][+-]?\d*)?\s*$)"));
+    bool ok = false;
+    const double v = text.trimmed().toDouble(&ok);
+    if (ok && std::isfinite(v) && v >= minimum() && v <= maximum())
+        return QValidator::Acceptable;
+    return partial.match(text).hasMatch() ? QValidator::Intermediate : QValidator::Invalid;
+}
+
+void ScientificSpinBox::fixup(QString& input) const
+{
+    bool ok = false;
+    input.trimmed().toDouble(&ok);
+    if (!ok)
+        input = textFromValue(value());
+}
+
+void ScientificSpinBox::stepBy(int steps)
+{
+    const double v = value();
+    if (v == 0.0)
+        setValue(steps > 0 ? 1e-6 : -1e-6);
+    else
+        setValue(v * std::pow(2.0, steps));
+    selectAll();
+}
+
+// ---- RunDock --------------------------------------------------------------------------------
+
+namespace {
+
+QLabel* valueLabel(QWidget* parent)
+{
+    auto* l = new QLabel(parent);
+    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    l->setWordWrap(true);
+    return l;
+}
+
+} // namespace
+
+RunDock::RunDock(QWidget* parent) : QDockWidget(tr("Run"), parent)
+{
+    setObjectName(QStringLiteral("RunDock"));
+    auto* body = new QWidget(this);
+    auto* column = new QVBoxLayout(body);
+
+    // -- run control
+    auto* runBox = new QGroupBox(tr("Run"), body);
+    auto* runForm = new QFormLayout(runBox);
+    m_stepsToRun = new QSpinBox(runBox);
+    m_stepsToRun->setRange(0, std::numeric_limits<int>::max());
+    m_stepsToRun->setSpecialValueText(tr("until paused"));
+    m_stepsToRun->setKeyboardTracking(false);
+    m_stepsToRun->setToolTip(tr("0: run until paused; otherwise Start runs this many steps, then pauses"));
+    m_stepsPerFrame = new QSpinBox(runBox);
+    m_stepsPerFrame->setRange(1, 1000);
+    m_stepsPerFrame->setValue(1);
+    m_stepsPerFrame->setKeyboardTracking(false);
+    m_stepsPerFrame->setToolTip(tr("Simulation steps between two drawn frames"));
+    runForm->addRow(tr("Steps to run:"), m_stepsToRun);
+    runForm->addRow(tr("Steps per frame:"), m_stepsPerFrame);
+    column->addWidget(runBox);
+
+    // -- what is running
+    auto* infoBox = new QGroupBox(tr("System"), body);
+    auto* infoForm = new QFormLayout(infoBox);
+    m_source = valueLabel(infoBox);
+    m_bodies = valueLabel(infoBox);
+    m_kernel = valueLabel(infoBox);
+    m_interop = valueLabel(infoBox);
+    infoForm->addRow(tr("Source:"), m_source);
+    infoForm->addRow(tr("Bodies (N):"), m_bodies);
+    infoForm->addRow(tr("Kernel:"), m_kernel);
+    infoForm->addRow(tr("Positions:"), m_interop);
+    column->addWidget(infoBox);
+
+    // -- parameters
+    auto* paramBox = new QGroupBox(tr("Parameters"), body);
+    auto* paramForm = new QFormLayout(paramBox);
+    m_dt = new ScientificSpinBox(paramBox);
+    m_dt->setToolTip(tr("Time step of the kick-drift-kick leapfrog, time units (arrows: ×2 / ÷2)"));
+    m_eps2 = new ScientificSpinBox(paramBox);
+    m_eps2->setToolTip(tr("Softening ε², length² (arrows: ×2 / ÷2)"));
+    m_blockSize = new QSpinBox(paramBox);
+    m_blockSize->setRange(1, 1 << 20); // the kernel checks the device's limit and says so
+    m_blockSize->setKeyboardTracking(false);
+    m_blockSize->setToolTip(tr("CUDA threads per block"));
+    m_tileWidthFactor = new QSpinBox(paramBox);
+    m_tileWidthFactor->setRange(1, 1024);
+    m_tileWidthFactor->setKeyboardTracking(false);
+    m_tileWidthFactor->setToolTip(tr("Bodies staged per tile = block size × factor"));
+    paramForm->addRow(tr("dt:"), m_dt);
+    paramForm->addRow(tr("ε² (eps2):"), m_eps2);
+    paramForm->addRow(tr("Block size:"), m_blockSize);
+    paramForm->addRow(tr("Tile width factor:"), m_tileWidthFactor);
+    column->addWidget(paramBox);
+    column->addStretch(1);
+    setWidget(body);
+
+    connect(m_stepsToRun, &QSpinBox::valueChanged, this, &RunDock::stepsToRunEdited);
+    connect(m_stepsPerFrame, &QSpinBox::valueChanged, this, &RunDock::stepsPerFrameEdited);
+    connect(m_dt, &QDoubleSpinBox::valueChanged, this, &RunDock::dtEdited);
+    connect(m_eps2, &QDoubleSpinBox::valueChanged, this, &RunDock::eps2Edited);
+    connect(m_blockSize, &QSpinBox::valueChanged, this, &RunDock::blockSizeEdited);
+    connect(m_tileWidthFactor, &QSpinBox::valueChanged, this, &RunDock::tileWidthFactorEdited);
+
+    setKernel(nullptr);
+    setParams(nbody::SimParams{});
+}
+
+void RunDock::setStepsToRun(int steps)
+{
+    const QSignalBlocker block(m_stepsToRun);
+    m_stepsToRun->setValue(steps);
+}
+
+void RunDock::setStepsPerFrame(int steps)
+{
+    const QSignalBlocker block(m_stepsPerFrame);
+    m_stepsPerFrame->setValue(steps);
+}
+
+void RunDock::setParams(const nbody::SimParams& p)
+{
+    {
+        const QSignalBlocker b(m_dt);
+        m_dt->setValue(static_cast<double>(p.dt));
+    }
+    {
+        const QSignalBlocker b(m_eps2);
+        m_eps2->setValue(static_cast<double>(p.eps2));
+    }
+    {
+        const QSignalBlocker b(m_blockSize);
+        m_blockSize->setValue(p.blockSize);
+    }
+    {
+        const QSignalBlocker b(m_tileWidthFactor);
+        m_tileWidthFactor->setValue(p.tileWidthFactor);
+    }
+}
+
+void RunDock::setBodies(qulonglong n)
+{
+    m_bodies->setText(QLocale().toString(n));
+}
+
+void RunDock::setKernel(const nbody::KernelInfo* k)
+{
+    if (!k) {
+        m_kernel->setText(QStringLiteral("–"));
+        m_blockSize->setEnabled(false);
+        m_tileWidthFactor->setEnabled(false);
+        return;
+    }
+    const auto sv = [](std::string_view s) {
+        return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+    };
+    m_kernel->setText(QStringLiteral("%1 (%2, %3)")
+                          .arg(sv(k->name), sv(nbody::toString(k->backend)),
+                               sv(nbody::toString(k->precision))));
+    m_kernel->setToolTip(sv(k->description));
+    m_blockSize->setEnabled(k->usesBlockSize);
+    m_tileWidthFactor->setEnabled(k->usesTileWidthFactor);
+    const QString unused = tr("Not a parameter of the selected kernel");
+    m_blockSize->setToolTip(k->usesBlockSize ? tr("CUDA threads per block") : unused);
+    m_tileWidthFactor->setToolTip(k->usesTileWidthFactor
+                                      ? tr("Bodies staged per tile = block size × factor")
+                                      : unused);
+}
+
+void RunDock::setInteropState(const QString& state)
+{
+    m_interop->setText(state);
+}
+
+void RunDock::setSource(const QString& source)
+{
+    m_source->setText(source);
+}
+
+} // namespace nbody::app

@@ -1,0 +1,67 @@
+#pragma once
+/// \file RunDock.h
+/// The "Run" dock: how long to run, how many steps per frame, what is running (N, kernel,
+/// interop) and the parameters of the simulation. It only shows values and reports edits;
+/// MainWindow forwards edits to the SimulationController and feeds its answers back through the
+/// setters, which emit nothing (so the two-way binding cannot loop).
+
+#include "sim/SimParams.h"
+
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+
+class QLabel;
+class QSpinBox;
+
+namespace nbody { struct KernelInfo; }
+
+namespace nbody::app {
+
+/// A QDoubleSpinBox that shows and accepts scientific notation ("2e-3"), for quantities
+/// spanning many orders of magnitude. The arrows double or halve the value.
+class ScientificSpinBox : public QDoubleSpinBox {
+    Q_OBJECT
+public:
+    explicit ScientificSpinBox(QWidget* parent = nullptr);
+    QString textFromValue(double value) const override;
+    double valueFromText(const QString& text) const override;
+    QValidator::State validate(QString& text, int& pos) const override;
+    void stepBy(int steps) override;
+    void fixup(QString& input) const override;
+};
+
+class RunDock : public QDockWidget {
+    Q_OBJECT
+public:
+    explicit RunDock(QWidget* parent = nullptr);
+
+    void setStepsToRun(int steps);
+    void setStepsPerFrame(int steps);
+    void setParams(const nbody::SimParams& params);
+    void setBodies(qulonglong n);
+    void setKernel(const nbody::KernelInfo* kernel);
+    void setInteropState(const QString& state);
+    void setSource(const QString& source);
+
+signals:
+    void stepsToRunEdited(int steps);
+    void stepsPerFrameEdited(int steps);
+    void dtEdited(double dt);
+    void eps2Edited(double eps2);
+    void blockSizeEdited(int blockSize);
+    void tileWidthFactorEdited(int factor);
+
+private:
+    QSpinBox* m_stepsToRun;
+    QSpinBox* m_stepsPerFrame;
+    QLabel* m_bodies;
+    QLabel* m_kernel;
+    QLabel* m_interop;
+    QLabel* m_source;
+    ScientificSpinBox* m_dt;
+    ScientificSpinBox* m_eps2;
+    QSpinBox* m_blockSize;
+    QSpinBox* m_tileWidthFactor;
+};
+
+} // namespace nbody::app

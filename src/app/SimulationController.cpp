@@ -1,0 +1,446 @@
+#include "SimulationController.h"
+
+#include "sim/Errors.h"
+#include "sim/KernelRegistry.h"
+#include "sim/Scenario.h"
+#include "sim/Simulation.h"
+#include "sim/Tipsy.h"
+#include "sim/World.h"
+
+#include <QFileInfo>
+
+#include <algorithm>
+#include <exception>
+#include <stdexcept>
+
+namespace nbody::app {
+
+namespace {
+
+QString cubeDescription(std::size_t n)
+{
+    return QStringLiteral("uniform cube, %1 bodies").arg(n);
+}
+
+} // namespace
+
+SimulationController::SimulationController(QObject* parent) : QObject(parent) {}
+
+SimulationController::~SimulationController() = default;
+
+// ---- commands ------------------------------------------------------------------------------
+
+void SimulationController::enqueue(Command command)
+{
+    m_pending.push_back(std::move(command));
+    emit workQueued();
+}
+
+void SimulationController::initialize(const StartupConfig& config)
+{
+    m_stepsPerFrame = std::clamp(config.stepsPerFrame, 1, 1000);
+    m_stepsToRun = std::max(0, config.stepsToRun);
+    emit stepsPerFrameChanged(m_stepsPerFrame);
+    emit stepsToRunChanged(m_stepsToRun);
+
+    Command c;
+    c.what = QStringLiteral("start-up");
+    c.apply = [this, config] {
+        World world;
+        QString source;
+        bool derive = false;
+        if (!config.inputFile.isEmpty()) {
+            try {
+                world = readTipsy(config.inputFile.toStdString());
+                source = QFileInfo(config.inputFile).fileName();
+                derive = true;
+            } catch (const std::exception& e) {
+                emit startupFailed(QString::fromUtf8(e.what()));
+            }
+        }
+        if (world.empty()) {
+            CubeParams cube;
+            cube.bodies = static_cast<std::size_t>(config.bodies);
+            world = makeUniformCube(cube);
+            source = cubeDescription(world.size());
+        }
+        SimParams params;
+        if (derive) {
+            const ScaleDefaults sd = deriveScaleDefaults(world, params.G);
+            params.dt = sd.dt;
+            params.eps2 = sd.eps2;
+        }
+        m_initialWorld = std::make_unique<World>(world);
+        m_massRange = world.massRange();
+        m_source = source;
+        try {
+            m_sim = std::make_unique<Simulation>(std::move(world), params,
+                                                 config.kernelId.toStdString());
+        } catch (const std::invalid_argument& e) {
+            // the kernel was checked by main(); this is the last line of defence
+            emit startupFailed(QString::fromUtf8(e.what()));
+            m_sim = std::make_unique<Simulation>(World(*m_initialWorld), params, "cpu");
+        }
+        m_framingRequested = true;
+        emit sourceChanged(m_source);
+        if (config.startRunning)
+            setRunning(true);
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::installWorld(World world, const QString& source, bool deriveParams)
+{
+    if (!m_sim)
+        throw std::logic_error("no simulation");
+    SimParams params = m_sim->params();
+    if (deriveParams) {
+        const ScaleDefaults sd = deriveScaleDefaults(world, params.G);
+        params.dt = sd.dt;
+        params.eps2 = sd.eps2;
+    }
+    auto initial = std::make_unique<World>(world);
+    const auto range = world.massRange();
+    m_sim->setWorld(std::move(world)); // throws invalid_argument: the current system stays
+    if (deriveParams)
+        m_sim->setParams(params);
+    m_initialWorld = std::move(initial);
+    m_massRange = range;
+    m_framingRequested = true;
+    if (m_source != source) {
+        m_source = source;
+        emit sourceChanged(m_source);
+    }
+}
+
+void SimulationController::reset()
+{
+    Command c;
+    c.what = QStringLiteral("reset");
+    c.requiredCapacity = m_initialWorld ? m_initialWorld->size() : 0;
+    c.apply = [this] {
+        if (m_initialWorld)
+            installWorld(World(*m_initialWorld), m_source, false);
+        m_stepsRemaining = m_stepsToRun;
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::loadFile(const QString& path)
+{
+    std::shared_ptr<World> world;
+    try {
+        world = std::make_shared<World>(readTipsy(path.toStdString()));
+        (void)deriveScaleDefaults(*world, 1.0); // a system without mass cannot be simulated
+    } catch (const std::exception& e) {
+        emit loadFailed(path, QString::fromUtf8(e.what()));
+        return;
+    }
+    Command c;
+    c.what = QStringLiteral("load");
+    c.requiredCapacity = world->size();
+    const QString name = QFileInfo(path).fileName();
+    c.apply = [this, world, name, path] {
+        try {
+            installWorld(std::move(*world), name, true);
+        } catch (const std::invalid_argument& e) {
+            emit loadFailed(path, QString::fromUtf8(e.what()));
+        }
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::setKernel(const QString& id)
+{
+    Command c;
+    c.what = QStringLiteral("kernel");
+    c.apply = [this, id] { m_sim->setKernel(id.toStdString()); };
+    enqueue(std::move(c));
+}
+
+void SimulationController::changeParams(const QString& what,
+                                        const std::function<void(SimParams&)>& edit)
+{
+    Command c;
+    c.what = what;
+    c.apply = [this, edit] {
+        SimParams p = m_sim->params();
+        edit(p);
+        m_sim->setParams(p); // throws invalid_argument naming the limit; nothing changes then
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::setDt(double dt)
+{
+    changeParams(QStringLiteral("dt"), [dt](SimParams& p) { p.dt = static_cast<float>(dt); });
+}
+
+void SimulationController::setEps2(double eps2)
+{
+    changeParams(QStringLiteral("eps2"), [eps2](SimParams& p) { p.eps2 = static_cast<float>(eps2); });
+}
+
+void SimulationController::setBlockSize(int blockSize)
+{
+    changeParams(QStringLiteral("block size"), [blockSize](SimParams& p) { p.blockSize = blockSize; });
+}
+
+void SimulationController::setTileWidthFactor(int factor)
+{
+    changeParams(QStringLiteral("tile width factor"),
+                 [factor](SimParams& p) { p.tileWidthFactor = factor; });
+}
+
+// ---- run state -----------------------------------------------------------------------------
+
+void SimulationController::setRunning(bool running)
+{
+    if (running == m_running)
+        return;
+    m_running = running;
+    if (running) {
+        m_stepsRemaining = m_stepsToRun;
+        emit workQueued();
+    }
+    emit runningChanged(m_running);
+}
+
+void SimulationController::start() { setRunning(true); }
+
+void SimulationController::pause() { setRunning(false); }
+
+void SimulationController::stepOnce()
+{
+    m_stepRequested = true;
+    emit workQueued();
+}
+
+void SimulationController::setStepsToRun(int steps)
+{
+    steps = std::max(0, steps);
+    if (steps == m_stepsToRun)
+        return;
+    m_stepsToRun = steps;
+    m_stepsRemaining = steps;
+    emit stepsToRunChanged(steps);
+}
+
+void SimulationController::setStepsPerFrame(int steps)
+{
+    steps = std::clamp(steps, 1, 1000);
+    if (steps == m_stepsPerFrame)
+        return;
+    m_stepsPerFrame = steps;
+    emit stepsPerFrameChanged(steps);
+}
+
+void SimulationController::requestFraming()
+{
+    m_framingRequested = true;
+    emit workQueued();
+}
+
+void SimulationController::shutdown()
+{
+    m_pending.clear();
+    m_running = false;
+    if (m_sim && m_sim->positionStorage() == PositionStorage::External) {
+        // The GL buffers are about to go; nothing is attached between frames, so the simulation
+        // holds no pointer into them. Destroying it releases its own device memory.
+    }
+    m_sim.reset();
+}
+
+bool SimulationController::pendingWork() const
+{
+    return !m_pending.empty() || m_stepRequested || m_framingRequested;
+}
+
+void SimulationController::publishState()
+{
+    if (!m_sim)
+        return;
+    const QString kernel = QString::fromUtf8(m_sim->kernel().id.data(),
+                                             static_cast<qsizetype>(m_sim->kernel().id.size()));
+    if (kernel != m_publishedKernel) {
+        m_publishedKernel = kernel;
+        emit kernelChanged(kernel);
+    }
+    const SimParams& p = m_sim->params();
+    const bool paramsSame = m_publishedParams && m_publishedParams->G == p.G &&
+                            m_publishedParams->eps2 == p.eps2 && m_publishedParams->dt == p.dt &&
+                            m_publishedParams->blockSize == p.blockSize &&
+                            m_publishedParams->tileWidthFactor == p.tileWidthFactor &&
+                            m_publishedParams->diagnosticsInterval == p.diagnosticsInterval;
+    if (!paramsSame) {
+        m_publishedParams = p;
+        emit paramsChanged(p);
+    }
+    const qulonglong n = m_sim->size();
+    if (n != m_publishedBodies) {
+        m_publishedBodies = n;
+        emit bodiesChanged(n);
+    }
+}
+
+// ---- the frame ------------------------------------------------------------------------------
+
+void SimulationController::advance(const FrameRequest& request)
+{
+    FrameResult r;
+    r.serial = request.serial;
+
+    auto* p0 = reinterpret_cast<Float4*>(request.device0);
+    auto* p1 = reinterpret_cast<Float4*>(request.device1);
+    const bool interop = p0 && p1;
+    const std::size_t capacity = static_cast<std::size_t>(request.capacity);
+    bool attached = false;
+
+    // The window in which the caller's buffers may be used ends before frameReady is emitted:
+    // the GUI thread unmaps them as soon as it gets the result.
+    auto detach = [&] {
+        if (attached && m_sim)
+            m_sim->detachDevicePositions();
+        attached = false;
+    };
+    auto attach = [&] {
+        if (!interop || attached || !m_sim || m_sim->size() > capacity)
+            return;
+        m_sim->attachDevicePositions(p0, p1);
+        attached = true;
+        if (m_sim->positionStorage() != PositionStorage::External)
+            m_sim->setPositionStorage(PositionStorage::External); // moves the state in
+    };
+    auto fallBack = [&](const char* what) {
+        r.cudaFailed = true;
+        r.error = QString::fromUtf8(what);
+        if (m_sim) {
+            m_sim->fallBackToCpu();
+            try {
+                detach();
+                if (m_sim->positionStorage() != PositionStorage::Owned)
+                    m_sim->setPositionStorage(PositionStorage::Owned);
+            } catch (...) {
+            }
+        }
+        attached = false;
+    };
+
+    try {
+        attach();
+
+        // 1. pending commands, in order
+        std::vector<Command> commands;
+        commands.swap(m_pending);
+        for (Command& c : commands) {
+            if (!m_sim && c.what != QLatin1String("start-up"))
+                continue;
+            if (attached && c.requiredCapacity > capacity) {
+                // The next system does not fit the GL buffers: take the state off them before
+                // the GUI reallocates (setWorld replaces it anyway, but a failed load keeps it).
+                m_sim->setPositionStorage(PositionStorage::Owned);
+                detach();
+            }
+            try {
+                c.apply();
+            } catch (const CudaError&) {
+                throw;
+            } catch (const std::exception& e) {
+                emit commandFailed(c.what, QString::fromUtf8(e.what()));
+            }
+        }
+        publishState();
+
+        if (m_sim) {
+            attach();
+            r.valid = true;
+            if (m_sim->size() > capacity) {
+                r.needCapacity = m_sim->size();
+            } else {
+                if (!attached && m_sim->positionStorage() == PositionStorage::External &&
+                    m_sim->deviceResident()) {
+                    // The positions live in GL buffers we were not given (the map failed).
+                    fallBack("the CUDA-GL interop buffers are unavailable; continuing on the CPU");
+                }
+                int steps = 0;
+                if (m_running) {
+                    steps = m_stepsPerFrame;
+                    if (m_stepsToRun > 0)
+                        steps = std::min(steps, std::max(0, m_stepsRemaining));
+                } else if (m_stepRequested) {
+                    steps = 1;
+                }
+                m_stepRequested = false;
+                if (steps > 0) {
+                    m_sim->step(steps);
+                    r.timing = m_sim->lastTiming();
+                    if (m_running && m_stepsToRun > 0) {
+                        m_stepsRemaining -= steps;
+                        if (m_stepsRemaining <= 0) {
+                            r.runFinished = true;
+                            setRunning(false);
+                        }
+                    }
+                } else if (m_running && m_stepsToRun > 0) {
+                    r.runFinished = true;
+                    setRunning(false);
+                }
+            }
+        }
+    } catch (const CudaError& e) {
+        fallBack(e.what());
+        publishState();
+    } catch (const std::exception& e) {
+        r.error = QString::fromUtf8(e.what());
+        setRunning(false);
+    }
+
+    // 2. what the GUI needs to draw
+    if (m_sim && r.needCapacity == 0) {
+        try {
+            if (m_framingRequested) {
+                r.framing = framingSphere(m_sim->world());
+                m_framingRequested = false;
+            }
+            r.deviceDrawn = attached && m_sim->kernel().backend == Backend::Cuda;
+            if (r.deviceDrawn) {
+                r.current = m_sim->currentBuffer();
+            } else {
+                r.current = 0;
+                r.hostPositions =
+                    std::make_shared<const std::vector<Float4>>(m_sim->world().positions());
+            }
+        } catch (const CudaError& e) {
+            fallBack(e.what());
+            publishState();
+            r.deviceDrawn = false;
+            try {
+                r.hostPositions =
+                    std::make_shared<const std::vector<Float4>>(m_sim->world().positions());
+            } catch (...) {
+            }
+        } catch (const std::exception& e) {
+            if (r.error.isEmpty())
+                r.error = QString::fromUtf8(e.what());
+        }
+    }
+    try {
+        detach();
+    } catch (...) {
+    }
+
+    if (m_sim) {
+        r.step = m_sim->stepCount();
+        r.time = m_sim->time();
+        r.bodies = m_sim->size();
+        r.kernelId = m_publishedKernel;
+    }
+    r.massMin = m_massRange.first;
+    r.massMax = m_massRange.second;
+    r.running = m_running;
+    r.workPending = pendingWork() || r.needCapacity != 0;
+    emit frameReady(r);
+}
+
+} // namespace nbody::app

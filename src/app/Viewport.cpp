@@ -1,0 +1,267 @@
+#include "Viewport.h"
+
+#include "gl/CudaGlInterop.h"
+#include "gl/Renderer.h"
+#include "sim/Errors.h"
+
+#include <QMouseEvent>
+#include <QOpenGLContext>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <exception>
+
+namespace nbody::app {
+
+Viewport::Viewport(QWidget* parent) : QOpenGLWidget(parent)
+{
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(false);
+    m_camera.fit(glm::vec3(0.f), 1.0e5f * 1.7320508f);
+    connect(this, &QOpenGLWidget::frameSwapped, this, &Viewport::onFrameSwapped);
+}
+
+Viewport::~Viewport()
+{
+    cleanup();
+    if (QOpenGLContext* ctx = context())
+        disconnect(ctx, nullptr, this, nullptr);
+}
+
+// ---- GL lifetime ----------------------------------------------------------------------------
+
+void Viewport::initializeGL()
+{
+    // Release everything while the context is still current when it goes (hellogl2).
+    connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, &Viewport::cleanup,
+            Qt::UniqueConnection);
+    try {
+        m_renderer = std::make_unique<nbody::gl::Renderer>();
+        m_buffers = std::make_unique<nbody::gl::ParticleBuffers>();
+        m_glDescription = QString::fromStdString(nbody::gl::Renderer::contextDescription());
+        m_ready = true;
+        m_haveContent = false;
+        emit glInitialized();
+    } catch (const std::exception& e) {
+        m_renderer.reset();
+        m_buffers.reset();
+        m_ready = false;
+        emit glFailed(QString::fromUtf8(e.what()));
+    }
+}
+
+void Viewport::cleanup()
+{
+    if (!m_renderer && !m_buffers && !m_interop)
+        return;
+    if (m_beforeCleanup)
+        m_beforeCleanup(); // no worker may use the mapped buffers any more
+    const bool current = context() && context()->isValid();
+    if (current)
+        makeCurrent();
+    if (m_interop && m_mapped)
+        m_interop->unmap();
+    m_mapped = false;
+    m_inFlight = false;
+    m_interop.reset(); // unregister before the buffers go
+    m_buffers.reset();
+    m_renderer.reset();
+    m_ready = false;
+    m_haveContent = false;
+    m_count = 0;
+    if (current)
+        doneCurrent();
+}
+
+void Viewport::allocate(std::size_t capacity)
+{
+    // caller made the context current
+    m_interop.reset();
+    m_haveContent = false;
+    try {
+        m_buffers->allocate(std::max<std::size_t>(capacity, 1));
+    } catch (const std::exception& e) {
+        emit glFailed(QString::fromUtf8(e.what()));
+        return;
+    }
+    std::string why;
+    m_interop = nbody::gl::CudaGlInterop::create(*m_buffers, &why);
+    m_interopWhyNot = m_interop ? QString() : QString::fromStdString(why);
+    if (!m_interop && m_interopWhyNot.isEmpty())
+        m_interopWhyNot = QStringLiteral("CUDA-GL interop unavailable");
+    setInteropState(m_interop ? QStringLiteral("CUDA-GL interop")
+                              : QStringLiteral("host upload: ") + m_interopWhyNot);
+}
+
+void Viewport::setInteropState(const QString& state)
+{
+    if (state == m_interopState)
+        return;
+    m_interopState = state;
+    emit interopStateChanged(state);
+}
+
+// ---- frame protocol -------------------------------------------------------------------------
+
+bool Viewport::beginFrame(FrameRequest* request)
+{
+    if (!m_ready || m_inFlight)
+        return false;
+    *request = FrameRequest{};
+    request->capacity = m_buffers ? m_buffers->capacity() : 0;
+    if (m_interop && request->capacity > 0) {
+        makeCurrent();
+        try {
+            nbody::Float4* p0 = nullptr;
+            nbody::Float4* p1 = nullptr;
+            m_interop->map(&p0, &p1);
+            m_mapped = true;
+            request->device0 = reinterpret_cast<quintptr>(p0);
+            request->device1 = reinterpret_cast<quintptr>(p1);
+        } catch (const std::exception& e) {
+            // A failing map leaves the host path; the controller falls back if it needs to.
+            m_interop.reset();
+            m_interopWhyNot = QString::fromUtf8(e.what());
+            setInteropState(QStringLiteral("host upload: ") + m_interopWhyNot);
+        }
+        doneCurrent();
+    }
+    m_inFlight = true;
+    return true;
+}
+
+void Viewport::finishFrame(const FrameResult& result)
+{
+    if (!m_inFlight)
+        return;
+    m_inFlight = false;
+    if (!m_ready)
+        return;
+    makeCurrent();
+    if (m_mapped && m_interop)
+        m_interop->unmap();
+    m_mapped = false;
+
+    if (result.needCapacity > 0) {
+        allocate(static_cast<std::size_t>(result.needCapacity));
+        doneCurrent();
+        return;
+    }
+    if (!result.valid) {
+        doneCurrent();
+        return;
+    }
+    const std::size_t n = static_cast<std::size_t>(result.bodies);
+    if (result.hostPositions) {
+        if (result.hostPositions->size() <= m_buffers->capacity()) {
+            try {
+                m_buffers->upload(result.current, result.hostPositions->data(),
+                                  result.hostPositions->size());
+            } catch (const std::exception& e) {
+                emit glFailed(QString::fromUtf8(e.what()));
+            }
+        }
+        setInteropState(QStringLiteral("host upload: ") +
+                        (m_interop ? QStringLiteral("the selected kernel runs on the CPU")
+                                   : m_interopWhyNot));
+    } else if (result.deviceDrawn) {
+        setInteropState(QStringLiteral("CUDA-GL interop"));
+    }
+    doneCurrent();
+
+    if (result.hostPositions || result.deviceDrawn) {
+        m_count = std::min(n, m_buffers->capacity());
+        m_current = result.current;
+        m_massMin = result.massMin;
+        m_massMax = result.massMax;
+        m_haveContent = true;
+    }
+    if (result.framing) {
+        m_framing = result.framing;
+        fitCamera();
+    }
+    update();
+}
+
+// ---- drawing --------------------------------------------------------------------------------
+
+void Viewport::fitCamera()
+{
+    if (!m_framing)
+        return;
+    m_camera.fit(glm::vec3(static_cast<float>(m_framing->x), static_cast<float>(m_framing->y),
+                           static_cast<float>(m_framing->z)),
+                 static_cast<float>(m_framing->radius));
+    update();
+}
+
+void Viewport::paintGL()
+{
+    if (!m_renderer)
+        return;
+    nbody::gl::RenderStyle style;
+    style.massMin = m_massMin;
+    style.massMax = m_massMax;
+    style.devicePixelRatio = static_cast<float>(devicePixelRatioF());
+    const qreal dpr = devicePixelRatioF();
+    const int w = std::max(1, static_cast<int>(width() * dpr + 0.5));
+    const int h = std::max(1, static_cast<int>(height() * dpr + 0.5));
+    const bool draw = m_haveContent && m_buffers && m_count > 0 && !m_mapped;
+    try {
+        m_renderer->draw(draw ? m_buffers->buffer(m_current) : 0u, draw ? m_count : 0, m_camera,
+                         style, w, h);
+    } catch (const std::exception& e) {
+        emit glFailed(QString::fromUtf8(e.what()));
+    }
+}
+
+void Viewport::resizeGL(int, int) {}
+
+void Viewport::onFrameSwapped()
+{
+    ++m_framesDrawn;
+}
+
+// ---- mouse ----------------------------------------------------------------------------------
+
+void Viewport::mousePressEvent(QMouseEvent* event)
+{
+    m_lastMouse = event->position().toPoint();
+    m_dragButtons = event->buttons();
+    event->accept();
+}
+
+void Viewport::mouseMoveEvent(QMouseEvent* event)
+{
+    const QPoint pos = event->position().toPoint();
+    const QPoint d = pos - m_lastMouse;
+    m_lastMouse = pos;
+    if (event->buttons() & Qt::LeftButton) {
+        m_camera.orbit(static_cast<float>(d.x()), static_cast<float>(d.y()));
+    } else if (event->buttons() & (Qt::RightButton | Qt::MiddleButton)) {
+        m_camera.pan(static_cast<float>(d.x()), static_cast<float>(d.y()),
+                     static_cast<float>(std::max(1, height())));
+    } else {
+        return;
+    }
+    event->accept();
+    update();
+}
+
+void Viewport::mouseReleaseEvent(QMouseEvent* event)
+{
+    m_dragButtons = event->buttons();
+    event->accept();
+}
+
+void Viewport::wheelEvent(QWheelEvent* event)
+{
+    const QPoint angle = event->angleDelta();
+    if (angle.y() != 0) {
+        m_camera.zoom(static_cast<float>(angle.y()) / 120.f);
+        update();
+    }
+    event->accept();
+}
+
+} // namespace nbody::app

@@ -1,0 +1,106 @@
+#pragma once
+/// \file Viewport.h
+/// The 3D view: a QOpenGLWidget that draws the bodies with nbody::gl::Renderer from two
+/// ping-pong GL buffers, which CUDA kernels write directly when the CUDA-GL interop works.
+/// It owns every GL and interop resource and releases them while its context is current
+/// (aboutToBeDestroyed → cleanup(), as Qt's hellogl2 does). Drawing goes through nbody::gl
+/// (libepoxy) only; this widget makes no GL calls of its own.
+
+#include "FrameProtocol.h"
+
+#include "gl/Camera.h"
+
+#include <QOpenGLWidget>
+#include <QPoint>
+#include <QString>
+
+#include <functional>
+#include <memory>
+
+namespace nbody::gl {
+class Renderer;
+class ParticleBuffers;
+class CudaGlInterop;
+} // namespace nbody::gl
+
+namespace nbody::app {
+
+class Viewport : public QOpenGLWidget {
+    Q_OBJECT
+public:
+    explicit Viewport(QWidget* parent = nullptr);
+    ~Viewport() override;
+
+    /// True once initializeGL() ran and the renderer exists.
+    bool isReady() const { return m_ready; }
+    /// Starts a frame: maps the interop buffers (when the interop exists) and fills the request.
+    /// The buffers stay mapped until finishFrame(). Returns false when GL is not ready.
+    bool beginFrame(FrameRequest* request);
+    /// Ends a frame: unmaps, uploads host positions when sent, stores what to draw, update()s.
+    /// Reallocates the buffers (and re-registers the interop) when the result asks for more room.
+    void finishFrame(const FrameResult& result);
+    bool frameInFlight() const { return m_mapped || m_inFlight; }
+
+    /// "CUDA-GL interop" or "host upload: <why>".
+    QString interopState() const { return m_interopState; }
+    /// The GL renderer string of the context ("" before initializeGL).
+    QString glDescription() const { return m_glDescription; }
+    /// Frames drawn (swapped) since the widget was created; the owner samples it for the FPS.
+    quint64 framesDrawn() const { return m_framesDrawn; }
+
+    /// Called (on the GUI thread) before GL resources are released, so the owner can make sure no
+    /// worker still uses the mapped buffers.
+    void setBeforeCleanup(std::function<void()> hook) { m_beforeCleanup = std::move(hook); }
+
+    QSize sizeHint() const override { return {960, 720}; }
+    QSize minimumSizeHint() const override { return {200, 150}; }
+
+public slots:
+    /// Frames the last framing sphere the controller reported.
+    void fitCamera();
+
+signals:
+    void interopStateChanged(const QString& state);
+    void glInitialized();
+    void glFailed(const QString& message);
+
+protected:
+    void initializeGL() override;
+    void paintGL() override;
+    void resizeGL(int w, int h) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+
+private:
+    void cleanup();
+    void allocate(std::size_t capacity);
+    void setInteropState(const QString& state);
+    void onFrameSwapped();
+
+    std::unique_ptr<nbody::gl::Renderer> m_renderer;
+    std::unique_ptr<nbody::gl::ParticleBuffers> m_buffers;
+    std::unique_ptr<nbody::gl::CudaGlInterop> m_interop;
+    QString m_interopWhyNot;
+    QString m_interopState;
+    QString m_glDescription;
+    bool m_ready = false;
+    bool m_mapped = false;
+    bool m_inFlight = false;
+    std::function<void()> m_beforeCleanup;
+
+    nbody::gl::OrbitCamera m_camera;
+    std::optional<nbody::FramingSphere> m_framing;
+    std::size_t m_count = 0;
+    int m_current = 0;
+    float m_massMin = 0.f, m_massMax = 1.f;
+    bool m_haveContent = false;
+
+    QPoint m_lastMouse;
+    Qt::MouseButtons m_dragButtons;
+
+    quint64 m_framesDrawn = 0;
+};
+
+} // namespace nbody::app

@@ -1,0 +1,133 @@
+/// \file main.cpp
+/// nbody-sandbox: the desktop app. Options:
+///   --kernel ID            force kernel (see the Kernel menu / `nbody kernels`), default cpu
+///   --bodies N             size of the default system (uniform cube), default 8192
+///   --input FILE           start from a Tipsy snapshot instead
+///   --steps K              run K steps, then pause
+///   --steps-per-frame S    steps between drawn frames (1..1000)
+///   --capture FILE.png     after the K steps, save a screenshot of the view
+///   --quit                 exit after that (0 on success; 1 when something failed; 2 for bad
+///                          options such as an unknown kernel)
+
+#include "FrameProtocol.h"
+#include "MainWindow.h"
+#include "SimulationController.h"
+
+#include "sim/KernelRegistry.h"
+#include "sim/Scenario.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QSurfaceFormat>
+
+#include <cstdio>
+#include <string>
+
+namespace {
+
+int usageError(const QString& message)
+{
+    std::fprintf(stderr, "nbody-sandbox: %s\n", qPrintable(message));
+    return 2;
+}
+
+QString knownKernels()
+{
+    QStringList ids;
+    for (const nbody::KernelInfo& k : nbody::kernelRegistry())
+        ids << QString::fromUtf8(k.id.data(), static_cast<qsizetype>(k.id.size()));
+    return ids.join(QStringLiteral(", "));
+}
+
+} // namespace
+
+int main(int argc, char* argv[])
+{
+    // Desktop OpenGL 3.3 core for every context, before the application object exists.
+    QSurfaceFormat format;
+    format.setRenderableType(QSurfaceFormat::OpenGL);
+    format.setVersion(3, 3);
+    format.setProfile(QSurfaceFormat::CoreProfile);
+    format.setDepthBufferSize(24);
+    format.setSwapInterval(1);
+    QSurfaceFormat::setDefaultFormat(format);
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("nbody-sandbox"));
+    QApplication::setApplicationDisplayName(QStringLiteral("N-Body Sandbox"));
+    QApplication::setApplicationVersion(QStringLiteral(NBODY_VERSION));
+    QApplication::setOrganizationName(QStringLiteral("N-Body Sandbox"));
+
+    qRegisterMetaType<nbody::app::FrameRequest>();
+    qRegisterMetaType<nbody::app::FrameResult>();
+    qRegisterMetaType<nbody::app::StartupConfig>();
+    qRegisterMetaType<nbody::SimParams>();
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Interactive gravitational N-body simulator (CPU and CUDA kernels)."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption kernelOpt(QStringLiteral("kernel"),
+                                       QStringLiteral("Force kernel (%1).").arg(knownKernels()),
+                                       QStringLiteral("ID"), QStringLiteral("cpu"));
+    const QCommandLineOption bodiesOpt(QStringLiteral("bodies"),
+                                       QStringLiteral("Bodies in the default system (uniform cube)."),
+                                       QStringLiteral("N"), QStringLiteral("8192"));
+    const QCommandLineOption inputOpt(QStringLiteral("input"),
+                                      QStringLiteral("Start from a Tipsy snapshot."),
+                                      QStringLiteral("FILE"));
+    const QCommandLineOption stepsOpt(QStringLiteral("steps"),
+                                      QStringLiteral("Run K steps, then pause."),
+                                      QStringLiteral("K"), QStringLiteral("0"));
+    const QCommandLineOption spfOpt(QStringLiteral("steps-per-frame"),
+                                    QStringLiteral("Steps between drawn frames (1..1000)."),
+                                    QStringLiteral("S"), QStringLiteral("1"));
+    const QCommandLineOption captureOpt(QStringLiteral("capture"),
+                                        QStringLiteral("After the steps, save a PNG of the view."),
+                                        QStringLiteral("FILE.png"));
+    const QCommandLineOption quitOpt(QStringLiteral("quit"),
+                                     QStringLiteral("Exit after the steps (and the capture)."));
+    parser.addOptions({kernelOpt, bodiesOpt, inputOpt, stepsOpt, spfOpt, captureOpt, quitOpt});
+    if (!parser.parse(QApplication::arguments()))
+        return usageError(parser.errorText());
+    if (parser.isSet(QStringLiteral("help")))
+        parser.showHelp(0);
+    if (parser.isSet(QStringLiteral("version")))
+        parser.showVersion();
+    if (!parser.positionalArguments().isEmpty())
+        return usageError(QStringLiteral("unexpected argument '%1'").arg(parser.positionalArguments().first()));
+
+    nbody::app::StartupConfig config;
+    config.kernelId = parser.value(kernelOpt);
+    const nbody::KernelInfo* kernel = nbody::findKernel(config.kernelId.toStdString());
+    if (!kernel)
+        return usageError(QStringLiteral("unknown kernel '%1' (known: %2)").arg(config.kernelId, knownKernels()));
+    if (const nbody::Availability a = nbody::availability(*kernel); !a.available)
+        return usageError(QStringLiteral("kernel '%1' is not available here: %2")
+                              .arg(config.kernelId, QString::fromStdString(a.reason)));
+
+    bool ok = false;
+    config.bodies = parser.value(bodiesOpt).toULongLong(&ok);
+    if (!ok || config.bodies == 0 || config.bodies > nbody::kMaxBodies)
+        return usageError(QStringLiteral("--bodies must be an integer in 1..%1, not '%2'")
+                              .arg(nbody::kMaxBodies).arg(parser.value(bodiesOpt)));
+    config.stepsToRun = parser.value(stepsOpt).toInt(&ok);
+    if (!ok || config.stepsToRun < 0)
+        return usageError(QStringLiteral("--steps must be a non-negative integer, not '%1'")
+                              .arg(parser.value(stepsOpt)));
+    config.stepsPerFrame = parser.value(spfOpt).toInt(&ok);
+    if (!ok || config.stepsPerFrame < 1 || config.stepsPerFrame > 1000)
+        return usageError(QStringLiteral("--steps-per-frame must be an integer in 1..1000, not '%1'")
+                              .arg(parser.value(spfOpt)));
+    config.inputFile = parser.value(inputOpt);
+    config.startRunning = config.stepsToRun > 0;
+
+    nbody::app::Automation automation;
+    automation.capturePath = parser.value(captureOpt);
+    automation.quit = parser.isSet(quitOpt);
+
+    nbody::app::MainWindow window(config, automation);
+    window.show();
+    return QApplication::exec();
+}

@@ -1,0 +1,30 @@
+#pragma once
+/// \file Commands.h
+/// The subcommands of `nbody`. Each returns the process exit code: 0 success, 1 a run-time
+/// failure (GPU error, failed write), 2 bad usage or input (unknown kernel, unreadable file).
+
+#include <cstdint>
+#include <string>
+
+namespace nbody::cli {
+
+struct RunOptions {
+    std::size_t bodies = 8192;
+    int steps = 100;
+    std::string kernel;         ///< empty: the fastest available (tiled, else cpu)
+    double dt = 0;              ///< 0: the system's default
+    double eps2 = -1;           ///< < 0: the system's default
+    std::uint64_t seed = 42;
+    std::string input;          ///< Tipsy file; empty: the default cube
+    std::string capture;        ///< PNG path; empty: no capture
+    int width = 1024, height = 768;
+    int blockSize = 256;
+    int tileWidthFactor = 1;
+    int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
+};
+
+int runCommand(const RunOptions& o);
+int kernelsCommand(bool json);
+int devicesCommand(bool json);
+
+} // namespace nbody::cli

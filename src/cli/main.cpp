@@ -1,0 +1,67 @@
+/// nbody — command-line front end of N-Body Sandbox: headless runs with optional capture
+/// (EGL), the kernel registry and the devices.
+
+#include "Commands.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+int main(int argc, char** argv)
+{
+    using namespace nbody::cli;
+    CLI::App app{"N-Body Sandbox command line: gravitational N-body simulation on the CPU and CUDA GPUs"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("nbody 0.1.0"));
+
+    RunOptions run;
+    CLI::App* runCmd = app.add_subcommand("run", "Simulate a system and print progress and a summary");
+    runCmd->add_option("-n,--bodies", run.bodies, "Bodies of the default uniform cube (N >= 1)")
+        ->capture_default_str()->check(CLI::Range(std::size_t(1), std::size_t(1) << 28));
+    runCmd->add_option("-s,--steps", run.steps, "Steps to run (>= 0)")->capture_default_str()->check(CLI::NonNegativeNumber);
+    runCmd->add_option("-k,--kernel", run.kernel, "Force kernel id (see `nbody kernels`); default: tiled if a GPU is available, else cpu");
+    runCmd->add_option("--dt", run.dt, "Time step (default 0.1 for the cube; derived from the scale for a file)");
+    runCmd->add_option("--eps2", run.eps2, "Softening eps^2 (default 0.002 for the cube; derived for a file)");
+    runCmd->add_option("--seed", run.seed, "Seed of the default cube")->capture_default_str();
+    runCmd->add_option("-i,--input", run.input, "Tipsy snapshot to simulate instead of the cube");
+    runCmd->add_option("-c,--capture", run.capture, "Write a PNG of the final state (headless, EGL)");
+    runCmd->add_option("--width", run.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
+    runCmd->add_option("--height", run.height, "Capture height in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
+    runCmd->add_option("--block-size", run.blockSize, "CUDA threads per block")->capture_default_str();
+    runCmd->add_option("--tile-factor", run.tileWidthFactor, "Tile width factor of `tiled`")->capture_default_str();
+    runCmd->add_option("--progress-every", run.progressEvery, "Steps between progress lines (0: about ten lines)")
+        ->check(CLI::NonNegativeNumber);
+
+    bool kernelsJson = false;
+    CLI::App* kernelsCmd = app.add_subcommand("kernels", "List the registered force kernels");
+    kernelsCmd->add_flag("--json", kernelsJson, "Print JSON");
+
+    bool devicesJson = false;
+    CLI::App* devicesCmd = app.add_subcommand("devices", "List CUDA devices and the headless OpenGL renderer");
+    devicesCmd->add_flag("--json", devicesJson, "Print JSON");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return 2;
+    }
+    try {
+        if (*runCmd)
+            return runCommand(run);
+        if (*kernelsCmd)
+            return kernelsCommand(kernelsJson);
+        if (*devicesCmd)
+            return devicesCommand(devicesJson);
+    } catch (const std::exception& e) {
+        std::cerr << "nbody: error: " << e.what() << "\n";
+        return 1;
+    }
+    return 2;
+}

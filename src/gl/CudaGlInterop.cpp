@@ -1,0 +1,159 @@
+#include "CudaGlInterop.h"
+
+#include "Renderer.h"
+#include "sim/Errors.h"
+#include "sim/Types.h"
+
+#include <epoxy/gl.h> // before any CUDA header that includes GL
+
+#if NBODY_HAVE_CUDA
+#include "kernels/CudaCheck.cuh" // NB_CUDA_CHECK: throws nbody::CudaError
+
+#include <cuda_gl_interop.h>
+#include <cuda_runtime_api.h>
+#endif
+
+#include <string>
+
+namespace nbody::gl {
+
+#if NBODY_HAVE_CUDA
+
+struct CudaGlInterop::Impl {
+    cudaGraphicsResource_t resources[2] = {nullptr, nullptr};
+    Float4* pointers[2] = {nullptr, nullptr};
+    std::size_t bytes[2] = {0, 0};
+};
+
+namespace {
+
+std::string describe(const char* call, cudaError_t e)
+{
+    return std::string(call) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
+}
+
+} // namespace
+
+std::unique_ptr<CudaGlInterop> CudaGlInterop::create(const ParticleBuffers& buffers, std::string* whyNot)
+{
+    auto refuse = [whyNot](std::string why) -> std::unique_ptr<CudaGlInterop> {
+        if (whyNot != nullptr)
+            *whyNot = std::move(why);
+        return nullptr;
+    };
+
+    int devices = 0;
+    if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess) {
+        cudaGetLastError(); // not sticky; clear it for later callers
+        return refuse("no CUDA device (" + describe("cudaGetDeviceCount", e) + ")");
+    }
+    if (devices == 0)
+        return refuse("no CUDA device (cudaGetDeviceCount found none)");
+    if (buffers.capacity() == 0 || buffers.buffer(0) == 0 || buffers.buffer(1) == 0)
+        return refuse("the particle buffers are not allocated");
+
+    std::unique_ptr<CudaGlInterop> interop(new CudaGlInterop);
+    interop->d = std::make_unique<Impl>();
+    for (int i = 0; i < 2; ++i) {
+        const cudaError_t e = cudaGraphicsGLRegisterBuffer(&interop->d->resources[i], buffers.buffer(i),
+                                                           cudaGraphicsRegisterFlagsNone);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            interop->d->resources[i] = nullptr;
+            // The destructor unregisters what was registered.
+            return refuse(describe("cudaGraphicsGLRegisterBuffer", e) +
+                          " (the GL context must belong to the CUDA device; it is " +
+                          Renderer::contextDescription() + ")");
+        }
+    }
+    return interop;
+}
+
+CudaGlInterop::~CudaGlInterop()
+{
+    if (!d)
+        return;
+    unmap();
+    for (cudaGraphicsResource_t& r : d->resources) {
+        if (r != nullptr)
+            cudaGraphicsUnregisterResource(r); // never throws from a destructor
+        r = nullptr;
+    }
+}
+
+void CudaGlInterop::map(Float4** buffer0, Float4** buffer1)
+{
+    if (!m_mapped) {
+        NB_CUDA_CHECK(cudaGraphicsMapResources(2, d->resources, 0));
+        m_mapped = true;
+        try {
+            for (int i = 0; i < 2; ++i) {
+                void* ptr = nullptr;
+                std::size_t size = 0;
+                NB_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&ptr, &size, d->resources[i]));
+                d->pointers[i] = static_cast<Float4*>(ptr);
+                d->bytes[i] = size;
+            }
+        } catch (...) {
+            unmap();
+            throw;
+        }
+    }
+    if (buffer0 != nullptr)
+        *buffer0 = d->pointers[0];
+    if (buffer1 != nullptr)
+        *buffer1 = d->pointers[1];
+}
+
+void CudaGlInterop::unmap() noexcept
+{
+    if (!m_mapped)
+        return;
+    cudaGraphicsUnmapResources(2, d->resources, 0);
+    m_mapped = false;
+    d->pointers[0] = d->pointers[1] = nullptr;
+    d->bytes[0] = d->bytes[1] = 0;
+}
+
+CudaGlInterop::Mapping::Mapping(CudaGlInterop& interop) : m_interop(interop)
+{
+    m_interop.map(&m_ptr[0], &m_ptr[1]);
+    m_bytes[0] = m_interop.d->bytes[0];
+    m_bytes[1] = m_interop.d->bytes[1];
+}
+
+CudaGlInterop::Mapping::~Mapping()
+{
+    m_interop.unmap();
+}
+
+#else // !NBODY_HAVE_CUDA
+
+struct CudaGlInterop::Impl {};
+
+std::unique_ptr<CudaGlInterop> CudaGlInterop::create(const ParticleBuffers&, std::string* whyNot)
+{
+    if (whyNot != nullptr)
+        *whyNot = "built without CUDA";
+    return nullptr;
+}
+
+CudaGlInterop::~CudaGlInterop() = default;
+
+void CudaGlInterop::map(Float4**, Float4**)
+{
+    throw CudaError("CudaGlInterop::map: built without CUDA");
+}
+
+void CudaGlInterop::unmap() noexcept {}
+
+CudaGlInterop::Mapping::Mapping(CudaGlInterop& interop) : m_interop(interop)
+{
+    m_interop.map(&m_ptr[0], &m_ptr[1]);
+}
+
+CudaGlInterop::Mapping::~Mapping() = default;
+
+#endif
+
+} // namespace nbody::gl

@@ -1,0 +1,377 @@
+#include "Renderer.h"
+
+#include "sim/Types.h"
+
+#include <epoxy/gl.h>
+#include <glm/gtc/type_ptr.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace nbody::gl {
+
+namespace shaders {
+// Generated from resources/shaders/ by src/gl/CMakeLists.txt (ShaderSources.cpp).
+extern const char* const bodies_vert;
+extern const char* const bodies_frag;
+} // namespace shaders
+
+namespace {
+
+std::string glErrorName(GLenum e)
+{
+    switch (e) {
+    case GL_NO_ERROR: return "GL_NO_ERROR";
+    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
+    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
+    default: return "GL error 0x" + [e] { char b[16]; std::snprintf(b, sizeof b, "%04x", e); return std::string(b); }();
+    }
+}
+
+/// Discards errors left by earlier calls (ours or the host application's) so checkGl() reports
+/// only what follows.
+void clearGlErrors()
+{
+    for (int i = 0; i < 16 && glGetError() != GL_NO_ERROR; ++i) {
+    }
+}
+
+/// Throws GlError naming `what` when the GL error flag is set.
+void checkGl(const char* what)
+{
+    const GLenum e = glGetError();
+    if (e != GL_NO_ERROR) {
+        clearGlErrors();
+        throw GlError(std::string(what) + " failed: " + glErrorName(e));
+    }
+}
+
+void requireContext(const char* what)
+{
+    // epoxy resolves GL functions from the current context; without one every call is invalid.
+    if (epoxy_gl_version() == 0)
+        throw GlError(std::string(what) + ": no current OpenGL context on this thread");
+}
+
+GLuint compileShader(GLenum type, const char* source, const char* name)
+{
+    const GLuint shader = glCreateShader(type);
+    if (shader == 0)
+        throw GlError(std::string("glCreateShader(") + name + ") failed: " + glErrorName(glGetError()));
+    glShaderSource(shader, 1, &source, nullptr);
+    glCompileShader(shader);
+    GLint ok = GL_FALSE;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    if (ok != GL_TRUE) {
+        GLint length = 0;
+        glGetShaderiv(shader, GL_INFO_LOG_LENGTH, &length);
+        std::string log(static_cast<std::size_t>(std::max(length, 1)), '\0');
+        glGetShaderInfoLog(shader, length, nullptr, log.data());
+        log.resize(std::strlen(log.c_str()));
+        glDeleteShader(shader);
+        throw GlError(std::string("compiling shader ") + name + " failed:\n" + log);
+    }
+    return shader;
+}
+
+GLuint linkProgram(GLuint vert, GLuint frag)
+{
+    const GLuint program = glCreateProgram();
+    if (program == 0)
+        throw GlError("glCreateProgram failed: " + glErrorName(glGetError()));
+    glAttachShader(program, vert);
+    glAttachShader(program, frag);
+    glBindAttribLocation(program, 0, "a_positionMass");
+    glLinkProgram(program);
+    glDetachShader(program, vert);
+    glDetachShader(program, frag);
+    GLint ok = GL_FALSE;
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    if (ok != GL_TRUE) {
+        GLint length = 0;
+        glGetProgramiv(program, GL_INFO_LOG_LENGTH, &length);
+        std::string log(static_cast<std::size_t>(std::max(length, 1)), '\0');
+        glGetProgramInfoLog(program, length, nullptr, log.data());
+        log.resize(std::strlen(log.c_str()));
+        glDeleteProgram(program);
+        throw GlError("linking the bodies shader program failed:\n" + log);
+    }
+    return program;
+}
+
+GLint uniformLocation(GLuint program, const char* name)
+{
+    const GLint loc = glGetUniformLocation(program, name);
+    if (loc < 0)
+        throw GlError(std::string("bodies shader program has no uniform ") + name);
+    return loc;
+}
+
+constexpr std::size_t kStride = sizeof(Float4);
+static_assert(kStride == 16, "positions are tightly packed float4");
+
+} // namespace
+
+// ---- ParticleBuffers ------------------------------------------------------------------------
+
+ParticleBuffers::~ParticleBuffers()
+{
+    if (m_buffers[0] != 0 || m_buffers[1] != 0)
+        glDeleteBuffers(2, m_buffers);
+}
+
+void ParticleBuffers::allocate(std::size_t capacity)
+{
+    requireContext("ParticleBuffers::allocate");
+    if (capacity > static_cast<std::size_t>(std::numeric_limits<GLsizeiptr>::max()) / kStride)
+        throw GlError("ParticleBuffers::allocate: " + std::to_string(capacity) + " bodies is too many");
+    clearGlErrors();
+    if (m_buffers[0] == 0 || m_buffers[1] == 0) {
+        GLuint names[2] = {0, 0};
+        glGenBuffers(2, names);
+        if (names[0] == 0 || names[1] == 0) {
+            glDeleteBuffers(2, names);
+            throw GlError("glGenBuffers failed: " + glErrorName(glGetError()));
+        }
+        m_buffers[0] = names[0];
+        m_buffers[1] = names[1];
+    }
+    GLint previous = 0;
+    glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &previous);
+    m_capacity = 0;
+    for (GLuint b : m_buffers) {
+        glBindBuffer(GL_ARRAY_BUFFER, b);
+        glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(capacity * kStride), nullptr, GL_DYNAMIC_DRAW);
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(previous));
+    checkGl(("glBufferData(" + std::to_string(capacity * kStride) + " bytes)").c_str());
+    m_capacity = capacity;
+}
+
+void ParticleBuffers::upload(int index, const Float4* positions, std::size_t count)
+{
+    if (index < 0 || index > 1)
+        throw std::out_of_range("ParticleBuffers::upload: buffer index " + std::to_string(index));
+    if (count > m_capacity)
+        throw std::out_of_range("ParticleBuffers::upload: " + std::to_string(count) +
+                                " bodies exceed the capacity " + std::to_string(m_capacity));
+    if (count == 0)
+        return;
+    if (positions == nullptr)
+        throw std::invalid_argument("ParticleBuffers::upload: null positions");
+    clearGlErrors();
+    GLint previous = 0;
+    glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &previous);
+    glBindBuffer(GL_ARRAY_BUFFER, m_buffers[index]);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(count * kStride), positions);
+    glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(previous));
+    checkGl("glBufferSubData");
+}
+
+// ---- Renderer ---------------------------------------------------------------------------------
+
+Renderer::Renderer()
+{
+    requireContext("Renderer");
+    if (epoxy_gl_version() < 33 || !epoxy_is_desktop_gl())
+        throw GlError("Renderer needs desktop OpenGL 3.3; the context is " + contextDescription());
+    clearGlErrors();
+    const GLuint vert = compileShader(GL_VERTEX_SHADER, shaders::bodies_vert, "bodies.vert");
+    GLuint frag = 0;
+    try {
+        frag = compileShader(GL_FRAGMENT_SHADER, shaders::bodies_frag, "bodies.frag");
+        m_program = linkProgram(vert, frag);
+    } catch (...) {
+        glDeleteShader(vert);
+        if (frag != 0)
+            glDeleteShader(frag);
+        throw;
+    }
+    glDeleteShader(vert);
+    glDeleteShader(frag);
+    try {
+        m_uViewProjection = uniformLocation(m_program, "u_viewProjection");
+        m_uMassMin = uniformLocation(m_program, "u_massMin");
+        m_uMassMax = uniformLocation(m_program, "u_massMax");
+        m_uPointSize = uniformLocation(m_program, "u_pointSize");
+        glGenVertexArrays(1, &m_vao);
+        if (m_vao == 0)
+            throw GlError("glGenVertexArrays failed: " + glErrorName(glGetError()));
+    } catch (...) {
+        glDeleteProgram(m_program);
+        m_program = 0;
+        throw;
+    }
+    // A compatibility-profile context (some QOpenGLWidget setups) draws gl_PointCoord only with
+    // point sprites enabled; in a core profile they always are (and the enum is invalid).
+    GLint profile = 0;
+    glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &profile);
+    m_compatibilityProfile = (profile & GL_CONTEXT_COMPATIBILITY_PROFILE_BIT) != 0;
+    clearGlErrors();
+}
+
+Renderer::~Renderer()
+{
+    if (m_vao != 0)
+        glDeleteVertexArrays(1, &m_vao);
+    if (m_program != 0)
+        glDeleteProgram(m_program);
+}
+
+void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camera, const RenderStyle& style,
+                    int width, int height)
+{
+    if (width <= 0 || height <= 0)
+        return;
+    glViewport(0, 0, width, height);
+    glClearColor(style.background[0], style.background[1], style.background[2], 1.f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    if (buffer == 0 || count == 0)
+        return;
+
+    glBindVertexArray(m_vao);
+    glBindBuffer(GL_ARRAY_BUFFER, buffer);
+    // Never read past the buffer's end (its size may lag behind `count` during a reallocation).
+    GLint64 bytes = 0;
+    glGetBufferParameteri64v(GL_ARRAY_BUFFER, GL_BUFFER_SIZE, &bytes);
+    count = std::min(count, static_cast<std::size_t>(std::max<GLint64>(bytes, 0)) / kStride);
+    count = std::min(count, static_cast<std::size_t>(INT_MAX));
+    glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, static_cast<GLsizei>(kStride), nullptr);
+    glEnableVertexAttribArray(0);
+
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    glEnable(GL_BLEND);
+    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    glEnable(GL_PROGRAM_POINT_SIZE);
+    if (m_compatibilityProfile)
+        glEnable(GL_POINT_SPRITE);
+
+    const float aspect = static_cast<float>(width) / static_cast<float>(height);
+    const glm::mat4 viewProjection = camera.projection(aspect) * camera.view();
+    glUseProgram(m_program);
+    glUniformMatrix4fv(m_uViewProjection, 1, GL_FALSE, glm::value_ptr(viewProjection));
+    glUniform1f(m_uMassMin, style.massMin);
+    glUniform1f(m_uMassMax, style.massMax);
+    const float dpr = style.devicePixelRatio > 0.f ? style.devicePixelRatio : 1.f;
+    glUniform1f(m_uPointSize, style.pointSize * dpr);
+
+    if (count > 0)
+        glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(count));
+
+    glUseProgram(0);
+    glDisableVertexAttribArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    glBindVertexArray(0);
+    glDisable(GL_BLEND);
+}
+
+std::string Renderer::contextDescription()
+{
+    auto str = [](GLenum name) {
+        const auto* s = reinterpret_cast<const char*>(glGetString(name));
+        return std::string(s ? s : "?");
+    };
+    if (epoxy_gl_version() == 0)
+        return "no current OpenGL context";
+    return str(GL_VENDOR) + " / " + str(GL_RENDERER) + " / " + str(GL_VERSION);
+}
+
+// ---- OffscreenTarget --------------------------------------------------------------------------
+
+OffscreenTarget::OffscreenTarget(int width, int height) : m_width(width), m_height(height)
+{
+    requireContext("OffscreenTarget");
+    GLint maxSize = 0;
+    glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &maxSize);
+    if (width <= 0 || height <= 0 || width > maxSize || height > maxSize)
+        throw GlError("OffscreenTarget: size " + std::to_string(width) + "x" + std::to_string(height) +
+                      " is outside 1.." + std::to_string(maxSize));
+    clearGlErrors();
+    GLint previous = 0;
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &previous);
+    try {
+        glGenFramebuffers(1, &m_fbo);
+        glGenRenderbuffers(1, &m_colour);
+        glGenRenderbuffers(1, &m_depth);
+        if (m_fbo == 0 || m_colour == 0 || m_depth == 0)
+            throw GlError("OffscreenTarget: creating the framebuffer objects failed: " + glErrorName(glGetError()));
+        glBindRenderbuffer(GL_RENDERBUFFER, m_colour);
+        glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
+        glBindRenderbuffer(GL_RENDERBUFFER, m_depth);
+        glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, width, height);
+        glBindRenderbuffer(GL_RENDERBUFFER, 0);
+        checkGl("OffscreenTarget: glRenderbufferStorage");
+        glBindFramebuffer(GL_FRAMEBUFFER, m_fbo);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, m_colour);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, m_depth);
+        const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+        if (status != GL_FRAMEBUFFER_COMPLETE) {
+            char code[16];
+            std::snprintf(code, sizeof code, "0x%04x", status);
+            throw GlError(std::string("OffscreenTarget: framebuffer incomplete (status ") + code + ")");
+        }
+    } catch (...) {
+        glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(previous));
+        release();
+        throw;
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(previous));
+}
+
+OffscreenTarget::~OffscreenTarget()
+{
+    release();
+}
+
+void OffscreenTarget::release()
+{
+    if (m_fbo != 0)
+        glDeleteFramebuffers(1, &m_fbo);
+    if (m_colour != 0)
+        glDeleteRenderbuffers(1, &m_colour);
+    if (m_depth != 0)
+        glDeleteRenderbuffers(1, &m_depth);
+    m_fbo = m_colour = m_depth = 0;
+}
+
+void OffscreenTarget::bind()
+{
+    glBindFramebuffer(GL_FRAMEBUFFER, m_fbo);
+    glViewport(0, 0, m_width, m_height);
+}
+
+Image OffscreenTarget::read()
+{
+    clearGlErrors();
+    Image image;
+    image.width = m_width;
+    image.height = m_height;
+    const std::size_t row = static_cast<std::size_t>(m_width) * 4;
+    std::vector<std::uint8_t> bottomUp(row * static_cast<std::size_t>(m_height));
+    GLint previous = 0;
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previous);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, m_fbo);
+    glReadBuffer(GL_COLOR_ATTACHMENT0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glReadPixels(0, 0, m_width, m_height, GL_RGBA, GL_UNSIGNED_BYTE, bottomUp.data());
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, static_cast<GLuint>(previous));
+    checkGl("OffscreenTarget::read: glReadPixels");
+    image.rgba.resize(bottomUp.size());
+    for (int y = 0; y < m_height; ++y)
+        std::memcpy(image.rgba.data() + static_cast<std::size_t>(y) * row,
+                    bottomUp.data() + static_cast<std::size_t>(m_height - 1 - y) * row, row);
+    return image;
+}
+
+} // namespace nbody::gl

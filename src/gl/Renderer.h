@@ -1,0 +1,110 @@
+#pragma once
+/// \file Renderer.h
+/// Draws bodies as point sprites coloured by mass (green = lightest, red = heaviest, over the
+/// system's mass range) with OpenGL 3.3 core through libepoxy. Qt-free: used by the app's
+/// QOpenGLWidget and by the CLI's headless EGL context. All calls need a current GL context on
+/// the calling thread; create and destroy on that thread.
+
+#include "Camera.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nbody { struct Float4; }
+
+namespace nbody::gl {
+
+/// A GL failure (shader compile/link with its info log, incomplete framebuffer, …).
+class GlError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Two GL array buffers of `capacity` Float4 (x, y, z, mass) each, used ping-pong: the kernel
+/// reads one and writes the other; the renderer draws the current one. RAII (deleted in the
+/// destructor: the context must be current then).
+class ParticleBuffers {
+public:
+    ParticleBuffers() = default;
+    ~ParticleBuffers();
+    ParticleBuffers(const ParticleBuffers&) = delete;
+    ParticleBuffers& operator=(const ParticleBuffers&) = delete;
+
+    /// (Re)allocates both buffers for `capacity` bodies (contents undefined). Throws GlError.
+    void allocate(std::size_t capacity);
+    /// Uploads host positions into buffer `index` (count ≤ capacity). The no-interop path.
+    /// Throws std::out_of_range for an index other than 0, 1 or count > capacity, GlError.
+    void upload(int index, const Float4* positions, std::size_t count);
+    unsigned buffer(int index) const { return m_buffers[index]; } ///< GL buffer name
+    std::size_t capacity() const { return m_capacity; }
+
+private:
+    unsigned m_buffers[2] = {0, 0};
+    std::size_t m_capacity = 0;
+};
+
+struct RenderStyle {
+    float massMin = 0.f;   ///< mass mapped to green
+    float massMax = 1.f;   ///< mass mapped to red
+    float pointSize = 3.f; ///< sprite diameter in pixels (at device pixel ratio 1)
+    float devicePixelRatio = 1.f;
+    float background[3] = {0.02f, 0.02f, 0.05f};
+};
+
+class Renderer {
+public:
+    /// Compiles the shaders in resources/shaders/ (embedded at build time) and creates the
+    /// vertex array. Throws GlError with the info log when a shader fails.
+    Renderer();
+    ~Renderer();
+    Renderer(const Renderer&) = delete;
+    Renderer& operator=(const Renderer&) = delete;
+
+    /// Clears and draws `count` bodies from GL buffer `buffer` (Float4 x, y, z, mass) into the
+    /// currently bound framebuffer with viewport width × height (pixels).
+    void draw(unsigned buffer, std::size_t count, const OrbitCamera& camera, const RenderStyle& style,
+              int width, int height);
+
+    /// "NVIDIA Corporation / NVIDIA H200/PCIe/SSE2 / 3.3.0 NVIDIA 580…" of the current context.
+    static std::string contextDescription();
+
+private:
+    unsigned m_program = 0;
+    unsigned m_vao = 0;
+    int m_uViewProjection = -1, m_uMassMin = -1, m_uMassMax = -1, m_uPointSize = -1;
+    bool m_compatibilityProfile = false; ///< GL_POINT_SPRITE must be enabled there
+};
+
+/// An RGBA8 image, rows top to bottom.
+struct Image {
+    int width = 0, height = 0;
+    std::vector<std::uint8_t> rgba;
+};
+
+/// An offscreen framebuffer (colour RGBA8 + depth) of a fixed size, for captures.
+class OffscreenTarget {
+public:
+    OffscreenTarget(int width, int height); ///< throws GlError when incomplete or too large
+    ~OffscreenTarget();
+    OffscreenTarget(const OffscreenTarget&) = delete;
+    OffscreenTarget& operator=(const OffscreenTarget&) = delete;
+    void bind();   ///< binds it as the (draw and read) framebuffer and sets the viewport
+    Image read();  ///< reads the pixels back (flipped to top-to-bottom rows); throws GlError
+    int width() const { return m_width; }
+    int height() const { return m_height; }
+    unsigned framebuffer() const { return m_fbo; } ///< GL framebuffer name
+
+private:
+    void release();
+    unsigned m_fbo = 0, m_colour = 0, m_depth = 0;
+    int m_width, m_height;
+};
+
+/// Writes a PNG atomically (to a temporary file beside it, then renamed). Throws
+/// std::runtime_error naming the path and the reason.
+void writePng(const std::string& path, const Image& image);
+
+} // namespace nbody::gl

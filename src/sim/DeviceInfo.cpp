@@ -1,0 +1,73 @@
+#include "DeviceInfo.h"
+
+#if NBODY_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace nbody {
+
+std::string cudaVersionString(int v)
+{
+    if (v <= 0)
+        return "none";
+    return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+CudaRuntimeInfo queryCuda()
+{
+    CudaRuntimeInfo info;
+#if NBODY_HAVE_CUDA
+    info.builtWithCuda = true;
+    cudaDriverGetVersion(&info.driverVersion);
+    cudaRuntimeGetVersion(&info.runtimeVersion);
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        if (e == cudaErrorNoDevice)
+            info.whyNone = "no CUDA device is present";
+        else if (e == cudaErrorInsufficientDriver)
+            info.whyNone = "no usable CUDA driver (the NVIDIA driver is missing or older than the CUDA " +
+                           cudaVersionString(info.runtimeVersion) + " runtime)";
+        else
+            info.whyNone = std::string("no CUDA device: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
+        cudaGetLastError(); // clear the sticky-free error state
+        return info;
+    }
+    if (count == 0) {
+        info.whyNone = "no CUDA device: cudaGetDeviceCount reports 0 devices";
+        return info;
+    }
+    for (int d = 0; d < count; ++d) {
+        cudaDeviceProp p{};
+        if (cudaGetDeviceProperties(&p, d) != cudaSuccess)
+            continue;
+        CudaDeviceInfo di;
+        di.index = d;
+        di.name = p.name;
+        di.major = p.major;
+        di.minor = p.minor;
+        di.multiprocessors = p.multiProcessorCount;
+        di.globalMemoryBytes = p.totalGlobalMem;
+        di.sharedMemoryPerBlock = p.sharedMemPerBlock;
+        di.sharedMemoryPerBlockOptin = p.sharedMemPerBlockOptin;
+        di.maxThreadsPerBlock = p.maxThreadsPerBlock;
+        di.warpSize = p.warpSize;
+        di.memoryBusWidthBits = p.memoryBusWidth;
+        int v = 0;
+        if (cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, d) == cudaSuccess)
+            di.clockKHz = v;
+        if (cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, d) == cudaSuccess)
+            di.memoryClockKHz = v;
+        if (cudaDeviceGetAttribute(&v, cudaDevAttrKernelExecTimeout, d) == cudaSuccess)
+            di.kernelTimeout = v != 0;
+        info.devices.push_back(di);
+    }
+    if (info.devices.empty())
+        info.whyNone = "no CUDA device could be queried";
+#else
+    info.whyNone = "built without CUDA (nvcc was not found when the project was configured)";
+#endif
+    return info;
+}
+
+} // namespace nbody

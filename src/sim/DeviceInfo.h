@@ -1,0 +1,41 @@
+#pragma once
+/// \file DeviceInfo.h
+/// What the CUDA runtime reports about the devices (empty in a CPU-only build).
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace nbody {
+
+struct CudaDeviceInfo {
+    int index = 0;
+    std::string name;
+    int major = 0, minor = 0;            ///< compute capability
+    int multiprocessors = 0;
+    std::size_t globalMemoryBytes = 0;
+    std::size_t sharedMemoryPerBlock = 0; ///< bytes, default limit (opt-in limit below)
+    std::size_t sharedMemoryPerBlockOptin = 0;
+    int maxThreadsPerBlock = 0;
+    int warpSize = 0;
+    int clockKHz = 0;                    ///< SM clock
+    int memoryClockKHz = 0;
+    int memoryBusWidthBits = 0;
+    bool kernelTimeout = false;          ///< the kernel-execution watchdog is on (display GPU)
+};
+
+struct CudaRuntimeInfo {
+    bool builtWithCuda = false;
+    int driverVersion = 0;  ///< e.g. 13000 for 13.0; 0 when there is no driver
+    int runtimeVersion = 0;
+    std::vector<CudaDeviceInfo> devices;
+    std::string whyNone;    ///< why there is no usable device ("" when there is one)
+};
+
+/// Queries the runtime once per call; never throws (errors go to whyNone).
+CudaRuntimeInfo queryCuda();
+
+/// "13.0" from 13000.
+std::string cudaVersionString(int v);
+
+} // namespace nbody

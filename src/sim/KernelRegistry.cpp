@@ -1,0 +1,82 @@
+#include "KernelRegistry.h"
+#include "CpuKernels.h"
+#include "DeviceInfo.h"
+
+#if NBODY_HAVE_CUDA
+#include "kernels/ForceKernels.h"
+#define NB_GPU(fn) &gpu::fn
+#else
+#define NB_GPU(fn) nullptr
+#endif
+
+#include <array>
+#include <mutex>
+
+namespace nbody {
+
+namespace {
+
+// The one table of force kernels. A new kernel is a new row.
+const std::array kRegistry = {
+    KernelInfo{
+        "cpu", "CPU (OpenMP)",
+        "All pairs on the CPU, one OpenMP thread per chunk of bodies, fp32 arithmetic. Reads N "
+        "positions N times from cache; the choice without a GPU and for small N.",
+        Backend::Cpu, Precision::Fp32, /*deterministic*/ true, false, false, &cpuForcesFp32, nullptr, nullptr},
+    KernelInfo{
+        "reference", "CPU reference (OpenMP, fp64)",
+        "All pairs on the CPU in double precision (inputs and outputs fp32). The reference every "
+        "kernel is validated against; about half the speed of the fp32 CPU kernel.",
+        Backend::Cpu, Precision::Fp64, true, false, false, &cpuForcesFp64, nullptr, nullptr},
+    KernelInfo{
+        "tiled", "Tiled shared memory (CUDA)",
+        "GPU Gems 3 ch. 31: one thread per body; the block stages tiles of blockSize x tile factor "
+        "positions through shared memory, so global memory is read N/tile times instead of N. "
+        "20 flops per interaction; compute-bound for large N. Parameters: block size, tile width factor.",
+        Backend::Cuda, Precision::Fp32, true, true, true, nullptr, NB_GPU(launchTiled), NB_GPU(checkTiled)},
+};
+
+} // namespace
+
+std::string_view toString(Backend b)
+{
+    return b == Backend::Cpu ? "CPU" : "CUDA";
+}
+
+std::string_view toString(Precision p)
+{
+    return p == Precision::Fp32 ? "fp32" : "fp64";
+}
+
+std::span<const KernelInfo> kernelRegistry()
+{
+    return kRegistry;
+}
+
+const KernelInfo* findKernel(std::string_view id)
+{
+    for (const KernelInfo& k : kRegistry)
+        if (k.id == id)
+            return &k;
+    return nullptr;
+}
+
+bool builtWithCuda()
+{
+    return NBODY_HAVE_CUDA != 0;
+}
+
+Availability availability(const KernelInfo& k)
+{
+    if (k.backend == Backend::Cpu)
+        return {true, {}};
+    if (!k.device)
+        return {false, "built without CUDA (nvcc was not found when the project was configured)"};
+    // The device query is made once per process: devices do not come and go while we run.
+    static const std::string whyNoDevice = [] { return queryCuda().whyNone; }();
+    if (!whyNoDevice.empty())
+        return {false, whyNoDevice};
+    return {true, {}};
+}
+
+} // namespace nbody

@@ -1,0 +1,34 @@
+#pragma once
+/// \file SimParams.h
+/// Every run-time parameter of a simulation, with units and defaults (the predecessor's
+/// compile-time constants, made run-time; see ../shared/seeds/README.md).
+
+#include <cstdint>
+#include <string>
+
+namespace nbody {
+
+/// Parameters of the physics and of the force kernels. Units are the system's own ("N-body
+/// units" for generated systems: length, mass and time such that G = 1 unless set otherwise).
+struct SimParams {
+    double G = 1.0;              ///< gravitational constant, length³ mass⁻¹ time⁻²
+    float eps2 = 0.002f;         ///< softening ε², length²; Plummer softening of every pair
+    float dt = 0.1f;             ///< time step of the KDK leapfrog, time units
+    int blockSize = 256;         ///< CUDA threads per block for GPU kernels (1..device limit)
+    int tileWidthFactor = 1;     ///< `tiled`: bodies staged per tile = blockSize × factor (1, 2, 4, …)
+    int diagnosticsInterval = 0; ///< steps between automatic energy/momentum evaluations; 0 = on request only
+};
+
+/// The predecessor's default system: a uniform random cube (seeds 002 §6.1).
+struct CubeParams {
+    std::size_t bodies = 8192;   ///< N
+    double halfWidth = 1.0e5;    ///< positions uniform in [-halfWidth, halfWidth]³, length units
+    double massMin = 1.0e5;      ///< masses uniform in [massMin, massMax], mass units
+    double massMax = 1.0e9;
+    std::uint64_t seed = 42;     ///< seed of the generator: the same seed gives the same bodies
+};
+
+/// Returns a one-line human description ("G=1 eps2=0.002 dt=0.1 block=256 tile×1").
+std::string describe(const SimParams& p);
+
+} // namespace nbody

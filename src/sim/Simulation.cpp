@@ -1,0 +1,370 @@
+#include "Simulation.h"
+#include "Scenario.h"
+
+#if NBODY_HAVE_CUDA
+#include "kernels/DeviceState.h"
+#else
+namespace nbody {
+// CPU-only build: CUDA kernels are never available, so no device state is ever created.
+class DeviceState {};
+} // namespace nbody
+#endif
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+namespace nbody {
+
+namespace {
+
+std::string knownKernelIds()
+{
+    std::string s;
+    for (const KernelInfo& k : kernelRegistry())
+        s += (s.empty() ? "" : ", ") + std::string(k.id);
+    return s;
+}
+
+void validateParams(const SimParams& p)
+{
+    if (!std::isfinite(p.G) || !(p.G > 0))
+        throw std::invalid_argument("G must be positive and finite (got " + std::to_string(p.G) + ")");
+    if (!std::isfinite(p.eps2) || p.eps2 < 0)
+        throw std::invalid_argument("softening eps2 must be >= 0 and finite (got " + std::to_string(p.eps2) + ")");
+    if (!std::isfinite(p.dt) || !(p.dt > 0))
+        throw std::invalid_argument("time step dt must be positive and finite (got " + std::to_string(p.dt) + ")");
+    if (p.blockSize < 1)
+        throw std::invalid_argument("block size must be at least 1 (got " + std::to_string(p.blockSize) + ")");
+    if (p.tileWidthFactor < 1)
+        throw std::invalid_argument("tile width factor must be at least 1 (got " +
+                                    std::to_string(p.tileWidthFactor) + ")");
+    if (p.diagnosticsInterval < 0)
+        throw std::invalid_argument("diagnostics interval must be >= 0");
+}
+
+/// Refuses parameters a CUDA kernel cannot launch with (message names the limit).
+void checkLaunchable(const KernelInfo& k, const SimParams& p, std::size_t n)
+{
+    if (k.backend != Backend::Cuda || !k.check)
+        return;
+    DeviceForceArgs a;
+    a.n = n;
+    a.eps2 = p.eps2;
+    a.G = float(p.G);
+    a.blockSize = p.blockSize;
+    a.tileWidthFactor = p.tileWidthFactor;
+    if (const std::string why = k.check(a); !why.empty())
+        throw std::invalid_argument("kernel '" + std::string(k.id) + "': " + why);
+}
+
+} // namespace
+
+Simulation::Simulation(World world, SimParams params, std::string_view kernelId)
+{
+    validateOrThrow(world, params);
+    m_world = std::move(world);
+    m_world.accelerationsValid = false;
+    m_params = params;
+    m_kernel = findKernel("cpu");
+    setKernel(kernelId);
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::validateOrThrow(const World& w, const SimParams& p) const
+{
+    if (w.empty())
+        throw std::invalid_argument("the system has no bodies (N = 0)");
+    if (w.size() > kMaxBodies)
+        throw std::invalid_argument("the system has " + std::to_string(w.size()) + " bodies, above the limit of " +
+                                    std::to_string(kMaxBodies));
+    if (const std::string why = w.validate(); !why.empty())
+        throw std::invalid_argument("invalid system: " + why);
+    validateParams(p);
+}
+
+bool Simulation::deviceResident() const
+{
+    return m_kernel->backend == Backend::Cuda;
+}
+
+// ---- device state management ------------------------------------------------------------
+
+#if NBODY_HAVE_CUDA
+bool Simulation::devicePositionsAvailable() const
+{
+    return m_storage == PositionStorage::Owned || (m_attached[0] && m_attached[1]);
+}
+
+void Simulation::ensureDevice()
+{
+    if (m_storage == PositionStorage::External && !(m_attached[0] && m_attached[1]))
+        throw std::logic_error("the device positions live in external buffers that are not attached");
+    if (!m_device || m_device->size() != m_world.size() || m_device->storage() != m_storage) {
+        m_device.reset();
+        m_device = std::make_unique<DeviceState>(m_world.size(), m_storage);
+        m_deviceStale = true;
+    }
+    if (m_storage == PositionStorage::External)
+        m_device->attach(m_attached[0], m_attached[1]);
+    if (m_deviceStale) {
+        m_device->upload(m_world, m_current);
+        m_deviceStale = false;
+        m_hostStale = false;
+    }
+}
+
+void Simulation::syncHost()
+{
+    if (!m_hostStale || !m_device)
+        return;
+    if (!devicePositionsAvailable())
+        throw std::logic_error("the device positions live in external buffers that are not attached");
+    if (m_storage == PositionStorage::External)
+        m_device->attach(m_attached[0], m_attached[1]);
+    m_device->download(m_world, m_current);
+    m_hostStale = false;
+    m_synced = {m_world.time, m_world.step};
+}
+#else
+bool Simulation::devicePositionsAvailable() const { return false; }
+void Simulation::ensureDevice() { throw std::logic_error("built without CUDA"); }
+void Simulation::syncHost() {}
+#endif
+
+// ---- public API ----------------------------------------------------------------------------
+
+void Simulation::setKernel(std::string_view id)
+{
+    const KernelInfo* k = findKernel(id);
+    if (!k)
+        throw std::invalid_argument("unknown kernel '" + std::string(id) + "' (known: " + knownKernelIds() + ")");
+    if (const Availability a = availability(*k); !a.available)
+        throw std::invalid_argument("kernel '" + std::string(id) + "' is not available here: " + a.reason);
+    checkLaunchable(*k, m_params, m_world.size());
+
+    const bool wasDevice = deviceResident();
+    if (wasDevice && k->backend == Backend::Cpu) {
+        syncHost(); // may throw: then the old kernel stays selected
+        m_device.reset();
+        m_deviceStale = true;
+    }
+    m_kernel = k;
+    if (!wasDevice && k->backend == Backend::Cuda) {
+        m_deviceStale = true;
+        if (devicePositionsAvailable())
+            ensureDevice(); // allocate and upload now, so failures show at selection time
+    }
+}
+
+void Simulation::setParams(const SimParams& params)
+{
+    validateParams(params);
+    checkLaunchable(*m_kernel, params, m_world.size());
+    if (params.G != m_params.G || params.eps2 != m_params.eps2) {
+        m_world.accelerationsValid = false; // the forces change; dt alone does not change them
+        m_initialDiagnostics.reset();       // energies with other G / ε² are not comparable
+        m_latestDiagnostics.reset();
+    }
+    m_params = params;
+}
+
+void Simulation::setWorld(World world)
+{
+    validateOrThrow(world, m_params);
+    m_world = std::move(world);
+    m_world.accelerationsValid = false;
+    m_hostStale = false;
+    m_deviceStale = true;
+    m_current = 0;
+    m_synced = {m_world.time, m_world.step};
+    m_initialDiagnostics.reset();
+    m_latestDiagnostics.reset();
+    m_timing = {};
+}
+
+const World& Simulation::world()
+{
+    syncHost();
+    return m_world;
+}
+
+Diagnostics Simulation::measure()
+{
+    syncHost();
+    return measureDiagnostics(m_world, m_params.G, m_params.eps2);
+}
+
+void Simulation::setPositionStorage(PositionStorage s)
+{
+    if (s == m_storage)
+        return;
+    if (m_device) {
+        syncHost();
+        m_device.reset();
+    }
+    m_deviceStale = true;
+    m_storage = s;
+}
+
+void Simulation::attachDevicePositions(Float4* buffer0, Float4* buffer1)
+{
+    if (!buffer0 || !buffer1 || buffer0 == buffer1)
+        throw std::logic_error("attachDevicePositions: two distinct non-null buffers are required");
+    m_attached[0] = buffer0;
+    m_attached[1] = buffer1;
+}
+
+void Simulation::detachDevicePositions()
+{
+    m_attached[0] = m_attached[1] = nullptr;
+#if NBODY_HAVE_CUDA
+    if (m_device)
+        m_device->detach();
+#endif
+}
+
+void Simulation::fallBackToCpu()
+{
+    try {
+        syncHost();
+    } catch (...) {
+        // The device state is lost: keep the host copy of the last synchronisation.
+        m_world.time = m_synced.time;
+        m_world.step = m_synced.step;
+    }
+    m_hostStale = false;
+    m_deviceStale = true;
+    m_world.accelerationsValid = false;
+    try {
+        m_device.reset();
+    } catch (...) {
+    }
+    m_kernel = findKernel("cpu");
+}
+
+void Simulation::step(int count)
+{
+    if (count <= 0)
+        return;
+    if (m_params.diagnosticsInterval > 0 && !m_initialDiagnostics) {
+        m_initialDiagnostics = measure();
+        m_latestDiagnostics = m_initialDiagnostics;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    if (deviceResident())
+        stepDevice(count);
+    else
+        stepHost(count);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    m_timing.steps = count;
+    m_timing.msPerStep = ms / count;
+    const double n = double(m_world.size());
+    m_timing.interactionsPerSecond = m_timing.msPerStep > 0 ? n * n / (m_timing.msPerStep * 1e-3) : 0.0;
+}
+
+void Simulation::computeAccelerations()
+{
+    if (deviceResident()) {
+#if NBODY_HAVE_CUDA
+        ensureDevice();
+        m_device->computeForces(*m_kernel, m_params, m_current);
+        m_device->synchronize();
+        m_world.accelerationsValid = true;
+        m_hostStale = true;
+#endif
+    } else {
+        hostForces();
+    }
+}
+
+std::vector<Float4> evaluateAccelerations(std::string_view kernelId, const World& world, const SimParams& params)
+{
+    Simulation sim(world, params, kernelId);
+    sim.computeAccelerations();
+    return sim.world().accelerations();
+}
+
+// ---- systems ---------------------------------------------------------------------------------
+
+void Simulation::hostForces()
+{
+    HostForceArgs a;
+    a.pos = m_world.positions().data();
+    a.acc = m_world.accelerations().data();
+    a.n = m_world.size();
+    a.eps2 = m_params.eps2;
+    a.G = m_params.G;
+    m_kernel->host(a);
+    m_world.accelerationsValid = true;
+}
+
+void Simulation::runDiagnosticsSystem()
+{
+    const int every = m_params.diagnosticsInterval;
+    if (every > 0 && m_world.step % std::uint64_t(every) == 0)
+        m_latestDiagnostics = measure();
+}
+
+void Simulation::stepHost(int count)
+{
+    auto& pos = m_world.positions();
+    auto& vel = m_world.velocities();
+    auto& acc = m_world.accelerations();
+    const auto n = static_cast<std::ptrdiff_t>(m_world.size());
+    const float dt = m_params.dt;
+    const float half = 0.5f * dt;
+    for (int s = 0; s < count; ++s) {
+        if (!m_world.accelerationsValid)
+            hostForces(); // gravity: a_n
+#pragma omp parallel for schedule(static)
+        for (std::ptrdiff_t i = 0; i < n; ++i) { // integrate: opening kick + drift
+            vel[i].x += half * acc[i].x;
+            vel[i].y += half * acc[i].y;
+            vel[i].z += half * acc[i].z;
+            pos[i].x += dt * vel[i].x;
+            pos[i].y += dt * vel[i].y;
+            pos[i].z += dt * vel[i].z;
+        }
+        hostForces(); // gravity: a_{n+1}
+#pragma omp parallel for schedule(static)
+        for (std::ptrdiff_t i = 0; i < n; ++i) { // integrate: closing kick
+            vel[i].x += half * acc[i].x;
+            vel[i].y += half * acc[i].y;
+            vel[i].z += half * acc[i].z;
+        }
+        m_world.time += double(dt);
+        ++m_world.step;
+        m_synced = {m_world.time, m_world.step};
+        runDiagnosticsSystem();
+    }
+}
+
+void Simulation::stepDevice(int count)
+{
+#if NBODY_HAVE_CUDA
+    ensureDevice();
+    const float dt = m_params.dt;
+    for (int s = 0; s < count; ++s) {
+        if (!m_world.accelerationsValid) {
+            m_device->computeForces(*m_kernel, m_params, m_current); // gravity: a_n
+            m_world.accelerationsValid = true;
+        }
+        m_device->kickDrift(dt, m_current);                          // integrate: kick + drift,
+        m_current = 1 - m_current;                                   // into the other buffer
+        m_device->computeForces(*m_kernel, m_params, m_current);     // gravity: a_{n+1}
+        m_device->kick(dt);                                          // integrate: closing kick
+        m_world.time += double(dt);
+        ++m_world.step;
+        m_hostStale = true;
+        runDiagnosticsSystem();
+    }
+    m_device->synchronize();
+#else
+    (void)count;
+    throw std::logic_error("built without CUDA");
+#endif
+}
+
+} // namespace nbody

@@ -1,0 +1,140 @@
+#pragma once
+/// \file Simulation.h
+/// The simulation pipeline: a World, the selected force kernel and the systems that advance it.
+///
+/// One step is KDK leapfrog (seeds README, defect 2), as a fixed order of systems:
+///
+///     gravity   a_n = F(x_n)            (only when the accelerations are stale: the first step,
+///                                        after a load, an edit or a parameter change)
+///     integrate v += ½ a_n dt;  x_{n+1} = x_n + v dt;  a_{n+1} = F(x_{n+1});  v += ½ a_{n+1} dt
+///     diagnostics (every SimParams::diagnosticsInterval steps)
+///
+/// CPU kernels advance the host World. CUDA kernels advance a device copy: positions in two
+/// buffers used ping-pong (the drift reads one and writes the other), velocities and
+/// accelerations in device columns. Positions can live in buffers the caller provides (OpenGL
+/// buffers mapped for CUDA, see attachDevicePositions) so they never cross to the host.
+
+#include "Diagnostics.h"
+#include "KernelRegistry.h"
+#include "SimParams.h"
+#include "World.h"
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nbody {
+
+/// Timing of the last call to step().
+struct StepTiming {
+    int steps = 0;                    ///< steps in the call
+    double msPerStep = 0.0;           ///< wall time per step (device synchronised), ms
+    double interactionsPerSecond = 0; ///< N² per step over msPerStep (as NVIDIA's nbody sample counts)
+};
+
+/// Where the device positions live for CUDA kernels.
+enum class PositionStorage {
+    Owned,    ///< cudaMalloc'd by the simulation
+    External, ///< provided by the caller between attachDevicePositions() and detachDevicePositions()
+};
+
+class DeviceState; // kernels/: the device columns (opaque here)
+
+class Simulation {
+public:
+    /// Takes the initial system. Throws std::invalid_argument for an empty or invalid world or
+    /// invalid parameters, and the errors of setKernel().
+    explicit Simulation(World world, SimParams params = {}, std::string_view kernelId = "cpu");
+    ~Simulation();
+    Simulation(const Simulation&) = delete;
+    Simulation& operator=(const Simulation&) = delete;
+
+    /// Advances `count` steps with the selected kernel. Throws CudaError when the GPU fails
+    /// (the host World then still holds the state of the last synchronisation: see
+    /// fallBackToCpu()), std::logic_error when positions are External and not attached.
+    void step(int count = 1);
+
+    /// The gravity system alone: evaluates the accelerations of the current positions with the
+    /// selected kernel (no step is taken). Read them from world().accelerations().
+    void computeAccelerations();
+
+    /// Selects a kernel by id; the state carries over (host ↔ device as needed). Throws
+    /// std::invalid_argument for an unknown id or a kernel unavailable here (message says why),
+    /// or when the kernel refuses the current parameters (message names the limit).
+    void setKernel(std::string_view id);
+    const KernelInfo& kernel() const { return *m_kernel; }
+
+    /// Replaces the parameters (validated as in the constructor); accelerations become stale.
+    void setParams(const SimParams& params);
+    const SimParams& params() const { return m_params; }
+
+    /// Replaces the system (a reset or a loaded file). Throws std::invalid_argument when invalid;
+    /// the current system is kept then.
+    void setWorld(World world);
+
+    /// The host copy of the system, synchronised first when a CUDA kernel holds the state.
+    const World& world();
+    std::size_t size() const { return m_world.size(); }
+    double time() const { return m_world.time; }
+    std::uint64_t stepCount() const { return m_world.step; }
+    const StepTiming& lastTiming() const { return m_timing; }
+
+    /// Evaluates energy and momentum now (fp64, host; synchronises first).
+    Diagnostics measure();
+    /// The first and the latest automatic evaluations (diagnosticsInterval > 0).
+    const std::optional<Diagnostics>& initialDiagnostics() const { return m_initialDiagnostics; }
+    const std::optional<Diagnostics>& latestDiagnostics() const { return m_latestDiagnostics; }
+
+    // ---- positions in caller-provided device buffers (CUDA-GL interop) ----
+    /// Chooses where device positions live. External: the caller attaches two device buffers
+    /// of at least size() Float4 each around every call that touches the device state (step,
+    /// world, measure, setKernel, setWorld). Switching storage moves the state through the host.
+    void setPositionStorage(PositionStorage s);
+    PositionStorage positionStorage() const { return m_storage; }
+    /// Provides the two device buffers (valid until detach). Throws std::logic_error for null
+    /// pointers.
+    void attachDevicePositions(Float4* buffer0, Float4* buffer1);
+    void detachDevicePositions();
+    /// Index (0 or 1) of the buffer holding the current positions.
+    int currentBuffer() const { return m_current; }
+    /// True while the state lives on the device (a CUDA kernel is selected).
+    bool deviceResident() const;
+
+    /// After a CudaError: selects the `cpu` kernel, keeping the state of the last host
+    /// synchronisation (or the device state if it can still be read). Never throws.
+    void fallBackToCpu();
+
+private:
+    void validateOrThrow(const World& w, const SimParams& p) const;
+    void stepHost(int count);
+    void stepDevice(int count);
+    void hostForces();
+    void syncHost();
+    void ensureDevice();
+    bool devicePositionsAvailable() const;
+    void runDiagnosticsSystem();
+
+    World m_world;
+    SimParams m_params;
+    const KernelInfo* m_kernel = nullptr;
+    PositionStorage m_storage = PositionStorage::Owned;
+    std::unique_ptr<DeviceState> m_device; ///< non-null while a CUDA kernel is selected
+    bool m_hostStale = false;   ///< the device holds a newer state than m_world
+    bool m_deviceStale = true;  ///< m_world is newer than the device state
+    int m_current = 0;
+    Float4* m_attached[2] = {nullptr, nullptr};
+    struct SyncPoint { double time = 0; std::uint64_t step = 0; };
+    SyncPoint m_synced; ///< time and step of the host copy's state (for fallBackToCpu)
+    StepTiming m_timing;
+    std::optional<Diagnostics> m_initialDiagnostics;
+    std::optional<Diagnostics> m_latestDiagnostics;
+};
+
+/// Evaluates the accelerations of `world` once with kernel `kernelId` on a copy (N Float4:
+/// ax, ay, az, 0). Throws as Simulation's constructor and step() do.
+std::vector<Float4> evaluateAccelerations(std::string_view kernelId, const World& world, const SimParams& params);
+
+} // namespace nbody

@@ -1,0 +1,114 @@
+#include "World.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace nbody {
+
+namespace {
+
+bool finite4(const Float4& v)
+{
+    return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z) && std::isfinite(v.w);
+}
+
+} // namespace
+
+BodyIndex World::addBody(Float4 positionMass, Float4 velocity, Group group, std::uint32_t id)
+{
+    if (!finite4(positionMass) || !finite4(velocity))
+        throw std::invalid_argument("body " + std::to_string(size()) + ": position, mass or velocity is not finite");
+    if (positionMass.w < 0.f)
+        throw std::invalid_argument("body " + std::to_string(size()) + ": negative mass");
+    velocity.w = 0.f;
+    m_position.push_back(positionMass);
+    m_velocity.push_back(velocity);
+    m_acceleration.push_back(Float4{});
+    m_id.push_back(id == kAutoId ? m_nextId : id);
+    m_nextId = std::max(m_nextId, m_id.back() + 1);
+    m_group.push_back(group);
+    accelerationsValid = false;
+    return size() - 1;
+}
+
+void World::reserve(std::size_t n)
+{
+    m_position.reserve(n);
+    m_velocity.reserve(n);
+    m_acceleration.reserve(n);
+    m_id.reserve(n);
+    m_group.reserve(n);
+}
+
+void World::clear()
+{
+    m_position.clear();
+    m_velocity.clear();
+    m_acceleration.clear();
+    m_id.clear();
+    m_group.clear();
+    m_nextId = 0;
+    accelerationsValid = false;
+}
+
+std::pair<float, float> World::massRange() const
+{
+    if (m_position.empty())
+        return {0.f, 0.f};
+    auto [lo, hi] = std::minmax_element(m_position.begin(), m_position.end(),
+                                        [](const Float4& a, const Float4& b) { return a.w < b.w; });
+    return {lo->w, hi->w};
+}
+
+std::string World::validate() const
+{
+    const std::size_t n = m_position.size();
+    if (m_velocity.size() != n || m_acceleration.size() != n || m_id.size() != n || m_group.size() != n)
+        return "component columns have different lengths";
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!finite4(m_position[i]))
+            return "body " + std::to_string(i) + ": position or mass is not finite";
+        if (!finite4(m_velocity[i]))
+            return "body " + std::to_string(i) + ": velocity is not finite";
+        if (m_position[i].w < 0.f)
+            return "body " + std::to_string(i) + ": negative mass";
+    }
+    return {};
+}
+
+FramingSphere framingSphere(const World& world)
+{
+    FramingSphere f;
+    const auto& pos = world.positions();
+    if (pos.empty())
+        return f;
+    double m = 0, cx = 0, cy = 0, cz = 0;
+    for (const Float4& p : pos) {
+        m += p.w;
+        cx += double(p.w) * p.x;
+        cy += double(p.w) * p.y;
+        cz += double(p.w) * p.z;
+    }
+    if (m > 0) {
+        f.x = cx / m; f.y = cy / m; f.z = cz / m;
+    } else { // massless test particles: geometric centre
+        for (const Float4& p : pos) { f.x += p.x; f.y += p.y; f.z += p.z; }
+        f.x /= double(pos.size()); f.y /= double(pos.size()); f.z /= double(pos.size());
+    }
+    std::vector<double> r(pos.size());
+    for (std::size_t i = 0; i < pos.size(); ++i) {
+        const double dx = pos[i].x - f.x, dy = pos[i].y - f.y, dz = pos[i].z - f.z;
+        r[i] = std::sqrt(dx * dx + dy * dy + dz * dz);
+    }
+    const double rmax = *std::max_element(r.begin(), r.end());
+    const std::size_t k = std::min(r.size() - 1, std::size_t(0.98 * double(r.size())));
+    std::nth_element(r.begin(), r.begin() + std::ptrdiff_t(k), r.end());
+    f.radius = std::max(r[k], 1e-6 * rmax);
+    if (!(f.radius > 0))
+        f.radius = 1;
+    return f;
+}
+
+} // namespace nbody

@@ -1,0 +1,80 @@
+#pragma once
+/// \file World.h
+/// The simulated system as an entity-component store: bodies are entities (dense indices
+/// 0..N-1 with a stable id each), components are contiguous columns of equal length, so a
+/// column can be handed to a kernel as one array (structure of arrays).
+
+#include "Types.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nbody {
+
+/// Body groups (a component): where a body came from, used for colouring and statistics.
+enum class Group : std::uint8_t { Generic = 0, DarkMatter = 1, Star = 2, Gas = 3 };
+
+/// Entity-component store of N bodies.
+///
+/// Columns (all of length N):
+///  - position: Float4 (x, y, z, mass) — length and mass units;
+///  - velocity: Float4 (vx, vy, vz, 0) — length / time;
+///  - acceleration: Float4 (ax, ay, az, 0) — length / time², valid when `accelerationsValid`;
+///  - id: uint32 (stable across removals), group: Group.
+class World {
+public:
+    World() = default;
+
+    std::size_t size() const { return m_position.size(); }
+    bool empty() const { return m_position.empty(); }
+
+    /// Appends a body and returns its index. Throws std::invalid_argument when a value is
+    /// not finite or the mass is negative.
+    BodyIndex addBody(Float4 positionMass, Float4 velocity, Group group = Group::Generic,
+                      std::uint32_t id = kAutoId);
+    /// Reserves room for n bodies in every column.
+    void reserve(std::size_t n);
+    /// Removes every body.
+    void clear();
+
+    std::vector<Float4>& positions() { return m_position; }
+    const std::vector<Float4>& positions() const { return m_position; }
+    std::vector<Float4>& velocities() { return m_velocity; }
+    const std::vector<Float4>& velocities() const { return m_velocity; }
+    std::vector<Float4>& accelerations() { return m_acceleration; }
+    const std::vector<Float4>& accelerations() const { return m_acceleration; }
+    const std::vector<std::uint32_t>& ids() const { return m_id; }
+    const std::vector<Group>& groups() const { return m_group; }
+
+    /// Smallest and largest mass (0, 0 when empty).
+    std::pair<float, float> massRange() const;
+    /// Checks every column: equal lengths, finite values, non-negative masses. Returns an empty
+    /// string when valid, otherwise a message naming the first bad body and field.
+    std::string validate() const;
+
+    double time = 0.0;           ///< simulated time, time units
+    std::uint64_t step = 0;      ///< steps taken since the system was created or loaded
+    bool accelerationsValid = false; ///< accelerations hold F(positions) for the current positions
+
+    static constexpr std::uint32_t kAutoId = 0xffffffffu;
+
+private:
+    std::vector<Float4> m_position;
+    std::vector<Float4> m_velocity;
+    std::vector<Float4> m_acceleration;
+    std::vector<std::uint32_t> m_id;
+    std::vector<Group> m_group;
+    std::uint32_t m_nextId = 0;
+};
+
+/// A sphere that frames the bodies for a camera: centre = centre of mass, radius = the distance
+/// from it within which 98 % of the bodies lie (so a few escapers do not shrink the view), at
+/// least 1e-6 of the largest distance. {0,0,0}, 1 for an empty world.
+struct FramingSphere {
+    double x = 0, y = 0, z = 0;
+    double radius = 1;
+};
+FramingSphere framingSphere(const World& world);
+
+} // namespace nbody

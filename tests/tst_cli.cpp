@@ -1,0 +1,161 @@
+// The `nbody` command line, run as a user would: output, exit codes and the headless capture.
+// Runs on the GPU machine too (Qt Core only), where `tiled` rows exercise CUDA-GL interop.
+#include "TestData.h"
+
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+namespace {
+
+struct Result {
+    int code = -1;
+    QString out, err;
+};
+
+// $NBODY_CLI_PATH (set by scripts/gpu-check.sh, where the build tree does not travel), else the
+// path CMake compiled in.
+QString cliPath()
+{
+    const QByteArray env = qgetenv("NBODY_CLI_PATH");
+    return env.isEmpty() ? QStringLiteral(NBODY_CLI_PATH) : QString::fromLocal8Bit(env);
+}
+
+Result nbody(const QStringList& args, int timeoutMs = 240000)
+{
+    QProcess p;
+    p.start(cliPath(), args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return {-2, {}, QStringLiteral("timed out")};
+    }
+    Result r;
+    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromLocal8Bit(p.readAllStandardOutput());
+    r.err = QString::fromLocal8Bit(p.readAllStandardError());
+    return r;
+}
+
+bool isPng(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) && f.read(8) == QByteArray("\x89PNG\r\n\x1a\n", 8) && f.size() > 100;
+}
+
+bool kernelAvailable(const QString& id)
+{
+    const Result r = nbody({"kernels", "--json"});
+    for (const QJsonValue& v : QJsonDocument::fromJson(r.out.toUtf8()).object()["kernels"].toArray())
+        if (v["id"].toString() == id)
+            return v["available"].toBool();
+    return false;
+}
+
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private slots:
+    void kernelsJson()
+    {
+        const Result r = nbody({"kernels", "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QStringList ids;
+        for (const QJsonValue& v : o["kernels"].toArray()) {
+            ids << v["id"].toString();
+            QVERIFY(!v["name"].toString().isEmpty());
+            QVERIFY(v["backend"].toString() == "CPU" || v["backend"].toString() == "CUDA");
+            QVERIFY(v["precision"].toString() == "fp32" || v["precision"].toString() == "fp64");
+            QVERIFY(v["available"].toBool() || !v["whyNot"].toString().isEmpty());
+            if (v["backend"].toString() == "CPU")
+                QVERIFY(v["available"].toBool());
+        }
+        QVERIFY(ids.contains("cpu") && ids.contains("reference") && ids.contains("tiled"));
+        const Result table = nbody({"kernels"});
+        QCOMPARE(table.code, 0);
+        QVERIFY(table.out.contains("tiled"));
+    }
+    void devices()
+    {
+        const Result r = nbody({"devices", "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QVERIFY(o.contains("cudaDevices"));
+        QVERIFY(o["openmpThreads"].toInt() >= 1);
+        // Either a device list or the reason there is none.
+        QVERIFY(!o["cudaDevices"].toArray().isEmpty() || !o["whyNoDevice"].toString().isEmpty());
+        QVERIFY(!o["headlessOpenGL"].toString().isEmpty() || !o["headlessOpenGLError"].toString().isEmpty());
+    }
+    void runPrintsSummary()
+    {
+        const Result r = nbody({"run", "--bodies", "333", "--steps", "12", "--kernel", "cpu"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("step      12 / 12"), qPrintable(r.out));
+        QVERIFY(r.out.contains("interactions per second"));
+        QVERIFY(r.out.contains("relative change"));
+        // t = 12 · 0.1
+        QVERIFY2(r.out.contains("t = 1.2"), qPrintable(r.out));
+    }
+    void runCaptures_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::newRow("cpu") << "cpu";
+        QTest::newRow("tiled") << "tiled";
+    }
+    void runCaptures()
+    {
+        QFETCH(QString, kernel);
+        if (!kernelAvailable(kernel))
+            QSKIP("kernel not available here");
+        QTemporaryDir dir;
+        const QString png = dir.filePath("cube.png");
+        const Result r = nbody({"run", "--bodies", "1001", "--steps", "5", "--kernel", kernel, "--capture", png,
+                                "--width", "320", "--height", "200"});
+        if (r.code == 2 && r.err.contains("cannot render headless"))
+            QSKIP(qPrintable("no headless OpenGL here: " + r.err));
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        QVERIFY(isPng(png));
+        QVERIFY(r.out.contains("Capture written to"));
+        QVERIFY(r.out.contains("Interop:"));
+        qInfo("%s", qPrintable(r.out.section('\n', 0, 5)));
+        if (kernel == "cpu")
+            QVERIFY(r.out.contains("Interop: not in use"));
+    }
+    void galaxyFile()
+    {
+        const QString file = nbodyDataDir() + "/galaxy_20K.bin";
+        if (!QFile::exists(file))
+            QSKIP("../shared/data/galaxy_20K.bin is absent");
+        const Result r = nbody({"run", "--input", file, "--steps", "2", "--kernel", "cpu"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("20000 bodies"));
+        QVERIFY(r.out.contains("derived from its scale"));
+    }
+    void badInput_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown kernel") << QStringList{"run", "--kernel", "nosuch", "--steps", "1"} << "nosuch";
+        QTest::newRow("zero bodies") << QStringList{"run", "--bodies", "0"} << "bodies";
+        QTest::newRow("missing file") << QStringList{"run", "--input", "/nonexistent/x.bin"} << "/nonexistent/x.bin";
+        QTest::newRow("negative dt") << QStringList{"run", "--bodies", "10", "--dt", "-1"} << "dt";
+        QTest::newRow("no subcommand") << QStringList{} << "";
+    }
+    void badInput()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const Result r = nbody(args);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
