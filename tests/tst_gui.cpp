@@ -66,13 +66,13 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString png = dir.filePath(QStringLiteral("c.png"));
-        const Run r = runApp({QStringLiteral("--kernel"), QStringLiteral("cpu"),
+        const Run run = runApp({QStringLiteral("--kernel"), QStringLiteral("cpu"),
                               QStringLiteral("--bodies"), QStringLiteral("3001"),
                               QStringLiteral("--steps"), QStringLiteral("10"),
                               QStringLiteral("--capture"), png, QStringLiteral("--quit")});
-        QVERIFY2(r.finished, "nbody-sandbox did not finish in time");
-        QVERIFY2(r.exitCode == 0, qPrintable(QStringLiteral("exit code %1, stderr: %2")
-                                                 .arg(r.exitCode).arg(r.stderrText)));
+        QVERIFY2(run.finished, "nbody-sandbox did not finish in time");
+        QVERIFY2(run.exitCode == 0, qPrintable(QStringLiteral("exit code %1, stderr: %2")
+                                                   .arg(run.exitCode).arg(run.stderrText)));
 
         QImage image(png);
         QVERIFY2(!image.isNull(), "the capture is not a readable PNG");
@@ -137,10 +137,10 @@ private slots:
     {
         QFETCH(QStringList, args);
         QFETCH(QString, mentions);
-        const Run r = runApp(args);
-        QVERIFY(r.finished);
-        QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.stderrText.contains(mentions), qPrintable(r.stderrText));
+        const Run run = runApp(args);
+        QVERIFY(run.finished);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.stderrText.contains(mentions), qPrintable(run.stderrText));
     }
 };
 
