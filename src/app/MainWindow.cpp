@@ -64,7 +64,9 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
             QMetaObject::invokeMethod(m_controller, [] {}, Qt::BlockingQueuedConnection);
     });
     connect(m_viewport, &Viewport::interopStateChanged, this, [this](const QString& s) {
-        m_interopLabel->setText(s);
+        // the full reason goes in the tooltip and the Run dock; the status bar shows its start
+        m_interopLabel->setText(
+            m_interopLabel->fontMetrics().elidedText(s, Qt::ElideRight, m_interopLabel->maximumWidth()));
         m_interopLabel->setToolTip(s);
         m_runDock->setInteropState(s);
     });
@@ -219,12 +221,13 @@ void MainWindow::createStatusBar()
         return l;
     };
     m_stepLabel = add(tr("Steps taken since the system was created or loaded"), 90);
-    m_timeLabel = add(tr("Simulated time"), 90);
-    m_msLabel = add(tr("Wall time per step"), 90);
+    m_timeLabel = add(tr("Simulated time"), 110);
+    m_msLabel = add(tr("Wall time per step"), 110);
     m_rateLabel = add(tr("Pairwise interactions per second (N² per step)"), 110);
     m_fpsLabel = add(tr("Frames drawn per second"), 60);
     m_interopLabel = add(QString(), 120);
-    m_interopLabel->setMaximumWidth(420);
+    m_interopLabel->setMaximumWidth(320);
+    m_interopLabel->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     m_stepLabel->setText(tr("step 0"));
     m_timeLabel->setText(tr("t = 0"));
     m_msLabel->setText(tr("– ms/step"));
@@ -300,7 +303,10 @@ void MainWindow::onFrameReady(const FrameResult& result)
 
     m_stepLabel->setText(tr("step %L1").arg(result.step));
     m_timeLabel->setText(tr("t = %1").arg(result.time, 0, 'g', 6));
-    if (result.timing.steps > 0) {
+    if (result.step == 0 && result.timing.steps == 0) { // a fresh or reset system
+        m_msLabel->setText(tr("– ms/step"));
+        m_rateLabel->setText(tr("– int/s"));
+    } else if (result.timing.steps > 0) {
         m_msLabel->setText(tr("%1 ms/step").arg(result.timing.msPerStep, 0, 'f',
                                                 result.timing.msPerStep < 10 ? 3 : 1));
         m_rateLabel->setText(

@@ -196,9 +196,7 @@ void RunDock::setKernel(const nbody::KernelInfo* k)
     const auto sv = [](std::string_view s) {
         return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
     };
-    m_kernel->setText(QStringLiteral("%1 (%2, %3)")
-                          .arg(sv(k->name), sv(nbody::toString(k->backend)),
-                               sv(nbody::toString(k->precision))));
+    m_kernel->setText(QStringLiteral("%1 (%2)").arg(sv(k->name), sv(nbody::toString(k->precision))));
     m_kernel->setToolTip(sv(k->description));
     m_blockSize->setEnabled(k->usesBlockSize);
     m_tileWidthFactor->setEnabled(k->usesTileWidthFactor);

@@ -245,10 +245,8 @@ void SimulationController::shutdown()
 {
     m_pending.clear();
     m_running = false;
-    if (m_sim && m_sim->positionStorage() == PositionStorage::External) {
-        // The GL buffers are about to go; nothing is attached between frames, so the simulation
-        // holds no pointer into them. Destroying it releases its own device memory.
-    }
+    // Nothing is attached between frames, so the simulation holds no pointer into the GL buffers;
+    // destroying it here, on its own thread, releases its device memory.
     m_sim.reset();
 }
 

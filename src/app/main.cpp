@@ -52,17 +52,6 @@ int main(int argc, char* argv[])
     format.setSwapInterval(1);
     QSurfaceFormat::setDefaultFormat(format);
 
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("nbody-sandbox"));
-    QApplication::setApplicationDisplayName(QStringLiteral("N-Body Sandbox"));
-    QApplication::setApplicationVersion(QStringLiteral(NBODY_VERSION));
-    QApplication::setOrganizationName(QStringLiteral("N-Body Sandbox"));
-
-    qRegisterMetaType<nbody::app::FrameRequest>();
-    qRegisterMetaType<nbody::app::FrameResult>();
-    qRegisterMetaType<nbody::app::StartupConfig>();
-    qRegisterMetaType<nbody::SimParams>();
-
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Interactive gravitational N-body simulator (CPU and CUDA kernels)."));
@@ -89,12 +78,20 @@ int main(int argc, char* argv[])
     const QCommandLineOption quitOpt(QStringLiteral("quit"),
                                      QStringLiteral("Exit after the steps (and the capture)."));
     parser.addOptions({kernelOpt, bodiesOpt, inputOpt, stepsOpt, spfOpt, captureOpt, quitOpt});
-    if (!parser.parse(QApplication::arguments()))
+    // Parsed before the QApplication exists, so bad options are reported without a display.
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
+    if (!parser.parse(arguments))
         return usageError(parser.errorText());
-    if (parser.isSet(QStringLiteral("help")))
-        parser.showHelp(0);
-    if (parser.isSet(QStringLiteral("version")))
+    if (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("version"))) {
+        QCoreApplication core(argc, argv); // no display needed
+        QCoreApplication::setApplicationName(QStringLiteral("nbody-sandbox"));
+        QCoreApplication::setApplicationVersion(QStringLiteral(NBODY_VERSION));
+        if (parser.isSet(QStringLiteral("help")))
+            parser.showHelp(0);
         parser.showVersion();
+    }
     if (!parser.positionalArguments().isEmpty())
         return usageError(QStringLiteral("unexpected argument '%1'").arg(parser.positionalArguments().first()));
 
@@ -126,6 +123,17 @@ int main(int argc, char* argv[])
     nbody::app::Automation automation;
     automation.capturePath = parser.value(captureOpt);
     automation.quit = parser.isSet(quitOpt);
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("nbody-sandbox"));
+    QApplication::setApplicationDisplayName(QStringLiteral("N-Body Sandbox"));
+    QApplication::setApplicationVersion(QStringLiteral(NBODY_VERSION));
+    QApplication::setOrganizationName(QStringLiteral("N-Body Sandbox"));
+
+    qRegisterMetaType<nbody::app::FrameRequest>();
+    qRegisterMetaType<nbody::app::FrameResult>();
+    qRegisterMetaType<nbody::app::StartupConfig>();
+    qRegisterMetaType<nbody::SimParams>();
 
     nbody::app::MainWindow window(config, automation);
     window.show();

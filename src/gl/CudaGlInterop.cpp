@@ -1,4 +1,5 @@
 #include "CudaGlInterop.h"
+#include "sim/DeviceInfo.h"
 
 #include "Renderer.h"
 #include "sim/Errors.h"
@@ -42,13 +43,9 @@ std::unique_ptr<CudaGlInterop> CudaGlInterop::create(const ParticleBuffers& buff
         return nullptr;
     };
 
-    int devices = 0;
-    if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess) {
-        cudaGetLastError(); // not sticky; clear it for later callers
-        return refuse("no CUDA device (" + describe("cudaGetDeviceCount", e) + ")");
-    }
-    if (devices == 0)
-        return refuse("no CUDA device (cudaGetDeviceCount found none)");
+    // One wording of "why there is no GPU" for the whole program (sim/DeviceInfo.h).
+    if (const CudaRuntimeInfo cuda = queryCuda(); !cuda.whyNone.empty())
+        return refuse(cuda.whyNone);
     if (buffers.capacity() == 0 || buffers.buffer(0) == 0 || buffers.buffer(1) == 0)
         return refuse("the particle buffers are not allocated");
 

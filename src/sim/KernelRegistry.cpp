@@ -24,7 +24,7 @@ const std::array kRegistry = {
         "positions N times from cache; the choice without a GPU and for small N.",
         Backend::Cpu, Precision::Fp32, /*deterministic*/ true, false, false, &cpuForcesFp32, nullptr, nullptr},
     KernelInfo{
-        "reference", "CPU reference (OpenMP, fp64)",
+        "reference", "CPU reference (OpenMP)",
         "All pairs on the CPU in double precision (inputs and outputs fp32). The reference every "
         "kernel is validated against; about half the speed of the fp32 CPU kernel.",
         Backend::Cpu, Precision::Fp64, true, false, false, &cpuForcesFp64, nullptr, nullptr},
