@@ -2,6 +2,8 @@
 #include "ForceKernels.h"
 #include "sim/Interaction.h"
 
+#include <map>
+#include <mutex>
 #include <string>
 
 namespace nbody::gpu {
@@ -13,6 +15,7 @@ namespace {
 /// `factor` bodies), then every thread interacts its body with the whole tile. A partial last
 /// tile (N not a multiple of the tile width) is staged up to N and looped to its length only;
 /// threads i ≥ N take part in the loads and barriers but store nothing.
+template <bool GuardZeroDistance>
 __global__ void tiledKernel(const float4* __restrict__ pos, float4* __restrict__ acc, int n,
                             float eps2, float G, int factor)
 {
@@ -33,10 +36,10 @@ __global__ void tiledKernel(const float4* __restrict__ pos, float4* __restrict__
         if (count == width) {
 #pragma unroll 8
             for (int j = 0; j < width; ++j)
-                bodyBodyInteraction<float>(bi, tile[j], a, eps2);
+                bodyBodyInteraction<float, GuardZeroDistance>(bi, tile[j], a, eps2);
         } else {
             for (int j = 0; j < count; ++j)
-                bodyBodyInteraction<float>(bi, tile[j], a, eps2);
+                bodyBodyInteraction<float, GuardZeroDistance>(bi, tile[j], a, eps2);
         }
         __syncthreads();
     }
@@ -50,14 +53,21 @@ struct Limits {
     int sharedOptin = 0;   ///< bytes per block after cudaFuncSetAttribute
 };
 
+/// The current device's launch limits, queried once per device (launches check them each step).
 Limits deviceLimits()
 {
+    static std::mutex mutex;
+    static std::map<int, Limits> cache;
     int dev = 0;
     NB_CUDA_CHECK(cudaGetDevice(&dev));
+    const std::lock_guard lock(mutex);
+    if (const auto it = cache.find(dev); it != cache.end())
+        return it->second;
     Limits l;
     NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.maxThreads, cudaDevAttrMaxThreadsPerBlock, dev));
     NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.sharedDefault, cudaDevAttrMaxSharedMemoryPerBlock, dev));
     NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.sharedOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    cache.emplace(dev, l);
     return l;
 }
 
@@ -86,10 +96,13 @@ void launchTiled(const DeviceForceArgs& a)
     const int n = int(a.n);
     const int block = a.blockSize;
     const int shared = 16 * block * a.tileWidthFactor;
-    if (shared > 48 * 1024)
-        NB_CUDA_CHECK(cudaFuncSetAttribute(tiledKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+    const Limits l = deviceLimits();
     const int grid = (n + block - 1) / block;
-    tiledKernel<<<grid, block, size_t(shared), static_cast<cudaStream_t>(a.stream)>>>(
+    // Softened systems skip the zero-distance guard (see kMinUnguardedEps2).
+    const auto kernel = a.eps2 >= kMinUnguardedEps2 ? tiledKernel<false> : tiledKernel<true>;
+    if (shared > l.sharedDefault)
+        NB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+    kernel<<<grid, block, size_t(shared), static_cast<cudaStream_t>(a.stream)>>>(
         reinterpret_cast<const float4*>(a.pos), reinterpret_cast<float4*>(a.acc), n, a.eps2, a.G,
         a.tileWidthFactor);
     NB_CUDA_CHECK_LAUNCH("tiledKernel");

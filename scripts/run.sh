@@ -21,6 +21,5 @@ if (($# > 0)); then
     echo "run.sh: no display: ignoring the app options ($*) and running the headless default" >&2
 fi
 echo "run.sh: no display (DISPLAY and WAYLAND_DISPLAY unset): running headless"
-capture=$PWD/build/capture.png
-build/src/cli/nbody run --steps 200 --capture "$capture"
-echo "Capture written to $capture"
+# nbody prints progress, a summary and "Capture written to <absolute path>".
+build/src/cli/nbody run --steps 200 --capture "$PWD/build/capture.png"

@@ -46,17 +46,21 @@ private slots:
         QTest::addColumn<int>("n");
         QTest::addColumn<int>("block");
         QTest::addColumn<int>("factor");
+        QTest::addColumn<float>("eps2");
+        const float eps2 = SimParams{}.eps2;
         for (const KernelInfo& k : kernelRegistry()) {
             if (k.backend != Backend::Cuda)
                 continue;
             for (int n : {1, 2, 31, 33, 1000, 4097}) {
                 const QString id = QString::fromUtf8(k.id.data(), int(k.id.size()));
-                QTest::addRow("%s N=%d b256 x1", qPrintable(id), n) << id << n << 256 << 1;
+                QTest::addRow("%s N=%d b256 x1", qPrintable(id), n) << id << n << 256 << 1 << eps2;
+                // ε² = 0: the zero-distance guard path (self-terms must not give NaN).
+                QTest::addRow("%s N=%d b256 x1 eps2=0", qPrintable(id), n) << id << n << 256 << 1 << 0.f;
                 if (k.usesBlockSize)
-                    QTest::addRow("%s N=%d b96 x1", qPrintable(id), n) << id << n << 96 << 1;
+                    QTest::addRow("%s N=%d b96 x1", qPrintable(id), n) << id << n << 96 << 1 << eps2;
                 if (k.usesTileWidthFactor) {
-                    QTest::addRow("%s N=%d b128 x2", qPrintable(id), n) << id << n << 128 << 2;
-                    QTest::addRow("%s N=%d b64 x4", qPrintable(id), n) << id << n << 64 << 4;
+                    QTest::addRow("%s N=%d b128 x2", qPrintable(id), n) << id << n << 128 << 2 << eps2;
+                    QTest::addRow("%s N=%d b64 x4", qPrintable(id), n) << id << n << 64 << 4 << eps2;
                 }
             }
         }
@@ -67,6 +71,7 @@ private slots:
         QFETCH(int, n);
         QFETCH(int, block);
         QFETCH(int, factor);
+        QFETCH(float, eps2);
         const KernelInfo* k = findKernel(kernel.toStdString());
         QVERIFY(k);
         SKIP_UNLESS_AVAILABLE(*k);
@@ -74,11 +79,12 @@ private slots:
         SimParams p;
         p.blockSize = block;
         p.tileWidthFactor = factor;
+        p.eps2 = eps2;
         const auto ref = referenceAccelerations(w.positions().data(), w.size(), p.eps2, p.G);
         const auto a = evaluateAccelerations(k->id, w, p);
         const ErrorStats e = relativeErrors(a, ref);
-        qInfo("%s N=%d block %d x%d: max rel. error %.3g (body %zu), median %.3g", qPrintable(kernel), n, block,
-              factor, e.max, e.worst, e.median);
+        qInfo("%s N=%d block %d x%d eps2 %g: max rel. error %.3g (body %zu), median %.3g", qPrintable(kernel), n, block,
+              factor, double(eps2), e.max, e.worst, e.median);
         // fp32 kernels: 1e-4 (issue 2); the hardware rsqrt adds ≤ 2 ulp per term to the CPU's
         // √N · 6e-8 rounding, still two orders below the bound.
         QCOMPARE_LE(e.max, k->precision == Precision::Fp32 ? 1e-4 : 1e-10);

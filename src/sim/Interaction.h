@@ -39,21 +39,33 @@ NB_HD double nbRsqrt(double x)
 /// (GPU Gems 3 ch. 31, `bodyBodyInteraction`). `bi`, `bj` have members x, y, z (position,
 /// length units) and w (mass); `ai` has x, y, z. T is the arithmetic type (float or double).
 /// Counted as 20 flops, as in GPU Gems 3 and NVIDIA's nbody sample: 3 (r) + 6 (r² + ε²) +
-/// 4 (rsqrt and cube) + 1 (m·) + 6 (accumulate). A pair at zero distance with ε² = 0
-/// contributes nothing (instead of 0·∞ = NaN), so self-interaction needs no branch.
-template <class T, class P, class A>
+/// 4 (rsqrt and cube) + 1 (m·) + 6 (accumulate).
+///
+/// GuardZeroDistance: a pair at zero distance with ε² = 0 contributes nothing (instead of
+/// 0·∞ = NaN), so self-interaction needs no branch. Kernels may drop the guard (one select per
+/// interaction) when ε² ≥ kMinUnguardedEps2, where r² + ε² > 0 always and (ε²)^{−3/2} is finite
+/// in fp32, so the self-term is 0·finite = 0.
+template <class T, bool GuardZeroDistance = true, class P, class A>
 NB_HD void bodyBodyInteraction(const P& bi, const P& bj, A& ai, T eps2)
 {
     const T rx = T(bj.x) - T(bi.x);
     const T ry = T(bj.y) - T(bi.y);
     const T rz = T(bj.z) - T(bi.z);
     const T r2 = rx * rx + ry * ry + rz * rz + eps2;
-    const T inv = r2 > T(0) ? nbRsqrt(r2) : T(0);
+    T inv;
+    if constexpr (GuardZeroDistance)
+        inv = r2 > T(0) ? nbRsqrt(r2) : T(0);
+    else
+        inv = nbRsqrt(r2);
     const T s = T(bj.w) * inv * inv * inv;
     ai.x += rx * s;
     ai.y += ry * s;
     ai.z += rz * s;
 }
+
+/// The smallest ε² for which kernels may call bodyBodyInteraction<T, false>: (1e-24)^{−3/2} =
+/// 1e36 < FLT_MAX, so the self-term stays finite.
+inline constexpr float kMinUnguardedEps2 = 1e-24f;
 
 /// Pairwise potential of body j at body i, without G: −m_j / sqrt(|r_ij|² + ε²); 0 for a
 /// pair at zero distance with ε² = 0 (self-term).
