@@ -61,6 +61,7 @@ remote() {
     # shellcheck source=/dev/null
     source "$device/unpack.sh" "$device/debs"
     export NBODY_DATA_DIR=$PWD/$device/data
+    export NBODY_REQUIRE_INTEROP=1 # tst_controller: CUDA rows fail instead of falling back to host uploads
     export NBODY_CLI_PATH=$PWD/$device/bin/nbody # for tests that run the CLI (build-gpu/ stays here)
     export PATH=$PATH:/usr/local/cuda/bin
 

@@ -305,7 +305,7 @@ void SimulationController::advance(const FrameRequest& request)
     auto attach = [&] {
         if (!interop || attached || !m_sim || m_sim->size() > capacity)
             return;
-        m_sim->attachDevicePositions(p0, p1);
+        m_sim->attachDevicePositions(p0, p1, capacity);
         attached = true;
         if (m_sim->positionStorage() != PositionStorage::External)
             m_sim->setPositionStorage(PositionStorage::External); // moves the state in

@@ -154,7 +154,7 @@ int runCommand(const RunOptions& o)
     auto withPositions = [&](auto&& f) {
         if (view && view->interop) {
             gl::CudaGlInterop::Mapping map(*view->interop);
-            sim->attachDevicePositions(map.buffer(0), map.buffer(1));
+            sim->attachDevicePositions(map.buffer(0), map.buffer(1), map.bytes(0) / sizeof(Float4));
             try {
                 f();
             } catch (...) {

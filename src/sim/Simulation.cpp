@@ -101,6 +101,9 @@ void Simulation::ensureDevice()
 {
     if (m_storage == PositionStorage::External && !(m_attached[0] && m_attached[1]))
         throw std::logic_error("the device positions live in external buffers that are not attached");
+    if (m_storage == PositionStorage::External && m_world.size() > m_attachedCapacity)
+        throw std::logic_error("the attached position buffers hold " + std::to_string(m_attachedCapacity) +
+                               " bodies; the system has " + std::to_string(m_world.size()));
     if (!m_device || m_device->size() != m_world.size() || m_device->storage() != m_storage) {
         m_device.reset();
         m_device = std::make_unique<DeviceState>(m_world.size(), m_storage);
@@ -182,6 +185,8 @@ void Simulation::setWorld(World world)
     m_initialDiagnostics.reset();
     m_latestDiagnostics.reset();
     m_timing = {};
+    if (deviceResident() && m_storage == PositionStorage::External && devicePositionsAvailable())
+        ensureDevice(); // the attached buffers are what gets drawn: they hold the new system now
 }
 
 const World& Simulation::world()
@@ -206,19 +211,23 @@ void Simulation::setPositionStorage(PositionStorage s)
     }
     m_deviceStale = true;
     m_storage = s;
+    if (deviceResident() && m_storage == PositionStorage::External && devicePositionsAvailable())
+        ensureDevice(); // move the state into the attached buffers now, not at the next step
 }
 
-void Simulation::attachDevicePositions(Float4* buffer0, Float4* buffer1)
+void Simulation::attachDevicePositions(Float4* buffer0, Float4* buffer1, std::size_t capacity)
 {
     if (!buffer0 || !buffer1 || buffer0 == buffer1)
         throw std::logic_error("attachDevicePositions: two distinct non-null buffers are required");
     m_attached[0] = buffer0;
     m_attached[1] = buffer1;
+    m_attachedCapacity = capacity;
 }
 
 void Simulation::detachDevicePositions()
 {
     m_attached[0] = m_attached[1] = nullptr;
+    m_attachedCapacity = 0;
 #if NBODY_HAVE_CUDA
     if (m_device)
         m_device->detach();

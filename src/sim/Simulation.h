@@ -72,7 +72,8 @@ public:
     const SimParams& params() const { return m_params; }
 
     /// Replaces the system (a reset or a loaded file). Throws std::invalid_argument when invalid;
-    /// the current system is kept then.
+    /// the current system is kept then. With a CUDA kernel and External buffers attached, the new
+    /// state is uploaded into them at once (CudaError when that fails).
     void setWorld(World world);
 
     /// The host copy of the system, synchronised first when a CUDA kernel holds the state.
@@ -91,12 +92,15 @@ public:
     // ---- positions in caller-provided device buffers (CUDA-GL interop) ----
     /// Chooses where device positions live. External: the caller attaches two device buffers
     /// of at least size() Float4 each around every call that touches the device state (step,
-    /// world, measure, setKernel, setWorld). Switching storage moves the state through the host.
+    /// world, measure, setKernel, setWorld). Switching storage moves the state through the host;
+    /// switching to External with buffers attached and a CUDA kernel selected uploads the state
+    /// into them at once, so they hold the current positions even before the next step.
     void setPositionStorage(PositionStorage s);
     PositionStorage positionStorage() const { return m_storage; }
-    /// Provides the two device buffers (valid until detach). Throws std::logic_error for null
-    /// pointers.
-    void attachDevicePositions(Float4* buffer0, Float4* buffer1);
+    /// Provides the two device buffers, each holding `capacity` Float4 (valid until detach).
+    /// Throws std::logic_error for null or equal pointers. A device operation on a system larger
+    /// than `capacity` throws std::logic_error instead of writing past the buffers.
+    void attachDevicePositions(Float4* buffer0, Float4* buffer1, std::size_t capacity);
     void detachDevicePositions();
     /// Index (0 or 1) of the buffer holding the current positions.
     int currentBuffer() const { return m_current; }
@@ -126,6 +130,7 @@ private:
     bool m_deviceStale = true;  ///< m_world is newer than the device state
     int m_current = 0;
     Float4* m_attached[2] = {nullptr, nullptr};
+    std::size_t m_attachedCapacity = 0;
     struct SyncPoint { double time = 0; std::uint64_t step = 0; };
     SyncPoint m_synced; ///< time and step of the host copy's state (for fallBackToCpu)
     StepTiming m_timing;

@@ -1,0 +1,841 @@
+// The app's SimulationController driven through the frame protocol (FrameProtocol.h) exactly as
+// Viewport/MainWindow drive it, but with a headless EGL context from nbody::gl instead of a
+// QOpenGLWidget: the controller on a worker QThread, frameRequested → advance → frameReady by
+// queued signals, the GL buffers mapped for CUDA around each request (CUDA-GL interop where the
+// EGL context is on a CUDA device, the host-upload path otherwise: Mesa llvmpipe). After each
+// frame the test reads back the GL buffer a renderer would draw and compares it with an
+// independent nbody::Simulation. Qt Core + Qt Test only (no QtGui), so it runs on a GPU server.
+//
+// Environment: NBODY_DATA_DIR (galaxy_20K.bin; see TestData.h); NBODY_REQUIRE_INTEROP=1 makes a
+// missing CUDA-GL interop a failure in CUDA rows (set it on the GPU machine so the interop path
+// cannot silently degrade to host uploads).
+#include "FrameProtocol.h"
+#include "SimulationController.h"
+#include "TestData.h"
+
+#include "gl/CudaGlInterop.h"
+#include "gl/EglContext.h"
+#include "gl/Renderer.h"
+#include "sim/KernelRegistry.h"
+#include "sim/Scenario.h"
+#include "sim/Simulation.h"
+#include "sim/Tipsy.h"
+
+#include <QFile>
+#include <QPointer>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+#include <epoxy/gl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace nbody;
+using nbody::app::FrameRequest;
+using nbody::app::FrameResult;
+using nbody::app::SimulationController;
+using nbody::app::StartupConfig;
+using nbody::gl::CudaGlInterop;
+using nbody::gl::EglContext;
+using nbody::gl::ParticleBuffers;
+
+namespace {
+
+constexpr int kFrameTimeoutMs = 120000; // a 20K-body CPU step on a busy 2-core machine is slow
+
+/// Why `id` cannot run here ("" when it can).
+QString unavailableReason(const QString& id)
+{
+    const KernelInfo* k = findKernel(id.toStdString());
+    if (!k)
+        return QStringLiteral("unknown kernel '%1'").arg(id);
+    const Availability a = availability(*k);
+    return a.available ? QString() : QStringLiteral("kernel '%1' unavailable: %2").arg(id, QString::fromStdString(a.reason));
+}
+
+bool requireInterop()
+{
+    return qEnvironmentVariableIntValue("NBODY_REQUIRE_INTEROP") != 0;
+}
+
+World cube(std::size_t n)
+{
+    CubeParams p;
+    p.bodies = n;
+    return makeUniformCube(p);
+}
+
+/// "" when `got` equals `want` (bit for bit when tolerance == 0, else |Δ| ≤ tolerance per
+/// coordinate and equal masses); else the first difference.
+QString compareBodies(const std::vector<Float4>& got, const std::vector<Float4>& want, float tolerance = 0.f)
+{
+    if (got.size() != want.size())
+        return QStringLiteral("%1 bodies, expected %2").arg(got.size()).arg(want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const Float4& a = got[i];
+        const Float4& b = want[i];
+        const bool same = tolerance == 0.f
+                              ? (a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w)
+                              : (std::abs(a.x - b.x) <= tolerance && std::abs(a.y - b.y) <= tolerance &&
+                                 std::abs(a.z - b.z) <= tolerance && a.w == b.w);
+        if (!same)
+            return QStringLiteral("body %1: (%2, %3, %4, m %5), expected (%6, %7, %8, m %9)")
+                .arg(i)
+                .arg(double(a.x), 0, 'g', 9).arg(double(a.y), 0, 'g', 9).arg(double(a.z), 0, 'g', 9)
+                .arg(double(a.w), 0, 'g', 9)
+                .arg(double(b.x), 0, 'g', 9).arg(double(b.y), 0, 'g', 9).arg(double(b.z), 0, 'g', 9)
+                .arg(double(b.w), 0, 'g', 9);
+    }
+    return {};
+}
+
+/// Tolerance for comparing kernel `id`'s run with an independent run of the same kernel:
+/// 0 (bit-identical) for deterministic kernels, else a few ulps of the cube's extent.
+float toleranceFor(const QString& id)
+{
+    const KernelInfo* k = findKernel(id.toStdString());
+    return k && k->deterministic ? 0.f : 1e-6f * float(CubeParams{}.halfWidth);
+}
+
+bool isCuda(const QString& id)
+{
+    const KernelInfo* k = findKernel(id.toStdString());
+    return k && k->backend == Backend::Cuda;
+}
+
+} // namespace
+
+/// The GUI side of the frame protocol (Viewport::beginFrame/finishFrame and MainWindow's
+/// onTick/onFrameReady) on a headless EGL context: owns the ping-pong GL buffers and the
+/// CUDA-GL interop, runs the controller on a worker thread and records its signals.
+class FrameLoop : public QObject {
+    Q_OBJECT
+public:
+    explicit FrameLoop(EglContext& context) : m_context(context)
+    {
+        m_context.makeCurrent();
+        m_buffers = std::make_unique<ParticleBuffers>();
+        m_controller = new SimulationController;
+        m_controller->moveToThread(&m_thread);
+        m_thread.setObjectName(QStringLiteral("simulation"));
+        connect(&m_thread, &QThread::finished, m_controller, &QObject::deleteLater);
+        connect(this, &FrameLoop::frameRequested, m_controller, &SimulationController::advance);
+        // `this` lives on the test thread: every connection below is queued, as in MainWindow.
+        SimulationController* c = m_controller;
+        connect(c, &SimulationController::frameReady, this, [this](const FrameResult& r) { m_received = r; });
+        connect(c, &SimulationController::commandFailed, this,
+                [this](const QString& what, const QString& message) { commandFailures.append({what, message}); });
+        connect(c, &SimulationController::loadFailed, this,
+                [this](const QString& path, const QString& message) { loadFailures.append({path, message}); });
+        connect(c, &SimulationController::startupFailed, this,
+                [this](const QString& message) { startupFailures.append(message); });
+        connect(c, &SimulationController::kernelChanged, this, [this](const QString& id) { kernels.append(id); });
+        connect(c, &SimulationController::sourceChanged, this, [this](const QString& s) { sources.append(s); });
+        connect(c, &SimulationController::runningChanged, this, [this](bool running) { runningChanges.append(running); });
+        connect(c, &SimulationController::paramsChanged, this, [this](const SimParams& p) { params.push_back(p); });
+        connect(c, &SimulationController::bodiesChanged, this, [this](qulonglong n) { bodies.append(n); });
+        m_thread.start();
+    }
+
+    ~FrameLoop() override
+    {
+        shutdown();
+        m_context.makeCurrent();
+        if (m_interop && m_interop->mapped())
+            m_interop->unmap();
+        m_interop.reset(); // unregister before the buffers go
+        m_buffers.reset();
+    }
+
+    SimulationController* controller() const { return m_controller; }
+    QThread& thread() { return m_thread; }
+
+    /// Calls a controller slot on the worker thread (queued, like MainWindow's signals).
+    template <class... Params, class... Values>
+    void command(void (SimulationController::*slot)(Params...), Values... values)
+    {
+        SimulationController* c = m_controller;
+        QMetaObject::invokeMethod(
+            c, [c, slot, values...] { (c->*slot)(values...); }, Qt::QueuedConnection);
+    }
+
+    /// Viewport::beginFrame + MainWindow::onTick: maps the buffers and sends the request.
+    void begin()
+    {
+        m_context.makeCurrent();
+        FrameRequest request;
+        request.capacity = m_buffers->capacity();
+        request.serial = ++m_serial;
+        m_mappedThisFrame = false;
+        if (m_interop && request.capacity > 0) {
+            try {
+                Float4* p0 = nullptr;
+                Float4* p1 = nullptr;
+                m_interop->map(&p0, &p1);
+                request.device0 = reinterpret_cast<quintptr>(p0);
+                request.device1 = reinterpret_cast<quintptr>(p1);
+                m_mappedThisFrame = true;
+            } catch (const std::exception& e) {
+                // as the Viewport: a failing map leaves the host path
+                m_interop.reset();
+                interopWhyNot = QString::fromUtf8(e.what());
+                qWarning("interop map failed: %s", e.what());
+            }
+        }
+        m_received.reset();
+        m_inFlight = true;
+        emit frameRequested(request);
+    }
+
+    /// Viewport::finishFrame: waits for frameReady, unmaps, reallocates on needCapacity,
+    /// uploads host positions. Returns "" or what went wrong.
+    QString finish(FrameResult* out)
+    {
+        if (!m_inFlight)
+            return QStringLiteral("no frame in flight");
+        if (!QTest::qWaitFor([this] { return m_received.has_value(); }, kFrameTimeoutMs))
+            return QStringLiteral("no frameReady within %1 ms").arg(kFrameTimeoutMs);
+        m_inFlight = false;
+        *out = *m_received;
+        m_received.reset();
+        m_context.makeCurrent();
+        if (m_mappedThisFrame && m_interop)
+            m_interop->unmap();
+        if (out->serial != m_serial)
+            return QStringLiteral("frameReady for serial %1, expected %2").arg(out->serial).arg(m_serial);
+        if (out->needCapacity > 0) {
+            reallocations.push_back(out->needCapacity);
+            return allocate(static_cast<std::size_t>(out->needCapacity));
+        }
+        m_drawable = false;
+        if (!out->valid)
+            return {};
+        if (out->hostPositions) {
+            if (out->deviceDrawn)
+                return QStringLiteral("both deviceDrawn and hostPositions set");
+            if (out->hostPositions->size() != out->bodies)
+                return QStringLiteral("hostPositions holds %1 bodies, the result says %2")
+                    .arg(out->hostPositions->size()).arg(out->bodies);
+            if (out->hostPositions->size() > m_buffers->capacity())
+                return QStringLiteral("hostPositions (%1) exceed the buffers' capacity (%2)")
+                    .arg(out->hostPositions->size()).arg(m_buffers->capacity());
+            try {
+                m_buffers->upload(out->current, out->hostPositions->data(), out->hostPositions->size());
+            } catch (const std::exception& e) {
+                return QStringLiteral("upload: ") + QString::fromUtf8(e.what());
+            }
+        } else if (out->deviceDrawn && !m_mappedThisFrame) {
+            return QStringLiteral("deviceDrawn although no buffers were mapped");
+        }
+        if (out->hostPositions || out->deviceDrawn) {
+            if (out->current != 0 && out->current != 1)
+                return QStringLiteral("current buffer %1").arg(out->current);
+            m_drawable = true;
+            m_current = out->current;
+            m_count = static_cast<std::size_t>(out->bodies);
+        }
+        return {};
+    }
+
+    /// One frame as the app sees it: repeated while the controller asks for larger buffers.
+    QString frame(FrameResult* out)
+    {
+        for (int round = 0; round < 4; ++round) {
+            begin();
+            if (QString error = finish(out); !error.isEmpty())
+                return error;
+            if (out->needCapacity == 0)
+                return {};
+        }
+        return QStringLiteral("the controller keeps asking for capacity %1").arg(out->needCapacity);
+    }
+
+    /// The GL buffer a renderer would draw after the last frame (glGetBufferSubData), or an
+    /// empty vector when the last frame drew nothing.
+    std::vector<Float4> drawn()
+    {
+        std::vector<Float4> bodiesDrawn;
+        if (!m_drawable || m_count > m_buffers->capacity())
+            return bodiesDrawn;
+        m_context.makeCurrent();
+        bodiesDrawn.resize(m_count);
+        glBindBuffer(GL_ARRAY_BUFFER, m_buffers->buffer(m_current));
+        glGetBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(m_count * sizeof(Float4)), bodiesDrawn.data());
+        glBindBuffer(GL_ARRAY_BUFFER, 0);
+        if (glGetError() != GL_NO_ERROR)
+            bodiesDrawn.clear();
+        return bodiesDrawn;
+    }
+
+    /// MainWindow::shutdownController: blocking shutdown on the worker, then quit and wait.
+    void shutdown()
+    {
+        if (!m_thread.isRunning())
+            return;
+        QMetaObject::invokeMethod(m_controller, &SimulationController::shutdown, Qt::BlockingQueuedConnection);
+        m_thread.quit();
+        m_thread.wait();
+    }
+
+    bool hasInterop() const { return m_interop != nullptr; }
+    bool mappedLastFrame() const { return m_mappedThisFrame; }
+    std::size_t capacity() const { return m_buffers->capacity(); }
+
+    // what the controller said (delivered on the test thread, in emission order)
+    QList<QPair<QString, QString>> commandFailures;
+    QList<QPair<QString, QString>> loadFailures;
+    QStringList startupFailures, kernels, sources;
+    QList<bool> runningChanges;
+    std::vector<SimParams> params;
+    QList<qulonglong> bodies;
+    QList<qulonglong> reallocations;
+    QString interopWhyNot;
+
+signals:
+    void frameRequested(const nbody::app::FrameRequest& request);
+
+private:
+    /// Viewport::allocate (context current).
+    QString allocate(std::size_t capacity)
+    {
+        m_interop.reset();
+        m_drawable = false;
+        try {
+            m_buffers->allocate(std::max<std::size_t>(capacity, 1));
+        } catch (const std::exception& e) {
+            return QStringLiteral("allocate: ") + QString::fromUtf8(e.what());
+        }
+        std::string why;
+        m_interop = CudaGlInterop::create(*m_buffers, &why);
+        interopWhyNot = m_interop ? QString() : QString::fromStdString(why);
+        return {};
+    }
+
+    EglContext& m_context;
+    std::unique_ptr<ParticleBuffers> m_buffers;
+    std::unique_ptr<CudaGlInterop> m_interop;
+    QThread m_thread;
+    SimulationController* m_controller = nullptr; ///< deleted on its thread when it finishes
+    std::optional<FrameResult> m_received;
+    quint64 m_serial = 0;
+    bool m_inFlight = false;
+    bool m_mappedThisFrame = false;
+    bool m_drawable = false;
+    int m_current = 0;
+    std::size_t m_count = 0;
+};
+
+/// QVERIFYs that one frame of the protocol went through, leaving its result in `result`.
+#define FRAME(loop, result)                                                                        \
+    do {                                                                                           \
+        const QString frameError_ = (loop).frame(&(result));                                       \
+        QVERIFY2(frameError_.isEmpty(), qPrintable(frameError_));                                  \
+    } while (false)
+
+#define REQUIRE_EGL()                                                                              \
+    do {                                                                                           \
+        if (!m_context)                                                                            \
+            QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));                  \
+    } while (false)
+
+#define REQUIRE_KERNEL(id)                                                                         \
+    do {                                                                                           \
+        const QString why_ = unavailableReason(id);                                                \
+        if (!why_.isEmpty())                                                                       \
+            QSKIP(qPrintable(why_));                                                               \
+    } while (false)
+
+/// After the first frame of a row: the buffers were allocated, so the interop was tried.
+#define CHECK_INTEROP(loop, kernel)                                                                \
+    do {                                                                                           \
+        qInfo("%s", qPrintable((loop).hasInterop() ? QStringLiteral("CUDA-GL interop")             \
+                                                   : "host upload: " + (loop).interopWhyNot));     \
+        if (isCuda(kernel) && requireInterop() && !(loop).hasInterop())                            \
+            QFAIL(qPrintable("NBODY_REQUIRE_INTEROP is set but there is no interop: " +            \
+                             (loop).interopWhyNot));                                               \
+    } while (false)
+
+/// What the frame must have drawn with: the interop buffers for a CUDA kernel when they were
+/// mapped, a host copy otherwise.
+#define CHECK_DRAW_PATH(loop, result, kernel)                                                      \
+    do {                                                                                           \
+        const bool device_ = (loop).mappedLastFrame() && isCuda(kernel);                           \
+        QCOMPARE((result).deviceDrawn, device_);                                                   \
+        QCOMPARE(bool((result).hostPositions), !device_);                                          \
+    } while (false)
+
+class TestController : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanupTestCase();
+    void startsAndSteps_data();
+    void startsAndSteps();
+    void kernelSwitchKeepsState_data();
+    void kernelSwitchKeepsState();
+    void loadGrowsBuffers_data();
+    void loadGrowsBuffers();
+    void refusedParameters_data();
+    void refusedParameters();
+    void shutdownWhileRunning_data();
+    void shutdownWhileRunning();
+
+private:
+    void addKernelRows();
+    std::unique_ptr<EglContext> m_context;
+    QString m_eglError;
+};
+
+void TestController::initTestCase()
+{
+    qRegisterMetaType<FrameRequest>();
+    qRegisterMetaType<FrameResult>();
+    qRegisterMetaType<StartupConfig>();
+    qRegisterMetaType<SimParams>();
+    try {
+        m_context = std::make_unique<EglContext>();
+        qInfo("%s", m_context->description().c_str());
+    } catch (const std::exception& e) {
+        m_eglError = QString::fromUtf8(e.what());
+        qWarning("no EGL context: %s", e.what());
+    }
+}
+
+void TestController::init()
+{
+    if (m_context)
+        m_context->makeCurrent();
+}
+
+void TestController::cleanupTestCase()
+{
+    m_context.reset();
+}
+
+void TestController::addKernelRows()
+{
+    QTest::addColumn<QString>("kernel");
+    for (const KernelInfo& k : kernelRegistry()) {
+        const QByteArray id(k.id.data(), qsizetype(k.id.size()));
+        QTest::newRow(id.constData()) << QString::fromLatin1(id);
+    }
+}
+
+// ---- 2. start, run a budget of steps, pause; the drawn buffer holds the simulation's state ----
+
+void TestController::startsAndSteps_data()
+{
+    addKernelRows();
+}
+
+void TestController::startsAndSteps()
+{
+    QFETCH(QString, kernel);
+    REQUIRE_EGL();
+    REQUIRE_KERNEL(kernel);
+    const std::size_t n = 3001;
+    const float tolerance = toleranceFor(kernel);
+
+    FrameLoop loop(*m_context);
+    StartupConfig config;
+    config.kernelId = kernel;
+    config.bodies = n;
+    loop.command(&SimulationController::initialize, config);
+    FrameResult r;
+    FRAME(loop, r);
+    CHECK_INTEROP(loop, kernel);
+    // The first request had no buffers: the controller asked for N, then drew the initial state.
+    QCOMPARE(loop.reallocations, QList<qulonglong>{n});
+    QVERIFY(r.valid);
+    QVERIFY(r.error.isEmpty());
+    QCOMPARE(r.step, quint64(0));
+    QCOMPARE(r.timing.steps, 0);
+    QCOMPARE(r.bodies, qulonglong(n));
+    QCOMPARE(r.kernelId, kernel);
+    QVERIFY(r.framing.has_value());
+    QVERIFY(!r.running);
+    CHECK_DRAW_PATH(loop, r, kernel);
+    QCOMPARE(loop.kernels, QStringList{kernel});
+    QCOMPARE(loop.sources, QStringList{QStringLiteral("uniform cube, 3001 bodies")});
+    QCOMPARE(loop.bodies, QList<qulonglong>{n});
+    QVERIFY(loop.startupFailures.isEmpty());
+    Simulation reference(cube(n), SimParams{}, kernel.toStdString());
+    {
+        const QString diff = compareBodies(loop.drawn(), reference.world().positions());
+        QVERIFY2(diff.isEmpty(), qPrintable("initial state: " + diff));
+    }
+
+    // 3 steps a frame with a budget of 7: 3 + 3 + 1, then the run pauses by itself.
+    loop.command(&SimulationController::setStepsPerFrame, 3);
+    loop.command(&SimulationController::setStepsToRun, 7);
+    loop.command(&SimulationController::start);
+    const int expectedSteps[] = {3, 3, 1};
+    quint64 step = 0;
+    for (int frame = 0; frame < 3; ++frame) {
+        FRAME(loop, r);
+        QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+        QCOMPARE(r.timing.steps, expectedSteps[frame]);
+        step += quint64(expectedSteps[frame]);
+        QCOMPARE(r.step, step);
+        QCOMPARE(r.runFinished, frame == 2);
+        QCOMPARE(r.running, frame != 2);
+        QCOMPARE(r.kernelId, kernel);
+        CHECK_DRAW_PATH(loop, r, kernel);
+    }
+    QCOMPARE(r.step, quint64(7));
+    QCOMPARE(loop.runningChanges, (QList<bool>{true, false}));
+    reference.step(7);
+    QCOMPARE(r.time, reference.time());
+    {
+        const QString diff = compareBodies(loop.drawn(), reference.world().positions(), tolerance);
+        QVERIFY2(diff.isEmpty(), qPrintable("after 7 steps: " + diff));
+    }
+    if (r.hostPositions) {
+        const QString diff = compareBodies(*r.hostPositions, reference.world().positions(), tolerance);
+        QVERIFY2(diff.isEmpty(), qPrintable("hostPositions after 7 steps: " + diff));
+    }
+
+    // Paused: a frame takes no step and draws the same state.
+    FRAME(loop, r);
+    QCOMPARE(r.step, quint64(7));
+    QCOMPARE(r.timing.steps, 0);
+    QVERIFY(!r.running && !r.runFinished);
+    {
+        const QString diff = compareBodies(loop.drawn(), reference.world().positions(), tolerance);
+        QVERIFY2(diff.isEmpty(), qPrintable("paused frame: " + diff));
+    }
+
+    // One step on request.
+    loop.command(&SimulationController::stepOnce);
+    FRAME(loop, r);
+    QCOMPARE(r.step, quint64(8));
+    QCOMPARE(r.timing.steps, 1);
+    QVERIFY(!r.running);
+    CHECK_DRAW_PATH(loop, r, kernel);
+    reference.step(1);
+    {
+        const QString diff = compareBodies(loop.drawn(), reference.world().positions(), tolerance);
+        QVERIFY2(diff.isEmpty(), qPrintable("after stepOnce: " + diff));
+    }
+    QCOMPARE(loop.reallocations.size(), 1); // N never changed
+    QVERIFY(loop.commandFailures.isEmpty());
+}
+
+// ---- 3. switching kernels while running carries the state exactly -----------------------------
+
+void TestController::kernelSwitchKeepsState_data()
+{
+    QTest::addColumn<QString>("first");
+    QTest::addColumn<QString>("second");
+    QTest::newRow("cpu>tiled>cpu") << QStringLiteral("cpu") << QStringLiteral("tiled");
+    QTest::newRow("tiled>cpu>tiled") << QStringLiteral("tiled") << QStringLiteral("cpu");
+    QTest::newRow("cpu>reference>cpu") << QStringLiteral("cpu") << QStringLiteral("reference");
+}
+
+void TestController::kernelSwitchKeepsState()
+{
+    QFETCH(QString, first);
+    QFETCH(QString, second);
+    REQUIRE_EGL();
+    REQUIRE_KERNEL(first);
+    REQUIRE_KERNEL(second);
+    const std::size_t n = 3001;
+    // Every kernel is deterministic and the state (positions, velocities, accelerations) carries
+    // exactly across a switch, so the same switches at the same steps give the same bits.
+    const float tolerance = std::max(toleranceFor(first), toleranceFor(second));
+
+    FrameLoop loop(*m_context);
+    StartupConfig config;
+    config.kernelId = first;
+    config.bodies = n;
+    loop.command(&SimulationController::initialize, config);
+    FrameResult r;
+    FRAME(loop, r);
+    CHECK_INTEROP(loop, isCuda(first) ? first : second);
+    QCOMPARE(r.step, quint64(0));
+
+    Simulation reference(cube(n), SimParams{}, first.toStdString());
+    loop.command(&SimulationController::start); // 1 step a frame, until paused
+    // Switch before frames 4 and 7 (1-based): kernels first ×3, second ×3, first ×3.
+    QString current = first;
+    for (int frame = 1; frame <= 9; ++frame) {
+        if (frame == 4 || frame == 7) {
+            current = frame == 4 ? second : first;
+            loop.command(&SimulationController::setKernel, current);
+            reference.setKernel(current.toStdString());
+        }
+        FRAME(loop, r);
+        QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+        QCOMPARE(r.step, quint64(frame)); // continues, never reset
+        QCOMPARE(r.kernelId, current);
+        QVERIFY(r.running);
+        CHECK_DRAW_PATH(loop, r, current);
+        reference.step(1);
+        QCOMPARE(r.time, reference.time());
+        const QString diff = compareBodies(loop.drawn(), reference.world().positions(), tolerance);
+        QVERIFY2(diff.isEmpty(), qPrintable(QStringLiteral("frame %1 (%2): ").arg(frame).arg(current) + diff));
+    }
+    loop.command(&SimulationController::pause);
+    FRAME(loop, r);
+    QCOMPARE(r.step, quint64(9));
+    QVERIFY(!r.running);
+    QCOMPARE(loop.kernels, (QStringList{first, second, first}));
+    QVERIFY(loop.commandFailures.isEmpty());
+    const QString diff = compareBodies(loop.drawn(), reference.world().positions(), tolerance);
+    QVERIFY2(diff.isEmpty(), qPrintable("after pause: " + diff));
+}
+
+// ---- 4. a larger loaded system grows the GL buffers; a bad file changes nothing ---------------
+
+void TestController::loadGrowsBuffers_data()
+{
+    QTest::addColumn<QString>("kernel");
+    QTest::newRow("cpu") << QStringLiteral("cpu");
+    QTest::newRow("tiled") << QStringLiteral("tiled");
+}
+
+void TestController::loadGrowsBuffers()
+{
+    QFETCH(QString, kernel);
+    REQUIRE_EGL();
+    REQUIRE_KERNEL(kernel);
+    const QString path = nbodyDataDir() + QStringLiteral("/galaxy_20K.bin");
+    if (!QFile::exists(path))
+        QSKIP(qPrintable(path + " is absent"));
+    const World file = readTipsy(path.toStdString());
+    const std::size_t fileBodies = file.size();
+    QCOMPARE(fileBodies, std::size_t(20000));
+
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString truncated = dir.filePath(QStringLiteral("truncated.bin"));
+    {
+        QFile in(path);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray bytes = in.readAll();
+        QFile out(truncated);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        QVERIFY(out.write(bytes.left(bytes.size() / 2)) == bytes.size() / 2);
+    }
+
+    FrameLoop loop(*m_context);
+    StartupConfig config;
+    config.kernelId = kernel;
+    config.bodies = 1000;
+    loop.command(&SimulationController::initialize, config);
+    FrameResult r;
+    FRAME(loop, r);
+    CHECK_INTEROP(loop, kernel);
+    QCOMPARE(loop.reallocations, QList<qulonglong>{1000});
+    loop.command(&SimulationController::start);
+    FRAME(loop, r);
+    QCOMPARE(r.step, quint64(1));
+
+    // A truncated copy is refused when read; the running 1000-body system is untouched.
+    loop.command(&SimulationController::loadFile, truncated);
+    FRAME(loop, r);
+    QCOMPARE(loop.loadFailures.size(), 1);
+    QCOMPARE(loop.loadFailures.front().first, truncated);
+    QVERIFY(!loop.loadFailures.front().second.isEmpty());
+    qInfo("truncated file: %s", qPrintable(loop.loadFailures.front().second));
+    QCOMPARE(r.step, quint64(2));
+    QCOMPARE(r.bodies, qulonglong(1000));
+    QVERIFY(r.running);
+    FRAME(loop, r);
+    QCOMPARE(r.step, quint64(3));
+    QCOMPARE(loop.reallocations.size(), 1);
+    QCOMPARE(loop.drawn().size(), std::size_t(1000));
+    QVERIFY(loop.commandFailures.isEmpty());
+
+    // The real file: the protocol asks for 20000 bodies, the buffers grow, the system is drawn.
+    loop.command(&SimulationController::loadFile, path);
+    FRAME(loop, r);
+    QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+    QCOMPARE(loop.reallocations, (QList<qulonglong>{1000, fileBodies}));
+    QVERIFY(loop.capacity() >= fileBodies);
+    QCOMPARE(loop.loadFailures.size(), 1);
+    QCOMPARE(r.bodies, qulonglong(fileBodies));
+    QCOMPARE(r.step, quint64(1)); // the loaded system starts at step 0; this frame took one step
+    QVERIFY(r.running);
+    QVERIFY(r.framing.has_value());
+    QCOMPARE(loop.sources.last(), QStringLiteral("galaxy_20K.bin"));
+    QCOMPARE(loop.bodies.last(), qulonglong(fileBodies));
+    const ScaleDefaults sd = deriveScaleDefaults(file, 1.0);
+    QVERIFY(!loop.params.empty());
+    QCOMPARE(loop.params.back().dt, sd.dt);
+    QCOMPARE(loop.params.back().eps2, sd.eps2);
+    loop.command(&SimulationController::pause);
+    FRAME(loop, r);
+    QCOMPARE(r.step, quint64(1));
+    CHECK_DRAW_PATH(loop, r, kernel);
+
+    const std::vector<Float4> drawn = loop.drawn();
+    QCOMPARE(drawn.size(), fileBodies);
+    std::vector<float> drawnMasses, fileMasses;
+    for (const Float4& p : drawn) {
+        QVERIFY(std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z));
+        drawnMasses.push_back(p.w);
+    }
+    for (const Float4& p : file.positions())
+        fileMasses.push_back(p.w);
+    std::sort(drawnMasses.begin(), drawnMasses.end());
+    std::sort(fileMasses.begin(), fileMasses.end());
+    QCOMPARE(drawnMasses.front(), fileMasses.front());
+    QCOMPARE(drawnMasses.back(), fileMasses.back());
+    QVERIFY(drawnMasses == fileMasses); // the whole multiset
+    const auto range = file.massRange();
+    QCOMPARE(r.massMin, range.first);
+    QCOMPARE(r.massMax, range.second);
+    // The bodies moved (a step was taken).
+    bool moved = false;
+    for (std::size_t i = 0; i < fileBodies && !moved; ++i)
+        moved = drawn[i].x != file.positions()[i].x || drawn[i].y != file.positions()[i].y;
+    QVERIFY(moved);
+
+    // Reset while paused: no step is taken, yet the drawn buffer must show the file's initial
+    // state at once (with interop: the new state is uploaded into the mapped GL buffers).
+    loop.command(&SimulationController::reset);
+    FRAME(loop, r);
+    QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+    QCOMPARE(r.step, quint64(0));
+    QCOMPARE(r.timing.steps, 0);
+    QVERIFY(!r.running);
+    QCOMPARE(r.bodies, qulonglong(fileBodies));
+    CHECK_DRAW_PATH(loop, r, kernel);
+    const QString diff = compareBodies(loop.drawn(), file.positions());
+    QVERIFY2(diff.isEmpty(), qPrintable("after reset: " + diff));
+    QCOMPARE(loop.reallocations.size(), 2);
+    QVERIFY(loop.commandFailures.isEmpty());
+}
+
+// ---- 5. refused commands leave the parameters as they were ------------------------------------
+
+void TestController::refusedParameters_data()
+{
+    addKernelRows();
+}
+
+void TestController::refusedParameters()
+{
+    QFETCH(QString, kernel);
+    REQUIRE_EGL();
+    REQUIRE_KERNEL(kernel);
+    const std::size_t n = 3001;
+    const SimParams defaults;
+
+    FrameLoop loop(*m_context);
+    StartupConfig config;
+    config.kernelId = kernel;
+    config.bodies = n;
+    loop.command(&SimulationController::initialize, config);
+    FrameResult r;
+    FRAME(loop, r);
+    QCOMPARE(loop.params.size(), std::size_t(1));
+    QCOMPARE(loop.params.back().dt, defaults.dt);
+
+    loop.command(&SimulationController::setDt, 0.0);
+    FRAME(loop, r);
+    QCOMPARE(loop.commandFailures.size(), 1);
+    QCOMPARE(loop.commandFailures.front().first, QStringLiteral("dt"));
+    QVERIFY2(loop.commandFailures.front().second.contains(QLatin1String("dt")),
+             qPrintable(loop.commandFailures.front().second));
+    QCOMPARE(loop.params.size(), std::size_t(1)); // nothing changed, nothing published
+
+    if (isCuda(kernel)) {
+        loop.command(&SimulationController::setBlockSize, 4096);
+        FRAME(loop, r);
+        QCOMPARE(loop.commandFailures.size(), 2);
+        QCOMPARE(loop.commandFailures.back().first, QStringLiteral("block size"));
+        QVERIFY2(loop.commandFailures.back().second.contains(QLatin1String("threads per block")),
+                 qPrintable(loop.commandFailures.back().second));
+        QCOMPARE(loop.params.size(), std::size_t(1));
+        QCOMPARE(loop.params.back().blockSize, defaults.blockSize);
+    }
+    const qsizetype failures = loop.commandFailures.size();
+    loop.command(&SimulationController::setKernel, QStringLiteral("no-such-kernel"));
+    FRAME(loop, r);
+    QCOMPARE(loop.commandFailures.size(), failures + 1);
+    QCOMPARE(loop.commandFailures.back().first, QStringLiteral("kernel"));
+    QCOMPARE(r.kernelId, kernel);
+
+    // The old parameters are in force: a step advances time by the default dt, as an independent
+    // simulation's does, to the same state.
+    loop.command(&SimulationController::stepOnce);
+    FRAME(loop, r);
+    QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+    QCOMPARE(r.step, quint64(1));
+    Simulation reference(cube(n), SimParams{}, kernel.toStdString());
+    reference.step(1);
+    QCOMPARE(r.time, reference.time());
+    const QString diff = compareBodies(loop.drawn(), reference.world().positions(), toleranceFor(kernel));
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+
+    // An acceptable value still goes through (the refusals did not wedge the command queue).
+    loop.command(&SimulationController::setDt, 0.05);
+    FRAME(loop, r);
+    QCOMPARE(loop.params.size(), std::size_t(2));
+    QCOMPARE(loop.params.back().dt, 0.05f);
+    QCOMPARE(loop.commandFailures.size(), failures + 1);
+}
+
+// ---- 6. shutting down while running (and with a frame in flight) neither crashes nor hangs ---
+
+void TestController::shutdownWhileRunning_data()
+{
+    QTest::addColumn<QString>("kernel");
+    QTest::newRow("cpu") << QStringLiteral("cpu");
+    QTest::newRow("tiled") << QStringLiteral("tiled");
+}
+
+void TestController::shutdownWhileRunning()
+{
+    QFETCH(QString, kernel);
+    REQUIRE_EGL();
+    REQUIRE_KERNEL(kernel);
+
+    FrameLoop loop(*m_context);
+    StartupConfig config;
+    config.kernelId = kernel;
+    config.bodies = 3001;
+    config.stepsPerFrame = 2;
+    config.startRunning = true;
+    loop.command(&SimulationController::initialize, config);
+    FrameResult r;
+    FRAME(loop, r); // the buffers grow, then the first 2 steps
+    QCOMPARE(r.step, quint64(2));
+    for (int frame = 0; frame < 3; ++frame)
+        FRAME(loop, r);
+    QVERIFY(r.running);
+    QCOMPARE(r.step, quint64(8));
+
+    // A request in flight (buffers mapped, advance queued or running), then the app's shutdown:
+    // blocking shutdown on the worker, quit, wait.
+    QPointer<SimulationController> controller = loop.controller();
+    loop.begin();
+    QMetaObject::invokeMethod(loop.controller(), &SimulationController::shutdown, Qt::BlockingQueuedConnection);
+    loop.thread().quit();
+    QTRY_VERIFY_WITH_TIMEOUT(loop.thread().isFinished(), 30000);
+    QVERIFY(loop.thread().wait(30000));
+    QVERIFY(controller.isNull()); // deleted on its thread as it finished
+    // The in-flight frame was answered before the shutdown ran; the GUI side unmaps then.
+    FrameResult last;
+    const QString error = loop.finish(&last);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QVERIFY(last.valid);
+    QCOMPARE(last.step, quint64(10));
+    QVERIFY(last.running);
+    QCOMPARE(loop.drawn().size(), std::size_t(3001));
+    loop.shutdown(); // a second shutdown is a no-op
+}
+
+QTEST_GUILESS_MAIN(TestController)
+#include "tst_controller.moc"
