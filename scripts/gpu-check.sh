@@ -121,6 +121,14 @@ remote() {
         --steps 1000 --capture "$OUT/out.png"
     step "nbody run 262144" "$nbody" run --kernel tiled --bodies 262144 --steps 20 \
         --capture "$OUT/big.png"
+    # Launch parameters of `tiled` at N = 262144 (a sweep, not a benchmark suite: see nbody bench).
+    local b f
+    for b in 128 256 512 1024; do
+        for f in 1 2 4; do
+            step "tiled 262144 b$b x$f" "$nbody" run --kernel tiled --bodies 262144 --steps 12 \
+                --progress-every 4 --no-energy --block-size "$b" --tile-factor "$f"
+        done
+    done
 
     # Summary, on the screen and at the end of the log.
     local i failed=0

@@ -169,7 +169,8 @@ int runCommand(const RunOptions& o)
 
     try {
         Diagnostics e0, e1;
-        withPositions([&] { e0 = sim->measure(); });
+        if (o.energy)
+            withPositions([&] { e0 = sim->measure(); });
         const int every = o.progressEvery > 0 ? o.progressEvery : std::max(1, o.steps / 10);
         double msTotal = 0, msWarm = 0;
         int stepsWarm = 0, done = 0;
@@ -187,7 +188,12 @@ int runCommand(const RunOptions& o)
                         sim->time(), t.msPerStep, t.interactionsPerSecond);
             std::fflush(stdout);
         }
-        withPositions([&] { e1 = sim->measure(); }); // synchronises the host copy too
+        withPositions([&] { // synchronises the host copy too
+            if (o.energy)
+                e1 = sim->measure();
+            else
+                sim->world();
+        });
         if (view) {
             const World& w = sim->world();
             int buffer = sim->currentBuffer(); // interop: the kernels left the positions there
@@ -207,10 +213,12 @@ int runCommand(const RunOptions& o)
             std::printf("  interactions per second: %.4g (N^2 per step)\n",
                         msPerStep > 0 ? n * n / (msPerStep * 1e-3) : 0.0);
         }
-        std::printf("  energy:                 E0 = %.9g, E = %.9g, relative change %.3e\n", e0.total, e1.total,
-                    relativeEnergyChange(e0, e1));
-        std::printf("  momentum:               (%.4g, %.4g, %.4g) -> (%.4g, %.4g, %.4g)\n", e0.momentum.x,
-                    e0.momentum.y, e0.momentum.z, e1.momentum.x, e1.momentum.y, e1.momentum.z);
+        if (o.energy) {
+            std::printf("  energy:                 E0 = %.9g, E = %.9g, relative change %.3e\n", e0.total, e1.total,
+                        relativeEnergyChange(e0, e1));
+            std::printf("  momentum:               (%.4g, %.4g, %.4g) -> (%.4g, %.4g, %.4g)\n", e0.momentum.x,
+                        e0.momentum.y, e0.momentum.z, e1.momentum.x, e1.momentum.y, e1.momentum.z);
+        }
         if (view)
             std::printf("Capture written to %s (%dx%d)\n", o.capture.c_str(), o.width, o.height);
     } catch (const CudaError& e) {

@@ -21,6 +21,7 @@ struct RunOptions {
     int blockSize = 256;
     int tileWidthFactor = 1;
     int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
+    bool energy = true;         ///< evaluate energy and momentum (fp64, O(N²) on the host) at start and end
 };
 
 int runCommand(const RunOptions& o);

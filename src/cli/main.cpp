@@ -31,6 +31,8 @@ int main(int argc, char** argv)
     runCmd->add_option("--tile-factor", run.tileWidthFactor, "Tile width factor of `tiled`")->capture_default_str();
     runCmd->add_option("--progress-every", run.progressEvery, "Steps between progress lines (0: about ten lines)")
         ->check(CLI::NonNegativeNumber);
+    runCmd->add_flag("!--no-energy", run.energy,
+                     "Skip the energy and momentum evaluation (fp64, O(N^2) on the CPU) at start and end");
 
     bool kernelsJson = false;
     CLI::App* kernelsCmd = app.add_subcommand("kernels", "List the registered force kernels");
