@@ -8,6 +8,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QDir>
+#include <QFileInfo>
 #include <QTemporaryDir>
 
 namespace {
@@ -146,6 +148,38 @@ private slots:
         QTest::newRow("missing file") << QStringList{"run", "--input", "/nonexistent/x.bin"} << "/nonexistent/x.bin";
         QTest::newRow("negative dt") << QStringList{"run", "--bodies", "10", "--dt", "-1"} << "dt";
         QTest::newRow("no subcommand") << QStringList{} << "";
+        QTest::newRow("zero dt") << QStringList{"run", "--bodies", "10", "--dt", "0"} << "dt";
+        QTest::newRow("negative eps2") << QStringList{"run", "--bodies", "10", "--eps2", "-1"} << "eps2";
+        QTest::newRow("capture into a missing directory")
+            << QStringList{"run", "--bodies", "10", "--capture", "/nonexistent/dir/x.png"} << "does not exist";
+        QTest::newRow("capture onto a device") << QStringList{"run", "--bodies", "10", "--capture", "/dev/null"}
+                                               << "not a regular file";
+    }
+    void captureTargets()
+    {
+        // A directory is never replaced, a symbolic link is written through.
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir("sub"));
+        const Result d = nbody({"run", "--bodies", "10", "--steps", "1", "--capture", dir.filePath("sub")});
+        QCOMPARE(d.code, 2);
+        QVERIFY(QFileInfo(dir.filePath("sub")).isDir());
+        const QString real = dir.filePath("real.png");
+        QVERIFY(QFile::link(real, dir.filePath("link.png")));
+        const Result l = nbody({"run", "--bodies", "10", "--steps", "1", "--capture", dir.filePath("link.png")});
+        if (l.code == 2 && l.err.contains("cannot render headless"))
+            QSKIP("no headless OpenGL here");
+        QVERIFY2(l.code == 0, qPrintable(l.err));
+        QVERIFY(QFileInfo(dir.filePath("link.png")).isSymLink());
+        QVERIFY(isPng(real));
+        // Nothing but the two names is left (no temporary files).
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::System).size(), 2);
+    }
+    void blowUpIsAFailure()
+    {
+        // dt = 1e29 sends every body to infinity in one step: exit 1 naming the problem.
+        const Result r = nbody({"run", "--bodies", "100", "--steps", "2", "--dt", "1e29", "--kernel", "cpu"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("no longer finite"), qPrintable(r.err));
     }
     void badInput()
     {

@@ -388,6 +388,7 @@ private slots:
     void refusedParameters();
     void shutdownWhileRunning_data();
     void shutdownWhileRunning();
+    void pauseInterruptsLongFrame();
 
 private:
     void addKernelRows();
@@ -835,6 +836,51 @@ void TestController::shutdownWhileRunning()
     QVERIFY(last.running);
     QCOMPARE(loop.drawn().size(), std::size_t(3001));
     loop.shutdown(); // a second shutdown is a no-op
+}
+
+// ---- 7. Pause does not wait for a long batch (requestInterrupt between chunks) -------------
+
+void TestController::pauseInterruptsLongFrame()
+{
+    REQUIRE_EGL();
+    // 3001 bodies on `reference` take milliseconds per step; 1000 steps per frame would take
+    // seconds. Pause (requestInterrupt, then the queued pause) ends the frame at the next ~50 ms
+    // chunk: far fewer than 1000 steps, and the run is paused.
+    FrameLoop loop(*m_context);
+    StartupConfig config;
+    config.kernelId = QStringLiteral("reference");
+    config.bodies = 3001;
+    config.stepsPerFrame = 1;
+    config.startRunning = true;
+    loop.command(&SimulationController::initialize, config);
+    FrameResult r;
+    FRAME(loop, r);
+    FRAME(loop, r); // a measured time per step for the chunking
+    const double msPerStep = r.timing.msPerStep;
+    loop.command(&SimulationController::pause);
+    loop.command(&SimulationController::setStepsPerFrame, 1000);
+    FRAME(loop, r); // paused: no steps
+    QVERIFY(!r.running);
+    const quint64 before = r.step;
+    loop.command(&SimulationController::start);
+    QElapsedTimer timer;
+    timer.start();
+    loop.begin(); // a frame of up to 1000 steps
+    QTest::qWait(200);
+    loop.controller()->requestInterrupt();
+    loop.command(&SimulationController::pause);
+    FrameResult last;
+    const QString error = loop.finish(&last);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const quint64 taken = last.step - before;
+    qInfo("%.3g ms per step; the interrupted frame took %llu steps in %lld ms", msPerStep,
+          static_cast<unsigned long long>(taken), static_cast<long long>(timer.elapsed()));
+    QVERIFY(taken >= 1);
+    QVERIFY(taken < 1000);
+    QCOMPARE_LT(timer.elapsed(), qint64(200 + 1000 + 10 * msPerStep)); // not 1000 steps' time
+    FRAME(loop, r); // the queued pause has run
+    QVERIFY(!r.running);
+    QCOMPARE(r.step, last.step);
 }
 
 QTEST_GUILESS_MAIN(TestController)

@@ -131,6 +131,14 @@ private slots:
         QTest::newRow("zero bodies")
             << QStringList{QStringLiteral("--bodies"), QStringLiteral("0"), QStringLiteral("--quit")}
             << QStringLiteral("--bodies");
+        // A device is never replaced by a capture (as root, a rename over /dev/null would).
+        QTest::newRow("capture onto a device")
+            << QStringList{QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("--capture"),
+                           QStringLiteral("/dev/null"), QStringLiteral("--quit")}
+            << QStringLiteral("not a regular file");
+        QTest::newRow("unreadable input")
+            << QStringList{QStringLiteral("--input"), QStringLiteral("/nonexistent/g.bin"), QStringLiteral("--quit")}
+            << QStringLiteral("/nonexistent/g.bin");
     }
 
     void badOptions()
@@ -141,6 +149,7 @@ private slots:
         QVERIFY(run.finished);
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.stderrText.contains(mentions), qPrintable(run.stderrText));
+        QVERIFY(!QFileInfo(QStringLiteral("/dev/null")).isFile()); // still the device
     }
 };
 

@@ -3,6 +3,7 @@
 #include "RunDock.h"
 #include "Viewport.h"
 
+#include "gl/Renderer.h"
 #include "sim/KernelRegistry.h"
 
 #include <QAction>
@@ -15,12 +16,12 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QSaveFile>
 #include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
 
 #include <cstdio>
+#include <cstring>
 
 #ifndef NBODY_VERSION
 #define NBODY_VERSION "unknown"
@@ -121,7 +122,11 @@ void MainWindow::createActions()
     m_pauseAction = new QAction(s->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), this);
     m_pauseAction->setShortcut(Qt::Key_P);
     m_pauseAction->setEnabled(false);
-    connect(m_pauseAction, &QAction::triggered, this, &MainWindow::pauseRequested);
+    connect(m_pauseAction, &QAction::triggered, this, [this] {
+        if (m_controller)
+            m_controller->requestInterrupt(); // direct: stops a long frame at its next chunk
+        emit pauseRequested();
+    });
 
     m_stepAction = new QAction(s->standardIcon(QStyle::SP_MediaSkipForward), tr("S&tep"), this);
     m_stepAction->setShortcut(Qt::Key_N);
@@ -406,7 +411,7 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message)
 void MainWindow::onStartupFailed(const QString& message)
 {
     if (m_automation.active()) {
-        exitWith(1, message);
+        exitWith(2, message); // an unreadable --input is bad input, as in the CLI
         return;
     }
     statusBar()->showMessage(message, 15000);
@@ -468,20 +473,23 @@ void MainWindow::showWarning(const QString& title, const QString& text)
 void MainWindow::finishAutomation()
 {
     if (!m_automation.capturePath.isEmpty()) {
-        const QImage image = m_viewport->grabFramebuffer();
-        QSaveFile file(m_automation.capturePath);
-        QString error;
-        if (image.isNull())
-            error = QStringLiteral("the view could not be grabbed");
-        else if (!file.open(QIODevice::WriteOnly))
-            error = file.errorString();
-        else if (!image.save(&file, "PNG"))
-            error = QStringLiteral("PNG encoding failed");
-        else if (!file.commit())
-            error = file.errorString();
-        if (!error.isEmpty()) {
-            file.cancelWriting();
-            exitWith(1, QStringLiteral("cannot write %1: %2").arg(m_automation.capturePath, error));
+        // The same atomic PNG writer as the command line (nbody::gl::writePng).
+        const QImage image = m_viewport->grabFramebuffer().convertToFormat(QImage::Format_RGBA8888);
+        if (image.isNull()) {
+            exitWith(1, QStringLiteral("cannot write %1: the view could not be grabbed").arg(m_automation.capturePath));
+            return;
+        }
+        nbody::gl::Image out;
+        out.width = image.width();
+        out.height = image.height();
+        out.rgba.resize(std::size_t(out.width) * std::size_t(out.height) * 4);
+        for (int y = 0; y < out.height; ++y)
+            std::memcpy(out.rgba.data() + std::size_t(y) * std::size_t(out.width) * 4, image.constScanLine(y),
+                        std::size_t(out.width) * 4);
+        try {
+            nbody::gl::writePng(m_automation.capturePath.toStdString(), out);
+        } catch (const std::exception& e) {
+            exitWith(1, QString::fromUtf8(e.what()));
             return;
         }
         statusBar()->showMessage(tr("Saved %1").arg(m_automation.capturePath), 10000);
@@ -503,6 +511,8 @@ void MainWindow::shutdownController()
     m_frameTimer.stop();
     if (!m_thread.isRunning())
         return;
+    if (m_controller)
+        m_controller->requestInterrupt(); // direct: a frame in progress stops at its next chunk
     if (m_controller)
         QMetaObject::invokeMethod(m_controller, &SimulationController::shutdown,
                                   Qt::BlockingQueuedConnection);

@@ -208,7 +208,11 @@ void SimulationController::setRunning(bool running)
 
 void SimulationController::start() { setRunning(true); }
 
-void SimulationController::pause() { setRunning(false); }
+void SimulationController::pause()
+{
+    setRunning(false);
+    m_interrupt.store(false);
+}
 
 void SimulationController::stepOnce()
 {
@@ -243,11 +247,34 @@ void SimulationController::requestFraming()
 
 void SimulationController::shutdown()
 {
+    m_interrupt.store(false);
     m_pending.clear();
     m_running = false;
     // Nothing is attached between frames, so the simulation holds no pointer into the GL buffers;
     // destroying it here, on its own thread, releases its device memory.
     m_sim.reset();
+}
+
+int SimulationController::stepInterruptibly(int steps, StepTiming& timing)
+{
+    // Chunks of about 50 ms (from the last measured time per step), at least one step each.
+    constexpr double kChunkMs = 50.0;
+    int done = 0;
+    double ms = 0.0;
+    while (done < steps && !m_interrupt.load()) {
+        const double last = m_sim->lastTiming().msPerStep;
+        const int chunk = std::clamp(last > 0 ? int(kChunkMs / last) : 1, 1, steps - done);
+        m_sim->step(chunk);
+        ms += m_sim->lastTiming().msPerStep * chunk;
+        done += chunk;
+    }
+    if (done > 0) {
+        const double n = double(m_sim->size());
+        timing.steps = done;
+        timing.msPerStep = ms / done;
+        timing.interactionsPerSecond = timing.msPerStep > 0 ? n * n / (timing.msPerStep * 1e-3) : 0.0;
+    }
+    return done;
 }
 
 bool SimulationController::pendingWork() const
@@ -371,10 +398,9 @@ void SimulationController::advance(const FrameRequest& request)
                 }
                 m_stepRequested = false;
                 if (steps > 0) {
-                    m_sim->step(steps);
-                    r.timing = m_sim->lastTiming();
+                    const int done = stepInterruptibly(steps, r.timing);
                     if (m_running && m_stepsToRun > 0) {
-                        m_stepsRemaining -= steps;
+                        m_stepsRemaining -= done;
                         if (m_stepsRemaining <= 0) {
                             r.runFinished = true;
                             setRunning(false);

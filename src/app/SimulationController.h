@@ -11,6 +11,7 @@
 #include <QObject>
 #include <QString>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -37,6 +38,11 @@ public:
     ~SimulationController() override;
 
     bool running() const { return m_running; }
+
+    /// Thread-safe, called directly (not queued) from the GUI thread before a queued pause() or
+    /// shutdown(): the frame in progress stops stepping at the next chunk boundary (chunks last
+    /// about 50 ms, at least one step), so Pause and Quit do not wait for a long batch.
+    void requestInterrupt() { m_interrupt.store(true); }
 
 public slots:
     /// Creates the first system (queued as a command). Emits startupFailed() when the input file
@@ -94,12 +100,15 @@ private:
     void changeParams(const QString& what, const std::function<void(nbody::SimParams&)>& edit);
     void publishState();
     bool pendingWork() const;
+    /// Steps up to `steps` in chunks, stopping early on requestInterrupt(); returns the steps taken.
+    int stepInterruptibly(int steps, nbody::StepTiming& timing);
 
     std::unique_ptr<nbody::Simulation> m_sim;
     std::unique_ptr<nbody::World> m_initialWorld; ///< for reset()
     QString m_source;
     std::vector<Command> m_pending;
     bool m_running = false;
+    std::atomic<bool> m_interrupt{false};
     bool m_stepRequested = false;
     bool m_framingRequested = false;
     bool m_firstFrame = true;

@@ -17,6 +17,8 @@
 #include "sim/Scenario.h"
 
 #include <QApplication>
+#include "gl/Renderer.h"
+
 #include <QCommandLineParser>
 #include <QSurfaceFormat>
 
@@ -123,6 +125,13 @@ int main(int argc, char* argv[])
     nbody::app::Automation automation;
     automation.capturePath = parser.value(captureOpt);
     automation.quit = parser.isSet(quitOpt);
+    if (!automation.capturePath.isEmpty()) {
+        // Refuse an unwritable target before simulating anything (and never replace a device).
+        if (const nbody::gl::PngTarget t = nbody::gl::resolvePngTarget(automation.capturePath.toStdString());
+            !t.problem.empty())
+            return usageError(QStringLiteral("cannot write the capture '%1': %2")
+                                  .arg(automation.capturePath, QString::fromStdString(t.problem)));
+    }
 
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("nbody-sandbox"));

@@ -107,10 +107,19 @@ int runCommand(const RunOptions& o)
         std::cerr << "nbody run: " << e.what() << "\n";
         return 2;
     }
-    if (o.dt != 0)
-        params.dt = float(o.dt);
-    if (o.eps2 >= 0)
-        params.eps2 = float(o.eps2);
+    if (!o.input.empty() && o.bodiesOrSeedGiven)
+        std::fprintf(stderr, "nbody run: note: --bodies and --seed apply to the default cube; ignored with --input\n");
+    if (o.dt)
+        params.dt = float(*o.dt); // Simulation refuses 0, negative and non-finite values
+    if (o.eps2)
+        params.eps2 = float(*o.eps2);
+    if (!o.capture.empty()) {
+        // Refuse an unwritable target before simulating anything (and never replace a device).
+        if (const gl::PngTarget t = gl::resolvePngTarget(o.capture); !t.problem.empty()) {
+            std::cerr << "nbody run: cannot write the capture '" << o.capture << "': " << t.problem << "\n";
+            return 2;
+        }
+    }
     params.blockSize = o.blockSize;
     params.tileWidthFactor = o.tileWidthFactor;
     const std::string kernelId = o.kernel.empty() ? defaultKernel() : o.kernel;
@@ -169,8 +178,13 @@ int runCommand(const RunOptions& o)
 
     try {
         Diagnostics e0, e1;
-        if (o.energy)
+        if (o.energy) {
+            if (sim->size() > 100000)
+                std::printf("Energy:  evaluating E0 (fp64, O(N^2) on %d CPU threads; --no-energy skips it)...\n",
+                            omp_get_max_threads());
+            std::fflush(stdout);
             withPositions([&] { e0 = sim->measure(); });
+        }
         const int every = o.progressEvery > 0 ? o.progressEvery : std::max(1, o.steps / 10);
         double msTotal = 0, msWarm = 0;
         int stepsWarm = 0, done = 0;
@@ -194,15 +208,6 @@ int runCommand(const RunOptions& o)
             else
                 sim->world();
         });
-        if (view) {
-            const World& w = sim->world();
-            int buffer = sim->currentBuffer(); // interop: the kernels left the positions there
-            if (!view->interop) {
-                buffer = 0;
-                view->buffers.upload(0, w.positions().data(), w.size());
-            }
-            view->capture(o.capture, buffer, w.size(), w, o.width, o.height);
-        }
         const double n = double(sim->size());
         const double msPerStep = stepsWarm > 0 ? msWarm / stepsWarm : (o.steps > 0 ? msTotal / o.steps : 0);
         std::printf("\nSummary (%s, N = %zu, %d steps, t = %.6g)\n", std::string(k.id).c_str(), sim->size(), o.steps,
@@ -219,8 +224,24 @@ int runCommand(const RunOptions& o)
             std::printf("  momentum:               (%.4g, %.4g, %.4g) -> (%.4g, %.4g, %.4g)\n", e0.momentum.x,
                         e0.momentum.y, e0.momentum.z, e1.momentum.x, e1.momentum.y, e1.momentum.z);
         }
+        if (!sim->world().validate().empty()) {
+            // A blown-up run (dt far too large, an unsoftened collapse) is a failure, not a result.
+            std::cerr << "nbody run: the system is no longer finite after " << o.steps
+                      << " steps (" << sim->world().validate() << "): the time step is too large for it\n";
+            return 1;
+        }
+        if (view) {
+            const World& w = sim->world();
+            int buffer = sim->currentBuffer(); // interop: the kernels left the positions there
+            if (!view->interop) {
+                buffer = 0;
+                view->buffers.upload(0, w.positions().data(), w.size());
+            }
+            view->capture(o.capture, buffer, w.size(), w, o.width, o.height);
+        }
         if (view)
-            std::printf("Capture written to %s (%dx%d)\n", o.capture.c_str(), o.width, o.height);
+            std::printf("Capture written to %s (%dx%d)\n", gl::resolvePngTarget(o.capture).path.c_str(), o.width,
+                        o.height);
     } catch (const CudaError& e) {
         std::cerr << "nbody run: GPU error: " << e.what() << "\n";
         return 1;

@@ -4,6 +4,7 @@
 /// failure (GPU error, failed write), 2 bad usage or input (unknown kernel, unreadable file).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace nbody::cli {
@@ -12,8 +13,8 @@ struct RunOptions {
     std::size_t bodies = 8192;
     int steps = 100;
     std::string kernel;         ///< empty: the fastest available (tiled, else cpu)
-    double dt = 0;              ///< 0: the system's default
-    double eps2 = -1;           ///< < 0: the system's default
+    std::optional<double> dt;   ///< unset: the system's default (validated by Simulation)
+    std::optional<double> eps2; ///< unset: the system's default
     std::uint64_t seed = 42;
     std::string input;          ///< Tipsy file; empty: the default cube
     std::string capture;        ///< PNG path; empty: no capture
@@ -21,6 +22,7 @@ struct RunOptions {
     int blockSize = 256;
     int tileWidthFactor = 1;
     int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
+    bool bodiesOrSeedGiven = false; ///< --bodies or --seed given (ignored with --input: warn)
     bool energy = true;         ///< evaluate energy and momentum (fp64, O(N²) on the host) at start and end
 };
 

@@ -55,8 +55,10 @@ int main(int argc, char** argv)
         return 2;
     }
     try {
-        if (*runCmd)
+        if (*runCmd) {
+            run.bodiesOrSeedGiven = runCmd->count("--bodies") + runCmd->count("--seed") > 0;
             return runCommand(run);
+        }
         if (*kernelsCmd)
             return kernelsCommand(kernelsJson);
         if (*devicesCmd)

@@ -74,21 +74,53 @@ std::string writeFile(const std::string& path, const std::vector<unsigned char>&
 
 } // namespace
 
+PngTarget resolvePngTarget(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    PngTarget t;
+    if (path.empty()) {
+        t.problem = "empty path";
+        return t;
+    }
+    std::error_code ec;
+    fs::path target(path);
+    // A symbolic link is written through: the file it names is replaced, the link stays.
+    for (int depth = 0; fs::is_symlink(fs::symlink_status(target, ec)); ++depth) {
+        const fs::path next = fs::read_symlink(target, ec);
+        if (ec || depth == 40) {
+            t.problem = "cannot resolve the symbolic link" + (ec ? ": " + ec.message() : std::string(" (a loop)"));
+            return t;
+        }
+        target = next.is_absolute() ? next : target.parent_path() / next;
+    }
+    const fs::file_status st = fs::status(target, ec);
+    if (fs::exists(st) && !fs::is_regular_file(st)) {
+        t.problem = "it exists and is not a regular file (a device, directory or pipe is never replaced)";
+        return t;
+    }
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    if (!fs::is_directory(dir, ec)) {
+        t.problem = "directory '" + dir.string() + "' does not exist";
+        return t;
+    }
+    if (::access(dir.c_str(), W_OK) != 0) {
+        t.problem = "directory '" + dir.string() + "' is not writable: " + std::strerror(errno);
+        return t;
+    }
+    t.path = target.string();
+    return t;
+}
+
 void writePng(const std::string& path, const Image& image)
 {
     namespace fs = std::filesystem;
-    if (path.empty())
-        fail(path, "empty path");
+    const PngTarget target = resolvePngTarget(path);
+    if (!target.problem.empty())
+        fail(path, target.problem);
     if (image.width <= 0 || image.height <= 0 ||
         image.rgba.size() != static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height) * 4)
         fail(path, "invalid image (" + std::to_string(image.width) + "x" + std::to_string(image.height) + ", " +
                        std::to_string(image.rgba.size()) + " bytes of RGBA)");
-
-    const fs::path target(path);
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec))
-        fail(path, "directory '" + dir.string() + "' does not exist");
 
     std::vector<unsigned char> png;
     png.reserve(image.rgba.size() / 2 + 1024);
@@ -97,12 +129,15 @@ void writePng(const std::string& path, const Image& image)
         png.empty())
         fail(path, "PNG encoding failed");
 
-    const std::string temp = path + ".tmp-" + std::to_string(::getpid());
+    // Written beside the target and renamed over it: readers see the old file or the new one,
+    // never a partial one, and a failed write leaves no file under the target's name.
+    std::error_code ec;
+    const std::string temp = target.path + ".tmp-" + std::to_string(::getpid());
     if (std::string reason = writeFile(temp, png); !reason.empty()) {
         fs::remove(temp, ec);
         fail(path, reason);
     }
-    fs::rename(temp, target, ec);
+    fs::rename(temp, target.path, ec);
     if (ec) {
         std::error_code ignored;
         fs::remove(temp, ignored);
