@@ -65,7 +65,7 @@ CudaRuntimeInfo queryCuda()
     if (info.devices.empty())
         info.whyNone = "no CUDA device could be queried";
 #else
-    info.whyNone = "built without CUDA (nvcc was not found when the project was configured)";
+    info.whyNone = "built without CUDA (nvcc was not found at configure time, or NBODY_ENABLE_CUDA=OFF)";
 #endif
     return info;
 }

@@ -70,12 +70,13 @@ Availability availability(const KernelInfo& k)
 {
     if (k.backend == Backend::Cpu)
         return {true, {}};
-    if (!k.device)
-        return {false, "built without CUDA (nvcc was not found when the project was configured)"};
-    // The device query is made once per process: devices do not come and go while we run.
+    // The device query is made once per process: devices do not come and go while we run. In a
+    // CPU-only build it says "built without CUDA".
     static const std::string whyNoDevice = [] { return queryCuda().whyNone; }();
     if (!whyNoDevice.empty())
         return {false, whyNoDevice};
+    if (!k.device)
+        return {false, "this build has no launcher for kernel '" + std::string(k.id) + "'"};
     return {true, {}};
 }
 
