@@ -40,6 +40,20 @@ __global__ void kickKernel(float4* __restrict__ vel, const float4* __restrict__ 
     vel[i] = v;
 }
 
+__device__ bool finite4(float4 v)
+{
+    return isfinite(v.x) && isfinite(v.y) && isfinite(v.z) && isfinite(v.w);
+}
+
+// Lowest index i with a non-finite position, mass or velocity into *first (initialised to n).
+__global__ void firstNonFiniteKernel(const float4* __restrict__ pos, const float4* __restrict__ vel, int n,
+                                     int* first)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && !(finite4(pos[i]) && finite4(vel[i])))
+        atomicMin(first, i);
+}
+
 /// Block size for the element-wise kernels, from the occupancy calculator (once per kernel).
 template <class K>
 int elementwiseBlock(K kernel)
@@ -50,6 +64,7 @@ int elementwiseBlock(K kernel)
 }
 
 float4* f4(Float4* p) { return reinterpret_cast<float4*>(p); }
+const float4* f4c(const Float4* p) { return reinterpret_cast<const float4*>(p); }
 
 } // namespace
 
@@ -61,6 +76,7 @@ DeviceState::DeviceState(std::size_t n, PositionStorage storage) : m_n(n), m_sto
     try {
         NB_CUDA_CHECK(cudaMalloc(&m_vel, bytes));
         NB_CUDA_CHECK(cudaMalloc(&m_acc, bytes));
+        NB_CUDA_CHECK(cudaMalloc(&m_flag, sizeof(int)));
         if (storage == PositionStorage::Owned) {
             NB_CUDA_CHECK(cudaMalloc(&m_owned[0], bytes));
             NB_CUDA_CHECK(cudaMalloc(&m_owned[1], bytes));
@@ -70,6 +86,7 @@ DeviceState::DeviceState(std::size_t n, PositionStorage storage) : m_n(n), m_sto
     } catch (...) {
         cudaFree(m_vel);
         cudaFree(m_acc);
+        cudaFree(m_flag);
         cudaFree(m_owned[0]);
         cudaFree(m_owned[1]);
         throw;
@@ -81,6 +98,7 @@ DeviceState::~DeviceState()
     // Destructors never throw: errors here are reported by the next checked call.
     cudaFree(m_vel);
     cudaFree(m_acc);
+    cudaFree(m_flag);
     cudaFree(m_owned[0]);
     cudaFree(m_owned[1]);
 }
@@ -159,6 +177,20 @@ void DeviceState::kick(float dt)
     const int n = int(m_n);
     kickKernel<<<(n + block - 1) / block, block>>>(f4(m_vel), f4(m_acc), n, dt);
     NB_CUDA_CHECK_LAUNCH("kickKernel");
+}
+
+long long DeviceState::firstNonFinite(int current)
+{
+    if (!hasPositions())
+        throw std::logic_error("DeviceState::firstNonFinite: positions are not attached");
+    static const int block = elementwiseBlock(firstNonFiniteKernel);
+    const int n = int(m_n);
+    NB_CUDA_CHECK(cudaMemcpy(m_flag, &n, sizeof(int), cudaMemcpyHostToDevice));
+    firstNonFiniteKernel<<<(n + block - 1) / block, block>>>(f4c(m_pos[current]), f4c(m_vel), n, m_flag);
+    NB_CUDA_CHECK_LAUNCH("firstNonFiniteKernel");
+    int first = n;
+    NB_CUDA_CHECK(cudaMemcpy(&first, m_flag, sizeof(int), cudaMemcpyDeviceToHost));
+    return first < n ? first : -1;
 }
 
 void DeviceState::synchronize() const

@@ -43,6 +43,9 @@ public:
     void kickDrift(float dt, int current);
     /// Closing kick: vel += ½ acc dt.
     void kick(float dt);
+    /// Index of the first body whose position, mass or velocity is not finite (positions in
+    /// buffer `current`), or -1 when all are; one pass over 32 bytes per body, 4 bytes copied back.
+    long long firstNonFinite(int current);
     /// Waits for the device (checked).
     void synchronize() const;
 
@@ -53,6 +56,7 @@ private:
     Float4* m_pos[2] = {nullptr, nullptr};
     Float4* m_vel = nullptr;
     Float4* m_acc = nullptr;
+    int* m_flag = nullptr; ///< one int for firstNonFinite()
 };
 
 } // namespace nbody

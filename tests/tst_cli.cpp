@@ -12,6 +12,8 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 
+#include <sys/stat.h>
+
 namespace {
 
 struct Result {
@@ -152,17 +154,24 @@ private slots:
         QTest::newRow("negative eps2") << QStringList{"run", "--bodies", "10", "--eps2", "-1"} << "eps2";
         QTest::newRow("capture into a missing directory")
             << QStringList{"run", "--bodies", "10", "--capture", "/nonexistent/dir/x.png"} << "does not exist";
-        QTest::newRow("capture onto a device") << QStringList{"run", "--bodies", "10", "--capture", "/dev/null"}
-                                               << "not a regular file";
+        QTest::newRow("capture not PNG") << QStringList{"run", "--bodies", "10", "--capture", "/tmp/x.jpg"}
+                                         << ".png";
+        QTest::newRow("empty capture name") << QStringList{"run", "--bodies", "10", "--capture", ""} << "file name";
+        QTest::newRow("dt below fp32") << QStringList{"run", "--bodies", "10", "--dt", "1e-300"} << "fp32";
     }
     void captureTargets()
     {
-        // A directory is never replaced, a symbolic link is written through.
+        // A directory or a pipe is never replaced, a symbolic link is written through.
         QTemporaryDir dir;
-        QVERIFY(QDir(dir.path()).mkdir("sub"));
-        const Result d = nbody({"run", "--bodies", "10", "--steps", "1", "--capture", dir.filePath("sub")});
+        QVERIFY(QDir(dir.path()).mkdir("sub.png"));
+        const Result d = nbody({"run", "--bodies", "10", "--steps", "1", "--capture", dir.filePath("sub.png")});
         QCOMPARE(d.code, 2);
-        QVERIFY(QFileInfo(dir.filePath("sub")).isDir());
+        QVERIFY2(d.err.contains("not a regular file"), qPrintable(d.err));
+        QVERIFY(QFileInfo(dir.filePath("sub.png")).isDir());
+        QVERIFY(::mkfifo(QFile::encodeName(dir.filePath("pipe.png")).constData(), 0600) == 0);
+        const Result f = nbody({"run", "--bodies", "10", "--steps", "1", "--capture", dir.filePath("pipe.png")});
+        QCOMPARE(f.code, 2);
+        QVERIFY(!QFileInfo(dir.filePath("pipe.png")).isFile());
         const QString real = dir.filePath("real.png");
         QVERIFY(QFile::link(real, dir.filePath("link.png")));
         const Result l = nbody({"run", "--bodies", "10", "--steps", "1", "--capture", dir.filePath("link.png")});
@@ -171,8 +180,8 @@ private slots:
         QVERIFY2(l.code == 0, qPrintable(l.err));
         QVERIFY(QFileInfo(dir.filePath("link.png")).isSymLink());
         QVERIFY(isPng(real));
-        // Nothing but the two names is left (no temporary files).
-        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::System).size(), 2);
+        // Nothing but the link, its file and the pipe is left (no temporary files).
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::System).size(), 3);
     }
     void blowUpIsAFailure()
     {

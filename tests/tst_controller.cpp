@@ -389,6 +389,9 @@ private slots:
     void shutdownWhileRunning_data();
     void shutdownWhileRunning();
     void pauseInterruptsLongFrame();
+    void frameBudgetAndStepPresses();
+    void blowUpPauses_data();
+    void blowUpPauses();
 
 private:
     void addKernelRows();
@@ -858,6 +861,7 @@ void TestController::pauseInterruptsLongFrame()
     FRAME(loop, r); // a measured time per step for the chunking
     const double msPerStep = r.timing.msPerStep;
     loop.command(&SimulationController::pause);
+    loop.command(&SimulationController::setFrameBudget, 0); // only the interrupt may end the frame
     loop.command(&SimulationController::setStepsPerFrame, 1000);
     FRAME(loop, r); // paused: no steps
     QVERIFY(!r.running);
@@ -881,6 +885,68 @@ void TestController::pauseInterruptsLongFrame()
     FRAME(loop, r); // the queued pause has run
     QVERIFY(!r.running);
     QCOMPARE(r.step, last.step);
+}
+
+// ---- 8. a frame ends after its time budget; every Step press counts --------------------------
+
+void TestController::frameBudgetAndStepPresses()
+{
+    REQUIRE_EGL();
+    FrameLoop loop(*m_context);
+    StartupConfig config;
+    config.kernelId = QStringLiteral("reference");
+    config.bodies = 3001;
+    loop.command(&SimulationController::initialize, config);
+    FrameResult r;
+    FRAME(loop, r);
+    QCOMPARE(r.step, quint64(0));
+    // Five presses before the next frame: five steps, not one.
+    for (int i = 0; i < 5; ++i)
+        loop.command(&SimulationController::stepOnce);
+    FRAME(loop, r);
+    QCOMPARE(r.step, quint64(5));
+    // 1000 steps per frame at ~10-30 ms per step would take 10-30 s; a 100 ms budget ends the
+    // frame after a few chunks, and the run goes on in the next frame.
+    loop.command(&SimulationController::setFrameBudget, 100);
+    loop.command(&SimulationController::setStepsPerFrame, 1000);
+    loop.command(&SimulationController::start);
+    FRAME(loop, r);
+    const quint64 first = r.step - 5;
+    qInfo("a 100 ms frame took %llu steps at %.3g ms per step", static_cast<unsigned long long>(first),
+          r.timing.msPerStep);
+    QVERIFY(first >= 1 && first < 1000);
+    QVERIFY(r.running);
+    FRAME(loop, r);
+    QVERIFY(r.step > 5 + first);
+}
+
+// ---- 9. a system that blows up pauses with a message (host and device checks) -----------------
+
+void TestController::blowUpPauses_data()
+{
+    addKernelRows();
+}
+
+void TestController::blowUpPauses()
+{
+    QFETCH(QString, kernel);
+    REQUIRE_EGL();
+    REQUIRE_KERNEL(kernel);
+    FrameLoop loop(*m_context);
+    StartupConfig config;
+    config.kernelId = kernel;
+    config.bodies = 1001;
+    loop.command(&SimulationController::initialize, config);
+    FrameResult r;
+    FRAME(loop, r);
+    loop.command(&SimulationController::setDt, 1e29); // every body leaves to infinity in a step
+    loop.command(&SimulationController::start);
+    for (int frame = 0; frame < 5 && r.error.isEmpty(); ++frame)
+        FRAME(loop, r);
+    QVERIFY2(r.error.contains("no longer finite"), qPrintable(r.error));
+    QVERIFY(!r.running);
+    QVERIFY(!r.cudaFailed); // not a GPU failure: the kernel stays selected
+    QCOMPARE(r.kernelId, kernel);
 }
 
 QTEST_GUILESS_MAIN(TestController)

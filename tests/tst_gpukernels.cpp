@@ -135,6 +135,25 @@ private slots:
         gpu.step(1);
         QCOMPARE(gpu.stepCount(), std::uint64_t(21));
     }
+    void detectsNonFiniteState_data() { pipelineMatchesCpu_data(); }
+    void detectsNonFiniteState()
+    {
+        // checkFinite() on the device (a flag kernel, 4 bytes back): "" for a sane state, a
+        // message naming a body after dt = 1e29 sent everything to infinity.
+        QFETCH(QString, kernel);
+        const KernelInfo* k = findKernel(kernel.toStdString());
+        SKIP_UNLESS_AVAILABLE(*k);
+        SimParams p;
+        Simulation ok(cube(1000), p, k->id);
+        ok.step(2);
+        QCOMPARE(QString::fromStdString(ok.checkFinite()), QString());
+        p.dt = 1e29f;
+        Simulation bad(cube(1000), p, k->id);
+        bad.step(2);
+        const QString why = QString::fromStdString(bad.checkFinite());
+        qInfo("%s", qPrintable(why));
+        QVERIFY(why.contains("not finite"));
+    }
     void refusesUnlaunchableParameters()
     {
         const KernelInfo* k = findKernel("tiled");

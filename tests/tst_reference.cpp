@@ -154,6 +154,12 @@ private slots:
         const FramingSphere f = framingSphere(w);
         QCOMPARE_LE(std::abs(f.x), 1e-9);
         QCOMPARE_LE(std::abs(f.radius - 10.0), 1e-9);
+        // A compact system is framed whole: the outermost body (12) is within 1.5 × 10.
+        World compact;
+        for (int i = 0; i < 100; ++i)
+            compact.addBody({float(i % 2 ? 10 : -10), 0, 0, 1}, {});
+        compact.addBody({12, 0, 0, 0}, {});
+        QCOMPARE_LE(std::abs(framingSphere(compact).radius - 12.0), 1e-6);
     }
 };
 

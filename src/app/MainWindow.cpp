@@ -205,7 +205,7 @@ void MainWindow::createMenusAndToolbar()
     view->addAction(m_resetCameraAction);
     view->addSeparator();
     QAction* dockToggle = m_runDock->toggleViewAction();
-    dockToggle->setText(tr("Run &panel"));
+    dockToggle->setText(tr("&Run dock"));
     view->addAction(dockToggle);
     QAction* barToggle = bar->toggleViewAction();
     barToggle->setText(tr("&Toolbar"));
@@ -272,6 +272,7 @@ void MainWindow::connectController()
     connect(c, &SimulationController::sourceChanged, this, [this](const QString& source) {
         m_runDock->setSource(source);
         setWindowTitle(tr("%1 — N-Body Sandbox").arg(source));
+        statusBar()->clearMessage(); // "Loading …" is over
     });
     connect(c, &SimulationController::commandFailed, this, &MainWindow::onCommandFailed);
     connect(c, &SimulationController::loadFailed, this, &MainWindow::onLoadFailed);

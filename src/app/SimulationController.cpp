@@ -208,6 +208,11 @@ void SimulationController::setRunning(bool running)
 
 void SimulationController::start() { setRunning(true); }
 
+void SimulationController::setFrameBudget(int ms)
+{
+    m_frameBudgetMs = std::max(0, ms);
+}
+
 void SimulationController::pause()
 {
     setRunning(false);
@@ -216,7 +221,7 @@ void SimulationController::pause()
 
 void SimulationController::stepOnce()
 {
-    m_stepRequested = true;
+    ++m_stepsRequested;
     emit workQueued();
 }
 
@@ -261,7 +266,9 @@ int SimulationController::stepInterruptibly(int steps, StepTiming& timing)
     constexpr double kChunkMs = 50.0;
     int done = 0;
     double ms = 0.0;
-    while (done < steps && !m_interrupt.load()) {
+    // A frame also ends after m_frameBudgetMs, so the view and the status bar keep up when a
+    // frame of `steps` would take long; the remaining steps come in the next frames.
+    while (done < steps && !m_interrupt.load() && (m_frameBudgetMs <= 0 || done == 0 || ms < m_frameBudgetMs)) {
         const double last = m_sim->lastTiming().msPerStep;
         const int chunk = std::clamp(last > 0 ? int(kChunkMs / last) : 1, 1, steps - done);
         m_sim->step(chunk);
@@ -279,7 +286,7 @@ int SimulationController::stepInterruptibly(int steps, StepTiming& timing)
 
 bool SimulationController::pendingWork() const
 {
-    return !m_pending.empty() || m_stepRequested || m_framingRequested;
+    return !m_pending.empty() || m_stepsRequested > 0 || m_framingRequested;
 }
 
 void SimulationController::publishState()
@@ -393,12 +400,20 @@ void SimulationController::advance(const FrameRequest& request)
                     steps = m_stepsPerFrame;
                     if (m_stepsToRun > 0)
                         steps = std::min(steps, std::max(0, m_stepsRemaining));
-                } else if (m_stepRequested) {
-                    steps = 1;
+                } else if (m_stepsRequested > 0) {
+                    steps = m_stepsRequested; // every Step press counts, however fast
                 }
-                m_stepRequested = false;
+                m_stepsRequested = 0;
                 if (steps > 0) {
                     const int done = stepInterruptibly(steps, r.timing);
+                    if (const std::string bad = m_sim->checkFinite(); !bad.empty()) {
+                        // A blown-up system (dt far too large) would run on invisibly: stop.
+                        r.error = QStringLiteral("The system is no longer finite at step %1 (%2): the time step "
+                                                 "is too large for it. Paused; Reset starts again.")
+                                      .arg(m_sim->stepCount())
+                                      .arg(QString::fromStdString(bad));
+                        setRunning(false);
+                    }
                     if (m_running && m_stepsToRun > 0) {
                         m_stepsRemaining -= done;
                         if (m_stepsRemaining <= 0) {

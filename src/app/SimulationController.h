@@ -68,6 +68,9 @@ public slots:
     /// 0 = until paused; > 0: the next run pauses after that many steps.
     void setStepsToRun(int steps);
     void setStepsPerFrame(int steps);
+    /// A frame stops stepping after about this many ms (default 500; 0: never), so a large
+    /// "steps per frame" on a slow kernel still redraws twice a second.
+    void setFrameBudget(int ms);
     /// Asks for a framing sphere of the current state in the next frame.
     void requestFraming();
     /// Destroys the simulation (on this thread). Called blocking before the thread quits.
@@ -109,7 +112,8 @@ private:
     std::vector<Command> m_pending;
     bool m_running = false;
     std::atomic<bool> m_interrupt{false};
-    bool m_stepRequested = false;
+    int m_frameBudgetMs = 500;
+    int m_stepsRequested = 0; ///< Step presses not yet taken
     bool m_framingRequested = false;
     bool m_firstFrame = true;
     int m_stepsToRun = 0;

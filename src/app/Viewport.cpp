@@ -191,7 +191,8 @@ void Viewport::fitCamera()
         return;
     m_camera.fit(glm::vec3(static_cast<float>(m_framing->x), static_cast<float>(m_framing->y),
                            static_cast<float>(m_framing->z)),
-                 static_cast<float>(m_framing->radius));
+                 static_cast<float>(m_framing->radius),
+                 static_cast<float>(std::max(1, width())) / static_cast<float>(std::max(1, height())));
     update();
 }
 

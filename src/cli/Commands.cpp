@@ -14,6 +14,7 @@
 
 #include <omp.h>
 
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <iostream>
@@ -66,7 +67,7 @@ struct HeadlessView {
     {
         gl::OrbitCamera camera;
         const FramingSphere f = framingSphere(world);
-        camera.fit({float(f.x), float(f.y), float(f.z)}, float(f.radius));
+        camera.fit({float(f.x), float(f.y), float(f.z)}, float(f.radius), float(w) / float(h));
         gl::RenderStyle style;
         const auto [lo, hi] = world.massRange();
         style.massMin = lo;
@@ -109,10 +110,28 @@ int runCommand(const RunOptions& o)
     }
     if (!o.input.empty() && o.bodiesOrSeedGiven)
         std::fprintf(stderr, "nbody run: note: --bodies and --seed apply to the default cube; ignored with --input\n");
+    // dt and eps2 are fp32 parameters: a value that rounds to 0 or infinity is refused as given.
+    for (const auto& [name, value] : {std::pair{"--dt", o.dt}, std::pair{"--eps2", o.eps2}}) {
+        if (value && std::isfinite(*value) && *value != 0 &&
+            (float(*value) == 0.f || !std::isfinite(float(*value)))) {
+            std::cerr << "nbody run: " << name << " " << *value
+                      << " is outside the range of fp32 (about 1.2e-38 to 3.4e38)\n";
+            return 2;
+        }
+    }
     if (o.dt)
         params.dt = float(*o.dt); // Simulation refuses 0, negative and non-finite values
     if (o.eps2)
         params.eps2 = float(*o.eps2);
+    if (o.captureGiven && o.capture.empty()) {
+        std::cerr << "nbody run: --capture needs a file name\n";
+        return 2;
+    }
+    if (!o.capture.empty() && !(o.capture.size() > 4 && o.capture.compare(o.capture.size() - 4, 4, ".png") == 0)) {
+        std::cerr << "nbody run: --capture writes PNG only: give a file name ending in .png (not '" << o.capture
+                  << "')\n";
+        return 2;
+    }
     if (!o.capture.empty()) {
         // Refuse an unwritable target before simulating anything (and never replace a device).
         if (const gl::PngTarget t = gl::resolvePngTarget(o.capture); !t.problem.empty()) {
@@ -190,7 +209,11 @@ int runCommand(const RunOptions& o)
         int stepsWarm = 0, done = 0;
         while (done < o.steps) {
             const int chunk = std::min(every, o.steps - done);
-            withPositions([&] { sim->step(chunk); });
+            std::string bad;
+            withPositions([&] {
+                sim->step(chunk);
+                bad = sim->checkFinite();
+            });
             const StepTiming& t = sim->lastTiming();
             msTotal += t.msPerStep * chunk;
             if (done > 0) { // the first chunk holds the warm-up (allocation, first forces, module load)
@@ -201,6 +224,12 @@ int runCommand(const RunOptions& o)
             std::printf("step %7d / %d  t = %-10.5g  %9.3f ms/step  %10.4g interactions/s\n", done, o.steps,
                         sim->time(), t.msPerStep, t.interactionsPerSecond);
             std::fflush(stdout);
+            if (!bad.empty()) {
+                // A blown-up run (dt far too large, an unsoftened collapse) is a failure, not a result.
+                std::cerr << "nbody run: the system is no longer finite after " << done << " steps (" << bad
+                          << "): the time step is too large for it\n";
+                return 1;
+            }
         }
         withPositions([&] { // synchronises the host copy too
             if (o.energy)
@@ -223,12 +252,6 @@ int runCommand(const RunOptions& o)
                         relativeEnergyChange(e0, e1));
             std::printf("  momentum:               (%.4g, %.4g, %.4g) -> (%.4g, %.4g, %.4g)\n", e0.momentum.x,
                         e0.momentum.y, e0.momentum.z, e1.momentum.x, e1.momentum.y, e1.momentum.z);
-        }
-        if (!sim->world().validate().empty()) {
-            // A blown-up run (dt far too large, an unsoftened collapse) is a failure, not a result.
-            std::cerr << "nbody run: the system is no longer finite after " << o.steps
-                      << " steps (" << sim->world().validate() << "): the time step is too large for it\n";
-            return 1;
         }
         if (view) {
             const World& w = sim->world();

@@ -22,6 +22,7 @@ struct RunOptions {
     int blockSize = 256;
     int tileWidthFactor = 1;
     int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
+    bool captureGiven = false;      ///< --capture given (an empty name is an error)
     bool bodiesOrSeedGiven = false; ///< --bodies or --seed given (ignored with --input: warn)
     bool energy = true;         ///< evaluate energy and momentum (fp64, O(N²) on the host) at start and end
 };

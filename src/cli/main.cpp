@@ -18,7 +18,7 @@ int main(int argc, char** argv)
     CLI::App* runCmd = app.add_subcommand("run", "Simulate a system and print progress and a summary");
     runCmd->add_option("-n,--bodies", run.bodies, "Bodies of the default uniform cube (N >= 1)")
         ->capture_default_str()->check(CLI::Range(std::size_t(1), std::size_t(1) << 28));
-    runCmd->add_option("-s,--steps", run.steps, "Steps to run (>= 0)")->capture_default_str()->check(CLI::NonNegativeNumber);
+    runCmd->add_option("-s,--steps", run.steps, "Steps to run (>= 0)")->capture_default_str()->check(CLI::Range(0, 1 << 30));
     runCmd->add_option("-k,--kernel", run.kernel, "Force kernel id (see `nbody kernels`); default: tiled if a GPU is available, else cpu");
     runCmd->add_option("--dt", run.dt, "Time step (default 0.1 for the cube; derived from the scale for a file)");
     runCmd->add_option("--eps2", run.eps2, "Softening eps^2 (default 0.002 for the cube; derived for a file)");
@@ -30,7 +30,7 @@ int main(int argc, char** argv)
     runCmd->add_option("--block-size", run.blockSize, "CUDA threads per block")->capture_default_str();
     runCmd->add_option("--tile-factor", run.tileWidthFactor, "Tile width factor of `tiled`")->capture_default_str();
     runCmd->add_option("--progress-every", run.progressEvery, "Steps between progress lines (0: about ten lines)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(CLI::Range(0, 1 << 30));
     runCmd->add_flag("!--no-energy", run.energy,
                      "Skip the energy and momentum evaluation (fp64, O(N^2) on the CPU) at start and end");
 
@@ -57,6 +57,7 @@ int main(int argc, char** argv)
     try {
         if (*runCmd) {
             run.bodiesOrSeedGiven = runCmd->count("--bodies") + runCmd->count("--seed") > 0;
+            run.captureGiven = runCmd->count("--capture") > 0;
             return runCommand(run);
         }
         if (*kernelsCmd)

@@ -20,12 +20,16 @@ bool finite(const glm::vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y
 
 } // namespace
 
-void OrbitCamera::fit(const glm::vec3& centre, float radius)
+void OrbitCamera::fit(const glm::vec3& centre, float radius, float aspect)
 {
     const float r = (std::isfinite(radius) && radius > 0.f) ? radius : 1.f;
     target = finite(centre) ? centre : glm::vec3(0.f);
     sceneRadius = r;
-    const float halfFov = glm::radians(std::clamp(fovYDeg, 1.f, 179.f)) * 0.5f;
+    yawDeg = 30.f;
+    pitchDeg = 20.f;
+    float halfFov = glm::radians(std::clamp(fovYDeg, 1.f, 179.f)) * 0.5f;
+    if (std::isfinite(aspect) && aspect > 0.f && aspect < 1.f) // portrait: the horizontal FOV is narrower
+        halfFov = std::atan(std::tan(halfFov) * aspect);
     distance = r / std::sin(halfFov) * 1.1f;
     updateClipPlanes();
 }

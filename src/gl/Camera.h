@@ -8,10 +8,11 @@ namespace nbody::gl {
 
 class OrbitCamera {
 public:
-    /// Frames a sphere (centre, radius, length units) so it fills the view: target = centre,
-    /// distance = radius / sin(fovY/2) × 1.1, sceneRadius = radius, clip planes updated.
-    /// A radius ≤ 0 or not finite counts as 1; a centre not finite as the origin.
-    void fit(const glm::vec3& centre, float radius);
+    /// Frames a sphere (centre, radius, length units) so it fills the view from the default
+    /// direction (yaw 30°, pitch 20°): target = centre, distance from the narrower of the
+    /// vertical field of view and the horizontal one for `aspect` (width / height), near/far
+    /// planes around it.
+    void fit(const glm::vec3& centre, float radius, float aspect = 1.f);
     /// Rotates by mouse motion in pixels (0.3° per pixel: yaw −= dx, pitch += dy); pitch
     /// clamped to ±89°, yaw kept in −180…180°.
     void orbit(float dxPixels, float dyPixels);

@@ -137,6 +137,10 @@ void writePng(const std::string& path, const Image& image)
         fs::remove(temp, ec);
         fail(path, reason);
     }
+    // Replacing a file keeps its permissions (the temporary one was created 0644).
+    if (const fs::file_status st = fs::status(target.path, ec); !ec && fs::is_regular_file(st))
+        fs::permissions(temp, st.permissions(), ec);
+    ec.clear();
     fs::rename(temp, target.path, ec);
     if (ec) {
         std::error_code ignored;

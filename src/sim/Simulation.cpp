@@ -11,12 +11,21 @@ class DeviceState {};
 #endif
 
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <string>
 
 namespace nbody {
 
 namespace {
+
+/// "1e-300", "0.002", "nan": parameter values as a user would write them.
+std::string num(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
 
 std::string knownKernelIds()
 {
@@ -29,11 +38,11 @@ std::string knownKernelIds()
 void validateParams(const SimParams& p)
 {
     if (!std::isfinite(p.G) || !(p.G > 0))
-        throw std::invalid_argument("G must be positive and finite (got " + std::to_string(p.G) + ")");
+        throw std::invalid_argument("G must be positive and finite (got " + num(p.G) + ")");
     if (!std::isfinite(p.eps2) || p.eps2 < 0)
-        throw std::invalid_argument("softening eps2 must be >= 0 and finite (got " + std::to_string(p.eps2) + ")");
+        throw std::invalid_argument("softening eps2 must be >= 0 and finite (got " + num(p.eps2) + ")");
     if (!std::isfinite(p.dt) || !(p.dt > 0))
-        throw std::invalid_argument("time step dt must be positive and finite (got " + std::to_string(p.dt) + ")");
+        throw std::invalid_argument("time step dt must be positive and finite (got " + num(p.dt) + ")");
     if (p.blockSize < 1)
         throw std::invalid_argument("block size must be at least 1 (got " + std::to_string(p.blockSize) + ")");
     if (p.tileWidthFactor < 1)
@@ -193,6 +202,18 @@ const World& Simulation::world()
 {
     syncHost();
     return m_world;
+}
+
+std::string Simulation::checkFinite()
+{
+#if NBODY_HAVE_CUDA
+    if (deviceResident() && m_hostStale) {
+        ensureDevice();
+        const long long i = m_device->firstNonFinite(m_current);
+        return i < 0 ? std::string() : "body " + std::to_string(i) + ": position, mass or velocity is not finite";
+    }
+#endif
+    return m_world.validate();
 }
 
 Diagnostics Simulation::measure()

@@ -83,6 +83,11 @@ public:
     std::uint64_t stepCount() const { return m_world.step; }
     const StepTiming& lastTiming() const { return m_timing; }
 
+    /// "" when every position, mass and velocity is finite, else a message naming the first bad
+    /// body ("body 17: position, mass or velocity is not finite"). On the device it reads 4
+    /// bytes back, not the state. A system that blew up (dt far too large) stays non-finite.
+    std::string checkFinite();
+
     /// Evaluates energy and momentum now (fp64, host; synchronises first).
     Diagnostics measure();
     /// The first and the latest automatic evaluations (diagnosticsInterval > 0).

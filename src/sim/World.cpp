@@ -105,7 +105,9 @@ FramingSphere framingSphere(const World& world)
     const double rmax = *std::max_element(r.begin(), r.end());
     const std::size_t k = std::min(r.size() - 1, std::size_t(0.98 * double(r.size())));
     std::nth_element(r.begin(), r.begin() + std::ptrdiff_t(k), r.end());
-    f.radius = std::max(r[k], 1e-6 * rmax);
+    // The 98 % radius, or the whole system when its outermost body is within 1.5 times that (a
+    // compact system such as the cube: its corners stay in view; escapers do not shrink it).
+    f.radius = rmax <= 1.5 * r[k] ? rmax : std::max(r[k], 1e-6 * rmax);
     if (!(f.radius > 0))
         f.radius = 1;
     return f;

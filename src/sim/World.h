@@ -68,9 +68,10 @@ private:
     std::uint32_t m_nextId = 0;
 };
 
-/// A sphere that frames the bodies for a camera: centre = centre of mass, radius = the distance
-/// from it within which 98 % of the bodies lie (so a few escapers do not shrink the view), at
-/// least 1e-6 of the largest distance. {0,0,0}, 1 for an empty world.
+/// A sphere that frames the bodies for a camera: centre = centre of mass, radius = the largest
+/// distance from it when that is within 1.5 times the distance within which 98 % of the bodies
+/// lie, else that 98 % distance (so a few escapers do not shrink the view). {0,0,0}, 1 for an
+/// empty world.
 struct FramingSphere {
     double x = 0, y = 0, z = 0;
     double radius = 1;
