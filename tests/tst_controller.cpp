@@ -395,6 +395,7 @@ private slots:
 
 private:
     void addKernelRows();
+    void addCpuAndGpuRows(); ///< one CPU row and one CUDA row (`cpu`, `tiled`)
     std::unique_ptr<EglContext> m_context;
     QString m_eglError;
 };
@@ -423,6 +424,13 @@ void TestController::init()
 void TestController::cleanupTestCase()
 {
     m_context.reset();
+}
+
+void TestController::addCpuAndGpuRows()
+{
+    QTest::addColumn<QString>("kernel");
+    QTest::newRow("cpu") << QStringLiteral("cpu");
+    QTest::newRow("tiled") << QStringLiteral("tiled");
 }
 
 void TestController::addKernelRows()
@@ -602,9 +610,7 @@ void TestController::kernelSwitchKeepsState()
 
 void TestController::loadGrowsBuffers_data()
 {
-    QTest::addColumn<QString>("kernel");
-    QTest::newRow("cpu") << QStringLiteral("cpu");
-    QTest::newRow("tiled") << QStringLiteral("tiled");
+    addCpuAndGpuRows();
 }
 
 void TestController::loadGrowsBuffers()
@@ -795,9 +801,7 @@ void TestController::refusedParameters()
 
 void TestController::shutdownWhileRunning_data()
 {
-    QTest::addColumn<QString>("kernel");
-    QTest::newRow("cpu") << QStringLiteral("cpu");
-    QTest::newRow("tiled") << QStringLiteral("tiled");
+    addCpuAndGpuRows();
 }
 
 void TestController::shutdownWhileRunning()
