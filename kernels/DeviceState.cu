@@ -7,6 +7,15 @@ namespace nbody {
 
 namespace {
 
+/// v += ½ a dt: the kick of KDK leapfrog, shared by both half steps.
+__device__ __forceinline__ float4 halfKick(float4 v, float4 a, float dt)
+{
+    v.x += 0.5f * dt * a.x;
+    v.y += 0.5f * dt * a.y;
+    v.z += 0.5f * dt * a.z;
+    return v;
+}
+
 // KDK leapfrog, opening half: v += ½ a dt; x' = x + v dt. Reads `from`, writes `to`.
 // Memory: 16 B read from each of pos, vel, acc; 16 B written to vel and to `to`, per body.
 __global__ void kickDriftKernel(const float4* __restrict__ from, float4* __restrict__ to,
@@ -16,12 +25,8 @@ __global__ void kickDriftKernel(const float4* __restrict__ from, float4* __restr
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
-    const float4 a = acc[i];
-    float4 v = vel[i];
+    const float4 v = halfKick(vel[i], acc[i], dt);
     const float4 x = from[i];
-    v.x += 0.5f * dt * a.x;
-    v.y += 0.5f * dt * a.y;
-    v.z += 0.5f * dt * a.z;
     vel[i] = v;
     to[i] = make_float4(x.x + dt * v.x, x.y + dt * v.y, x.z + dt * v.z, x.w);
 }
@@ -32,12 +37,7 @@ __global__ void kickKernel(float4* __restrict__ vel, const float4* __restrict__ 
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
-    const float4 a = acc[i];
-    float4 v = vel[i];
-    v.x += 0.5f * dt * a.x;
-    v.y += 0.5f * dt * a.y;
-    v.z += 0.5f * dt * a.z;
-    vel[i] = v;
+    vel[i] = halfKick(vel[i], acc[i], dt);
 }
 
 __device__ bool finite4(float4 v)
@@ -149,14 +149,9 @@ void DeviceState::computeForces(const KernelInfo& k, const SimParams& p, int cur
         throw std::logic_error("DeviceState::computeForces: kernel '" + std::string(k.id) + "' has no CUDA launcher");
     if (!hasPositions())
         throw std::logic_error("DeviceState::computeForces: positions are not attached");
-    DeviceForceArgs a;
+    DeviceForceArgs a = deviceForceArgs(p, m_n);
     a.pos = m_pos[current];
     a.acc = m_acc;
-    a.n = m_n;
-    a.eps2 = p.eps2;
-    a.G = float(p.G);
-    a.blockSize = p.blockSize;
-    a.tileWidthFactor = p.tileWidthFactor;
     k.device(a);
 }
 

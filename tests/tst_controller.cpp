@@ -166,6 +166,17 @@ public:
             c, [c, slot, values...] { (c->*slot)(values...); }, Qt::QueuedConnection);
     }
 
+    /// Sends the first system: the default cube of `bodies` with `kernel` (MainWindow's start-up).
+    void initialize(const QString& kernel, qulonglong bodyCount, int stepsPerFrame = 1, bool running = false)
+    {
+        StartupConfig config;
+        config.kernelId = kernel;
+        config.bodies = bodyCount;
+        config.stepsPerFrame = stepsPerFrame;
+        config.startRunning = running;
+        command(&SimulationController::initialize, config);
+    }
+
     /// Viewport::beginFrame + MainWindow::onTick: maps the buffers and sends the request.
     void begin()
     {
@@ -458,10 +469,7 @@ void TestController::startsAndSteps()
     const float tolerance = toleranceFor(kernel);
 
     FrameLoop loop(*m_context);
-    StartupConfig config;
-    config.kernelId = kernel;
-    config.bodies = n;
-    loop.command(&SimulationController::initialize, config);
+    loop.initialize(kernel, n);
     FrameResult r;
     FRAME(loop, r);
     CHECK_INTEROP(loop, kernel);
@@ -566,10 +574,7 @@ void TestController::kernelSwitchKeepsState()
     const float tolerance = std::max(toleranceFor(first), toleranceFor(second));
 
     FrameLoop loop(*m_context);
-    StartupConfig config;
-    config.kernelId = first;
-    config.bodies = n;
-    loop.command(&SimulationController::initialize, config);
+    loop.initialize(first, n);
     FrameResult r;
     FRAME(loop, r);
     CHECK_INTEROP(loop, isCuda(first) ? first : second);
@@ -638,10 +643,7 @@ void TestController::loadGrowsBuffers()
     }
 
     FrameLoop loop(*m_context);
-    StartupConfig config;
-    config.kernelId = kernel;
-    config.bodies = 1000;
-    loop.command(&SimulationController::initialize, config);
+    loop.initialize(kernel, 1000);
     FrameResult r;
     FRAME(loop, r);
     CHECK_INTEROP(loop, kernel);
@@ -743,10 +745,7 @@ void TestController::refusedParameters()
     const SimParams defaults;
 
     FrameLoop loop(*m_context);
-    StartupConfig config;
-    config.kernelId = kernel;
-    config.bodies = n;
-    loop.command(&SimulationController::initialize, config);
+    loop.initialize(kernel, n);
     FrameResult r;
     FRAME(loop, r);
     QCOMPARE(loop.params.size(), std::size_t(1));
@@ -811,12 +810,7 @@ void TestController::shutdownWhileRunning()
     REQUIRE_KERNEL(kernel);
 
     FrameLoop loop(*m_context);
-    StartupConfig config;
-    config.kernelId = kernel;
-    config.bodies = 3001;
-    config.stepsPerFrame = 2;
-    config.startRunning = true;
-    loop.command(&SimulationController::initialize, config);
+    loop.initialize(kernel, 3001, 2, true);
     FrameResult r;
     FRAME(loop, r); // the buffers grow, then the first 2 steps
     QCOMPARE(r.step, quint64(2));
@@ -854,12 +848,7 @@ void TestController::pauseInterruptsLongFrame()
     // seconds. Pause (requestInterrupt, then the queued pause) ends the frame at the next ~50 ms
     // chunk: far fewer than 1000 steps, and the run is paused.
     FrameLoop loop(*m_context);
-    StartupConfig config;
-    config.kernelId = QStringLiteral("reference");
-    config.bodies = 3001;
-    config.stepsPerFrame = 1;
-    config.startRunning = true;
-    loop.command(&SimulationController::initialize, config);
+    loop.initialize(QStringLiteral("reference"), 3001, 1, true);
     FrameResult r;
     FRAME(loop, r);
     FRAME(loop, r); // a measured time per step for the chunking
@@ -897,10 +886,7 @@ void TestController::frameBudgetAndStepPresses()
 {
     REQUIRE_EGL();
     FrameLoop loop(*m_context);
-    StartupConfig config;
-    config.kernelId = QStringLiteral("reference");
-    config.bodies = 3001;
-    loop.command(&SimulationController::initialize, config);
+    loop.initialize(QStringLiteral("reference"), 3001);
     FrameResult r;
     FRAME(loop, r);
     QCOMPARE(r.step, quint64(0));
@@ -937,10 +923,7 @@ void TestController::blowUpPauses()
     REQUIRE_EGL();
     REQUIRE_KERNEL(kernel);
     FrameLoop loop(*m_context);
-    StartupConfig config;
-    config.kernelId = kernel;
-    config.bodies = 1001;
-    loop.command(&SimulationController::initialize, config);
+    loop.initialize(kernel, 1001);
     FrameResult r;
     FRAME(loop, r);
     loop.command(&SimulationController::setDt, 1e29); // every body leaves to infinity in a step

@@ -38,6 +38,17 @@ const std::array kRegistry = {
 
 } // namespace
 
+DeviceForceArgs deviceForceArgs(const SimParams& p, std::size_t n)
+{
+    DeviceForceArgs a;
+    a.n = n;
+    a.eps2 = p.eps2;
+    a.G = float(p.G);
+    a.blockSize = p.blockSize;
+    a.tileWidthFactor = p.tileWidthFactor;
+    return a;
+}
+
 std::string_view toString(Backend b)
 {
     return b == Backend::Cpu ? "CPU" : "CUDA";

@@ -3,6 +3,7 @@
 /// The table of force kernels. The Kernel menu, `nbody kernels` and the tests all iterate this
 /// one table (REBOUND-style descriptors: a row per kernel, no ladder of ifs).
 
+#include "SimParams.h"
 #include "Types.h"
 
 #include <span>
@@ -38,6 +39,9 @@ struct DeviceForceArgs {
     int tileWidthFactor = 1;     ///< tile = blockSize × factor bodies
     void* stream = nullptr;      ///< cudaStream_t (nullptr: the default stream)
 };
+
+/// The launch arguments of the parameters `p` for n bodies (pointers left null).
+DeviceForceArgs deviceForceArgs(const SimParams& p, std::size_t n);
 
 using HostForceFn = void (*)(const HostForceArgs&);
 /// Launches the kernel (asynchronously). Throws CudaError when a CUDA call or the launch fails.

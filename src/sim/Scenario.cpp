@@ -72,14 +72,11 @@ ScaleDefaults deriveScaleDefaults(const World& world, double G)
     if (world.empty())
         throw std::invalid_argument("cannot derive a time step for an empty system");
     const auto& pos = world.positions();
-    double m = 0, cx = 0, cy = 0, cz = 0;
-    for (const Float4& p : pos) {
-        m += p.w;
-        cx += double(p.w) * p.x; cy += double(p.w) * p.y; cz += double(p.w) * p.z;
-    }
+    const MassCentre mc = centreOfMass(world);
+    const double m = mc.mass;
     if (!(m > 0))
         throw std::invalid_argument("cannot derive a time step: the total mass is zero");
-    cx /= m; cy /= m; cz /= m;
+    const double cx = mc.centre.x, cy = mc.centre.y, cz = mc.centre.z;
     double r2 = 0;
     for (const Float4& p : pos) {
         const double dx = p.x - cx, dy = p.y - cy, dz = p.z - cz;

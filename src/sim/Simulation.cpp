@@ -57,13 +57,7 @@ void checkLaunchable(const KernelInfo& k, const SimParams& p, std::size_t n)
 {
     if (k.backend != Backend::Cuda || !k.check)
         return;
-    DeviceForceArgs a;
-    a.n = n;
-    a.eps2 = p.eps2;
-    a.G = float(p.G);
-    a.blockSize = p.blockSize;
-    a.tileWidthFactor = p.tileWidthFactor;
-    if (const std::string why = k.check(a); !why.empty())
+    if (const std::string why = k.check(deviceForceArgs(p, n)); !why.empty())
         throw std::invalid_argument("kernel '" + std::string(k.id) + "': " + why);
 }
 
@@ -345,25 +339,27 @@ void Simulation::stepHost(int count)
     const auto n = static_cast<std::ptrdiff_t>(m_world.size());
     const float dt = m_params.dt;
     const float half = 0.5f * dt;
-    for (int s = 0; s < count; ++s) {
-        if (!m_world.accelerationsValid)
-            hostForces(); // gravity: a_n
+    // v += ½ a dt over all bodies (the kicks of KDK leapfrog).
+    auto kick = [&] {
 #pragma omp parallel for schedule(static)
-        for (std::ptrdiff_t i = 0; i < n; ++i) { // integrate: opening kick + drift
+        for (std::ptrdiff_t i = 0; i < n; ++i) {
             vel[i].x += half * acc[i].x;
             vel[i].y += half * acc[i].y;
             vel[i].z += half * acc[i].z;
+        }
+    };
+    for (int s = 0; s < count; ++s) {
+        if (!m_world.accelerationsValid)
+            hostForces(); // gravity: a_n
+        kick();       // integrate: opening kick
+#pragma omp parallel for schedule(static)
+        for (std::ptrdiff_t i = 0; i < n; ++i) { // integrate: drift
             pos[i].x += dt * vel[i].x;
             pos[i].y += dt * vel[i].y;
             pos[i].z += dt * vel[i].z;
         }
         hostForces(); // gravity: a_{n+1}
-#pragma omp parallel for schedule(static)
-        for (std::ptrdiff_t i = 0; i < n; ++i) { // integrate: closing kick
-            vel[i].x += half * acc[i].x;
-            vel[i].y += half * acc[i].y;
-            vel[i].z += half * acc[i].z;
-        }
+        kick();       // integrate: closing kick
         m_world.time += double(dt);
         ++m_world.step;
         m_synced = {m_world.time, m_world.step};

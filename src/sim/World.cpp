@@ -78,25 +78,38 @@ std::string World::validate() const
     return {};
 }
 
+MassCentre centreOfMass(const World& world)
+{
+    MassCentre c;
+    const auto& pos = world.positions();
+    if (pos.empty())
+        return c;
+    Double3 weighted, plain;
+    for (const Float4& p : pos) {
+        c.mass += p.w;
+        weighted.x += double(p.w) * p.x;
+        weighted.y += double(p.w) * p.y;
+        weighted.z += double(p.w) * p.z;
+        plain.x += p.x;
+        plain.y += p.y;
+        plain.z += p.z;
+    }
+    const double n = double(pos.size());
+    c.centre = c.mass > 0 ? Double3{weighted.x / c.mass, weighted.y / c.mass, weighted.z / c.mass}
+                          : Double3{plain.x / n, plain.y / n, plain.z / n}; // massless test particles
+    return c;
+}
+
 FramingSphere framingSphere(const World& world)
 {
     FramingSphere f;
     const auto& pos = world.positions();
     if (pos.empty())
         return f;
-    double m = 0, cx = 0, cy = 0, cz = 0;
-    for (const Float4& p : pos) {
-        m += p.w;
-        cx += double(p.w) * p.x;
-        cy += double(p.w) * p.y;
-        cz += double(p.w) * p.z;
-    }
-    if (m > 0) {
-        f.x = cx / m; f.y = cy / m; f.z = cz / m;
-    } else { // massless test particles: geometric centre
-        for (const Float4& p : pos) { f.x += p.x; f.y += p.y; f.z += p.z; }
-        f.x /= double(pos.size()); f.y /= double(pos.size()); f.z /= double(pos.size());
-    }
+    const Double3 c = centreOfMass(world).centre;
+    f.x = c.x;
+    f.y = c.y;
+    f.z = c.z;
     std::vector<double> r(pos.size());
     for (std::size_t i = 0; i < pos.size(); ++i) {
         const double dx = pos[i].x - f.x, dy = pos[i].y - f.y, dz = pos[i].z - f.z;

@@ -68,6 +68,14 @@ private:
     std::uint32_t m_nextId = 0;
 };
 
+/// Total mass and centre of mass (fp64). For a world without mass the centre is the geometric
+/// centre; for an empty world both are 0.
+struct MassCentre {
+    double mass = 0;
+    Double3 centre;
+};
+MassCentre centreOfMass(const World& world);
+
 /// A sphere that frames the bodies for a camera: centre = centre of mass, radius = the largest
 /// distance from it when that is within 1.5 times the distance within which 98 % of the bodies
 /// lie, else that 98 % distance (so a few escapers do not shrink the view). {0,0,0}, 1 for an
