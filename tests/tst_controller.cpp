@@ -166,7 +166,7 @@ public:
             c, [c, slot, values...] { (c->*slot)(values...); }, Qt::QueuedConnection);
     }
 
-    /// Sends the first system: the default cube of `bodies` with `kernel` (MainWindow's start-up).
+    /// Sends the first system: the default cube of `bodyCount` bodies with `kernel` (MainWindow's start-up).
     void initialize(const QString& kernel, qulonglong bodyCount, int stepsPerFrame = 1, bool running = false)
     {
         StartupConfig config;
