@@ -1,38 +1,46 @@
 #include "CudaCheck.cuh"
 #include "DeviceState.h"
+#include "KernelCommon.cuh"
 
+#include <cstdio>
 #include <stdexcept>
+#include <vector>
 
 namespace nbody {
 
+using gpu::makeVec;
+using gpu::ScalarOf;
+
 namespace {
 
-/// v += ½ a dt: the kick of KDK leapfrog, shared by both half steps.
-__device__ __forceinline__ float4 halfKick(float4 v, float4 a, float dt)
+/// v += ½ a dt over x, y, z: the kick of KDK leapfrog, shared by both half steps.
+template <class V, class T>
+__device__ __forceinline__ V halfKick(V v, const V& a, T dt)
 {
-    v.x += 0.5f * dt * a.x;
-    v.y += 0.5f * dt * a.y;
-    v.z += 0.5f * dt * a.z;
+    v.x += T(0.5) * dt * a.x;
+    v.y += T(0.5) * dt * a.y;
+    v.z += T(0.5) * dt * a.z;
     return v;
 }
 
 // KDK leapfrog, opening half: v += ½ a dt; x' = x + v dt. Reads `from`, writes `to`.
-// Memory: 16 B read from each of pos, vel, acc; 16 B written to vel and to `to`, per body.
-__global__ void kickDriftKernel(const float4* __restrict__ from, float4* __restrict__ to,
-                                float4* __restrict__ vel, const float4* __restrict__ acc, int n,
-                                float dt)
+// Memory per body: one position, velocity and acceleration read; velocity and position written.
+template <class P, class V>
+__global__ void kickDriftKernel(const P* __restrict__ from, P* __restrict__ to, V* __restrict__ vel,
+                                const V* __restrict__ acc, int n, typename ScalarOf<P>::type dt)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
-    const float4 v = halfKick(vel[i], acc[i], dt);
-    const float4 x = from[i];
+    const V v = halfKick(vel[i], acc[i], dt);
+    const P x = from[i];
     vel[i] = v;
-    to[i] = make_float4(x.x + dt * v.x, x.y + dt * v.y, x.z + dt * v.z, x.w);
+    to[i] = makeVec<P>(x.x + dt * v.x, x.y + dt * v.y, x.z + dt * v.z, x.w);
 }
 
 // KDK leapfrog, closing half: v += ½ a dt.
-__global__ void kickKernel(float4* __restrict__ vel, const float4* __restrict__ acc, int n, float dt)
+template <class V, class T>
+__global__ void kickKernel(V* __restrict__ vel, const V* __restrict__ acc, int n, T dt)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
@@ -40,21 +48,32 @@ __global__ void kickKernel(float4* __restrict__ vel, const float4* __restrict__ 
     vel[i] = halfKick(vel[i], acc[i], dt);
 }
 
-__device__ bool finite4(float4 v)
+template <class V>
+__device__ bool finiteXyz(const V& v)
 {
-    return isfinite(v.x) && isfinite(v.y) && isfinite(v.z) && isfinite(v.w);
+    return isfinite(v.x) && isfinite(v.y) && isfinite(v.z);
 }
 
 // Lowest index i with a non-finite position, mass or velocity into *first (initialised to n).
-__global__ void firstNonFiniteKernel(const float4* __restrict__ pos, const float4* __restrict__ vel, int n,
-                                     int* first)
+template <class P, class V>
+__global__ void firstNonFiniteKernel(const P* __restrict__ pos, const V* __restrict__ vel, int n, int* first)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n && !(finite4(pos[i]) && finite4(vel[i])))
+    if (i < n && !(finiteXyz(pos[i]) && isfinite(pos[i].w) && finiteXyz(vel[i])))
         atomicMin(first, i);
 }
 
-/// Block size for the element-wise kernels, from the occupancy calculator (once per kernel).
+// The float4 copy of fp64 positions, for drawing.
+__global__ void narrowPositionsKernel(const double4_32a* __restrict__ from, float4* __restrict__ to, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        const double4_32a p = from[i];
+        to[i] = make_float4(float(p.x), float(p.y), float(p.z), float(p.w));
+    }
+}
+
+/// Block size for an element-wise kernel, from the occupancy calculator (once per kernel).
 template <class K>
 int elementwiseBlock(K kernel)
 {
@@ -63,23 +82,51 @@ int elementwiseBlock(K kernel)
     return block > 0 ? block : 256;
 }
 
-float4* f4(Float4* p) { return reinterpret_cast<float4*>(p); }
-const float4* f4c(const Float4* p) { return reinterpret_cast<const float4*>(p); }
+/// Calls f.template operator()<P, V>() with the device types of the layout.
+template <class F>
+void withLayout(Layout layout, F&& f)
+{
+    switch (layout) {
+    case Layout::Float4: f.template operator()<float4, float4>(); return;
+    case Layout::Float3: f.template operator()<float4, float3>(); return;
+    case Layout::Double4: f.template operator()<double4_32a, double4_32a>(); return;
+    }
+}
+
+std::vector<Float3> toFloat3(const std::vector<Float4>& v)
+{
+    std::vector<Float3> out(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i)
+        out[i] = Float3{v[i].x, v[i].y, v[i].z};
+    return out;
+}
+
+void fromFloat3(const std::vector<Float3>& v, std::vector<Float4>& out)
+{
+    for (std::size_t i = 0; i < v.size(); ++i)
+        out[i] = Float4{v[i].x, v[i].y, v[i].z, 0.f};
+}
+
+int gridFor(int n, int block) { return (n + block - 1) / block; }
 
 } // namespace
 
-DeviceState::DeviceState(std::size_t n, PositionStorage storage) : m_n(n), m_storage(storage)
+DeviceState::DeviceState(std::size_t n, Layout layout, PositionStorage storage)
+    : m_n(n), m_layout(layout), m_storage(storage)
 {
     if (n == 0 || n > std::size_t(INT32_MAX))
         throw std::invalid_argument("DeviceState: body count out of range");
-    const std::size_t bytes = n * sizeof(Float4);
+    m_ownsPositions = storage == PositionStorage::Owned || layout == Layout::Double4;
+    const std::size_t vecBytes = n * vectorBytes(layout);
+    const std::size_t posBytes = n * positionBytes(layout);
     try {
-        NB_CUDA_CHECK(cudaMalloc(&m_vel, bytes));
-        NB_CUDA_CHECK(cudaMalloc(&m_acc, bytes));
+        NB_CUDA_CHECK(cudaMalloc(&m_vel, vecBytes));
+        NB_CUDA_CHECK(cudaMalloc(&m_acc, vecBytes));
+        NB_CUDA_CHECK(cudaMemset(m_acc, 0, vecBytes));
         NB_CUDA_CHECK(cudaMalloc(&m_flag, sizeof(int)));
-        if (storage == PositionStorage::Owned) {
-            NB_CUDA_CHECK(cudaMalloc(&m_owned[0], bytes));
-            NB_CUDA_CHECK(cudaMalloc(&m_owned[1], bytes));
+        if (m_ownsPositions) {
+            NB_CUDA_CHECK(cudaMalloc(&m_owned[0], posBytes));
+            NB_CUDA_CHECK(cudaMalloc(&m_owned[1], posBytes));
             m_pos[0] = m_owned[0];
             m_pos[1] = m_owned[1];
         }
@@ -101,6 +148,7 @@ DeviceState::~DeviceState()
     cudaFree(m_flag);
     cudaFree(m_owned[0]);
     cudaFree(m_owned[1]);
+    cudaFree(m_workspace);
 }
 
 void DeviceState::attach(Float4* p0, Float4* p1)
@@ -109,80 +157,204 @@ void DeviceState::attach(Float4* p0, Float4* p1)
         throw std::logic_error("DeviceState::attach: positions are owned by the simulation");
     if (!p0 || !p1 || p0 == p1)
         throw std::logic_error("DeviceState::attach: two distinct non-null buffers are required");
-    m_pos[0] = p0;
-    m_pos[1] = p1;
+    if (m_ownsPositions) {
+        m_drawn[0] = p0;
+        m_drawn[1] = p1;
+    } else {
+        m_pos[0] = p0;
+        m_pos[1] = p1;
+    }
 }
 
 void DeviceState::detach()
 {
-    if (m_storage == PositionStorage::External)
+    if (m_storage != PositionStorage::External)
+        return;
+    m_drawn[0] = m_drawn[1] = nullptr;
+    if (!m_ownsPositions)
         m_pos[0] = m_pos[1] = nullptr;
 }
 
 void DeviceState::upload(const World& w, int current)
 {
+    if (m_layout == Layout::Double4)
+        throw std::logic_error("DeviceState::upload: the fp64 layout takes an Fp64State");
     if (w.size() != m_n)
         throw std::logic_error("DeviceState::upload: world size differs from the device state");
     if (!hasPositions())
         throw std::logic_error("DeviceState::upload: positions are not attached");
-    const std::size_t bytes = m_n * sizeof(Float4);
-    NB_CUDA_CHECK(cudaMemcpy(m_pos[current], w.positions().data(), bytes, cudaMemcpyHostToDevice));
-    NB_CUDA_CHECK(cudaMemcpy(m_vel, w.velocities().data(), bytes, cudaMemcpyHostToDevice));
-    NB_CUDA_CHECK(cudaMemcpy(m_acc, w.accelerations().data(), bytes, cudaMemcpyHostToDevice));
+    NB_CUDA_CHECK(cudaMemcpy(m_pos[current], w.positions().data(), m_n * sizeof(Float4), cudaMemcpyHostToDevice));
+    if (m_layout == Layout::Float4) {
+        NB_CUDA_CHECK(cudaMemcpy(m_vel, w.velocities().data(), m_n * sizeof(Float4), cudaMemcpyHostToDevice));
+        NB_CUDA_CHECK(cudaMemcpy(m_acc, w.accelerations().data(), m_n * sizeof(Float4), cudaMemcpyHostToDevice));
+    } else {
+        NB_CUDA_CHECK(cudaMemcpy(m_vel, toFloat3(w.velocities()).data(), m_n * sizeof(Float3), cudaMemcpyHostToDevice));
+        NB_CUDA_CHECK(cudaMemcpy(m_acc, toFloat3(w.accelerations()).data(), m_n * sizeof(Float3), cudaMemcpyHostToDevice));
+    }
+}
+
+void DeviceState::upload(const Fp64State& s, int current)
+{
+    if (m_layout != Layout::Double4)
+        throw std::logic_error("DeviceState::upload: an Fp64State needs the fp64 layout");
+    if (s.size() != m_n)
+        throw std::logic_error("DeviceState::upload: state size differs from the device state");
+    const std::size_t bytes = m_n * sizeof(Double4);
+    NB_CUDA_CHECK(cudaMemcpy(m_pos[current], s.position.data(), bytes, cudaMemcpyHostToDevice));
+    NB_CUDA_CHECK(cudaMemcpy(m_vel, s.velocity.data(), bytes, cudaMemcpyHostToDevice));
+    NB_CUDA_CHECK(cudaMemcpy(m_acc, s.acceleration.data(), bytes, cudaMemcpyHostToDevice));
+    publish(current);
 }
 
 void DeviceState::download(World& w, int current) const
 {
+    if (m_layout == Layout::Double4)
+        throw std::logic_error("DeviceState::download: the fp64 layout fills an Fp64State");
     if (w.size() != m_n)
         throw std::logic_error("DeviceState::download: world size differs from the device state");
     if (!hasPositions())
         throw std::logic_error("DeviceState::download: positions are not attached");
-    const std::size_t bytes = m_n * sizeof(Float4);
-    NB_CUDA_CHECK(cudaMemcpy(w.positions().data(), m_pos[current], bytes, cudaMemcpyDeviceToHost));
-    NB_CUDA_CHECK(cudaMemcpy(w.velocities().data(), m_vel, bytes, cudaMemcpyDeviceToHost));
-    NB_CUDA_CHECK(cudaMemcpy(w.accelerations().data(), m_acc, bytes, cudaMemcpyDeviceToHost));
+    NB_CUDA_CHECK(cudaMemcpy(w.positions().data(), m_pos[current], m_n * sizeof(Float4), cudaMemcpyDeviceToHost));
+    if (m_layout == Layout::Float4) {
+        NB_CUDA_CHECK(cudaMemcpy(w.velocities().data(), m_vel, m_n * sizeof(Float4), cudaMemcpyDeviceToHost));
+        NB_CUDA_CHECK(cudaMemcpy(w.accelerations().data(), m_acc, m_n * sizeof(Float4), cudaMemcpyDeviceToHost));
+    } else {
+        std::vector<Float3> v(m_n);
+        NB_CUDA_CHECK(cudaMemcpy(v.data(), m_vel, m_n * sizeof(Float3), cudaMemcpyDeviceToHost));
+        fromFloat3(v, w.velocities());
+        NB_CUDA_CHECK(cudaMemcpy(v.data(), m_acc, m_n * sizeof(Float3), cudaMemcpyDeviceToHost));
+        fromFloat3(v, w.accelerations());
+    }
 }
 
-void DeviceState::computeForces(const KernelInfo& k, const SimParams& p, int current)
+void DeviceState::download(Fp64State& s, int current) const
+{
+    if (m_layout != Layout::Double4)
+        throw std::logic_error("DeviceState::download: an Fp64State needs the fp64 layout");
+    s.position.resize(m_n);
+    s.velocity.resize(m_n);
+    s.acceleration.resize(m_n);
+    const std::size_t bytes = m_n * sizeof(Double4);
+    NB_CUDA_CHECK(cudaMemcpy(s.position.data(), m_pos[current], bytes, cudaMemcpyDeviceToHost));
+    NB_CUDA_CHECK(cudaMemcpy(s.velocity.data(), m_vel, bytes, cudaMemcpyDeviceToHost));
+    NB_CUDA_CHECK(cudaMemcpy(s.acceleration.data(), m_acc, bytes, cudaMemcpyDeviceToHost));
+}
+
+void DeviceState::ensureWorkspace(std::size_t bytes)
+{
+    if (bytes <= m_workspaceBytes)
+        return;
+    cudaFree(m_workspace);
+    m_workspace = nullptr;
+    m_workspaceBytes = 0;
+    if (const cudaError_t e = cudaMalloc(&m_workspace, bytes); e != cudaSuccess) {
+        cudaGetLastError(); // clear the error so the next launch check does not report it
+        char size[64];
+        std::snprintf(size, sizeof size, "%.3g GB", double(bytes) / 1e9);
+        throw CudaError(std::string("cannot allocate the kernel's workspace of ") + size + " for " +
+                        std::to_string(m_n) + " bodies: " + cudaGetErrorString(e) +
+                        " (choose a larger block size, a FADL variant or fewer bodies)");
+    }
+    m_workspaceBytes = bytes;
+}
+
+DeviceForceArgs DeviceState::forceArgs(const KernelInfo& k, const SimParams& p, int current)
 {
     if (!k.device)
         throw std::logic_error("DeviceState::computeForces: kernel '" + std::string(k.id) + "' has no CUDA launcher");
+    if (k.layout != m_layout)
+        throw std::logic_error("DeviceState::computeForces: kernel '" + std::string(k.id) +
+                               "' needs another state layout");
     if (!hasPositions())
         throw std::logic_error("DeviceState::computeForces: positions are not attached");
     DeviceForceArgs a = deviceForceArgs(p, m_n);
     a.pos = m_pos[current];
     a.acc = m_acc;
-    k.device(a);
+    if (k.workspace) {
+        ensureWorkspace(k.workspace(a));
+        a.workspace = m_workspace;
+    }
+    return a;
 }
 
-void DeviceState::kickDrift(float dt, int current)
+void DeviceState::computeForces(const KernelInfo& k, const SimParams& p, int current)
+{
+    k.device(forceArgs(k, p, current));
+}
+
+double DeviceState::timedForces(const KernelInfo& k, const SimParams& p, int current)
+{
+    const DeviceForceArgs a = forceArgs(k, p, current);
+    cudaEvent_t start = nullptr, stop = nullptr;
+    NB_CUDA_CHECK(cudaEventCreate(&start));
+    float ms = 0.f;
+    try {
+        NB_CUDA_CHECK(cudaEventCreate(&stop));
+        NB_CUDA_CHECK(cudaEventRecord(start, static_cast<cudaStream_t>(a.stream)));
+        k.device(a);
+        NB_CUDA_CHECK(cudaEventRecord(stop, static_cast<cudaStream_t>(a.stream)));
+        NB_CUDA_CHECK(cudaEventSynchronize(stop));
+        NB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    } catch (...) {
+        cudaEventDestroy(start);
+        cudaEventDestroy(stop);
+        throw;
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return ms;
+}
+
+void DeviceState::kickDrift(double dt, int current)
 {
     if (!hasPositions())
         throw std::logic_error("DeviceState::kickDrift: positions are not attached");
-    static const int block = elementwiseBlock(kickDriftKernel);
     const int n = int(m_n);
-    kickDriftKernel<<<(n + block - 1) / block, block>>>(f4(m_pos[current]), f4(m_pos[1 - current]),
-                                                         f4(m_vel), f4(m_acc), n, dt);
-    NB_CUDA_CHECK_LAUNCH("kickDriftKernel");
+    withLayout(m_layout, [&]<class P, class V>() {
+        using T = typename ScalarOf<P>::type;
+        static const int block = elementwiseBlock(kickDriftKernel<P, V>);
+        kickDriftKernel<P, V><<<gridFor(n, block), block>>>(static_cast<const P*>(m_pos[current]),
+                                                            static_cast<P*>(m_pos[1 - current]),
+                                                            static_cast<V*>(m_vel), static_cast<const V*>(m_acc), n,
+                                                            T(dt));
+        NB_CUDA_CHECK_LAUNCH("kickDriftKernel");
+    });
 }
 
-void DeviceState::kick(float dt)
+void DeviceState::kick(double dt)
 {
-    static const int block = elementwiseBlock(kickKernel);
     const int n = int(m_n);
-    kickKernel<<<(n + block - 1) / block, block>>>(f4(m_vel), f4(m_acc), n, dt);
-    NB_CUDA_CHECK_LAUNCH("kickKernel");
+    withLayout(m_layout, [&]<class P, class V>() {
+        using T = typename ScalarOf<P>::type;
+        static const int block = elementwiseBlock(kickKernel<V, T>);
+        kickKernel<V, T><<<gridFor(n, block), block>>>(static_cast<V*>(m_vel), static_cast<const V*>(m_acc), n, T(dt));
+        NB_CUDA_CHECK_LAUNCH("kickKernel");
+    });
+}
+
+void DeviceState::publish(int current)
+{
+    if (m_layout != Layout::Double4 || !m_drawn[current])
+        return;
+    static const int block = elementwiseBlock(narrowPositionsKernel);
+    const int n = int(m_n);
+    narrowPositionsKernel<<<gridFor(n, block), block>>>(static_cast<const double4_32a*>(m_pos[current]),
+                                                        reinterpret_cast<float4*>(m_drawn[current]), n);
+    NB_CUDA_CHECK_LAUNCH("narrowPositionsKernel");
 }
 
 long long DeviceState::firstNonFinite(int current)
 {
     if (!hasPositions())
         throw std::logic_error("DeviceState::firstNonFinite: positions are not attached");
-    static const int block = elementwiseBlock(firstNonFiniteKernel);
     const int n = int(m_n);
     NB_CUDA_CHECK(cudaMemcpy(m_flag, &n, sizeof(int), cudaMemcpyHostToDevice));
-    firstNonFiniteKernel<<<(n + block - 1) / block, block>>>(f4c(m_pos[current]), f4c(m_vel), n, m_flag);
-    NB_CUDA_CHECK_LAUNCH("firstNonFiniteKernel");
+    withLayout(m_layout, [&]<class P, class V>() {
+        static const int block = elementwiseBlock(firstNonFiniteKernel<P, V>);
+        firstNonFiniteKernel<P, V><<<gridFor(n, block), block>>>(static_cast<const P*>(m_pos[current]),
+                                                                 static_cast<const V*>(m_vel), n, m_flag);
+        NB_CUDA_CHECK_LAUNCH("firstNonFiniteKernel");
+    });
     int first = n;
     NB_CUDA_CHECK(cudaMemcpy(&first, m_flag, sizeof(int), cudaMemcpyDeviceToHost));
     return first < n ? first : -1;

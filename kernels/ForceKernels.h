@@ -18,4 +18,36 @@ void launchTiled(const DeviceForceArgs& args);
 /// naming the limit (threads per block, shared memory per block, tile factor range).
 std::string checkTiled(const DeviceForceArgs& args);
 
+/// `tiled-fp64`: the same algorithm on the fp64 state: positions double4 (x, y, z, m),
+/// accelerations double4, fp64 arithmetic (30 flops per interaction by the sample's count);
+/// shared memory 32 · blockSize · factor bytes.
+void launchTiledFp64(const DeviceForceArgs& args);
+std::string checkTiledFp64(const DeviceForceArgs& args);
+
+// ---- 2D decomposition (Reduction2D.cu) -----------------------------------------------------
+// Grid over the N×N interaction matrix: blocks of blockSize (j, along x) × blockRows (i, along
+// y) threads; each thread computes F pairs (First Add During Load, F = 1, 2, 4) with positions
+// float4 (x, y, z, m); the block reduces along x; the partial of each (body, block column) goes
+// to a workspace of ceil(N / (blockSize·F)) × N elements that a second kernel sums per body in
+// column order, or (atomic) straight into the acceleration with atomicAdd. 20 flops per pair;
+// global traffic per pair: two 16-byte position loads (cached), plus per row of a block one
+// partial store and one load in the second pass. Shared memory: blockSize × blockRows elements
+// (tree) or blockSize / 32 × blockRows (warp shuffle). Any N ≥ 1.
+// Each variant has launch / check / workspace functions matching DeviceForceFn, DeviceCheckFn
+// and WorkspaceFn.
+#define NB_DECLARE_2D(Name)                                                                    \
+    void launch##Name(const DeviceForceArgs& args);                                            \
+    std::string check##Name(const DeviceForceArgs& args);                                      \
+    std::size_t workspace##Name(const DeviceForceArgs& args);
+
+NB_DECLARE_2D(Reduction2D)           ///< F = 1, float4, shared-memory tree, two passes
+NB_DECLARE_2D(Reduction2DFadl)       ///< F = 2
+NB_DECLARE_2D(Reduction2DFadl4)      ///< F = 4
+NB_DECLARE_2D(Reduction2DFloat3)     ///< F = 1, float3 (12-byte) partials and accelerations
+NB_DECLARE_2D(Reduction2DFadl4Float3)///< F = 4, float3
+NB_DECLARE_2D(Reduction2DAtomic)     ///< F = 1, float4, atomicAdd into the accelerations (non-deterministic)
+NB_DECLARE_2D(WarpShuffle)           ///< F = 1, float4, in-block reduction with warp shuffles
+
+#undef NB_DECLARE_2D
+
 } // namespace nbody::gpu

@@ -1,9 +1,8 @@
-#include "CudaCheck.cuh"
 #include "ForceKernels.h"
+#include "KernelCommon.cuh"
 #include "sim/Interaction.h"
 
-#include <map>
-#include <mutex>
+#include <stdexcept>
 #include <string>
 
 namespace nbody::gpu {
@@ -15,15 +14,18 @@ namespace {
 /// `factor` bodies), then every thread interacts its body with the whole tile. A partial last
 /// tile (N not a multiple of the tile width) is staged up to N and looped to its length only;
 /// threads i ≥ N take part in the loads and barriers but store nothing.
-template <bool GuardZeroDistance>
-__global__ void tiledKernel(const float4* __restrict__ pos, float4* __restrict__ acc, int n,
-                            float eps2, float G, int factor)
+/// P is float4 (fp32 state) or double4_32a (fp64 state); the arithmetic is in P's scalar type.
+template <class P, bool GuardZeroDistance>
+__global__ void tiledKernel(const P* __restrict__ pos, P* __restrict__ acc, int n,
+                            typename ScalarOf<P>::type eps2, typename ScalarOf<P>::type G, int factor)
 {
-    extern __shared__ float4 tile[];
+    using T = typename ScalarOf<P>::type;
+    extern __shared__ unsigned char sharedBytes[];
+    P* tile = reinterpret_cast<P*>(sharedBytes);
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int width = blockDim.x * factor;
-    const float4 bi = i < n ? pos[i] : make_float4(0.f, 0.f, 0.f, 0.f);
-    float3 a = make_float3(0.f, 0.f, 0.f);
+    const P bi = i < n ? pos[i] : makeVec<P>(T(0), T(0), T(0), T(0));
+    struct { T x, y, z; } a = {T(0), T(0), T(0)};
     for (int base = 0; base < n; base += width) {
         for (int k = 0; k < factor; ++k) {
             const int slot = k * blockDim.x + threadIdx.x;
@@ -36,52 +38,26 @@ __global__ void tiledKernel(const float4* __restrict__ pos, float4* __restrict__
         if (count == width) {
 #pragma unroll 8
             for (int j = 0; j < width; ++j)
-                bodyBodyInteraction<float, GuardZeroDistance>(bi, tile[j], a, eps2);
+                bodyBodyInteraction<T, GuardZeroDistance>(bi, tile[j], a, eps2);
         } else {
             for (int j = 0; j < count; ++j)
-                bodyBodyInteraction<float, GuardZeroDistance>(bi, tile[j], a, eps2);
+                bodyBodyInteraction<T, GuardZeroDistance>(bi, tile[j], a, eps2);
         }
         __syncthreads();
     }
     if (i < n)
-        acc[i] = make_float4(G * a.x, G * a.y, G * a.z, 0.f);
+        acc[i] = makeVec<P>(G * a.x, G * a.y, G * a.z, T(0));
 }
 
-struct Limits {
-    int maxThreads = 0;
-    int sharedDefault = 0; ///< bytes per block without opting in
-    int sharedOptin = 0;   ///< bytes per block after cudaFuncSetAttribute
-};
-
-/// The current device's launch limits, queried once per device (launches check them each step).
-Limits deviceLimits()
-{
-    static std::mutex mutex;
-    static std::map<int, Limits> cache;
-    int dev = 0;
-    NB_CUDA_CHECK(cudaGetDevice(&dev));
-    const std::lock_guard lock(mutex);
-    if (const auto it = cache.find(dev); it != cache.end())
-        return it->second;
-    Limits l;
-    NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.maxThreads, cudaDevAttrMaxThreadsPerBlock, dev));
-    NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.sharedDefault, cudaDevAttrMaxSharedMemoryPerBlock, dev));
-    NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.sharedOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    cache.emplace(dev, l);
-    return l;
-}
-
-} // namespace
-
-std::string checkTiled(const DeviceForceArgs& a)
+template <class P>
+std::string checkTiledT(const DeviceForceArgs& a)
 {
     const Limits l = deviceLimits();
-    if (a.blockSize < 1 || a.blockSize > l.maxThreads)
-        return "block size " + std::to_string(a.blockSize) + " is outside 1.." + std::to_string(l.maxThreads) +
-               " (the device's maximum threads per block)";
+    if (std::string why = checkThreads(a.blockSize, 1, l); !why.empty())
+        return why;
     if (a.tileWidthFactor < 1)
         return "tile width factor " + std::to_string(a.tileWidthFactor) + " must be at least 1";
-    const long long shared = 16LL * a.blockSize * a.tileWidthFactor;
+    const long long shared = static_cast<long long>(sizeof(P)) * a.blockSize * a.tileWidthFactor;
     if (shared > l.sharedOptin)
         return "tile of " + std::to_string(a.blockSize) + " x " + std::to_string(a.tileWidthFactor) +
                " bodies needs " + std::to_string(shared) + " bytes of shared memory; the device allows " +
@@ -89,23 +65,31 @@ std::string checkTiled(const DeviceForceArgs& a)
     return {};
 }
 
-void launchTiled(const DeviceForceArgs& a)
+template <class P>
+void launchTiledT(const DeviceForceArgs& a, const char* id)
 {
-    if (const std::string why = checkTiled(a); !why.empty())
-        throw std::invalid_argument("tiled: " + why);
+    using T = typename ScalarOf<P>::type;
+    if (const std::string why = checkTiledT<P>(a); !why.empty())
+        throw std::invalid_argument(std::string(id) + ": " + why);
     const int n = int(a.n);
     const int block = a.blockSize;
-    const int shared = 16 * block * a.tileWidthFactor;
+    const int shared = int(sizeof(P)) * block * a.tileWidthFactor;
     const Limits l = deviceLimits();
     const int grid = (n + block - 1) / block;
     // Softened systems skip the zero-distance guard (see kMinUnguardedEps2).
-    const auto kernel = a.eps2 >= kMinUnguardedEps2 ? tiledKernel<false> : tiledKernel<true>;
+    const auto kernel = a.eps2 >= kMinUnguardedEps2 ? tiledKernel<P, false> : tiledKernel<P, true>;
     if (shared > l.sharedDefault)
         NB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
     kernel<<<grid, block, size_t(shared), static_cast<cudaStream_t>(a.stream)>>>(
-        reinterpret_cast<const float4*>(a.pos), reinterpret_cast<float4*>(a.acc), n, a.eps2, a.G,
-        a.tileWidthFactor);
+        static_cast<const P*>(a.pos), static_cast<P*>(a.acc), n, T(a.eps2), T(a.G), a.tileWidthFactor);
     NB_CUDA_CHECK_LAUNCH("tiledKernel");
 }
+
+} // namespace
+
+std::string checkTiled(const DeviceForceArgs& a) { return checkTiledT<float4>(a); }
+void launchTiled(const DeviceForceArgs& a) { launchTiledT<float4>(a, "tiled"); }
+std::string checkTiledFp64(const DeviceForceArgs& a) { return checkTiledT<double4_32a>(a); }
+void launchTiledFp64(const DeviceForceArgs& a) { launchTiledT<double4_32a>(a, "tiled-fp64"); }
 
 } // namespace nbody::gpu

@@ -7,7 +7,7 @@
 #                                   .device/ has to travel to the GPU machine (< 64 MiB).
 #   scripts/gpu-check.sh remote     there, from the repo root, with $OUT set: unpacks the
 #                                   libraries, runs every test, compute-sanitizer (memcheck and
-#                                   racecheck) on tst_gpukernels, and the CLI (kernels, devices,
+#                                   racecheck) on tst_kernels, and the CLI (kernels, devices,
 #                                   the galaxy for 1000 steps, 262144 bodies for 20 steps).
 #
 # remote writes everything into $OUT/gpu-check.log plus two pictures ($OUT/out.png, $OUT/big.png),
@@ -104,10 +104,10 @@ remote() {
     done
 
     # Memory and race checks of the GPU kernels.
-    if [[ -x $device/bin/tst_gpukernels ]]; then
+    if [[ -x $device/bin/tst_kernels ]]; then
         if command -v compute-sanitizer >/dev/null; then
-            step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$device/bin/tst_gpukernels"
-            step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$device/bin/tst_gpukernels"
+            step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$device/bin/tst_kernels"
+            step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$device/bin/tst_kernels"
         else
             step "compute-sanitizer (not found)" false # recorded as a failure
         fi

@@ -15,7 +15,9 @@ struct ErrorStats {
     std::size_t worst = 0;
 };
 
-inline ErrorStats relativeErrors(const std::vector<nbody::Float4>& a, const std::vector<nbody::Double3>& ref)
+/// a: N accelerations (Float4 or Double4: x, y, z used); ref: N fp64 reference accelerations.
+template <class V>
+ErrorStats relativeErrors(const std::vector<V>& a, const std::vector<nbody::Double3>& ref)
 {
     double rms = 0;
     for (const auto& r : ref)

@@ -198,11 +198,11 @@ void RunDock::setKernel(const nbody::KernelInfo* k)
     };
     m_kernel->setText(QStringLiteral("%1 (%2)").arg(sv(k->name), sv(nbody::toString(k->precision))));
     m_kernel->setToolTip(sv(k->description));
-    m_blockSize->setEnabled(k->usesBlockSize);
-    m_tileWidthFactor->setEnabled(k->usesTileWidthFactor);
+    m_blockSize->setEnabled(k->params.blockSize);
+    m_tileWidthFactor->setEnabled(k->params.tileWidthFactor);
     const QString unused = tr("Not a parameter of the selected kernel");
-    m_blockSize->setToolTip(k->usesBlockSize ? tr("CUDA threads per block") : unused);
-    m_tileWidthFactor->setToolTip(k->usesTileWidthFactor
+    m_blockSize->setToolTip(k->params.blockSize ? tr("CUDA threads per block") : unused);
+    m_tileWidthFactor->setToolTip(k->params.tileWidthFactor
                                       ? tr("Bodies staged per tile = block size × factor")
                                       : unused);
 }

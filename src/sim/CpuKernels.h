@@ -9,14 +9,16 @@
 
 namespace nbody {
 
-/// `cpu`: fp32 arithmetic, one OpenMP thread per chunk of bodies. 20 flops per interaction.
+/// `cpu`: fp32 arithmetic on the fp32 state (pos, acc: N Float4), one OpenMP thread per chunk of
+/// bodies. 20 flops per interaction.
 void cpuForcesFp32(const HostForceArgs& args);
 
-/// `reference`: fp64 arithmetic on the fp32 inputs, rounded to fp32 on output.
+/// `reference`: fp64 arithmetic on the fp64 state (pos, acc: N Double4). 30 flops per interaction.
 void cpuForcesFp64(const HostForceArgs& args);
 
 /// The fp64 reference used by tests and validation: out[i] = G Σ_j m_j r_ij / (r² + ε²)^{3/2}
-/// evaluated in double precision. pos: N Float4 (x, y, z, mass). Returns N Double3.
+/// evaluated in double precision. pos: N Float4 or N Double4 (x, y, z, mass). Returns N Double3.
 std::vector<Double3> referenceAccelerations(const Float4* pos, std::size_t n, double eps2, double G);
+std::vector<Double3> referenceAccelerations(const Double4* pos, std::size_t n, double eps2, double G);
 
 } // namespace nbody

@@ -5,13 +5,13 @@
 
 namespace nbody {
 
-Diagnostics measureDiagnostics(const World& world, double G, double eps2)
+namespace {
+
+/// K, W, E and P of N bodies: pos (x, y, z, m) and vel (x, y, z, ·) columns of Float4 or Double4.
+template <class V>
+Diagnostics measure(const std::vector<V>& pos, const std::vector<V>& vel, double G, double eps2)
 {
     Diagnostics d;
-    d.time = world.time;
-    d.step = world.step;
-    const auto& pos = world.positions();
-    const auto& vel = world.velocities();
     const auto n = static_cast<std::ptrdiff_t>(pos.size());
     double k = 0, w = 0, px = 0, py = 0, pz = 0;
 #pragma omp parallel for reduction(+ : k, px, py, pz) schedule(static)
@@ -33,6 +33,24 @@ Diagnostics measureDiagnostics(const World& world, double G, double eps2)
     d.potential = G * w;
     d.total = d.kinetic + d.potential;
     d.momentum = Double3{px, py, pz};
+    return d;
+}
+
+} // namespace
+
+Diagnostics measureDiagnostics(const World& world, double G, double eps2)
+{
+    Diagnostics d = measure(world.positions(), world.velocities(), G, eps2);
+    d.time = world.time;
+    d.step = world.step;
+    return d;
+}
+
+Diagnostics measureDiagnostics(const Fp64State& state, double time, std::uint64_t step, double G, double eps2)
+{
+    Diagnostics d = measure(state.position, state.velocity, G, eps2);
+    d.time = time;
+    d.step = step;
     return d;
 }
 

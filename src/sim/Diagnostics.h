@@ -18,6 +18,8 @@ struct Diagnostics {
 
 /// Evaluates K, W, E and P of `world` (O(N²) for W, pairs i < j, fp64).
 Diagnostics measureDiagnostics(const World& world, double G, double eps2);
+/// The same for the fp64 state of an fp64 kernel, at simulated `time` and `step`.
+Diagnostics measureDiagnostics(const Fp64State& state, double time, std::uint64_t step, double G, double eps2);
 
 /// Relative energy change (E − E0) / |E0|; 0 when E0 is 0.
 double relativeEnergyChange(const Diagnostics& initial, const Diagnostics& now);

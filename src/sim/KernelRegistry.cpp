@@ -1,6 +1,7 @@
 #include "KernelRegistry.h"
 #include "CpuKernels.h"
 #include "DeviceInfo.h"
+#include "Interaction.h"
 
 #if NBODY_HAVE_CUDA
 #include "kernels/ForceKernels.h"
@@ -17,24 +18,82 @@ namespace nbody {
 namespace {
 
 // The one table of force kernels. A new kernel is a new row.
+constexpr KernelParamUse kNoParams{};
+constexpr KernelParamUse kTiledParams{true, false, true};
+constexpr KernelParamUse k2DParams{true, true, false};
+
+#define NB_2D_ROW(id, name, description, layout, deterministic, Fn)                              \
+    KernelInfo{id, name, description, Backend::Cuda, Precision::Fp32, layout, deterministic, k2DParams, \
+               kFlopsPerInteractionFp32, nullptr, NB_GPU(launch##Fn), NB_GPU(check##Fn), NB_GPU(workspace##Fn)}
+
 const std::array kRegistry = {
     KernelInfo{
         "cpu", "CPU (OpenMP)",
-        "All pairs on the CPU, one OpenMP thread per chunk of bodies, fp32 arithmetic. Reads N "
-        "positions N times from cache; the choice without a GPU and for small N.",
-        Backend::Cpu, Precision::Fp32, /*deterministic*/ true, false, false, &cpuForcesFp32, nullptr, nullptr},
+        "All pairs on the CPU, one OpenMP thread per chunk of bodies, fp32 arithmetic on the fp32 state. "
+        "Reads N positions N times from cache; the choice without a GPU and for small N.",
+        Backend::Cpu, Precision::Fp32, Layout::Float4, /*deterministic*/ true, kNoParams,
+        kFlopsPerInteractionFp32, &cpuForcesFp32},
     KernelInfo{
-        "reference", "CPU reference (OpenMP)",
-        "All pairs on the CPU in double precision (inputs and outputs fp32). The reference every "
-        "kernel is validated against; about half the speed of the fp32 CPU kernel.",
-        Backend::Cpu, Precision::Fp64, true, false, false, &cpuForcesFp64, nullptr, nullptr},
+        "reference", "CPU fp64 reference (OpenMP)",
+        "All pairs on the CPU in double precision on the fp64 state (double positions, velocities and "
+        "accelerations). The reference every kernel is validated against; about half the speed of the "
+        "fp32 CPU kernel.",
+        Backend::Cpu, Precision::Fp64, Layout::Double4, true, kNoParams, kFlopsPerInteractionFp64, &cpuForcesFp64},
     KernelInfo{
         "tiled", "Tiled shared memory (CUDA)",
         "GPU Gems 3 ch. 31: one thread per body; the block stages tiles of blockSize x tile factor "
         "positions through shared memory, so global memory is read N/tile times instead of N. "
         "20 flops per interaction; compute-bound for large N. Parameters: block size, tile width factor.",
-        Backend::Cuda, Precision::Fp32, true, true, true, nullptr, NB_GPU(launchTiled), NB_GPU(checkTiled)},
+        Backend::Cuda, Precision::Fp32, Layout::Float4, true, kTiledParams, kFlopsPerInteractionFp32, nullptr,
+        NB_GPU(launchTiled), NB_GPU(checkTiled)},
+    NB_2D_ROW("reduction2d", "2D reduction (CUDA)",
+              "A 2D grid over the N x N interaction matrix: each thread computes one pair (i = y, j = x); "
+              "the block sums its row with a shared-memory tree; one partial per (body, block column) "
+              "goes to a workspace of N x N/blockSize float4, summed per body by a second kernel. Exposes "
+              "N^2 parallelism, so it fills the GPU at small N, but every pair pays a shared-memory "
+              "reduction step and the workspace costs N^2/blockSize x 16 bytes of traffic. "
+              "Parameters: block size (threads along j), block rows.",
+              Layout::Float4, true, Reduction2D),
+    NB_2D_ROW("reduction2d-fadl", "2D reduction, FADL x2 (CUDA)",
+              "reduction2d with First Add During Load: each thread computes two pairs and adds them "
+              "before the first store, so the tree starts one level lower and the workspace is half "
+              "as wide. Halves the reduction and workspace traffic per pair.",
+              Layout::Float4, true, Reduction2DFadl),
+    NB_2D_ROW("reduction2d-fadl4", "2D reduction, FADL x4 (CUDA)",
+              "reduction2d with four pairs per thread added before the first store: the tree starts "
+              "two levels lower and the workspace is a quarter as wide. The fastest of the 2D "
+              "family at large N.",
+              Layout::Float4, true, Reduction2DFadl4),
+    NB_2D_ROW("reduction2d-float3", "2D reduction, float3 layout (CUDA)",
+              "reduction2d with 12-byte float3 elements for velocities, accelerations, shared partials "
+              "and the workspace instead of 16-byte float4: 25 % less memory, but each element is "
+              "three 4-byte accesses instead of one aligned 16-byte access. Shows the effect of alignment.",
+              Layout::Float3, true, Reduction2DFloat3),
+    NB_2D_ROW("reduction2d-fadl4-float3", "2D reduction, FADL x4, float3 layout (CUDA)",
+              "reduction2d-fadl4 with the float3 (12-byte) layout, to compare layouts on the "
+              "fastest 2D variant.",
+              Layout::Float3, true, Reduction2DFadl4Float3),
+    NB_2D_ROW("reduction2d-atomic", "2D reduction, atomic finish (CUDA)",
+              "reduction2d whose block partials are added straight into the zeroed accelerations "
+              "with atomicAdd: no workspace and no second pass, but the order of the additions "
+              "varies from run to run, so results are not bit-reproducible.",
+              Layout::Float4, false, Reduction2DAtomic),
+    NB_2D_ROW("warp-shuffle", "2D reduction, warp shuffles (CUDA)",
+              "reduction2d with the in-block sum done by warp shuffles (__shfl_down_sync) instead of "
+              "a shared-memory tree: registers exchange values inside each warp and only one value "
+              "per warp goes through shared memory. Block size must be a multiple of 32.",
+              Layout::Float4, true, WarpShuffle),
+    KernelInfo{
+        "tiled-fp64", "Tiled shared memory, fp64 (CUDA)",
+        "The tiled kernel of GPU Gems 3 ch. 31 on the fp64 state: double positions, velocities and "
+        "accelerations and fp64 arithmetic (30 flops per interaction by the nbody sample's count). "
+        "For long or close-encounter runs where fp32 round-off matters; speed follows the device's "
+        "fp64 throughput. Parameters: block size, tile width factor.",
+        Backend::Cuda, Precision::Fp64, Layout::Double4, true, kTiledParams, kFlopsPerInteractionFp64, nullptr,
+        NB_GPU(launchTiledFp64), NB_GPU(checkTiledFp64)},
 };
+
+#undef NB_2D_ROW
 
 } // namespace
 
@@ -43,8 +102,9 @@ DeviceForceArgs deviceForceArgs(const SimParams& p, std::size_t n)
     DeviceForceArgs a;
     a.n = n;
     a.eps2 = p.eps2;
-    a.G = float(p.G);
+    a.G = p.G;
     a.blockSize = p.blockSize;
+    a.blockRows = p.blockRows;
     a.tileWidthFactor = p.tileWidthFactor;
     return a;
 }
@@ -57,6 +117,26 @@ std::string_view toString(Backend b)
 std::string_view toString(Precision p)
 {
     return p == Precision::Fp32 ? "fp32" : "fp64";
+}
+
+std::string_view toString(Layout l)
+{
+    switch (l) {
+    case Layout::Float4: return "float4";
+    case Layout::Float3: return "float3";
+    case Layout::Double4: return "double4";
+    }
+    return "?";
+}
+
+std::size_t vectorBytes(Layout l)
+{
+    return l == Layout::Float4 ? sizeof(Float4) : l == Layout::Float3 ? sizeof(Float3) : sizeof(Double4);
+}
+
+std::size_t positionBytes(Layout l)
+{
+    return l == Layout::Double4 ? sizeof(Double4) : sizeof(Float4);
 }
 
 std::span<const KernelInfo> kernelRegistry()

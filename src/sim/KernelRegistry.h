@@ -15,28 +15,44 @@ namespace nbody {
 enum class Backend { Cpu, Cuda };
 enum class Precision { Fp32, Fp64 };
 
+/// Memory layout of the state a kernel works on (positions always carry the mass in w).
+enum class Layout {
+    Float4,  ///< positions float4 (x, y, z, m); velocities, accelerations float4 (x, y, z, 0)
+    Float3,  ///< positions float4 (x, y, z, m); velocities, accelerations, workspace float3 (12 B)
+    Double4, ///< positions double4 (x, y, z, m); velocities, accelerations double4 (x, y, z, 0)
+};
+
 std::string_view toString(Backend b);
 std::string_view toString(Precision p);
+std::string_view toString(Layout l);
+/// Bytes of one velocity / acceleration element of the layout (16, 12, 32).
+std::size_t vectorBytes(Layout l);
+/// Bytes of one position element of the layout (16, 16, 32).
+std::size_t positionBytes(Layout l);
 
 /// Arguments of a host force kernel: acc[i] = G Σ_j m_j r_ij / (|r_ij|² + ε²)^{3/2}.
-/// pos: N Float4 (x, y, z, mass); acc: N Float4 (ax, ay, az, 0), written; host memory.
+/// pos, acc: N elements in the kernel's layout (Float4 rows: Float4; Double4 rows: Double4);
+/// host memory; acc is written (w = 0).
 struct HostForceArgs {
-    const Float4* pos = nullptr;
-    Float4* acc = nullptr;
+    const void* pos = nullptr;
+    void* acc = nullptr;
     std::size_t n = 0;
-    float eps2 = 0.f; ///< softening ε², length²
-    double G = 1.0;   ///< gravitational constant
+    double eps2 = 0.0; ///< softening ε², length²
+    double G = 1.0;    ///< gravitational constant
 };
 
 /// Arguments of a CUDA force kernel: same contract, device pointers, plus launch parameters.
+/// pos: N positions and acc: N accelerations on the device, in the row's layout.
 struct DeviceForceArgs {
-    const Float4* pos = nullptr; ///< device, N Float4 (x, y, z, mass)
-    Float4* acc = nullptr;       ///< device, N Float4 (ax, ay, az, 0), written
+    const void* pos = nullptr;   ///< device, N positions (x, y, z, mass)
+    void* acc = nullptr;         ///< device, N accelerations (ax, ay, az[, 0]), written
+    void* workspace = nullptr;   ///< device scratch of at least KernelInfo::workspace(args) bytes
     std::size_t n = 0;
-    float eps2 = 0.f;
-    float G = 1.f;
-    int blockSize = 256;         ///< threads per block
-    int tileWidthFactor = 1;     ///< tile = blockSize × factor bodies
+    double eps2 = 0.0;           ///< softening ε², length² (fp32 kernels round it)
+    double G = 1.0;              ///< gravitational constant (fp32 kernels round it)
+    int blockSize = 256;         ///< threads per block (1D kernels); threads along j (2D kernels)
+    int blockRows = 1;           ///< 2D kernels: rows (bodies i) per block
+    int tileWidthFactor = 1;     ///< `tiled`: tile = blockSize × factor bodies
     void* stream = nullptr;      ///< cudaStream_t (nullptr: the default stream)
 };
 
@@ -44,11 +60,21 @@ struct DeviceForceArgs {
 DeviceForceArgs deviceForceArgs(const SimParams& p, std::size_t n);
 
 using HostForceFn = void (*)(const HostForceArgs&);
-/// Launches the kernel (asynchronously). Throws CudaError when a CUDA call or the launch fails.
+/// Launches the kernel (asynchronously). Throws CudaError when a CUDA call or the launch fails,
+/// std::invalid_argument when the launch parameters are refused (as the check says).
 using DeviceForceFn = void (*)(const DeviceForceArgs&);
 /// Returns "" when the launch parameters can run on the current device, else a message naming
-/// the limit ("block size 2048 exceeds the device's 1024 threads per block").
+/// the limit ("block size 2048 is outside 1..1024 (the device's maximum threads per block)").
 using DeviceCheckFn = std::string (*)(const DeviceForceArgs&);
+/// Bytes of device workspace the kernel needs for these arguments (0: none).
+using WorkspaceFn = std::size_t (*)(const DeviceForceArgs&);
+
+/// Which SimParams launch parameters a kernel reads (the others are ignored by it).
+struct KernelParamUse {
+    bool blockSize = false;
+    bool blockRows = false;
+    bool tileWidthFactor = false;
+};
 
 /// One row of the registry.
 struct KernelInfo {
@@ -57,12 +83,14 @@ struct KernelInfo {
     std::string_view description; ///< tooltip: algorithm, memory traffic, when it wins
     Backend backend;
     Precision precision;
+    Layout layout;
     bool deterministic;           ///< same input gives bit-identical output
-    bool usesBlockSize;           ///< blockSize is a parameter of this kernel
-    bool usesTileWidthFactor;     ///< tileWidthFactor is a parameter of this kernel
+    KernelParamUse params;        ///< launch parameters this kernel reads
+    int flopsPerInteraction;      ///< 20 (fp32) or 30 (fp64), the nbody sample's convention
     HostForceFn host = nullptr;   ///< CPU rows
     DeviceForceFn device = nullptr; ///< CUDA rows (nullptr in a CPU-only build)
     DeviceCheckFn check = nullptr;  ///< CUDA rows
+    WorkspaceFn workspace = nullptr; ///< CUDA rows that need scratch memory
 };
 
 /// Every registered kernel, CPU rows first. Rows exist in CPU-only builds too (unavailable).

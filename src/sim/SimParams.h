@@ -16,6 +16,7 @@ struct SimParams {
     float dt = 0.1f;             ///< time step of the KDK leapfrog, time units
     int blockSize = 256;         ///< CUDA threads per block for GPU kernels (1..device limit)
     int tileWidthFactor = 1;     ///< `tiled`: bodies staged per tile = blockSize × factor (1, 2, 4, …)
+    int blockRows = 1;           ///< 2D kernels: rows (bodies i) per block; threads = blockSize × blockRows
     int diagnosticsInterval = 0; ///< steps between automatic energy/momentum evaluations; 0 = on request only
 };
 

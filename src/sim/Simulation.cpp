@@ -92,6 +92,19 @@ bool Simulation::deviceResident() const
     return m_kernel->backend == Backend::Cuda;
 }
 
+bool Simulation::fp64State() const
+{
+    return m_kernel->layout == Layout::Double4;
+}
+
+void Simulation::narrowIfStale()
+{
+    if (m_worldStale) {
+        narrowInto(m_state64, m_world);
+        m_worldStale = false;
+    }
+}
+
 // ---- device state management ------------------------------------------------------------
 
 #if NBODY_HAVE_CUDA
@@ -107,15 +120,19 @@ void Simulation::ensureDevice()
     if (m_storage == PositionStorage::External && m_world.size() > m_attachedCapacity)
         throw std::logic_error("the attached position buffers hold " + std::to_string(m_attachedCapacity) +
                                " bodies; the system has " + std::to_string(m_world.size()));
-    if (!m_device || m_device->size() != m_world.size() || m_device->storage() != m_storage) {
+    if (!m_device || m_device->size() != m_world.size() || m_device->storage() != m_storage ||
+        m_device->layout() != m_kernel->layout) {
         m_device.reset();
-        m_device = std::make_unique<DeviceState>(m_world.size(), m_storage);
+        m_device = std::make_unique<DeviceState>(m_world.size(), m_kernel->layout, m_storage);
         m_deviceStale = true;
     }
     if (m_storage == PositionStorage::External)
         m_device->attach(m_attached[0], m_attached[1]);
     if (m_deviceStale) {
-        m_device->upload(m_world, m_current);
+        if (fp64State())
+            m_device->upload(m_state64, m_current);
+        else
+            m_device->upload(m_world, m_current);
         m_deviceStale = false;
         m_hostStale = false;
     }
@@ -129,7 +146,12 @@ void Simulation::syncHost()
         throw std::logic_error("the device positions live in external buffers that are not attached");
     if (m_storage == PositionStorage::External)
         m_device->attach(m_attached[0], m_attached[1]);
-    m_device->download(m_world, m_current);
+    if (m_device->layout() == Layout::Double4) {
+        m_device->download(m_state64, m_current);
+        m_worldStale = true;
+    } else {
+        m_device->download(m_world, m_current);
+    }
     m_hostStale = false;
     m_synced = {m_world.time, m_world.step};
 }
@@ -150,14 +172,26 @@ void Simulation::setKernel(std::string_view id)
         throw std::invalid_argument("kernel '" + std::string(id) + "' is not available here: " + a.reason);
     checkLaunchable(*k, m_params, m_world.size());
 
-    const bool wasDevice = deviceResident();
-    if (wasDevice && k->backend == Backend::Cpu) {
+    const KernelInfo* old = m_kernel;
+    const bool keepDevice = deviceResident() && k->backend == Backend::Cuda && k->layout == old->layout;
+    if (deviceResident() && !keepDevice) {
         syncHost(); // may throw: then the old kernel stays selected
         m_device.reset();
         m_deviceStale = true;
     }
+    // The state changes precision with the kernel: fp32 → fp64 widens exactly, fp64 → fp32
+    // rounds to nearest.
+    const bool wasFp64 = old->layout == Layout::Double4;
+    const bool isFp64 = k->layout == Layout::Double4;
+    if (wasFp64 && !isFp64) {
+        narrowIfStale();
+        m_state64 = {};
+    } else if (!wasFp64 && isFp64) {
+        m_state64 = widen(m_world);
+        m_worldStale = false;
+    }
     m_kernel = k;
-    if (!wasDevice && k->backend == Backend::Cuda) {
+    if (k->backend == Backend::Cuda && !keepDevice) {
         m_deviceStale = true;
         if (devicePositionsAvailable())
             ensureDevice(); // allocate and upload now, so failures show at selection time
@@ -181,6 +215,9 @@ void Simulation::setWorld(World world)
     validateOrThrow(world, m_params);
     m_world = std::move(world);
     m_world.accelerationsValid = false;
+    if (fp64State())
+        m_state64 = widen(m_world);
+    m_worldStale = false;
     m_hostStale = false;
     m_deviceStale = true;
     m_current = 0;
@@ -195,6 +232,7 @@ void Simulation::setWorld(World world)
 const World& Simulation::world()
 {
     syncHost();
+    narrowIfStale();
     return m_world;
 }
 
@@ -207,12 +245,14 @@ std::string Simulation::checkFinite()
         return i < 0 ? std::string() : "body " + std::to_string(i) + ": position, mass or velocity is not finite";
     }
 #endif
-    return m_world.validate();
+    return world().validate();
 }
 
 Diagnostics Simulation::measure()
 {
     syncHost();
+    if (fp64State())
+        return measureDiagnostics(m_state64, m_world.time, m_world.step, m_params.G, m_params.eps2);
     return measureDiagnostics(m_world, m_params.G, m_params.eps2);
 }
 
@@ -258,6 +298,10 @@ void Simulation::fallBackToCpu()
         m_world.time = m_synced.time;
         m_world.step = m_synced.step;
     }
+    if (fp64State())
+        narrowIfStale();
+    m_state64 = {};
+    m_worldStale = false;
     m_hostStale = false;
     m_deviceStale = true;
     m_world.accelerationsValid = false;
@@ -303,11 +347,35 @@ void Simulation::computeAccelerations()
     }
 }
 
-std::vector<Float4> evaluateAccelerations(std::string_view kernelId, const World& world, const SimParams& params)
+double Simulation::timedForceEvaluation()
+{
+    if (deviceResident()) {
+#if NBODY_HAVE_CUDA
+        ensureDevice();
+        const double ms = m_device->timedForces(*m_kernel, m_params, m_current);
+        m_world.accelerationsValid = true;
+        m_hostStale = true;
+        return ms;
+#endif
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    hostForces();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::vector<Double4> Simulation::accelerations64()
+{
+    syncHost();
+    if (fp64State())
+        return m_state64.acceleration;
+    return widen(m_world).acceleration;
+}
+
+std::vector<Double4> evaluateAccelerations(std::string_view kernelId, const World& world, const SimParams& params)
 {
     Simulation sim(world, params, kernelId);
     sim.computeAccelerations();
-    return sim.world().accelerations();
+    return sim.accelerations64();
 }
 
 // ---- systems ---------------------------------------------------------------------------------
@@ -315,8 +383,14 @@ std::vector<Float4> evaluateAccelerations(std::string_view kernelId, const World
 void Simulation::hostForces()
 {
     HostForceArgs a;
-    a.pos = m_world.positions().data();
-    a.acc = m_world.accelerations().data();
+    if (fp64State()) {
+        a.pos = m_state64.position.data();
+        a.acc = m_state64.acceleration.data();
+        m_worldStale = true;
+    } else {
+        a.pos = m_world.positions().data();
+        a.acc = m_world.accelerations().data();
+    }
     a.n = m_world.size();
     a.eps2 = m_params.eps2;
     a.G = m_params.G;
@@ -331,39 +405,68 @@ void Simulation::runDiagnosticsSystem()
         m_latestDiagnostics = measure();
 }
 
-void Simulation::stepHost(int count)
-{
-    auto& pos = m_world.positions();
-    auto& vel = m_world.velocities();
-    auto& acc = m_world.accelerations();
-    const auto n = static_cast<std::ptrdiff_t>(m_world.size());
-    const float dt = m_params.dt;
-    const float half = 0.5f * dt;
-    // v += ½ a dt over all bodies (the kicks of KDK leapfrog).
-    auto kick = [&] {
+namespace {
+
+/// KDK leapfrog's kick and drift over host columns of Float4 or Double4 (arithmetic in T).
+template <class T, class V>
+struct HostIntegrator {
+    std::vector<V>& pos;
+    std::vector<V>& vel;
+    const std::vector<V>& acc;
+
+    /// v += ½ a dt over all bodies (the kicks of KDK leapfrog).
+    void kick(T dt)
+    {
+        const T half = T(0.5) * dt;
+        const auto n = static_cast<std::ptrdiff_t>(vel.size());
 #pragma omp parallel for schedule(static)
         for (std::ptrdiff_t i = 0; i < n; ++i) {
             vel[i].x += half * acc[i].x;
             vel[i].y += half * acc[i].y;
             vel[i].z += half * acc[i].z;
         }
-    };
-    for (int s = 0; s < count; ++s) {
-        if (!m_world.accelerationsValid)
-            hostForces(); // gravity: a_n
-        kick();       // integrate: opening kick
+    }
+    /// x += v dt.
+    void drift(T dt)
+    {
+        const auto n = static_cast<std::ptrdiff_t>(pos.size());
 #pragma omp parallel for schedule(static)
-        for (std::ptrdiff_t i = 0; i < n; ++i) { // integrate: drift
+        for (std::ptrdiff_t i = 0; i < n; ++i) {
             pos[i].x += dt * vel[i].x;
             pos[i].y += dt * vel[i].y;
             pos[i].z += dt * vel[i].z;
         }
-        hostForces(); // gravity: a_{n+1}
-        kick();       // integrate: closing kick
-        m_world.time += double(dt);
+    }
+};
+
+} // namespace
+
+template <class T, class V>
+void Simulation::stepHostT(int count, std::vector<V>& pos, std::vector<V>& vel, std::vector<V>& acc)
+{
+    HostIntegrator<T, V> kdk{pos, vel, acc};
+    const T dt = T(m_params.dt);
+    for (int s = 0; s < count; ++s) {
+        if (!m_world.accelerationsValid)
+            hostForces(); // gravity: a_n
+        kdk.kick(dt);     // integrate: opening kick
+        kdk.drift(dt);    // integrate: drift
+        hostForces();     // gravity: a_{n+1}
+        kdk.kick(dt);     // integrate: closing kick
+        m_world.time += double(m_params.dt);
         ++m_world.step;
         m_synced = {m_world.time, m_world.step};
         runDiagnosticsSystem();
+    }
+}
+
+void Simulation::stepHost(int count)
+{
+    if (fp64State()) {
+        stepHostT<double>(count, m_state64.position, m_state64.velocity, m_state64.acceleration);
+        m_worldStale = true;
+    } else {
+        stepHostT<float>(count, m_world.positions(), m_world.velocities(), m_world.accelerations());
     }
 }
 
@@ -371,7 +474,7 @@ void Simulation::stepDevice(int count)
 {
 #if NBODY_HAVE_CUDA
     ensureDevice();
-    const float dt = m_params.dt;
+    const double dt = m_params.dt;
     for (int s = 0; s < count; ++s) {
         if (!m_world.accelerationsValid) {
             m_device->computeForces(*m_kernel, m_params, m_current); // gravity: a_n
@@ -386,6 +489,7 @@ void Simulation::stepDevice(int count)
         m_hostStale = true;
         runDiagnosticsSystem();
     }
+    m_device->publish(m_current); // fp64 state: the float4 copy that is drawn
     m_device->synchronize();
 #else
     (void)count;

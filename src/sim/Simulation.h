@@ -11,8 +11,14 @@
 ///
 /// CPU kernels advance the host World. CUDA kernels advance a device copy: positions in two
 /// buffers used ping-pong (the drift reads one and writes the other), velocities and
-/// accelerations in device columns. Positions can live in buffers the caller provides (OpenGL
-/// buffers mapped for CUDA, see attachDevicePositions) so they never cross to the host.
+/// accelerations in device columns, in the kernel's layout (float4, float3, double4). Positions
+/// can live in buffers the caller provides (OpenGL buffers mapped for CUDA, see
+/// attachDevicePositions) so they never cross to the host.
+///
+/// fp64 kernels (Layout::Double4) advance an fp64 copy of the state (Fp64State: on the host for
+/// `reference`, on the device for CUDA rows); the World's fp32 columns then hold its rounding,
+/// refreshed when world() is read, and attached buffers receive a float4 copy after each step.
+/// Selecting an fp64 kernel widens the fp32 state exactly; leaving it rounds to nearest.
 
 #include "Diagnostics.h"
 #include "KernelRegistry.h"
@@ -58,8 +64,15 @@ public:
     void step(int count = 1);
 
     /// The gravity system alone: evaluates the accelerations of the current positions with the
-    /// selected kernel (no step is taken). Read them from world().accelerations().
+    /// selected kernel (no step is taken). Read them from world().accelerations() (fp32) or
+    /// accelerations64() (the kernel's precision).
     void computeAccelerations();
+    /// computeAccelerations() timed: milliseconds of the force evaluation alone, measured with
+    /// CUDA events around the launch(es) for CUDA kernels and with the wall clock on the CPU.
+    double timedForceEvaluation();
+    /// The current accelerations in the selected kernel's precision, widened exactly to fp64:
+    /// N Double4 (ax, ay, az, 0). Synchronises first.
+    std::vector<Double4> accelerations64();
 
     /// Selects a kernel by id; the state carries over (host ↔ device as needed). Throws
     /// std::invalid_argument for an unknown id or a kernel unavailable here (message says why),
@@ -71,12 +84,14 @@ public:
     void setParams(const SimParams& params);
     const SimParams& params() const { return m_params; }
 
-    /// Replaces the system (a reset or a loaded file). Throws std::invalid_argument when invalid;
+    /// Replaces the system (a reset or a loaded file). With an fp64 kernel the state is widened
+    /// from the World's fp32 columns. Throws std::invalid_argument when invalid;
     /// the current system is kept then. With a CUDA kernel and External buffers attached, the new
     /// state is uploaded into them at once (CudaError when that fails).
     void setWorld(World world);
 
-    /// The host copy of the system, synchronised first when a CUDA kernel holds the state.
+    /// The host copy of the system, synchronised first when a CUDA kernel holds the state; with
+    /// an fp64 kernel, its fp32 columns are the fp64 state rounded to nearest.
     const World& world();
     std::size_t size() const { return m_world.size(); }
     double time() const { return m_world.time; }
@@ -119,6 +134,10 @@ public:
 private:
     void validateOrThrow(const World& w, const SimParams& p) const;
     void stepHost(int count);
+    template <class T, class V>
+    void stepHostT(int count, std::vector<V>& pos, std::vector<V>& vel, std::vector<V>& acc);
+    bool fp64State() const;
+    void narrowIfStale();
     void stepDevice(int count);
     void hostForces();
     void syncHost();
@@ -132,7 +151,9 @@ private:
     PositionStorage m_storage = PositionStorage::Owned;
     std::unique_ptr<DeviceState> m_device; ///< non-null while a CUDA kernel is selected
     bool m_hostStale = false;   ///< the device holds a newer state than m_world
-    bool m_deviceStale = true;  ///< m_world is newer than the device state
+    bool m_deviceStale = true;  ///< the host state is newer than the device state
+    Fp64State m_state64;        ///< fp64 kernels: the host state (the World holds its rounding)
+    bool m_worldStale = false;  ///< m_state64 is newer than the World's fp32 columns
     int m_current = 0;
     Float4* m_attached[2] = {nullptr, nullptr};
     std::size_t m_attachedCapacity = 0;
@@ -143,8 +164,9 @@ private:
     std::optional<Diagnostics> m_latestDiagnostics;
 };
 
-/// Evaluates the accelerations of `world` once with kernel `kernelId` on a copy (N Float4:
-/// ax, ay, az, 0). Throws as Simulation's constructor and step() do.
-std::vector<Float4> evaluateAccelerations(std::string_view kernelId, const World& world, const SimParams& params);
+/// Evaluates the accelerations of `world` once with kernel `kernelId` on a copy, in the kernel's
+/// precision widened to fp64 (N Double4: ax, ay, az, 0). Throws as Simulation's constructor and
+/// step() do.
+std::vector<Double4> evaluateAccelerations(std::string_view kernelId, const World& world, const SimParams& params);
 
 } // namespace nbody

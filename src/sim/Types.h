@@ -16,10 +16,24 @@ struct alignas(16) Float4 {
 };
 static_assert(sizeof(Float4) == 16);
 
+/// Three floats, 12 bytes, no padding: the velocity, acceleration and workspace element of the
+/// float3 layout (Layout::Float3), the same size as CUDA's float3.
+struct Float3 {
+    float x = 0.f, y = 0.f, z = 0.f;
+};
+static_assert(sizeof(Float3) == 12);
+
 /// Three doubles: fp64 accelerations of the reference kernel, momenta.
 struct Double3 {
     double x = 0.0, y = 0.0, z = 0.0;
 };
+
+/// Four doubles, 32-byte aligned like CUDA's double4: the fp64 state (Layout::Double4). As a
+/// position: x, y, z and w = mass; as a velocity or acceleration: x, y, z and w = 0.
+struct alignas(32) Double4 {
+    double x = 0.0, y = 0.0, z = 0.0, w = 0.0;
+};
+static_assert(sizeof(Double4) == 32);
 
 /// Index of a body in the World's columns (dense, 0..N-1).
 using BodyIndex = std::size_t;

@@ -126,4 +126,28 @@ FramingSphere framingSphere(const World& world)
     return f;
 }
 
+Fp64State widen(const World& world)
+{
+    const auto widen4 = [](const std::vector<Float4>& in) {
+        std::vector<Double4> out(in.size());
+        for (std::size_t i = 0; i < in.size(); ++i)
+            out[i] = Double4{in[i].x, in[i].y, in[i].z, in[i].w};
+        return out;
+    };
+    return {widen4(world.positions()), widen4(world.velocities()), widen4(world.accelerations())};
+}
+
+void narrowInto(const Fp64State& state, World& world)
+{
+    if (state.size() != world.size())
+        throw std::logic_error("narrowInto: the fp64 state and the world differ in size");
+    const auto narrow4 = [](const std::vector<Double4>& in, std::vector<Float4>& out) {
+        for (std::size_t i = 0; i < in.size(); ++i)
+            out[i] = Float4{float(in[i].x), float(in[i].y), float(in[i].z), float(in[i].w)};
+    };
+    narrow4(state.position, world.positions());
+    narrow4(state.velocity, world.velocities());
+    narrow4(state.acceleration, world.accelerations());
+}
+
 } // namespace nbody

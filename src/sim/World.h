@@ -68,6 +68,20 @@ private:
     std::uint32_t m_nextId = 0;
 };
 
+/// The fp64 copy of the dynamical state that fp64 kernels (Layout::Double4) advance: N Double4
+/// each; position = (x, y, z, mass), velocity and acceleration = (x, y, z, 0).
+struct Fp64State {
+    std::vector<Double4> position;
+    std::vector<Double4> velocity;
+    std::vector<Double4> acceleration;
+    std::size_t size() const { return position.size(); }
+};
+
+/// The World's fp32 columns widened to fp64 (exact).
+Fp64State widen(const World& world);
+/// Writes the fp64 state into the World's fp32 columns (rounded to nearest); sizes must match.
+void narrowInto(const Fp64State& state, World& world);
+
 /// Total mass and centre of mass (fp64). For a world without mass the centre is the geometric
 /// centre; for an empty world both are 0.
 struct MassCentre {

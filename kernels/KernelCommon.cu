@@ -1,0 +1,42 @@
+#include "KernelCommon.cuh"
+
+#include <map>
+#include <mutex>
+
+namespace nbody::gpu {
+
+Limits deviceLimits()
+{
+    static std::mutex mutex;
+    static std::map<int, Limits> cache;
+    int dev = 0;
+    NB_CUDA_CHECK(cudaGetDevice(&dev));
+    const std::lock_guard lock(mutex);
+    if (const auto it = cache.find(dev); it != cache.end())
+        return it->second;
+    Limits l;
+    NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.maxThreads, cudaDevAttrMaxThreadsPerBlock, dev));
+    NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.sharedDefault, cudaDevAttrMaxSharedMemoryPerBlock, dev));
+    NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.sharedOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.warpSize, cudaDevAttrWarpSize, dev));
+    cache.emplace(dev, l);
+    return l;
+}
+
+std::string checkThreads(int blockX, int blockY, const Limits& l)
+{
+    if (blockX < 1 || blockY < 1)
+        return "block of " + std::to_string(blockX) + " x " + std::to_string(blockY) +
+               " threads: both dimensions must be at least 1";
+    if (static_cast<long long>(blockX) * blockY > l.maxThreads) {
+        if (blockY == 1)
+            return "block size " + std::to_string(blockX) + " is outside 1.." + std::to_string(l.maxThreads) +
+                   " (the device's maximum threads per block)";
+        return "block of " + std::to_string(blockX) + " x " + std::to_string(blockY) + " = " +
+               std::to_string(static_cast<long long>(blockX) * blockY) +
+               " threads exceeds the device's maximum of " + std::to_string(l.maxThreads) + " threads per block";
+    }
+    return {};
+}
+
+} // namespace nbody::gpu
