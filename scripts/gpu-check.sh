@@ -7,17 +7,21 @@
 #                                   .device/ has to travel to the GPU machine (< 64 MiB).
 #   scripts/gpu-check.sh remote     there, from the repo root, with $OUT set: unpacks the
 #                                   libraries, runs every test, compute-sanitizer (memcheck and
-#                                   racecheck) on tst_kernels, and the CLI (kernels, devices,
-#                                   the galaxy for 1000 steps, 262144 bodies for 20 steps).
+#                                   racecheck) on every CUDA kernel at N = 1000 and 4097, the CLI
+#                                   (kernels, devices, the galaxy for 1000 steps, 262144 bodies
+#                                   for 20 steps) and `nbody bench` (all kernels, then sweeps).
 #
-# remote writes everything into $OUT/gpu-check.log plus two pictures ($OUT/out.png, $OUT/big.png),
+# remote writes everything into $OUT/gpu-check.log plus two pictures ($OUT/out.png, $OUT/big.png)
+# and the benchmark tables ($OUT/bench.json, $OUT/bench.csv),
 # since only a few files come back. A failing step does not stop the others; the exit status is
 # non-zero when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
+# GPU_CHECK_PARTS=tests,sanitizers,cli,bench (the default: all) picks parts, so that a run can be
+# split over several calls of a limited length.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,17s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,20s/^# \{0,1\}//p' "$0"; }
 
 prepare() {
     # 1. The GPU build: tests on, app off, machine code for Hopper plus PTX.
@@ -95,19 +99,31 @@ remote() {
         results+=("$result")
     }
 
+    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench}, == *,$1,* ]]; }
+
     step nvidia-smi nvidia-smi
 
     # Every test executable. QT_QPA_PLATFORM=offscreen (from unpack.sh) for any that need one.
     local t
-    for t in "$device"/bin/tst_*; do
-        step "$(basename "$t")" "$t"
-    done
+    if want tests; then
+        for t in "$device"/bin/tst_*; do
+            step "$(basename "$t")" "$t"
+        done
+    fi
 
-    # Memory and race checks of the GPU kernels.
-    if [[ -x $device/bin/tst_kernels ]]; then
+    # Memory and race checks of every CUDA kernel at N = 1000 and N = 4097 (the againstReference
+    # rows of each CUDA kernel with default launch parameters and with eps2 = 0), and of the
+    # whole GPU pipeline of every kernel (kick, drift, publish, non-finite check; N = 1000).
+    if want sanitizers && [[ -x $device/bin/tst_kernels ]]; then
         if command -v compute-sanitizer >/dev/null; then
-            step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$device/bin/tst_kernels"
-            step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$device/bin/tst_kernels"
+            local -a rows=()
+            mapfile -t rows < <("$device/bin/tst_kernels" -datatags |
+                sed -n 's/^TestKernels againstReference \(.* N=\(1000\|4097\) \(default\|eps2=0\)\)$/againstReference:\1/p' |
+                grep -v -e '^againstReference:cpu ' -e '^againstReference:reference ')
+            rows+=(pipelineMatchesCpu detectsNonFiniteState)
+            echo "   sanitizer rows: ${#rows[@]}"
+            step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$device/bin/tst_kernels" "${rows[@]}"
+            step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$device/bin/tst_kernels" "${rows[@]}"
         else
             step "compute-sanitizer (not found)" false # recorded as a failure
         fi
@@ -115,20 +131,34 @@ remote() {
 
     # The command-line front end.
     local nbody=$device/bin/nbody
+    if want cli; then
     step "nbody kernels" "$nbody" kernels
     step "nbody devices" "$nbody" devices
     step "nbody run galaxy" "$nbody" run --kernel tiled --input "$device/data/galaxy_20K.bin" \
         --steps 1000 --capture "$OUT/out.png"
     step "nbody run 262144" "$nbody" run --kernel tiled --bodies 262144 --steps 20 \
         --capture "$OUT/big.png"
-    # Launch parameters of `tiled` at N = 262144 (a sweep, not a benchmark suite: see nbody bench).
-    local b f
+    step "nbody run fp64 galaxy" "$nbody" run --kernel tiled-fp64 --input "$device/data/galaxy_20K.bin" \
+        --steps 1000 --no-energy
+    fi
+    # The benchmark of issue 3 (docs/benchmarks.md), then launch-parameter sweeps.
+    if want bench; then
+    limit=900 step "nbody bench all" "$nbody" bench --kernels all --bodies 8192,65536,262144 --steps 10 \
+        --json "$OUT/bench.json" --csv "$OUT/bench.csv"
+    local b f r
     for b in 128 256 512 1024; do
         for f in 1 2 4; do
-            step "tiled 262144 b$b x$f" "$nbody" run --kernel tiled --bodies 262144 --steps 12 \
-                --progress-every 4 --no-energy --block-size "$b" --tile-factor "$f"
+            step "bench tiled b$b x$f" "$nbody" bench --kernels tiled --bodies 262144 --steps 5 \
+                --block-size "$b" --tile-factor "$f"
         done
     done
+    for b in 64 128 256 512; do
+        for r in 1 4; do
+            step "bench 2D b$b r$r" "$nbody" bench --kernels reduction2d-fadl4,warp-shuffle --bodies 65536 \
+                --steps 5 --block-size "$b" --block-rows "$r"
+        done
+    done
+    fi
 
     # Summary, on the screen and at the end of the log.
     local i failed=0

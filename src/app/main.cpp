@@ -18,6 +18,7 @@
 
 #include <QApplication>
 #include "gl/Renderer.h"
+#include "sim/AtomicFile.h"
 
 #include <QCommandLineParser>
 #include <QSurfaceFormat>
@@ -127,7 +128,7 @@ int main(int argc, char* argv[])
     automation.quit = parser.isSet(quitOpt);
     if (!automation.capturePath.isEmpty()) {
         // Refuse an unwritable target before simulating anything (and never replace a device).
-        if (const nbody::gl::PngTarget t = nbody::gl::resolvePngTarget(automation.capturePath.toStdString());
+        if (const nbody::WriteTarget t = nbody::resolveWriteTarget(automation.capturePath.toStdString());
             !t.problem.empty())
             return usageError(QStringLiteral("cannot write the capture '%1': %2")
                                   .arg(automation.capturePath, QString::fromStdString(t.problem)));

@@ -3,6 +3,7 @@
 #include "gl/CudaGlInterop.h"
 #include "gl/EglContext.h"
 #include "gl/Renderer.h"
+#include "sim/AtomicFile.h"
 #include "sim/DeviceInfo.h"
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
@@ -134,12 +135,13 @@ int runCommand(const RunOptions& o)
     }
     if (!o.capture.empty()) {
         // Refuse an unwritable target before simulating anything (and never replace a device).
-        if (const gl::PngTarget t = gl::resolvePngTarget(o.capture); !t.problem.empty()) {
+        if (const WriteTarget t = resolveWriteTarget(o.capture); !t.problem.empty()) {
             std::cerr << "nbody run: cannot write the capture '" << o.capture << "': " << t.problem << "\n";
             return 2;
         }
     }
     params.blockSize = o.blockSize;
+    params.blockRows = o.blockRows;
     params.tileWidthFactor = o.tileWidthFactor;
     const std::string kernelId = o.kernel.empty() ? defaultKernel() : o.kernel;
 
@@ -263,7 +265,7 @@ int runCommand(const RunOptions& o)
             view->capture(o.capture, buffer, w.size(), w, o.width, o.height);
         }
         if (view)
-            std::printf("Capture written to %s (%dx%d)\n", gl::resolvePngTarget(o.capture).path.c_str(), o.width,
+            std::printf("Capture written to %s (%dx%d)\n", resolveWriteTarget(o.capture).path.c_str(), o.width,
                         o.height);
     } catch (const CudaError& e) {
         std::cerr << "nbody run: GPU error: " << e.what() << "\n";

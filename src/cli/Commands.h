@@ -20,6 +20,7 @@ struct RunOptions {
     std::string capture;        ///< PNG path; empty: no capture
     int width = 1024, height = 768;
     int blockSize = 256;
+    int blockRows = 1;
     int tileWidthFactor = 1;
     int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
     bool captureGiven = false;      ///< --capture given (an empty name is an error)
@@ -27,7 +28,23 @@ struct RunOptions {
     bool energy = true;         ///< evaluate energy and momentum (fp64, O(N²) on the host) at start and end
 };
 
+/// `nbody bench`: every selected kernel at every N (see sim/Benchmark.h for what is measured).
+struct BenchOptions {
+    std::string kernels = "all";  ///< "all" (every kernel available here) or "id,id,…"
+    std::string bodies = "8192,65536,262144"; ///< comma-separated N values
+    int steps = 10;               ///< timed samples per kernel and N
+    int warmup = 2;               ///< untimed force evaluations first
+    double budgetSeconds = 60;    ///< per kernel and N: fewer samples, or skipped when predicted longer
+    std::uint64_t seed = 42;
+    int blockSize = 256;
+    int blockRows = 1;
+    int tileWidthFactor = 1;
+    std::string json;             ///< write the results as JSON here ("" = no)
+    std::string csv;              ///< write the results as CSV here ("" = no)
+};
+
 int runCommand(const RunOptions& o);
+int benchCommand(const BenchOptions& o);
 int kernelsCommand(bool json);
 int devicesCommand(bool json);
 

@@ -1,5 +1,5 @@
 /// nbody — command-line front end of N-Body Sandbox: headless runs with optional capture
-/// (EGL), the kernel registry and the devices.
+/// (EGL), benchmarks, the kernel registry and the devices.
 
 #include "Commands.h"
 
@@ -28,11 +28,33 @@ int main(int argc, char** argv)
     runCmd->add_option("--width", run.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
     runCmd->add_option("--height", run.height, "Capture height in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
     runCmd->add_option("--block-size", run.blockSize, "CUDA threads per block")->capture_default_str();
+    runCmd->add_option("--block-rows", run.blockRows, "Rows (bodies i) per block of the 2D kernels")->capture_default_str();
     runCmd->add_option("--tile-factor", run.tileWidthFactor, "Tile width factor of `tiled`")->capture_default_str();
     runCmd->add_option("--progress-every", run.progressEvery, "Steps between progress lines (0: about ten lines)")
         ->check(CLI::Range(0, 1 << 30));
     runCmd->add_flag("!--no-energy", run.energy,
                      "Skip the energy and momentum evaluation (fp64, O(N^2) on the CPU) at start and end");
+
+    BenchOptions bench;
+    CLI::App* benchCmd = app.add_subcommand(
+        "bench", "Benchmark force kernels: median force and step times, interactions/s, GFLOP/s");
+    benchCmd->add_option("-k,--kernels", bench.kernels, "all (every kernel available here) or a list: tiled,cpu")
+        ->capture_default_str();
+    benchCmd->add_option("-n,--bodies", bench.bodies, "Comma-separated N values")->capture_default_str();
+    benchCmd->add_option("-s,--steps", bench.steps, "Timed samples (force evaluations and steps) per kernel and N")
+        ->capture_default_str()->check(CLI::Range(1, 1000000));
+    benchCmd->add_option("--warmup", bench.warmup, "Untimed force evaluations before timing")
+        ->capture_default_str()->check(CLI::Range(1, 1000));
+    benchCmd->add_option("--budget", bench.budgetSeconds,
+                         "Seconds allowed per kernel and N: fewer samples, or the case is skipped when "
+                         "its predicted time exceeds it")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    benchCmd->add_option("--seed", bench.seed, "Seed of the uniform cube")->capture_default_str();
+    benchCmd->add_option("--block-size", bench.blockSize, "CUDA threads per block (kernels that use it)")->capture_default_str();
+    benchCmd->add_option("--block-rows", bench.blockRows, "Rows per block of the 2D kernels")->capture_default_str();
+    benchCmd->add_option("--tile-factor", bench.tileWidthFactor, "Tile width factor of the tiled kernels")->capture_default_str();
+    benchCmd->add_option("--json", bench.json, "Also write the results as JSON to this file (atomic)");
+    benchCmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file (atomic)");
 
     bool kernelsJson = false;
     CLI::App* kernelsCmd = app.add_subcommand("kernels", "List the registered force kernels");
@@ -60,6 +82,8 @@ int main(int argc, char** argv)
             run.captureGiven = runCmd->count("--capture") > 0;
             return runCommand(run);
         }
+        if (*benchCmd)
+            return benchCommand(bench);
         if (*kernelsCmd)
             return kernelsCommand(kernelsJson);
         if (*devicesCmd)

@@ -103,17 +103,8 @@ private:
     int m_width, m_height;
 };
 
-/// Where a PNG for `path` would be written: symbolic links resolved to the file they name.
-/// `problem` is non-empty when it cannot be written (missing or read-only directory, a target
-/// that exists and is not a regular file — devices such as /dev/null are never replaced).
-struct PngTarget {
-    std::string path;
-    std::string problem;
-};
-PngTarget resolvePngTarget(const std::string& path);
-
-/// Writes a PNG atomically (to a temporary file beside the target, then renamed). Throws
-/// std::runtime_error naming the path and the reason (see resolvePngTarget).
+/// Writes a PNG atomically (sim/AtomicFile.h: a temporary file beside the target, renamed over
+/// it). Throws std::runtime_error naming the path and the reason (see resolveWriteTarget).
 void writePng(const std::string& path, const Image& image);
 
 } // namespace nbody::gl

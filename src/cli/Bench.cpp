@@ -1,0 +1,286 @@
+// `nbody bench`: the kernel × N table of sim/Benchmark.h, printed and optionally written as JSON
+// and CSV.
+#include "Commands.h"
+
+#include "sim/AtomicFile.h"
+#include "sim/Benchmark.h"
+#include "sim/DeviceInfo.h"
+#include "sim/Errors.h"
+#include "sim/KernelRegistry.h"
+#include "sim/Scenario.h"
+#include "sim/Simulation.h"
+
+#include <nlohmann/json.hpp>
+
+#include <omp.h>
+
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+namespace nbody::cli {
+
+namespace {
+
+std::string str(std::string_view s) { return std::string(s); }
+
+/// The launch parameters a kernel reads, as a user would write them ("block 256, tile x1").
+std::string describeLaunch(const KernelInfo& k, const SimParams& p)
+{
+    std::string s;
+    if (k.params.blockSize)
+        s += "block " + std::to_string(p.blockSize);
+    if (k.params.blockRows)
+        s += "x" + std::to_string(p.blockRows);
+    if (k.params.tileWidthFactor)
+        s += ", tile x" + std::to_string(p.tileWidthFactor);
+    return s.empty() ? "-" : s;
+}
+
+/// Parses "8192,65536" into N values (each 1..kMaxBodies). Throws std::invalid_argument.
+std::vector<std::size_t> parseBodies(const std::string& list)
+{
+    std::vector<std::size_t> out;
+    std::stringstream in(list);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        std::size_t used = 0;
+        unsigned long long v = 0;
+        try {
+            v = std::stoull(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || used != item.size() || item[0] == '-' || v == 0 || v > kMaxBodies)
+            throw std::invalid_argument("--bodies: '" + item + "' is not a body count in 1.." +
+                                        std::to_string(kMaxBodies));
+        out.push_back(std::size_t(v));
+    }
+    if (out.empty())
+        throw std::invalid_argument("--bodies: no body counts given");
+    return out;
+}
+
+/// The kernels to run: "all" = every kernel available here; otherwise each id must be known and
+/// available. Throws std::invalid_argument naming the problem.
+std::vector<const KernelInfo*> parseKernels(const std::string& list)
+{
+    std::vector<const KernelInfo*> out;
+    if (list == "all") {
+        for (const KernelInfo& k : kernelRegistry()) {
+            if (const Availability a = availability(k); a.available)
+                out.push_back(&k);
+            else
+                std::fprintf(stderr, "bench: skipping %s: %s\n", str(k.id).c_str(), a.reason.c_str());
+        }
+        return out;
+    }
+    std::stringstream in(list);
+    std::string id;
+    while (std::getline(in, id, ',')) {
+        const KernelInfo* k = findKernel(id);
+        if (!k) {
+            std::string known;
+            for (const KernelInfo& r : kernelRegistry())
+                known += (known.empty() ? "" : ", ") + str(r.id);
+            throw std::invalid_argument("unknown kernel '" + id + "' (known: " + known + ")");
+        }
+        if (const Availability a = availability(*k); !a.available)
+            throw std::invalid_argument("kernel '" + id + "' is not available here: " + a.reason);
+        out.push_back(k);
+    }
+    if (out.empty())
+        throw std::invalid_argument("--kernels: no kernels given");
+    return out;
+}
+
+std::string machineDescription()
+{
+    const CudaRuntimeInfo cuda = queryCuda();
+    std::string s = cuda.devices.empty() ? "no CUDA device (" + cuda.whyNone + ")"
+                                         : cuda.devices[0].name + " (CUDA driver " +
+                                               cudaVersionString(cuda.driverVersion) + ", runtime " +
+                                               cudaVersionString(cuda.runtimeVersion) + ")";
+    return s + ", " + std::to_string(omp_get_max_threads()) + " OpenMP threads";
+}
+
+struct Row {
+    const KernelInfo* kernel;
+    std::size_t bodies;
+    std::optional<BenchResult> result;
+    std::string note; ///< why there is no result (skipped, failed)
+};
+
+std::string csvField(const std::string& s)
+{
+    if (s.find_first_of(",\"\n") == std::string::npos)
+        return s;
+    std::string q = "\"";
+    for (char c : s)
+        q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+} // namespace
+
+int benchCommand(const BenchOptions& o)
+{
+    std::vector<std::size_t> bodies;
+    std::vector<const KernelInfo*> kernels;
+    SimParams params;
+    params.blockSize = o.blockSize;
+    params.blockRows = o.blockRows;
+    params.tileWidthFactor = o.tileWidthFactor;
+    try {
+        bodies = parseBodies(o.bodies);
+        kernels = parseKernels(o.kernels);
+        // Launch parameters are checked against every selected kernel before anything runs.
+        World one;
+        one.addBody({0, 0, 0, 1}, {});
+        for (const KernelInfo* k : kernels) {
+            Simulation probe(one, params, "cpu");
+            probe.setKernel(k->id);
+        }
+        for (const std::string& path : {o.json, o.csv})
+            if (!path.empty())
+                if (const WriteTarget t = resolveWriteTarget(path); !t.problem.empty())
+                    throw std::invalid_argument("cannot write '" + path + "': " + t.problem);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "nbody bench: " << e.what() << "\n";
+        return 2;
+    }
+    if (kernels.empty()) {
+        std::cerr << "nbody bench: no kernel is available here\n";
+        return 2;
+    }
+
+    const std::string machine = machineDescription();
+    std::printf("Benchmark: uniform cube (seed %llu), %d timed samples after %d warm-up evaluations per kernel and N\n",
+                static_cast<unsigned long long>(o.seed), o.steps, o.warmup);
+    std::printf("Machine:   %s\n", machine.c_str());
+    std::printf("Counting:  N^2 interactions per force evaluation (as NVIDIA's nbody sample); 20 flops per "
+                "interaction in fp32, 30 in fp64\n\n");
+    const char* header = "%-26s %-5s %-7s %8s %11s %11s %15s %10s  %-11s %s\n";
+    std::printf(header, "kernel", "prec", "layout", "N", "force ms", "step ms", "interactions/s", "GFLOP/s", "timer",
+                "params");
+    std::fflush(stdout);
+
+    std::vector<Row> rows;
+    bool failed = false;
+    const std::size_t total = kernels.size() * bodies.size();
+    std::size_t index = 0;
+    for (const KernelInfo* k : kernels) {
+        std::optional<std::pair<std::size_t, double>> last; // (N, force ms) of the last case run
+        for (std::size_t n : bodies) {
+            ++index;
+            Row row{k, n, std::nullopt, {}};
+            // A case whose predicted time (from the last N, scaling as N²) exceeds the budget is
+            // skipped rather than left running for minutes (the CPU kernels at large N).
+            if (last) {
+                const double ratio = double(n) / double(last->first);
+                const double predicted = last->second * 1e-3 * ratio * ratio * (o.warmup + 3);
+                if (predicted > o.budgetSeconds) {
+                    char note[160];
+                    std::snprintf(note, sizeof note, "skipped: about %.0f s predicted, over the %.0f s budget (--budget)",
+                                  predicted, o.budgetSeconds);
+                    row.note = note;
+                }
+            }
+            if (row.note.empty()) {
+                std::fprintf(stderr, "bench [%zu/%zu] %s N=%zu ...\n", index, total, str(k->id).c_str(), n);
+                BenchCase c;
+                c.kernel = str(k->id);
+                c.bodies = n;
+                c.seed = o.seed;
+                c.params = params;
+                c.samples = o.steps;
+                c.warmup = o.warmup;
+                c.budgetSeconds = o.budgetSeconds;
+                try {
+                    row.result = runBenchmark(c, [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); });
+                    last = std::pair{n, row.result->forceMsMedian};
+                } catch (const std::exception& e) {
+                    row.note = std::string("failed: ") + e.what();
+                    failed = true;
+                }
+            }
+            if (row.result) {
+                const BenchResult& r = *row.result;
+                std::printf("%-26s %-5s %-7s %8zu %11.4f %11.4f %15.4g %10.1f  %-11s %s\n", str(k->id).c_str(),
+                            str(toString(k->precision)).c_str(), str(toString(k->layout)).c_str(), n, r.forceMsMedian,
+                            r.stepMsMedian, r.interactionsPerSecond, r.gflops, r.timer.c_str(),
+                            describeLaunch(*k, params).c_str());
+            } else {
+                std::printf("%-26s %-5s %-7s %8zu  %s\n", str(k->id).c_str(), str(toString(k->precision)).c_str(),
+                            str(toString(k->layout)).c_str(), n, row.note.c_str());
+            }
+            std::fflush(stdout);
+            rows.push_back(std::move(row));
+        }
+    }
+
+    try {
+        if (!o.json.empty()) {
+            nlohmann::json out;
+            out["machine"] = machine;
+            out["system"] = {{"scenario", "uniform cube"}, {"seed", o.seed}};
+            out["samples"] = o.steps;
+            out["warmup"] = o.warmup;
+            out["counting"] = "N^2 interactions per force evaluation; 20 flops per interaction (fp32), 30 (fp64)";
+            nlohmann::json results = nlohmann::json::array();
+            for (const Row& row : rows) {
+                nlohmann::json j = {{"kernel", row.kernel->id},
+                                    {"name", row.kernel->name},
+                                    {"backend", toString(row.kernel->backend)},
+                                    {"precision", toString(row.kernel->precision)},
+                                    {"layout", toString(row.kernel->layout)},
+                                    {"bodies", row.bodies},
+                                    {"params", {{"blockSize", params.blockSize},
+                                                {"blockRows", params.blockRows},
+                                                {"tileWidthFactor", params.tileWidthFactor},
+                                                {"used", describeLaunch(*row.kernel, params)}}}};
+                if (row.result) {
+                    const BenchResult& r = *row.result;
+                    j.update({{"samples", r.samples},
+                              {"forceMsMedian", r.forceMsMedian},
+                              {"forceMsMin", r.forceMsMin},
+                              {"stepMsMedian", r.stepMsMedian},
+                              {"interactionsPerSecond", r.interactionsPerSecond},
+                              {"gflops", r.gflops},
+                              {"flopsPerInteraction", r.flopsPerInteraction},
+                              {"timer", r.timer}});
+                } else {
+                    j["note"] = row.note;
+                }
+                results.push_back(std::move(j));
+            }
+            out["results"] = std::move(results);
+            writeFileAtomically(o.json, out.dump(2) + "\n");
+            std::fprintf(stderr, "bench: wrote %s\n", o.json.c_str());
+        }
+        if (!o.csv.empty()) {
+            std::string csv = "kernel,precision,layout,bodies,samples,force_ms_median,force_ms_min,step_ms_median,"
+                              "interactions_per_second,gflops,flops_per_interaction,timer,params,note\n";
+            char buf[512];
+            for (const Row& row : rows) {
+                const BenchResult r = row.result.value_or(BenchResult{});
+                std::snprintf(buf, sizeof buf, "%s,%s,%s,%zu,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%d,", str(row.kernel->id).c_str(),
+                              str(toString(row.kernel->precision)).c_str(), str(toString(row.kernel->layout)).c_str(),
+                              row.bodies, r.samples, r.forceMsMedian, r.forceMsMin, r.stepMsMedian,
+                              r.interactionsPerSecond, r.gflops, row.kernel->flopsPerInteraction);
+                csv += buf + csvField(r.timer) + "," + csvField(describeLaunch(*row.kernel, params)) + "," +
+                       csvField(row.note) + "\n";
+            }
+            writeFileAtomically(o.csv, csv);
+            std::fprintf(stderr, "bench: wrote %s\n", o.csv.c_str());
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "nbody bench: " << e.what() << "\n";
+        return 1;
+    }
+    return failed ? 1 : 0;
+}
+
+} // namespace nbody::cli
