@@ -48,18 +48,27 @@ __global__ void kickKernel(V* __restrict__ vel, const V* __restrict__ acc, int n
     vel[i] = halfKick(vel[i], acc[i], dt);
 }
 
+/// Finite once rounded to fp32: the World, the drawn buffers and saved files hold fp32, so an fp64
+/// state beyond fp32's range (|x| > 3.4e38) counts as blown up too, as it does on the host.
+template <class T>
+__device__ __forceinline__ bool finiteFp32(T x)
+{
+    return isfinite(float(x));
+}
+
 template <class V>
 __device__ bool finiteXyz(const V& v)
 {
-    return isfinite(v.x) && isfinite(v.y) && isfinite(v.z);
+    return finiteFp32(v.x) && finiteFp32(v.y) && finiteFp32(v.z);
 }
 
-// Lowest index i with a non-finite position, mass or velocity into *first (initialised to n).
+// Lowest index i with a position, mass or velocity that is not finite in fp32 into *first
+// (initialised to n).
 template <class P, class V>
 __global__ void firstNonFiniteKernel(const P* __restrict__ pos, const V* __restrict__ vel, int n, int* first)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n && !(finiteXyz(pos[i]) && isfinite(pos[i].w) && finiteXyz(vel[i])))
+    if (i < n && !(finiteXyz(pos[i]) && finiteFp32(pos[i].w) && finiteXyz(vel[i])))
         atomicMin(first, i);
 }
 

@@ -153,7 +153,7 @@ remote() {
         done
     done
     for b in 64 128 256 512; do
-        for r in 1 4; do
+        for r in 1 2; do
             step "bench 2D b$b r$r" "$nbody" bench --kernels reduction2d-fadl4,warp-shuffle --bodies 65536 \
                 --steps 5 --block-size "$b" --block-rows "$r"
         done

@@ -101,6 +101,8 @@ public:
     /// "" when every position, mass and velocity is finite, else a message naming the first bad
     /// body ("body 17: position, mass or velocity is not finite"). On the device it reads 4
     /// bytes back, not the state. A system that blew up (dt far too large) stays non-finite.
+    /// "Finite" means finite in fp32, the precision of world(), of drawn buffers and of saved
+    /// files: an fp64 state beyond fp32's range (3.4e38) counts as blown up.
     std::string checkFinite();
 
     /// Evaluates energy and momentum now (fp64, host; synchronises first).
