@@ -158,6 +158,87 @@ private slots:
                                          << ".png";
         QTest::newRow("empty capture name") << QStringList{"run", "--bodies", "10", "--capture", ""} << "file name";
         QTest::newRow("dt below fp32") << QStringList{"run", "--bodies", "10", "--dt", "1e-300"} << "fp32";
+        QTest::newRow("block size 0") << QStringList{"run", "--bodies", "10", "--block-size", "0"} << "block size";
+        QTest::newRow("bench unknown kernel") << QStringList{"bench", "--kernels", "cpu,nosuch"} << "nosuch";
+        QTest::newRow("bench zero bodies") << QStringList{"bench", "--kernels", "cpu", "--bodies", "10,0"} << "'0'";
+        QTest::newRow("bench bad bodies") << QStringList{"bench", "--kernels", "cpu", "--bodies", "1e3"} << "'1e3'";
+        QTest::newRow("bench json in a missing directory")
+            << QStringList{"bench", "--kernels", "cpu", "--bodies", "10", "--json", "/nonexistent/dir/b.json"}
+            << "does not exist";
+    }
+    void bench()
+    {
+        // Two CPU kernels at two N (not multiples of any block size): the table, the JSON fields
+        // and their arithmetic (interactions/s = N² / median force time; GFLOP/s = that × flops /
+        // 1e9 with 20 flops in fp32 and 30 in fp64), the CSV rows, and no temporary files left.
+        QTemporaryDir dir;
+        const QString json = dir.filePath("b.json"), csv = dir.filePath("b.csv");
+        const Result r = nbody({"bench", "--kernels", "cpu,reference", "--bodies", "33,517", "--steps", "3", "--json",
+                                json, "--csv", csv});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("interactions/s"));
+        QVERIFY(r.err.contains("bench [4/4] reference N=517"));
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonArray results = QJsonDocument::fromJson(f.readAll()).object()["results"].toArray();
+        QCOMPARE(results.size(), 4);
+        for (const QJsonValue& v : results) {
+            const double n = v["bodies"].toDouble();
+            const double ms = v["forceMsMedian"].toDouble();
+            QVERIFY(ms > 0 && v["forceMsMin"].toDouble() <= ms && v["stepMsMedian"].toDouble() > 0);
+            QCOMPARE(v["samples"].toInt(), 3);
+            const double ips = v["interactionsPerSecond"].toDouble();
+            QCOMPARE_LE(std::abs(ips - n * n / (ms * 1e-3)) / ips, 1e-9);
+            const int flops = v["precision"].toString() == "fp64" ? 30 : 20;
+            QCOMPARE(v["flopsPerInteraction"].toInt(), flops);
+            QCOMPARE_LE(std::abs(v["gflops"].toDouble() - ips * flops / 1e9) / v["gflops"].toDouble(), 1e-9);
+            QCOMPARE(v["timer"].toString(), QString("wall clock"));
+        }
+        QCOMPARE(results[0]["kernel"].toString(), QString("cpu"));
+        QCOMPARE(results[3]["bodies"].toInt(), 517);
+        QFile c(csv);
+        QVERIFY(c.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(c.readAll()).trimmed().split('\n');
+        QCOMPARE(lines.size(), 5);
+        QVERIFY(lines[0].startsWith("kernel,precision,layout,bodies,samples,force_ms_median"));
+        QVERIFY(lines[4].startsWith("reference,fp64,double4,517,3,"));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 2);
+    }
+    void benchBudgetSkips()
+    {
+        // A budget far below the predicted time of the larger N skips it with a note (exit 0).
+        const Result r = nbody({"bench", "--kernels", "cpu", "--bodies", "200,200000", "--steps", "2", "--budget", "0.5"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("skipped: about"), qPrintable(r.out));
+    }
+    void refusedLaunchParameters_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("run tiled block 4096") << QStringList{"run", "--bodies", "100", "--kernel", "tiled", "--block-size", "4096"}
+                                              << "tiled" << "threads per block";
+        QTest::newRow("run warp-shuffle block 48")
+            << QStringList{"run", "--bodies", "100", "--kernel", "warp-shuffle", "--block-size", "48"} << "warp-shuffle"
+            << "warp size";
+        QTest::newRow("run reduction2d 64x32")
+            << QStringList{"run", "--bodies", "100", "--kernel", "reduction2d", "--block-size", "64", "--block-rows", "32"}
+            << "reduction2d" << "threads per block";
+        QTest::newRow("bench tiled 1 MiB tile")
+            << QStringList{"bench", "--kernels", "tiled", "--bodies", "100", "--block-size", "1024", "--tile-factor", "64"}
+            << "tiled" << "shared memory";
+    }
+    void refusedLaunchParameters()
+    {
+        // Parameters the device cannot launch: exit 2 with a message naming the limit.
+        QFETCH(QStringList, args);
+        QFETCH(QString, kernel);
+        QFETCH(QString, message);
+        if (!kernelAvailable(kernel))
+            QSKIP("kernel not available here (no CUDA device)");
+        const Result r = nbody(args);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
     }
     void captureTargets()
     {

@@ -1,5 +1,6 @@
 // The fp64 reference and the CPU kernel; the default system; the Simulation's error handling.
 #include "ErrorStats.h"
+#include "sim/Benchmark.h"
 #include "sim/CpuKernels.h"
 #include "sim/Scenario.h"
 #include "sim/Simulation.h"
@@ -91,6 +92,13 @@ private slots:
         QCOMPARE(s64.stepCount(), std::uint64_t(10));
         s64.step(1);
         QCOMPARE(s64.stepCount(), std::uint64_t(11));
+    }
+    void benchmarkMedian()
+    {
+        QCOMPARE(median({}), 0.0);
+        QCOMPARE(median({3, 1, 2}), 2.0);
+        QCOMPARE(median({4, 1, 3, 2}), 2.5);
+        QCOMPARE(median({7, 7}), 7.0);
     }
     void cubeIsTheDefaultSystem()
     {
