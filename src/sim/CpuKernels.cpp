@@ -39,7 +39,10 @@ void cpuForcesFp64(const HostForceArgs& a)
                             [&](std::size_t i, double x, double y, double z) { acc[i] = Double4{x, y, z, 0.0}; });
 }
 
-std::vector<Double3> referenceAccelerations(const Float4* pos, std::size_t n, double eps2, double G)
+namespace {
+
+template <class P>
+std::vector<Double3> referenceOf(const P* pos, std::size_t n, double eps2, double G)
 {
     std::vector<Double3> out(n);
     allPairs<double, Acc3d>(pos, n, eps2, G, [&](std::size_t i, double x, double y, double z) {
@@ -48,13 +51,16 @@ std::vector<Double3> referenceAccelerations(const Float4* pos, std::size_t n, do
     return out;
 }
 
+} // namespace
+
+std::vector<Double3> referenceAccelerations(const Float4* pos, std::size_t n, double eps2, double G)
+{
+    return referenceOf(pos, n, eps2, G);
+}
+
 std::vector<Double3> referenceAccelerations(const Double4* pos, std::size_t n, double eps2, double G)
 {
-    std::vector<Double3> out(n);
-    allPairs<double, Acc3d>(pos, n, eps2, G, [&](std::size_t i, double x, double y, double z) {
-        out[i] = Double3{x, y, z};
-    });
-    return out;
+    return referenceOf(pos, n, eps2, G);
 }
 
 } // namespace nbody
