@@ -139,7 +139,7 @@ remote() {
     step "nbody run 262144" "$nbody" run --kernel tiled --bodies 262144 --steps 20 \
         --capture "$OUT/big.png"
     step "nbody run fp64 galaxy" "$nbody" run --kernel tiled-fp64 --input "$device/data/galaxy_20K.bin" \
-        --steps 1000 --no-energy
+        --steps 1000 --capture "$OUT/out-fp64.png"
     fi
     # The benchmark of issue 3 (docs/benchmarks.md), then launch-parameter sweeps.
     if want bench; then

@@ -15,6 +15,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -291,7 +292,12 @@ int kernelsCommand(bool json)
                             {"description", k.description},
                             {"backend", toString(k.backend)},
                             {"precision", toString(k.precision)},
+                            {"layout", toString(k.layout)},
                             {"deterministic", k.deterministic},
+                            {"flopsPerInteraction", k.flopsPerInteraction},
+                            {"parameters", {{"blockSize", k.params.blockSize},
+                                            {"blockRows", k.params.blockRows},
+                                            {"tileWidthFactor", k.params.tileWidthFactor}}},
                             {"available", a.available},
                             {"whyNot", a.reason}});
         }
@@ -300,11 +306,18 @@ int kernelsCommand(bool json)
         return 0;
     }
     std::printf("%s\n\n", builtWithCuda() ? "Build: with CUDA kernels" : "Build: CPU-only (built without CUDA)");
-    std::printf("%-10s %-32s %-7s %-9s %-9s %s\n", "id", "name", "backend", "precision", "available", "why not");
+    int idWidth = 2, nameWidth = 4;
+    for (const KernelInfo& k : kernelRegistry()) {
+        idWidth = std::max(idWidth, int(k.id.size()));
+        nameWidth = std::max(nameWidth, int(k.name.size()));
+    }
+    std::printf("%-*s  %-*s  %-7s  %-9s  %-7s  %-9s  %s\n", idWidth, "id", nameWidth, "name", "backend", "precision",
+                "layout", "available", "why not");
     for (const KernelInfo& k : kernelRegistry()) {
         const Availability a = availability(k);
-        std::printf("%-10s %-32s %-7s %-9s %-9s %s\n", std::string(k.id).c_str(), std::string(k.name).c_str(),
-                    std::string(toString(k.backend)).c_str(), std::string(toString(k.precision)).c_str(),
+        std::printf("%-*s  %-*s  %-7s  %-9s  %-7s  %-9s  %s\n", idWidth, std::string(k.id).c_str(), nameWidth,
+                    std::string(k.name).c_str(), std::string(toString(k.backend)).c_str(),
+                    std::string(toString(k.precision)).c_str(), std::string(toString(k.layout)).c_str(),
                     a.available ? "yes" : "no", a.reason.c_str());
     }
     return 0;
