@@ -18,24 +18,14 @@
 #pragma GCC diagnostic pop
 #endif
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <string>
-#include <system_error>
-#include <vector>
+#include "sim/AtomicFile.h"
 
-#include <fcntl.h>
-#include <unistd.h>
+#include <string>
+#include <vector>
 
 namespace nbody::gl {
 
 namespace {
-
-[[noreturn]] void fail(const std::string& path, const std::string& reason)
-{
-    throw std::runtime_error("writePng: cannot write '" + path + "': " + reason);
-}
 
 void appendBytes(void* context, void* data, int size)
 {
@@ -44,78 +34,21 @@ void appendBytes(void* context, void* data, int size)
     out->insert(out->end(), bytes, bytes + size);
 }
 
-/// Writes all bytes to a new file and flushes it to disk; returns an errno-style reason or "".
-std::string writeFile(const std::string& path, const std::vector<unsigned char>& bytes)
+[[noreturn]] void fail(const std::string& path, const std::string& reason)
 {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return std::strerror(errno);
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            const std::string reason = std::strerror(errno);
-            ::close(fd);
-            return reason;
-        }
-        done += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
-        const std::string reason = std::strerror(errno);
-        ::close(fd);
-        return reason;
-    }
-    if (::close(fd) != 0)
-        return std::strerror(errno);
-    return {};
+    throw WriteError("writePng: cannot write '" + path + "': " + reason);
 }
 
 } // namespace
 
 PngTarget resolvePngTarget(const std::string& path)
 {
-    namespace fs = std::filesystem;
-    PngTarget t;
-    if (path.empty()) {
-        t.problem = "empty path";
-        return t;
-    }
-    std::error_code ec;
-    fs::path target(path);
-    // A symbolic link is written through: the file it names is replaced, the link stays.
-    for (int depth = 0; fs::is_symlink(fs::symlink_status(target, ec)); ++depth) {
-        const fs::path next = fs::read_symlink(target, ec);
-        if (ec || depth == 40) {
-            t.problem = "cannot resolve the symbolic link" + (ec ? ": " + ec.message() : std::string(" (a loop)"));
-            return t;
-        }
-        target = next.is_absolute() ? next : target.parent_path() / next;
-    }
-    const fs::file_status st = fs::status(target, ec);
-    if (fs::exists(st) && !fs::is_regular_file(st)) {
-        t.problem = "it exists and is not a regular file (a device, directory or pipe is never replaced)";
-        return t;
-    }
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    if (!fs::is_directory(dir, ec)) {
-        t.problem = "directory '" + dir.string() + "' does not exist";
-        return t;
-    }
-    if (::access(dir.c_str(), W_OK) != 0) {
-        t.problem = "directory '" + dir.string() + "' is not writable: " + std::strerror(errno);
-        return t;
-    }
-    t.path = target.string();
-    return t;
+    return resolveWriteTarget(path);
 }
 
 void writePng(const std::string& path, const Image& image)
 {
-    namespace fs = std::filesystem;
-    const PngTarget target = resolvePngTarget(path);
-    if (!target.problem.empty())
+    if (const PngTarget target = resolvePngTarget(path); !target.problem.empty())
         fail(path, target.problem);
     if (image.width <= 0 || image.height <= 0 ||
         image.rgba.size() != static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height) * 4)
@@ -128,25 +61,8 @@ void writePng(const std::string& path, const Image& image)
                                image.width * 4) == 0 ||
         png.empty())
         fail(path, "PNG encoding failed");
-
-    // Written beside the target and renamed over it: readers see the old file or the new one,
-    // never a partial one, and a failed write leaves no file under the target's name.
-    std::error_code ec;
-    const std::string temp = target.path + ".tmp-" + std::to_string(::getpid());
-    if (std::string reason = writeFile(temp, png); !reason.empty()) {
-        fs::remove(temp, ec);
-        fail(path, reason);
-    }
-    // Replacing a file keeps its permissions (the temporary one was created 0644).
-    if (const fs::file_status st = fs::status(target.path, ec); !ec && fs::is_regular_file(st))
-        fs::permissions(temp, st.permissions(), ec);
-    ec.clear();
-    fs::rename(temp, target.path, ec);
-    if (ec) {
-        std::error_code ignored;
-        fs::remove(temp, ignored);
-        fail(path, ec.message());
-    }
+    // Written beside the target, fsync'ed and renamed over it (sim/AtomicFile.h).
+    writeBytesAtomically("writePng", path, png);
 }
 
 } // namespace nbody::gl
