@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace nbody {
@@ -78,7 +79,14 @@ void writeAtomically(const std::string& who, const std::string& path,
     if (!target.problem.empty())
         fail(target.problem);
 
-    const std::string temp = target.path + ".tmp-" + std::to_string(::getpid());
+    // A new, unique temporary file beside the target (mkstemp: O_CREAT | O_EXCL), so no
+    // existing file is ever opened for writing.
+    std::string temp = target.path + ".tmp-XXXXXX";
+    const int fd = ::mkstemp(temp.data());
+    if (fd < 0)
+        fail(std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
+    ::fchmod(fd, 0644); // as a file created by open(…, 0644) with the usual umask
+    ::close(fd);
     std::error_code ec;
     auto removeTemp = [&] {
         std::error_code ignored;
@@ -116,12 +124,7 @@ void writeBytesAtomically(const std::string& who, const std::string& path, std::
 
 FileSink::FileSink(const std::string& path)
 {
-    m_file = std::fopen(path.c_str(), "wbx"); // x: never opens an existing file
-    if (!m_file && errno == EEXIST) {
-        std::error_code ignored;
-        fs::remove(path, ignored); // a stale temporary file of an earlier process with our pid
-        m_file = std::fopen(path.c_str(), "wbx");
-    }
+    m_file = std::fopen(path.c_str(), "wb");
     if (!m_file)
         throw std::runtime_error(std::strerror(errno));
 }

@@ -33,7 +33,8 @@ WriteTarget resolveWriteTarget(const std::string& path);
 
 /// Writes `path` atomically. `fill(tempPath)` creates and writes the temporary file (it may use
 /// any library, e.g. HDF5, and throws on failure); then the file is fsync'ed and renamed over the
-/// target, keeping the permissions of a file it replaces. Throws WriteError ("<who>: cannot write
+/// target, keeping the permissions of a file it replaces (a new file gets 0644). The temporary
+/// file is created first with mkstemp (`<target>.tmp-XXXXXX`), so `fill` truncates it. Throws WriteError ("<who>: cannot write
 /// '<path>': <reason>") when the target is refused (see resolveWriteTarget) or any step fails;
 /// the temporary file is removed then. Exceptions thrown by `fill` are rethrown as WriteError
 /// with their message as the reason.
@@ -44,7 +45,8 @@ void writeAtomically(const std::string& who, const std::string& path,
 void writeBytesAtomically(const std::string& who, const std::string& path,
                           std::span<const unsigned char> bytes);
 
-/// A plain output file for writers that stream (used inside writeAtomically's `fill`). Every
+/// A plain output file for writers that stream (used inside writeAtomically's `fill` on the
+/// temporary file): opened with fopen(path, "wb"), so an existing file is truncated. Every
 /// failure throws std::runtime_error with strerror's reason. Not copyable.
 class FileSink {
 public:

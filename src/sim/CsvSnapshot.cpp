@@ -175,6 +175,10 @@ Snapshot readCsvSnapshot(const std::string& path)
             fail(path, "the header says " + *v + " bodies, but " + std::to_string(fileSize)
                            + " bytes hold at most " + std::to_string(fileSize / kMinRowBytes) + " rows (truncated)");
     }
+    // A file that declares its bodies was written whole; without its final line end it was cut.
+    if (declared && !endsWithNewline)
+        fail(path, "truncated: the file does not end with a line end (the header says " + std::to_string(*declared)
+                       + " bodies)");
     if (const std::string* v = key("time")) {
         const auto t = parseNumber<double>(*v);
         if (!t || !std::isfinite(*t))
@@ -267,8 +271,6 @@ Snapshot readCsvSnapshot(const std::string& path)
     if (declared && index != *declared)
         fail(path, "truncated: the header says " + std::to_string(*declared) + " bodies, the file has "
                        + std::to_string(index) + " rows");
-    if (declared && !endsWithNewline)
-        fail(path, "truncated: the last line (" + std::to_string(lineNo) + ") has no line end");
     if (world.empty())
         fail(path, "no bodies (no rows after the header row)");
     return snap;

@@ -165,14 +165,13 @@ public:
         return out;
     }
 
-    /// A dataset of `rows` × `cols` values read as memType; nullopt when absent. The shape is
-    /// checked before anything is allocated.
-    template <typename T>
-    std::optional<std::vector<T>> dataset(hid_t group, const std::string& groupName, const char* name, hid_t memType,
-                                          std::uint64_t rows, std::size_t cols, const std::string& countName) const
+    /// Whether dataset `name` exists in the group; when it does, its shape must be (rows, cols)
+    /// (or (rows) for cols = 1), else FormatError naming the dataset and `countName`.
+    bool checkShape(hid_t group, const std::string& groupName, const char* name, std::uint64_t rows,
+                    std::size_t cols, const std::string& countName) const
     {
         if (H5Lexists(group, name, H5P_DEFAULT) <= 0)
-            return std::nullopt;
+            return false;
         const std::string full = groupName + "/" + name;
         Handle ds(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
         if (!ds.valid())
@@ -192,6 +191,19 @@ public:
             s << ")";
             fail(s.str());
         }
+        return true;
+    }
+
+    /// A dataset of `rows` × `cols` values read as memType; nullopt when absent. The shape is
+    /// checked before anything is allocated.
+    template <typename T>
+    std::optional<std::vector<T>> dataset(hid_t group, const std::string& groupName, const char* name, hid_t memType,
+                                          std::uint64_t rows, std::size_t cols, const std::string& countName) const
+    {
+        if (!checkShape(group, groupName, name, rows, cols, countName))
+            return std::nullopt;
+        const std::string full = groupName + "/" + name;
+        Handle ds(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
         std::vector<T> v(std::size_t(rows) * cols);
         if (!v.empty() && H5Dread(ds, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
             fail(withReason("cannot read dataset " + full + " (truncated or damaged file?)"));
@@ -334,6 +346,28 @@ Snapshot readHdf5Snapshot(const std::string& path)
         }
     }
 
+    // ---- every type's group and dataset shapes, before anything is allocated ----
+    auto typeName = [](std::size_t t) { return "PartType" + std::to_string(t); };
+    auto countName = [](std::size_t t) { return "Header/NumPart_ThisFile[" + std::to_string(t) + "]"; };
+    for (std::size_t t = 0; t < counts->size(); ++t) {
+        const std::uint64_t n = std::uint64_t((*counts)[t]);
+        if (n == 0)
+            continue;
+        const std::string name = typeName(t);
+        if (H5Lexists(file, name.c_str(), H5P_DEFAULT) <= 0)
+            r.fail(countName(t) + " = " + std::to_string(n) + ", but there is no group " + name);
+        Handle group(H5Gopen2(file, name.c_str(), H5P_DEFAULT), H5Gclose);
+        if (!group.valid())
+            r.fail(r.withReason("cannot open group " + name));
+        for (const char* required : {"Coordinates", "Velocities"})
+            if (!r.checkShape(group, name, required, n, 3, countName(t)))
+                r.fail(name + " has no " + required + " dataset");
+        if (!r.checkShape(group, name, "Masses", n, 1, countName(t)) && !(massTable[t] > 0))
+            r.fail(name + " has no Masses dataset and Header/MassTable[" + std::to_string(t) + "] is "
+                   + (std::isfinite(massTable[t]) ? std::to_string(massTable[t]) : "not finite"));
+        r.checkShape(group, name, "ParticleIDs", n, 1, countName(t));
+    }
+
     // ---- particles, type by type ----
     world.reserve(std::size_t(total));
     std::uint64_t index = 0;
@@ -342,24 +376,14 @@ Snapshot readHdf5Snapshot(const std::string& path)
         const std::uint64_t n = std::uint64_t((*counts)[t]);
         if (n == 0)
             continue;
-        const std::string name = "PartType" + std::to_string(t);
-        const std::string countName = "Header/NumPart_ThisFile[" + std::to_string(t) + "]";
-        if (H5Lexists(file, name.c_str(), H5P_DEFAULT) <= 0)
-            r.fail(countName + " = " + std::to_string(n) + ", but there is no group " + name);
+        const std::string name = typeName(t);
         Handle group(H5Gopen2(file, name.c_str(), H5P_DEFAULT), H5Gclose);
-        if (!group.valid())
-            r.fail(r.withReason("cannot open group " + name));
-        const auto pos = r.dataset<double>(group, name, "Coordinates", H5T_NATIVE_DOUBLE, n, 3, countName);
-        if (!pos)
-            r.fail(name + " has no Coordinates dataset");
-        const auto vel = r.dataset<double>(group, name, "Velocities", H5T_NATIVE_DOUBLE, n, 3, countName);
-        if (!vel)
-            r.fail(name + " has no Velocities dataset");
-        const auto mass = r.dataset<double>(group, name, "Masses", H5T_NATIVE_DOUBLE, n, 1, countName);
-        if (!mass && !(massTable[t] > 0))
-            r.fail(name + " has no Masses dataset and Header/MassTable[" + std::to_string(t) + "] is "
-                   + (std::isfinite(massTable[t]) ? std::to_string(massTable[t]) : "not finite"));
-        const auto ids = r.dataset<unsigned long long>(group, name, "ParticleIDs", H5T_NATIVE_ULLONG, n, 1, countName);
+        const auto pos = r.dataset<double>(group, name, "Coordinates", H5T_NATIVE_DOUBLE, n, 3, countName(t));
+        const auto vel = r.dataset<double>(group, name, "Velocities", H5T_NATIVE_DOUBLE, n, 3, countName(t));
+        const auto mass = r.dataset<double>(group, name, "Masses", H5T_NATIVE_DOUBLE, n, 1, countName(t));
+        const auto ids = r.dataset<unsigned long long>(group, name, "ParticleIDs", H5T_NATIVE_ULLONG, n, 1, countName(t));
+        if (!pos || !vel)
+            r.fail(name + ": Coordinates or Velocities vanished while reading");
 
         for (std::uint64_t i = 0; i < n; ++i, ++index) {
             const std::string where = "particle " + std::to_string(index) + " (" + name + " particle "

@@ -41,6 +41,15 @@ constexpr std::uint64_t recordBytes(TipsyPrecision p, std::uint64_t extra)
 {
     return 4 + 3 * posBytes(p) + 3 * velBytes(p) + 4 * extra;
 }
+const char* precisionName(TipsyPrecision p)
+{
+    switch (p) {
+    case TipsyPrecision::Float: return "float";
+    case TipsyPrecision::DoublePositions: return "double-position";
+    case TipsyPrecision::DoublePosVel: return "double-position-and-velocity";
+    }
+    return "?";
+}
 constexpr std::array<TipsyPrecision, 3> kPrecisions{TipsyPrecision::Float, TipsyPrecision::DoublePositions,
                                                     TipsyPrecision::DoublePosVel};
 
@@ -244,17 +253,31 @@ World readTipsy(const std::string& path, TipsyInfo* info)
     if (h.nbodies == 0)
         fail(path, "no bodies (nbodies = 0)");
     if (!chosen) {
-        const std::uint64_t usual = (h.bigEndian ? 28u : 32u) + h.particleBytes();
+        // Every layout's size; the nearest one says whether the file was cut or has extra bytes.
+        const int usualHeader = h.bigEndian ? 28 : 32;
+        std::uint64_t nearest = 0, nearestDistance = ~std::uint64_t(0);
+        int nearestHeader = 0;
+        TipsyPrecision nearestPrecision = TipsyPrecision::Float;
+        for (const TipsyPrecision p : kPrecisions)
+            for (const int hb : {usualHeader, 60 - usualHeader}) {
+                const std::uint64_t size = std::uint64_t(hb) + h.particleBytes(p);
+                const std::uint64_t distance = size > fileSize ? size - fileSize : fileSize - size;
+                if (distance < nearestDistance || (distance == nearestDistance && size < nearest)) {
+                    nearest = size, nearestDistance = distance, nearestHeader = hb, nearestPrecision = p;
+                }
+            }
+        const std::uint64_t usual = std::uint64_t(usualHeader) + h.particleBytes();
         std::ostringstream s;
         s << "size mismatch: the " << orderName(h.bigEndian) << " header (nsph " << h.nsph
           << ", ndark " << h.ndark << ", nstar " << h.nstar << ") needs " << usual
           << " bytes (or " << (h.bigEndian ? usual + 4 : usual - 4) << " with a "
-          << (h.bigEndian ? 32 : 28) << "-byte header; "
-          << (h.bigEndian ? 28 : 32) + h.particleBytes(TipsyPrecision::DoublePositions)
-          << " with double positions, "
-          << (h.bigEndian ? 28 : 32) + h.particleBytes(TipsyPrecision::DoublePosVel)
-          << " with double positions and velocities), the file has " << fileSize << " bytes"
-          << (fileSize < usual ? " (truncated)" : " (trailing data)");
+          << (60 - usualHeader) << "-byte header; "
+          << usualHeader + h.particleBytes(TipsyPrecision::DoublePositions) << " with double positions, "
+          << usualHeader + h.particleBytes(TipsyPrecision::DoublePosVel)
+          << " with double positions and velocities), the file has " << fileSize << " bytes ("
+          << (fileSize < nearest ? "truncated: " : "trailing data: ") << nearestDistance << " bytes "
+          << (fileSize < nearest ? "short of" : "past") << " the nearest layout, " << nearestHeader
+          << "-byte header with " << precisionName(nearestPrecision) << " fields)";
         fail(path, s.str());
     }
     if (!std::isfinite(h.time))
