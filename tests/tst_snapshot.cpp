@@ -168,6 +168,29 @@ void h5Unlink(const QString& path, const char* name)
     QVERIFY(H5Fclose(f) >= 0);
 }
 
+/// Writes a dataset or attribute of `fileType` from `memType` values (rank 1 or 2) — for files in
+/// the layouts other codes write, made here with the HDF5 C API and not with our writer.
+template <typename T>
+void h5Dataset(hid_t loc, const char* name, hid_t fileType, hid_t memType, const std::vector<T>& v, hsize_t cols)
+{
+    const hsize_t dims[2] = {v.size() / cols, cols};
+    const hid_t space = H5Screate_simple(cols == 1 ? 1 : 2, dims, nullptr);
+    const hid_t d = H5Dcreate2(loc, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    QVERIFY(d >= 0 && H5Dwrite(d, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0);
+    H5Dclose(d);
+    H5Sclose(space);
+}
+template <typename T>
+void h5Attribute(hid_t loc, const char* name, hid_t fileType, hid_t memType, const std::vector<T>& v, bool scalar = false)
+{
+    const hsize_t n = v.size();
+    const hid_t space = scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr);
+    const hid_t a = H5Acreate2(loc, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT);
+    QVERIFY(a >= 0 && H5Awrite(a, memType, v.data()) >= 0);
+    H5Aclose(a);
+    H5Sclose(space);
+}
+
 /// Runs `steps` steps of a copy of `world` with `kernel`.
 World runFor(const World& world, const SimParams& p, const char* kernel, int steps)
 {
@@ -191,6 +214,7 @@ private slots:
     void tipsyDoublePositionsByHand();
     void detectionIgnoresExtension();
     void csvForeignFile();
+    void hdf5ForeignLayouts();
 
     void refused_data();
     void refused();
@@ -410,6 +434,65 @@ void TestSnapshot::csvForeignFile()
     QCOMPARE(int(s.world.groups()[1]), int(Group::Gas));
     QCOMPARE(s.world.ids()[1], 1u);
     QVERIFY(!s.params.has_value());
+}
+
+void TestSnapshot::hdf5ForeignLayouts()
+{
+    // GADGET-2/3 style: int32 counts, fp64 Coordinates and Velocities, dark matter by MassTable
+    // (no Masses), uint64 ids, a Time attribute; no Parameters group.
+    const QString gadget = file(QStringLiteral("gadget2.hdf5"));
+    {
+        const hid_t f = H5Fcreate(gadget.toLocal8Bit().constData(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        const hid_t h = H5Gcreate2(f, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        h5Attribute<int>(h, "NumPart_ThisFile", H5T_STD_I32LE, H5T_NATIVE_INT, {0, 3, 0, 0, 0, 0});
+        h5Attribute<double>(h, "MassTable", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {0, 0.25, 0, 0, 0, 0});
+        h5Attribute<double>(h, "Time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {0.5}, true);
+        h5Attribute<int>(h, "NumFilesPerSnapshot", H5T_STD_I32LE, H5T_NATIVE_INT, {1}, true);
+        H5Gclose(h);
+        const hid_t g = H5Gcreate2(f, "PartType1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        h5Dataset<double>(g, "Coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {1, 2, 3, 0.1, 0.2, 0.3, -1e20, 0, 1.0 / 3}, 3);
+        h5Dataset<double>(g, "Velocities", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {0, 0, 1, 0, 1, 0, 1, 0, 0}, 3);
+        h5Dataset<unsigned long long>(g, "ParticleIDs", H5T_STD_U64LE, H5T_NATIVE_ULLONG, {7, 8, 4000000000ull}, 1);
+        H5Gclose(g);
+        QVERIFY(H5Fclose(f) >= 0);
+    }
+    Snapshot s = readSnapshot(gadget.toStdString());
+    QCOMPARE(s.world.size(), std::size_t(3));
+    QCOMPARE(s.world.time, 0.5);
+    QVERIFY(!s.params.has_value());
+    QCOMPARE(s.world.positions()[1].y, 0.2f);         // fp64 rounded to the nearest fp32
+    QCOMPARE(s.world.positions()[2].x, -1e20f);
+    QCOMPARE(s.world.positions()[2].z, float(1.0 / 3));
+    QCOMPARE(s.world.positions()[0].w, 0.25f);        // from MassTable[1]
+    QCOMPARE(s.world.velocities()[1].y, 1.f);
+    QCOMPARE(s.world.ids()[2], 4000000000u);
+    QCOMPARE(int(s.world.groups()[0]), int(Group::DarkMatter));
+
+    // SWIFT style: 7 particle types, int64 counts, gas and stars with Masses, float32 data.
+    const QString swift = file(QStringLiteral("swift.hdf5"));
+    {
+        const hid_t f = H5Fcreate(swift.toLocal8Bit().constData(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        const hid_t h = H5Gcreate2(f, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        h5Attribute<long long>(h, "NumPart_ThisFile", H5T_STD_I64LE, H5T_NATIVE_LLONG, {1, 0, 0, 0, 2, 0, 0});
+        h5Attribute<double>(h, "MassTable", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {0, 0, 0, 0, 0, 0, 0});
+        H5Gclose(h);
+        for (const auto& [name, n] : {std::pair{"PartType0", 1}, std::pair{"PartType4", 2}}) {
+            const hid_t g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+            std::vector<float> xyz(std::size_t(3 * n), 1.5f), m(std::size_t(n), n == 1 ? 3.f : 4.f);
+            h5Dataset<float>(g, "Coordinates", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, xyz, 3);
+            h5Dataset<float>(g, "Velocities", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, xyz, 3);
+            h5Dataset<float>(g, "Masses", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, m, 1);
+            H5Gclose(g);
+        }
+        QVERIFY(H5Fclose(f) >= 0);
+    }
+    s = readSnapshot(swift.toStdString());
+    QCOMPARE(s.world.size(), std::size_t(3));
+    QCOMPARE(int(s.world.groups()[0]), int(Group::Gas));
+    QCOMPARE(int(s.world.groups()[2]), int(Group::Star));
+    QCOMPARE(s.world.positions()[0].w, 3.f);
+    QCOMPARE(s.world.positions()[2].w, 4.f);
+    QCOMPARE(s.world.ids()[2], 2u); // no ParticleIDs: the index in the file
 }
 
 void TestSnapshot::refused_data()
