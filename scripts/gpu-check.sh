@@ -8,7 +8,8 @@
 #   scripts/gpu-check.sh remote     there, from the repo root, with $OUT set: unpacks the
 #                                   libraries, runs every test, compute-sanitizer (memcheck and
 #                                   racecheck) on tst_gpukernels, and the CLI (kernels, devices,
-#                                   the galaxy for 1000 steps, 262144 bodies for 20 steps).
+#                                   the galaxy for 1000 steps, 262144 bodies for 20 steps, an
+#                                   exact restart from an HDF5 snapshot).
 #
 # remote writes everything into $OUT/gpu-check.log plus two pictures ($OUT/out.png, $OUT/big.png),
 # since only a few files come back. A failing step does not stop the others; the exit status is
@@ -17,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,17s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,16s/^# \{0,1\}//p' "$0"; }
 
 prepare() {
     # 1. The GPU build: tests on, app off, machine code for Hopper plus PTX.
@@ -121,6 +122,15 @@ remote() {
         --steps 1000 --capture "$OUT/out.png"
     step "nbody run 262144" "$nbody" run --kernel tiled --bodies 262144 --steps 20 \
         --capture "$OUT/big.png"
+    # Exact restart through snapshot files on the GPU: 200 steps straight against 100 steps, an
+    # HDF5 snapshot, a load and 100 more (the final CSV snapshots must be the same bytes).
+    step "snapshot restart tiled" bash -c 'set -e; d=$(mktemp -d); n=$1
+        common=(run --kernel tiled --bodies 20011 --eps2 1e6 --no-energy)
+        "$n" "${common[@]}" --steps 200 --output "$d/straight.csv"
+        "$n" "${common[@]}" --steps 100 --every 50 --output "$d/snap_{step}.h5"
+        "$n" run --input "$d/snap_100.h5" --steps 100 --no-energy --output "$d/restarted.csv"
+        cmp "$d/straight.csv" "$d/restarted.csv"
+        echo "bit-identical: 200 steps = 100 steps + save + load + 100 steps"' _ "$nbody"
     # Launch parameters of `tiled` at N = 262144 (a sweep, not a benchmark suite: see nbody bench).
     local b f
     for b in 128 256 512 1024; do
