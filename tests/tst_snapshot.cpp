@@ -16,6 +16,7 @@
 #include "sim/Snapshot.h"
 #include "sim/Tipsy.h"
 
+#include "FormatErrors.h"
 #include "TestData.h"
 
 #include <QByteArray>
@@ -109,17 +110,7 @@ QByteArray readBytes(const QString& path)
 /// Expects readSnapshot to fail with a FormatError that names the file and contains each word.
 void expectRefused(const QString& path, const QStringList& words)
 {
-    try {
-        const Snapshot s = readSnapshot(path.toStdString());
-        QFAIL(qPrintable(QStringLiteral("accepted, %1 bodies").arg(s.world.size())));
-    } catch (const FormatError& e) {
-        const QString what = QString::fromStdString(e.what());
-        QVERIFY2(what.contains(path), qPrintable("message does not name the file: " + what));
-        for (const QString& word : words)
-            QVERIFY2(what.contains(word), qPrintable("'" + word + "' missing from: " + what));
-    } catch (const std::exception& e) {
-        QFAIL(qPrintable(QStringLiteral("not a FormatError: ") + e.what()));
-    }
+    expectFormatError(path, words, [](const std::string& p) { return readSnapshot(p).world; });
 }
 
 // ---- editing HDF5 files written by the writer (the HDF5 C API, independent of the reader) ----
