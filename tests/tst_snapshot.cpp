@@ -49,7 +49,8 @@ Q_DECLARE_METATYPE(nbody::TipsyLayout)
 namespace {
 
 /// A system of every group, with values that exercise the formats: masses over 8 decades, some
-/// equal (HDF5's MassTable), negative and tiny coordinates, ids that are not the index. N = 37:
+/// equal (HDF5's MassTable), negative and tiny coordinates, a subnormal and a signed zero, ids
+/// that are not the index. N = 37:
 /// no multiple of anything. Bodies are sorted by family (gas, dark, generic, star) as every
 /// reader returns them, so a round trip keeps the order in every format.
 World mixedWorld()
@@ -70,6 +71,8 @@ World mixedWorld()
             id += 3;
         }
     }
+    w.velocities()[0].y = 1e-40f;  // a subnormal
+    w.positions()[1].x = -0.f;      // a signed zero
     w.time = 12.345678901234567;
     w.step = 4321;
     return w;
@@ -413,12 +416,14 @@ void TestSnapshot::csvForeignFile()
 {
     // Columns in another order, "mass" for m, no id, group numbers, no comments, no final newline.
     const QString path = file(QStringLiteral("foreign.csv"));
-    writeBytes(path, "vx,vy,vz,mass,x,y,z,group\n0.5,0,0,2,1,2,3,2\n 0 , 1e-3 ,0, 4 ,-1,-2,-3 , gas");
+    // 1e-50 is below fp32's smallest subnormal: it reads as 0, as a conversion to fp32 gives.
+    writeBytes(path, "vx,vy,vz,mass,x,y,z,group\n0.5,0,1e-50,2,1,2,3,2\n 0 , 1e-3 ,0, 4 ,-1,-2,-3 , gas");
     const Snapshot s = readSnapshot(path.toStdString());
     QCOMPARE(s.world.size(), std::size_t(2));
     QCOMPARE(s.world.positions()[0].x, 1.f);
     QCOMPARE(s.world.positions()[0].w, 2.f);
     QCOMPARE(s.world.velocities()[0].x, 0.5f);
+    QCOMPARE(s.world.velocities()[0].z, 0.f);
     QCOMPARE(int(s.world.groups()[0]), int(Group::Star));
     QCOMPARE(s.world.positions()[1].z, -3.f);
     QCOMPARE(s.world.velocities()[1].y, 1e-3f);

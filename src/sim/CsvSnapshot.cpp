@@ -233,7 +233,12 @@ Snapshot readCsvSnapshot(const std::string& path)
         for (int c = X; c <= M; ++c) {
             const std::string_view text = fields[std::size_t(where[std::size_t(c)])];
             std::errc err{};
-            const auto f = parseNumber<float>(text, &err);
+            auto f = parseNumber<float>(text, &err);
+            if (!f && err == std::errc::result_out_of_range) {
+                // Below fp32's smallest subnormal: rounds to (signed) zero, as a conversion would.
+                if (const auto wide = parseNumber<double>(text); wide && std::isfinite(*wide) && std::fabs(*wide) < 1.0)
+                    f = static_cast<float>(*wide);
+            }
             const char* name = kColumnNames[std::size_t(c)];
             if (!f)
                 fail(path, where_() + ": column '" + name + "': '" + std::string(text) + "' is "
