@@ -265,7 +265,9 @@ void TestSnapshot::roundTrip()
     p.G = 0.004300917270069976; // a G that is no round number (kpc km²/s² per solar mass)
     p.eps2 = 0.0123f;
     p.dt = std::nextafter(0.001f, 1.f);
-    p.kernel = "cpu";
+    p.kernel = "tiled";
+    p.blockSize = 96;
+    p.tileWidthFactor = 2;
     const QString path = file(name);
     writeSnapshot(path.toStdString(), w, &p);
     const Snapshot s = readSnapshot(path.toStdString());
@@ -290,6 +292,8 @@ void TestSnapshot::roundTrip()
         QVERIFY(sameBits(s.params->eps2, p.eps2));
         QVERIFY(sameBits(s.params->dt, p.dt));
         QCOMPARE(s.params->kernel, p.kernel);
+        QCOMPARE(s.params->blockSize, 96);
+        QCOMPARE(s.params->tileWidthFactor, 2);
     } else {
         QVERIFY(!s.params.has_value());
     }
@@ -801,7 +805,7 @@ void TestSnapshot::exactRestart()
     Simulation first(initial, params, k);
     first.step(100);
     const World& at100 = first.world();
-    RestartParams rp{params.G, params.eps2, params.dt, k};
+    RestartParams rp{params.G, params.eps2, params.dt, k, params.blockSize, params.tileWidthFactor};
     const QString path = file(name);
     writeSnapshot(path.toStdString(), at100, &rp);
     // The state moved: the comparison below could fail.
@@ -813,6 +817,8 @@ void TestSnapshot::exactRestart()
         resumed.G = s.params->G;
         resumed.eps2 = s.params->eps2;
         resumed.dt = s.params->dt;
+        resumed.blockSize = s.params->blockSize;
+        resumed.tileWidthFactor = s.params->tileWidthFactor;
         QCOMPARE(QString::fromStdString(s.params->kernel), kernel);
         QCOMPARE(s.world.step, std::uint64_t(100));
     } else { // Tipsy keeps the bodies and the time; the parameters come from the caller

@@ -99,6 +99,10 @@ void SimulationController::applyFileParams(SimParams& params, const RestartParam
     params.G = file.G;
     params.dt = file.dt;
     params.eps2 = file.eps2;
+    if (file.blockSize > 0) {
+        params.blockSize = file.blockSize;
+        params.tileWidthFactor = file.tileWidthFactor;
+    }
 }
 
 void SimulationController::installWorld(World world, const QString& source, bool deriveParams,
@@ -188,7 +192,8 @@ void SimulationController::saveSnapshot(const QString& path)
         try {
             const World& w = m_sim->world(); // synchronised from the device when a CUDA kernel runs
             const SimParams& p = m_sim->params();
-            const RestartParams rp{p.G, p.eps2, p.dt, std::string(m_sim->kernel().id)};
+            const RestartParams rp{p.G, p.eps2, p.dt, std::string(m_sim->kernel().id), p.blockSize,
+                                   p.tileWidthFactor};
             writeSnapshot(path.toStdString(), w, &rp);
             emit snapshotSaved(path, static_cast<qulonglong>(w.size()), static_cast<qulonglong>(w.step));
         } catch (const CudaError&) {

@@ -89,7 +89,8 @@ int runCommand(const RunOptions& o)
     World world;
     SimParams params;
     std::string what;
-    std::string savedKernel; // the kernel a snapshot was written with
+    std::string savedKernel;                   // the kernel a snapshot was written with
+    std::pair<int, int> savedLaunch{0, 0};     // and its block size and tile width factor
     try {
         if (!o.input.empty()) {
             Snapshot snap = readSnapshot(o.input); // any format, detected from the content
@@ -99,6 +100,7 @@ int runCommand(const RunOptions& o)
                 params.dt = snap.params->dt;
                 params.eps2 = snap.params->eps2;
                 savedKernel = snap.params->kernel;
+                savedLaunch = {snap.params->blockSize, snap.params->tileWidthFactor};
                 what = format("%s (%s): %zu bodies at step %llu, t = %.9g (G, dt and eps2 from the file)",
                               o.input.c_str(), snap.formatId.c_str(), world.size(),
                               static_cast<unsigned long long>(world.step), world.time);
@@ -166,6 +168,10 @@ int runCommand(const RunOptions& o)
     }
     params.blockSize = o.blockSize;
     params.tileWidthFactor = o.tileWidthFactor;
+    if (!o.launchGiven && savedLaunch.first > 0) {
+        params.blockSize = savedLaunch.first;
+        params.tileWidthFactor = savedLaunch.second;
+    }
     // --kernel, else the kernel the snapshot was written with when it can run here (an exact
     // continuation needs the same deterministic kernel), else the fastest one.
     std::string kernelId = o.kernel;
@@ -250,7 +256,9 @@ int runCommand(const RunOptions& o)
             std::string path;
             withPositions([&] {
                 const World& w = sim->world();
-                const RestartParams rp{params.G, params.eps2, params.dt, std::string(sim->kernel().id)};
+                const SimParams& p = sim->params();
+                const RestartParams rp{p.G, p.eps2, p.dt, std::string(sim->kernel().id), p.blockSize,
+                                       p.tileWidthFactor};
                 path = expandStepPattern(o.output, w.step);
                 writeSnapshot(path, w, &rp);
                 lastWritten = w.step;

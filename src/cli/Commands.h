@@ -26,6 +26,7 @@ struct RunOptions {
     int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
     bool captureGiven = false;      ///< --capture given (an empty name is an error)
     bool bodiesOrSeedGiven = false; ///< --bodies or --seed given (ignored with --input: warn)
+    bool launchGiven = false;       ///< --block-size or --tile-factor given (else a snapshot's are used)
     bool energy = true;         ///< evaluate energy and momentum (fp64, O(N²) on the host) at start and end
 };
 

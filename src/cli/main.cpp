@@ -66,6 +66,7 @@ int main(int argc, char** argv)
         if (*runCmd) {
             run.bodiesOrSeedGiven = runCmd->count("--bodies") + runCmd->count("--seed") > 0;
             run.captureGiven = runCmd->count("--capture") > 0;
+            run.launchGiven = runCmd->count("--block-size") + runCmd->count("--tile-factor") > 0;
             return runCommand(run);
         }
         if (*kernelsCmd)

@@ -208,6 +208,13 @@ Snapshot readCsvSnapshot(const std::string& path)
         p.dt = *dv;
         if (const std::string* k = key("kernel"))
             p.kernel = *k;
+        for (const auto& [name, field] : {std::pair{"block_size", &p.blockSize}, std::pair{"tile_factor", &p.tileWidthFactor}})
+            if (const std::string* v = key(name)) {
+                const auto n = parseNumber<int>(*v);
+                if (!n || *n < 1)
+                    badKey(name, *v, "not a positive integer");
+                *field = *n;
+            }
         snap.params = p;
     }
 
@@ -290,6 +297,9 @@ void writeCsvSnapshot(const std::string& path, const World& world, const Restart
         if (params)
             text += "# G = " + shortest(params->G) + "\n# eps2 = " + shortest(params->eps2) + "\n# dt = "
                 + shortest(params->dt) + "\n# kernel = " + params->kernel + "\n";
+        if (params && params->blockSize > 0)
+            text += "# block_size = " + std::to_string(params->blockSize) + "\n# tile_factor = "
+                + std::to_string(params->tileWidthFactor) + "\n";
         text += "x,y,z,vx,vy,vz,m,id,group\n";
         const auto& p = world.positions();
         const auto& v = world.velocities();

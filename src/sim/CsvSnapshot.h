@@ -12,6 +12,8 @@
 ///     # eps2 = 0.002
 ///     # dt = 0.1
 ///     # kernel = cpu
+///     # block_size = 256
+///     # tile_factor = 1
 ///     x,y,z,vx,vy,vz,m,id,group
 ///     1.5,-2,0.25,0,0.1,0,1e+06,0,generic
 ///

@@ -342,6 +342,14 @@ Snapshot readHdf5Snapshot(const std::string& path)
             if (!std::isfinite(p.dt) || p.dt <= 0)
                 r.fail("Parameters/NBody_Dt is not a positive finite number");
             p.kernel = r.stringAttribute(params, "Parameters", "NBody_Kernel").value_or("");
+            const auto block = r.attribute<int>(params, "Parameters", "NBody_BlockSize", H5T_NATIVE_INT, 1);
+            const auto factor = r.attribute<int>(params, "Parameters", "NBody_TileWidthFactor", H5T_NATIVE_INT, 1);
+            if (block && factor) {
+                if ((*block)[0] < 1 || (*factor)[0] < 1)
+                    r.fail("Parameters/NBody_BlockSize or NBody_TileWidthFactor is not positive");
+                p.blockSize = (*block)[0];
+                p.tileWidthFactor = (*factor)[0];
+            }
             snap.params = p;
         }
     }
@@ -465,6 +473,10 @@ void writeHdf5Snapshot(const std::string& path, const World& world, const Restar
             writeScalar(p, "NBody_Eps2", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, params->eps2);
             writeScalar(p, "NBody_Dt", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, params->dt);
             writeString(p, "NBody_Kernel", params->kernel);
+            if (params->blockSize > 0) {
+                writeScalar(p, "NBody_BlockSize", H5T_STD_I32LE, H5T_NATIVE_INT, params->blockSize);
+                writeScalar(p, "NBody_TileWidthFactor", H5T_STD_I32LE, H5T_NATIVE_INT, params->tileWidthFactor);
+            }
         }
         for (std::size_t t = 0; t < kWrittenTypes; ++t) {
             const auto& m = members[t];

@@ -10,7 +10,8 @@
 ///                      Redshift (0), BoxSize (0), NumFilesPerSnapshot (1),
 ///                      Flag_DoublePrecision (0), NBody_Step (uint64)
 ///     /Parameters      attributes NBody_G (double), NBody_Eps2, NBody_Dt (float),
-///                      NBody_Kernel (string) — present when the run's parameters were given
+///                      NBody_Kernel (string), NBody_BlockSize, NBody_TileWidthFactor (int32)
+///                      — present when the run's parameters were given
 ///     /PartTypeT/Coordinates  float32 (N_t, 3)     length units
 ///     /PartTypeT/Velocities   float32 (N_t, 3)     length / time
 ///     /PartTypeT/Masses       float32 (N_t)        omitted when every body of the type has the

@@ -35,6 +35,10 @@ struct RestartParams {
     float eps2 = 0.002f; ///< softening ε², length²
     float dt = 0.1f;     ///< time step, time units
     std::string kernel;  ///< force kernel id ("cpu", "tiled", …); may be empty
+    /// Launch parameters of CUDA kernels (SimParams::blockSize, tileWidthFactor): kept so that a
+    /// GPU run continues with the same configuration; 0 when the file has none.
+    int blockSize = 0;
+    int tileWidthFactor = 0;
 };
 
 /// A system read from a file.
