@@ -121,8 +121,16 @@ void SimulationController::installWorld(World world, const QString& source, bool
     auto initial = std::make_unique<World>(world);
     const auto range = world.massRange();
     m_sim->setWorld(std::move(world)); // throws invalid_argument: the current system stays
-    if (deriveParams || fileParams)
-        m_sim->setParams(params);
+    if (deriveParams || fileParams) {
+        try {
+            m_sim->setParams(params);
+        } catch (const std::invalid_argument&) {
+            // A file's block size or tile width this device cannot take: keep the current ones.
+            params.blockSize = m_sim->params().blockSize;
+            params.tileWidthFactor = m_sim->params().tileWidthFactor;
+            m_sim->setParams(params);
+        }
+    }
     // The kernel the snapshot was written with, when it can run here (an exact continuation).
     if (fileParams && !fileParams->kernel.empty() && fileParams->kernel != m_sim->kernel().id) {
         const KernelInfo* k = findKernel(fileParams->kernel);
