@@ -379,7 +379,8 @@ Snapshot readHdf5Snapshot(const std::string& path)
     // ---- particles, type by type ----
     world.reserve(std::size_t(total));
     std::uint64_t index = 0;
-    static constexpr const char* kAxis[3] = {"x", "y", "z"};
+    static constexpr const char* kCoordinateNames[3] = {"Coordinates.x", "Coordinates.y", "Coordinates.z"};
+    static constexpr const char* kVelocityNames[3] = {"Velocities.x", "Velocities.y", "Velocities.z"};
     for (std::size_t t = 0; t < counts->size(); ++t) {
         const std::uint64_t n = std::uint64_t((*counts)[t]);
         if (n == 0)
@@ -394,19 +395,20 @@ Snapshot readHdf5Snapshot(const std::string& path)
             r.fail(name + ": Coordinates or Velocities vanished while reading");
 
         for (std::uint64_t i = 0; i < n; ++i, ++index) {
-            const std::string where = "particle " + std::to_string(index) + " (" + name + " particle "
-                + std::to_string(i) + "): ";
+            auto where = [&] {
+                return "particle " + std::to_string(index) + " (" + name + " particle " + std::to_string(i) + "): ";
+            };
             std::array<float, 7> f{};
             const double m = mass ? (*mass)[i] : massTable[t];
             if (std::string p = checkBodyValue(mass ? "Masses" : "MassTable", m, true); !p.empty())
-                r.fail(where + p);
+                r.fail(where() + p);
             f[0] = float(m);
             for (std::size_t c = 0; c < 3; ++c) {
                 const double pv = (*pos)[3 * i + c], vv = (*vel)[3 * i + c];
-                if (std::string p = checkBodyValue(std::string("Coordinates.") + kAxis[c], pv, false); !p.empty())
-                    r.fail(where + p);
-                if (std::string p = checkBodyValue(std::string("Velocities.") + kAxis[c], vv, false); !p.empty())
-                    r.fail(where + p);
+                if (std::string p = checkBodyValue(kCoordinateNames[c], pv, false); !p.empty())
+                    r.fail(where() + p);
+                if (std::string p = checkBodyValue(kVelocityNames[c], vv, false); !p.empty())
+                    r.fail(where() + p);
                 f[1 + c] = float(pv);
                 f[4 + c] = float(vv);
             }
@@ -414,7 +416,7 @@ Snapshot readHdf5Snapshot(const std::string& path)
             if (ids) {
                 const unsigned long long v = (*ids)[i];
                 if (v >= World::kAutoId)
-                    r.fail(where + "ParticleIDs value " + std::to_string(v) + " does not fit 32 bits (0 .. 4294967294)");
+                    r.fail(where() + "ParticleIDs value " + std::to_string(v) + " does not fit 32 bits (0 .. 4294967294)");
                 id = std::uint32_t(v);
             }
             world.addBody(Float4{f[1], f[2], f[3], f[0]}, Float4{f[4], f[5], f[6], 0.f}, groupOfType(int(t)), id);
