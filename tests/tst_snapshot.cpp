@@ -556,6 +556,7 @@ void TestSnapshot::refused_data()
     QTest::newRow("tipsy: negative mass") << "bad.bin" << "tipsymass:-2" << QStringList{"particle 0", "mass is negative"};
     QTest::newRow("tipsy: garbage") << "bad.bin" << "garbage" << QStringList{"not a Tipsy file"};
     QTest::newRow("unknown extension, unknown content") << "bad.xyz" << "garbage" << QStringList{"not a snapshot in any known format"};
+    QTest::newRow("unknown extension, truncated Tipsy") << "bad.dat" << "tipsycut" << QStringList{"size mismatch", "truncated"};
 }
 
 void TestSnapshot::refused()
@@ -565,7 +566,9 @@ void TestSnapshot::refused()
     QFETCH(QStringList, words);
     const QString path = file(name);
     QFile::remove(path);
-    if (!name.endsWith(".xyz")) {
+    if (name.endsWith(".dat")) { // a Tipsy file under a name that says nothing
+        writeTipsy(path.toStdString(), mixedWorld());
+    } else if (!name.endsWith(".xyz")) {
         RestartParams p;
         writeSnapshot(path.toStdString(), mixedWorld(), name.endsWith(".bin") ? nullptr : &p);
     }
@@ -618,6 +621,8 @@ void TestSnapshot::refused()
     } else if (e[0] == "tipsymass") { // the first record's mass (big-endian float after the 32-byte header)
         qToBigEndian(std::bit_cast<quint32>(e[1].toFloat()), b.data() + 32);
         writeBytes(path, b);
+    } else if (e[0] == "tipsycut") {
+        writeBytes(path, b.left(b.size() - 7));
     } else if (e[0] == "garbage") {
         writeBytes(path, QByteArray(1000, '\x7f'));
     } else {

@@ -111,9 +111,13 @@ Snapshot readSnapshot(const std::string& path)
     for (const SnapshotFormat& f : kFormats)
         if (f.detect(bytes, size))
             return f.read(path);
-    // Not recognised: the extension's reader explains what is wrong (truncated, bad header, …).
+    // Not recognised: the extension's reader explains what is wrong (truncated, bad header, …),
+    // or, without a known extension, the Tipsy reader when the header looks like one (a Tipsy
+    // file whose size does not fit its counts).
     if (const SnapshotFormat* f = snapshotFormatForPath(path))
         return f->read(path);
+    if (hasPlausibleTipsyHeader(bytes))
+        return readTipsySnapshot(path);
     throw FormatError("snapshot '" + path + "': not a snapshot in any known format (" + describeSnapshotFormats()
                       + ")");
 }

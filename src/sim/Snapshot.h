@@ -68,8 +68,9 @@ const SnapshotFormat* findSnapshotFormat(std::string_view id);
 /// The row whose extensions include the one of `path` (case-insensitive), or nullptr.
 const SnapshotFormat* snapshotFormatForPath(const std::string& path);
 
-/// Reads a snapshot in any format: detected from the content, else taken from the extension (so
-/// a damaged file gets its format's own diagnosis). Throws FormatError naming the file and the
+/// Reads a snapshot in any format: detected from the content, else taken from the extension, else
+/// Tipsy when the first bytes are a plausible Tipsy header (so a damaged file gets its format's
+/// own diagnosis). Throws FormatError naming the file and the
 /// problem: missing, not a regular file, no format recognised, or the reader's error.
 Snapshot readSnapshot(const std::string& path);
 

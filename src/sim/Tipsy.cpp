@@ -191,6 +191,18 @@ bool looksLikeTipsy(std::span<const unsigned char> head, std::uint64_t fileSize)
     return false;
 }
 
+bool hasPlausibleTipsyHeader(std::span<const unsigned char> head)
+{
+    if (head.size() < 28)
+        return false;
+    for (const bool big : {false, true}) {
+        const Header h = parseHeader(head.data(), big);
+        if (h.plausible() && h.nbodies > 0)
+            return true;
+    }
+    return false;
+}
+
 World readTipsy(const std::string& path, TipsyInfo* info)
 {
     // ---- size and header ------------------------------------------------------------------

@@ -65,6 +65,9 @@ World readTipsy(const std::string& path, TipsyInfo* info = nullptr);
 /// True when the first bytes of a file (at least 28) are a plausible Tipsy header in either byte
 /// order whose counts fit `fileSize` for some header size and precision variant.
 bool looksLikeTipsy(std::span<const unsigned char> head, std::uint64_t fileSize);
+/// True when the first bytes (at least 28) are a plausible Tipsy header in either byte order,
+/// whatever the file size (for a diagnosis of a truncated file whose name says nothing).
+bool hasPlausibleTipsyHeader(std::span<const unsigned char> head);
 
 /// Writes `world` as Tipsy, atomically (sim/AtomicFile.h). Bodies are written family by family
 /// (Gas, then DarkMatter and Generic as dark particles, then Star), each in World order; mass,
