@@ -208,6 +208,7 @@ private slots:
     void tipsyDoublePositionsByHand();
     void detectionIgnoresExtension();
     void csvForeignFile();
+    void orderPerFormat();
     void hdf5ForeignLayouts();
 
     void refused_data();
@@ -434,6 +435,23 @@ void TestSnapshot::csvForeignFile()
     QCOMPARE(int(s.world.groups()[1]), int(Group::Gas));
     QCOMPARE(s.world.ids()[1], 1u);
     QVERIFY(!s.params.has_value());
+}
+
+void TestSnapshot::orderPerFormat()
+{
+    // Groups interleaved: CSV keeps the order, HDF5 and Tipsy store type by type (ids show it).
+    World w;
+    const Group groups[5] = {Group::Star, Group::Gas, Group::DarkMatter, Group::Generic, Group::Star};
+    for (int i = 0; i < 5; ++i)
+        w.addBody(Float4{float(i), 0.f, 0.f, 1.f + float(i)}, Float4{}, groups[i], std::uint32_t(10 + i));
+    const QString csv = file(QStringLiteral("order.csv")), h5 = file(QStringLiteral("order.h5")),
+                  tipsy = file(QStringLiteral("order.tipsy"));
+    writeSnapshot(csv.toStdString(), w);
+    writeSnapshot(h5.toStdString(), w);
+    writeTipsy(tipsy.toStdString(), w, TipsyLayout{false, 32, TipsyPrecision::Float, true});
+    QCOMPARE(readSnapshot(csv.toStdString()).world.ids(), w.ids());
+    QCOMPARE(readSnapshot(h5.toStdString()).world.ids(), (std::vector<std::uint32_t>{11, 12, 13, 10, 14}));
+    QCOMPARE(readSnapshot(tipsy.toStdString()).world.ids(), (std::vector<std::uint32_t>{11, 12, 13, 10, 14}));
 }
 
 void TestSnapshot::hdf5ForeignLayouts()

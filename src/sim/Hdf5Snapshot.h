@@ -20,7 +20,8 @@
 ///
 /// Groups map to GADGET's particle types: Gas = PartType0, DarkMatter = PartType1, Generic =
 /// PartType2, Star = PartType4. Bodies are written type by type (0, 1, 2, 4), each in World
-/// order, so a World sorted that way (every generator and reader makes one) keeps its order.
+/// order, so a World sorted that way (every generator and the HDF5 and Tipsy readers make one; a
+/// CSV file may mix the groups) keeps its order.
 ///
 /// Reading accepts any number of types (SWIFT has 7), float32 or float64 datasets (rounded to
 /// fp32; a value beyond fp32's range is refused), any integer type for counts and ids, and
