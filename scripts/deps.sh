@@ -16,6 +16,8 @@ packages=(
     qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-qpa-plugins
     # header-only libraries: maths, PNG writer, command line, JSON
     libglm-dev libstb-dev libcli11-dev nlohmann-json3-dev
+    # snapshots in HDF5 (GADGET-4/SWIFT layout)
+    libhdf5-dev
     # OpenGL / EGL: GL function loader, glvnd headers, Mesa drivers for machines without a GPU
     libepoxy-dev libegl-dev libgl-dev libopengl-dev libgl1-mesa-dri libegl-mesa0 libglx-mesa0
     # headless runs and GUI tests: a virtual X server, and a font so Qt can draw text

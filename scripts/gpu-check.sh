@@ -9,7 +9,8 @@
 #                                   libraries, runs every test, compute-sanitizer (memcheck and
 #                                   racecheck) on every CUDA kernel at N = 1000 and 4097, the CLI
 #                                   (kernels, devices, the galaxy for 1000 steps, 262144 bodies
-#                                   for 20 steps) and `nbody bench` (all kernels, then sweeps).
+#                                   for 20 steps, an exact restart from an HDF5 snapshot) and
+#                                   `nbody bench` (all kernels, then sweeps).
 #
 # remote writes everything into $OUT/gpu-check.log plus two pictures ($OUT/out.png, $OUT/big.png)
 # and the benchmark tables ($OUT/bench.json, $OUT/bench.csv),
@@ -21,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,20s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,21s/^# \{0,1\}//p' "$0"; }
 
 prepare() {
     # 1. The GPU build: tests on, app off, machine code for Hopper plus PTX.
@@ -140,6 +141,15 @@ remote() {
         --capture "$OUT/big.png"
     step "nbody run fp64 galaxy" "$nbody" run --kernel tiled-fp64 --input "$device/data/galaxy_20K.bin" \
         --steps 1000 --capture "$OUT/out-fp64.png"
+    # Exact restart through snapshot files on the GPU: 200 steps straight against 100 steps, an
+    # HDF5 snapshot, a load and 100 more (the final CSV snapshots must be the same bytes).
+    step "snapshot restart tiled" bash -c 'set -e; d=$(mktemp -d); n=$1
+        common=(run --kernel tiled --bodies 20011 --eps2 1e6 --no-energy)
+        "$n" "${common[@]}" --steps 200 --output "$d/straight.csv"
+        "$n" "${common[@]}" --steps 100 --every 50 --output "$d/snap_{step}.h5"
+        "$n" run --input "$d/snap_100.h5" --steps 100 --no-energy --output "$d/restarted.csv"
+        cmp "$d/straight.csv" "$d/restarted.csv"
+        echo "bit-identical: 200 steps = 100 steps + save + load + 100 steps"' _ "$nbody"
     fi
     # The benchmark of issue 3 (docs/benchmarks.md), then launch-parameter sweeps.
     if want bench; then

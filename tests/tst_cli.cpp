@@ -165,6 +165,13 @@ private slots:
         QTest::newRow("bench json in a missing directory")
             << QStringList{"bench", "--kernels", "cpu", "--bodies", "10", "--json", "/nonexistent/dir/b.json"}
             << "does not exist";
+        QTest::newRow("--every without --output") << QStringList{"run", "--bodies", "10", "--every", "5"} << "--output";
+        QTest::newRow("snapshot with an unknown extension")
+            << QStringList{"run", "--bodies", "10", "--output", "/tmp/x.txt"} << "known formats";
+        QTest::newRow("snapshot to /dev/full") << QStringList{"run", "--bodies", "10", "--output", "/dev/full"}
+                                               << "not a regular file";
+        QTest::newRow("snapshot into a missing directory")
+            << QStringList{"run", "--bodies", "10", "--output", "/nonexistent/s_{step}.h5"} << "does not exist";
     }
     void bench()
     {
@@ -239,6 +246,46 @@ private slots:
         const Result r = nbody(args);
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    }
+    void snapshotsRestartExactly_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<QString>("format");
+        for (const char* k : {"cpu", "tiled"})
+            for (const char* f : {"h5", "csv"})
+                QTest::newRow(qPrintable(QStringLiteral("%1, %2").arg(k, f))) << k << f;
+    }
+    void snapshotsRestartExactly()
+    {
+        // 20 steps straight; 10 steps with a snapshot every 5 ({step} in the name); 10 more from
+        // the step-10 snapshot. The final snapshots (CSV: every fp32 value in its shortest exact
+        // form, plus time, step and parameters) must be the same bytes.
+        QFETCH(QString, kernel);
+        QFETCH(QString, format);
+        if (!kernelAvailable(kernel))
+            QSKIP(qPrintable(kernel + " is not available here"));
+        QTemporaryDir dir;
+        const QStringList common{"run", "--kernel", kernel, "--bodies", "301", "--eps2", "1e6", "--no-energy"};
+        const Result a = nbody(common + QStringList{"--steps", "20", "--output", dir.filePath("straight.csv")});
+        QVERIFY2(a.code == 0, qPrintable(a.err));
+        const Result b = nbody(common + QStringList{"--steps", "10", "--every", "5", "--output",
+                                                    dir.filePath("snap_{step}." + format)});
+        QVERIFY2(b.code == 0, qPrintable(b.err));
+        QVERIFY2(b.out.contains("Snapshot written to " + dir.filePath("snap_5." + format) + " (step 5)"), qPrintable(b.out));
+        QVERIFY(QFile::exists(dir.filePath("snap_10." + format)));
+        // --kernel is not given: the snapshot's kernel is used, and its G, dt and eps2.
+        const Result c = nbody({"run", "--input", dir.filePath("snap_10." + format), "--steps", "10", "--no-energy",
+                                "--output", dir.filePath("restarted.csv")});
+        QVERIFY2(c.code == 0, qPrintable(c.err));
+        QVERIFY2(c.out.contains("at step 10") && c.out.contains("from the file"), qPrintable(c.out));
+        QVERIFY2(c.out.contains("Kernel:  " + kernel), qPrintable(c.out));
+        QFile x(dir.filePath("straight.csv")), y(dir.filePath("restarted.csv"));
+        QVERIFY(x.open(QIODevice::ReadOnly) && y.open(QIODevice::ReadOnly));
+        const QByteArray straight = x.readAll(), restarted = y.readAll();
+        QVERIFY(straight.contains("# step = 20\n"));
+        QVERIFY2(straight == restarted, "the restarted run differs from the straight one");
+        // No temporary files are left.
+        QVERIFY(QDir(dir.path()).entryList({"*.tmp-*"}).isEmpty());
     }
     void captureTargets()
     {

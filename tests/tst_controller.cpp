@@ -19,6 +19,7 @@
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
 #include "sim/Simulation.h"
+#include "sim/Snapshot.h"
 #include "sim/Tipsy.h"
 
 #include <QFile>
@@ -134,6 +135,10 @@ public:
                 [this](const QString& what, const QString& message) { commandFailures.append({what, message}); });
         connect(c, &SimulationController::loadFailed, this,
                 [this](const QString& path, const QString& message) { loadFailures.append({path, message}); });
+        connect(c, &SimulationController::snapshotSaved, this,
+                [this](const QString& path, qulonglong, qulonglong step) { saved.append({path, step}); });
+        connect(c, &SimulationController::saveFailed, this,
+                [this](const QString& path, const QString& message) { saveFailures.append({path, message}); });
         connect(c, &SimulationController::startupFailed, this,
                 [this](const QString& message) { startupFailures.append(message); });
         connect(c, &SimulationController::kernelChanged, this, [this](const QString& id) { kernels.append(id); });
@@ -302,6 +307,8 @@ public:
     // what the controller said (delivered on the test thread, in emission order)
     QList<QPair<QString, QString>> commandFailures;
     QList<QPair<QString, QString>> loadFailures;
+    QList<QPair<QString, qulonglong>> saved;       ///< snapshotSaved: path, step
+    QList<QPair<QString, QString>> saveFailures;
     QStringList startupFailures, kernels, sources;
     QList<bool> runningChanges;
     std::vector<SimParams> params;
@@ -395,6 +402,8 @@ private slots:
     void kernelSwitchKeepsState();
     void loadGrowsBuffers_data();
     void loadGrowsBuffers();
+    void saveAndLoadSnapshot_data();
+    void saveAndLoadSnapshot();
     void refusedParameters_data();
     void refusedParameters();
     void shutdownWhileRunning_data();
@@ -726,6 +735,74 @@ void TestController::loadGrowsBuffers()
     const QString diff = compareBodies(loop.drawn(), file.positions());
     QVERIFY2(diff.isEmpty(), qPrintable("after reset: " + diff));
     QCOMPARE(loop.reallocations.size(), 2);
+    QVERIFY(loop.commandFailures.isEmpty());
+}
+
+// ---- 4b. File → Save snapshot / Open snapshot ------------------------------------------------
+
+void TestController::saveAndLoadSnapshot_data()
+{
+    addCpuAndGpuRows();
+}
+
+void TestController::saveAndLoadSnapshot()
+{
+    QFETCH(QString, kernel);
+    REQUIRE_EGL();
+    REQUIRE_KERNEL(kernel);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    FrameLoop loop(*m_context);
+    loop.initialize(kernel, 777);
+    FrameResult r;
+    FRAME(loop, r);
+    loop.command(&SimulationController::setDt, 0.05);
+    loop.command(&SimulationController::start);
+    for (int i = 0; i < 3; ++i)
+        FRAME(loop, r);
+    loop.command(&SimulationController::pause);
+    FRAME(loop, r);
+    const quint64 step = r.step;
+    QVERIFY(step >= 3);
+
+    // Saved at the next frame: the state and the parameters, read back independently.
+    const QString path = dir.filePath(QStringLiteral("state.h5"));
+    loop.command(&SimulationController::saveSnapshot, path);
+    FRAME(loop, r);
+    QCOMPARE(loop.saved.size(), 1);
+    QCOMPARE(loop.saved.front(), (QPair<QString, qulonglong>{path, step}));
+    const Snapshot snap = readSnapshot(path.toStdString());
+    QCOMPARE(snap.world.step, std::uint64_t(step));
+    QVERIFY(snap.params.has_value());
+    QCOMPARE(snap.params->dt, 0.05f);
+    QCOMPARE(QString::fromStdString(snap.params->kernel), kernel);
+    const QString diff = compareBodies(loop.drawn(), snap.world.positions());
+    QVERIFY2(diff.isEmpty(), qPrintable("saved vs drawn: " + diff));
+
+    // A save that cannot be written says why; the simulation is unaffected.
+    const QString bad = dir.filePath(QStringLiteral("missing/dir/state.csv"));
+    loop.command(&SimulationController::saveSnapshot, bad);
+    FRAME(loop, r);
+    QCOMPARE(loop.saveFailures.size(), 1);
+    QVERIFY2(loop.saveFailures.front().second.contains(QStringLiteral("does not exist")),
+             qPrintable(loop.saveFailures.front().second));
+    QCOMPARE(r.step, step);
+    QCOMPARE(r.bodies, qulonglong(777));
+
+    // Another system, then the snapshot again: its step, bodies and parameters come back.
+    loop.command(&SimulationController::setDt, 0.2);
+    loop.command(&SimulationController::reset);
+    FRAME(loop, r);
+    QCOMPARE(r.step, quint64(0));
+    loop.command(&SimulationController::loadFile, path);
+    FRAME(loop, r);
+    QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+    QVERIFY(loop.loadFailures.isEmpty());
+    QCOMPARE(r.step, step);
+    QVERIFY(!loop.params.empty());
+    QCOMPARE(loop.params.back().dt, 0.05f);
+    const QString back = compareBodies(loop.drawn(), snap.world.positions());
+    QVERIFY2(back.isEmpty(), qPrintable("loaded vs saved: " + back));
     QVERIFY(loop.commandFailures.isEmpty());
 }
 

@@ -2,6 +2,8 @@
 // screenshot of its view and exits; the screenshot must show bodies coloured green (light) to red
 // (heavy) on the dark background. Also checks that bad options exit with code 2 and say why.
 // Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
+#include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QProcess>
 #include <QProcessEnvironment>
@@ -57,6 +59,10 @@ class TestGui : public QObject {
 private slots:
     void initTestCase()
     {
+        QFile cut(m_dir.filePath(QStringLiteral("cut.csv")));
+        QVERIFY(cut.open(QIODevice::WriteOnly));
+        cut.write("# bodies = 5\nx,y,z,vx,vy,vz,m\n1,0,0,0,0,0,1\n2,0,0,0,0,0,1\n");
+        cut.close();
         if (!haveDisplay())
             QSKIP("needs a display with OpenGL: run under xvfb-run -a");
     }
@@ -121,6 +127,25 @@ private slots:
         QVERIFY2(reddish >= 10, "no red (heavy) bodies");
     }
 
+    void startsFromSnapshot()
+    {
+        // A CSV snapshot (any snapshot format is detected) with its parameters: the app starts
+        // from it, runs three steps and captures the view.
+        QTemporaryDir dir;
+        const QString csv = dir.filePath(QStringLiteral("three.csv"));
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("# bodies = 3\n# time = 2\n# step = 20\n# G = 1\n# eps2 = 0.01\n# dt = 0.001\n# kernel = cpu\n"
+                "x,y,z,vx,vy,vz,m,id,group\n1,0,0,0,0.5,0,1,0,star\n-1,0,0,0,-0.5,0,1,1,star\n0,0,0.5,0,0,0,0.01,2,gas\n");
+        f.close();
+        const QString png = dir.filePath(QStringLiteral("three.png"));
+        const Run run = runApp({QStringLiteral("--input"), csv, QStringLiteral("--steps"), QStringLiteral("3"),
+                                QStringLiteral("--capture"), png, QStringLiteral("--quit")});
+        QVERIFY(run.finished);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
+        QVERIFY(QImage(png).width() > 0);
+    }
+
     void badOptions_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -139,6 +164,10 @@ private slots:
         QTest::newRow("unreadable input")
             << QStringList{QStringLiteral("--input"), QStringLiteral("/nonexistent/g.bin"), QStringLiteral("--quit")}
             << QStringLiteral("/nonexistent/g.bin");
+        // Written by the test's initTestCase: a CSV snapshot whose header says 5 bodies, with 2 rows.
+        QTest::newRow("truncated snapshot")
+            << QStringList{QStringLiteral("--input"), m_dir.filePath(QStringLiteral("cut.csv")), QStringLiteral("--quit")}
+            << QStringLiteral("truncated");
     }
 
     void badOptions()
@@ -151,6 +180,9 @@ private slots:
         QVERIFY2(run.stderrText.contains(mentions), qPrintable(run.stderrText));
         QVERIFY(!QFileInfo(QStringLiteral("/dev/null")).isFile()); // still the device
     }
+
+private:
+    QTemporaryDir m_dir;
 };
 
 QTEST_GUILESS_MAIN(TestGui)

@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 
 #include "RunDock.h"
+#include "SnapshotDialogs.h"
 #include "Viewport.h"
 
 #include "gl/Renderer.h"
@@ -105,10 +106,11 @@ MainWindow::~MainWindow()
 void MainWindow::createActions()
 {
     QStyle* s = style();
-    m_openAction = new QAction(s->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open…"), this);
+    m_openAction = new QAction(s->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open snapshot…"), this);
     m_openAction->setShortcut(QKeySequence::Open);
-    m_openAction->setStatusTip(tr("Open a Tipsy snapshot"));
+    m_openAction->setStatusTip(tr("Open a snapshot (HDF5, CSV or Tipsy)"));
     connect(m_openAction, &QAction::triggered, this, &MainWindow::openFile);
+    m_snapshotSaver = new SnapshotSaver(this);
 
     m_quitAction = new QAction(tr("&Quit"), this);
     m_quitAction->setShortcut(QKeySequence::Quit);
@@ -175,6 +177,7 @@ void MainWindow::createMenusAndToolbar()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_openAction);
+    file->addAction(m_snapshotSaver->action());
     file->addSeparator();
     file->addAction(m_quitAction);
 
@@ -251,6 +254,7 @@ void MainWindow::connectController()
     connect(this, &MainWindow::stepRequested, c, &SimulationController::stepOnce);
     connect(this, &MainWindow::resetRequested, c, &SimulationController::reset);
     connect(this, &MainWindow::loadRequested, c, &SimulationController::loadFile);
+    m_snapshotSaver->connectTo(c);
     connect(this, &MainWindow::kernelRequested, c, &SimulationController::setKernel);
     connect(this, &MainWindow::framingRequested, c, &SimulationController::requestFraming);
 
@@ -423,13 +427,11 @@ void MainWindow::onStartupFailed(const QString& message)
 
 void MainWindow::openFile()
 {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open Tipsy snapshot"),
-        m_lastFile.isEmpty() ? QString() : QFileInfo(m_lastFile).absolutePath(),
-        tr("Tipsy snapshots (*.bin *.tipsy *.std *.dat);;All files (*)"));
+    const QString path = askOpenSnapshot(this, m_lastFile.isEmpty() ? QString() : QFileInfo(m_lastFile).absolutePath());
     if (path.isEmpty())
         return;
     m_lastFile = path;
+    m_snapshotSaver->setStartDir(QFileInfo(path).absolutePath());
     statusBar()->showMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()), 5000);
     emit loadRequested(path);
 }

@@ -24,6 +24,7 @@ namespace nbody::app {
 
 class Viewport;
 class RunDock;
+class SnapshotSaver;
 
 /// What the command line asks for beyond the first system.
 struct Automation {
@@ -99,6 +100,7 @@ private:
     QString m_lastFile;
 
     QAction* m_openAction = nullptr;
+    SnapshotSaver* m_snapshotSaver = nullptr; ///< File → Save snapshot… (SnapshotDialogs.h)
     QAction* m_quitAction = nullptr;
     QAction* m_startAction = nullptr;
     QAction* m_pauseAction = nullptr;

@@ -4,7 +4,7 @@
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
 #include "sim/Simulation.h"
-#include "sim/Tipsy.h"
+#include "sim/Snapshot.h"
 #include "sim/World.h"
 
 #include <QFileInfo>
@@ -49,11 +49,14 @@ void SimulationController::initialize(const StartupConfig& config)
         World world;
         QString source;
         bool derive = false;
+        std::optional<RestartParams> fileParams;
         if (!config.inputFile.isEmpty()) {
             try {
-                world = readTipsy(config.inputFile.toStdString());
+                Snapshot snap = readSnapshot(config.inputFile.toStdString());
+                world = std::move(snap.world);
+                fileParams = snap.params;
                 source = QFileInfo(config.inputFile).fileName();
-                derive = true;
+                derive = !fileParams;
             } catch (const std::exception& e) {
                 emit startupFailed(QString::fromUtf8(e.what()));
             }
@@ -69,6 +72,8 @@ void SimulationController::initialize(const StartupConfig& config)
             const ScaleDefaults sd = deriveScaleDefaults(world, params.G);
             params.dt = sd.dt;
             params.eps2 = sd.eps2;
+        } else if (fileParams && !world.empty()) {
+            applyFileParams(params, *fileParams);
         }
         m_initialWorld = std::make_unique<World>(world);
         m_massRange = world.massRange();
@@ -89,7 +94,19 @@ void SimulationController::initialize(const StartupConfig& config)
     enqueue(std::move(c));
 }
 
-void SimulationController::installWorld(World world, const QString& source, bool deriveParams)
+void SimulationController::applyFileParams(SimParams& params, const RestartParams& file)
+{
+    params.G = file.G;
+    params.dt = file.dt;
+    params.eps2 = file.eps2;
+    if (file.blockSize > 0) {
+        params.blockSize = file.blockSize;
+        params.tileWidthFactor = file.tileWidthFactor;
+    }
+}
+
+void SimulationController::installWorld(World world, const QString& source, bool deriveParams,
+                                         const std::optional<RestartParams>& fileParams)
 {
     if (!m_sim)
         throw std::logic_error("no simulation");
@@ -99,11 +116,32 @@ void SimulationController::installWorld(World world, const QString& source, bool
         params.dt = sd.dt;
         params.eps2 = sd.eps2;
     }
+    if (fileParams)
+        applyFileParams(params, *fileParams);
     auto initial = std::make_unique<World>(world);
     const auto range = world.massRange();
     m_sim->setWorld(std::move(world)); // throws invalid_argument: the current system stays
-    if (deriveParams)
-        m_sim->setParams(params);
+    if (deriveParams || fileParams) {
+        try {
+            m_sim->setParams(params);
+        } catch (const std::invalid_argument&) {
+            // A file's block size or tile width this device cannot take: keep the current ones.
+            params.blockSize = m_sim->params().blockSize;
+            params.tileWidthFactor = m_sim->params().tileWidthFactor;
+            m_sim->setParams(params);
+        }
+    }
+    // The kernel the snapshot was written with, when it can run here (an exact continuation).
+    if (fileParams && !fileParams->kernel.empty() && fileParams->kernel != m_sim->kernel().id) {
+        const KernelInfo* k = findKernel(fileParams->kernel);
+        if (k && availability(*k).available) {
+            try {
+                m_sim->setKernel(fileParams->kernel);
+            } catch (const std::invalid_argument&) {
+                // the current kernel stays (publishState reports which one runs)
+            }
+        }
+    }
     m_initialWorld = std::move(initial);
     m_massRange = range;
     m_framingRequested = true;
@@ -129,9 +167,13 @@ void SimulationController::reset()
 void SimulationController::loadFile(const QString& path)
 {
     std::shared_ptr<World> world;
+    std::optional<RestartParams> fileParams;
     try {
-        world = std::make_shared<World>(readTipsy(path.toStdString()));
-        (void)deriveScaleDefaults(*world, 1.0); // a system without mass cannot be simulated
+        Snapshot snap = readSnapshot(path.toStdString()); // any format, detected from the content
+        fileParams = snap.params;
+        world = std::make_shared<World>(std::move(snap.world));
+        if (!fileParams)
+            (void)deriveScaleDefaults(*world, 1.0); // a system without mass cannot be simulated
     } catch (const std::exception& e) {
         emit loadFailed(path, QString::fromUtf8(e.what()));
         return;
@@ -140,11 +182,32 @@ void SimulationController::loadFile(const QString& path)
     c.what = QStringLiteral("load");
     c.requiredCapacity = world->size();
     const QString name = QFileInfo(path).fileName();
-    c.apply = [this, world, name, path] {
+    c.apply = [this, world, name, path, fileParams] {
         try {
-            installWorld(std::move(*world), name, true);
+            installWorld(std::move(*world), name, !fileParams, fileParams);
         } catch (const std::invalid_argument& e) {
             emit loadFailed(path, QString::fromUtf8(e.what()));
+        }
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::saveSnapshot(const QString& path)
+{
+    Command c;
+    c.what = QStringLiteral("save");
+    c.apply = [this, path] {
+        try {
+            const World& w = m_sim->world(); // synchronised from the device when a CUDA kernel runs
+            const SimParams& p = m_sim->params();
+            const RestartParams rp{p.G, p.eps2, p.dt, std::string(m_sim->kernel().id), p.blockSize,
+                                   p.tileWidthFactor};
+            writeSnapshot(path.toStdString(), w, &rp);
+            emit snapshotSaved(path, static_cast<qulonglong>(w.size()), static_cast<qulonglong>(w.step));
+        } catch (const CudaError&) {
+            throw; // the frame's GPU error handling falls back to the CPU
+        } catch (const std::exception& e) {
+            emit saveFailed(path, QString::fromUtf8(e.what()));
         }
     };
     enqueue(std::move(c));

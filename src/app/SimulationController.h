@@ -17,6 +17,8 @@
 #include <optional>
 #include <vector>
 
+#include "sim/Snapshot.h"
+
 namespace nbody { class Simulation; class World; }
 
 namespace nbody::app {
@@ -25,7 +27,7 @@ namespace nbody::app {
 struct StartupConfig {
     QString kernelId = QStringLiteral("cpu");
     qulonglong bodies = 8192;   ///< size of the default system (uniform cube)
-    QString inputFile;          ///< Tipsy file; empty: the default system
+    QString inputFile;          ///< snapshot file (Tipsy, CSV, HDF5); empty: the default system
     int stepsToRun = 0;         ///< 0: until paused
     int stepsPerFrame = 1;
     bool startRunning = false;
@@ -57,9 +59,13 @@ public slots:
     void stepOnce();
     /// Regenerates the default system or reloads the opened file's initial state.
     void reset();
-    /// Reads a Tipsy file now; on success the new system replaces the current one at the next
-    /// frame (dt and eps2 from deriveScaleDefaults), else loadFailed() and the current is kept.
+    /// Reads a snapshot (any format of sim/Snapshot.h) now; on success the new system replaces
+    /// the current one at the next frame — with the file's G, dt, eps2 and kernel when it stores
+    /// them, else dt and eps2 from deriveScaleDefaults — else loadFailed() and the current is kept.
     void loadFile(const QString& path);
+    /// Writes the current state and parameters at the next frame (format from the extension,
+    /// atomically): snapshotSaved() or saveFailed(); the simulation is unaffected either way.
+    void saveSnapshot(const QString& path);
     void setKernel(const QString& id);
     void setDt(double dt);
     void setEps2(double eps2);
@@ -90,6 +96,8 @@ signals:
     /// A command was refused (the previous value stays); what: "kernel", "dt", "block size", …
     void commandFailed(const QString& what, const QString& message);
     void loadFailed(const QString& path, const QString& message);
+    void snapshotSaved(const QString& path, qulonglong bodies, qulonglong step);
+    void saveFailed(const QString& path, const QString& message);
     void startupFailed(const QString& message);
 
 private:
@@ -99,7 +107,9 @@ private:
         QString what;                     ///< for error messages
     };
     void enqueue(Command command);
-    void installWorld(nbody::World world, const QString& source, bool deriveParams);
+    void installWorld(nbody::World world, const QString& source, bool deriveParams,
+                      const std::optional<nbody::RestartParams>& fileParams = std::nullopt);
+    static void applyFileParams(nbody::SimParams& params, const nbody::RestartParams& file);
     void changeParams(const QString& what, const std::function<void(nbody::SimParams&)>& edit);
     void publishState();
     bool pendingWork() const;

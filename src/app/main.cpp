@@ -2,7 +2,7 @@
 /// nbody-sandbox: the desktop app. Options:
 ///   --kernel ID            force kernel (see the Kernel menu / `nbody kernels`), default cpu
 ///   --bodies N             size of the default system (uniform cube), default 8192
-///   --input FILE           start from a Tipsy snapshot instead
+///   --input FILE           start from a snapshot (Tipsy, CSV or HDF5) instead
 ///   --steps K              run K steps, then pause
 ///   --steps-per-frame S    steps between drawn frames (1..1000)
 ///   --capture FILE.png     after the K steps, save a screenshot of the view
@@ -67,7 +67,7 @@ int main(int argc, char* argv[])
                                        QStringLiteral("Bodies in the default system (uniform cube)."),
                                        QStringLiteral("N"), QStringLiteral("8192"));
     const QCommandLineOption inputOpt(QStringLiteral("input"),
-                                      QStringLiteral("Start from a Tipsy snapshot."),
+                                      QStringLiteral("Start from a snapshot (Tipsy, CSV or HDF5; detected from the content)."),
                                       QStringLiteral("FILE"));
     const QCommandLineOption stepsOpt(QStringLiteral("steps"),
                                       QStringLiteral("Run K steps, then pause."),

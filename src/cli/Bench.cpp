@@ -257,7 +257,8 @@ int benchCommand(const BenchOptions& o)
                 results.push_back(std::move(j));
             }
             out["results"] = std::move(results);
-            writeFileAtomically(o.json, out.dump(2) + "\n");
+            const std::string text = out.dump(2) + "\n";
+            writeBytesAtomically("nbody bench", o.json, std::span(reinterpret_cast<const unsigned char*>(text.data()), text.size()));
             std::fprintf(stderr, "bench: wrote %s\n", o.json.c_str());
         }
         if (!o.csv.empty()) {
@@ -273,7 +274,7 @@ int benchCommand(const BenchOptions& o)
                 csv += buf + csvField(r.timer) + "," + csvField(describeLaunch(*row.kernel, params)) + "," +
                        csvField(row.note) + "\n";
             }
-            writeFileAtomically(o.csv, csv);
+            writeBytesAtomically("nbody bench", o.csv, std::span(reinterpret_cast<const unsigned char*>(csv.data()), csv.size()));
             std::fprintf(stderr, "bench: wrote %s\n", o.csv.c_str());
         }
     } catch (const std::exception& e) {

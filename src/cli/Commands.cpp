@@ -9,7 +9,8 @@
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
 #include "sim/Simulation.h"
-#include "sim/Tipsy.h"
+#include "sim/Snapshot.h"
+#include "SnapshotOutput.h"
 
 #include <nlohmann/json.hpp>
 
@@ -90,14 +91,30 @@ int runCommand(const RunOptions& o)
     World world;
     SimParams params;
     std::string what;
+    std::string savedKernel;                   // the kernel a snapshot was written with
+    std::pair<int, int> savedLaunch{0, 0};     // and its block size and tile width factor
     try {
         if (!o.input.empty()) {
-            world = readTipsy(o.input);
-            const ScaleDefaults d = deriveScaleDefaults(world, params.G);
-            params.dt = d.dt;
-            params.eps2 = d.eps2;
-            what = format("%s: %zu bodies (dt %.4g and eps2 %.4g derived from its scale: R_rms %.4g, t_dyn %.4g)",
-                          o.input.c_str(), world.size(), double(d.dt), double(d.eps2), d.rmsRadius, d.dynamicalTime);
+            Snapshot snap = readSnapshot(o.input); // any format, detected from the content
+            world = std::move(snap.world);
+            if (snap.params) { // the run's own parameters: an exact continuation
+                params.G = snap.params->G;
+                params.dt = snap.params->dt;
+                params.eps2 = snap.params->eps2;
+                savedKernel = snap.params->kernel;
+                savedLaunch = {snap.params->blockSize, snap.params->tileWidthFactor};
+                what = format("%s (%s): %zu bodies at step %llu, t = %.9g (G, dt and eps2 from the file)",
+                              o.input.c_str(), snap.formatId.c_str(), world.size(),
+                              static_cast<unsigned long long>(world.step), world.time);
+            } else {
+                const ScaleDefaults d = deriveScaleDefaults(world, params.G);
+                params.dt = d.dt;
+                params.eps2 = d.eps2;
+                what = format("%s (%s): %zu bodies (dt %.4g and eps2 %.4g derived from its scale: R_rms %.4g, "
+                              "t_dyn %.4g)",
+                              o.input.c_str(), snap.formatId.c_str(), world.size(), double(d.dt), double(d.eps2),
+                              d.rmsRadius, d.dynamicalTime);
+            }
         } else {
             CubeParams cube;
             cube.bodies = o.bodies;
@@ -141,10 +158,36 @@ int runCommand(const RunOptions& o)
             return 2;
         }
     }
+    if (o.every > 0 && o.output.empty()) {
+        std::cerr << "nbody run: --every needs --output FILE\n";
+        return 2;
+    }
+    if (!o.output.empty()) {
+        if (const std::string problem = checkSnapshotOutput(o.output, world.step); !problem.empty()) {
+            std::cerr << "nbody run: cannot write snapshots to '" << o.output << "': " << problem << "\n";
+            return 2;
+        }
+    }
     params.blockSize = o.blockSize;
     params.blockRows = o.blockRows;
     params.tileWidthFactor = o.tileWidthFactor;
-    const std::string kernelId = o.kernel.empty() ? defaultKernel() : o.kernel;
+    if (!o.launchGiven && savedLaunch.first > 0) {
+        params.blockSize = savedLaunch.first;
+        params.tileWidthFactor = savedLaunch.second;
+    }
+    // --kernel, else the kernel the snapshot was written with when it can run here (an exact
+    // continuation needs the same deterministic kernel), else the fastest one.
+    std::string kernelId = o.kernel;
+    if (kernelId.empty() && !savedKernel.empty()) {
+        const KernelInfo* saved = findKernel(savedKernel);
+        if (saved && availability(*saved).available)
+            kernelId = savedKernel;
+        else
+            std::fprintf(stderr, "nbody run: note: the snapshot was written with kernel '%s', which cannot run "
+                                 "here; using the default\n", savedKernel.c_str());
+    }
+    if (kernelId.empty())
+        kernelId = defaultKernel();
 
     std::unique_ptr<Simulation> sim;
     try {
@@ -210,8 +253,30 @@ int runCommand(const RunOptions& o)
         const int every = o.progressEvery > 0 ? o.progressEvery : std::max(1, o.steps / 10);
         double msTotal = 0, msWarm = 0;
         int stepsWarm = 0, done = 0;
+        // Snapshots (--output): at every multiple of --every of the absolute step, and at the end.
+        std::uint64_t lastWritten = ~std::uint64_t(0);
+        auto writeOutput = [&] {
+            std::string path;
+            withPositions([&] {
+                const World& w = sim->world();
+                const SimParams& p = sim->params();
+                const RestartParams rp{p.G, p.eps2, p.dt, std::string(sim->kernel().id), p.blockSize,
+                                       p.tileWidthFactor};
+                path = expandStepPattern(o.output, w.step);
+                writeSnapshot(path, w, &rp);
+                lastWritten = w.step;
+            });
+            std::printf("Snapshot written to %s (step %llu)\n", path.c_str(),
+                        static_cast<unsigned long long>(lastWritten));
+        };
+        int progressLeft = every;
         while (done < o.steps) {
-            const int chunk = std::min(every, o.steps - done);
+            int chunk = std::min(progressLeft, o.steps - done);
+            if (!o.output.empty() && o.every > 0) {
+                const std::uint64_t m = std::uint64_t(o.every);
+                const std::uint64_t toNext = m - sim->stepCount() % m;
+                chunk = int(std::min<std::uint64_t>(std::uint64_t(chunk), toNext));
+            }
             std::string bad;
             withPositions([&] {
                 sim->step(chunk);
@@ -224,16 +289,24 @@ int runCommand(const RunOptions& o)
                 stepsWarm += chunk;
             }
             done += chunk;
-            std::printf("step %7d / %d  t = %-10.5g  %9.3f ms/step  %10.4g interactions/s\n", done, o.steps,
-                        sim->time(), t.msPerStep, t.interactionsPerSecond);
-            std::fflush(stdout);
+            progressLeft -= chunk;
+            if (progressLeft == 0 || done == o.steps) {
+                progressLeft = every;
+                std::printf("step %7d / %d  t = %-10.5g  %9.3f ms/step  %10.4g interactions/s\n", done, o.steps,
+                            sim->time(), t.msPerStep, t.interactionsPerSecond);
+                std::fflush(stdout);
+            }
             if (!bad.empty()) {
                 // A blown-up run (dt far too large, an unsoftened collapse) is a failure, not a result.
                 std::cerr << "nbody run: the system is no longer finite after " << done << " steps (" << bad
                           << "): the time step is too large for it\n";
                 return 1;
             }
+            if (!o.output.empty() && o.every > 0 && sim->stepCount() % std::uint64_t(o.every) == 0)
+                writeOutput();
         }
+        if (!o.output.empty() && lastWritten != sim->stepCount())
+            writeOutput();
         withPositions([&] { // synchronises the host copy too
             if (o.energy)
                 e1 = sim->measure();

@@ -16,7 +16,9 @@ struct RunOptions {
     std::optional<double> dt;   ///< unset: the system's default (validated by Simulation)
     std::optional<double> eps2; ///< unset: the system's default
     std::uint64_t seed = 42;
-    std::string input;          ///< Tipsy file; empty: the default cube
+    std::string input;          ///< snapshot file (any format of sim/Snapshot.h); empty: the default cube
+    std::string output;         ///< snapshot file name pattern ({step}); empty: none (SnapshotOutput.h)
+    int every = 0;              ///< write a snapshot when the step is a multiple of this; 0: at the end only
     std::string capture;        ///< PNG path; empty: no capture
     int width = 1024, height = 768;
     int blockSize = 256;
@@ -25,6 +27,7 @@ struct RunOptions {
     int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
     bool captureGiven = false;      ///< --capture given (an empty name is an error)
     bool bodiesOrSeedGiven = false; ///< --bodies or --seed given (ignored with --input: warn)
+    bool launchGiven = false;       ///< --block-size or --tile-factor given (else a snapshot's are used)
     bool energy = true;         ///< evaluate energy and momentum (fp64, O(N²) on the host) at start and end
 };
 

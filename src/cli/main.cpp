@@ -23,7 +23,15 @@ int main(int argc, char** argv)
     runCmd->add_option("--dt", run.dt, "Time step (default 0.1 for the cube; derived from the scale for a file)");
     runCmd->add_option("--eps2", run.eps2, "Softening eps^2 (default 0.002 for the cube; derived for a file)");
     runCmd->add_option("--seed", run.seed, "Seed of the default cube")->capture_default_str();
-    runCmd->add_option("-i,--input", run.input, "Tipsy snapshot to simulate instead of the cube");
+    runCmd->add_option("-i,--input", run.input,
+                       "Snapshot to simulate instead of the cube: Tipsy, CSV or HDF5 (GADGET-4/SWIFT), detected "
+                       "from the content; its G, dt, eps2 and kernel are used when it stores them");
+    runCmd->add_option("-o,--output", run.output,
+                       "Write snapshots to FILE (format from the extension: .h5/.hdf5, .csv, .bin/.tipsy/.std); "
+                       "{step} in the name is replaced by the step number. Written after the last step and "
+                       "with --every M whenever the step is a multiple of M");
+    runCmd->add_option("--every", run.every, "Steps between snapshots (with --output; 0: only at the end)")
+        ->check(CLI::Range(0, 1 << 30));
     runCmd->add_option("-c,--capture", run.capture, "Write a PNG of the final state (headless, EGL)");
     runCmd->add_option("--width", run.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
     runCmd->add_option("--height", run.height, "Capture height in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
@@ -80,6 +88,7 @@ int main(int argc, char** argv)
         if (*runCmd) {
             run.bodiesOrSeedGiven = runCmd->count("--bodies") + runCmd->count("--seed") > 0;
             run.captureGiven = runCmd->count("--capture") > 0;
+            run.launchGiven = runCmd->count("--block-size") + runCmd->count("--tile-factor") > 0;
             return runCommand(run);
         }
         if (*benchCmd)

@@ -20,7 +20,6 @@
 
 #include "sim/AtomicFile.h"
 
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -35,26 +34,35 @@ void appendBytes(void* context, void* data, int size)
     out->insert(out->end(), bytes, bytes + size);
 }
 
+[[noreturn]] void fail(const std::string& path, const std::string& reason)
+{
+    throw WriteError("writePng: cannot write '" + path + "': " + reason);
+}
+
 } // namespace
+
+PngTarget resolvePngTarget(const std::string& path)
+{
+    return resolveWriteTarget(path);
+}
 
 void writePng(const std::string& path, const Image& image)
 {
+    if (const PngTarget target = resolvePngTarget(path); !target.problem.empty())
+        fail(path, target.problem);
     if (image.width <= 0 || image.height <= 0 ||
         image.rgba.size() != static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height) * 4)
-        throw std::runtime_error("writePng: cannot write '" + path + "': invalid image (" +
-                                 std::to_string(image.width) + "x" + std::to_string(image.height) + ", " +
-                                 std::to_string(image.rgba.size()) + " bytes of RGBA)");
+        fail(path, "invalid image (" + std::to_string(image.width) + "x" + std::to_string(image.height) + ", " +
+                       std::to_string(image.rgba.size()) + " bytes of RGBA)");
+
     std::vector<unsigned char> png;
     png.reserve(image.rgba.size() / 2 + 1024);
     if (stbi_write_png_to_func(appendBytes, &png, image.width, image.height, 4, image.rgba.data(),
                                image.width * 4) == 0 ||
         png.empty())
-        throw std::runtime_error("writePng: cannot write '" + path + "': PNG encoding failed");
-    try {
-        writeFileAtomically(path, png);
-    } catch (const std::runtime_error& e) {
-        throw std::runtime_error(std::string("writePng: ") + e.what());
-    }
+        fail(path, "PNG encoding failed");
+    // Written beside the target, fsync'ed and renamed over it (sim/AtomicFile.h).
+    writeBytesAtomically("writePng", path, png);
 }
 
 } // namespace nbody::gl

@@ -6,6 +6,7 @@
 /// the calling thread; create and destroy on that thread.
 
 #include "Camera.h"
+#include "sim/AtomicFile.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -103,8 +104,14 @@ private:
     int m_width, m_height;
 };
 
-/// Writes a PNG atomically (sim/AtomicFile.h: a temporary file beside the target, renamed over
-/// it). Throws std::runtime_error naming the path and the reason (see resolveWriteTarget).
+/// Where a PNG for `path` would be written (sim/AtomicFile.h's resolveWriteTarget: symbolic
+/// links resolved; `problem` non-empty for a missing or read-only directory or a target that
+/// exists and is not a regular file — devices such as /dev/null are never replaced).
+using PngTarget = nbody::WriteTarget;
+PngTarget resolvePngTarget(const std::string& path);
+
+/// Writes a PNG atomically (to a temporary file beside the target, fsync, then renamed). Throws
+/// nbody::WriteError (a std::runtime_error) naming the path and the reason (see resolvePngTarget).
 void writePng(const std::string& path, const Image& image);
 
 } // namespace nbody::gl

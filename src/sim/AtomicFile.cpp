@@ -1,56 +1,23 @@
+/// \file AtomicFile.cpp
+/// Atomic output: temporary file beside the target, fsync, rename (see AtomicFile.h).
+
 #include "AtomicFile.h"
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <stdexcept>
 #include <system_error>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace nbody {
 
-namespace {
-
-[[noreturn]] void fail(const std::string& path, const std::string& reason)
-{
-    throw std::runtime_error("cannot write '" + path + "': " + reason);
-}
-
-/// Writes all bytes to a new file and flushes it to disk; returns an errno-style reason or "".
-std::string writeNewFile(const std::string& path, std::span<const unsigned char> bytes)
-{
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return std::strerror(errno);
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            const std::string reason = std::strerror(errno);
-            ::close(fd);
-            return reason;
-        }
-        done += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
-        const std::string reason = std::strerror(errno);
-        ::close(fd);
-        return reason;
-    }
-    if (::close(fd) != 0)
-        return std::strerror(errno);
-    return {};
-}
-
-} // namespace
+namespace fs = std::filesystem;
 
 WriteTarget resolveWriteTarget(const std::string& path)
 {
-    namespace fs = std::filesystem;
     WriteTarget t;
     if (path.empty()) {
         t.problem = "empty path";
@@ -85,33 +52,110 @@ WriteTarget resolveWriteTarget(const std::string& path)
     return t;
 }
 
-void writeFileAtomically(const std::string& path, std::span<const unsigned char> bytes)
+namespace {
+
+/// Flushes a written file to disk; returns a reason or "".
+std::string syncFile(const std::string& path)
 {
-    namespace fs = std::filesystem;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return std::string("cannot reopen the temporary file: ") + std::strerror(errno);
+    std::string reason;
+    if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+        reason = std::strerror(errno);
+    ::close(fd);
+    return reason;
+}
+
+} // namespace
+
+void writeAtomically(const std::string& who, const std::string& path,
+                     const std::function<void(const std::string& tempPath)>& fill)
+{
+    auto fail = [&](const std::string& reason) -> void {
+        throw WriteError(who + ": cannot write '" + path + "': " + reason);
+    };
     const WriteTarget target = resolveWriteTarget(path);
     if (!target.problem.empty())
-        fail(path, target.problem);
+        fail(target.problem);
+
+    // A new, unique temporary file beside the target (mkstemp: O_CREAT | O_EXCL), so no
+    // existing file is ever opened for writing.
+    std::string temp = target.path + ".tmp-XXXXXX";
+    const int fd = ::mkstemp(temp.data());
+    if (fd < 0)
+        fail(std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
+    ::fchmod(fd, 0644); // as a file created by open(…, 0644) with the usual umask
+    ::close(fd);
     std::error_code ec;
-    const std::string temp = target.path + ".tmp-" + std::to_string(::getpid());
-    if (std::string reason = writeNewFile(temp, bytes); !reason.empty()) {
-        fs::remove(temp, ec);
-        fail(path, reason);
+    auto removeTemp = [&] {
+        std::error_code ignored;
+        fs::remove(temp, ignored);
+    };
+    try {
+        fill(temp);
+    } catch (const std::exception& e) {
+        removeTemp();
+        fail(e.what());
     }
-    // Replacing a file keeps its permissions (the temporary one was created 0644).
+    if (std::string reason = syncFile(temp); !reason.empty()) {
+        removeTemp();
+        fail(reason);
+    }
+    // Replacing a file keeps its permissions (the temporary one was created with the umask's).
     if (const fs::file_status st = fs::status(target.path, ec); !ec && fs::is_regular_file(st))
         fs::permissions(temp, st.permissions(), ec);
     ec.clear();
     fs::rename(temp, target.path, ec);
     if (ec) {
-        std::error_code ignored;
-        fs::remove(temp, ignored);
-        fail(path, ec.message());
+        removeTemp();
+        fail(ec.message());
     }
 }
 
-void writeFileAtomically(const std::string& path, std::string_view text)
+void writeBytesAtomically(const std::string& who, const std::string& path, std::span<const unsigned char> bytes)
 {
-    writeFileAtomically(path, std::span(reinterpret_cast<const unsigned char*>(text.data()), text.size()));
+    writeAtomically(who, path, [&](const std::string& temp) {
+        FileSink sink(temp);
+        sink.write(bytes.data(), bytes.size());
+        sink.close();
+    });
+}
+
+FileSink::FileSink(const std::string& path)
+{
+    m_file = std::fopen(path.c_str(), "wb");
+    if (!m_file)
+        throw std::runtime_error(std::strerror(errno));
+}
+
+FileSink::~FileSink()
+{
+    if (m_file)
+        std::fclose(m_file);
+}
+
+void FileSink::write(const void* data, std::size_t bytes)
+{
+    if (!m_file)
+        throw std::logic_error("FileSink: write after close");
+    if (bytes > 0 && std::fwrite(data, 1, bytes, m_file) != bytes)
+        throw std::runtime_error(std::strerror(errno));
+}
+
+void FileSink::close()
+{
+    if (!m_file)
+        return;
+    std::FILE* f = m_file;
+    m_file = nullptr;
+    const bool flushed = std::fflush(f) == 0 && !std::ferror(f);
+    const int flushErrno = errno;
+    const bool closed = std::fclose(f) == 0;
+    if (!flushed)
+        throw std::runtime_error(std::strerror(flushErrno));
+    if (!closed)
+        throw std::runtime_error(std::strerror(errno));
 }
 
 } // namespace nbody

@@ -14,4 +14,12 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// A file that cannot be read as requested (a snapshot reader's error); what() names the file,
+/// and where it applies the field and the particle ("HDF5 file 'a.h5': PartType1/Masses[17]
+/// is negative (-1)").
+class FormatError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 } // namespace nbody

@@ -1,0 +1,325 @@
+/// \file CsvSnapshot.cpp
+/// CSV snapshots (see CsvSnapshot.h for the layout).
+
+#include "CsvSnapshot.h"
+
+#include "AtomicFile.h"
+#include "Scenario.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <system_error>
+#include <vector>
+
+namespace nbody {
+
+namespace {
+
+constexpr std::uint64_t kMinRowBytes = 14; ///< "0,0,0,0,0,0,0\n": the shortest possible row
+
+/// Column roles.
+enum Column { X, Y, Z, VX, VY, VZ, M, Id, Grp, kColumns };
+constexpr std::array<const char*, kColumns> kColumnNames{"x", "y", "z", "vx", "vy", "vz", "m", "id", "group"};
+constexpr std::array<const char*, 4> kGroupNames{"generic", "dark", "star", "gas"}; // Group's values
+
+[[noreturn]] void fail(const std::string& path, const std::string& what)
+{
+    throw FormatError("CSV file '" + path + "': " + what);
+}
+
+std::string_view trim(std::string_view s)
+{
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+        s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+        s.remove_suffix(1);
+    return s;
+}
+
+std::vector<std::string_view> splitFields(std::string_view line)
+{
+    std::vector<std::string_view> out;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t comma = line.find(',', start);
+        out.push_back(trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+        if (comma == std::string_view::npos)
+            return out;
+        start = comma + 1;
+    }
+}
+
+template <typename T>
+std::optional<T> parseNumber(std::string_view s, std::errc* error = nullptr)
+{
+    T v{};
+    if (!s.empty() && s.front() == '+')
+        s.remove_prefix(1);
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (error)
+        *error = r.ec;
+    if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty())
+        return std::nullopt;
+    return v;
+}
+
+template <typename T>
+std::string shortest(T v)
+{
+    std::array<char, 64> buf;
+    const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+    return std::string(buf.data(), r.ptr);
+}
+
+} // namespace
+
+bool looksLikeCsv(std::span<const unsigned char> head, std::uint64_t)
+{
+    if (head.empty() || !(head[0] == '#' || std::isalpha(head[0])))
+        return false;
+    return std::all_of(head.begin(), head.end(), [](unsigned char c) {
+        return c == '\n' || c == '\r' || c == '\t' || (c >= 0x20 && c < 0x7f) || c >= 0x80;
+    });
+}
+
+Snapshot readCsvSnapshot(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        fail(path, fs::exists(path, ec) ? "not a regular file" : "no such file");
+    const std::uint64_t fileSize = fs::file_size(path, ec);
+    if (ec)
+        fail(path, "cannot determine the size: " + ec.message());
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        fail(path, "cannot open for reading");
+    bool endsWithNewline = false;
+    if (fileSize > 0) {
+        in.seekg(-1, std::ios::end);
+        endsWithNewline = in.get() == '\n';
+        in.seekg(0);
+    }
+
+    // ---- comments and the header row ----
+    std::map<std::string, std::string> keys;
+    std::string line;
+    std::uint64_t lineNo = 0;
+    std::array<int, kColumns> where;
+    where.fill(-1);
+    std::size_t fieldCount = 0;
+    for (;;) {
+        if (!std::getline(in, line))
+            fail(path, "no header row (x,y,z,vx,vy,vz,m[,id][,group])");
+        ++lineNo;
+        const std::string_view t = trim(line);
+        if (t.empty())
+            continue;
+        if (t.front() == '#') {
+            const std::string_view body = t.substr(1);
+            if (const std::size_t eq = body.find('='); eq != std::string_view::npos)
+                keys[std::string(trim(body.substr(0, eq)))] = std::string(trim(body.substr(eq + 1)));
+            continue;
+        }
+        const auto names = splitFields(t);
+        fieldCount = names.size();
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            std::string n(names[i]);
+            std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+            if (n == "mass")
+                n = "m";
+            const auto it = std::find(kColumnNames.begin(), kColumnNames.end(), n);
+            if (it == kColumnNames.end())
+                fail(path, "line " + std::to_string(lineNo) + ": unknown column '" + std::string(names[i])
+                               + "' (known: x, y, z, vx, vy, vz, m, id, group)");
+            const auto c = std::size_t(it - kColumnNames.begin());
+            if (where[c] >= 0)
+                fail(path, "line " + std::to_string(lineNo) + ": column '" + n + "' appears twice");
+            where[c] = int(i);
+        }
+        for (int c = X; c <= M; ++c)
+            if (where[std::size_t(c)] < 0)
+                fail(path, "line " + std::to_string(lineNo) + ": the header row has no column '"
+                               + kColumnNames[std::size_t(c)] + "' (x, y, z, vx, vy, vz, m are required)");
+        break;
+    }
+
+    // ---- the key = value comments ----
+    Snapshot snap;
+    snap.formatId = "csv";
+    auto key = [&](const char* name) -> const std::string* {
+        const auto it = keys.find(name);
+        return it == keys.end() ? nullptr : &it->second;
+    };
+    auto badKey = [&](const char* name, const std::string& value, const char* expected) {
+        fail(path, "comment '" + std::string(name) + " = " + value + "': " + expected);
+    };
+    std::optional<std::uint64_t> declared;
+    if (const std::string* v = key("bodies")) {
+        declared = parseNumber<std::uint64_t>(*v);
+        if (!declared)
+            badKey("bodies", *v, "not a count");
+        if (*declared == 0)
+            fail(path, "no bodies (bodies = 0)");
+        if (*declared > kMaxBodies)
+            fail(path, "too many bodies: the header says " + *v + ", the limit is " + std::to_string(kMaxBodies));
+        if (*declared > fileSize / kMinRowBytes)
+            fail(path, "the header says " + *v + " bodies, but " + std::to_string(fileSize)
+                           + " bytes hold at most " + std::to_string(fileSize / kMinRowBytes) + " rows (truncated)");
+    }
+    // A file that declares its bodies was written whole; without its final line end it was cut.
+    if (declared && !endsWithNewline)
+        fail(path, "truncated: the file does not end with a line end (the header says " + std::to_string(*declared)
+                       + " bodies)");
+    if (const std::string* v = key("time")) {
+        const auto t = parseNumber<double>(*v);
+        if (!t || !std::isfinite(*t))
+            badKey("time", *v, "not a finite number");
+        snap.world.time = *t;
+    }
+    if (const std::string* v = key("step")) {
+        const auto s = parseNumber<std::uint64_t>(*v);
+        if (!s)
+            badKey("step", *v, "not a step count");
+        snap.world.step = *s;
+    }
+    const std::string *g = key("G"), *e = key("eps2"), *d = key("dt");
+    if (g && e && d) {
+        RestartParams p;
+        const auto gv = parseNumber<double>(*g);
+        const auto ev = parseNumber<float>(*e);
+        const auto dv = parseNumber<float>(*d);
+        if (!gv || !std::isfinite(*gv) || *gv <= 0)
+            badKey("G", *g, "not a positive finite number");
+        if (!ev || !std::isfinite(*ev) || *ev < 0)
+            badKey("eps2", *e, "not a non-negative finite fp32 number");
+        if (!dv || !std::isfinite(*dv) || *dv <= 0)
+            badKey("dt", *d, "not a positive finite fp32 number");
+        p.G = *gv;
+        p.eps2 = *ev;
+        p.dt = *dv;
+        if (const std::string* k = key("kernel"))
+            p.kernel = *k;
+        for (const auto& [name, field] : {std::pair{"block_size", &p.blockSize}, std::pair{"tile_factor", &p.tileWidthFactor}})
+            if (const std::string* v = key(name)) {
+                const auto n = parseNumber<int>(*v);
+                if (!n || *n < 1)
+                    badKey(name, *v, "not a positive integer");
+                *field = *n;
+            }
+        snap.params = p;
+    }
+
+    // ---- rows ----
+    World& world = snap.world;
+    if (declared)
+        world.reserve(std::size_t(*declared));
+    std::uint64_t index = 0;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        const std::string_view t = trim(line);
+        if (t.empty() || t.front() == '#')
+            continue;
+        auto where_ = [&] { return "line " + std::to_string(lineNo) + " (particle " + std::to_string(index) + ")"; };
+        if (index >= (declared ? *declared : std::uint64_t(kMaxBodies)))
+            fail(path, where_() + ": more rows than " + (declared ? "the header's bodies = " + std::to_string(*declared)
+                                                                  : "the limit of " + std::to_string(kMaxBodies) + " bodies"));
+        const auto fields = splitFields(t);
+        if (fields.size() != fieldCount)
+            fail(path, where_() + ": " + std::to_string(fields.size()) + " fields, the header row has "
+                           + std::to_string(fieldCount) + (fields.size() < fieldCount ? " (truncated?)" : ""));
+        std::array<float, 7> v{};
+        for (int c = X; c <= M; ++c) {
+            const std::string_view text = fields[std::size_t(where[std::size_t(c)])];
+            std::errc err{};
+            auto f = parseNumber<float>(text, &err);
+            if (!f && err == std::errc::result_out_of_range) {
+                // Below fp32's smallest subnormal: rounds to (signed) zero, as a conversion would.
+                if (const auto wide = parseNumber<double>(text); wide && std::isfinite(*wide) && std::fabs(*wide) < 1.0)
+                    f = static_cast<float>(*wide);
+            }
+            const char* name = kColumnNames[std::size_t(c)];
+            if (!f)
+                fail(path, where_() + ": column '" + name + "': '" + std::string(text) + "' is "
+                               + (err == std::errc::result_out_of_range ? "outside the range of fp32" : "not a number"));
+            if (std::string problem = checkBodyValue(name, double(*f), c == M); !problem.empty())
+                fail(path, where_() + ": " + problem);
+            v[std::size_t(c)] = *f;
+        }
+        std::uint32_t id = World::kAutoId;
+        if (where[Id] >= 0) {
+            const std::string_view text = fields[std::size_t(where[Id])];
+            const auto n = parseNumber<std::uint32_t>(text);
+            if (!n || *n == World::kAutoId)
+                fail(path, where_() + ": column 'id': '" + std::string(text) + "' is not an id (0 .. 4294967294)");
+            id = *n;
+        }
+        Group group = Group::Generic;
+        if (where[Grp] >= 0) {
+            std::string text(fields[std::size_t(where[Grp])]);
+            std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+            const auto named = std::find(kGroupNames.begin(), kGroupNames.end(), text);
+            const auto number = parseNumber<unsigned>(text);
+            if (named != kGroupNames.end())
+                group = Group(named - kGroupNames.begin());
+            else if (number && *number < kGroupNames.size())
+                group = Group(*number);
+            else
+                fail(path, where_() + ": column 'group': '" + text + "' is not a group (generic, dark, star, gas or 0..3)");
+        }
+        world.addBody(Float4{v[X], v[Y], v[Z], v[M]}, Float4{v[VX], v[VY], v[VZ], 0.f}, group, id);
+        ++index;
+    }
+    if (in.bad())
+        fail(path, "read error after line " + std::to_string(lineNo));
+    if (declared && index != *declared)
+        fail(path, "truncated: the header says " + std::to_string(*declared) + " bodies, the file has "
+                       + std::to_string(index) + " rows");
+    if (world.empty())
+        fail(path, "no bodies (no rows after the header row)");
+    return snap;
+}
+
+void writeCsvSnapshot(const std::string& path, const World& world, const RestartParams* params)
+{
+    writeAtomically("writeCsvSnapshot", path, [&](const std::string& temp) {
+        FileSink sink(temp);
+        std::string text = "# nbody-sandbox snapshot\n# bodies = " + std::to_string(world.size())
+            + "\n# time = " + shortest(world.time) + "\n# step = " + std::to_string(world.step) + "\n";
+        if (params)
+            text += "# G = " + shortest(params->G) + "\n# eps2 = " + shortest(params->eps2) + "\n# dt = "
+                + shortest(params->dt) + "\n# kernel = " + params->kernel + "\n";
+        if (params && params->blockSize > 0)
+            text += "# block_size = " + std::to_string(params->blockSize) + "\n# tile_factor = "
+                + std::to_string(params->tileWidthFactor) + "\n";
+        text += "x,y,z,vx,vy,vz,m,id,group\n";
+        const auto& p = world.positions();
+        const auto& v = world.velocities();
+        for (std::size_t i = 0; i < world.size(); ++i) {
+            for (const float f : {p[i].x, p[i].y, p[i].z, v[i].x, v[i].y, v[i].z, p[i].w}) {
+                text += shortest(f);
+                text += ',';
+            }
+            text += std::to_string(world.ids()[i]);
+            text += ',';
+            text += kGroupNames[std::size_t(world.groups()[i])];
+            text += '\n';
+            if (text.size() > (1u << 20)) {
+                sink.write(text);
+                text.clear();
+            }
+        }
+        sink.write(text);
+        sink.close();
+    });
+}
+
+} // namespace nbody

@@ -1,0 +1,513 @@
+/// \file Hdf5Snapshot.cpp
+/// HDF5 snapshots in the GADGET-4/SWIFT layout (see Hdf5Snapshot.h), with the HDF5 C API.
+
+#include "Hdf5Snapshot.h"
+
+#include "AtomicFile.h"
+#include "Scenario.h"
+
+#include <hdf5.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace nbody {
+
+namespace {
+
+constexpr int kWrittenTypes = 6; ///< GADGET's NTYPES
+constexpr int kMaxTypes = 64;    ///< the most particle types a file may declare
+
+/// Particle type of each group (Group's values: Generic, DarkMatter, Star, Gas).
+constexpr std::array<int, 4> kTypeOfGroup{2, 1, 4, 0};
+Group groupOfType(int t)
+{
+    return t == 0 ? Group::Gas : t == 1 ? Group::DarkMatter : t == 4 ? Group::Star : Group::Generic;
+}
+
+/// An HDF5 handle closed on scope exit.
+class Handle {
+public:
+    Handle(hid_t id, herr_t (*closeFn)(hid_t)) : m_id(id), m_close(closeFn) {}
+    ~Handle()
+    {
+        if (m_id >= 0)
+            m_close(m_id);
+    }
+    Handle(const Handle&) = delete;
+    Handle& operator=(const Handle&) = delete;
+    operator hid_t() const { return m_id; }
+    bool valid() const { return m_id >= 0; }
+    /// Closes now and reports whether closing succeeded (for a file: whether the data reached it).
+    bool close()
+    {
+        const hid_t id = m_id;
+        m_id = -1;
+        return id < 0 || m_close(id) >= 0;
+    }
+
+private:
+    hid_t m_id;
+    herr_t (*m_close)(hid_t);
+};
+
+/// The innermost message of HDF5's error stack ("" when empty); clears the stack.
+std::string hdf5Reason()
+{
+    std::string reason;
+    H5Ewalk2(
+        H5E_DEFAULT, H5E_WALK_DOWNWARD,
+        [](unsigned, const H5E_error2_t* e, void* data) -> herr_t {
+            auto* out = static_cast<std::string*>(data);
+            if (e->desc && *e->desc)
+                *out = e->desc; // the last one walked downward is the innermost cause
+            return 0;
+        },
+        &reason);
+    H5Eclear2(H5E_DEFAULT);
+    return reason;
+}
+
+/// HDF5 prints its error stack to stderr by default; this core reports through exceptions.
+void silenceHdf5()
+{
+    static const bool done = [] {
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+        return true;
+    }();
+    (void)done;
+}
+
+// ---- reading --------------------------------------------------------------------------------
+
+class Reader {
+public:
+    explicit Reader(const std::string& path) : m_path(path) {}
+
+    [[noreturn]] void fail(const std::string& what) const
+    {
+        throw FormatError("HDF5 file '" + m_path + "': " + what);
+    }
+    std::string withReason(const std::string& what) const
+    {
+        const std::string r = hdf5Reason();
+        return r.empty() ? what : what + " (" + r + ")";
+    }
+
+    /// Dimensions of an attribute or dataset space.
+    std::vector<hsize_t> dims(hid_t space, const std::string& name) const
+    {
+        const int rank = H5Sget_simple_extent_ndims(space);
+        if (rank < 0 || rank > 8)
+            fail(withReason("cannot read the shape of " + name));
+        std::vector<hsize_t> d(static_cast<std::size_t>(rank));
+        if (rank > 0 && H5Sget_simple_extent_dims(space, d.data(), nullptr) < 0)
+            fail(withReason("cannot read the shape of " + name));
+        return d;
+    }
+
+    /// A numeric attribute as `count` values of memType (scalar or 1-D); nullopt when absent.
+    template <typename T>
+    std::optional<std::vector<T>> attribute(hid_t object, const char* objectName, const char* name, hid_t memType,
+                                            std::size_t maxCount) const
+    {
+        if (H5Aexists(object, name) <= 0)
+            return std::nullopt;
+        const std::string full = std::string(objectName) + "/" + name;
+        Handle a(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+        if (!a.valid())
+            fail(withReason("cannot open attribute " + full));
+        Handle space(H5Aget_space(a), H5Sclose);
+        const auto d = dims(space, full);
+        if (d.size() > 1)
+            fail(full + " has " + std::to_string(d.size()) + " dimensions, 1 expected");
+        const std::size_t n = d.empty() ? 1 : std::size_t(d[0]);
+        if (n == 0 || n > maxCount)
+            fail(full + " has " + std::to_string(n) + " values, 1.." + std::to_string(maxCount) + " expected");
+        std::vector<T> v(n);
+        if (H5Aread(a, memType, v.data()) < 0)
+            fail(withReason("cannot read attribute " + full + " as a number"));
+        return v;
+    }
+
+    std::optional<std::string> stringAttribute(hid_t object, const char* objectName, const char* name) const
+    {
+        if (H5Aexists(object, name) <= 0)
+            return std::nullopt;
+        const std::string full = std::string(objectName) + "/" + name;
+        Handle a(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+        Handle type(a.valid() ? H5Aget_type(a) : -1, H5Tclose);
+        if (!type.valid() || H5Tget_class(type) != H5T_STRING)
+            fail(withReason(full + " is not a string"));
+        if (H5Tis_variable_str(type) > 0) {
+            Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+            H5Tset_size(mem, H5T_VARIABLE);
+            char* s = nullptr;
+            if (H5Aread(a, mem, &s) < 0)
+                fail(withReason("cannot read attribute " + full));
+            std::string out = s ? s : "";
+            H5free_memory(s);
+            return out;
+        }
+        const std::size_t size = H5Tget_size(type);
+        if (size == 0 || size > 4096)
+            fail(full + " has an implausible string length " + std::to_string(size));
+        std::string out(size, '\0');
+        if (H5Aread(a, type, out.data()) < 0)
+            fail(withReason("cannot read attribute " + full));
+        out.resize(std::strlen(out.c_str()));
+        return out;
+    }
+
+    /// Whether dataset `name` exists in the group; when it does, its shape must be (rows, cols)
+    /// (or (rows) for cols = 1), else FormatError naming the dataset and `countName`.
+    bool checkShape(hid_t group, const std::string& groupName, const char* name, std::uint64_t rows,
+                    std::size_t cols, const std::string& countName) const
+    {
+        if (H5Lexists(group, name, H5P_DEFAULT) <= 0)
+            return false;
+        const std::string full = groupName + "/" + name;
+        Handle ds(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
+        if (!ds.valid())
+            fail(withReason("cannot open dataset " + full));
+        Handle space(H5Dget_space(ds), H5Sclose);
+        const auto d = dims(space, full);
+        const bool ok = cols == 1 ? (d.size() == 1 || (d.size() == 2 && d[1] == 1)) && d[0] == rows
+                                  : d.size() == 2 && d[0] == rows && d[1] == cols;
+        if (!ok) {
+            std::ostringstream s;
+            s << full << " has shape (";
+            for (std::size_t i = 0; i < d.size(); ++i)
+                s << (i ? ", " : "") << d[i];
+            s << "), but " << countName << " = " << rows << " needs (" << rows;
+            if (cols > 1)
+                s << ", " << cols;
+            s << ")";
+            fail(s.str());
+        }
+        return true;
+    }
+
+    /// A dataset of `rows` × `cols` values read as memType; nullopt when absent. The shape is
+    /// checked before anything is allocated.
+    template <typename T>
+    std::optional<std::vector<T>> dataset(hid_t group, const std::string& groupName, const char* name, hid_t memType,
+                                          std::uint64_t rows, std::size_t cols, const std::string& countName) const
+    {
+        if (!checkShape(group, groupName, name, rows, cols, countName))
+            return std::nullopt;
+        const std::string full = groupName + "/" + name;
+        Handle ds(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
+        std::vector<T> v(std::size_t(rows) * cols);
+        if (!v.empty() && H5Dread(ds, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+            fail(withReason("cannot read dataset " + full + " (truncated or damaged file?)"));
+        return v;
+    }
+
+private:
+    std::string m_path;
+};
+
+// ---- writing --------------------------------------------------------------------------------
+
+/// Writes HDF5 objects, throwing std::runtime_error with HDF5's reason on any failure.
+void check(bool ok, const std::string& what)
+{
+    if (!ok) {
+        const std::string r = hdf5Reason();
+        throw std::runtime_error("HDF5: " + what + (r.empty() ? "" : ": " + r));
+    }
+}
+
+template <typename T>
+void writeAttribute(hid_t object, const char* name, hid_t fileType, hid_t memType, const T* values, std::size_t n,
+                    bool scalar = false)
+{
+    const hsize_t dim = n;
+    Handle space(scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, nullptr), H5Sclose);
+    Handle a(H5Acreate2(object, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    check(a.valid() && H5Awrite(a, memType, values) >= 0, std::string("attribute ") + name);
+}
+
+template <typename T>
+void writeScalar(hid_t object, const char* name, hid_t fileType, hid_t memType, T value)
+{
+    writeAttribute(object, name, fileType, memType, &value, 1, true);
+}
+
+void writeString(hid_t object, const char* name, const std::string& value)
+{
+    Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(type, std::max<std::size_t>(1, value.size()));
+    H5Tset_strpad(type, H5T_STR_NULLTERM);
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    Handle a(H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    std::string padded = value;
+    padded.resize(std::max<std::size_t>(1, value.size()), '\0');
+    check(a.valid() && H5Awrite(a, type, padded.data()) >= 0, std::string("attribute ") + name);
+}
+
+template <typename T>
+void writeDataset(hid_t group, const char* name, hid_t fileType, hid_t memType, const std::vector<T>& values,
+                  std::size_t cols)
+{
+    const std::array<hsize_t, 2> dims{values.size() / cols, cols};
+    Handle space(H5Screate_simple(cols == 1 ? 1 : 2, dims.data(), nullptr), H5Sclose);
+    Handle ds(H5Dcreate2(group, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+    check(ds.valid() && H5Dwrite(ds, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0,
+          std::string("dataset ") + name);
+}
+
+} // namespace
+
+bool looksLikeHdf5(std::span<const unsigned char> head, std::uint64_t)
+{
+    static constexpr unsigned char kSignature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    return head.size() >= 8 && std::memcmp(head.data(), kSignature, 8) == 0;
+}
+
+Snapshot readHdf5Snapshot(const std::string& path)
+{
+    silenceHdf5();
+    const Reader r(path);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        r.fail(std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
+    if (H5Fis_hdf5(path.c_str()) <= 0)
+        r.fail(r.withReason("not an HDF5 file, or a damaged or truncated one"));
+    Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (!file.valid())
+        r.fail(r.withReason("cannot open (damaged or truncated?)"));
+    if (H5Lexists(file, "Header", H5P_DEFAULT) <= 0)
+        r.fail("no Header group (not a GADGET/SWIFT snapshot)");
+    Handle header(H5Gopen2(file, "Header", H5P_DEFAULT), H5Gclose);
+    if (!header.valid())
+        r.fail(r.withReason("cannot open the Header group"));
+
+    // ---- header: counts checked before anything is allocated ----
+    const auto counts = r.attribute<long long>(header, "Header", "NumPart_ThisFile", H5T_NATIVE_LLONG, kMaxTypes);
+    if (!counts)
+        r.fail("Header has no NumPart_ThisFile attribute");
+    if (const auto files = r.attribute<long long>(header, "Header", "NumFilesPerSnapshot", H5T_NATIVE_LLONG, 1);
+        files && (*files)[0] > 1)
+        r.fail("Header/NumFilesPerSnapshot = " + std::to_string((*files)[0])
+               + ": multi-file snapshots are not supported (join the files first)");
+    std::uint64_t total = 0;
+    for (std::size_t t = 0; t < counts->size(); ++t) {
+        const long long n = (*counts)[t];
+        const std::string field = "Header/NumPart_ThisFile[" + std::to_string(t) + "] = " + std::to_string(n);
+        if (n < 0)
+            r.fail(field + " is negative");
+        if (std::uint64_t(n) > kMaxBodies || total + std::uint64_t(n) > kMaxBodies)
+            r.fail("too many bodies: " + field + ", the limit is " + std::to_string(kMaxBodies) + " in all");
+        total += std::uint64_t(n);
+    }
+    if (total == 0)
+        r.fail("no bodies (Header/NumPart_ThisFile is all 0)");
+    std::vector<double> massTable(counts->size(), 0.0);
+    if (const auto mt = r.attribute<double>(header, "Header", "MassTable", H5T_NATIVE_DOUBLE, kMaxTypes))
+        std::copy_n(mt->begin(), std::min(mt->size(), massTable.size()), massTable.begin());
+
+    Snapshot snap;
+    snap.formatId = "hdf5";
+    World& world = snap.world;
+    if (const auto time = r.attribute<double>(header, "Header", "Time", H5T_NATIVE_DOUBLE, 1)) {
+        if (!std::isfinite((*time)[0]))
+            r.fail("Header/Time is not finite");
+        world.time = (*time)[0];
+    }
+    if (const auto step = r.attribute<unsigned long long>(header, "Header", "NBody_Step", H5T_NATIVE_ULLONG, 1))
+        world.step = (*step)[0];
+
+    if (H5Lexists(file, "Parameters", H5P_DEFAULT) > 0) {
+        Handle params(H5Gopen2(file, "Parameters", H5P_DEFAULT), H5Gclose);
+        const auto g = r.attribute<double>(params, "Parameters", "NBody_G", H5T_NATIVE_DOUBLE, 1);
+        const auto e = r.attribute<float>(params, "Parameters", "NBody_Eps2", H5T_NATIVE_FLOAT, 1);
+        const auto d = r.attribute<float>(params, "Parameters", "NBody_Dt", H5T_NATIVE_FLOAT, 1);
+        if (g && e && d) {
+            RestartParams p;
+            p.G = (*g)[0];
+            p.eps2 = (*e)[0];
+            p.dt = (*d)[0];
+            if (!std::isfinite(p.G) || p.G <= 0)
+                r.fail("Parameters/NBody_G is not a positive finite number");
+            if (!std::isfinite(p.eps2) || p.eps2 < 0)
+                r.fail("Parameters/NBody_Eps2 is not a non-negative finite number");
+            if (!std::isfinite(p.dt) || p.dt <= 0)
+                r.fail("Parameters/NBody_Dt is not a positive finite number");
+            p.kernel = r.stringAttribute(params, "Parameters", "NBody_Kernel").value_or("");
+            const auto block = r.attribute<int>(params, "Parameters", "NBody_BlockSize", H5T_NATIVE_INT, 1);
+            const auto factor = r.attribute<int>(params, "Parameters", "NBody_TileWidthFactor", H5T_NATIVE_INT, 1);
+            if (block && factor) {
+                if ((*block)[0] < 1 || (*factor)[0] < 1)
+                    r.fail("Parameters/NBody_BlockSize or NBody_TileWidthFactor is not positive");
+                p.blockSize = (*block)[0];
+                p.tileWidthFactor = (*factor)[0];
+            }
+            snap.params = p;
+        }
+    }
+
+    // ---- every type's group and dataset shapes, before anything is allocated ----
+    auto typeName = [](std::size_t t) { return "PartType" + std::to_string(t); };
+    auto countName = [](std::size_t t) { return "Header/NumPart_ThisFile[" + std::to_string(t) + "]"; };
+    for (std::size_t t = 0; t < counts->size(); ++t) {
+        const std::uint64_t n = std::uint64_t((*counts)[t]);
+        if (n == 0)
+            continue;
+        const std::string name = typeName(t);
+        if (H5Lexists(file, name.c_str(), H5P_DEFAULT) <= 0)
+            r.fail(countName(t) + " = " + std::to_string(n) + ", but there is no group " + name);
+        Handle group(H5Gopen2(file, name.c_str(), H5P_DEFAULT), H5Gclose);
+        if (!group.valid())
+            r.fail(r.withReason("cannot open group " + name));
+        for (const char* required : {"Coordinates", "Velocities"})
+            if (!r.checkShape(group, name, required, n, 3, countName(t)))
+                r.fail(name + " has no " + required + " dataset");
+        if (!r.checkShape(group, name, "Masses", n, 1, countName(t)) && !(massTable[t] > 0))
+            r.fail(name + " has no Masses dataset and Header/MassTable[" + std::to_string(t) + "] is "
+                   + (std::isfinite(massTable[t]) ? std::to_string(massTable[t]) : "not finite"));
+        r.checkShape(group, name, "ParticleIDs", n, 1, countName(t));
+    }
+
+    // ---- particles, type by type ----
+    world.reserve(std::size_t(total));
+    std::uint64_t index = 0;
+    static constexpr const char* kCoordinateNames[3] = {"Coordinates.x", "Coordinates.y", "Coordinates.z"};
+    static constexpr const char* kVelocityNames[3] = {"Velocities.x", "Velocities.y", "Velocities.z"};
+    for (std::size_t t = 0; t < counts->size(); ++t) {
+        const std::uint64_t n = std::uint64_t((*counts)[t]);
+        if (n == 0)
+            continue;
+        const std::string name = typeName(t);
+        Handle group(H5Gopen2(file, name.c_str(), H5P_DEFAULT), H5Gclose);
+        const auto pos = r.dataset<double>(group, name, "Coordinates", H5T_NATIVE_DOUBLE, n, 3, countName(t));
+        const auto vel = r.dataset<double>(group, name, "Velocities", H5T_NATIVE_DOUBLE, n, 3, countName(t));
+        const auto mass = r.dataset<double>(group, name, "Masses", H5T_NATIVE_DOUBLE, n, 1, countName(t));
+        const auto ids = r.dataset<unsigned long long>(group, name, "ParticleIDs", H5T_NATIVE_ULLONG, n, 1, countName(t));
+        if (!pos || !vel)
+            r.fail(name + ": Coordinates or Velocities vanished while reading");
+
+        for (std::uint64_t i = 0; i < n; ++i, ++index) {
+            auto where = [&] {
+                return "particle " + std::to_string(index) + " (" + name + " particle " + std::to_string(i) + "): ";
+            };
+            std::array<float, 7> f{};
+            const double m = mass ? (*mass)[i] : massTable[t];
+            if (std::string p = checkBodyValue(mass ? "Masses" : "MassTable", m, true); !p.empty())
+                r.fail(where() + p);
+            f[0] = float(m);
+            for (std::size_t c = 0; c < 3; ++c) {
+                const double pv = (*pos)[3 * i + c], vv = (*vel)[3 * i + c];
+                if (std::string p = checkBodyValue(kCoordinateNames[c], pv, false); !p.empty())
+                    r.fail(where() + p);
+                if (std::string p = checkBodyValue(kVelocityNames[c], vv, false); !p.empty())
+                    r.fail(where() + p);
+                f[1 + c] = float(pv);
+                f[4 + c] = float(vv);
+            }
+            std::uint32_t id = std::uint32_t(index);
+            if (ids) {
+                const unsigned long long v = (*ids)[i];
+                if (v >= World::kAutoId)
+                    r.fail(where() + "ParticleIDs value " + std::to_string(v) + " does not fit 32 bits (0 .. 4294967294)");
+                id = std::uint32_t(v);
+            }
+            world.addBody(Float4{f[1], f[2], f[3], f[0]}, Float4{f[4], f[5], f[6], 0.f}, groupOfType(int(t)), id);
+        }
+    }
+    return snap;
+}
+
+void writeHdf5Snapshot(const std::string& path, const World& world, const RestartParams* params)
+{
+    silenceHdf5();
+    // Bodies of each type, in World order.
+    std::array<std::vector<std::size_t>, kWrittenTypes> members;
+    for (std::size_t i = 0; i < world.size(); ++i)
+        members[std::size_t(kTypeOfGroup[std::size_t(world.groups()[i])])].push_back(i);
+
+    writeAtomically("writeHdf5Snapshot", path, [&](const std::string& temp) {
+        Handle file(H5Fcreate(temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+        check(file.valid(), "cannot create the file");
+
+        std::array<unsigned long long, kWrittenTypes> counts{};
+        std::array<unsigned, kWrittenTypes> highWord{};
+        std::array<double, kWrittenTypes> massTable{};
+        const auto& pos = world.positions();
+        const auto& vel = world.velocities();
+        for (std::size_t t = 0; t < kWrittenTypes; ++t) {
+            const auto& m = members[t];
+            counts[t] = m.size();
+            if (m.empty())
+                continue;
+            const float first = pos[m[0]].w;
+            bool uniform = first > 0.f;
+            for (const std::size_t i : m)
+                uniform = uniform && std::memcmp(&pos[i].w, &first, sizeof first) == 0;
+            if (uniform)
+                massTable[t] = double(first);
+        }
+        {
+            Handle h(H5Gcreate2(file, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+            check(h.valid(), "cannot create Header");
+            writeAttribute(h, "NumPart_ThisFile", H5T_STD_U64LE, H5T_NATIVE_ULLONG, counts.data(), counts.size());
+            writeAttribute(h, "NumPart_Total", H5T_STD_U64LE, H5T_NATIVE_ULLONG, counts.data(), counts.size());
+            writeAttribute(h, "NumPart_Total_HighWord", H5T_STD_U32LE, H5T_NATIVE_UINT, highWord.data(), highWord.size());
+            writeAttribute(h, "MassTable", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, massTable.data(), massTable.size());
+            writeScalar(h, "Time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, world.time);
+            writeScalar(h, "Redshift", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0.0);
+            writeScalar(h, "BoxSize", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0.0);
+            writeScalar(h, "NumFilesPerSnapshot", H5T_STD_I32LE, H5T_NATIVE_INT, 1);
+            writeScalar(h, "Flag_DoublePrecision", H5T_STD_I32LE, H5T_NATIVE_INT, 0);
+            writeScalar(h, "NBody_Step", H5T_STD_U64LE, H5T_NATIVE_ULLONG, static_cast<unsigned long long>(world.step));
+        }
+        if (params) {
+            Handle p(H5Gcreate2(file, "Parameters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+            check(p.valid(), "cannot create Parameters");
+            writeScalar(p, "NBody_G", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, params->G);
+            writeScalar(p, "NBody_Eps2", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, params->eps2);
+            writeScalar(p, "NBody_Dt", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, params->dt);
+            writeString(p, "NBody_Kernel", params->kernel);
+            if (params->blockSize > 0) {
+                writeScalar(p, "NBody_BlockSize", H5T_STD_I32LE, H5T_NATIVE_INT, params->blockSize);
+                writeScalar(p, "NBody_TileWidthFactor", H5T_STD_I32LE, H5T_NATIVE_INT, params->tileWidthFactor);
+            }
+        }
+        for (std::size_t t = 0; t < kWrittenTypes; ++t) {
+            const auto& m = members[t];
+            if (m.empty())
+                continue;
+            const std::string name = "PartType" + std::to_string(t);
+            Handle g(H5Gcreate2(file, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+            check(g.valid(), "cannot create " + name);
+            std::vector<float> xyz(3 * m.size()), v(3 * m.size()), masses;
+            std::vector<unsigned> ids(m.size());
+            for (std::size_t k = 0; k < m.size(); ++k) {
+                const std::size_t i = m[k];
+                xyz[3 * k] = pos[i].x, xyz[3 * k + 1] = pos[i].y, xyz[3 * k + 2] = pos[i].z;
+                v[3 * k] = vel[i].x, v[3 * k + 1] = vel[i].y, v[3 * k + 2] = vel[i].z;
+                ids[k] = world.ids()[i];
+            }
+            writeDataset(g, "Coordinates", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, xyz, 3);
+            writeDataset(g, "Velocities", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, v, 3);
+            writeDataset(g, "ParticleIDs", H5T_STD_U32LE, H5T_NATIVE_UINT, ids, 1);
+            if (massTable[t] == 0.0) {
+                masses.reserve(m.size());
+                for (const std::size_t i : m)
+                    masses.push_back(pos[i].w);
+                writeDataset(g, "Masses", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, masses, 1);
+            }
+        }
+        // Closing flushes the data: a full disk shows here.
+        check(file.close(), "cannot finish writing the file");
+    });
+}
+
+} // namespace nbody

@@ -1,0 +1,47 @@
+#pragma once
+/// \file Hdf5Snapshot.h
+/// Snapshots in HDF5 with the layout of GADGET-4 and SWIFT (a row of the format table in
+/// Snapshot.h), through the HDF5 C library (Debian's libhdf5-dev).
+///
+/// Layout (one file per snapshot; N_t bodies of particle type t):
+///
+///     /Header          attributes NumPart_ThisFile, NumPart_Total (uint64[6]),
+///                      NumPart_Total_HighWord (uint32[6], 0), MassTable (double[6]), Time,
+///                      Redshift (0), BoxSize (0), NumFilesPerSnapshot (1),
+///                      Flag_DoublePrecision (0), NBody_Step (uint64)
+///     /Parameters      attributes NBody_G (double), NBody_Eps2, NBody_Dt (float),
+///                      NBody_Kernel (string), NBody_BlockSize, NBody_TileWidthFactor (int32)
+///                      — present when the run's parameters were given
+///     /PartTypeT/Coordinates  float32 (N_t, 3)     length units
+///     /PartTypeT/Velocities   float32 (N_t, 3)     length / time
+///     /PartTypeT/Masses       float32 (N_t)        omitted when every body of the type has the
+///                                                  same mass: then MassTable[t] holds it (GADGET)
+///     /PartTypeT/ParticleIDs  uint32 (N_t)
+///
+/// Groups map to GADGET's particle types: Gas = PartType0, DarkMatter = PartType1, Generic =
+/// PartType2, Star = PartType4. Bodies are written type by type (0, 1, 2, 4), each in World
+/// order, so a World sorted that way (every generator and the HDF5 and Tipsy readers make one; a
+/// CSV file may mix the groups) keeps its order.
+///
+/// Reading accepts any number of types (SWIFT has 7), float32 or float64 datasets (rounded to
+/// fp32; a value beyond fp32's range is refused), any integer type for counts and ids, and
+/// takes the mass from Header/MassTable when Masses is absent. Types 0, 1, 4 read as Gas,
+/// DarkMatter, Star and every other type as Generic. ParticleIDs absent: ids are the index in
+/// the file. Multi-file snapshots (NumFilesPerSnapshot > 1) are refused.
+
+#include "Snapshot.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace nbody {
+
+/// The HDF5 signature at offset 0.
+bool looksLikeHdf5(std::span<const unsigned char> head, std::uint64_t fileSize);
+/// Throws FormatError naming the file, the dataset or attribute, and the particle.
+Snapshot readHdf5Snapshot(const std::string& path);
+/// Writes atomically; params may be null (then no Parameters group). Throws WriteError.
+void writeHdf5Snapshot(const std::string& path, const World& world, const RestartParams* params);
+
+} // namespace nbody

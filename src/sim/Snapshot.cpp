@@ -1,0 +1,153 @@
+/// \file Snapshot.cpp
+/// The format table and the format-independent entry points (see Snapshot.h).
+
+#include "Snapshot.h"
+
+#include "CsvSnapshot.h"
+#include "Hdf5Snapshot.h"
+#include "Tipsy.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace nbody {
+
+namespace {
+
+Snapshot readTipsySnapshot(const std::string& path)
+{
+    return Snapshot{readTipsy(path), std::nullopt, "tipsy"};
+}
+
+void writeTipsySnapshot(const std::string& path, const World& world, const RestartParams*)
+{
+    writeTipsy(path, world, TipsyLayout{}); // standard: big-endian, 32-byte header, float
+}
+
+bool detectTipsy(std::span<const unsigned char> head, std::uint64_t fileSize)
+{
+    return looksLikeTipsy(head, fileSize);
+}
+
+// Detection order: the formats with a signature first, Tipsy (plausibility of counts) last.
+const std::array<SnapshotFormat, 3> kFormats{{
+    {"hdf5", "HDF5 (GADGET-4/SWIFT layout)", ".h5 .hdf5 .hdf", true, looksLikeHdf5, readHdf5Snapshot,
+     writeHdf5Snapshot},
+    {"csv", "CSV with a header row", ".csv", true, looksLikeCsv, readCsvSnapshot, writeCsvSnapshot},
+    {"tipsy", "Tipsy", ".bin .tipsy .std", false, detectTipsy, readTipsySnapshot, writeTipsySnapshot},
+}};
+
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
+} // namespace
+
+std::span<const SnapshotFormat> snapshotFormats()
+{
+    return kFormats;
+}
+
+const SnapshotFormat* findSnapshotFormat(std::string_view id)
+{
+    for (const SnapshotFormat& f : kFormats)
+        if (f.id == id)
+            return &f;
+    return nullptr;
+}
+
+const SnapshotFormat* snapshotFormatForPath(const std::string& path)
+{
+    const std::string ext = lower(std::filesystem::path(path).extension().string());
+    if (ext.empty())
+        return nullptr;
+    for (const SnapshotFormat& f : kFormats) {
+        std::istringstream words{std::string(f.extensions)};
+        for (std::string e; words >> e;)
+            if (e == ext)
+                return &f;
+    }
+    return nullptr;
+}
+
+std::string describeSnapshotFormats()
+{
+    std::string s;
+    for (const SnapshotFormat& f : kFormats)
+        s += (s.empty() ? "" : ", ") + std::string(f.id) + " (" + std::string(f.extensions) + ")";
+    return s;
+}
+
+Snapshot readSnapshot(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+        throw FormatError("snapshot '" + path + "': no such file");
+    if (!fs::is_regular_file(path, ec))
+        throw FormatError("snapshot '" + path + "': not a regular file");
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (ec)
+        throw FormatError("snapshot '" + path + "': cannot determine the size: " + ec.message());
+    std::array<unsigned char, 64> head{};
+    std::size_t got = 0;
+    {
+        std::ifstream in(path, std::ios::binary);
+        if (!in)
+            throw FormatError("snapshot '" + path + "': cannot open for reading");
+        in.read(reinterpret_cast<char*>(head.data()), std::streamsize(head.size()));
+        got = std::size_t(in.gcount());
+    }
+    const std::span<const unsigned char> bytes(head.data(), got);
+    for (const SnapshotFormat& f : kFormats)
+        if (f.detect(bytes, size))
+            return f.read(path);
+    // Not recognised: the extension's reader explains what is wrong (truncated, bad header, …),
+    // or, without a known extension, the Tipsy reader when the header looks like one (a Tipsy
+    // file whose size does not fit its counts).
+    if (const SnapshotFormat* f = snapshotFormatForPath(path))
+        return f->read(path);
+    if (hasPlausibleTipsyHeader(bytes))
+        return readTipsySnapshot(path);
+    throw FormatError("snapshot '" + path + "': not a snapshot in any known format (" + describeSnapshotFormats()
+                      + ")");
+}
+
+void writeSnapshot(const std::string& path, const World& world, const RestartParams* params, std::string_view formatId)
+{
+    const SnapshotFormat* f = formatId.empty() ? snapshotFormatForPath(path) : findSnapshotFormat(formatId);
+    if (!f) {
+        if (formatId.empty())
+            throw std::invalid_argument("snapshot '" + path + "': unknown file name extension; known formats: "
+                                        + describeSnapshotFormats());
+        throw std::invalid_argument("unknown snapshot format '" + std::string(formatId)
+                                    + "'; known formats: " + describeSnapshotFormats());
+    }
+    if (world.empty())
+        throw std::invalid_argument("snapshot '" + path + "': the system has no bodies");
+    f->write(path, world, params);
+}
+
+std::string checkBodyValue(std::string_view field, double value, bool isMass)
+{
+    const char* problem = !std::isfinite(value)                 ? "not finite"
+                        : !std::isfinite(static_cast<float>(value)) ? "beyond the range of fp32"
+                        : (isMass && value < 0.0)               ? "negative"
+                                                                : nullptr;
+    if (!problem)
+        return {};
+    std::ostringstream s;
+    s << field << " is " << problem << " (" << value << ")";
+    return s.str();
+}
+
+} // namespace nbody

@@ -1,0 +1,92 @@
+#pragma once
+/// \file Snapshot.h
+/// Snapshot files: a table of formats (Tipsy, CSV, HDF5 in the GADGET-4/SWIFT layout), each a
+/// row with an id, file name extensions, a content detector, a reader and a writer.
+///
+/// A snapshot holds a World (N bodies: position + mass as Float4 = x, y, z, m; velocity; id;
+/// group; time; step) and, where the format can carry them, the parameters a run needs to
+/// continue exactly (RestartParams). A run continued from a snapshot that stores them, with the
+/// same deterministic kernel, gives the same bits as an uninterrupted run: the snapshot holds the
+/// fp32 state exactly and the accelerations are recomputed from the positions at the first step.
+///
+/// | id    | extensions             | stores                                                      |
+/// | tipsy | .bin .tipsy .std       | bodies (family order), time; no ids (big-endian), no step or parameters |
+/// | csv   | .csv                   | bodies, ids, groups; time, step and parameters as `# key = value` lines |
+/// | hdf5  | .h5 .hdf5 .hdf         | bodies (type order), ids, groups; Header/Time; Parameters group |
+///
+/// Every write is atomic (sim/AtomicFile.h). Every reader refuses truncated or inconsistent
+/// files, non-finite values, negative masses and counts above kMaxBodies (before allocating)
+/// with a FormatError naming the file, the field and the particle.
+
+#include "Errors.h"
+#include "World.h"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace nbody {
+
+/// The parameters of a run stored with a snapshot (see SimParams for units).
+struct RestartParams {
+    double G = 1.0;      ///< gravitational constant
+    float eps2 = 0.002f; ///< softening ε², length²
+    float dt = 0.1f;     ///< time step, time units
+    std::string kernel;  ///< force kernel id ("cpu", "tiled", …); may be empty
+    /// Launch parameters of CUDA kernels (SimParams::blockSize, tileWidthFactor): kept so that a
+    /// GPU run continues with the same configuration; 0 when the file has none.
+    int blockSize = 0;
+    int tileWidthFactor = 0;
+};
+
+/// A system read from a file.
+struct Snapshot {
+    World world;
+    std::optional<RestartParams> params; ///< when the file carries them (all of G, eps2, dt)
+    std::string formatId;                ///< the format it was read as ("tipsy", "csv", "hdf5")
+};
+
+/// One row of the format table.
+struct SnapshotFormat {
+    std::string_view id;          ///< "tipsy", "csv", "hdf5"
+    std::string_view name;        ///< for menus and messages ("HDF5 (GADGET-4/SWIFT layout)")
+    std::string_view extensions;  ///< space-separated, with the dot (".h5 .hdf5"); the first is the default
+    bool storesParams;            ///< RestartParams survive a write and read
+    /// True when the file's first bytes (up to 64; fewer for a short file) and size show this format.
+    bool (*detect)(std::span<const unsigned char> head, std::uint64_t fileSize);
+    Snapshot (*read)(const std::string& path);
+    /// Writes atomically; params may be null. Throws WriteError / std::invalid_argument.
+    void (*write)(const std::string& path, const World& world, const RestartParams* params);
+};
+
+/// Every format, in detection order.
+std::span<const SnapshotFormat> snapshotFormats();
+/// The row with this id, or nullptr.
+const SnapshotFormat* findSnapshotFormat(std::string_view id);
+/// The row whose extensions include the one of `path` (case-insensitive), or nullptr.
+const SnapshotFormat* snapshotFormatForPath(const std::string& path);
+
+/// Reads a snapshot in any format: detected from the content, else taken from the extension, else
+/// Tipsy when the first bytes are a plausible Tipsy header (so a damaged file gets its format's
+/// own diagnosis). Throws FormatError naming the file and the
+/// problem: missing, not a regular file, no format recognised, or the reader's error.
+Snapshot readSnapshot(const std::string& path);
+
+/// Writes `world` (and `params`, where the format stores them) to `path` in the format with id
+/// `formatId`, or the one of the path's extension when empty. Throws std::invalid_argument for
+/// an unknown format or extension (listing the known ones) or an empty world, WriteError when
+/// the file cannot be written (nothing is left under its name then).
+void writeSnapshot(const std::string& path, const World& world, const RestartParams* params = nullptr,
+                   std::string_view formatId = {});
+
+/// "tipsy (.bin .tipsy .std), csv (.csv), hdf5 (.h5 .hdf5 .hdf)" for messages and help.
+std::string describeSnapshotFormats();
+
+/// Checks one body's fields as read; returns "" or the problem with `field` named
+/// ("mass is negative (-1)", "velocity.y is not finite (nan)"). Values are the file's, before
+/// rounding to fp32 (a value beyond fp32's range is refused too).
+std::string checkBodyValue(std::string_view field, double value, bool isMass);
+
+} // namespace nbody
