@@ -192,6 +192,11 @@ void SimulationController::setTileWidthFactor(int factor)
                  [factor](SimParams& p) { p.tileWidthFactor = factor; });
 }
 
+void SimulationController::setBlockRows(int rows)
+{
+    changeParams(QStringLiteral("block rows"), [rows](SimParams& p) { p.blockRows = rows; });
+}
+
 // ---- run state -----------------------------------------------------------------------------
 
 void SimulationController::setRunning(bool running)
@@ -304,6 +309,7 @@ void SimulationController::publishState()
                             m_publishedParams->eps2 == p.eps2 && m_publishedParams->dt == p.dt &&
                             m_publishedParams->blockSize == p.blockSize &&
                             m_publishedParams->tileWidthFactor == p.tileWidthFactor &&
+                            m_publishedParams->blockRows == p.blockRows &&
                             m_publishedParams->diagnosticsInterval == p.diagnosticsInterval;
     if (!paramsSame) {
         m_publishedParams = p;
