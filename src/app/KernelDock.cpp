@@ -15,7 +15,7 @@ namespace nbody::app {
 
 namespace {
 
-enum Column { ColName, ColPrecision, ColLayout, ColDeterministic, ColumnCount };
+enum Column { ColName, ColPrecision, ColLayout, ColumnCount };
 constexpr int kIdRole = Qt::UserRole;
 
 QString qstr(std::string_view s)
@@ -58,7 +58,7 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     m_table = new QTreeWidget(body);
     m_table->setObjectName(QStringLiteral("kernelTable"));
     m_table->setColumnCount(ColumnCount);
-    m_table->setHeaderLabels({tr("Kernel"), tr("Precision"), tr("Layout"), tr("Deterministic")});
+    m_table->setHeaderLabels({tr("Kernel"), tr("Precision"), tr("Layout")});
     m_table->setRootIsDecorated(false);
     m_table->setItemsExpandable(false);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -74,11 +74,11 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
             group->setFont(ColName, bold);
             group->setFirstColumnSpanned(true);
         }
-        auto* item = new QTreeWidgetItem(group, {qstr(k.name), qstr(nbody::toString(k.precision)),
-                                                 qstr(nbody::toString(k.layout)),
-                                                 k.deterministic ? tr("yes") : tr("no")});
+        // The id (as on the command line) keeps the table narrow; the name heads the tooltip.
+        auto* item = new QTreeWidgetItem(group, {qstr(k.id), qstr(nbody::toString(k.precision)),
+                                                 qstr(nbody::toString(k.layout))});
         item->setData(ColName, kIdRole, qstr(k.id));
-        const QString tip = kernelToolTip(k);
+        const QString tip = qstr(k.name) + QStringLiteral("\n\n") + kernelToolTip(k);
         for (int c = 0; c < ColumnCount; ++c)
             item->setToolTip(c, tip);
         if (!nbody::availability(k).available)
@@ -96,15 +96,25 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     auto* detail = new QVBoxLayout(detailBox);
     m_title = new QLabel(detailBox);
     m_title->setObjectName(QStringLiteral("kernelTitle"));
-    m_facts = new QLabel(detailBox);
-    m_facts->setObjectName(QStringLiteral("kernelFacts"));
-    m_facts->setWordWrap(true);
+    m_title->setWordWrap(true);
+    auto* factsForm = new QFormLayout;
+    const auto fact = [&](const QString& label, const QString& objectName) {
+        auto* value = new QLabel(detailBox);
+        value->setObjectName(objectName);
+        value->setWordWrap(true);
+        factsForm->addRow(label, value);
+        return value;
+    };
+    m_precision = fact(tr("Precision:"), QStringLiteral("kernelPrecision"));
+    m_layout = fact(tr("Layout:"), QStringLiteral("kernelLayout"));
+    m_deterministic = fact(tr("Deterministic:"), QStringLiteral("kernelDeterministic"));
+    m_flops = fact(tr("Flops per interaction:"), QStringLiteral("kernelFlops"));
     m_description = new QLabel(detailBox);
     m_description->setObjectName(QStringLiteral("kernelDescription"));
     m_description->setWordWrap(true);
     m_description->setTextInteractionFlags(Qt::TextSelectableByMouse);
     detail->addWidget(m_title);
-    detail->addWidget(m_facts);
+    detail->addLayout(factsForm);
     detail->addWidget(m_description);
     column->addWidget(detailBox);
 
@@ -185,18 +195,20 @@ void KernelDock::showDetails(const nbody::KernelInfo* k)
     m_tileWidthFactor->setEnabled(use.tileWidthFactor);
     if (!k) {
         m_title->setText(QStringLiteral("–"));
-        m_facts->clear();
-        m_description->clear();
+        for (QLabel* l : {m_precision, m_layout, m_deterministic, m_flops, m_description})
+            l->clear();
         return;
     }
     const QString name = qstr(k->name);
-    m_title->setText(QStringLiteral("<b>%1</b> (%2)").arg(name.toHtmlEscaped(), qstr(k->id)));
-    m_facts->setText(tr("%1, %2 · layout %3 · %4 · %5 flops per interaction")
-                         .arg(backendTitle(k->backend), qstr(nbody::toString(k->precision)),
-                              qstr(nbody::toString(k->layout)),
-                              k->deterministic ? tr("deterministic (bit-identical reruns)")
-                                               : tr("non-deterministic (summation order varies)"))
-                         .arg(k->flopsPerInteraction));
+    m_title->setText(QStringLiteral("<b>%1</b> (%2, %3)")
+                         .arg(name.toHtmlEscaped(), qstr(k->id), backendTitle(k->backend)));
+    m_precision->setText(qstr(nbody::toString(k->precision)));
+    m_layout->setText(tr("%1 (%2-byte velocities, accelerations)")
+                          .arg(qstr(nbody::toString(k->layout)))
+                          .arg(nbody::vectorBytes(k->layout)));
+    m_deterministic->setText(k->deterministic ? tr("yes (bit-identical reruns)")
+                                              : tr("no (summation order varies)"));
+    m_flops->setText(QString::number(k->flopsPerInteraction));
     m_description->setText(qstr(k->description));
 
     const QString unused = tr("Not read by %1").arg(name);

@@ -1,7 +1,7 @@
 #pragma once
 /// \file KernelDock.h
-/// The "Kernel" dock: every row of the kernel registry grouped by backend (with precision,
-/// layout and determinism as columns), the running kernel's description and facts, and its
+/// The "Kernel" dock: every row of the kernel registry grouped by backend (with precision and
+/// layout as columns), the running kernel's description and facts, and its
 /// launch parameters (block size, block rows, tile width factor; only those the kernel reads
 /// are enabled). Like RunDock it only shows values and reports edits: MainWindow forwards the
 /// edits to the SimulationController and feeds its answers back through the setters, which emit
@@ -57,7 +57,10 @@ private:
     QString m_kernelId;
     QTreeWidget* m_table;
     QLabel* m_title;
-    QLabel* m_facts;
+    QLabel* m_precision;
+    QLabel* m_layout;
+    QLabel* m_deterministic;
+    QLabel* m_flops;
     QLabel* m_description;
     QSpinBox* m_blockSize;
     QSpinBox* m_blockRows;

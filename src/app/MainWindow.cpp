@@ -49,6 +49,9 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     addDockWidget(Qt::RightDockWidgetArea, m_runDock);
     m_kernelDock = new KernelDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_kernelDock);
+    tabifyDockWidget(m_runDock, m_kernelDock); // each gets the full height; Run is in front
+    m_runDock->raise();
+    resizeDocks({m_runDock}, {340}, Qt::Horizontal); // word-wrapped labels would ask for ~80 characters
 
     createActions();
     createMenusAndToolbar();
