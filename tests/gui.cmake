@@ -1,8 +1,9 @@
 # tst_gui: runs the desktop app (nbody-sandbox) end to end with --steps/--capture/--quit and checks
-# the screenshot and the exit codes. Needs a display with desktop OpenGL (scripts/test.sh runs the
-# `gui` label under xvfb-run; Qt's offscreen platform has no OpenGL). Included from
+# the screenshot and the exit codes, and tests the Kernel dock in-process on a real MainWindow
+# (linked from nbody::app). Needs a display with desktop OpenGL (scripts/test.sh runs the
+# `gui` label under xvfb-run; Qt's offscreen platform has no OpenGL here). Included from
 # tests/CMakeLists.txt when NBODY_BUILD_APP is on.
-nbody_add_test(NAME tst_gui SOURCES tst_gui.cpp LIBS Qt6::Gui LABELS gui TIMEOUT 300)
+nbody_add_test(NAME tst_gui SOURCES tst_gui.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 300)
 target_compile_definitions(tst_gui PRIVATE NBODY_APP_PATH="$<TARGET_FILE:nbody-sandbox>")
 add_dependencies(tst_gui nbody-sandbox)
 set_target_properties(tst_gui PROPERTIES AUTOMOC ON)

@@ -1,17 +1,36 @@
 // End-to-end test of the desktop app: nbody-sandbox runs a few steps with the CPU kernel, saves a
 // screenshot of its view and exits; the screenshot must show bodies coloured green (light) to red
 // (heavy) on the dark background. Also checks that bad options exit with code 2 and say why.
+// The Kernel dock is tested in-process on a real MainWindow (its SimulationController on the
+// worker thread, its Viewport drawing): the dock lists the registry, follows the running kernel,
+// switches it, and shows refused parameters.
 // Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
 #include <QFile>
 #include <QFileInfo>
+#include "AppSetup.h"
+#include "KernelDock.h"
+#include "MainWindow.h"
+#include "SimulationController.h"
+
+#include "sim/KernelRegistry.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
 #include <QImage>
+#include <QLabel>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
 
 #include <algorithm>
 #include <map>
+#include <memory>
 
 namespace {
 
@@ -50,6 +69,68 @@ Run runApp(const QStringList& args)
     r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
     r.stderrText = QString::fromLocal8Bit(p.readAllStandardError());
     return r;
+}
+
+QString qstr(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+using nbody::app::KernelDock;
+using nbody::app::MainWindow;
+
+constexpr int kWaitMs = 30'000; // a frame of 1001 CPU bodies takes milliseconds; the machine may be busy
+
+/// A shown main window on the CPU kernel with N = 1001 bodies (no multiple of any block size),
+/// paused, once the controller has reported its kernel (the first system exists then).
+std::unique_ptr<MainWindow> openWindow()
+{
+    nbody::app::StartupConfig config;
+    config.kernelId = QStringLiteral("cpu");
+    config.bodies = 1001;
+    auto w = std::make_unique<MainWindow>(config, nbody::app::Automation{});
+    w->show();
+    if (!QTest::qWaitForWindowExposed(w.get()))
+        return nullptr;
+    auto* dock = w->findChild<KernelDock*>();
+    if (!dock || !QTest::qWaitFor([&] { return dock->kernelId() == QLatin1String("cpu"); }, kWaitMs))
+        return nullptr;
+    return w;
+}
+
+/// The kernel id checked in the Kernel menu (set from the controller's kernelChanged signal).
+QString checkedMenuKernel(const MainWindow& w)
+{
+    for (const QActionGroup* g : w.findChildren<QActionGroup*>())
+        if (const QAction* a = g->checkedAction())
+            return a->data().toString();
+    return {};
+}
+
+/// The kernel rows of the dock's table (the backend headings skipped), in display order.
+QList<QTreeWidgetItem*> kernelRows(const QTreeWidget* table)
+{
+    QList<QTreeWidgetItem*> rows;
+    for (int g = 0; g < table->topLevelItemCount(); ++g)
+        for (int i = 0; i < table->topLevelItem(g)->childCount(); ++i)
+            rows << table->topLevelItem(g)->child(i);
+    return rows;
+}
+
+QTreeWidgetItem* rowOf(const QTreeWidget* table, const QString& id)
+{
+    for (QTreeWidgetItem* item : kernelRows(table))
+        if (item->data(0, Qt::UserRole).toString() == id)
+            return item;
+    return nullptr;
+}
+
+/// The step count in the status bar ("step 1,234" in any locale's grouping).
+qlonglong shownStep(const MainWindow& w)
+{
+    QString digits = w.findChild<QLabel*>(QStringLiteral("stepLabel"))->text();
+    digits.remove(QRegularExpression(QStringLiteral("[^0-9]")));
+    return digits.toLongLong();
 }
 
 } // namespace
@@ -181,9 +262,218 @@ private slots:
         QVERIFY(!QFileInfo(QStringLiteral("/dev/null")).isFile()); // still the device
     }
 
+    // ---- the Kernel dock, in-process ------------------------------------------------------------
+
+    /// Every registry row is listed once, in registry order, with its description as tooltip;
+    /// a row that cannot run here is disabled with the reason in its tooltip, as in the Kernel menu.
+    void kernelDockListsRegistry()
+    {
+        const std::unique_ptr<MainWindow> w = openWindow();
+        QVERIFY2(w, "the window did not come up with the cpu kernel");
+        const auto* table = w->findChild<QTreeWidget*>(QStringLiteral("kernelTable"));
+        QVERIFY(table);
+        const QList<QTreeWidgetItem*> rows = kernelRows(table);
+        const auto registry = nbody::kernelRegistry();
+        QCOMPARE(rows.size(), qsizetype(registry.size()));
+        QList<QAction*> menu;
+        for (const QActionGroup* g : w->findChildren<QActionGroup*>())
+            menu << g->actions();
+        QCOMPARE(menu.size(), qsizetype(registry.size()));
+        int unavailable = 0;
+        for (std::size_t i = 0; i < registry.size(); ++i) {
+            const nbody::KernelInfo& k = registry[i];
+            const QTreeWidgetItem* row = rows[qsizetype(i)];
+            const nbody::Availability av = nbody::availability(k);
+            QCOMPARE(row->data(0, Qt::UserRole).toString(), qstr(k.id));
+            QCOMPARE(row->text(0), qstr(k.id));
+            QCOMPARE(row->text(1), qstr(nbody::toString(k.precision)));
+            QCOMPARE(row->text(2), qstr(nbody::toString(k.layout)));
+            QCOMPARE(row->parent()->text(0),
+                     k.backend == nbody::Backend::Cpu ? QStringLiteral("CPU") : QStringLiteral("CUDA"));
+            QVERIFY(row->toolTip(0).startsWith(qstr(k.name) + QStringLiteral("\n\n") + qstr(k.description)));
+            QCOMPARE(bool(row->flags() & Qt::ItemIsEnabled), av.available);
+            QCOMPARE(bool(row->flags() & Qt::ItemIsSelectable), av.available);
+            if (!av.available) {
+                ++unavailable;
+                QVERIFY(!av.reason.empty());
+                QVERIFY2(row->toolTip(0).contains(QString::fromStdString(av.reason)), qPrintable(row->toolTip(0)));
+            }
+            // the Kernel menu entry: same tooltip and enabled state, the description as status tip
+            const QAction* a = menu[qsizetype(i)];
+            QCOMPARE(a->data().toString(), qstr(k.id));
+            QVERIFY(row->toolTip(0).endsWith(a->toolTip()));
+            QVERIFY(a->toolTip().startsWith(qstr(k.description)));
+            QCOMPARE(a->isEnabled(), av.available);
+            QCOMPARE(a->statusTip(), qstr(k.description));
+        }
+        qInfo("%d of %zu kernels unavailable here", unavailable, registry.size());
+        // The window starts on cpu: its row is the current one.
+        QVERIFY(table->currentItem());
+        QCOMPARE(table->currentItem()->data(0, Qt::UserRole).toString(), QStringLiteral("cpu"));
+    }
+
+    /// For every registry row: the dock shows the kernel's facts and description and enables
+    /// exactly the launch parameters the row reads; the setter emits nothing (no loops).
+    void kernelDockParamsFollowKernel()
+    {
+        KernelDock dock;
+        QSignalSpy selected(&dock, &KernelDock::kernelSelected);
+        QSignalSpy edited(&dock, &KernelDock::blockSizeEdited);
+        auto* blockSize = dock.findChild<QSpinBox*>(QStringLiteral("blockSize"));
+        auto* blockRows = dock.findChild<QSpinBox*>(QStringLiteral("blockRows"));
+        auto* tile = dock.findChild<QSpinBox*>(QStringLiteral("tileWidthFactor"));
+        const auto* precision = dock.findChild<QLabel*>(QStringLiteral("kernelPrecision"));
+        const auto* layout = dock.findChild<QLabel*>(QStringLiteral("kernelLayout"));
+        const auto* deterministic = dock.findChild<QLabel*>(QStringLiteral("kernelDeterministic"));
+        const auto* flops = dock.findChild<QLabel*>(QStringLiteral("kernelFlops"));
+        const auto* description = dock.findChild<QLabel*>(QStringLiteral("kernelDescription"));
+        QVERIFY(blockSize && blockRows && tile && precision && layout && deterministic && flops && description);
+        for (const nbody::KernelInfo& k : nbody::kernelRegistry()) {
+            dock.setKernel(qstr(k.id));
+            QCOMPARE(dock.kernelId(), qstr(k.id));
+            QCOMPARE(blockSize->isEnabled(), k.params.blockSize);
+            QCOMPARE(blockRows->isEnabled(), k.params.blockRows);
+            QCOMPARE(tile->isEnabled(), k.params.tileWidthFactor);
+            QCOMPARE(description->text(), qstr(k.description));
+            QCOMPARE(precision->text(), qstr(nbody::toString(k.precision)));
+            QVERIFY(layout->text().startsWith(qstr(nbody::toString(k.layout)) + QLatin1Char(' ')));
+            QVERIFY(deterministic->text().startsWith(k.deterministic ? QLatin1String("yes") : QLatin1String("no")));
+            QCOMPARE(flops->text(), QString::number(k.flopsPerInteraction));
+        }
+        nbody::SimParams p;
+        p.blockSize = 96;
+        p.blockRows = 3;
+        p.tileWidthFactor = 5;
+        dock.setParams(p);
+        QCOMPARE(blockSize->value(), 96);
+        QCOMPARE(blockRows->value(), 3);
+        QCOMPARE(tile->value(), 5);
+        QCOMPARE(selected.count(), 0);
+        QCOMPARE(edited.count(), 0);
+        // the 2D rows read blockRows; at least one row must, or the box could never be enabled
+        QVERIFY(std::any_of(nbody::kernelRegistry().begin(), nbody::kernelRegistry().end(),
+                            [](const nbody::KernelInfo& k) { return k.params.blockRows; }));
+    }
+
+    /// Picking another kernel in the dock switches the running kernel (the Kernel menu, fed by the
+    /// controller's kernelChanged, follows), the run continues from its state (the step count goes
+    /// on), and the status bar's rate is the new kernel's. The menu drives the dock back.
+    void kernelDockSwitchesRunningKernel()
+    {
+        const std::unique_ptr<MainWindow> w = openWindow();
+        QVERIFY2(w, "the window did not come up with the cpu kernel");
+        auto* dock = w->findChild<KernelDock*>();
+        auto* table = w->findChild<QTreeWidget*>(QStringLiteral("kernelTable"));
+        const auto* rate = w->findChild<QLabel*>(QStringLiteral("rateLabel"));
+        QVERIFY(dock && table && rate);
+        QCOMPARE(checkedMenuKernel(*w), QStringLiteral("cpu"));
+
+        emit w->startRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(rate->text().startsWith(QLatin1String("cpu: ")), kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(shownStep(*w) >= 2, kWaitMs);
+        const qlonglong before = shownStep(*w);
+
+        QSignalSpy requested(w.get(), &MainWindow::kernelRequested);
+        QTreeWidgetItem* reference = rowOf(table, QStringLiteral("reference"));
+        QVERIFY(reference);
+        table->setCurrentItem(reference); // what a click on the row does
+        QCOMPARE(requested.count(), 1);
+        QCOMPARE(requested.at(0).at(0).toString(), QStringLiteral("reference"));
+        QTRY_COMPARE_WITH_TIMEOUT(checkedMenuKernel(*w), QStringLiteral("reference"), kWaitMs);
+        QCOMPARE(dock->kernelId(), QStringLiteral("reference"));
+        QTRY_VERIFY_WITH_TIMEOUT(rate->text().startsWith(QLatin1String("reference: ")), kWaitMs);
+        QVERIFY2(rate->text().endsWith(QLatin1String(" int/s")), qPrintable(rate->text()));
+        QVERIFY2(shownStep(*w) > before, "the run did not continue after the switch");
+        emit w->pauseRequested();
+
+        // The Kernel menu selects in the dock without the dock asking again.
+        QAction* cpu = nullptr;
+        for (const QActionGroup* g : w->findChildren<QActionGroup*>())
+            for (QAction* a : g->actions())
+                if (a->data().toString() == QLatin1String("cpu"))
+                    cpu = a;
+        QVERIFY(cpu);
+        cpu->trigger();
+        QCOMPARE(requested.count(), 2);
+        QTRY_COMPARE_WITH_TIMEOUT(dock->kernelId(), QStringLiteral("cpu"), kWaitMs);
+        QCOMPARE(table->currentItem()->data(0, Qt::UserRole).toString(), QStringLiteral("cpu"));
+        QCOMPARE(requested.count(), 2); // the dock's setter did not emit another request
+        QVERIFY(shownStep(*w) > before); // nothing was reset
+    }
+
+    /// A parameter the simulation refuses: the dock shows the message naming the limit and the
+    /// spin box goes back to the value in use; the next accepted edit clears the message.
+    /// No CPU kernel reads the block size and every value the box offers (1..2^20) is valid for
+    /// the CPU rows, so the one refusal a machine without a GPU can produce is SimParams'
+    /// "block size must be at least 1": the test lowers the box's minimum to 0 and enters 0, as a
+    /// user on a GPU enters 2048 that the device refuses (tst_kernels checks those on the H200).
+    void kernelDockShowsRefusedParameter()
+    {
+        const std::unique_ptr<MainWindow> w = openWindow();
+        QVERIFY2(w, "the window did not come up with the cpu kernel");
+        auto* blockSize = w->findChild<QSpinBox*>(QStringLiteral("blockSize"));
+        const auto* refusal = w->findChild<QLabel*>(QStringLiteral("refusal"));
+        QVERIFY(blockSize && refusal);
+        const int inUse = nbody::SimParams{}.blockSize;
+        QCOMPARE(blockSize->value(), inUse);
+        QVERIFY(refusal->isHidden());
+
+        blockSize->setMinimum(0);
+        blockSize->setValue(0); // emits blockSizeEdited(0) → the controller → Simulation::setParams
+        QTRY_VERIFY_WITH_TIMEOUT(refusal->isVisible(), kWaitMs);
+        QVERIFY2(refusal->text().contains(QLatin1String("block size must be at least 1 (got 0)")),
+                 qPrintable(refusal->text()));
+        QCOMPARE(blockSize->value(), inUse); // put back, not clamped
+
+        // An accepted value clears the message and stays; a frame later it is still in use.
+        blockSize->setValue(200);
+        QVERIFY(refusal->isHidden());
+        const qlonglong before = shownStep(*w);
+        emit w->stepRequested(); // the edit is applied before this step, in the same frame
+        QTRY_VERIFY_WITH_TIMEOUT(shownStep(*w) == before + 1, kWaitMs);
+        QVERIFY(refusal->isHidden());
+        QCOMPARE(blockSize->value(), 200);
+    }
+
+    /// A kernel the controller refuses (here: one that cannot run on this machine, requested as
+    /// the Kernel menu would): the dock says why and the running kernel stays selected.
+    void kernelDockShowsRefusedKernel()
+    {
+        const auto registry = nbody::kernelRegistry();
+        const auto it = std::find_if(registry.begin(), registry.end(),
+                                     [](const nbody::KernelInfo& k) { return !nbody::availability(k).available; });
+        if (it == registry.end())
+            QSKIP("every kernel can run here");
+        const std::unique_ptr<MainWindow> w = openWindow();
+        QVERIFY2(w, "the window did not come up with the cpu kernel");
+        auto* dock = w->findChild<KernelDock*>();
+        const auto* refusal = w->findChild<QLabel*>(QStringLiteral("refusal"));
+        const auto* table = w->findChild<QTreeWidget*>(QStringLiteral("kernelTable"));
+        emit w->kernelRequested(qstr(it->id));
+        QTRY_VERIFY_WITH_TIMEOUT(refusal->isVisible(), kWaitMs);
+        QVERIFY2(refusal->text().contains(QString::fromStdString(nbody::availability(*it).reason)),
+                 qPrintable(refusal->text()));
+        QCOMPARE(dock->kernelId(), QStringLiteral("cpu"));
+        QCOMPARE(checkedMenuKernel(*w), QStringLiteral("cpu"));
+        QCOMPARE(table->currentItem()->data(0, Qt::UserRole).toString(), QStringLiteral("cpu"));
+    }
 private:
     QTemporaryDir m_dir;
 };
 
-QTEST_GUILESS_MAIN(TestGui)
+int main(int argc, char** argv)
+{
+    // The in-process window needs desktop OpenGL, which Qt's offscreen platform lacks here; without
+    // a display the offscreen platform only lets QApplication start, and initTestCase skips.
+    if (qgetenv("QT_QPA_PLATFORM") == "offscreen")
+        qunsetenv("QT_QPA_PLATFORM");
+    if (!haveDisplay())
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    nbody::app::setDefaultSurfaceFormat(); // as the app's main() does, before the QApplication
+    QApplication app(argc, argv);
+    nbody::app::registerMetaTypes();
+    TestGui test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
 #include "tst_gui.moc"

@@ -154,6 +154,9 @@ private slots:
         bad.dt = std::nanf("");
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, s.setParams(bad));
         bad = SimParams{};
+        bad.blockRows = 0;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, s.setParams(bad));
+        bad = SimParams{};
         bad.eps2 = -1;
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, s.setParams(bad));
         QCOMPARE(s.params().eps2, SimParams{}.eps2); // the old parameters are kept

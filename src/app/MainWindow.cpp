@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "KernelDock.h"
 #include "RunDock.h"
 #include "SnapshotDialogs.h"
 #include "Viewport.h"
@@ -47,6 +48,11 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     setCentralWidget(m_viewport);
     m_runDock = new RunDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_runDock);
+    m_kernelDock = new KernelDock(this);
+    addDockWidget(Qt::RightDockWidgetArea, m_kernelDock);
+    tabifyDockWidget(m_runDock, m_kernelDock); // each gets the full height; Run is in front
+    m_runDock->raise();
+    resizeDocks({m_runDock}, {340}, Qt::Horizontal); // word-wrapped labels would ask for ~80 characters
 
     createActions();
     createMenusAndToolbar();
@@ -156,15 +162,9 @@ void MainWindow::createActions()
                               m_kernelGroup);
         a->setCheckable(true);
         a->setData(qstr(k.id));
-        const nbody::Availability av = nbody::availability(k);
-        if (av.available) {
-            a->setToolTip(qstr(k.description));
-        } else {
-            a->setEnabled(false);
-            a->setToolTip(qstr(k.description) + QStringLiteral("\n\nUnavailable: ") +
-                          QString::fromStdString(av.reason));
-        }
-        a->setStatusTip(a->toolTip().section(QLatin1Char('\n'), 0, 0));
+        a->setToolTip(kernelToolTip(k)); // the description (and why not, when unavailable)
+        a->setEnabled(nbody::availability(k).available);
+        a->setStatusTip(qstr(k.description));
         connect(a, &QAction::triggered, this, [this, a] {
             const QString id = a->data().toString();
             if (id != m_kernelId)
@@ -210,6 +210,9 @@ void MainWindow::createMenusAndToolbar()
     QAction* dockToggle = m_runDock->toggleViewAction();
     dockToggle->setText(tr("&Run dock"));
     view->addAction(dockToggle);
+    QAction* kernelToggle = m_kernelDock->toggleViewAction();
+    kernelToggle->setText(tr("&Kernel dock"));
+    view->addAction(kernelToggle);
     QAction* barToggle = bar->toggleViewAction();
     barToggle->setText(tr("&Toolbar"));
     view->addAction(barToggle);
@@ -236,6 +239,8 @@ void MainWindow::createStatusBar()
     m_interopLabel = add(QString(), 120);
     m_interopLabel->setMaximumWidth(320);
     m_interopLabel->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    m_stepLabel->setObjectName(QStringLiteral("stepLabel"));
+    m_rateLabel->setObjectName(QStringLiteral("rateLabel"));
     m_stepLabel->setText(tr("step 0"));
     m_timeLabel->setText(tr("t = 0"));
     m_msLabel->setText(tr("– ms/step"));
@@ -262,8 +267,13 @@ void MainWindow::connectController()
     connect(m_runDock, &RunDock::stepsPerFrameEdited, c, &SimulationController::setStepsPerFrame);
     connect(m_runDock, &RunDock::dtEdited, c, &SimulationController::setDt);
     connect(m_runDock, &RunDock::eps2Edited, c, &SimulationController::setEps2);
-    connect(m_runDock, &RunDock::blockSizeEdited, c, &SimulationController::setBlockSize);
-    connect(m_runDock, &RunDock::tileWidthFactorEdited, c, &SimulationController::setTileWidthFactor);
+    connect(m_kernelDock, &KernelDock::kernelSelected, this, [this](const QString& id) {
+        if (id != m_kernelId)
+            emit kernelRequested(id);
+    });
+    connect(m_kernelDock, &KernelDock::blockSizeEdited, c, &SimulationController::setBlockSize);
+    connect(m_kernelDock, &KernelDock::blockRowsEdited, c, &SimulationController::setBlockRows);
+    connect(m_kernelDock, &KernelDock::tileWidthFactorEdited, c, &SimulationController::setTileWidthFactor);
 
     connect(c, &SimulationController::frameReady, this, &MainWindow::onFrameReady);
     connect(c, &SimulationController::workQueued, this, [this] { m_frameWanted = true; });
@@ -319,8 +329,10 @@ void MainWindow::onFrameReady(const FrameResult& result)
     } else if (result.timing.steps > 0) {
         m_msLabel->setText(tr("%1 ms/step").arg(result.timing.msPerStep, 0, 'f',
                                                 result.timing.msPerStep < 10 ? 3 : 1));
-        m_rateLabel->setText(
-            tr("%1 int/s").arg(QString::number(result.timing.interactionsPerSecond, 'e', 2)));
+        // The steps of this frame ran on result.kernelId (a switch applies before them).
+        m_rateLabel->setText(tr("%1: %2 int/s")
+                                 .arg(result.kernelId,
+                                      QString::number(result.timing.interactionsPerSecond, 'e', 2)));
     }
 
     if (!result.error.isEmpty()) {
@@ -368,18 +380,22 @@ void MainWindow::onRunningChanged(bool running)
 
 void MainWindow::onKernelChanged(const QString& id)
 {
+    if (id != m_kernelId)
+        m_rateLabel->setText(tr("– int/s")); // until a step of the new kernel is timed
     m_kernelId = id;
     for (QAction* a : m_kernelGroup->actions()) {
         if (a->data().toString() == id)
             a->setChecked(true);
     }
     m_runDock->setKernel(nbody::findKernel(id.toStdString()));
+    m_kernelDock->setKernel(id);
 }
 
 void MainWindow::onParamsChanged(const nbody::SimParams& params)
 {
     m_params = params;
     m_runDock->setParams(params);
+    m_kernelDock->setParams(params);
 }
 
 void MainWindow::onBodiesChanged(qulonglong n)
@@ -391,13 +407,22 @@ void MainWindow::onCommandFailed(const QString& what, const QString& message)
 {
     // The controller kept the previous value: show it again.
     if (m_params)
-        m_runDock->setParams(*m_params);
+        onParamsChanged(*m_params);
     onKernelChanged(m_kernelId);
     const QString text = tr("Could not apply %1: %2").arg(what, message);
     statusBar()->showMessage(text, 15000);
+    static const QStringList kernelCommands = {QStringLiteral("kernel"), QStringLiteral("block size"),
+                                               QStringLiteral("block rows"), QStringLiteral("tile width factor")};
+    const bool kernelCommand = kernelCommands.contains(what);
+    if (kernelCommand) {
+        // The Kernel dock says why next to the value it put back (no dialog to dismiss).
+        m_kernelDock->showRefusal(text);
+        m_kernelDock->show();
+        m_kernelDock->raise();
+    }
     if (m_automation.active())
         std::fprintf(stderr, "nbody-sandbox: %s\n", qPrintable(text));
-    else
+    else if (!kernelCommand)
         showWarning(tr("Not applied"), text);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 /// \file MainWindow.h
-/// The main window: menus, toolbar, the Run dock, the status bar, the frame pacing, and the
+/// The main window: menus, toolbar, the Run and Kernel docks, the status bar, the frame pacing, and the
 /// scripted mode of the command line (--steps / --capture / --quit). It owns the worker thread of
 /// the SimulationController and talks to it only through queued signals.
 
@@ -25,6 +25,7 @@ namespace nbody::app {
 class Viewport;
 class RunDock;
 class SnapshotSaver;
+class KernelDock;
 
 /// What the command line asks for beyond the first system.
 struct Automation {
@@ -80,6 +81,7 @@ private:
 
     Viewport* m_viewport = nullptr;
     RunDock* m_runDock = nullptr;
+    KernelDock* m_kernelDock = nullptr;
     QThread m_thread;
     QPointer<SimulationController> m_controller;
     QTimer m_frameTimer;

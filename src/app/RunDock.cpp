@@ -121,18 +121,8 @@ RunDock::RunDock(QWidget* parent) : QDockWidget(tr("Run"), parent)
     m_dt->setToolTip(tr("Time step of the kick-drift-kick leapfrog, time units (arrows: ×2 / ÷2)"));
     m_eps2 = new ScientificSpinBox(paramBox);
     m_eps2->setToolTip(tr("Softening ε², length² (arrows: ×2 / ÷2)"));
-    m_blockSize = new QSpinBox(paramBox);
-    m_blockSize->setRange(1, 1 << 20); // the kernel checks the device's limit and says so
-    m_blockSize->setKeyboardTracking(false);
-    m_blockSize->setToolTip(tr("CUDA threads per block"));
-    m_tileWidthFactor = new QSpinBox(paramBox);
-    m_tileWidthFactor->setRange(1, 1024);
-    m_tileWidthFactor->setKeyboardTracking(false);
-    m_tileWidthFactor->setToolTip(tr("Bodies staged per tile = block size × factor"));
     paramForm->addRow(tr("dt:"), m_dt);
     paramForm->addRow(tr("ε² (eps2):"), m_eps2);
-    paramForm->addRow(tr("Block size:"), m_blockSize);
-    paramForm->addRow(tr("Tile width factor:"), m_tileWidthFactor);
     column->addWidget(paramBox);
     column->addStretch(1);
     setWidget(body);
@@ -141,8 +131,6 @@ RunDock::RunDock(QWidget* parent) : QDockWidget(tr("Run"), parent)
     connect(m_stepsPerFrame, &QSpinBox::valueChanged, this, &RunDock::stepsPerFrameEdited);
     connect(m_dt, &QDoubleSpinBox::valueChanged, this, &RunDock::dtEdited);
     connect(m_eps2, &QDoubleSpinBox::valueChanged, this, &RunDock::eps2Edited);
-    connect(m_blockSize, &QSpinBox::valueChanged, this, &RunDock::blockSizeEdited);
-    connect(m_tileWidthFactor, &QSpinBox::valueChanged, this, &RunDock::tileWidthFactorEdited);
 
     setKernel(nullptr);
     setParams(nbody::SimParams{});
@@ -170,14 +158,6 @@ void RunDock::setParams(const nbody::SimParams& p)
         const QSignalBlocker b(m_eps2);
         m_eps2->setValue(static_cast<double>(p.eps2));
     }
-    {
-        const QSignalBlocker b(m_blockSize);
-        m_blockSize->setValue(p.blockSize);
-    }
-    {
-        const QSignalBlocker b(m_tileWidthFactor);
-        m_tileWidthFactor->setValue(p.tileWidthFactor);
-    }
 }
 
 void RunDock::setBodies(qulonglong n)
@@ -189,8 +169,6 @@ void RunDock::setKernel(const nbody::KernelInfo* k)
 {
     if (!k) {
         m_kernel->setText(QStringLiteral("–"));
-        m_blockSize->setEnabled(false);
-        m_tileWidthFactor->setEnabled(false);
         return;
     }
     const auto sv = [](std::string_view s) {
@@ -198,13 +176,6 @@ void RunDock::setKernel(const nbody::KernelInfo* k)
     };
     m_kernel->setText(QStringLiteral("%1 (%2)").arg(sv(k->name), sv(nbody::toString(k->precision))));
     m_kernel->setToolTip(sv(k->description));
-    m_blockSize->setEnabled(k->params.blockSize);
-    m_tileWidthFactor->setEnabled(k->params.tileWidthFactor);
-    const QString unused = tr("Not a parameter of the selected kernel");
-    m_blockSize->setToolTip(k->params.blockSize ? tr("CUDA threads per block") : unused);
-    m_tileWidthFactor->setToolTip(k->params.tileWidthFactor
-                                      ? tr("Bodies staged per tile = block size × factor")
-                                      : unused);
 }
 
 void RunDock::setInteropState(const QString& state)

@@ -1,7 +1,8 @@
 #pragma once
 /// \file RunDock.h
 /// The "Run" dock: how long to run, how many steps per frame, what is running (N, kernel,
-/// interop) and the parameters of the simulation. It only shows values and reports edits;
+/// interop) and the physical parameters of the simulation (dt, ε²; the kernel's launch
+/// parameters are edited in the Kernel dock). It only shows values and reports edits;
 /// MainWindow forwards edits to the SimulationController and feeds its answers back through the
 /// setters, which emit nothing (so the two-way binding cannot loop).
 
@@ -48,8 +49,6 @@ signals:
     void stepsPerFrameEdited(int steps);
     void dtEdited(double dt);
     void eps2Edited(double eps2);
-    void blockSizeEdited(int blockSize);
-    void tileWidthFactorEdited(int factor);
 
 private:
     QSpinBox* m_stepsToRun;
@@ -60,8 +59,6 @@ private:
     QLabel* m_source;
     ScientificSpinBox* m_dt;
     ScientificSpinBox* m_eps2;
-    QSpinBox* m_blockSize;
-    QSpinBox* m_tileWidthFactor;
 };
 
 } // namespace nbody::app

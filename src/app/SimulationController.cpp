@@ -255,6 +255,11 @@ void SimulationController::setTileWidthFactor(int factor)
                  [factor](SimParams& p) { p.tileWidthFactor = factor; });
 }
 
+void SimulationController::setBlockRows(int rows)
+{
+    changeParams(QStringLiteral("block rows"), [rows](SimParams& p) { p.blockRows = rows; });
+}
+
 // ---- run state -----------------------------------------------------------------------------
 
 void SimulationController::setRunning(bool running)
@@ -279,6 +284,7 @@ void SimulationController::setFrameBudget(int ms)
 void SimulationController::pause()
 {
     setRunning(false);
+    m_stepsRequested = 0;
     m_interrupt.store(false);
 }
 
@@ -367,6 +373,7 @@ void SimulationController::publishState()
                             m_publishedParams->eps2 == p.eps2 && m_publishedParams->dt == p.dt &&
                             m_publishedParams->blockSize == p.blockSize &&
                             m_publishedParams->tileWidthFactor == p.tileWidthFactor &&
+                            m_publishedParams->blockRows == p.blockRows &&
                             m_publishedParams->diagnosticsInterval == p.diagnosticsInterval;
     if (!paramsSame) {
         m_publishedParams = p;
@@ -459,16 +466,20 @@ void SimulationController::advance(const FrameRequest& request)
                     fallBack("the CUDA-GL interop buffers are unavailable; continuing on the CPU");
                 }
                 int steps = 0;
+                int pressed = 0;
                 if (m_running) {
                     steps = m_stepsPerFrame;
                     if (m_stepsToRun > 0)
                         steps = std::min(steps, std::max(0, m_stepsRemaining));
                 } else if (m_stepsRequested > 0) {
-                    steps = m_stepsRequested; // every Step press counts, however fast
+                    steps = pressed = m_stepsRequested; // every Step press counts, however fast
                 }
                 m_stepsRequested = 0;
                 if (steps > 0) {
                     const int done = stepInterruptibly(steps, r.timing);
+                    // Presses the frame budget left over follow in the next frames (Pause drops them).
+                    if (pressed > done && !m_interrupt.load())
+                        m_stepsRequested = pressed - done;
                     if (const std::string bad = m_sim->checkFinite(); !bad.empty()) {
                         // A blown-up system (dt far too large) would run on invisibly: stop.
                         r.error = QStringLiteral("The system is no longer finite at step %1 (%2): the time step "

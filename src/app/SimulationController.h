@@ -71,6 +71,8 @@ public slots:
     void setEps2(double eps2);
     void setBlockSize(int blockSize);
     void setTileWidthFactor(int factor);
+    /// 2D kernels: rows (bodies i) per block.
+    void setBlockRows(int rows);
     /// 0 = until paused; > 0: the next run pauses after that many steps.
     void setStepsToRun(int steps);
     void setStepsPerFrame(int steps);

@@ -9,7 +9,7 @@
 ///   --quit                 exit after that (0 on success; 1 when something failed; 2 for bad
 ///                          options such as an unknown kernel)
 
-#include "FrameProtocol.h"
+#include "AppSetup.h"
 #include "MainWindow.h"
 #include "SimulationController.h"
 
@@ -21,7 +21,6 @@
 #include "sim/AtomicFile.h"
 
 #include <QCommandLineParser>
-#include <QSurfaceFormat>
 
 #include <cstdio>
 #include <string>
@@ -47,13 +46,7 @@ QString knownKernels()
 int main(int argc, char* argv[])
 {
     // Desktop OpenGL 3.3 core for every context, before the application object exists.
-    QSurfaceFormat format;
-    format.setRenderableType(QSurfaceFormat::OpenGL);
-    format.setVersion(3, 3);
-    format.setProfile(QSurfaceFormat::CoreProfile);
-    format.setDepthBufferSize(24);
-    format.setSwapInterval(1);
-    QSurfaceFormat::setDefaultFormat(format);
+    nbody::app::setDefaultSurfaceFormat();
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -140,10 +133,7 @@ int main(int argc, char* argv[])
     QApplication::setApplicationVersion(QStringLiteral(NBODY_VERSION));
     QApplication::setOrganizationName(QStringLiteral("N-Body Sandbox"));
 
-    qRegisterMetaType<nbody::app::FrameRequest>();
-    qRegisterMetaType<nbody::app::FrameResult>();
-    qRegisterMetaType<nbody::app::StartupConfig>();
-    qRegisterMetaType<nbody::SimParams>();
+    nbody::app::registerMetaTypes();
 
     nbody::app::MainWindow window(config, automation);
     window.show();

@@ -45,6 +45,8 @@ void validateParams(const SimParams& p)
         throw std::invalid_argument("time step dt must be positive and finite (got " + num(p.dt) + ")");
     if (p.blockSize < 1)
         throw std::invalid_argument("block size must be at least 1 (got " + std::to_string(p.blockSize) + ")");
+    if (p.blockRows < 1)
+        throw std::invalid_argument("block rows must be at least 1 (got " + std::to_string(p.blockRows) + ")");
     if (p.tileWidthFactor < 1)
         throw std::invalid_argument("tile width factor must be at least 1 (got " +
                                     std::to_string(p.tileWidthFactor) + ")");

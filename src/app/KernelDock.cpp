@@ -1,0 +1,250 @@
+#include "KernelDock.h"
+
+#include "sim/KernelRegistry.h"
+
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace nbody::app {
+
+namespace {
+
+enum Column { ColName, ColPrecision, ColLayout, ColumnCount };
+constexpr int kIdRole = Qt::UserRole;
+
+QString qstr(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+QString backendTitle(nbody::Backend b)
+{
+    return b == nbody::Backend::Cpu ? KernelDock::tr("CPU") : KernelDock::tr("CUDA");
+}
+
+QSpinBox* paramSpinBox(QWidget* parent, const QString& objectName)
+{
+    auto* s = new QSpinBox(parent);
+    s->setObjectName(objectName);
+    s->setRange(1, 1 << 20); // the kernel checks the device's limits and says which one
+    s->setKeyboardTracking(false); // apply on Enter / focus loss / arrows, not per keystroke
+    return s;
+}
+
+} // namespace
+
+QString kernelToolTip(const nbody::KernelInfo& k)
+{
+    const nbody::Availability av = nbody::availability(k);
+    if (av.available)
+        return qstr(k.description);
+    return qstr(k.description) + QStringLiteral("\n\n") +
+           KernelDock::tr("Unavailable: %1").arg(QString::fromStdString(av.reason));
+}
+
+KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
+{
+    setObjectName(QStringLiteral("KernelDock"));
+    auto* body = new QWidget(this);
+    auto* column = new QVBoxLayout(body);
+
+    // -- the registry, grouped by backend
+    m_table = new QTreeWidget(body);
+    m_table->setObjectName(QStringLiteral("kernelTable"));
+    m_table->setColumnCount(ColumnCount);
+    m_table->setHeaderLabels({tr("Kernel"), tr("Precision"), tr("Layout")});
+    m_table->setRootIsDecorated(false);
+    m_table->setItemsExpandable(false);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setUniformRowHeights(true);
+    QTreeWidgetItem* group = nullptr;
+    for (const nbody::KernelInfo& k : nbody::kernelRegistry()) {
+        if (!group || group->data(ColName, kIdRole).toInt() != static_cast<int>(k.backend)) {
+            group = new QTreeWidgetItem(m_table, {backendTitle(k.backend)});
+            group->setData(ColName, kIdRole, static_cast<int>(k.backend));
+            group->setFlags(Qt::ItemIsEnabled); // a heading: not selectable
+            QFont bold = group->font(ColName);
+            bold.setBold(true);
+            group->setFont(ColName, bold);
+            group->setFirstColumnSpanned(true);
+        }
+        // The id (as on the command line) keeps the table narrow; the name heads the tooltip.
+        auto* item = new QTreeWidgetItem(group, {qstr(k.id), qstr(nbody::toString(k.precision)),
+                                                 qstr(nbody::toString(k.layout))});
+        item->setData(ColName, kIdRole, qstr(k.id));
+        const QString tip = qstr(k.name) + QStringLiteral("\n\n") + kernelToolTip(k);
+        for (int c = 0; c < ColumnCount; ++c)
+            item->setToolTip(c, tip);
+        if (!nbody::availability(k).available)
+            item->setFlags(item->flags() & ~(Qt::ItemIsEnabled | Qt::ItemIsSelectable));
+    }
+    m_table->expandAll();
+    for (int c = 0; c < ColumnCount; ++c)
+        m_table->resizeColumnToContents(c);
+    m_table->header()->setStretchLastSection(false);
+    m_table->header()->setSectionResizeMode(ColName, QHeaderView::Stretch);
+    column->addWidget(m_table, 1);
+
+    // -- the running kernel
+    auto* detailBox = new QGroupBox(tr("Selected kernel"), body);
+    auto* detail = new QVBoxLayout(detailBox);
+    m_title = new QLabel(detailBox);
+    m_title->setObjectName(QStringLiteral("kernelTitle"));
+    m_title->setWordWrap(true);
+    auto* factsForm = new QFormLayout;
+    const auto fact = [&](const QString& label, const QString& objectName) {
+        auto* value = new QLabel(detailBox);
+        value->setObjectName(objectName);
+        value->setWordWrap(true);
+        factsForm->addRow(label, value);
+        return value;
+    };
+    m_precision = fact(tr("Precision:"), QStringLiteral("kernelPrecision"));
+    m_layout = fact(tr("Layout:"), QStringLiteral("kernelLayout"));
+    m_deterministic = fact(tr("Deterministic:"), QStringLiteral("kernelDeterministic"));
+    m_flops = fact(tr("Flops per interaction:"), QStringLiteral("kernelFlops"));
+    m_description = new QLabel(detailBox);
+    m_description->setObjectName(QStringLiteral("kernelDescription"));
+    m_description->setWordWrap(true);
+    m_description->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    detail->addWidget(m_title);
+    detail->addLayout(factsForm);
+    detail->addWidget(m_description);
+    column->addWidget(detailBox);
+
+    // -- its launch parameters (one place to edit them)
+    auto* paramBox = new QGroupBox(tr("Launch parameters"), body);
+    auto* form = new QFormLayout(paramBox);
+    m_blockSize = paramSpinBox(paramBox, QStringLiteral("blockSize"));
+    m_blockRows = paramSpinBox(paramBox, QStringLiteral("blockRows"));
+    m_tileWidthFactor = paramSpinBox(paramBox, QStringLiteral("tileWidthFactor"));
+    form->addRow(tr("Block size:"), m_blockSize);
+    form->addRow(tr("Block rows:"), m_blockRows);
+    form->addRow(tr("Tile width factor:"), m_tileWidthFactor);
+    m_refusal = new QLabel(paramBox);
+    m_refusal->setObjectName(QStringLiteral("refusal"));
+    m_refusal->setWordWrap(true);
+    m_refusal->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_refusal->setStyleSheet(QStringLiteral("color: #d32f2f;"));
+    m_refusal->hide();
+    form->addRow(m_refusal);
+    column->addWidget(paramBox);
+    setWidget(body);
+
+    connect(m_table, &QTreeWidget::currentItemChanged, this,
+            [this](QTreeWidgetItem* item) { onCurrentItemChanged(item); });
+    const auto forward = [this](QSpinBox* box, void (KernelDock::*signal)(int)) {
+        connect(box, &QSpinBox::valueChanged, this, [this, signal](int v) {
+            clearRefusal();
+            emit(this->*signal)(v);
+        });
+    };
+    forward(m_blockSize, &KernelDock::blockSizeEdited);
+    forward(m_blockRows, &KernelDock::blockRowsEdited);
+    forward(m_tileWidthFactor, &KernelDock::tileWidthFactorEdited);
+
+    setKernel(QString());
+    setParams(nbody::SimParams{});
+}
+
+void KernelDock::onCurrentItemChanged(QTreeWidgetItem* item)
+{
+    if (!item || !item->parent())
+        return; // a backend heading
+    const QString id = item->data(ColName, kIdRole).toString();
+    if (id == m_kernelId)
+        return;
+    clearRefusal();
+    emit kernelSelected(id); // the controller answers with setKernel() (or a refusal)
+}
+
+void KernelDock::setKernel(const QString& id)
+{
+    m_kernelId = id;
+    const nbody::KernelInfo* k = nbody::findKernel(id.toStdString());
+    {
+        const QSignalBlocker block(m_table);
+        QTreeWidgetItem* found = nullptr;
+        for (int g = 0; g < m_table->topLevelItemCount() && !found; ++g) {
+            QTreeWidgetItem* group = m_table->topLevelItem(g);
+            for (int i = 0; i < group->childCount(); ++i) {
+                if (group->child(i)->data(ColName, kIdRole).toString() == id) {
+                    found = group->child(i);
+                    break;
+                }
+            }
+        }
+        m_table->setCurrentItem(found);
+        if (!found)
+            m_table->clearSelection();
+    }
+    showDetails(k);
+}
+
+void KernelDock::showDetails(const nbody::KernelInfo* k)
+{
+    const nbody::KernelParamUse use = k ? k->params : nbody::KernelParamUse{};
+    m_blockSize->setEnabled(use.blockSize);
+    m_blockRows->setEnabled(use.blockRows);
+    m_tileWidthFactor->setEnabled(use.tileWidthFactor);
+    if (!k) {
+        m_title->setText(QStringLiteral("–"));
+        for (QLabel* l : {m_precision, m_layout, m_deterministic, m_flops, m_description})
+            l->clear();
+        return;
+    }
+    const QString name = qstr(k->name);
+    m_title->setText(QStringLiteral("<b>%1</b> (%2, %3)")
+                         .arg(name.toHtmlEscaped(), qstr(k->id), backendTitle(k->backend)));
+    m_precision->setText(qstr(nbody::toString(k->precision)));
+    m_layout->setText(tr("%1 (%2-byte velocities, accelerations)")
+                          .arg(qstr(nbody::toString(k->layout)))
+                          .arg(nbody::vectorBytes(k->layout)));
+    m_deterministic->setText(k->deterministic ? tr("yes (bit-identical reruns)")
+                                              : tr("no (summation order varies)"));
+    m_flops->setText(QString::number(k->flopsPerInteraction));
+    m_description->setText(qstr(k->description));
+
+    const QString unused = tr("Not read by %1").arg(name);
+    m_blockSize->setToolTip(use.blockSize ? (use.blockRows ? tr("CUDA threads per block along j (bodies "
+                                                                "whose pull is summed)")
+                                                           : tr("CUDA threads per block"))
+                                          : unused);
+    m_blockRows->setToolTip(use.blockRows ? tr("Rows (bodies i) per block; threads per block = block "
+                                               "size × block rows")
+                                          : unused);
+    m_tileWidthFactor->setToolTip(use.tileWidthFactor ? tr("Bodies staged per tile = block size × factor")
+                                                      : unused);
+}
+
+void KernelDock::setParams(const nbody::SimParams& p)
+{
+    const auto show = [](QSpinBox* box, int value) {
+        const QSignalBlocker block(box);
+        box->setValue(value);
+    };
+    show(m_blockSize, p.blockSize);
+    show(m_blockRows, p.blockRows);
+    show(m_tileWidthFactor, p.tileWidthFactor);
+}
+
+void KernelDock::showRefusal(const QString& message)
+{
+    m_refusal->setText(message);
+    m_refusal->setToolTip(message);
+    m_refusal->show();
+}
+
+void KernelDock::clearRefusal()
+{
+    m_refusal->clear();
+    m_refusal->hide();
+}
+
+} // namespace nbody::app

@@ -1,0 +1,71 @@
+#pragma once
+/// \file KernelDock.h
+/// The "Kernel" dock: every row of the kernel registry grouped by backend (with precision and
+/// layout as columns), the running kernel's description and facts, and its
+/// launch parameters (block size, block rows, tile width factor; only those the kernel reads
+/// are enabled). Like RunDock it only shows values and reports edits: MainWindow forwards the
+/// edits to the SimulationController and feeds its answers back through the setters, which emit
+/// nothing, so the dock, the Kernel menu and the controller cannot loop. A refused edit (the
+/// Simulation throws std::invalid_argument naming the limit) is shown inline by showRefusal()
+/// while the setters put the value in use back.
+
+#include "sim/SimParams.h"
+
+#include <QDockWidget>
+#include <QString>
+
+class QLabel;
+class QSpinBox;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace nbody { struct KernelInfo; }
+
+namespace nbody::app {
+
+/// The tooltip of a kernel wherever it is listed (Kernel menu, Kernel dock): its description,
+/// and for a kernel that cannot run here, "Unavailable: <reason>" after a blank line.
+QString kernelToolTip(const nbody::KernelInfo& kernel);
+
+class KernelDock : public QDockWidget {
+    Q_OBJECT
+public:
+    explicit KernelDock(QWidget* parent = nullptr);
+
+    /// Selects the running kernel (an id of the registry; unknown ids select nothing), shows its
+    /// description and enables the parameters it reads. Emits nothing.
+    void setKernel(const QString& id);
+    /// Shows the launch parameters in use. Emits nothing.
+    void setParams(const nbody::SimParams& params);
+    /// Shows why an edit was refused (cleared by the next edit or kernel choice).
+    void showRefusal(const QString& message);
+    void clearRefusal();
+
+    QString kernelId() const { return m_kernelId; }
+
+signals:
+    /// The user picked another (available) kernel in the list.
+    void kernelSelected(const QString& id);
+    void blockSizeEdited(int blockSize);
+    void blockRowsEdited(int blockRows);
+    void tileWidthFactorEdited(int factor);
+
+private:
+    void onCurrentItemChanged(QTreeWidgetItem* item);
+    void showDetails(const nbody::KernelInfo* kernel);
+
+    QString m_kernelId;
+    QTreeWidget* m_table;
+    QLabel* m_title;
+    QLabel* m_precision;
+    QLabel* m_layout;
+    QLabel* m_deterministic;
+    QLabel* m_flops;
+    QLabel* m_description;
+    QSpinBox* m_blockSize;
+    QSpinBox* m_blockRows;
+    QSpinBox* m_tileWidthFactor;
+    QLabel* m_refusal;
+};
+
+} // namespace nbody::app
