@@ -10,14 +10,15 @@
 #                                   racecheck) on tst_gpukernels, and the CLI (kernels, devices,
 #                                   the galaxy for 1000 steps, 262144 bodies for 20 steps).
 #
-# remote writes everything into $OUT/gpu-check.log plus two pictures ($OUT/out.png, $OUT/big.png),
-# since only a few files come back. A failing step does not stop the others; the exit status is
-# non-zero when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
+# remote writes everything into $OUT/gpu-check.log plus two pictures ($OUT/out.png, $OUT/big.png)
+# and the rendered galaxy encounter ($OUT/galaxies.mp4, or three PNG frames of it when the GPU
+# machine has no ffmpeg), since only a few files come back. A failing step does not stop the
+# others; the exit status is non-zero when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,17s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,18s/^# \{0,1\}//p' "$0"; }
 
 prepare() {
     # 1. The GPU build: tests on, app off, machine code for Hopper plus PTX.
@@ -121,6 +122,22 @@ remote() {
         --steps 1000 --capture "$OUT/out.png"
     step "nbody run 262144" "$nbody" run --kernel tiled --bodies 262144 --steps 20 \
         --capture "$OUT/big.png"
+    # Headless rendering with CUDA-GL interop: the galaxy encounter, 300 frames, one every 20 steps
+    # (6000 steps, about 6 dynamical times; one step per frame would show only 0.3 of one).
+    # The GPU machine has no ffmpeg unless one is installed there: then the frames go to a PNG
+    # sequence in /tmp and three of them (first, middle, last) come back, since only a few files do.
+    if command -v ffmpeg >/dev/null; then
+        step "nbody render galaxy mp4" "$nbody" render --kernel tiled --input "$device/data/galaxy_20K.bin" \
+            --frames 300 --every 20 --size 1280x720 --out "$OUT/galaxies.mp4"
+    else
+        rm -rf /tmp/galaxy-frames
+        step "nbody render galaxy png (no ffmpeg)" "$nbody" render --kernel tiled \
+            --input "$device/data/galaxy_20K.bin" --frames 300 --every 20 --size 1280x720 \
+            --out /tmp/galaxy-frames
+        cp /tmp/galaxy-frames/frame_00000.png "$OUT/galaxies-frame-000.png" 2>/dev/null || true
+        cp /tmp/galaxy-frames/frame_00150.png "$OUT/galaxies-frame-150.png" 2>/dev/null || true
+        cp /tmp/galaxy-frames/frame_00299.png "$OUT/galaxies-frame-299.png" 2>/dev/null || true
+    fi
     # Launch parameters of `tiled` at N = 262144 (a sweep, not a benchmark suite: see nbody bench).
     local b f
     for b in 128 256 512 1024; do

@@ -1,5 +1,5 @@
-// PNG output through stb_image_write (Debian's libstb-dev, header only: the implementation is
-// compiled here, nowhere else).
+// PNG and JPEG output through stb_image_write (Debian's libstb-dev, header only: the
+// implementation is compiled here, nowhere else).
 #include "Renderer.h"
 
 #if defined(__GNUC__)
@@ -18,6 +18,7 @@
 #pragma GCC diagnostic pop
 #endif
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -34,7 +35,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& reason)
 {
-    throw std::runtime_error("writePng: cannot write '" + path + "': " + reason);
+    throw std::runtime_error("cannot write '" + path + "': " + reason);
 }
 
 void appendBytes(void* context, void* data, int size)
@@ -111,9 +112,31 @@ PngTarget resolvePngTarget(const std::string& path)
     return t;
 }
 
+ImageFormat imageFormatFor(const std::string& path)
+{
+    const std::string ext = std::filesystem::path(path).extension().string();
+    std::string lower;
+    for (char c : ext)
+        lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == ".png")
+        return ImageFormat::Png;
+    if (lower == ".jpg" || lower == ".jpeg")
+        return ImageFormat::Jpeg;
+    return ImageFormat::Unknown;
+}
+
 void writePng(const std::string& path, const Image& image)
 {
+    writeImage(path, image, ImageFormat::Png);
+}
+
+void writeImage(const std::string& path, const Image& image, ImageFormat format, int jpegQuality)
+{
     namespace fs = std::filesystem;
+    if (format == ImageFormat::Unknown)
+        format = imageFormatFor(path);
+    if (format == ImageFormat::Unknown)
+        fail(path, "the name does not end in .png, .jpg or .jpeg");
     const PngTarget target = resolvePngTarget(path);
     if (!target.problem.empty())
         fail(path, target.problem);
@@ -121,19 +144,25 @@ void writePng(const std::string& path, const Image& image)
         image.rgba.size() != static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height) * 4)
         fail(path, "invalid image (" + std::to_string(image.width) + "x" + std::to_string(image.height) + ", " +
                        std::to_string(image.rgba.size()) + " bytes of RGBA)");
+    if (jpegQuality < 1 || jpegQuality > 100)
+        fail(path, "JPEG quality " + std::to_string(jpegQuality) + " is outside 1..100");
 
-    std::vector<unsigned char> png;
-    png.reserve(image.rgba.size() / 2 + 1024);
-    if (stbi_write_png_to_func(appendBytes, &png, image.width, image.height, 4, image.rgba.data(),
-                               image.width * 4) == 0 ||
-        png.empty())
-        fail(path, "PNG encoding failed");
+    std::vector<unsigned char> bytes;
+    bytes.reserve(image.rgba.size() / 2 + 1024);
+    const int ok = format == ImageFormat::Png
+                       ? stbi_write_png_to_func(appendBytes, &bytes, image.width, image.height, 4,
+                                                image.rgba.data(), image.width * 4)
+                       // JPEG has no alpha: stb writes the RGB channels of the RGBA pixels.
+                       : stbi_write_jpg_to_func(appendBytes, &bytes, image.width, image.height, 4,
+                                                image.rgba.data(), jpegQuality);
+    if (ok == 0 || bytes.empty())
+        fail(path, format == ImageFormat::Png ? "PNG encoding failed" : "JPEG encoding failed");
 
     // Written beside the target and renamed over it: readers see the old file or the new one,
     // never a partial one, and a failed write leaves no file under the target's name.
     std::error_code ec;
     const std::string temp = target.path + ".tmp-" + std::to_string(::getpid());
-    if (std::string reason = writeFile(temp, png); !reason.empty()) {
+    if (std::string reason = writeFile(temp, bytes); !reason.empty()) {
         fs::remove(temp, ec);
         fail(path, reason);
     }

@@ -374,4 +374,33 @@ Image OffscreenTarget::read()
     return image;
 }
 
+// ---- one offscreen frame ------------------------------------------------------------------------
+
+Image renderImage(Renderer& renderer, unsigned buffer, std::size_t count, const OrbitCamera& camera,
+                  const RenderStyle& style, int width, int height)
+{
+    requireContext("renderImage");
+    GLint previousDraw = 0, previousRead = 0;
+    GLint viewport[4] = {0, 0, 0, 0};
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &previousDraw);
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previousRead);
+    glGetIntegerv(GL_VIEWPORT, viewport);
+    auto restore = [&] {
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, static_cast<GLuint>(previousDraw));
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, static_cast<GLuint>(previousRead));
+        glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
+    };
+    try {
+        OffscreenTarget target(width, height);
+        target.bind();
+        renderer.draw(buffer, count, camera, style, width, height);
+        Image image = target.read();
+        restore();
+        return image;
+    } catch (...) {
+        restore();
+        throw;
+    }
+}
+
 } // namespace nbody::gl

@@ -116,4 +116,21 @@ PngTarget resolvePngTarget(const std::string& path);
 /// std::runtime_error naming the path and the reason (see resolvePngTarget).
 void writePng(const std::string& path, const Image& image);
 
+enum class ImageFormat { Unknown, Png, Jpeg };
+/// The format named by the file name's extension (.png; .jpg or .jpeg, any case), else Unknown.
+ImageFormat imageFormatFor(const std::string& path);
+/// Writes `image` as PNG or JPEG (quality 1..100; alpha dropped) atomically, as writePng does.
+/// Unknown: chosen from the extension. Throws std::runtime_error naming the path and the reason
+/// (an unknown extension, an unwritable target, a device, a full disk: nothing is left under the
+/// target's name then).
+void writeImage(const std::string& path, const Image& image, ImageFormat format = ImageFormat::Unknown,
+                int jpegQuality = 92);
+
+/// Draws `count` bodies of GL buffer `buffer` into a new width × height offscreen framebuffer and
+/// reads it back, independent of any window's size or device pixel ratio (style.devicePixelRatio
+/// scales the sprites only). The caller's framebuffer binding and viewport are restored. Needs a
+/// current context; throws GlError.
+Image renderImage(Renderer& renderer, unsigned buffer, std::size_t count, const OrbitCamera& camera,
+                  const RenderStyle& style, int width, int height);
+
 } // namespace nbody::gl

@@ -1,0 +1,409 @@
+// Frame captures: an offscreen frame at a requested size with the expected colours, written as
+// PNG and JPEG and decoded again; numbered image sequences; MP4 through ffmpeg (counted by
+// ffprobe); failures (/dev/full, missing or vanished directories) that report a message and
+// leave no partial file under the target's name. Qt Core + Qt Test only (EGL: Mesa llvmpipe
+// here, NVIDIA on the GPU server); the video rows skip without ffmpeg/ffprobe.
+#include "gl/EglContext.h"
+#include "gl/FrameSink.h"
+#include "gl/Renderer.h"
+#include "sim/Types.h"
+
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
+#define STB_IMAGE_STATIC
+#define STB_IMAGE_IMPLEMENTATION
+#include <stb/stb_image.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+#include <sys/stat.h>
+
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+using namespace nbody;
+using namespace nbody::gl;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Decoded {
+    int width = 0, height = 0;
+    std::vector<unsigned char> rgb;
+    int r(int x, int y) const { return rgb[std::size_t(y * width + x) * 3]; }
+    int g(int x, int y) const { return rgb[std::size_t(y * width + x) * 3 + 1]; }
+    int b(int x, int y) const { return rgb[std::size_t(y * width + x) * 3 + 2]; }
+};
+
+/// Decodes a PNG or JPEG file to RGB with stb_image (an independent decoder).
+Decoded decode(const std::string& path)
+{
+    Decoded d;
+    int channels = 0;
+    unsigned char* p = stbi_load(path.c_str(), &d.width, &d.height, &channels, 3);
+    if (!p)
+        return {};
+    d.rgb.assign(p, p + std::size_t(d.width) * std::size_t(d.height) * 3);
+    stbi_image_free(p);
+    return d;
+}
+
+QPoint project(const OrbitCamera& camera, const glm::vec3& p, int width, int height)
+{
+    const glm::vec4 clip = camera.projection(float(width) / float(height)) * camera.view() * glm::vec4(p, 1.f);
+    const glm::vec3 ndc = glm::vec3(clip) / clip.w;
+    return QPoint(int(std::floor((ndc.x + 1.f) * 0.5f * float(width))),
+                  int(std::floor((1.f - ndc.y) * 0.5f * float(height))));
+}
+
+/// A small solid image (for the sinks: their content is not what is tested there).
+Image solid(int w, int h, std::uint8_t r, std::uint8_t g, std::uint8_t b)
+{
+    Image image;
+    image.width = w;
+    image.height = h;
+    image.rgba.resize(std::size_t(w) * std::size_t(h) * 4);
+    for (std::size_t i = 0; i < image.rgba.size(); i += 4) {
+        image.rgba[i] = r;
+        image.rgba[i + 1] = g;
+        image.rgba[i + 2] = b;
+        image.rgba[i + 3] = 255;
+    }
+    return image;
+}
+
+QStringList filesIn(const QString& dir)
+{
+    QStringList names;
+    for (const auto& e : fs::directory_iterator(dir.toStdString()))
+        names << QString::fromStdString(e.path().filename().string());
+    names.sort();
+    return names;
+}
+
+/// ffprobe's count of decoded video frames and the frame size, or an error text.
+struct Probe {
+    int frames = -1, width = 0, height = 0;
+    QString error;
+};
+Probe probe(const QString& path)
+{
+    QProcess p;
+    p.start(QStringLiteral("ffprobe"), {"-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                        "stream=nb_read_frames,width,height", "-of", "csv=p=0", path});
+    Probe r;
+    if (!p.waitForFinished(60000) || p.exitCode() != 0) {
+        r.error = QString::fromLocal8Bit(p.readAllStandardError());
+        return r;
+    }
+    const QStringList f = QString::fromLocal8Bit(p.readAllStandardOutput()).trimmed().split(QLatin1Char(','));
+    if (f.size() == 3) {
+        r.width = f[0].toInt();
+        r.height = f[1].toInt();
+        r.frames = f[2].toInt();
+    }
+    return r;
+}
+
+} // namespace
+
+class TestCapture : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void exportedFrame_data();
+    void exportedFrame();
+    void unknownExtensionRefused();
+    void sequenceCountAndNumbering();
+    void sequenceRefusesEarlierFrames();
+    void mp4ThirtyFrames();
+    void devFullFails();
+    void unwritableDirectoryFails();
+    void vanishedDirectoryStopsAndKeepsFrames();
+
+private:
+    std::unique_ptr<EglContext> m_context;
+    QString m_eglError;
+    QTemporaryDir m_dir;
+    bool m_haveFfmpeg = false;
+};
+
+void TestCapture::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    try {
+        m_context = std::make_unique<EglContext>();
+    } catch (const GlError& e) {
+        m_eglError = QString::fromUtf8(e.what());
+    }
+    m_haveFfmpeg = !findFfmpeg().empty() && !QStandardPaths::findExecutable(QStringLiteral("ffprobe")).isEmpty();
+}
+
+void TestCapture::exportedFrame_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<int>("tolerance");
+    // PNG is lossless: exact up to the blending's rounding. JPEG (quality 92, 4:2:0 chroma) moves
+    // a flat colour by a few levels and a sprite's saturated centre by up to ~40 in a channel.
+    QTest::newRow("png 333x201") << "frame.png" << 333 << 201 << 2;
+    QTest::newRow("jpeg 640x360") << "frame.jpg" << 640 << 360 << 40;
+    QTest::newRow("png 1001x77") << "wide.PNG" << 1001 << 77 << 2;
+}
+
+void TestCapture::exportedFrame()
+{
+    if (!m_context)
+        QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));
+    QFETCH(QString, name);
+    QFETCH(int, width);
+    QFETCH(int, height);
+    QFETCH(int, tolerance);
+    const std::vector<Float4> bodies = {
+        {-1.f, 0.f, 0.f, 2.f}, // lightest: green
+        {1.f, 0.f, 0.f, 8.f},  // heaviest: red
+    };
+    ParticleBuffers buffers;
+    buffers.allocate(bodies.size());
+    buffers.upload(0, bodies.data(), bodies.size());
+    Renderer renderer;
+    OrbitCamera camera;
+    camera.yawDeg = 0.f;
+    camera.pitchDeg = 0.f;
+    camera.fit(glm::vec3(0.f), 1.5f, float(width) / float(height));
+    RenderStyle style;
+    style.massMin = 2.f;
+    style.massMax = 8.f;
+    style.pointSize = 11.f;
+    style.devicePixelRatio = 1.f;
+    style.background[0] = 0.2f; // 51
+    style.background[1] = 0.4f; // 102
+    style.background[2] = 0.6f; // 153
+    const Image image = renderImage(renderer, buffers.buffer(0), bodies.size(), camera, style, width, height);
+    QCOMPARE(image.width, width);
+    QCOMPARE(image.height, height);
+    const std::string path = (m_dir.path() + QLatin1Char('/') + name).toStdString();
+    writeImage(path, image);
+    const Decoded d = decode(path);
+    QCOMPARE(d.width, width);
+    QCOMPARE(d.height, height);
+    auto near = [tolerance](int value, int expected) { return std::abs(value - expected) <= tolerance; };
+    for (QPoint p : {QPoint(0, 0), QPoint(width - 1, 0), QPoint(0, height - 1), QPoint(width - 1, height - 1)})
+        QVERIFY2(near(d.r(p.x(), p.y()), 51) && near(d.g(p.x(), p.y()), 102) && near(d.b(p.x(), p.y()), 153),
+                 qPrintable(QStringLiteral("background at %1,%2").arg(p.x()).arg(p.y())));
+    const QPoint light = project(camera, {-1.f, 0.f, 0.f}, width, height);
+    const QPoint heavy = project(camera, {1.f, 0.f, 0.f}, width, height);
+    QVERIFY(light.x() < heavy.x());
+    // The sprite centres are opaque: pure green (0, 255, 0) and pure red (255, 0, 0).
+    QVERIFY2(near(d.r(light.x(), light.y()), 0) && near(d.g(light.x(), light.y()), 255) &&
+                 near(d.b(light.x(), light.y()), 0),
+             qPrintable(QStringLiteral("light body %1,%2,%3")
+                            .arg(d.r(light.x(), light.y()))
+                            .arg(d.g(light.x(), light.y()))
+                            .arg(d.b(light.x(), light.y()))));
+    QVERIFY2(near(d.r(heavy.x(), heavy.y()), 255) && near(d.g(heavy.x(), heavy.y()), 0) &&
+                 near(d.b(heavy.x(), heavy.y()), 0),
+             qPrintable(QStringLiteral("heavy body %1,%2,%3")
+                            .arg(d.r(heavy.x(), heavy.y()))
+                            .arg(d.g(heavy.x(), heavy.y()))
+                            .arg(d.b(heavy.x(), heavy.y()))));
+}
+
+void TestCapture::unknownExtensionRefused()
+{
+    const std::string path = (m_dir.path() + "/frame.bmp").toStdString();
+    try {
+        writeImage(path, solid(4, 4, 1, 2, 3));
+        QFAIL("an unknown extension was accepted");
+    } catch (const std::runtime_error& e) {
+        QVERIFY2(std::string(e.what()).find(".png, .jpg or .jpeg") != std::string::npos, e.what());
+    }
+    QVERIFY(!fs::exists(path));
+}
+
+void TestCapture::sequenceCountAndNumbering()
+{
+    const QString dir = m_dir.path() + "/sequence"; // created by the sink (its parent exists)
+    SinkOptions o;
+    o.target = dir.toStdString();
+    o.width = 24;
+    o.height = 18;
+    auto sink = openFrameSink(o);
+    QVERIFY(fs::is_directory(o.target));
+    const int n = 7; // frames 0..6
+    for (int i = 0; i < n; ++i)
+        sink->write(solid(24, 18, std::uint8_t(30 * i), 0, 0));
+    QCOMPARE(sink->finish(), o.target);
+    QCOMPARE(sink->frames(), n);
+    QStringList expected;
+    for (int i = 0; i < n; ++i)
+        expected << QStringLiteral("frame_%1.png").arg(i, 5, 10, QLatin1Char('0'));
+    QCOMPARE(filesIn(dir), expected);
+    for (int i = 0; i < n; ++i) {
+        const Decoded d = decode(sink->pathOf(i));
+        QCOMPARE(d.width, 24);
+        QCOMPARE(d.height, 18);
+        QCOMPARE(d.r(5, 5), 30 * i); // the frames are in the order written
+    }
+}
+
+void TestCapture::sequenceRefusesEarlierFrames()
+{
+    const QString dir = m_dir.path() + "/twice";
+    SinkOptions o;
+    o.target = dir.toStdString();
+    o.width = o.height = 16;
+    {
+        auto sink = openFrameSink(o);
+        sink->write(solid(16, 16, 9, 9, 9));
+        sink->finish();
+    }
+    try {
+        openFrameSink(o);
+        QFAIL("a directory holding frames was accepted");
+    } catch (const std::runtime_error& e) {
+        QVERIFY2(std::string(e.what()).find("earlier recording") != std::string::npos, e.what());
+    }
+    QCOMPARE(filesIn(dir), QStringList{"frame_00000.png"});
+    // A frame of another size is refused without writing anything.
+    auto other = openFrameSink([&] { SinkOptions p = o; p.target += "-b"; return p; }());
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, other->write(solid(17, 16, 0, 0, 0)));
+    QVERIFY(filesIn(dir + "-b").isEmpty());
+}
+
+void TestCapture::mp4ThirtyFrames()
+{
+    if (!m_haveFfmpeg)
+        QSKIP("ffmpeg or ffprobe is not installed (Debian's ffmpeg package; scripts/deps.sh installs it)");
+    const QString path = m_dir.path() + "/thirty.mp4";
+    SinkOptions o;
+    o.target = path.toStdString();
+    o.width = 96;
+    o.height = 64;
+    o.fps = 30;
+    auto sink = openFrameSink(o);
+    for (int i = 0; i < 30; ++i)
+        sink->write(solid(96, 64, std::uint8_t(8 * i), std::uint8_t(255 - 8 * i), 40));
+    QVERIFY(!fs::exists(o.target)); // only a finished video gets the target's name
+    QCOMPARE(QString::fromStdString(sink->finish()), path);
+    const Probe p = probe(path);
+    QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
+    QCOMPARE(p.frames, 30);
+    QCOMPARE(p.width, 96);
+    QCOMPARE(p.height, 64);
+    for (const QString& f : filesIn(m_dir.path()))
+        QVERIFY2(!f.contains(".tmp-") && !f.contains(".partial"), qPrintable(f));
+}
+
+void TestCapture::devFullFails()
+{
+    // /dev/full as the file: a device is never replaced or written; nothing new appears in /dev.
+    struct stat before{};
+    QCOMPARE(::stat("/dev/full", &before), 0);
+    try {
+        writeImage("/dev/full", solid(4, 4, 0, 0, 0), ImageFormat::Png);
+        QFAIL("writing a PNG to /dev/full succeeded");
+    } catch (const std::runtime_error& e) {
+        QVERIFY2(std::string(e.what()).find("/dev/full") != std::string::npos, e.what());
+    }
+    // … and through a link named like a video or an image: refused the same way.
+    for (const char* name : {"/full.mp4", "/full.png"}) {
+        const std::string link = m_dir.path().toStdString() + name;
+        fs::create_symlink("/dev/full", link);
+        SinkOptions o;
+        o.target = link;
+        o.width = o.height = 16;
+        try {
+            if (fs::path(link).extension() == ".png")
+                writeImage(link, solid(16, 16, 0, 0, 0));
+            else
+                openFrameSink(o);
+            QFAIL("a target linked to /dev/full was accepted");
+        } catch (const std::runtime_error& e) {
+            QVERIFY2(std::string(e.what()).find("not a regular file") != std::string::npos, e.what());
+        }
+        QVERIFY(fs::is_symlink(link)); // the link stays, /dev/full is untouched
+        fs::remove(link);
+    }
+    struct stat after{};
+    QCOMPARE(::stat("/dev/full", &after), 0);
+    QVERIFY(S_ISCHR(after.st_mode));
+    QCOMPARE(after.st_rdev, before.st_rdev);
+    QVERIFY(!fs::exists("/dev/full.png") && !fs::exists("/dev/full.mp4"));
+}
+
+void TestCapture::unwritableDirectoryFails()
+{
+    // We may run as root, for whom permission bits do not stop a write: use directories that no
+    // one can write into — one that does not exist, and a "directory" that is a regular file.
+    const std::string file = m_dir.path().toStdString() + "/plain-file";
+    writeImage(file + ".png", solid(2, 2, 0, 0, 0));
+    fs::rename(file + ".png", file);
+    for (const std::string& target : {m_dir.path().toStdString() + "/missing/out.png", file + "/out.png",
+                                      file + "/out.mp4", m_dir.path().toStdString() + "/missing/seq/",
+                                      file + "/seq"}) {
+        try {
+            if (fs::path(target).extension() == ".png") {
+                writeImage(target, solid(2, 2, 0, 0, 0));
+            } else {
+                SinkOptions o;
+                o.target = target;
+                o.width = o.height = 16;
+                openFrameSink(o);
+            }
+            QFAIL(qPrintable(QStringLiteral("writing to %1 succeeded").arg(QString::fromStdString(target))));
+        } catch (const std::runtime_error& e) {
+            QVERIFY2(std::string(e.what()).find("does not exist") != std::string::npos, e.what());
+        }
+        QVERIFY(!fs::exists(target));
+    }
+}
+
+void TestCapture::vanishedDirectoryStopsAndKeepsFrames()
+{
+    // A failure in the middle of a recording (here: the directory disappears): the write throws
+    // with a message naming the frame and where the earlier ones are; those stay readable.
+    const QString dir = m_dir.path() + "/vanishing";
+    const QString moved = m_dir.path() + "/kept";
+    SinkOptions o;
+    o.target = dir.toStdString();
+    o.width = 20;
+    o.height = 10;
+    auto sink = openFrameSink(o);
+    for (int i = 0; i < 3; ++i)
+        sink->write(solid(20, 10, 0, 0, std::uint8_t(50 * i)));
+    fs::rename(dir.toStdString(), moved.toStdString());
+    try {
+        sink->write(solid(20, 10, 1, 1, 1));
+        QFAIL("writing into a vanished directory succeeded");
+    } catch (const std::runtime_error& e) {
+        const std::string what = e.what();
+        QVERIFY2(what.find("frame 3") != std::string::npos && what.find("does not exist") != std::string::npos,
+                 e.what());
+    }
+    QCOMPARE(sink->frames(), 3);
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, sink->write(solid(20, 10, 1, 1, 1))); // closed now
+    QCOMPARE(filesIn(moved), (QStringList{"frame_00000.png", "frame_00001.png", "frame_00002.png"}));
+    QCOMPARE(decode((moved + "/frame_00002.png").toStdString()).b(3, 3), 100);
+    QVERIFY(!fs::exists(dir.toStdString()));
+}
+
+QTEST_GUILESS_MAIN(TestCapture)
+#include "tst_capture.moc"
