@@ -2,7 +2,9 @@
 // screenshot of its view and exits; the screenshot must show bodies coloured green (light) to red
 // (heavy) on the dark background. Also checks that bad options exit with code 2 and say why.
 // Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
+#include <QDir>
 #include <QImage>
+#include <QStandardPaths>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QTemporaryDir>
@@ -121,6 +123,80 @@ private slots:
         QVERIFY2(reddish >= 10, "no red (heavy) bodies");
     }
 
+    void exportAtChosenSize()
+    {
+        // --capture goes through File → Export frame's offscreen path: any size, PNG or JPEG.
+        QTemporaryDir dir;
+        const QString jpg = dir.filePath(QStringLiteral("e.jpg"));
+        const Run run = runApp({"--kernel", "cpu", "--bodies", "2001", "--steps", "2", "--capture", jpg,
+                                "--capture-size", "333x211", "--quit"});
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
+        const QImage image(jpg);
+        QCOMPARE(image.size(), QSize(333, 211));
+        int greenish = 0, reddish = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x) {
+                const QRgb c = image.pixel(x, y);
+                greenish += qGreen(c) > 150 && qRed(c) < 100;
+                reddish += qRed(c) > 150 && qGreen(c) < 100;
+            }
+        QVERIFY2(greenish >= 5 && reddish >= 5, qPrintable(QStringLiteral("%1 green, %2 red").arg(greenish).arg(reddish)));
+    }
+    void recordSequence()
+    {
+        // 12 steps, a frame every 4 (5 per drawn frame, so frames must stop at the recorded steps):
+        // steps 0, 4, 8, 12 -> frame_00000.png .. frame_00003.png.
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("seq"));
+        const Run run = runApp({"--kernel", "cpu", "--bodies", "1001", "--steps", "12", "--steps-per-frame", "5",
+                                "--record", out, "--record-every", "4", "--record-size", "64x48", "--quit"});
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
+        const QStringList files = QDir(out).entryList(QDir::Files);
+        QCOMPARE(files, (QStringList{"frame_00000.png", "frame_00001.png", "frame_00002.png", "frame_00003.png"}));
+        for (const QString& f : files)
+            QCOMPARE(QImage(QDir(out).filePath(f)).size(), QSize(64, 48));
+    }
+    void recordMp4()
+    {
+        if (QStandardPaths::findExecutable("ffmpeg").isEmpty() || QStandardPaths::findExecutable("ffprobe").isEmpty())
+            QSKIP("ffmpeg/ffprobe not installed");
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("thirty.mp4"));
+        // 29 steps recorded every step: the initial state and 29 more = 30 frames.
+        const Run run = runApp({"--kernel", "cpu", "--bodies", "1001", "--steps", "29", "--steps-per-frame", "3",
+                                "--record", out, "--record-size", "200x100", "--quit"});
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
+        QProcess p;
+        p.start("ffprobe", {"-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                            "stream=nb_read_frames,width,height", "-of", "csv=p=0", out});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(QString::fromLocal8Bit(p.readAllStandardOutput()).trimmed(), QStringLiteral("200,100,30"));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"thirty.mp4"});
+    }
+    void recordFailureStops()
+    {
+        // The directory disappears while recording: the recording stops with a message (exit 1
+        // with --quit), and the frames written before stay complete and readable.
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("seq"));
+        const QString moved = dir.filePath(QStringLiteral("moved"));
+        QProcess p;
+        p.start(QStringLiteral(NBODY_APP_PATH), {"--kernel", "cpu", "--bodies", "501", "--steps", "1000000",
+                                                 "--record", out, "--record-size", "32x32", "--quit"});
+        QVERIFY(p.waitForStarted(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(out + "/frame_00002.png"), 60000);
+        QVERIFY(QDir().rename(out, moved));
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 1);
+        const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+        QVERIFY2(err.contains("Recording stopped after") && err.contains("does not exist"), qPrintable(err));
+        const QStringList files = QDir(moved).entryList(QDir::Files);
+        QVERIFY(files.size() >= 3);
+        for (const QString& f : files) {
+            QVERIFY2(f.startsWith("frame_") && f.endsWith(".png"), qPrintable(f)); // no temporary files
+            QCOMPARE(QImage(QDir(moved).filePath(f)).size(), QSize(32, 32));
+        }
+    }
     void badOptions_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -139,6 +215,14 @@ private slots:
         QTest::newRow("unreadable input")
             << QStringList{QStringLiteral("--input"), QStringLiteral("/nonexistent/g.bin"), QStringLiteral("--quit")}
             << QStringLiteral("/nonexistent/g.bin");
+        QTest::newRow("record onto /dev/full")
+            << QStringList{QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("--record"),
+                           QStringLiteral("/dev/full"), QStringLiteral("--quit")}
+            << QStringLiteral("not a directory");
+        QTest::newRow("record into a missing directory")
+            << QStringList{QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("--record"),
+                           QStringLiteral("/nonexistent/x.mp4"), QStringLiteral("--quit")}
+            << QStringLiteral("does not exist");
     }
 
     void badOptions()

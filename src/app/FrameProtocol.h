@@ -60,6 +60,7 @@ struct FrameResult {
     bool running = false;        ///< run state after this frame
     bool runFinished = false;    ///< a "steps to run" budget was used up in this frame
     bool workPending = false;    ///< more commands are queued: request another frame
+    bool record = false;         ///< a recording is on and this frame is one of its frames
 };
 
 } // namespace nbody::app

@@ -3,6 +3,7 @@
 #include "RunDock.h"
 #include "Viewport.h"
 
+#include "gl/FrameSink.h"
 #include "gl/Renderer.h"
 #include "sim/KernelRegistry.h"
 
@@ -12,7 +13,6 @@
 #include <QCloseEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QImage>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -21,7 +21,6 @@
 #include <QToolBar>
 
 #include <cstdio>
-#include <cstring>
 
 #ifndef NBODY_VERSION
 #define NBODY_VERSION "unknown"
@@ -82,6 +81,11 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     m_runDock->setStepsPerFrame(config.stepsPerFrame);
     m_runDock->setStepsToRun(config.stepsToRun);
     emit initializeRequested(config);
+    if (!m_automation.recordTarget.isEmpty()) {
+        const QSize size = m_automation.recordSize.isEmpty() ? m_viewport->sizeHint() : m_automation.recordSize;
+        if (!startRecording(m_automation.recordTarget, size, m_automation.recordEvery, 30.0))
+            QTimer::singleShot(0, this, [this] { exitWith(2, QString()); });
+    }
 
     m_frameTimer.setInterval(16);
     connect(&m_frameTimer, &QTimer::timeout, this, &MainWindow::onTick);
@@ -109,6 +113,27 @@ void MainWindow::createActions()
     m_openAction->setShortcut(QKeySequence::Open);
     m_openAction->setStatusTip(tr("Open a Tipsy snapshot"));
     connect(m_openAction, &QAction::triggered, this, &MainWindow::openFile);
+
+    m_exportAction = new QAction(tr("&Export frame…"), this);
+    m_exportAction->setShortcut(Qt::CTRL | Qt::Key_E);
+    m_exportAction->setStatusTip(tr("Save the view as PNG or JPEG, at the view's size or a chosen one"));
+    connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportFrame);
+
+    {
+        std::string why;
+        if (nbody::gl::findFfmpeg(&why).empty())
+            m_ffmpegMissing = QString::fromStdString(why);
+    }
+    m_recordAction = new QAction(m_ffmpegMissing.isEmpty() ? tr("&Record…")
+                                                           : tr("&Record… (image sequences only: ffmpeg not found)"),
+                                 this);
+    m_recordAction->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_R);
+    m_recordAction->setStatusTip(m_ffmpegMissing.isEmpty()
+                                     ? tr("Record every k-th step as numbered PNG files or an MP4 video")
+                                     : tr("Record every k-th step as numbered PNG files; MP4 needs ffmpeg: %1")
+                                           .arg(m_ffmpegMissing));
+    m_recordAction->setToolTip(m_recordAction->statusTip());
+    connect(m_recordAction, &QAction::triggered, this, &MainWindow::toggleRecording);
 
     m_quitAction = new QAction(tr("&Quit"), this);
     m_quitAction->setShortcut(QKeySequence::Quit);
@@ -176,6 +201,10 @@ void MainWindow::createMenusAndToolbar()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_openAction);
     file->addSeparator();
+    file->addAction(m_exportAction);
+    file->addAction(m_recordAction);
+    file->setToolTipsVisible(true);
+    file->addSeparator();
     file->addAction(m_quitAction);
 
     QMenu* sim = menuBar()->addMenu(tr("&Simulation"));
@@ -239,6 +268,11 @@ void MainWindow::createStatusBar()
     m_rateLabel->setText(tr("– int/s"));
     m_fpsLabel->setText(tr("0 fps"));
     m_interopLabel->setText(tr("starting…"));
+    m_recordLabel = new QLabel(this);
+    m_recordLabel->setStyleSheet(QStringLiteral("QLabel { color: white; background: #d01010; font-weight: bold; "
+                                                "padding: 0 6px; border-radius: 3px; }"));
+    m_recordLabel->setVisible(false);
+    statusBar()->insertPermanentWidget(0, m_recordLabel);
 }
 
 void MainWindow::connectController()
@@ -253,6 +287,7 @@ void MainWindow::connectController()
     connect(this, &MainWindow::loadRequested, c, &SimulationController::loadFile);
     connect(this, &MainWindow::kernelRequested, c, &SimulationController::setKernel);
     connect(this, &MainWindow::framingRequested, c, &SimulationController::requestFraming);
+    connect(this, &MainWindow::recordEveryRequested, c, &SimulationController::setRecordEvery);
 
     connect(m_runDock, &RunDock::stepsToRunEdited, c, &SimulationController::setStepsToRun);
     connect(m_runDock, &RunDock::stepsPerFrameEdited, c, &SimulationController::setStepsPerFrame);
@@ -306,6 +341,9 @@ void MainWindow::onFrameReady(const FrameResult& result)
     }
     if (!result.valid)
         return;
+    if (m_recording && result.record && (result.hostPositions || result.deviceDrawn))
+        recordFrame();
+    runPendingExport();
 
     m_stepLabel->setText(tr("step %L1").arg(result.step));
     m_timeLabel->setText(tr("t = %1").arg(result.time, 0, 'g', 6));
@@ -434,6 +472,134 @@ void MainWindow::openFile()
     emit loadRequested(path);
 }
 
+void MainWindow::exportFrame()
+{
+    ExportFrameDialog dialog(m_viewport->pixelSize(), m_lastExport, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    m_lastExport = dialog.path();
+    m_pendingExport = PendingExport{dialog.path(), dialog.frameSize(), dialog.jpegQuality()};
+    runPendingExport(); // now, or after the frame in flight
+}
+
+bool MainWindow::runPendingExport()
+{
+    if (!m_pendingExport || m_viewport->frameInFlight())
+        return true;
+    const PendingExport e = *m_pendingExport;
+    m_pendingExport.reset();
+    try {
+        const nbody::gl::Image image = m_viewport->renderFrame(e.size.width(), e.size.height());
+        nbody::gl::writeImage(e.path.toStdString(), image, nbody::gl::ImageFormat::Unknown, e.quality);
+    } catch (const std::exception& ex) {
+        const QString message = QString::fromUtf8(ex.what());
+        statusBar()->showMessage(tr("Export failed: %1").arg(message), 15000);
+        if (m_automation.active())
+            exitWith(1, message);
+        else
+            showWarning(tr("Export frame"), message);
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved %1 (%2 × %3)").arg(e.path).arg(e.size.width()).arg(e.size.height()), 10000);
+    return true;
+}
+
+void MainWindow::toggleRecording()
+{
+    if (m_recording) {
+        stopRecording();
+        return;
+    }
+    RecordDialog dialog(m_viewport->pixelSize(), m_ffmpegMissing, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    startRecording(dialog.target(), dialog.frameSize(), dialog.every(), dialog.fps());
+}
+
+bool MainWindow::startRecording(const QString& target, QSize size, int every, double fps)
+{
+    nbody::gl::SinkOptions o;
+    o.target = target.toStdString();
+    o.width = size.width();
+    o.height = size.height();
+    o.fps = fps;
+    try {
+        Recording r;
+        r.sink = nbody::gl::openFrameSink(o);
+        r.size = size;
+        r.every = std::max(1, every);
+        m_recording = std::move(r);
+    } catch (const std::exception& e) {
+        const QString message = QString::fromUtf8(e.what());
+        statusBar()->showMessage(message, 15000);
+        if (m_automation.active())
+            std::fprintf(stderr, "nbody-sandbox: %s\n", qPrintable(message));
+        else
+            showWarning(tr("Record"), message);
+        return false;
+    }
+    emit recordEveryRequested(m_recording->every);
+    updateRecordUi();
+    return true;
+}
+
+void MainWindow::recordFrame()
+{
+    try {
+        m_recording->sink->write(m_viewport->renderFrame(m_recording->size.width(), m_recording->size.height()));
+    } catch (const std::exception& e) {
+        stopRecording(QString::fromUtf8(e.what()));
+        return;
+    }
+    updateRecordUi();
+}
+
+void MainWindow::stopRecording(const QString& failure)
+{
+    if (!m_recording)
+        return;
+    emit recordEveryRequested(0);
+    Recording r = std::move(*m_recording);
+    m_recording.reset();
+    updateRecordUi();
+    QString problem = failure;
+    QString where;
+    if (problem.isEmpty()) {
+        try {
+            where = QString::fromStdString(r.sink->finish());
+        } catch (const std::exception& e) {
+            problem = QString::fromUtf8(e.what());
+        }
+    }
+    if (!problem.isEmpty()) {
+        const QString text = tr("Recording stopped after %n frame(s): %1", nullptr, r.sink->frames()).arg(problem);
+        statusBar()->showMessage(text, 30000);
+        if (m_automation.active())
+            exitWith(1, text);
+        else
+            showWarning(tr("Record"), text);
+        return;
+    }
+    statusBar()->showMessage(tr("Recorded %n frame(s) to %1", nullptr, r.sink->frames()).arg(where), 15000);
+}
+
+void MainWindow::updateRecordUi()
+{
+    const bool on = m_recording.has_value();
+    m_recordLabel->setVisible(on);
+    if (on) {
+        m_recordLabel->setText(tr("● REC %1").arg(m_recording->sink->frames()));
+        m_recordLabel->setToolTip(tr("Recording every %1 step(s) at %2 × %3 to %4")
+                                      .arg(m_recording->every)
+                                      .arg(m_recording->size.width())
+                                      .arg(m_recording->size.height())
+                                      .arg(QString::fromStdString(m_recording->sink->options().target)));
+    }
+    m_recordAction->setText(on ? tr("Stop &recording")
+                               : (m_ffmpegMissing.isEmpty() ? tr("&Record…")
+                                                            : tr("&Record… (image sequences only: ffmpeg not found)")));
+}
+
 void MainWindow::showAbout()
 {
     const QString gl = m_viewport->glDescription().isEmpty() ? tr("(no context yet)")
@@ -473,27 +639,16 @@ void MainWindow::showWarning(const QString& title, const QString& text)
 
 void MainWindow::finishAutomation()
 {
+    if (m_recording)
+        stopRecording(); // finalises; a failure exits with 1
+    if (m_exiting)
+        return;
     if (!m_automation.capturePath.isEmpty()) {
-        // The same atomic PNG writer as the command line (nbody::gl::writePng).
-        const QImage image = m_viewport->grabFramebuffer().convertToFormat(QImage::Format_RGBA8888);
-        if (image.isNull()) {
-            exitWith(1, QStringLiteral("cannot write %1: the view could not be grabbed").arg(m_automation.capturePath));
+        // Offscreen, like File → Export frame, through the same atomic writer as the command line.
+        const QSize size = m_automation.captureSize.isEmpty() ? m_viewport->pixelSize() : m_automation.captureSize;
+        m_pendingExport = PendingExport{m_automation.capturePath, size, 92};
+        if (!runPendingExport())
             return;
-        }
-        nbody::gl::Image out;
-        out.width = image.width();
-        out.height = image.height();
-        out.rgba.resize(std::size_t(out.width) * std::size_t(out.height) * 4);
-        for (int y = 0; y < out.height; ++y)
-            std::memcpy(out.rgba.data() + std::size_t(y) * std::size_t(out.width) * 4, image.constScanLine(y),
-                        std::size_t(out.width) * 4);
-        try {
-            nbody::gl::writePng(m_automation.capturePath.toStdString(), out);
-        } catch (const std::exception& e) {
-            exitWith(1, QString::fromUtf8(e.what()));
-            return;
-        }
-        statusBar()->showMessage(tr("Saved %1").arg(m_automation.capturePath), 10000);
     }
     if (m_automation.quit)
         exitWith(0, QString());
@@ -501,6 +656,9 @@ void MainWindow::finishAutomation()
 
 void MainWindow::exitWith(int code, const QString& message)
 {
+    if (m_exiting)
+        return; // the first failure decides the exit code
+    m_exiting = true;
     if (!message.isEmpty())
         std::fprintf(stderr, "nbody-sandbox: %s\n", qPrintable(message));
     shutdownController();
@@ -523,6 +681,8 @@ void MainWindow::shutdownController()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (m_recording)
+        stopRecording(); // finalise what was recorded
     shutdownController();
     event->accept();
 }

@@ -4,6 +4,7 @@
 /// scripted mode of the command line (--steps / --capture / --quit). It owns the worker thread of
 /// the SimulationController and talks to it only through queued signals.
 
+#include "CaptureDialogs.h"
 #include "FrameProtocol.h"
 #include "SimulationController.h"
 
@@ -27,9 +28,13 @@ class RunDock;
 
 /// What the command line asks for beyond the first system.
 struct Automation {
-    QString capturePath; ///< write a PNG of the view once the steps are done
+    QString capturePath; ///< write a PNG or JPEG of the view once the steps are done
+    QSize captureSize;   ///< its size in pixels; empty: the view's size
+    QString recordTarget; ///< record from the start: a directory (PNG files) or FILE.mp4
+    int recordEvery = 1;  ///< steps between recorded frames
+    QSize recordSize;     ///< empty: the view's size
     bool quit = false;   ///< exit then (0 on success)
-    bool active() const { return !capturePath.isEmpty() || quit; }
+    bool active() const { return !capturePath.isEmpty() || !recordTarget.isEmpty() || quit; }
 };
 
 class MainWindow : public QMainWindow {
@@ -49,6 +54,7 @@ signals:
     void loadRequested(const QString& path);
     void kernelRequested(const QString& id);
     void framingRequested();
+    void recordEveryRequested(int every);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -64,6 +70,8 @@ private slots:
     void onLoadFailed(const QString& path, const QString& message);
     void onStartupFailed(const QString& message);
     void openFile();
+    void exportFrame();
+    void toggleRecording();
     void showAbout();
     void updateFps();
 
@@ -76,6 +84,15 @@ private:
     void showWarning(const QString& title, const QString& text);
     void finishAutomation();
     void exitWith(int code, const QString& message);
+    /// Renders and writes a pending export when no frame is in flight; false after a failure.
+    bool runPendingExport();
+    /// Opens the sink and asks the controller to flag every `every`-th step; false (with a
+    /// message) when the target cannot be used.
+    bool startRecording(const QString& target, QSize size, int every, double fps);
+    /// Ends the recording: finalises it, or after `failure` reports it (what was written stays).
+    void stopRecording(const QString& failure = QString());
+    void recordFrame();
+    void updateRecordUi();
 
     Viewport* m_viewport = nullptr;
     RunDock* m_runDock = nullptr;
@@ -89,6 +106,7 @@ private:
     StartupConfig m_config;
     Automation m_automation;
     bool m_automationDone = false;
+    bool m_exiting = false; ///< exitWith() was called
 
     // GUI-side view of the controller's state (from its change signals)
     bool m_running = false;
@@ -98,7 +116,19 @@ private:
     std::optional<nbody::SimParams> m_params;
     QString m_lastFile;
 
+    struct PendingExport {
+        QString path;
+        QSize size;
+        int quality = 92;
+    };
+    std::optional<PendingExport> m_pendingExport;
+    QString m_lastExport;
+    std::optional<Recording> m_recording;
+    QString m_ffmpegMissing; ///< why MP4 recording is unavailable ("" when ffmpeg is there)
+
     QAction* m_openAction = nullptr;
+    QAction* m_exportAction = nullptr;
+    QAction* m_recordAction = nullptr;
     QAction* m_quitAction = nullptr;
     QAction* m_startAction = nullptr;
     QAction* m_pauseAction = nullptr;
@@ -114,6 +144,7 @@ private:
     QLabel* m_rateLabel = nullptr;
     QLabel* m_fpsLabel = nullptr;
     QLabel* m_interopLabel = nullptr;
+    QLabel* m_recordLabel = nullptr;
     QPointer<QMessageBox> m_warningBox;
 };
 

@@ -106,6 +106,8 @@ void SimulationController::installWorld(World world, const QString& source, bool
         m_sim->setParams(params);
     m_initialWorld = std::move(initial);
     m_massRange = range;
+    m_recordOrigin = m_sim->stepCount(); // a recording goes on with the new system from here
+    m_lastRecorded.reset();
     m_framingRequested = true;
     if (m_source != source) {
         m_source = source;
@@ -242,6 +244,27 @@ void SimulationController::setStepsPerFrame(int steps)
         return;
     m_stepsPerFrame = steps;
     emit stepsPerFrameChanged(steps);
+}
+
+void SimulationController::setRecordEvery(int every)
+{
+    m_recordEvery = std::max(0, every);
+    m_recordOrigin = m_sim ? m_sim->stepCount() : 0;
+    m_lastRecorded.reset();
+    if (m_recordEvery > 0)
+        emit workQueued(); // the first recorded frame is the current state
+}
+
+int SimulationController::clipToRecordedStep(int steps) const
+{
+    if (m_recordEvery <= 0 || steps <= 0 || !m_sim)
+        return steps;
+    const quint64 step = m_sim->stepCount();
+    const quint64 since = step >= m_recordOrigin ? step - m_recordOrigin : 0;
+    if (since % quint64(m_recordEvery) == 0 && m_lastRecorded != std::optional<quint64>(step))
+        return 0; // this state is a recorded frame not yet sent: send it before stepping on
+    const quint64 toNext = quint64(m_recordEvery) - since % quint64(m_recordEvery);
+    return static_cast<int>(std::min<quint64>(quint64(steps), toNext));
 }
 
 void SimulationController::requestFraming()
@@ -403,9 +426,15 @@ void SimulationController::advance(const FrameRequest& request)
                 } else if (m_stepsRequested > 0) {
                     steps = m_stepsRequested; // every Step press counts, however fast
                 }
-                m_stepsRequested = 0;
+                const bool fromPresses = !m_running && m_stepsRequested > 0;
+                const int wanted = steps;
+                steps = clipToRecordedStep(steps);
+                if (!fromPresses)
+                    m_stepsRequested = 0;
                 if (steps > 0) {
                     const int done = stepInterruptibly(steps, r.timing);
+                    if (fromPresses)
+                        m_stepsRequested = std::max(0, m_stepsRequested - done);
                     if (const std::string bad = m_sim->checkFinite(); !bad.empty()) {
                         // A blown-up system (dt far too large) would run on invisibly: stop.
                         r.error = QStringLiteral("The system is no longer finite at step %1 (%2): the time step "
@@ -421,7 +450,7 @@ void SimulationController::advance(const FrameRequest& request)
                             setRunning(false);
                         }
                     }
-                } else if (m_running && m_stepsToRun > 0) {
+                } else if (wanted == 0 && m_running && m_stepsToRun > 0) {
                     r.runFinished = true;
                     setRunning(false);
                 }
@@ -474,6 +503,14 @@ void SimulationController::advance(const FrameRequest& request)
         r.time = m_sim->time();
         r.bodies = m_sim->size();
         r.kernelId = m_publishedKernel;
+    }
+    if (m_sim && r.valid && r.needCapacity == 0 && m_recordEvery > 0) {
+        const quint64 step = m_sim->stepCount();
+        if (step >= m_recordOrigin && (step - m_recordOrigin) % quint64(m_recordEvery) == 0 &&
+            m_lastRecorded != std::optional<quint64>(step)) {
+            r.record = true;
+            m_lastRecorded = step;
+        }
     }
     r.massMin = m_massRange.first;
     r.massMax = m_massRange.second;

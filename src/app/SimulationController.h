@@ -71,6 +71,10 @@ public slots:
     /// A frame stops stepping after about this many ms (default 500; 0: never), so a large
     /// "steps per frame" on a slow kernel still redraws twice a second.
     void setFrameBudget(int ms);
+    /// Recording: frames end exactly every `every` steps counted from the current step, and the
+    /// frames that end there (and the current state first) carry FrameResult::record. 0 stops.
+    /// A new or reset system starts the count again from its first step.
+    void setRecordEvery(int every);
     /// Asks for a framing sphere of the current state in the next frame.
     void requestFraming();
     /// Destroys the simulation (on this thread). Called blocking before the thread quits.
@@ -103,6 +107,8 @@ private:
     void changeParams(const QString& what, const std::function<void(nbody::SimParams&)>& edit);
     void publishState();
     bool pendingWork() const;
+    /// `steps` shortened so the frame ends on the next recorded step.
+    int clipToRecordedStep(int steps) const;
     /// Steps up to `steps` in chunks, stopping early on requestInterrupt(); returns the steps taken.
     int stepInterruptibly(int steps, nbody::StepTiming& timing);
 
@@ -120,6 +126,9 @@ private:
     int m_stepsRemaining = 0;
     int m_stepsPerFrame = 1;
     std::pair<float, float> m_massRange{0.f, 1.f};
+    int m_recordEvery = 0;         ///< steps between recorded frames; 0: not recording
+    quint64 m_recordOrigin = 0;    ///< step at which recording (or the current system) began
+    std::optional<quint64> m_lastRecorded; ///< step of the last frame flagged for recording
 
     // last published values (signals are emitted only on change)
     QString m_publishedKernel;

@@ -9,6 +9,7 @@
 #include <QWheelEvent>
 
 #include <algorithm>
+#include <stdexcept>
 #include <exception>
 
 namespace nbody::app {
@@ -196,23 +197,53 @@ void Viewport::fitCamera()
     update();
 }
 
+nbody::gl::RenderStyle Viewport::style(float devicePixelRatio) const
+{
+    nbody::gl::RenderStyle style;
+    style.massMin = m_massMin;
+    style.massMax = m_massMax;
+    style.devicePixelRatio = devicePixelRatio;
+    return style;
+}
+
+QSize Viewport::pixelSize() const
+{
+    const qreal dpr = devicePixelRatioF();
+    return {std::max(1, static_cast<int>(width() * dpr + 0.5)), std::max(1, static_cast<int>(height() * dpr + 0.5))};
+}
+
 void Viewport::paintGL()
 {
     if (!m_renderer)
         return;
-    nbody::gl::RenderStyle style;
-    style.massMin = m_massMin;
-    style.massMax = m_massMax;
-    style.devicePixelRatio = static_cast<float>(devicePixelRatioF());
-    const qreal dpr = devicePixelRatioF();
-    const int w = std::max(1, static_cast<int>(width() * dpr + 0.5));
-    const int h = std::max(1, static_cast<int>(height() * dpr + 0.5));
+    const QSize size = pixelSize();
     const bool draw = m_haveContent && m_buffers && m_count > 0 && !m_mapped;
     try {
         m_renderer->draw(draw ? m_buffers->buffer(m_current) : 0u, draw ? m_count : 0, m_camera,
-                         style, w, h);
+                         style(static_cast<float>(devicePixelRatioF())), size.width(), size.height());
     } catch (const std::exception& e) {
         emit glFailed(QString::fromUtf8(e.what()));
+    }
+}
+
+nbody::gl::Image Viewport::renderFrame(int w, int h)
+{
+    if (!m_ready || !m_renderer || !m_buffers)
+        throw std::runtime_error("the OpenGL view is not ready");
+    if (m_mapped || m_inFlight)
+        throw std::runtime_error("a simulation frame is in progress; try again");
+    const bool draw = m_haveContent && m_count > 0;
+    // Sprites keep their size relative to the picture: the view's height maps to the image's.
+    const float scale = static_cast<float>(h) / static_cast<float>(std::max(1, height()));
+    makeCurrent();
+    try {
+        nbody::gl::Image image = nbody::gl::renderImage(*m_renderer, draw ? m_buffers->buffer(m_current) : 0u,
+                                                        draw ? m_count : 0, m_camera, style(scale), w, h);
+        doneCurrent();
+        return image;
+    } catch (...) {
+        doneCurrent();
+        throw;
     }
 }
 

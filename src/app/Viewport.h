@@ -9,6 +9,7 @@
 #include "FrameProtocol.h"
 
 #include "gl/Camera.h"
+#include "gl/Renderer.h"
 
 #include <QOpenGLWidget>
 #include <QPoint>
@@ -40,6 +41,17 @@ public:
     /// Reallocates the buffers (and re-registers the interop) when the result asks for more room.
     void finishFrame(const FrameResult& result);
     bool frameInFlight() const { return m_mapped || m_inFlight; }
+
+    /// Renders the current view offscreen into a width × height image (framebuffer object), the
+    /// same camera and colours as on screen, independent of the widget's size and device pixel
+    /// ratio: sprites scale with height / the view's height, so a capture at the view's size in
+    /// device pixels looks like the screen. Throws std::runtime_error when GL is not ready, a
+    /// frame is in flight (the buffers are mapped), or the framebuffer cannot be made.
+    nbody::gl::Image renderFrame(int width, int height);
+    /// The view's size in device pixels (width × devicePixelRatio, rounded).
+    QSize pixelSize() const;
+    /// True when bodies have been drawn (a frame arrived since the last reallocation).
+    bool hasContent() const { return m_haveContent; }
 
     /// "CUDA-GL interop" or "host upload: <why>".
     QString interopState() const { return m_interopState; }
@@ -74,6 +86,7 @@ protected:
     void wheelEvent(QWheelEvent* event) override;
 
 private:
+    nbody::gl::RenderStyle style(float devicePixelRatio) const;
     void cleanup();
     void allocate(std::size_t capacity);
     void setInteropState(const QString& state);
