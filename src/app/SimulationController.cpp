@@ -1,5 +1,6 @@
 #include "SimulationController.h"
 
+#include "sim/Edits.h"
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
@@ -10,6 +11,7 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <stdexcept>
 
@@ -106,6 +108,7 @@ void SimulationController::installWorld(World world, const QString& source, bool
         m_sim->setParams(params);
     m_initialWorld = std::move(initial);
     m_massRange = range;
+    m_lastEdit.reset(); // edits of the previous system cannot be undone on this one
     m_recordOrigin = m_sim->stepCount(); // a recording goes on with the new system from here
     m_lastRecorded.reset();
     m_framingRequested = true;
@@ -244,6 +247,96 @@ void SimulationController::setStepsPerFrame(int steps)
         return;
     m_stepsPerFrame = steps;
     emit stepsPerFrameChanged(steps);
+}
+
+// ---- sandbox editing -----------------------------------------------------------------------
+
+void SimulationController::applyEdit(const std::function<EditRecord(World&)>& edit, bool isUndo)
+{
+    World world = m_sim->world(); // synchronised: the current state, time and step
+    EditRecord record = edit(world);
+    if (world.empty())
+        throw std::invalid_argument("the edit would leave no bodies; nothing was changed");
+    const auto range = world.massRange();
+    m_sim->setWorld(std::move(world)); // keeps time and step; throws invalid_argument: nothing changes
+    m_massRange = range;
+    if (isUndo)
+        m_lastEdit.reset();
+    else
+        m_lastEdit = std::make_unique<EditRecord>(std::move(record));
+    emit editApplied(QString::fromStdString(isUndo ? "undid: " + record.description
+                                                   : m_lastEdit->description),
+                     m_lastEdit != nullptr);
+}
+
+void SimulationController::addAt(double x, double y, double z, double dragX, double dragY, double dragZ,
+                                 bool cluster, int clusterBodies)
+{
+    if (!m_sim)
+        return;
+    Command c;
+    c.what = QStringLiteral("add");
+    c.requiredCapacity = m_sim->size() + (cluster ? std::size_t(std::max(1, clusterBodies)) : 1);
+    c.apply = [=, this] {
+        applyEdit(
+            [&](World& world) {
+                const FramingSphere f = framingSphere(world);
+                const MassCentre mc = centreOfMass(world);
+                const double G = m_sim->params().G;
+                const double speed = std::sqrt(G * std::max(mc.mass, 1e-30) / f.radius) / f.radius;
+                const Double3 v{dragX * speed, dragY * speed, dragZ * speed};
+                World bodies;
+                std::string what;
+                if (cluster) {
+                    const std::size_t n = std::size_t(std::max(1, clusterBodies));
+                    const double mass = mc.mass / double(world.size()) * double(n);
+                    bodies = makePlummerCluster(n, mass, 0.02 * f.radius, Double3{x, y, z}, v, G, m_editSeed++);
+                    what = "added a Plummer cluster of " + std::to_string(n) + " bodies";
+                } else {
+                    bodies.addBody(Float4{float(x), float(y), float(z), world.massRange().second},
+                                   Float4{float(v.x), float(v.y), float(v.z), 0.f}, Group::Generic);
+                    what = "added a body";
+                }
+                return addBodies(world, bodies, what);
+            },
+            false);
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::removeInRegion(const std::array<float, 16>& viewProjection, float x0, float y0, float x1,
+                                          float y1)
+{
+    Command c;
+    c.what = QStringLiteral("delete");
+    c.apply = [=, this] {
+        applyEdit(
+            [&](World& world) {
+                const std::vector<BodyIndex> inside = bodiesInRegion(world, viewProjection.data(), x0, y0, x1, y1);
+                return removeBodies(world, inside, "removed " + std::to_string(inside.size()) + " bodies");
+            },
+            false);
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::undoLastEdit()
+{
+    Command c;
+    c.what = QStringLiteral("undo");
+    if (m_lastEdit && m_sim && m_lastEdit->kind == EditRecord::Kind::Removed)
+        c.requiredCapacity = m_sim->size() + m_lastEdit->removed.size();
+    c.apply = [this] {
+        if (!m_lastEdit)
+            throw std::invalid_argument("there is no edit to undo");
+        applyEdit(
+            [this](World& world) {
+                undoEdit(world, *m_lastEdit);
+                return *m_lastEdit;
+            },
+            true);
+    };
+    enqueue(std::move(c));
 }
 
 void SimulationController::setRecordEvery(int every)

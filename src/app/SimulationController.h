@@ -11,13 +11,14 @@
 #include <QObject>
 #include <QString>
 
+#include <array>
 #include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
 
-namespace nbody { class Simulation; class World; }
+namespace nbody { class Simulation; class World; struct EditRecord; }
 
 namespace nbody::app {
 
@@ -75,6 +76,19 @@ public slots:
     /// frames that end there (and the current state first) carry FrameResult::record. 0 stops.
     /// A new or reset system starts the count again from its first step.
     void setRecordEvery(int every);
+    // ---- sandbox editing (entities added to and removed from the World; the run goes on) ----
+    /// Adds a body (cluster false: mass = the system's largest) or a Plummer cluster of
+    /// `clusterBodies` bodies (total mass = that many times the mean mass, scale radius 2 % of
+    /// the framing radius R) at (x, y, z), moving with velocity drag / R · sqrt(G M / R): a drag
+    /// across the framing radius gives the system's typical (virial) speed, with M its mass.
+    /// The GL buffers grow through the frame protocol (FrameResult::needCapacity).
+    void addAt(double x, double y, double z, double dragX, double dragY, double dragZ, bool cluster,
+               int clusterBodies = 64);
+    /// Removes the bodies whose projection by `viewProjection` (column-major) falls inside the
+    /// rectangle of normalised device coordinates (x0, y0)–(x1, y1).
+    void removeInRegion(const std::array<float, 16>& viewProjection, float x0, float y0, float x1, float y1);
+    /// Undoes the last edit (one level): removes the added bodies or adds the removed ones back.
+    void undoLastEdit();
     /// Asks for a framing sphere of the current state in the next frame.
     void requestFraming();
     /// Destroys the simulation (on this thread). Called blocking before the thread quits.
@@ -95,6 +109,8 @@ signals:
     void commandFailed(const QString& what, const QString& message);
     void loadFailed(const QString& path, const QString& message);
     void startupFailed(const QString& message);
+    /// An edit was applied ("added a Plummer cluster of 64 bodies"); `undoable`: an undo exists.
+    void editApplied(const QString& description, bool undoable);
 
 private:
     struct Command {
@@ -104,6 +120,8 @@ private:
     };
     void enqueue(Command command);
     void installWorld(nbody::World world, const QString& source, bool deriveParams);
+    /// Applies `edit` to a copy of the current system and installs it (same time and step).
+    void applyEdit(const std::function<nbody::EditRecord(nbody::World&)>& edit, bool isUndo);
     void changeParams(const QString& what, const std::function<void(nbody::SimParams&)>& edit);
     void publishState();
     bool pendingWork() const;
@@ -114,6 +132,8 @@ private:
 
     std::unique_ptr<nbody::Simulation> m_sim;
     std::unique_ptr<nbody::World> m_initialWorld; ///< for reset()
+    std::unique_ptr<nbody::EditRecord> m_lastEdit; ///< for undoLastEdit()
+    std::uint64_t m_editSeed = 1;                  ///< seeds of added clusters
     QString m_source;
     std::vector<Command> m_pending;
     bool m_running = false;
