@@ -55,6 +55,8 @@ struct FrameResult {
     qulonglong needCapacity = 0;
     /// Set when the camera should frame the system (new system, or "Reset camera").
     std::optional<nbody::FramingSphere> framing;
+    /// The centre of mass, when following it is on (SimulationController::setFollowCentre).
+    std::optional<nbody::Double3> centre;
     QString error;               ///< a failure during this frame (already recovered from)
     bool cudaFailed = false;     ///< the error was a CudaError: the controller fell back to `cpu`
     bool running = false;        ///< run state after this frame

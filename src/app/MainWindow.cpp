@@ -168,6 +168,56 @@ void MainWindow::createActions()
     m_resetCameraAction->setStatusTip(tr("Frame the whole system"));
     connect(m_resetCameraAction, &QAction::triggered, this, &MainWindow::framingRequested);
 
+    m_fitAction = new QAction(tr("&Fit to system"), this);
+    m_fitAction->setShortcut(Qt::SHIFT | Qt::Key_F);
+    m_fitAction->setStatusTip(tr("Frame the whole system, keeping the viewing direction"));
+    connect(m_fitAction, &QAction::triggered, this, [this] {
+        m_viewport->setFitKeepsDirection(true);
+        emit framingRequested();
+    });
+    m_followAction = new QAction(tr("F&ollow centre of mass"), this);
+    m_followAction->setCheckable(true);
+    m_followAction->setShortcut(Qt::Key_C);
+    m_followAction->setStatusTip(tr("Keep the centre of mass in the middle of the view (copies GPU state to the host "
+                                    "each frame)"));
+    connect(m_followAction, &QAction::toggled, this, [this](bool on) {
+        m_viewport->setFollowCentre(on);
+        emit followCentreRequested(on);
+    });
+
+    m_toolGroup = new QActionGroup(this);
+    m_toolGroup->setExclusive(true);
+    const struct {
+        Viewport::Tool tool;
+        QString text, tip;
+        QKeySequence key;
+    } tools[] = {
+        {Viewport::Tool::Navigate, tr("&Navigate"), tr("Left-drag orbits, right-drag pans, the wheel zooms"),
+         QKeySequence(Qt::Key_1)},
+        {Viewport::Tool::AddBody, tr("Add &body"),
+         tr("Click to add a heavy body there; drag to give it a velocity"), QKeySequence(Qt::Key_2)},
+        {Viewport::Tool::AddCluster, tr("Add &cluster"),
+         tr("Click to add a small Plummer cluster (64 bodies) there; drag to give it a velocity"),
+         QKeySequence(Qt::Key_3)},
+        {Viewport::Tool::Delete, tr("&Delete region"), tr("Drag a rectangle: the bodies inside are removed"),
+         QKeySequence(Qt::Key_4)},
+    };
+    for (const auto& t : tools) {
+        auto* a = new QAction(t.text, m_toolGroup);
+        a->setCheckable(true);
+        a->setShortcut(t.key);
+        a->setStatusTip(t.tip);
+        a->setToolTip(t.tip);
+        a->setChecked(t.tool == Viewport::Tool::Navigate);
+        const Viewport::Tool tool = t.tool;
+        connect(a, &QAction::triggered, this, [this, tool] { m_viewport->setTool(tool); });
+    }
+    m_undoAction = new QAction(tr("&Undo edit"), this);
+    m_undoAction->setShortcut(QKeySequence::Undo);
+    m_undoAction->setEnabled(false);
+    m_undoAction->setStatusTip(tr("Undo the last add or delete (the simulation keeps running)"));
+    connect(m_undoAction, &QAction::triggered, this, &MainWindow::undoRequested);
+
     m_aboutAction = new QAction(tr("&About N-Body Sandbox"), this);
     connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
 
@@ -214,6 +264,11 @@ void MainWindow::createMenusAndToolbar()
     sim->addSeparator();
     sim->addAction(m_resetAction);
 
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(m_undoAction);
+    edit->addSeparator();
+    edit->addActions(m_toolGroup->actions());
+
     QMenu* kernel = menuBar()->addMenu(tr("&Kernel"));
     kernel->setToolTipsVisible(true);
     kernel->addActions(m_kernelGroup->actions());
@@ -229,9 +284,14 @@ void MainWindow::createMenusAndToolbar()
     bar->addAction(m_resetAction);
     bar->addSeparator();
     bar->addAction(m_resetCameraAction);
+    bar->addSeparator();
+    bar->addActions(m_toolGroup->actions());
+    bar->addAction(m_undoAction);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_resetCameraAction);
+    view->addAction(m_fitAction);
+    view->addAction(m_followAction);
     view->addSeparator();
     QAction* dockToggle = m_runDock->toggleViewAction();
     dockToggle->setText(tr("&Run dock"));
@@ -288,6 +348,21 @@ void MainWindow::connectController()
     connect(this, &MainWindow::kernelRequested, c, &SimulationController::setKernel);
     connect(this, &MainWindow::framingRequested, c, &SimulationController::requestFraming);
     connect(this, &MainWindow::recordEveryRequested, c, &SimulationController::setRecordEvery);
+    connect(this, &MainWindow::followCentreRequested, c, &SimulationController::setFollowCentre);
+    connect(this, &MainWindow::undoRequested, c, &SimulationController::undoLastEdit);
+    // Edits: queued to the worker thread through functors (no metatypes needed for the arguments).
+    connect(m_viewport, &Viewport::addRequested, this,
+            [c](double x, double y, double z, double dx, double dy, double dz, bool cluster) {
+                QMetaObject::invokeMethod(c, [=] { c->addAt(x, y, z, dx, dy, dz, cluster); }, Qt::QueuedConnection);
+            });
+    connect(m_viewport, &Viewport::removeRequested, this,
+            [c](const std::array<float, 16>& vp, float x0, float y0, float x1, float y1) {
+                QMetaObject::invokeMethod(c, [=] { c->removeInRegion(vp, x0, y0, x1, y1); }, Qt::QueuedConnection);
+            });
+    connect(c, &SimulationController::editApplied, this, [this](const QString& what, bool undoable) {
+        m_undoAction->setEnabled(undoable);
+        statusBar()->showMessage(what, 5000);
+    });
 
     connect(m_runDock, &RunDock::stepsToRunEdited, c, &SimulationController::setStepsToRun);
     connect(m_runDock, &RunDock::stepsPerFrameEdited, c, &SimulationController::setStepsPerFrame);
@@ -333,6 +408,8 @@ void MainWindow::onTick()
 void MainWindow::onFrameReady(const FrameResult& result)
 {
     m_viewport->finishFrame(result);
+    if (result.centre)
+        m_viewport->setCentre(glm::vec3(float(result.centre->x), float(result.centre->y), float(result.centre->z)));
     if (result.workPending)
         m_frameWanted = true;
     if (result.needCapacity > 0) {

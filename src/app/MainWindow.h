@@ -55,6 +55,8 @@ signals:
     void kernelRequested(const QString& id);
     void framingRequested();
     void recordEveryRequested(int every);
+    void followCentreRequested(bool follow);
+    void undoRequested();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -135,6 +137,10 @@ private:
     QAction* m_stepAction = nullptr;
     QAction* m_resetAction = nullptr;
     QAction* m_resetCameraAction = nullptr;
+    QAction* m_fitAction = nullptr;
+    QAction* m_followAction = nullptr;
+    QAction* m_undoAction = nullptr;
+    QActionGroup* m_toolGroup = nullptr;
     QAction* m_aboutAction = nullptr;
     QActionGroup* m_kernelGroup = nullptr;
 

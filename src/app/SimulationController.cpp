@@ -339,6 +339,13 @@ void SimulationController::undoLastEdit()
     enqueue(std::move(c));
 }
 
+void SimulationController::setFollowCentre(bool follow)
+{
+    m_followCentre = follow;
+    if (follow)
+        emit workQueued();
+}
+
 void SimulationController::setRecordEvery(int every)
 {
     m_recordEvery = std::max(0, every);
@@ -564,6 +571,8 @@ void SimulationController::advance(const FrameRequest& request)
                 r.framing = framingSphere(m_sim->world());
                 m_framingRequested = false;
             }
+            if (m_followCentre)
+                r.centre = centreOfMass(m_sim->world()).centre;
             r.deviceDrawn = attached && m_sim->kernel().backend == Backend::Cuda;
             if (r.deviceDrawn) {
                 r.current = m_sim->currentBuffer();

@@ -4,11 +4,18 @@
 #include "gl/Renderer.h"
 #include "sim/Errors.h"
 
+#include <QKeyEvent>
 #include <QMouseEvent>
+#include <QPainter>
+#include <QRubberBand>
 #include <QOpenGLContext>
 #include <QWheelEvent>
 
+#include <glm/gtc/type_ptr.hpp>
+
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <exception>
 
@@ -190,11 +197,45 @@ void Viewport::fitCamera()
 {
     if (!m_framing)
         return;
+    const float yaw = m_camera.yawDeg, pitch = m_camera.pitchDeg;
     m_camera.fit(glm::vec3(static_cast<float>(m_framing->x), static_cast<float>(m_framing->y),
                            static_cast<float>(m_framing->z)),
                  static_cast<float>(m_framing->radius),
-                 static_cast<float>(std::max(1, width())) / static_cast<float>(std::max(1, height())));
+                 aspect());
+    if (m_fitKeepsDirection) {
+        m_camera.yawDeg = yaw;
+        m_camera.pitchDeg = pitch;
+        m_fitKeepsDirection = false;
+    }
     update();
+}
+
+float Viewport::aspect() const
+{
+    return static_cast<float>(std::max(1, width())) / static_cast<float>(std::max(1, height()));
+}
+
+glm::vec2 Viewport::ndc(const QPoint& p) const
+{
+    return {2.f * static_cast<float>(p.x()) / static_cast<float>(std::max(1, width())) - 1.f,
+            1.f - 2.f * static_cast<float>(p.y()) / static_cast<float>(std::max(1, height()))};
+}
+
+void Viewport::setCentre(const glm::vec3& centre)
+{
+    if (m_follow && std::isfinite(centre.x) && std::isfinite(centre.y) && std::isfinite(centre.z)) {
+        m_camera.target = centre;
+        update();
+    }
+}
+
+void Viewport::setTool(Tool tool)
+{
+    m_tool = tool;
+    m_editing = false;
+    if (m_rubberBand)
+        m_rubberBand->hide();
+    setCursor(tool == Tool::Navigate ? Qt::ArrowCursor : Qt::CrossCursor);
 }
 
 nbody::gl::RenderStyle Viewport::style(float devicePixelRatio) const
@@ -223,6 +264,14 @@ void Viewport::paintGL()
                          style(static_cast<float>(devicePixelRatioF())), size.width(), size.height());
     } catch (const std::exception& e) {
         emit glFailed(QString::fromUtf8(e.what()));
+    }
+    if (m_editing && m_tool != Tool::Delete) {
+        // The velocity of the body being added: an arrow from the press point to the cursor.
+        QPainter painter(this);
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setPen(QPen(QColor(255, 255, 255, 220), 1.5));
+        painter.drawEllipse(m_editStart, m_tool == Tool::AddCluster ? 10 : 4, m_tool == Tool::AddCluster ? 10 : 4);
+        painter.drawLine(m_editStart, m_lastMouse);
     }
 }
 
@@ -260,6 +309,16 @@ void Viewport::mousePressEvent(QMouseEvent* event)
 {
     m_lastMouse = event->position().toPoint();
     m_dragButtons = event->buttons();
+    if (m_tool != Tool::Navigate && event->button() == Qt::LeftButton) {
+        m_editing = true;
+        m_editStart = m_lastMouse;
+        if (m_tool == Tool::Delete) {
+            if (!m_rubberBand)
+                m_rubberBand = new QRubberBand(QRubberBand::Rectangle, this);
+            m_rubberBand->setGeometry(QRect(m_editStart, QSize()));
+            m_rubberBand->show();
+        }
+    }
     event->accept();
 }
 
@@ -268,7 +327,11 @@ void Viewport::mouseMoveEvent(QMouseEvent* event)
     const QPoint pos = event->position().toPoint();
     const QPoint d = pos - m_lastMouse;
     m_lastMouse = pos;
-    if (event->buttons() & Qt::LeftButton) {
+    if (m_editing && (event->buttons() & Qt::LeftButton)) {
+        if (m_rubberBand && m_tool == Tool::Delete)
+            m_rubberBand->setGeometry(QRect(m_editStart, pos).normalized());
+        update(); // the drag line of an add is painted over the view
+    } else if (event->buttons() & Qt::LeftButton) {
         m_camera.orbit(static_cast<float>(d.x()), static_cast<float>(d.y()));
     } else if (event->buttons() & (Qt::RightButton | Qt::MiddleButton)) {
         m_camera.pan(static_cast<float>(d.x()), static_cast<float>(d.y()),
@@ -283,6 +346,26 @@ void Viewport::mouseMoveEvent(QMouseEvent* event)
 void Viewport::mouseReleaseEvent(QMouseEvent* event)
 {
     m_dragButtons = event->buttons();
+    if (m_editing && event->button() == Qt::LeftButton) {
+        m_editing = false;
+        const QPoint end = event->position().toPoint();
+        if (m_tool == Tool::Delete) {
+            if (m_rubberBand)
+                m_rubberBand->hide();
+            const glm::vec2 a = ndc(m_editStart), b = ndc(end);
+            const glm::mat4 vp = m_camera.projection(aspect()) * m_camera.view();
+            std::array<float, 16> m{};
+            std::memcpy(m.data(), glm::value_ptr(vp), sizeof(float) * 16);
+            if (m_editStart != end)
+                emit removeRequested(m, a.x, a.y, b.x, b.y);
+        } else {
+            const glm::vec2 a = ndc(m_editStart), b = ndc(end);
+            const glm::vec3 p0 = m_camera.pointOnTargetPlane(a.x, a.y, aspect());
+            const glm::vec3 p1 = m_camera.pointOnTargetPlane(b.x, b.y, aspect());
+            emit addRequested(p0.x, p0.y, p0.z, p1.x - p0.x, p1.y - p0.y, p1.z - p0.z, m_tool == Tool::AddCluster);
+        }
+        update();
+    }
     event->accept();
 }
 
@@ -294,6 +377,38 @@ void Viewport::wheelEvent(QWheelEvent* event)
         update();
     }
     event->accept();
+}
+
+void Viewport::keyPressEvent(QKeyEvent* event)
+{
+    // Arrows orbit by 6° (20 pixels' worth); with Shift they pan by 5 % of the view; + and −
+    // (or Page Up / Page Down) zoom; Escape cancels an edit drag.
+    const bool shift = event->modifiers() & Qt::ShiftModifier;
+    const float step = 20.f, panStep = 0.05f * static_cast<float>(std::max(1, height()));
+    float dx = 0.f, dy = 0.f;
+    switch (event->key()) {
+    case Qt::Key_Left: dx = -1.f; break;
+    case Qt::Key_Right: dx = 1.f; break;
+    case Qt::Key_Up: dy = -1.f; break;
+    case Qt::Key_Down: dy = 1.f; break;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+    case Qt::Key_PageUp: m_camera.zoom(1.f); update(); return;
+    case Qt::Key_Minus:
+    case Qt::Key_PageDown: m_camera.zoom(-1.f); update(); return;
+    case Qt::Key_Escape:
+        m_editing = false;
+        if (m_rubberBand)
+            m_rubberBand->hide();
+        update();
+        return;
+    default: QOpenGLWidget::keyPressEvent(event); return;
+    }
+    if (shift)
+        m_camera.pan(-dx * panStep, -dy * panStep, static_cast<float>(std::max(1, height())));
+    else
+        m_camera.orbit(dx * step, dy * step);
+    update();
 }
 
 } // namespace nbody::app

@@ -15,8 +15,11 @@
 #include <QPoint>
 #include <QString>
 
+#include <array>
 #include <functional>
 #include <memory>
+
+class QRubberBand;
 
 namespace nbody::gl {
 class Renderer;
@@ -29,6 +32,14 @@ namespace nbody::app {
 class Viewport : public QOpenGLWidget {
     Q_OBJECT
 public:
+    /// What the left mouse button does.
+    enum class Tool {
+        Navigate,   ///< orbit (left), pan (right/middle), zoom (wheel)
+        AddBody,    ///< press at a point, drag to set the velocity, release: one body
+        AddCluster, ///< the same with a small Plummer cluster
+        Delete,     ///< drag a rubber band: the bodies inside are removed
+    };
+
     explicit Viewport(QWidget* parent = nullptr);
     ~Viewport() override;
 
@@ -67,11 +78,25 @@ public:
     QSize sizeHint() const override { return {960, 720}; }
     QSize minimumSizeHint() const override { return {200, 150}; }
 
+    void setTool(Tool tool);
+    Tool tool() const { return m_tool; }
+    /// Fit-to-system keeps the viewing direction (true) or returns to the default one (false,
+    /// Reset camera); used for the next framing sphere the controller reports.
+    void setFitKeepsDirection(bool keep) { m_fitKeepsDirection = keep; }
+    /// Follow the centre of mass: the camera target moves with the centres the frames report.
+    void setFollowCentre(bool follow) { m_follow = follow; }
+    void setCentre(const glm::vec3& centre);
+
 public slots:
     /// Frames the last framing sphere the controller reported.
     void fitCamera();
 
 signals:
+    /// AddBody / AddCluster: a body or cluster at `position` (length units) with the drag from
+    /// it in length units (the controller turns it into a velocity).
+    void addRequested(double x, double y, double z, double dragX, double dragY, double dragZ, bool cluster);
+    /// Delete: the bodies whose projection falls into the NDC rectangle (x0, y0)–(x1, y1).
+    void removeRequested(const std::array<float, 16>& viewProjection, float x0, float y0, float x1, float y1);
     void interopStateChanged(const QString& state);
     void glInitialized();
     void glFailed(const QString& message);
@@ -84,6 +109,7 @@ protected:
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
 
 private:
     nbody::gl::RenderStyle style(float devicePixelRatio) const;
@@ -112,6 +138,14 @@ private:
 
     QPoint m_lastMouse;
     Qt::MouseButtons m_dragButtons;
+    Tool m_tool = Tool::Navigate;
+    bool m_editing = false; ///< a left drag of an edit tool is in progress
+    QPoint m_editStart;
+    QRubberBand* m_rubberBand = nullptr;
+    bool m_fitKeepsDirection = false;
+    bool m_follow = false;
+    glm::vec2 ndc(const QPoint& p) const;
+    float aspect() const;
 
     quint64 m_framesDrawn = 0;
 };
