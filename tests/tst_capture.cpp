@@ -3,6 +3,7 @@
 // ffprobe); failures (/dev/full, missing or vanished directories) that report a message and
 // leave no partial file under the target's name. Qt Core + Qt Test only (EGL: Mesa llvmpipe
 // here, NVIDIA on the GPU server); the video rows skip without ffmpeg/ffprobe.
+#include "gl/ColourModes.h"
 #include "gl/EglContext.h"
 #include "gl/FrameSink.h"
 #include "gl/Renderer.h"
@@ -129,6 +130,10 @@ private slots:
     void initTestCase();
     void exportedFrame_data();
     void exportedFrame();
+    void colourModes_data();
+    void colourModes();
+    void additiveBlending();
+    void pointOnTargetPlane();
     void unknownExtensionRefused();
     void sequenceCountAndNumbering();
     void sequenceRefusesEarlierFrames();
@@ -224,6 +229,115 @@ void TestCapture::exportedFrame()
                             .arg(d.r(heavy.x(), heavy.y()))
                             .arg(d.g(heavy.x(), heavy.y()))
                             .arg(d.b(heavy.x(), heavy.y()))));
+}
+
+void TestCapture::colourModes_data()
+{
+    QTest::addColumn<QString>("mode");
+    QTest::addColumn<float>("scalarLeft");
+    QTest::addColumn<float>("scalarRight");
+    for (const ColourMode& m : nbody::gl::colourModes())
+        QTest::newRow(std::string(m.id).c_str()) << QString::fromUtf8(m.id.data(), qsizetype(m.id.size()))
+                                                 << (m.source == ColourSource::Group ? 1.f : 0.f)
+                                                 << (m.source == ColourSource::Group ? 2.f : 10.f);
+}
+
+void TestCapture::colourModes()
+{
+    // Every row of the table: the left body (light, scalar `left`) and the right one (heavy,
+    // scalar `right`) take the colours the row names (its gradient ends, or the group colours
+    // of dark matter = 1 and stars = 2). Sprite centres are opaque: exact up to rounding (±2).
+    if (!m_context)
+        QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));
+    QFETCH(QString, mode);
+    QFETCH(float, scalarLeft);
+    QFETCH(float, scalarRight);
+    const ColourMode* m = findColourMode(mode.toStdString());
+    QVERIFY(m);
+    const std::vector<Float4> bodies = {{-1.f, 0.f, 0.f, 2.f}, {1.f, 0.f, 0.f, 8.f}};
+    const float scalars[] = {scalarLeft, scalarRight};
+    ParticleBuffers buffers;
+    buffers.allocate(5); // capacity above N: the renderer draws `count`, not the capacity
+    buffers.upload(0, bodies.data(), bodies.size());
+    buffers.uploadScalars(scalars, 2);
+    Renderer renderer;
+    OrbitCamera camera;
+    camera.yawDeg = camera.pitchDeg = 0.f;
+    camera.fit(glm::vec3(0.f), 1.5f, 2.f);
+    RenderStyle style;
+    style.source = m->source;
+    style.low = m->low;
+    style.high = m->high;
+    style.massMin = 2.f;
+    style.massMax = 8.f;
+    style.scalarMin = 0.f;
+    style.scalarMax = 10.f;
+    style.scalarBuffer = buffers.scalarBuffer();
+    style.pointSize = 9.f;
+    const Image image = renderImage(renderer, buffers.buffer(0), 2, camera, style, 160, 80);
+    auto expect = [&](const glm::vec3& where, ColourRgb c) {
+        const QPoint p = project(camera, where, 160, 80);
+        const std::size_t i = (std::size_t(p.y()) * 160 + std::size_t(p.x())) * 4;
+        const int r = image.rgba[i], g = image.rgba[i + 1], b = image.rgba[i + 2];
+        const int er = int(std::lround(c.r * 255)), eg = int(std::lround(c.g * 255)), eb = int(std::lround(c.b * 255));
+        return std::abs(r - er) <= 2 && std::abs(g - eg) <= 2 && std::abs(b - eb) <= 2
+                   ? QString()
+                   : QStringLiteral("(%1,%2,%3), expected (%4,%5,%6)").arg(r).arg(g).arg(b).arg(er).arg(eg).arg(eb);
+    };
+    const ColourRgb left = m->source == ColourSource::Group ? kGroupColours[1] : m->low;
+    const ColourRgb right = m->source == ColourSource::Group ? kGroupColours[2] : m->high;
+    const QString l = expect({-1.f, 0.f, 0.f}, left), r = expect({1.f, 0.f, 0.f}, right);
+    QVERIFY2(l.isEmpty(), qPrintable("left body " + l));
+    QVERIFY2(r.isEmpty(), qPrintable("right body " + r));
+}
+
+void TestCapture::additiveBlending()
+{
+    // Two green bodies at the same place on a background (51, 102, 153). Normal blending: the
+    // opaque centre is green (0, 255, 0). Additive: the background shows through and the
+    // colours add: (51 + 0 + 0, 102 + 255 + 255 → 255, 153 + 0 + 0).
+    if (!m_context)
+        QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));
+    const std::vector<Float4> bodies = {{0.f, 0.f, 0.f, 1.f}, {0.f, 0.f, 0.f, 1.f}};
+    ParticleBuffers buffers;
+    buffers.allocate(2);
+    buffers.upload(0, bodies.data(), 2);
+    Renderer renderer;
+    OrbitCamera camera;
+    camera.fit(glm::vec3(0.f), 1.f);
+    RenderStyle style;
+    style.massMin = style.massMax = 1.f;
+    style.pointSize = 9.f;
+    style.background[0] = 0.2f;
+    style.background[1] = 0.4f;
+    style.background[2] = 0.6f;
+    const QPoint c = project(camera, glm::vec3(0.f), 32, 32);
+    const std::size_t i = (std::size_t(c.y()) * 32 + std::size_t(c.x())) * 4;
+    const Image normal = renderImage(renderer, buffers.buffer(0), 2, camera, style, 32, 32);
+    QVERIFY(normal.rgba[i] <= 2 && normal.rgba[i + 1] >= 253 && normal.rgba[i + 2] <= 2);
+    style.additive = true;
+    const Image glow = renderImage(renderer, buffers.buffer(0), 2, camera, style, 32, 32);
+    QVERIFY2(std::abs(int(glow.rgba[i]) - 51) <= 2 && glow.rgba[i + 1] >= 253 && std::abs(int(glow.rgba[i + 2]) - 153) <= 2,
+             qPrintable(QStringLiteral("%1,%2,%3").arg(glow.rgba[i]).arg(glow.rgba[i + 1]).arg(glow.rgba[i + 2])));
+}
+
+void TestCapture::pointOnTargetPlane()
+{
+    // Where edits put bodies: the point under a pixel on the plane through the target. It must
+    // project back to that pixel and lie on the plane (distance along the view axis = distance).
+    OrbitCamera camera;
+    camera.fit(glm::vec3(1.f, 2.f, 3.f), 5.f, 1.5f);
+    camera.yawDeg = 70.f;
+    camera.pitchDeg = -35.f;
+    for (const glm::vec2 ndc : {glm::vec2(0.f, 0.f), glm::vec2(0.5f, -0.25f), glm::vec2(-0.9f, 0.9f)}) {
+        const glm::vec3 p = camera.pointOnTargetPlane(ndc.x, ndc.y, 1.5f);
+        const glm::vec4 clip = camera.projection(1.5f) * camera.view() * glm::vec4(p, 1.f);
+        QVERIFY(std::abs(clip.x / clip.w - ndc.x) < 1e-4f && std::abs(clip.y / clip.w - ndc.y) < 1e-4f);
+        const glm::vec3 forward = glm::normalize(camera.target - camera.eye());
+        QVERIFY(std::abs(glm::dot(p - camera.target, forward)) < 1e-4f * camera.distance);
+    }
+    const glm::vec3 centre = camera.pointOnTargetPlane(0.f, 0.f, 1.5f);
+    QVERIFY(glm::length(centre - camera.target) < 1e-4f * camera.distance);
 }
 
 void TestCapture::unknownExtensionRefused()

@@ -55,6 +55,10 @@ struct FrameResult {
     qulonglong needCapacity = 0;
     /// Set when the camera should frame the system (new system, or "Reset camera").
     std::optional<nbody::FramingSphere> framing;
+    /// One float per body for the colour modes Speed (|v|) and Group (0…3), null for Mass;
+    /// with the range the Speed gradient spans (0 … 99th percentile of the speeds).
+    std::shared_ptr<const std::vector<float>> scalars;
+    float scalarMin = 0.f, scalarMax = 1.f;
     /// The centre of mass, when following it is on (SimulationController::setFollowCentre).
     std::optional<nbody::Double3> centre;
     QString error;               ///< a failure during this frame (already recovered from)

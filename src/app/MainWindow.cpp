@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 
 #include "RunDock.h"
+#include "ViewDock.h"
 #include "Viewport.h"
 
 #include "gl/FrameSink.h"
@@ -45,6 +46,16 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     setCentralWidget(m_viewport);
     m_runDock = new RunDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_runDock);
+    m_viewDock = new ViewDock(this);
+    addDockWidget(Qt::RightDockWidgetArea, m_viewDock);
+    connect(m_viewDock, &ViewDock::colourModeChanged, this, [this](const nbody::gl::ColourMode* mode) {
+        m_viewport->setColourMode(mode);
+        if (mode)
+            emit colourSourceRequested(static_cast<int>(mode->source));
+    });
+    connect(m_viewDock, &ViewDock::pointSizeChanged, m_viewport, &Viewport::setPointSize);
+    connect(m_viewDock, &ViewDock::additiveChanged, m_viewport, &Viewport::setAdditive);
+    connect(m_viewDock, &ViewDock::legendToggled, m_viewport, &Viewport::setLegendVisible);
 
     createActions();
     createMenusAndToolbar();
@@ -81,6 +92,8 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     m_runDock->setStepsPerFrame(config.stepsPerFrame);
     m_runDock->setStepsToRun(config.stepsToRun);
     emit initializeRequested(config);
+    if (!m_automation.colourMode.isEmpty())
+        m_viewDock->selectColourMode(m_automation.colourMode);
     if (!m_automation.recordTarget.isEmpty()) {
         const QSize size = m_automation.recordSize.isEmpty() ? m_viewport->sizeHint() : m_automation.recordSize;
         if (!startRecording(m_automation.recordTarget, size, m_automation.recordEvery, 30.0))
@@ -296,6 +309,9 @@ void MainWindow::createMenusAndToolbar()
     QAction* dockToggle = m_runDock->toggleViewAction();
     dockToggle->setText(tr("&Run dock"));
     view->addAction(dockToggle);
+    QAction* viewDockToggle = m_viewDock->toggleViewAction();
+    viewDockToggle->setText(tr("&View dock"));
+    view->addAction(viewDockToggle);
     QAction* barToggle = bar->toggleViewAction();
     barToggle->setText(tr("&Toolbar"));
     view->addAction(barToggle);
@@ -350,6 +366,7 @@ void MainWindow::connectController()
     connect(this, &MainWindow::recordEveryRequested, c, &SimulationController::setRecordEvery);
     connect(this, &MainWindow::followCentreRequested, c, &SimulationController::setFollowCentre);
     connect(this, &MainWindow::undoRequested, c, &SimulationController::undoLastEdit);
+    connect(this, &MainWindow::colourSourceRequested, c, &SimulationController::setColourSource);
     // Edits: queued to the worker thread through functors (no metatypes needed for the arguments).
     connect(m_viewport, &Viewport::addRequested, this,
             [c](double x, double y, double z, double dx, double dy, double dz, bool cluster) {

@@ -25,6 +25,7 @@ namespace nbody::app {
 
 class Viewport;
 class RunDock;
+class ViewDock;
 
 /// What the command line asks for beyond the first system.
 struct Automation {
@@ -33,6 +34,7 @@ struct Automation {
     QString recordTarget; ///< record from the start: a directory (PNG files) or FILE.mp4
     int recordEvery = 1;  ///< steps between recorded frames
     QSize recordSize;     ///< empty: the view's size
+    QString colourMode;   ///< a row of nbody::gl::colourModes(); empty: the default (mass)
     bool quit = false;   ///< exit then (0 on success)
     bool active() const { return !capturePath.isEmpty() || !recordTarget.isEmpty() || quit; }
 };
@@ -57,6 +59,7 @@ signals:
     void recordEveryRequested(int every);
     void followCentreRequested(bool follow);
     void undoRequested();
+    void colourSourceRequested(int source);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -98,6 +101,7 @@ private:
 
     Viewport* m_viewport = nullptr;
     RunDock* m_runDock = nullptr;
+    ViewDock* m_viewDock = nullptr;
     QThread m_thread;
     QPointer<SimulationController> m_controller;
     QTimer m_frameTimer;

@@ -339,6 +339,12 @@ void SimulationController::undoLastEdit()
     enqueue(std::move(c));
 }
 
+void SimulationController::setColourSource(int source)
+{
+    m_colourSource = source;
+    emit workQueued();
+}
+
 void SimulationController::setFollowCentre(bool follow)
 {
     m_followCentre = follow;
@@ -573,6 +579,28 @@ void SimulationController::advance(const FrameRequest& request)
             }
             if (m_followCentre)
                 r.centre = centreOfMass(m_sim->world()).centre;
+            if (m_colourSource == 1) { // speed: 0 … 99th percentile
+                const World& w = m_sim->world();
+                auto speeds = std::make_shared<std::vector<float>>(w.size());
+                for (std::size_t i = 0; i < w.size(); ++i) {
+                    const Float4& v = w.velocities()[i];
+                    (*speeds)[i] = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+                }
+                std::vector<float> sorted = *speeds;
+                const std::size_t k = std::min(sorted.size() - 1, std::size_t(0.99 * double(sorted.size())));
+                std::nth_element(sorted.begin(), sorted.begin() + std::ptrdiff_t(k), sorted.end());
+                r.scalarMin = 0.f;
+                r.scalarMax = sorted[k] > 0.f ? sorted[k] : 1.f;
+                r.scalars = std::move(speeds);
+            } else if (m_colourSource == 2) { // group
+                const World& w = m_sim->world();
+                auto groups = std::make_shared<std::vector<float>>(w.size());
+                for (std::size_t i = 0; i < w.size(); ++i)
+                    (*groups)[i] = float(static_cast<int>(w.groups()[i]));
+                r.scalarMin = 0.f;
+                r.scalarMax = 3.f;
+                r.scalars = std::move(groups);
+            }
             r.deviceDrawn = attached && m_sim->kernel().backend == Backend::Cuda;
             if (r.deviceDrawn) {
                 r.current = m_sim->currentBuffer();

@@ -89,6 +89,9 @@ public slots:
     void removeInRegion(const std::array<float, 16>& viewProjection, float x0, float y0, float x1, float y1);
     /// Undoes the last edit (one level): removes the added bodies or adds the removed ones back.
     void undoLastEdit();
+    /// Colour source of the view (nbody::gl::ColourSource as int): Speed and Group make every
+    /// frame carry FrameResult::scalars (with a CUDA kernel this copies the state to the host).
+    void setColourSource(int source);
     /// Every frame reports the centre of mass (FrameResult::centre) while on. With a CUDA kernel
     /// this copies the state to the host each frame.
     void setFollowCentre(bool follow);
@@ -150,6 +153,7 @@ private:
     int m_stepsPerFrame = 1;
     std::pair<float, float> m_massRange{0.f, 1.f};
     bool m_followCentre = false;
+    int m_colourSource = 0;
     int m_recordEvery = 0;         ///< steps between recorded frames; 0: not recording
     quint64 m_recordOrigin = 0;    ///< step at which recording (or the current system) began
     std::optional<quint64> m_lastRecorded; ///< step of the last frame flagged for recording

@@ -1,5 +1,7 @@
 #include "Viewport.h"
 
+#include "ViewDock.h"
+
 #include "gl/CudaGlInterop.h"
 #include "gl/Renderer.h"
 #include "sim/Errors.h"
@@ -7,6 +9,7 @@
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QRubberBand>
 #include <QOpenGLContext>
 #include <QWheelEvent>
@@ -27,6 +30,9 @@ Viewport::Viewport(QWidget* parent) : QOpenGLWidget(parent)
     setMouseTracking(false);
     m_camera.fit(glm::vec3(0.f), 1.0e5f * 1.7320508f);
     connect(this, &QOpenGLWidget::frameSwapped, this, &Viewport::onFrameSwapped);
+    m_mode = &nbody::gl::colourModes()[0];
+    m_legend = new LegendOverlay(this);
+    updateLegend();
 }
 
 Viewport::~Viewport()
@@ -86,6 +92,7 @@ void Viewport::allocate(std::size_t capacity)
     // caller made the context current
     m_interop.reset();
     m_haveContent = false;
+    m_haveScalars = false;
     try {
         m_buffers->allocate(std::max<std::size_t>(capacity, 1));
     } catch (const std::exception& e) {
@@ -177,6 +184,19 @@ void Viewport::finishFrame(const FrameResult& result)
     }
     doneCurrent();
 
+    if (result.scalars && m_mode->source != nbody::gl::ColourSource::Mass &&
+        result.scalars->size() <= m_buffers->capacity()) {
+        makeCurrent();
+        try {
+            m_buffers->uploadScalars(result.scalars->data(), result.scalars->size());
+            m_haveScalars = true;
+            m_scalarMin = result.scalarMin;
+            m_scalarMax = result.scalarMax;
+        } catch (const std::exception& e) {
+            emit glFailed(QString::fromUtf8(e.what()));
+        }
+        doneCurrent();
+    }
     if (result.hostPositions || result.deviceDrawn) {
         m_count = std::min(n, m_buffers->capacity());
         m_current = result.current;
@@ -184,6 +204,7 @@ void Viewport::finishFrame(const FrameResult& result)
         m_massMax = result.massMax;
         m_haveContent = true;
     }
+    updateLegend();
     if (result.framing) {
         m_framing = result.framing;
         fitCamera();
@@ -241,10 +262,60 @@ void Viewport::setTool(Tool tool)
 nbody::gl::RenderStyle Viewport::style(float devicePixelRatio) const
 {
     nbody::gl::RenderStyle style;
+    style.source = m_mode->source;
+    style.low = m_mode->low;
+    style.high = m_mode->high;
     style.massMin = m_massMin;
     style.massMax = m_massMax;
+    style.scalarMin = m_scalarMin;
+    style.scalarMax = m_scalarMax;
+    // Until the first frame of the mode brings its scalars, Speed and Group draw everything as 0.
+    style.scalarBuffer = m_haveScalars && m_buffers ? m_buffers->scalarBuffer() : 0u;
+    style.pointSize = m_pointSize;
+    style.additive = m_additive;
     style.devicePixelRatio = devicePixelRatio;
     return style;
+}
+
+void Viewport::setColourMode(const nbody::gl::ColourMode* mode)
+{
+    if (!mode || mode == m_mode)
+        return;
+    m_mode = mode;
+    m_haveScalars = false; // the next frame brings the values of the new mode
+    updateLegend();
+    update();
+}
+
+void Viewport::setPointSize(double pixels)
+{
+    m_pointSize = static_cast<float>(std::clamp(pixels, 0.5, 64.0));
+    update();
+}
+
+void Viewport::setAdditive(bool additive)
+{
+    m_additive = additive;
+    update();
+}
+
+void Viewport::setLegendVisible(bool visible)
+{
+    m_legend->setVisible(visible);
+}
+
+void Viewport::updateLegend()
+{
+    if (m_mode->source == nbody::gl::ColourSource::Mass)
+        m_legend->setLegend(m_mode, m_massMin, m_massMax);
+    else
+        m_legend->setLegend(m_mode, m_scalarMin, m_scalarMax);
+}
+
+void Viewport::resizeEvent(QResizeEvent* event)
+{
+    QOpenGLWidget::resizeEvent(event);
+    m_legend->move(10, height() - m_legend->height() - 10);
 }
 
 QSize Viewport::pixelSize() const

@@ -78,6 +78,13 @@ public:
     QSize sizeHint() const override { return {960, 720}; }
     QSize minimumSizeHint() const override { return {200, 150}; }
 
+    /// Colour mode (a row of nbody::gl::colourModes()), sprite size in pixels, additive blending.
+    void setColourMode(const nbody::gl::ColourMode* mode);
+    const nbody::gl::ColourMode* colourMode() const { return m_mode; }
+    void setPointSize(double pixels);
+    void setAdditive(bool additive);
+    void setLegendVisible(bool visible);
+
     void setTool(Tool tool);
     Tool tool() const { return m_tool; }
     /// Fit-to-system keeps the viewing direction (true) or returns to the default one (false,
@@ -105,6 +112,7 @@ protected:
     void initializeGL() override;
     void paintGL() override;
     void resizeGL(int w, int h) override;
+    void resizeEvent(QResizeEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
@@ -143,6 +151,13 @@ private:
     QPoint m_editStart;
     QRubberBand* m_rubberBand = nullptr;
     bool m_fitKeepsDirection = false;
+    const nbody::gl::ColourMode* m_mode = nullptr;
+    float m_pointSize = 3.f;
+    bool m_additive = false;
+    bool m_haveScalars = false;
+    float m_scalarMin = 0.f, m_scalarMax = 1.f;
+    class LegendOverlay* m_legend = nullptr;
+    void updateLegend();
     bool m_follow = false;
     glm::vec2 ndc(const QPoint& p) const;
     float aspect() const;

@@ -10,6 +10,7 @@
 ///   --record TARGET        record from the start: a directory (PNG files) or FILE.mp4
 ///   --record-every K       steps between recorded frames (default 1)
 ///   --record-size WxH      recorded frame size (default 960x720)
+///   --colour MODE          colour mode: mass (default), speed, group
 ///   --quit                 exit after that (0 on success; 1 when something failed; 2 for bad
 ///                          options such as an unknown kernel)
 
@@ -22,6 +23,7 @@
 #include "sim/Scenario.h"
 
 #include <QApplication>
+#include "gl/ColourModes.h"
 #include "gl/Renderer.h"
 
 #include <QCommandLineParser>
@@ -58,6 +60,10 @@ int main(int argc, char* argv[])
     format.setDepthBufferSize(24);
     format.setSwapInterval(1);
     QSurfaceFormat::setDefaultFormat(format);
+    // Desktop OpenGL (not OpenGL ES) on every platform, Wayland included; sharing lets the
+    // viewport's context survive being re-parented (docking) without losing its buffers.
+    QCoreApplication::setAttribute(Qt::AA_UseDesktopOpenGL);
+    QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -94,10 +100,16 @@ int main(int argc, char* argv[])
     const QCommandLineOption recordSizeOpt(QStringLiteral("record-size"),
                                            QStringLiteral("Size of recorded frames."), QStringLiteral("WxH"),
                                            QStringLiteral("960x720"));
+    QStringList modes;
+    for (const nbody::gl::ColourMode& m : nbody::gl::colourModes())
+        modes << QString::fromUtf8(m.id.data(), static_cast<qsizetype>(m.id.size()));
+    const QCommandLineOption colourOpt(QStringLiteral("colour"),
+                                       QStringLiteral("Colour mode (%1).").arg(modes.join(QStringLiteral(", "))),
+                                       QStringLiteral("MODE"), QStringLiteral("mass"));
     const QCommandLineOption quitOpt(QStringLiteral("quit"),
                                      QStringLiteral("Exit after the steps (and the capture)."));
     parser.addOptions({kernelOpt, bodiesOpt, inputOpt, stepsOpt, spfOpt, captureOpt, captureSizeOpt, recordOpt,
-                       recordEveryOpt, recordSizeOpt, quitOpt});
+                       recordEveryOpt, recordSizeOpt, colourOpt, quitOpt});
     // Parsed before the QApplication exists, so bad options are reported without a display.
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
@@ -171,6 +183,11 @@ int main(int argc, char* argv[])
         return usageError(QStringLiteral("--record-size must be WxH with both in 16..16384, not '%1'")
                               .arg(parser.value(recordSizeOpt)));
     automation.recordSize = *recordSize;
+
+    automation.colourMode = parser.value(colourOpt);
+    if (!nbody::gl::findColourMode(automation.colourMode.toStdString()))
+        return usageError(QStringLiteral("unknown colour mode '%1' (known: %2)")
+                              .arg(automation.colourMode, modes.join(QStringLiteral(", "))));
 
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("nbody-sandbox"));

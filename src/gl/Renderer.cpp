@@ -126,6 +126,8 @@ ParticleBuffers::~ParticleBuffers()
 {
     if (m_buffers[0] != 0 || m_buffers[1] != 0)
         glDeleteBuffers(2, m_buffers);
+    if (m_scalars != 0)
+        glDeleteBuffers(1, &m_scalars);
 }
 
 void ParticleBuffers::allocate(std::size_t capacity)
@@ -151,6 +153,10 @@ void ParticleBuffers::allocate(std::size_t capacity)
         glBindBuffer(GL_ARRAY_BUFFER, b);
         glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(capacity * kStride), nullptr, GL_DYNAMIC_DRAW);
     }
+    if (m_scalars == 0)
+        glGenBuffers(1, &m_scalars);
+    glBindBuffer(GL_ARRAY_BUFFER, m_scalars);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(capacity * sizeof(float)), nullptr, GL_DYNAMIC_DRAW);
     glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(previous));
     checkGl(("glBufferData(" + std::to_string(capacity * kStride) + " bytes)").c_str());
     m_capacity = capacity;
@@ -176,6 +182,24 @@ void ParticleBuffers::upload(int index, const Float4* positions, std::size_t cou
     checkGl("glBufferSubData");
 }
 
+void ParticleBuffers::uploadScalars(const float* values, std::size_t count)
+{
+    if (count > m_capacity)
+        throw std::out_of_range("ParticleBuffers::uploadScalars: " + std::to_string(count) +
+                                " values exceed the capacity " + std::to_string(m_capacity));
+    if (count == 0)
+        return;
+    if (values == nullptr)
+        throw std::invalid_argument("ParticleBuffers::uploadScalars: null values");
+    clearGlErrors();
+    GLint previous = 0;
+    glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &previous);
+    glBindBuffer(GL_ARRAY_BUFFER, m_scalars);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(count * sizeof(float)), values);
+    glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(previous));
+    checkGl("glBufferSubData (scalars)");
+}
+
 // ---- Renderer ---------------------------------------------------------------------------------
 
 Renderer::Renderer()
@@ -199,8 +223,12 @@ Renderer::Renderer()
     glDeleteShader(frag);
     try {
         m_uViewProjection = uniformLocation(m_program, "u_viewProjection");
-        m_uMassMin = uniformLocation(m_program, "u_massMin");
-        m_uMassMax = uniformLocation(m_program, "u_massMax");
+        m_uSource = uniformLocation(m_program, "u_source");
+        m_uValueMin = uniformLocation(m_program, "u_valueMin");
+        m_uValueMax = uniformLocation(m_program, "u_valueMax");
+        m_uLow = uniformLocation(m_program, "u_low");
+        m_uHigh = uniformLocation(m_program, "u_high");
+        m_uGroupColours = uniformLocation(m_program, "u_groupColours[0]");
         m_uPointSize = uniformLocation(m_program, "u_pointSize");
         glGenVertexArrays(1, &m_vao);
         if (m_vao == 0)
@@ -246,11 +274,26 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
     count = std::min(count, static_cast<std::size_t>(INT_MAX));
     glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, static_cast<GLsizei>(kStride), nullptr);
     glEnableVertexAttribArray(0);
+    const bool scalars = style.scalarBuffer != 0 && style.source != ColourSource::Mass;
+    if (scalars) {
+        glBindBuffer(GL_ARRAY_BUFFER, style.scalarBuffer);
+        GLint64 scalarBytes = 0;
+        glGetBufferParameteri64v(GL_ARRAY_BUFFER, GL_BUFFER_SIZE, &scalarBytes);
+        count = std::min(count, static_cast<std::size_t>(std::max<GLint64>(scalarBytes, 0)) / sizeof(float));
+        glVertexAttribPointer(1, 1, GL_FLOAT, GL_FALSE, sizeof(float), nullptr);
+        glEnableVertexAttribArray(1);
+    } else {
+        glDisableVertexAttribArray(1);
+        glVertexAttrib1f(1, 0.f);
+    }
 
     glDisable(GL_DEPTH_TEST);
     glDisable(GL_CULL_FACE);
     glEnable(GL_BLEND);
-    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    if (style.additive) // overlapping sprites add up: dense regions glow
+        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE, GL_ONE, GL_ONE);
+    else
+        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
     glEnable(GL_PROGRAM_POINT_SIZE);
     if (m_compatibilityProfile)
         glEnable(GL_POINT_SPRITE);
@@ -259,8 +302,13 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
     const glm::mat4 viewProjection = camera.projection(aspect) * camera.view();
     glUseProgram(m_program);
     glUniformMatrix4fv(m_uViewProjection, 1, GL_FALSE, glm::value_ptr(viewProjection));
-    glUniform1f(m_uMassMin, style.massMin);
-    glUniform1f(m_uMassMax, style.massMax);
+    const bool byMass = style.source == ColourSource::Mass;
+    glUniform1i(m_uSource, static_cast<int>(style.source));
+    glUniform1f(m_uValueMin, byMass ? style.massMin : style.scalarMin);
+    glUniform1f(m_uValueMax, byMass ? style.massMax : style.scalarMax);
+    glUniform3f(m_uLow, style.low.r, style.low.g, style.low.b);
+    glUniform3f(m_uHigh, style.high.r, style.high.g, style.high.b);
+    glUniform3fv(m_uGroupColours, 4, &kGroupColours[0].r);
     const float dpr = style.devicePixelRatio > 0.f ? style.devicePixelRatio : 1.f;
     glUniform1f(m_uPointSize, style.pointSize * dpr);
 
@@ -269,6 +317,7 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
 
     glUseProgram(0);
     glDisableVertexAttribArray(0);
+    glDisableVertexAttribArray(1);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glBindVertexArray(0);
     glDisable(GL_BLEND);

@@ -6,6 +6,7 @@
 /// the calling thread; create and destroy on that thread.
 
 #include "Camera.h"
+#include "ColourModes.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -33,22 +34,36 @@ public:
     ParticleBuffers(const ParticleBuffers&) = delete;
     ParticleBuffers& operator=(const ParticleBuffers&) = delete;
 
-    /// (Re)allocates both buffers for `capacity` bodies (contents undefined). Throws GlError.
+    /// (Re)allocates both buffers for `capacity` bodies (contents undefined), and the scalar
+    /// buffer (one float per body). Throws GlError.
     void allocate(std::size_t capacity);
     /// Uploads host positions into buffer `index` (count ≤ capacity). The no-interop path.
     /// Throws std::out_of_range for an index other than 0, 1 or count > capacity, GlError.
     void upload(int index, const Float4* positions, std::size_t count);
+    /// Uploads one float per body (speed, group) into the scalar buffer. Throws as upload().
+    void uploadScalars(const float* values, std::size_t count);
     unsigned buffer(int index) const { return m_buffers[index]; } ///< GL buffer name
+    unsigned scalarBuffer() const { return m_scalars; }          ///< GL buffer name
     std::size_t capacity() const { return m_capacity; }
 
 private:
     unsigned m_buffers[2] = {0, 0};
+    unsigned m_scalars = 0;
     std::size_t m_capacity = 0;
 };
 
 struct RenderStyle {
-    float massMin = 0.f;   ///< mass mapped to green
-    float massMax = 1.f;   ///< mass mapped to red
+    ColourSource source = ColourSource::Mass; ///< what the colour is computed from (ColourModes.h)
+    ColourRgb low{0.f, 1.f, 0.f};  ///< colour of the smallest value (mass: green)
+    ColourRgb high{1.f, 0.f, 0.f}; ///< colour of the largest value (mass: red)
+    float massMin = 0.f;   ///< mass mapped to `low`
+    float massMax = 1.f;   ///< mass mapped to `high`
+    float scalarMin = 0.f; ///< Speed: value mapped to `low`
+    float scalarMax = 1.f; ///< Speed: value mapped to `high`
+    /// GL buffer of one float per body (speed, or the group as 0…3) for Speed and Group; 0:
+    /// every body reads 0.
+    unsigned scalarBuffer = 0;
+    bool additive = false; ///< additive blending (overlapping bodies add up to a glow)
     float pointSize = 3.f; ///< sprite diameter in pixels (at device pixel ratio 1)
     float devicePixelRatio = 1.f;
     float background[3] = {0.02f, 0.02f, 0.05f};
@@ -74,7 +89,8 @@ public:
 private:
     unsigned m_program = 0;
     unsigned m_vao = 0;
-    int m_uViewProjection = -1, m_uMassMin = -1, m_uMassMax = -1, m_uPointSize = -1;
+    int m_uViewProjection = -1, m_uSource = -1, m_uValueMin = -1, m_uValueMax = -1, m_uLow = -1, m_uHigh = -1,
+        m_uGroupColours = -1, m_uPointSize = -1;
     bool m_compatibilityProfile = false; ///< GL_POINT_SPRITE must be enabled there
 };
 
