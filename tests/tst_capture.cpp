@@ -134,6 +134,8 @@ private slots:
     void colourModes();
     void additiveBlending();
     void pointOnTargetPlane();
+    void boundsBoxAndAxes();
+    void fadingTrails();
     void unknownExtensionRefused();
     void sequenceCountAndNumbering();
     void sequenceRefusesEarlierFrames();
@@ -338,6 +340,79 @@ void TestCapture::pointOnTargetPlane()
     }
     const glm::vec3 centre = camera.pointOnTargetPlane(0.f, 0.f, 1.5f);
     QVERIFY(glm::length(centre - camera.target) < 1e-4f * camera.distance);
+}
+
+void TestCapture::boundsBoxAndAxes()
+{
+    // 12 box edges and 3 axes, drawn over the bodies: the middle of an edge and of each axis
+    // carries its colour (lines are one pixel wide: looked for in a 3×3 neighbourhood).
+    if (!m_context)
+        QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));
+    const float lo[3] = {-1.f, -1.f, -1.f}, hi[3] = {1.f, 1.f, 1.f}, origin[3] = {0.f, 0.f, 0.f};
+    const std::vector<float> box = boxLines(lo, hi, {1.f, 1.f, 0.f});
+    QCOMPARE(box.size(), std::size_t(12 * 2 * 6));
+    const std::vector<float> axes = axesLines(origin, 0.9f);
+    QCOMPARE(axes.size(), std::size_t(3 * 2 * 6));
+    Renderer renderer;
+    OrbitCamera camera;
+    camera.fit(glm::vec3(0.f), 1.8f, 1.f);
+    OffscreenTarget target(200, 200);
+    target.bind();
+    RenderStyle style;
+    renderer.draw(0, 0, camera, style, 200, 200);
+    renderer.drawLines(box, camera, 200, 200);
+    renderer.drawLines(axes, camera, 200, 200);
+    const Image image = target.read();
+    auto seen = [&](const glm::vec3& p, auto&& test) {
+        const QPoint c = project(camera, p, 200, 200);
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+                const std::size_t i = (std::size_t(c.y() + dy) * 200 + std::size_t(c.x() + dx)) * 4;
+                if (test(image.rgba[i], image.rgba[i + 1], image.rgba[i + 2]))
+                    return true;
+            }
+        return false;
+    };
+    // alpha 0.8 over the dark background: a channel at 1 reads about 205, one at 0 about 0–13
+    auto yellow = [](int r, int g, int b) { return r > 180 && g > 180 && b < 60; };
+    QVERIFY(seen({0.f, 1.f, 1.f}, yellow));   // the edge (x, 1, 1)
+    QVERIFY(seen({-1.f, -1.f, 0.f}, yellow)); // the edge (-1, -1, z)
+    QVERIFY(seen({0.45f, 0.f, 0.f}, [](int r, int g, int b) { return r > 180 && g < 80 && b < 80; }));
+    QVERIFY(seen({0.f, 0.45f, 0.f}, [](int r, int g, int b) { return g > 180 && r < 80 && b < 80; }));
+    QVERIFY(seen({0.f, 0.f, 0.45f}, [](int r, int g, int b) { return b > 180 && r < 80 && g < 80; }));
+}
+
+void TestCapture::fadingTrails()
+{
+    // Frame 1: a green body at A. Frame 2 with trailFade f = 0.5, the body now at B: the pixel at
+    // A keeps (1 − f) of its green over the background: 0.5 · 255 + 0.5 · 0 ≈ 128 (±3), B is green.
+    if (!m_context)
+        QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));
+    ParticleBuffers buffers;
+    buffers.allocate(1);
+    Renderer renderer;
+    OrbitCamera camera;
+    camera.yawDeg = camera.pitchDeg = 0.f;
+    camera.fit(glm::vec3(0.f), 1.f, 1.f);
+    RenderStyle style;
+    style.massMin = style.massMax = 1.f;
+    style.pointSize = 7.f;
+    style.background[0] = style.background[1] = style.background[2] = 0.f;
+    OffscreenTarget target(64, 64);
+    target.bind();
+    const Float4 a{-0.5f, 0.f, 0.f, 1.f}, b{0.5f, 0.f, 0.f, 1.f};
+    buffers.upload(0, &a, 1);
+    renderer.draw(buffers.buffer(0), 1, camera, style, 64, 64);
+    buffers.upload(0, &b, 1);
+    style.trailFade = 0.5f;
+    renderer.draw(buffers.buffer(0), 1, camera, style, 64, 64);
+    const Image image = target.read();
+    auto green = [&](const glm::vec3& p) {
+        const QPoint c = project(camera, p, 64, 64);
+        return int(image.rgba[(std::size_t(c.y()) * 64 + std::size_t(c.x())) * 4 + 1]);
+    };
+    QVERIFY2(std::abs(green({-0.5f, 0.f, 0.f}) - 128) <= 3, qPrintable(QString::number(green({-0.5f, 0.f, 0.f}))));
+    QCOMPARE(green({0.5f, 0.f, 0.f}), 255);
 }
 
 void TestCapture::unknownExtensionRefused()

@@ -22,6 +22,7 @@
 #include <QMetaType>
 #include <QString>
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -59,6 +60,8 @@ struct FrameResult {
     /// with the range the Speed gradient spans (0 … 99th percentile of the speeds).
     std::shared_ptr<const std::vector<float>> scalars;
     float scalarMin = 0.f, scalarMax = 1.f;
+    /// Axis-aligned bounds of the bodies (min x, y, z, max x, y, z), when reporting them is on.
+    std::optional<std::array<float, 6>> bounds;
     /// The centre of mass, when following it is on (SimulationController::setFollowCentre).
     std::optional<nbody::Double3> centre;
     QString error;               ///< a failure during this frame (already recovered from)

@@ -56,6 +56,12 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     connect(m_viewDock, &ViewDock::pointSizeChanged, m_viewport, &Viewport::setPointSize);
     connect(m_viewDock, &ViewDock::additiveChanged, m_viewport, &Viewport::setAdditive);
     connect(m_viewDock, &ViewDock::legendToggled, m_viewport, &Viewport::setLegendVisible);
+    connect(m_viewDock, &ViewDock::axesToggled, m_viewport, &Viewport::setShowAxes);
+    connect(m_viewDock, &ViewDock::trailsToggled, m_viewport, &Viewport::setTrails);
+    connect(m_viewDock, &ViewDock::boundsToggled, this, [this](bool on) {
+        m_viewport->setShowBounds(on);
+        emit reportBoundsRequested(on);
+    });
 
     createActions();
     createMenusAndToolbar();
@@ -367,6 +373,7 @@ void MainWindow::connectController()
     connect(this, &MainWindow::followCentreRequested, c, &SimulationController::setFollowCentre);
     connect(this, &MainWindow::undoRequested, c, &SimulationController::undoLastEdit);
     connect(this, &MainWindow::colourSourceRequested, c, &SimulationController::setColourSource);
+    connect(this, &MainWindow::reportBoundsRequested, c, &SimulationController::setReportBounds);
     // Edits: queued to the worker thread through functors (no metatypes needed for the arguments).
     connect(m_viewport, &Viewport::addRequested, this,
             [c](double x, double y, double z, double dx, double dy, double dz, bool cluster) {

@@ -60,6 +60,7 @@ signals:
     void followCentreRequested(bool follow);
     void undoRequested();
     void colourSourceRequested(int source);
+    void reportBoundsRequested(bool report);
 
 protected:
     void closeEvent(QCloseEvent* event) override;

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <stdexcept>
 
 namespace nbody::app {
@@ -345,6 +346,13 @@ void SimulationController::setColourSource(int source)
     emit workQueued();
 }
 
+void SimulationController::setReportBounds(bool report)
+{
+    m_reportBounds = report;
+    if (report)
+        emit workQueued();
+}
+
 void SimulationController::setFollowCentre(bool follow)
 {
     m_followCentre = follow;
@@ -579,6 +587,16 @@ void SimulationController::advance(const FrameRequest& request)
             }
             if (m_followCentre)
                 r.centre = centreOfMass(m_sim->world()).centre;
+            if (m_reportBounds) {
+                std::array<float, 6> b{std::numeric_limits<float>::max(), std::numeric_limits<float>::max(),
+                                       std::numeric_limits<float>::max(), std::numeric_limits<float>::lowest(),
+                                       std::numeric_limits<float>::lowest(), std::numeric_limits<float>::lowest()};
+                for (const Float4& p : m_sim->world().positions()) {
+                    b[0] = std::min(b[0], p.x), b[1] = std::min(b[1], p.y), b[2] = std::min(b[2], p.z);
+                    b[3] = std::max(b[3], p.x), b[4] = std::max(b[4], p.y), b[5] = std::max(b[5], p.z);
+                }
+                r.bounds = b;
+            }
             if (m_colourSource == 1) { // speed: 0 … 99th percentile
                 const World& w = m_sim->world();
                 auto speeds = std::make_shared<std::vector<float>>(w.size());

@@ -92,6 +92,9 @@ public slots:
     /// Colour source of the view (nbody::gl::ColourSource as int): Speed and Group make every
     /// frame carry FrameResult::scalars (with a CUDA kernel this copies the state to the host).
     void setColourSource(int source);
+    /// Every frame reports the bodies' bounds (FrameResult::bounds) while on (a host copy with
+    /// a CUDA kernel, as setFollowCentre).
+    void setReportBounds(bool report);
     /// Every frame reports the centre of mass (FrameResult::centre) while on. With a CUDA kernel
     /// this copies the state to the host each frame.
     void setFollowCentre(bool follow);
@@ -153,6 +156,7 @@ private:
     int m_stepsPerFrame = 1;
     std::pair<float, float> m_massRange{0.f, 1.f};
     bool m_followCentre = false;
+    bool m_reportBounds = false;
     int m_colourSource = 0;
     int m_recordEvery = 0;         ///< steps between recorded frames; 0: not recording
     quint64 m_recordOrigin = 0;    ///< step at which recording (or the current system) began

@@ -110,9 +110,21 @@ ViewDock::ViewDock(QWidget* parent) : QDockWidget(tr("View"), parent)
     m_additive = new QCheckBox(tr("Additive blending (glow)"), body);
     m_additive->setToolTip(tr("Overlapping bodies add up their light: dense regions glow"));
     form->addRow(m_additive);
+    auto* trails = new QCheckBox(tr("Fading trails"), body);
+    trails->setToolTip(tr("Each frame fades out instead of being cleared (on screen only)"));
+    form->addRow(trails);
+    auto* bounds = new QCheckBox(tr("Bounds box"), body);
+    bounds->setToolTip(tr("The bodies' axis-aligned bounding box"));
+    form->addRow(bounds);
+    auto* axes = new QCheckBox(tr("Axes"), body);
+    axes->setToolTip(tr("x (red), y (green), z (blue) from the origin"));
+    form->addRow(axes);
     m_legend = new QCheckBox(tr("Legend"), body);
     m_legend->setChecked(true);
     form->addRow(m_legend);
+    connect(trails, &QCheckBox::toggled, this, &ViewDock::trailsToggled);
+    connect(bounds, &QCheckBox::toggled, this, &ViewDock::boundsToggled);
+    connect(axes, &QCheckBox::toggled, this, &ViewDock::axesToggled);
     setWidget(body);
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int) {
         emit colourModeChanged(nbody::gl::findColourMode(m_mode->currentData().toString().toStdString()));

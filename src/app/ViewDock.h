@@ -43,6 +43,9 @@ signals:
     void pointSizeChanged(double pixels);
     void additiveChanged(bool additive);
     void legendToggled(bool visible);
+    void boundsToggled(bool visible);
+    void axesToggled(bool visible);
+    void trailsToggled(bool on);
 
 private:
     QComboBox* m_mode;

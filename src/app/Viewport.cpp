@@ -205,6 +205,8 @@ void Viewport::finishFrame(const FrameResult& result)
         m_haveContent = true;
     }
     updateLegend();
+    if (result.bounds && m_showBounds)
+        m_bounds = result.bounds;
     if (result.framing) {
         m_framing = result.framing;
         fitCamera();
@@ -304,6 +306,40 @@ void Viewport::setLegendVisible(bool visible)
     m_legend->setVisible(visible);
 }
 
+void Viewport::setShowBounds(bool show)
+{
+    m_showBounds = show;
+    if (!show)
+        m_bounds.reset();
+    update();
+}
+
+void Viewport::setShowAxes(bool show)
+{
+    m_showAxes = show;
+    update();
+}
+
+void Viewport::setTrails(bool trails)
+{
+    m_trails = trails;
+    // Trails draw over the previous frame: the widget's framebuffer must keep its content.
+    setUpdateBehavior(trails ? QOpenGLWidget::PartialUpdate : QOpenGLWidget::NoPartialUpdate);
+    update();
+}
+
+void Viewport::drawOverlays(int w, int h)
+{
+    if (m_showBounds && m_bounds) {
+        const auto& b = *m_bounds;
+        m_renderer->drawLines(nbody::gl::boxLines(&b[0], &b[3], {0.9f, 0.9f, 0.4f}), m_camera, w, h);
+    }
+    if (m_showAxes) {
+        const float origin[3] = {0.f, 0.f, 0.f};
+        m_renderer->drawLines(nbody::gl::axesLines(origin, 0.5f * m_camera.sceneRadius), m_camera, w, h);
+    }
+}
+
 void Viewport::updateLegend()
 {
     if (m_mode->source == nbody::gl::ColourSource::Mass)
@@ -331,8 +367,12 @@ void Viewport::paintGL()
     const QSize size = pixelSize();
     const bool draw = m_haveContent && m_buffers && m_count > 0 && !m_mapped;
     try {
-        m_renderer->draw(draw ? m_buffers->buffer(m_current) : 0u, draw ? m_count : 0, m_camera,
-                         style(static_cast<float>(devicePixelRatioF())), size.width(), size.height());
+        nbody::gl::RenderStyle st = style(static_cast<float>(devicePixelRatioF()));
+        if (m_trails)
+            st.trailFade = 0.12f; // each frame keeps 88 % of the last: trails of a few dozen frames
+        m_renderer->draw(draw ? m_buffers->buffer(m_current) : 0u, draw ? m_count : 0, m_camera, st, size.width(),
+                         size.height());
+        drawOverlays(size.width(), size.height());
     } catch (const std::exception& e) {
         emit glFailed(QString::fromUtf8(e.what()));
     }
@@ -357,8 +397,11 @@ nbody::gl::Image Viewport::renderFrame(int w, int h)
     const float scale = static_cast<float>(h) / static_cast<float>(std::max(1, height()));
     makeCurrent();
     try {
-        nbody::gl::Image image = nbody::gl::renderImage(*m_renderer, draw ? m_buffers->buffer(m_current) : 0u,
-                                                        draw ? m_count : 0, m_camera, style(scale), w, h);
+        nbody::gl::OffscreenTarget target(w, h); // restores nothing: paintGL binds its own target
+        target.bind();
+        m_renderer->draw(draw ? m_buffers->buffer(m_current) : 0u, draw ? m_count : 0, m_camera, style(scale), w, h);
+        drawOverlays(w, h);
+        nbody::gl::Image image = target.read();
         doneCurrent();
         return image;
     } catch (...) {

@@ -84,6 +84,12 @@ public:
     void setPointSize(double pixels);
     void setAdditive(bool additive);
     void setLegendVisible(bool visible);
+    /// Overlays: the bodies' bounding box (from FrameResult::bounds) and x/y/z axes at the origin.
+    void setShowBounds(bool show);
+    void setShowAxes(bool show);
+    /// Fading trails: frames fade out instead of being cleared (on screen only; exports are
+    /// single frames).
+    void setTrails(bool trails);
 
     void setTool(Tool tool);
     Tool tool() const { return m_tool; }
@@ -157,6 +163,9 @@ private:
     bool m_haveScalars = false;
     float m_scalarMin = 0.f, m_scalarMax = 1.f;
     class LegendOverlay* m_legend = nullptr;
+    bool m_showBounds = false, m_showAxes = false, m_trails = false;
+    std::optional<std::array<float, 6>> m_bounds;
+    void drawOverlays(int width, int height);
     void updateLegend();
     bool m_follow = false;
     glm::vec2 ndc(const QPoint& p) const;

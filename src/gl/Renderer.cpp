@@ -6,6 +6,7 @@
 #include <glm/gtc/type_ptr.hpp>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +20,8 @@ namespace shaders {
 // Generated from resources/shaders/ by src/gl/CMakeLists.txt (ShaderSources.cpp).
 extern const char* const bodies_vert;
 extern const char* const bodies_frag;
+extern const char* const lines_vert;
+extern const char* const lines_frag;
 } // namespace shaders
 
 namespace {
@@ -82,7 +85,7 @@ GLuint compileShader(GLenum type, const char* source, const char* name)
     return shader;
 }
 
-GLuint linkProgram(GLuint vert, GLuint frag)
+GLuint linkProgram(GLuint vert, GLuint frag, const char* name = "bodies")
 {
     const GLuint program = glCreateProgram();
     if (program == 0)
@@ -102,7 +105,7 @@ GLuint linkProgram(GLuint vert, GLuint frag)
         glGetProgramInfoLog(program, length, nullptr, log.data());
         log.resize(std::strlen(log.c_str()));
         glDeleteProgram(program);
-        throw GlError("linking the bodies shader program failed:\n" + log);
+        throw GlError(std::string("linking the ") + name + " shader program failed:\n" + log);
     }
     return program;
 }
@@ -238,6 +241,29 @@ Renderer::Renderer()
         m_program = 0;
         throw;
     }
+    // The overlay lines: their own small program, vertex array and buffer.
+    {
+        const GLuint lv = compileShader(GL_VERTEX_SHADER, shaders::lines_vert, "lines.vert");
+        GLuint lf = 0;
+        try {
+            lf = compileShader(GL_FRAGMENT_SHADER, shaders::lines_frag, "lines.frag");
+            m_linesProgram = linkProgram(lv, lf, "lines");
+        } catch (...) {
+            glDeleteShader(lv);
+            if (lf != 0)
+                glDeleteShader(lf);
+            glDeleteVertexArrays(1, &m_vao);
+            glDeleteProgram(m_program);
+            m_vao = m_program = 0;
+            throw;
+        }
+        glDeleteShader(lv);
+        glDeleteShader(lf);
+        m_uLinesViewProjection = glGetUniformLocation(m_linesProgram, "u_viewProjection");
+        m_uLinesAlpha = glGetUniformLocation(m_linesProgram, "u_alpha");
+        glGenVertexArrays(1, &m_linesVao);
+        glGenBuffers(1, &m_linesVbo);
+    }
     // A compatibility-profile context (some QOpenGLWidget setups) draws gl_PointCoord only with
     // point sprites enabled; in a core profile they always are (and the enum is invalid).
     GLint profile = 0;
@@ -248,6 +274,12 @@ Renderer::Renderer()
 
 Renderer::~Renderer()
 {
+    if (m_linesVbo != 0)
+        glDeleteBuffers(1, &m_linesVbo);
+    if (m_linesVao != 0)
+        glDeleteVertexArrays(1, &m_linesVao);
+    if (m_linesProgram != 0)
+        glDeleteProgram(m_linesProgram);
     if (m_vao != 0)
         glDeleteVertexArrays(1, &m_vao);
     if (m_program != 0)
@@ -260,8 +292,17 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
     if (width <= 0 || height <= 0)
         return;
     glViewport(0, 0, width, height);
-    glClearColor(style.background[0], style.background[1], style.background[2], 1.f);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    if (style.trailFade > 0.f && style.trailFade < 1.f) {
+        // Trails: cover the previous frame with the background at a small opacity.
+        const float r = style.background[0], g = style.background[1], b = style.background[2];
+        const std::vector<float> quad = {-1, -1, 0, r, g, b, 1, -1, 0, r, g, b, 1, 1, 0, r, g, b,
+                                         -1, -1, 0, r, g, b, 1, 1, 0, r, g, b, -1, 1, 0, r, g, b};
+        drawPrimitives(quad, glm::mat4(1.f), style.trailFade, GL_TRIANGLES);
+        glClear(GL_DEPTH_BUFFER_BIT);
+    } else {
+        glClearColor(style.background[0], style.background[1], style.background[2], 1.f);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    }
     if (buffer == 0 || count == 0)
         return;
 
@@ -321,6 +362,71 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glBindVertexArray(0);
     glDisable(GL_BLEND);
+}
+
+void Renderer::drawLines(const std::vector<float>& vertices, const OrbitCamera& camera, int width, int height)
+{
+    if (width <= 0 || height <= 0 || vertices.size() < 12)
+        return;
+    glViewport(0, 0, width, height);
+    const float aspect = static_cast<float>(width) / static_cast<float>(height);
+    drawPrimitives(vertices, camera.projection(aspect) * camera.view(), 0.8f, GL_LINES);
+}
+
+void Renderer::drawPrimitives(const std::vector<float>& vertices, const glm::mat4& viewProjection, float alpha,
+                              unsigned mode)
+{
+    clearGlErrors();
+    glBindVertexArray(m_linesVao);
+    glBindBuffer(GL_ARRAY_BUFFER, m_linesVbo);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(vertices.size() * sizeof(float)), vertices.data(),
+                 GL_STREAM_DRAW);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), nullptr);
+    glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), reinterpret_cast<void*>(3 * sizeof(float)));
+    glEnableVertexAttribArray(0);
+    glEnableVertexAttribArray(1);
+    glDisable(GL_DEPTH_TEST);
+    glEnable(GL_BLEND);
+    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    glUseProgram(m_linesProgram);
+    glUniformMatrix4fv(m_uLinesViewProjection, 1, GL_FALSE, glm::value_ptr(viewProjection));
+    glUniform1f(m_uLinesAlpha, alpha);
+    glDrawArrays(mode, 0, static_cast<GLsizei>(vertices.size() / 6));
+    glUseProgram(0);
+    glDisableVertexAttribArray(0);
+    glDisableVertexAttribArray(1);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    glBindVertexArray(0);
+    glDisable(GL_BLEND);
+    checkGl("Renderer: overlay drawing");
+}
+
+std::vector<float> boxLines(const float lo[3], const float hi[3], ColourRgb c)
+{
+    std::vector<float> v;
+    auto corner = [&](int i) { return std::array<float, 3>{i & 1 ? hi[0] : lo[0], i & 2 ? hi[1] : lo[1], i & 4 ? hi[2] : lo[2]}; };
+    for (int a = 0; a < 8; ++a)
+        for (int bit : {1, 2, 4}) {
+            if (a & bit)
+                continue; // each edge once: from the corner without the bit to the one with it
+            for (int end : {a, a | bit}) {
+                const auto p = corner(end);
+                v.insert(v.end(), {p[0], p[1], p[2], c.r, c.g, c.b});
+            }
+        }
+    return v;
+}
+
+std::vector<float> axesLines(const float o[3], float length)
+{
+    std::vector<float> v;
+    for (int axis = 0; axis < 3; ++axis) {
+        float tip[3] = {o[0], o[1], o[2]};
+        tip[axis] += length;
+        const float r = axis == 0 ? 1.f : 0.2f, g = axis == 1 ? 1.f : 0.2f, b = axis == 2 ? 1.f : 0.2f;
+        v.insert(v.end(), {o[0], o[1], o[2], r, g, b, tip[0], tip[1], tip[2], r, g, b});
+    }
+    return v;
 }
 
 std::string Renderer::contextDescription()

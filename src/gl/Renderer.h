@@ -64,6 +64,10 @@ struct RenderStyle {
     /// every body reads 0.
     unsigned scalarBuffer = 0;
     bool additive = false; ///< additive blending (overlapping bodies add up to a glow)
+    /// Fading trails: instead of clearing, the previous frame is covered by the background at
+    /// this opacity (0 < fade < 1; smaller = longer trails). 0: clear (no trails). Needs a
+    /// framebuffer that keeps its content between frames.
+    float trailFade = 0.f;
     float pointSize = 3.f; ///< sprite diameter in pixels (at device pixel ratio 1)
     float devicePixelRatio = 1.f;
     float background[3] = {0.02f, 0.02f, 0.05f};
@@ -83,16 +87,31 @@ public:
     void draw(unsigned buffer, std::size_t count, const OrbitCamera& camera, const RenderStyle& style,
               int width, int height);
 
+    /// Draws line segments over what is in the bound framebuffer (no clear): `vertices` holds
+    /// pairs of vertices, 6 floats each (x, y, z in length units; r, g, b in 0…1). For the
+    /// bounds box and the axes. Throws GlError.
+    void drawLines(const std::vector<float>& vertices, const OrbitCamera& camera, int width, int height);
+
     /// "NVIDIA Corporation / NVIDIA H200/PCIe/SSE2 / 3.3.0 NVIDIA 580…" of the current context.
     static std::string contextDescription();
 
 private:
+    /// Lines or triangles of 6-float vertices with the overlay program (mode: GL_LINES, …).
+    void drawPrimitives(const std::vector<float>& vertices, const glm::mat4& viewProjection, float alpha,
+                        unsigned mode);
     unsigned m_program = 0;
     unsigned m_vao = 0;
     int m_uViewProjection = -1, m_uSource = -1, m_uValueMin = -1, m_uValueMax = -1, m_uLow = -1, m_uHigh = -1,
         m_uGroupColours = -1, m_uPointSize = -1;
     bool m_compatibilityProfile = false; ///< GL_POINT_SPRITE must be enabled there
+    unsigned m_linesProgram = 0, m_linesVao = 0, m_linesVbo = 0;
+    int m_uLinesViewProjection = -1, m_uLinesAlpha = -1;
 };
+
+/// Line vertices (6 floats each, see Renderer::drawLines) of the 12 edges of the box
+/// [lo, hi] in `colour`, and of three axes from `origin` of length `length` (x red, y green, z blue).
+std::vector<float> boxLines(const float lo[3], const float hi[3], ColourRgb colour);
+std::vector<float> axesLines(const float origin[3], float length);
 
 /// An RGBA8 image, rows top to bottom.
 struct Image {
