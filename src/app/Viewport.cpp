@@ -397,11 +397,16 @@ nbody::gl::Image Viewport::renderFrame(int w, int h)
     const float scale = static_cast<float>(h) / static_cast<float>(std::max(1, height()));
     makeCurrent();
     try {
-        nbody::gl::OffscreenTarget target(w, h); // restores nothing: paintGL binds its own target
-        target.bind();
-        m_renderer->draw(draw ? m_buffers->buffer(m_current) : 0u, draw ? m_count : 0, m_camera, style(scale), w, h);
-        drawOverlays(w, h);
-        nbody::gl::Image image = target.read();
+        nbody::gl::Image image;
+        {
+            // Released while the context is current; paintGL binds the widget's own target.
+            nbody::gl::OffscreenTarget target(w, h);
+            target.bind();
+            m_renderer->draw(draw ? m_buffers->buffer(m_current) : 0u, draw ? m_count : 0, m_camera, style(scale), w,
+                             h);
+            drawOverlays(w, h);
+            image = target.read();
+        }
         doneCurrent();
         return image;
     } catch (...) {

@@ -165,42 +165,41 @@ void ParticleBuffers::allocate(std::size_t capacity)
     m_capacity = capacity;
 }
 
+namespace {
+
+/// Copies `count` items of `itemBytes` each into GL buffer `buffer` (capacity items), restoring
+/// the array-buffer binding. Throws std::out_of_range / std::invalid_argument / GlError naming `what`.
+void uploadItems(GLuint buffer, const void* data, std::size_t count, std::size_t itemBytes, std::size_t capacity,
+                 const char* what)
+{
+    if (count > capacity)
+        throw std::out_of_range(std::string(what) + ": " + std::to_string(count) + " bodies exceed the capacity " +
+                                std::to_string(capacity));
+    if (count == 0)
+        return;
+    if (data == nullptr)
+        throw std::invalid_argument(std::string(what) + ": null data");
+    clearGlErrors();
+    GLint previous = 0;
+    glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &previous);
+    glBindBuffer(GL_ARRAY_BUFFER, buffer);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(count * itemBytes), data);
+    glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(previous));
+    checkGl((std::string(what) + ": glBufferSubData").c_str());
+}
+
+} // namespace
+
 void ParticleBuffers::upload(int index, const Float4* positions, std::size_t count)
 {
     if (index < 0 || index > 1)
         throw std::out_of_range("ParticleBuffers::upload: buffer index " + std::to_string(index));
-    if (count > m_capacity)
-        throw std::out_of_range("ParticleBuffers::upload: " + std::to_string(count) +
-                                " bodies exceed the capacity " + std::to_string(m_capacity));
-    if (count == 0)
-        return;
-    if (positions == nullptr)
-        throw std::invalid_argument("ParticleBuffers::upload: null positions");
-    clearGlErrors();
-    GLint previous = 0;
-    glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &previous);
-    glBindBuffer(GL_ARRAY_BUFFER, m_buffers[index]);
-    glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(count * kStride), positions);
-    glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(previous));
-    checkGl("glBufferSubData");
+    uploadItems(m_buffers[index], positions, count, kStride, m_capacity, "ParticleBuffers::upload");
 }
 
 void ParticleBuffers::uploadScalars(const float* values, std::size_t count)
 {
-    if (count > m_capacity)
-        throw std::out_of_range("ParticleBuffers::uploadScalars: " + std::to_string(count) +
-                                " values exceed the capacity " + std::to_string(m_capacity));
-    if (count == 0)
-        return;
-    if (values == nullptr)
-        throw std::invalid_argument("ParticleBuffers::uploadScalars: null values");
-    clearGlErrors();
-    GLint previous = 0;
-    glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &previous);
-    glBindBuffer(GL_ARRAY_BUFFER, m_scalars);
-    glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(count * sizeof(float)), values);
-    glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(previous));
-    checkGl("glBufferSubData (scalars)");
+    uploadItems(m_scalars, values, count, sizeof(float), m_capacity, "ParticleBuffers::uploadScalars");
 }
 
 // ---- Renderer ---------------------------------------------------------------------------------
