@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
@@ -234,6 +235,30 @@ private slots:
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(QString::fromLocal8Bit(p.readAllStandardOutput()).trimmed(), QString("160,120,30"));
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"thirty.mp4"}); // no temporary file left
+    }
+    void renderWithoutFfmpeg()
+    {
+        // Without ffmpeg in PATH a video is refused before anything runs, saying what to install;
+        // an image sequence needs no ffmpeg.
+        QTemporaryDir dir;
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PATH", dir.path()); // an empty directory: no ffmpeg
+        env.remove("NBODY_FFMPEG");
+        p.setProcessEnvironment(env);
+        p.start(cliPath(), {"render", "--bodies", "10", "--frames", "2", "--out", dir.filePath("v.mp4")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+        const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+        QVERIFY2(err.contains("ffmpeg was not found") && err.contains("ffmpeg package"), qPrintable(err));
+        QVERIFY(!QFileInfo::exists(dir.filePath("v.mp4")));
+        p.start(cliPath(), {"render", "--bodies", "10", "--frames", "2", "--size", "32x32", "--out", dir.filePath("seq")});
+        QVERIFY(p.waitForFinished(60000));
+        const QString err2 = QString::fromLocal8Bit(p.readAllStandardError());
+        if (p.exitCode() == 2 && err2.contains("cannot render headless"))
+            QSKIP("no headless OpenGL here");
+        QVERIFY2(p.exitCode() == 0, qPrintable(err2));
+        QCOMPARE(QDir(dir.filePath("seq")).entryList(QDir::Files).size(), 2);
     }
     void renderRefusals_data()
     {
