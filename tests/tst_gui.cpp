@@ -30,10 +30,11 @@ struct Run {
     bool finished = false;
 };
 
-Run runApp(const QStringList& args)
+Run runApp(const QStringList& args, const QProcessEnvironment& extra = {})
 {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(extra);
     // The offscreen platform has no OpenGL here; the app needs the real display.
     if (env.value(QStringLiteral("QT_QPA_PLATFORM")) == QLatin1String("offscreen"))
         env.remove(QStringLiteral("QT_QPA_PLATFORM"));
@@ -141,6 +142,36 @@ private slots:
                 reddish += qRed(c) > 150 && qGreen(c) < 100;
             }
         QVERIFY2(greenish >= 5 && reddish >= 5, qPrintable(QStringLiteral("%1 green, %2 red").arg(greenish).arg(reddish)));
+    }
+    void hiDpiCapture()
+    {
+        // On a screen scaled by 2 (device pixel ratio 2) the view renders in device pixels: the
+        // capture at the view's size has exactly twice the width and height of the same window
+        // at ratio 1, and shows the same picture (the bodies' bounding box scales by 2 too).
+        QTemporaryDir dir;
+        QSize sizes[2];
+        QRect boxes[2];
+        for (int scale : {1, 2}) {
+            QProcessEnvironment env;
+            env.insert("QT_SCALE_FACTOR", QString::number(scale));
+            const QString png = dir.filePath(QStringLiteral("dpr%1.png").arg(scale));
+            const Run run = runApp({"--kernel", "cpu", "--bodies", "2000", "--capture", png, "--quit"}, env);
+            QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
+            const QImage image = QImage(png).convertToFormat(QImage::Format_RGB32);
+            sizes[scale - 1] = image.size();
+            QRect box;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x)
+                    if (qMax(qRed(image.pixel(x, y)), qGreen(image.pixel(x, y))) > 100)
+                        box |= QRect(x, y, 1, 1);
+            boxes[scale - 1] = box;
+        }
+        QCOMPARE(sizes[1], sizes[0] * 2);
+        // Sprites are 3 px at ratio 1 and 6 px at ratio 2: the box edges agree within a sprite.
+        QVERIFY2(std::abs(boxes[1].width() - 2 * boxes[0].width()) <= 8 &&
+                     std::abs(boxes[1].height() - 2 * boxes[0].height()) <= 8,
+                 qPrintable(QStringLiteral("%1x%2 vs %3x%4").arg(boxes[1].width()).arg(boxes[1].height())
+                                .arg(boxes[0].width()).arg(boxes[0].height())));
     }
     void recordSequence()
     {
