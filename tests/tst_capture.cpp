@@ -9,6 +9,7 @@
 #include "gl/Renderer.h"
 #include "sim/Types.h"
 
+#include <QFileInfo>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -30,6 +31,7 @@
 #pragma GCC diagnostic pop
 #endif
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <cmath>
@@ -140,6 +142,7 @@ private slots:
     void sequenceCountAndNumbering();
     void sequenceRefusesEarlierFrames();
     void mp4ThirtyFrames();
+    void mp4FailureKeepsPartial();
     void devFullFails();
     void unwritableDirectoryFails();
     void vanishedDirectoryStopsAndKeepsFrames();
@@ -499,6 +502,64 @@ void TestCapture::mp4ThirtyFrames()
     QCOMPARE(p.height, 64);
     for (const QString& f : filesIn(m_dir.path()))
         QVERIFY2(!f.contains(".tmp-") && !f.contains(".partial"), qPrintable(f));
+}
+
+void TestCapture::mp4FailureKeepsPartial()
+{
+    // A disk that fills up while recording, made real with a file size limit (RLIMIT_FSIZE) that
+    // ffmpeg inherits: its writes beyond 400 KiB fail (SIGXFSZ ends it). The next write to the
+    // pipe fails; the message names the reason and where the frames written are kept; that
+    // partial video plays (fragmented MP4: whole one-second fragments); nothing gets the
+    // target's name.
+    if (!m_haveFfmpeg)
+        QSKIP("ffmpeg or ffprobe is not installed");
+    const QString path = m_dir.path() + "/full.mp4";
+    SinkOptions o;
+    o.target = path.toStdString();
+    o.width = 320;
+    o.height = 240;
+    o.fps = 10; // a fragment every 10 frames
+    o.crf = 0;  // lossless: noise frames stay large, so the limit is reached quickly
+    rlimit saved{};
+    QCOMPARE(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+    rlimit small = saved;
+    small.rlim_cur = 400 * 1024;
+    QCOMPARE(::setrlimit(RLIMIT_FSIZE, &small), 0);
+    std::unique_ptr<FrameSink> sink;
+    try {
+        sink = openFrameSink(o); // ffmpeg starts here, with the limit
+    } catch (...) {
+        ::setrlimit(RLIMIT_FSIZE, &saved);
+        throw;
+    }
+    QCOMPARE(::setrlimit(RLIMIT_FSIZE, &saved), 0); // only the child keeps it
+    std::uint32_t seed = 12345;
+    QString message;
+    int written = 0;
+    for (int i = 0; i < 2000 && message.isEmpty(); ++i) {
+        Image noise = solid(320, 240, 0, 0, 0);
+        for (std::size_t k = 0; k < noise.rgba.size(); ++k) {
+            seed = seed * 1664525u + 1013904223u; // LCG: incompressible enough for x264
+            noise.rgba[k] = std::uint8_t(seed >> 24);
+        }
+        try {
+            sink->write(noise);
+            ++written;
+        } catch (const std::runtime_error& e) {
+            message = QString::fromUtf8(e.what());
+        }
+    }
+    QVERIFY2(!message.isEmpty(), "the recording never failed");
+    qInfo("failed after %d frames: %s", written, qPrintable(message));
+    const QString partial = m_dir.path() + "/full.partial.mp4";
+    QVERIFY2(message.contains("ffmpeg") && message.contains(partial), qPrintable(message));
+    QVERIFY(!QFileInfo::exists(path));
+    QVERIFY(QFileInfo(partial).size() > 0);
+    const Probe p = probe(partial);
+    QVERIFY2(p.frames > 0 && p.frames < written, qPrintable(QStringLiteral("%1 frames readable of %2 written; %3")
+                                                              .arg(p.frames).arg(written).arg(p.error)));
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, sink->finish()); // closed
+    QFile::remove(partial);
 }
 
 void TestCapture::devFullFails()

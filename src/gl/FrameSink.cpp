@@ -290,7 +290,8 @@ private:
     std::string describeStatus(int status) const
     {
         std::string s = WIFEXITED(status) ? "ffmpeg exited with status " + std::to_string(WEXITSTATUS(status))
-                                          : "ffmpeg was killed by signal " + std::to_string(WTERMSIG(status));
+                                          : "ffmpeg was killed by signal " + std::to_string(WTERMSIG(status)) +
+                                                " (" + strsignal(WTERMSIG(status)) + ")";
         const std::string tail = logTail();
         return tail.empty() ? s : s + ": " + tail;
     }
@@ -326,8 +327,8 @@ private:
         const std::string kept = keepPartial();
         closeLog();
         fail(m_options.target, why + (kept.empty() ? "; nothing was written"
-                                                   : "; the " + std::to_string(m_frames) +
-                                                         " frames written are kept in '" + kept + "'"));
+                                                   : "; what ffmpeg finished of the " + std::to_string(m_frames) +
+                                                         " frames sent is kept in '" + kept + "'"));
     }
 
     /// Renames the temporary video to <stem>.partial.mp4 when it holds anything, else removes it.
