@@ -205,8 +205,9 @@ private slots:
             QSKIP("kernel not available here");
         QTemporaryDir dir;
         const QString out = dir.filePath("frames"); // created by nbody render
+        // Speed colours need the velocities on the host for every frame (a copy from the GPU).
         const Result r = nbody({"render", "--bodies", "999", "--kernel", kernel, "--frames", "4", "--every", "3",
-                                "--size", "120x90", "--out", out});
+                                "--size", "120x90", "--colour", "speed", "--out", out});
         if (r.code == 2 && r.err.contains("cannot render headless"))
             QSKIP(qPrintable("no headless OpenGL here: " + r.err));
         QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -268,6 +269,7 @@ private slots:
         QTest::newRow("missing directory") << QStringList{"--out", "/nonexistent-nbody/x.mp4"} << "does not exist";
         QTest::newRow("bad size") << QStringList{"--out", "x", "--size", "12x9000000"} << "--size";
         QTest::newRow("no frames") << QStringList{"--out", "x", "--frames", "0"} << "--frames";
+        QTest::newRow("unknown colour") << QStringList{"--out", "x", "--colour", "plaid"} << "mass speed group";
     }
     void renderRefusals()
     {

@@ -1,10 +1,13 @@
 #include "RenderCommand.h"
 
+#include "gl/ColourModes.h"
 #include "gl/FrameSink.h"
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -93,6 +96,14 @@ int renderCommand(const RenderOptions& o)
         std::cerr << "nbody render: --out needs a directory or a file name ending in .mp4\n";
         return 2;
     }
+    const gl::ColourMode* mode = gl::findColourMode(o.colour);
+    if (!mode) {
+        std::cerr << "nbody render: unknown colour mode '" << o.colour << "' (known:";
+        for (const gl::ColourMode& m : gl::colourModes())
+            std::cerr << " " << m.id;
+        std::cerr << ")\n";
+        return 2;
+    }
     if (o.frames < 1 || o.every < 1) {
         std::cerr << "nbody render: --frames and --every must be at least 1\n";
         return 2;
@@ -165,7 +176,35 @@ int renderCommand(const RenderOptions& o)
 
     // The camera frames the initial system and stays: the motion is seen against a fixed view.
     const gl::OrbitCamera camera = HeadlessView::framing(prepared.world, width, height);
-    const gl::RenderStyle style = HeadlessView::style(prepared.world);
+    gl::RenderStyle style = HeadlessView::style(prepared.world);
+    style.source = mode->source;
+    style.low = mode->low;
+    style.high = mode->high;
+    // Speed and group read one float per body from the scalar buffer: groups once (they do not
+    // change), speeds for every frame from the host copy of the velocities.
+    std::vector<float> scalars(n);
+    float speedMax = 0.f; // 0 … the 99th percentile of the initial speeds, fixed for the whole video
+    auto uploadScalars = [&] {
+        if (mode->source == gl::ColourSource::Mass)
+            return;
+        const World* w = nullptr;
+        view->withPositions(*sim, [&] { w = &sim->world(); });
+        for (std::size_t i = 0; i < n; ++i) {
+            const Float4& v = w->velocities()[i];
+            scalars[i] = mode->source == gl::ColourSource::Group ? float(static_cast<int>(w->groups()[i]))
+                                                                 : std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+        }
+        if (mode->source == gl::ColourSource::Speed && speedMax == 0.f) {
+            std::vector<float> sorted = scalars;
+            const std::size_t p99 = std::min(n - 1, std::size_t(0.99 * double(n)));
+            std::nth_element(sorted.begin(), sorted.begin() + std::ptrdiff_t(p99), sorted.end());
+            speedMax = sorted[p99] > 0.f ? sorted[p99] : 1.f;
+        }
+        view->buffers.uploadScalars(scalars.data(), n);
+        style.scalarBuffer = view->buffers.scalarBuffer();
+        style.scalarMin = 0.f;
+        style.scalarMax = mode->source == gl::ColourSource::Speed ? speedMax : 3.f;
+    };
     Progress progress(o.frames, o.progress);
     try {
         if (view->interop) // with the buffers attached, the state moves into them at once
@@ -185,6 +224,8 @@ int renderCommand(const RenderOptions& o)
                     return 1;
                 }
             }
+            if (frame == 0 || mode->source == gl::ColourSource::Speed)
+                uploadScalars();
             sink->write(view->render(*sim, camera, style, width, height));
             progress.update(frame + 1, sim->stepCount());
         }
