@@ -740,6 +740,11 @@ void MainWindow::showWarning(const QString& title, const QString& text)
 
 void MainWindow::finishAutomation()
 {
+    if (m_viewport->frameInFlight()) {
+        // The buffers are mapped for a frame: capture once it is back (frames are short).
+        QTimer::singleShot(5, this, &MainWindow::finishAutomation);
+        return;
+    }
     if (m_recording)
         stopRecording(); // finalises; a failure exits with 1
     if (m_exiting)
