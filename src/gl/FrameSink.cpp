@@ -251,7 +251,20 @@ private:
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
         if (m_log)
             posix_spawn_file_actions_adddup2(&actions, fileno(m_log), 2);
-        const int rc = ::posix_spawn(&m_pid, ffmpeg.c_str(), &actions, nullptr, argv.data(), environ);
+        // ffmpeg starts with no blocked signals and default actions for the ones a host
+        // application may have changed (a GUI toolkit ignoring SIGPIPE, say).
+        posix_spawnattr_t attr;
+        posix_spawnattr_init(&attr);
+        sigset_t none, defaults;
+        sigemptyset(&none);
+        sigemptyset(&defaults);
+        sigaddset(&defaults, SIGPIPE);
+        sigaddset(&defaults, SIGINT);
+        posix_spawnattr_setsigmask(&attr, &none);
+        posix_spawnattr_setsigdefault(&attr, &defaults);
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        const int rc = ::posix_spawn(&m_pid, ffmpeg.c_str(), &actions, &attr, argv.data(), environ);
+        posix_spawnattr_destroy(&attr);
         posix_spawn_file_actions_destroy(&actions);
         ::close(fds[0]);
         if (rc != 0) {
