@@ -183,7 +183,7 @@ RecordDialog::RecordDialog(QSize viewSize, const QString& ffmpegMissing, QWidget
     m_every = new QSpinBox(this);
     m_every->setRange(1, 1000000);
     m_every->setValue(1);
-    m_every->setSuffix(tr(" steps"));
+    m_every->setSuffix(tr(" step(s)"));
     m_every->setToolTip(tr("A frame is recorded now and then every k-th step; frames end exactly there."));
     form->addRow(tr("Every:"), m_every);
     m_size = new FrameSizeBox(viewSize, this);
