@@ -22,6 +22,9 @@ packages=(
     libepoxy-dev libegl-dev libgl-dev libopengl-dev libgl1-mesa-dri libegl-mesa0 libglx-mesa0
     # headless runs and GUI tests: a virtual X server, and a font so Qt can draw text
     xvfb xauth fonts-dejavu-core
+    # videos: `nbody render --out FILE.mp4` and File → Record feed raw frames to ffmpeg (and the
+    # tests count the frames with ffprobe)
+    ffmpeg
 )
 
 # dpkg-query prints "ii " for an installed package; unknown packages print nothing.

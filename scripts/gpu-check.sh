@@ -13,16 +13,17 @@
 #                                   `nbody bench` (all kernels, then sweeps).
 #
 # remote writes everything into $OUT/gpu-check.log plus two pictures ($OUT/out.png, $OUT/big.png)
-# and the benchmark tables ($OUT/bench.json, $OUT/bench.csv),
-# since only a few files come back. A failing step does not stop the others; the exit status is
-# non-zero when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
+# and the benchmark tables ($OUT/bench.json, $OUT/bench.csv) and the rendered galaxy encounter
+# ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
+# few files come back. A failing step does not stop the others; the exit status is non-zero
+# when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
 # GPU_CHECK_PARTS=tests,sanitizers,cli,bench (the default: all) picks parts, so that a run can be
 # split over several calls of a limited length.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,21s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,22s/^# \{0,1\}//p' "$0"; }
 
 prepare() {
     # 1. The GPU build: tests on, app off, machine code for Hopper plus PTX.
@@ -150,6 +151,22 @@ remote() {
         "$n" run --input "$d/snap_100.h5" --steps 100 --no-energy --output "$d/restarted.csv"
         cmp "$d/straight.csv" "$d/restarted.csv"
         echo "bit-identical: 200 steps = 100 steps + save + load + 100 steps"' _ "$nbody"
+    # Headless rendering with CUDA-GL interop: the galaxy encounter, 300 frames, one every 20 steps
+    # (6000 steps, about 6 dynamical times; one step per frame would show only 0.3 of one).
+    # The GPU machine has no ffmpeg unless one is installed there: then the frames go to a PNG
+    # sequence in /tmp and three of them (first, middle, last) come back, since only a few files do.
+    if command -v ffmpeg >/dev/null; then
+        step "nbody render galaxy mp4" "$nbody" render --kernel tiled --input "$device/data/galaxy_20K.bin" \
+            --frames 300 --every 20 --size 1280x720 --out "$OUT/galaxies.mp4"
+    else
+        rm -rf /tmp/galaxy-frames
+        step "nbody render galaxy png (no ffmpeg)" "$nbody" render --kernel tiled \
+            --input "$device/data/galaxy_20K.bin" --frames 300 --every 20 --size 1280x720 \
+            --out /tmp/galaxy-frames
+        cp /tmp/galaxy-frames/frame_00000.png "$OUT/galaxies-frame-000.png" 2>/dev/null || true
+        cp /tmp/galaxy-frames/frame_00150.png "$OUT/galaxies-frame-150.png" 2>/dev/null || true
+        cp /tmp/galaxy-frames/frame_00299.png "$OUT/galaxies-frame-299.png" 2>/dev/null || true
+    fi
     fi
     # The benchmark of issue 3 (docs/benchmarks.md), then launch-parameter sweeps.
     if want bench; then

@@ -8,8 +8,10 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QDir>
 #include <QFileInfo>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 
 #include <sys/stat.h>
@@ -317,6 +319,98 @@ private slots:
         const Result r = nbody({"run", "--bodies", "100", "--steps", "2", "--dt", "1e29", "--kernel", "cpu"});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("no longer finite"), qPrintable(r.err));
+    }
+    void renderSequence_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::newRow("cpu") << "cpu";
+        QTest::newRow("tiled") << "tiled"; // CUDA-GL interop on the GPU server
+    }
+    void renderSequence()
+    {
+        QFETCH(QString, kernel);
+        if (!kernelAvailable(kernel))
+            QSKIP("kernel not available here");
+        QTemporaryDir dir;
+        const QString out = dir.filePath("frames"); // created by nbody render
+        // Speed colours need the velocities on the host for every frame (a copy from the GPU).
+        const Result r = nbody({"render", "--bodies", "999", "--kernel", kernel, "--frames", "4", "--every", "3",
+                                "--size", "120x90", "--colour", "speed", "--out", out});
+        if (r.code == 2 && r.err.contains("cannot render headless"))
+            QSKIP(qPrintable("no headless OpenGL here: " + r.err));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(QDir(out).entryList(QDir::Files),
+                 (QStringList{"frame_00000.png", "frame_00001.png", "frame_00002.png", "frame_00003.png"}));
+        for (const QString& f : QDir(out).entryList(QDir::Files))
+            QVERIFY(isPng(QDir(out).filePath(f)));
+        QVERIFY2(r.out.contains("Frames written: 4"), qPrintable(r.out));
+        QVERIFY2(r.err.contains("4/4 frames  step 9"), qPrintable(r.err)); // the progress bar's last state
+        if (kernel == "tiled" && qEnvironmentVariableIsSet("NBODY_REQUIRE_INTEROP"))
+            QVERIFY2(r.out.contains("CUDA-GL interop in use"), qPrintable(r.out));
+    }
+    void renderMp4()
+    {
+        if (QStandardPaths::findExecutable("ffmpeg").isEmpty() || QStandardPaths::findExecutable("ffprobe").isEmpty())
+            QSKIP("ffmpeg/ffprobe not installed");
+        QTemporaryDir dir;
+        const QString out = dir.filePath("thirty.mp4");
+        const Result r = nbody({"render", "--bodies", "500", "--frames", "30", "--size", "160x120", "--out", out});
+        if (r.code == 2 && r.err.contains("cannot render headless"))
+            QSKIP(qPrintable("no headless OpenGL here: " + r.err));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QProcess p;
+        p.start("ffprobe", {"-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                            "stream=nb_read_frames,width,height", "-of", "csv=p=0", out});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(QString::fromLocal8Bit(p.readAllStandardOutput()).trimmed(), QString("160,120,30"));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"thirty.mp4"}); // no temporary file left
+    }
+    void renderWithoutFfmpeg()
+    {
+        // Without ffmpeg in PATH a video is refused before anything runs, saying what to install;
+        // an image sequence needs no ffmpeg.
+        QTemporaryDir dir;
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PATH", dir.path()); // an empty directory: no ffmpeg
+        env.remove("NBODY_FFMPEG");
+        p.setProcessEnvironment(env);
+        p.start(cliPath(), {"render", "--bodies", "10", "--frames", "2", "--out", dir.filePath("v.mp4")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+        const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+        QVERIFY2(err.contains("ffmpeg was not found") && err.contains("ffmpeg package"), qPrintable(err));
+        QVERIFY(!QFileInfo::exists(dir.filePath("v.mp4")));
+        p.start(cliPath(), {"render", "--bodies", "10", "--frames", "2", "--size", "32x32", "--out", dir.filePath("seq")});
+        QVERIFY(p.waitForFinished(60000));
+        const QString err2 = QString::fromLocal8Bit(p.readAllStandardError());
+        if (p.exitCode() == 2 && err2.contains("cannot render headless"))
+            QSKIP("no headless OpenGL here");
+        QVERIFY2(p.exitCode() == 0, qPrintable(err2));
+        QCOMPARE(QDir(dir.filePath("seq")).entryList(QDir::Files).size(), 2);
+    }
+    void renderRefusals_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("/dev/full") << QStringList{"--out", "/dev/full"} << "not a directory";
+        QTest::newRow("missing directory") << QStringList{"--out", "/nonexistent-nbody/x.mp4"} << "does not exist";
+        QTest::newRow("bad size") << QStringList{"--out", "x", "--size", "12x9000000"} << "--size";
+        QTest::newRow("no frames") << QStringList{"--out", "x", "--frames", "0"} << "--frames";
+        QTest::newRow("unknown colour") << QStringList{"--out", "x", "--colour", "plaid"} << "mass speed group";
+    }
+    void renderRefusals()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        QStringList all{"render", "--bodies", "10"};
+        if (!args.contains("--frames"))
+            all << "--frames" << "2";
+        const Result r = nbody(all + args);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QVERIFY(QFileInfo("/dev/full").exists() && !QFileInfo("/dev/full").isFile());
+        QVERIFY(!QFileInfo::exists("/nonexistent-nbody"));
     }
     void badInput()
     {

@@ -31,6 +31,7 @@
 #include <epoxy/gl.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -410,6 +411,8 @@ private slots:
     void shutdownWhileRunning();
     void pauseInterruptsLongFrame();
     void frameBudgetAndStepPresses();
+    void editsKeepRunning_data();
+    void editsKeepRunning();
     void blowUpPauses_data();
     void blowUpPauses();
 
@@ -976,6 +979,7 @@ void TestController::frameBudgetAndStepPresses()
         FRAME(loop, r);
     QVERIFY(!r.workPending);
     QCOMPARE(r.step, quint64(5));
+    QVERIFY(!r.workPending);
     // 1000 steps per frame at ~10-30 ms per step would take 10-30 s; a 100 ms budget ends the
     // frame after a few chunks, and the run goes on in the next frame.
     loop.command(&SimulationController::setFrameBudget, 100);
@@ -992,6 +996,92 @@ void TestController::frameBudgetAndStepPresses()
 }
 
 // ---- 9. a system that blows up pauses with a message (host and device checks) -----------------
+
+// ---- sandbox edits: entities added and removed while running; buffers and interop follow -----
+
+void TestController::editsKeepRunning_data()
+{
+    addCpuAndGpuRows();
+}
+
+void TestController::editsKeepRunning()
+{
+    QFETCH(QString, kernel);
+    REQUIRE_EGL();
+    REQUIRE_KERNEL(kernel);
+    FrameLoop loop(*m_context);
+    QStringList edits;
+    QList<bool> undoable;
+    connect(loop.controller(), &SimulationController::editApplied, &loop, [&](const QString& d, bool u) {
+        edits << d;
+        undoable << u;
+    });
+    loop.initialize(kernel, 1000);
+    FrameResult r;
+    FRAME(loop, r);
+    CHECK_INTEROP(loop, kernel);
+    loop.command(&SimulationController::start);
+    FRAME(loop, r);
+    QCOMPARE(r.step, quint64(1));
+
+    // A Plummer cluster of 37 bodies at the origin, dragged along x: the buffers grow (and the
+    // interop is registered again), the run goes on.
+    loop.command(&SimulationController::addAt, 0.0, 0.0, 0.0, 2.0e4, 0.0, 0.0, true, 37);
+    FRAME(loop, r);
+    QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+    QCOMPARE(r.bodies, qulonglong(1037));
+    QVERIFY(r.running);
+    QVERIFY(loop.capacity() >= 1037);
+    QCOMPARE(loop.reallocations.last(), qulonglong(1037));
+    const quint64 afterAdd = r.step;
+    QVERIFY(afterAdd >= 2);
+    FRAME(loop, r);
+    QCOMPARE(r.step, afterAdd + 1);
+    CHECK_DRAW_PATH(loop, r, kernel);
+    std::vector<Float4> drawn = loop.drawn();
+    QCOMPARE(drawn.size(), std::size_t(1037));
+    QVERIFY(std::all_of(drawn.begin(), drawn.end(),
+                        [](const Float4& p) { return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z); }));
+    QVERIFY(loop.bodies.contains(1037));
+
+    // Remove the bodies with x > 0 (a view-projection that maps x/1e5, y/1e5 to NDC). The edit is
+    // applied at the start of the next frame, to the state just drawn.
+    const std::array<float, 16> scale{1e-5f, 0, 0, 0, 0, 1e-5f, 0, 0, 0, 0, 1e-5f, 0, 0, 0, 0, 1};
+    const std::size_t right = std::size_t(std::count_if(drawn.begin(), drawn.end(), [](const Float4& p) {
+        return p.x * 1e-5f >= 0.f && p.x * 1e-5f <= 2.f && std::abs(p.y * 1e-5f) <= 2.f;
+    }));
+    QVERIFY(right > 300 && right < 737); // about half of the cube, fewer than all
+    loop.command(&SimulationController::removeInRegion, scale, 0.f, -2.f, 2.f, 2.f);
+    FRAME(loop, r);
+    QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+    QCOMPARE(r.bodies, qulonglong(1037 - right));
+    QVERIFY(r.running);
+    QCOMPARE(r.step, afterAdd + 2);
+    drawn = loop.drawn();
+    QCOMPARE(drawn.size(), std::size_t(1037 - right));
+    CHECK_DRAW_PATH(loop, r, kernel);
+
+    // Undo brings the removed bodies back (the buffers are large enough already).
+    loop.command(&SimulationController::undoLastEdit);
+    FRAME(loop, r);
+    QCOMPARE(r.bodies, qulonglong(1037));
+    QVERIFY(r.running);
+    FRAME(loop, r);
+    QCOMPARE(r.step, afterAdd + 4);
+    QVERIFY(loop.drawn().size() == 1037);
+    // A second undo has nothing to undo: refused with a message, nothing changes.
+    loop.command(&SimulationController::undoLastEdit);
+    FRAME(loop, r);
+    QCOMPARE(r.bodies, qulonglong(1037));
+    QCOMPARE(loop.commandFailures.size(), 1);
+    QCOMPARE(loop.commandFailures.front().first, QStringLiteral("undo"));
+    QCOMPARE(edits, (QStringList{"added a Plummer cluster of 37 bodies",
+                                 QStringLiteral("removed %1 bodies").arg(right),
+                                 QStringLiteral("undid: removed %1 bodies").arg(right)}));
+    QCOMPARE(undoable, (QList<bool>{true, true, false}));
+    QVERIFY(r.running);
+    QCOMPARE(r.kernelId, kernel); // no fallback to the CPU
+}
 
 void TestController::blowUpPauses_data()
 {

@@ -5,8 +5,6 @@
 // worker thread, its Viewport drawing): the dock lists the registry, follows the running kernel,
 // switches it, and shows refused parameters.
 // Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
-#include <QFile>
-#include <QFileInfo>
 #include "AppSetup.h"
 #include "KernelDock.h"
 #include "MainWindow.h"
@@ -17,8 +15,12 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QLabel>
+#include <QStandardPaths>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
@@ -49,10 +51,11 @@ struct Run {
     bool finished = false;
 };
 
-Run runApp(const QStringList& args)
+Run runApp(const QStringList& args, const QProcessEnvironment& extra = {})
 {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(extra);
     // The offscreen platform has no OpenGL here; the app needs the real display.
     if (env.value(QStringLiteral("QT_QPA_PLATFORM")) == QLatin1String("offscreen"))
         env.remove(QStringLiteral("QT_QPA_PLATFORM"));
@@ -101,9 +104,9 @@ std::unique_ptr<MainWindow> openWindow()
 /// The kernel id checked in the Kernel menu (set from the controller's kernelChanged signal).
 QString checkedMenuKernel(const MainWindow& w)
 {
-    for (const QActionGroup* g : w.findChildren<QActionGroup*>())
-        if (const QAction* a = g->checkedAction())
-            return a->data().toString();
+    const auto* g = w.findChild<QActionGroup*>(QStringLiteral("kernelGroup"));
+    if (const QAction* a = g ? g->checkedAction() : nullptr)
+        return a->data().toString();
     return {};
 }
 
@@ -227,6 +230,110 @@ private slots:
         QVERIFY(QImage(png).width() > 0);
     }
 
+    void exportAtChosenSize()
+    {
+        // --capture goes through File → Export frame's offscreen path: any size, PNG or JPEG.
+        QTemporaryDir dir;
+        const QString jpg = dir.filePath(QStringLiteral("e.jpg"));
+        const Run run = runApp({"--kernel", "cpu", "--bodies", "2001", "--steps", "2", "--capture", jpg,
+                                "--capture-size", "333x211", "--quit"});
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
+        const QImage image(jpg);
+        QCOMPARE(image.size(), QSize(333, 211));
+        int greenish = 0, reddish = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x) {
+                const QRgb c = image.pixel(x, y);
+                greenish += qGreen(c) > 150 && qRed(c) < 100;
+                reddish += qRed(c) > 150 && qGreen(c) < 100;
+            }
+        QVERIFY2(greenish >= 5 && reddish >= 5, qPrintable(QStringLiteral("%1 green, %2 red").arg(greenish).arg(reddish)));
+    }
+    void hiDpiCapture()
+    {
+        // On a screen scaled by 2 (device pixel ratio 2) the view renders in device pixels: the
+        // capture at the view's size has exactly twice the width and height of the same window
+        // at ratio 1, and shows the same picture (the bodies' bounding box scales by 2 too).
+        QTemporaryDir dir;
+        QSize sizes[2];
+        QRect boxes[2];
+        for (int scale : {1, 2}) {
+            QProcessEnvironment env;
+            env.insert("QT_SCALE_FACTOR", QString::number(scale));
+            const QString png = dir.filePath(QStringLiteral("dpr%1.png").arg(scale));
+            const Run run = runApp({"--kernel", "cpu", "--bodies", "2000", "--capture", png, "--quit"}, env);
+            QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
+            const QImage image = QImage(png).convertToFormat(QImage::Format_RGB32);
+            sizes[scale - 1] = image.size();
+            QRect box;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x)
+                    if (qMax(qRed(image.pixel(x, y)), qGreen(image.pixel(x, y))) > 100)
+                        box |= QRect(x, y, 1, 1);
+            boxes[scale - 1] = box;
+        }
+        QCOMPARE(sizes[1], sizes[0] * 2);
+        // Sprites are 3 px at ratio 1 and 6 px at ratio 2: the box edges agree within a sprite.
+        QVERIFY2(std::abs(boxes[1].width() - 2 * boxes[0].width()) <= 8 &&
+                     std::abs(boxes[1].height() - 2 * boxes[0].height()) <= 8,
+                 qPrintable(QStringLiteral("%1x%2 vs %3x%4").arg(boxes[1].width()).arg(boxes[1].height())
+                                .arg(boxes[0].width()).arg(boxes[0].height())));
+    }
+    void recordSequence()
+    {
+        // 12 steps, a frame every 4 (5 per drawn frame, so frames must stop at the recorded steps):
+        // steps 0, 4, 8, 12 -> frame_00000.png .. frame_00003.png.
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("seq"));
+        const Run run = runApp({"--kernel", "cpu", "--bodies", "1001", "--steps", "12", "--steps-per-frame", "5",
+                                "--record", out, "--record-every", "4", "--record-size", "64x48", "--quit"});
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
+        const QStringList files = QDir(out).entryList(QDir::Files);
+        QCOMPARE(files, (QStringList{"frame_00000.png", "frame_00001.png", "frame_00002.png", "frame_00003.png"}));
+        for (const QString& f : files)
+            QCOMPARE(QImage(QDir(out).filePath(f)).size(), QSize(64, 48));
+    }
+    void recordMp4()
+    {
+        if (QStandardPaths::findExecutable("ffmpeg").isEmpty() || QStandardPaths::findExecutable("ffprobe").isEmpty())
+            QSKIP("ffmpeg/ffprobe not installed");
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("thirty.mp4"));
+        // 29 steps recorded every step: the initial state and 29 more = 30 frames.
+        const Run run = runApp({"--kernel", "cpu", "--bodies", "1001", "--steps", "29", "--steps-per-frame", "3",
+                                "--record", out, "--record-size", "200x100", "--quit"});
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
+        QProcess p;
+        p.start("ffprobe", {"-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                            "stream=nb_read_frames,width,height", "-of", "csv=p=0", out});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(QString::fromLocal8Bit(p.readAllStandardOutput()).trimmed(), QStringLiteral("200,100,30"));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"thirty.mp4"});
+    }
+    void recordFailureStops()
+    {
+        // The directory disappears while recording: the recording stops with a message (exit 1
+        // with --quit), and the frames written before stay complete and readable.
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("seq"));
+        const QString moved = dir.filePath(QStringLiteral("moved"));
+        QProcess p;
+        p.start(QStringLiteral(NBODY_APP_PATH), {"--kernel", "cpu", "--bodies", "501", "--steps", "1000000",
+                                                 "--record", out, "--record-size", "32x32", "--quit"});
+        QVERIFY(p.waitForStarted(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(out + "/frame_00002.png"), 60000);
+        QVERIFY(QDir().rename(out, moved));
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 1);
+        const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+        QVERIFY2(err.contains("Recording stopped after") && err.contains("does not exist"), qPrintable(err));
+        const QStringList files = QDir(moved).entryList(QDir::Files);
+        QVERIFY(files.size() >= 3);
+        for (const QString& f : files) {
+            QVERIFY2(f.startsWith("frame_") && f.endsWith(".png"), qPrintable(f)); // no temporary files
+            QCOMPARE(QImage(QDir(moved).filePath(f)).size(), QSize(32, 32));
+        }
+    }
     void badOptions_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -249,6 +356,14 @@ private slots:
         QTest::newRow("truncated snapshot")
             << QStringList{QStringLiteral("--input"), m_dir.filePath(QStringLiteral("cut.csv")), QStringLiteral("--quit")}
             << QStringLiteral("truncated");
+        QTest::newRow("record onto /dev/full")
+            << QStringList{QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("--record"),
+                           QStringLiteral("/dev/full"), QStringLiteral("--quit")}
+            << QStringLiteral("not a directory");
+        QTest::newRow("record into a missing directory")
+            << QStringList{QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("--record"),
+                           QStringLiteral("/nonexistent/x.mp4"), QStringLiteral("--quit")}
+            << QStringLiteral("does not exist");
     }
 
     void badOptions()
@@ -276,7 +391,7 @@ private slots:
         const auto registry = nbody::kernelRegistry();
         QCOMPARE(rows.size(), qsizetype(registry.size()));
         QList<QAction*> menu;
-        for (const QActionGroup* g : w->findChildren<QActionGroup*>())
+        if (const auto* g = w->findChild<QActionGroup*>(QStringLiteral("kernelGroup")))
             menu << g->actions();
         QCOMPARE(menu.size(), qsizetype(registry.size()));
         int unavailable = 0;
@@ -388,7 +503,7 @@ private slots:
 
         // The Kernel menu selects in the dock without the dock asking again.
         QAction* cpu = nullptr;
-        for (const QActionGroup* g : w->findChildren<QActionGroup*>())
+        if (const auto* g = w->findChild<QActionGroup*>(QStringLiteral("kernelGroup")))
             for (QAction* a : g->actions())
                 if (a->data().toString() == QLatin1String("cpu"))
                     cpu = a;

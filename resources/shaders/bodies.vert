@@ -1,11 +1,18 @@
 #version 330 core
 // Bodies as point sprites (src/gl/Renderer.cpp). Attribute 0 is a Float4 read straight from the
-// position buffer: xyz = position (length units), w = mass (mass units).
+// position buffer: xyz = position (length units), w = mass (mass units). Attribute 1 is a
+// per-body scalar (speed, or the group as 0, 1, 2, 3) for the colour modes that need one
+// (src/gl/ColourModes.h); when it is not bound it reads 0.
 layout(location = 0) in vec4 a_positionMass;
+layout(location = 1) in float a_scalar;
 
 uniform mat4 u_viewProjection;
-uniform float u_massMin;   // mass drawn green
-uniform float u_massMax;   // mass drawn red
+uniform int u_source;      // ColourSource: 0 mass, 1 speed, 2 group
+uniform float u_valueMin;  // value drawn in u_low (mass or speed)
+uniform float u_valueMax;  // value drawn in u_high
+uniform vec3 u_low;
+uniform vec3 u_high;
+uniform vec3 u_groupColours[4];
 uniform float u_pointSize; // sprite diameter in framebuffer pixels (pointSize × devicePixelRatio)
 
 out vec3 v_colour;
@@ -13,10 +20,15 @@ out vec3 v_colour;
 void main()
 {
     gl_Position = u_viewProjection * vec4(a_positionMass.xyz, 1.0);
-    float range = u_massMax - u_massMin;
-    float t = range > 0.0 ? clamp((a_positionMass.w - u_massMin) / range, 0.0, 1.0) : 0.0;
-    // Colour by mass: green (lightest) to red (heaviest).
-    v_colour = mix(vec3(0.0, 1.0, 0.0), vec3(1.0, 0.0, 0.0), t);
-    // Heavier bodies are drawn up to half as large again.
-    gl_PointSize = max(u_pointSize * (1.0 + 0.5 * t), 1.0);
+    float value = u_source == 0 ? a_positionMass.w : a_scalar;
+    float range = u_valueMax - u_valueMin;
+    float t = range > 0.0 ? clamp((value - u_valueMin) / range, 0.0, 1.0) : 0.0;
+    if (u_source == 2)
+        v_colour = u_groupColours[clamp(int(a_scalar + 0.5), 0, 3)];
+    else
+        v_colour = mix(u_low, u_high, t);
+    // Heavier bodies are drawn up to half as large again (in every mode).
+    float massRange = u_source == 0 ? range : 0.0;
+    float tm = massRange > 0.0 ? t : 0.0;
+    gl_PointSize = max(u_pointSize * (1.0 + 0.5 * tm), 1.0);
 }

@@ -5,6 +5,7 @@
 
 #include "sim/SimParams.h"
 
+#include <QCoreApplication>
 #include <QMetaType>
 #include <QSurfaceFormat>
 
@@ -19,6 +20,10 @@ void setDefaultSurfaceFormat()
     format.setDepthBufferSize(24);
     format.setSwapInterval(1);
     QSurfaceFormat::setDefaultFormat(format);
+    // Desktop OpenGL (not OpenGL ES) on every platform, Wayland included; sharing lets the
+    // viewport's context survive being re-parented (docking) without losing its buffers.
+    QCoreApplication::setAttribute(Qt::AA_UseDesktopOpenGL);
+    QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
 }
 
 void registerMetaTypes()

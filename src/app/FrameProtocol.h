@@ -22,6 +22,7 @@
 #include <QMetaType>
 #include <QString>
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -55,11 +56,20 @@ struct FrameResult {
     qulonglong needCapacity = 0;
     /// Set when the camera should frame the system (new system, or "Reset camera").
     std::optional<nbody::FramingSphere> framing;
+    /// One float per body for the colour modes Speed (|v|) and Group (0…3), null for Mass;
+    /// with the range the Speed gradient spans (0 … 99th percentile of the speeds).
+    std::shared_ptr<const std::vector<float>> scalars;
+    float scalarMin = 0.f, scalarMax = 1.f;
+    /// Axis-aligned bounds of the bodies (min x, y, z, max x, y, z), when reporting them is on.
+    std::optional<std::array<float, 6>> bounds;
+    /// The centre of mass, when following it is on (SimulationController::setFollowCentre).
+    std::optional<nbody::Double3> centre;
     QString error;               ///< a failure during this frame (already recovered from)
     bool cudaFailed = false;     ///< the error was a CudaError: the controller fell back to `cpu`
     bool running = false;        ///< run state after this frame
     bool runFinished = false;    ///< a "steps to run" budget was used up in this frame
     bool workPending = false;    ///< more commands are queued: request another frame
+    bool record = false;         ///< a recording is on and this frame is one of its frames
 };
 
 } // namespace nbody::app

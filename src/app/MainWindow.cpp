@@ -3,8 +3,10 @@
 #include "KernelDock.h"
 #include "RunDock.h"
 #include "SnapshotDialogs.h"
+#include "ViewDock.h"
 #include "Viewport.h"
 
+#include "gl/FrameSink.h"
 #include "gl/Renderer.h"
 #include "sim/KernelRegistry.h"
 
@@ -14,7 +16,6 @@
 #include <QCloseEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QImage>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -23,7 +24,6 @@
 #include <QToolBar>
 
 #include <cstdio>
-#include <cstring>
 
 #ifndef NBODY_VERSION
 #define NBODY_VERSION "unknown"
@@ -53,6 +53,24 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     tabifyDockWidget(m_runDock, m_kernelDock); // each gets the full height; Run is in front
     m_runDock->raise();
     resizeDocks({m_runDock}, {340}, Qt::Horizontal); // word-wrapped labels would ask for ~80 characters
+    m_viewDock = new ViewDock(this);
+    addDockWidget(Qt::RightDockWidgetArea, m_viewDock);
+    tabifyDockWidget(m_kernelDock, m_viewDock); // Run, Kernel and View share the column as tabs
+    m_runDock->raise();
+    connect(m_viewDock, &ViewDock::colourModeChanged, this, [this](const nbody::gl::ColourMode* mode) {
+        m_viewport->setColourMode(mode);
+        if (mode)
+            emit colourSourceRequested(static_cast<int>(mode->source));
+    });
+    connect(m_viewDock, &ViewDock::pointSizeChanged, m_viewport, &Viewport::setPointSize);
+    connect(m_viewDock, &ViewDock::additiveChanged, m_viewport, &Viewport::setAdditive);
+    connect(m_viewDock, &ViewDock::legendToggled, m_viewport, &Viewport::setLegendVisible);
+    connect(m_viewDock, &ViewDock::axesToggled, m_viewport, &Viewport::setShowAxes);
+    connect(m_viewDock, &ViewDock::trailsToggled, m_viewport, &Viewport::setTrails);
+    connect(m_viewDock, &ViewDock::boundsToggled, this, [this](bool on) {
+        m_viewport->setShowBounds(on);
+        emit reportBoundsRequested(on);
+    });
 
     createActions();
     createMenusAndToolbar();
@@ -89,6 +107,13 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     m_runDock->setStepsPerFrame(config.stepsPerFrame);
     m_runDock->setStepsToRun(config.stepsToRun);
     emit initializeRequested(config);
+    if (!m_automation.colourMode.isEmpty())
+        m_viewDock->selectColourMode(m_automation.colourMode);
+    if (!m_automation.recordTarget.isEmpty()) {
+        const QSize size = m_automation.recordSize.isEmpty() ? m_viewport->sizeHint() : m_automation.recordSize;
+        if (!startRecording(m_automation.recordTarget, size, m_automation.recordEvery, 30.0))
+            QTimer::singleShot(0, this, [this] { exitWith(2, QString()); });
+    }
 
     m_frameTimer.setInterval(16);
     connect(&m_frameTimer, &QTimer::timeout, this, &MainWindow::onTick);
@@ -117,6 +142,27 @@ void MainWindow::createActions()
     m_openAction->setStatusTip(tr("Open a snapshot (HDF5, CSV or Tipsy)"));
     connect(m_openAction, &QAction::triggered, this, &MainWindow::openFile);
     m_snapshotSaver = new SnapshotSaver(this);
+
+    m_exportAction = new QAction(tr("&Export frame…"), this);
+    m_exportAction->setShortcut(Qt::CTRL | Qt::Key_E);
+    m_exportAction->setStatusTip(tr("Save the view as PNG or JPEG, at the view's size or a chosen one"));
+    connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportFrame);
+
+    {
+        std::string why;
+        if (nbody::gl::findFfmpeg(&why).empty())
+            m_ffmpegMissing = QString::fromStdString(why);
+    }
+    m_recordAction = new QAction(m_ffmpegMissing.isEmpty() ? tr("&Record…")
+                                                           : tr("&Record… (image sequences only: ffmpeg not found)"),
+                                 this);
+    m_recordAction->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_R);
+    m_recordAction->setStatusTip(m_ffmpegMissing.isEmpty()
+                                     ? tr("Record every k-th step as numbered PNG files or an MP4 video")
+                                     : tr("Record every k-th step as numbered PNG files; MP4 needs ffmpeg: %1")
+                                           .arg(m_ffmpegMissing));
+    m_recordAction->setToolTip(m_recordAction->statusTip());
+    connect(m_recordAction, &QAction::triggered, this, &MainWindow::toggleRecording);
 
     m_quitAction = new QAction(tr("&Quit"), this);
     m_quitAction->setShortcut(QKeySequence::Quit);
@@ -151,10 +197,61 @@ void MainWindow::createActions()
     m_resetCameraAction->setStatusTip(tr("Frame the whole system"));
     connect(m_resetCameraAction, &QAction::triggered, this, &MainWindow::framingRequested);
 
+    m_fitAction = new QAction(tr("&Fit to system"), this);
+    m_fitAction->setShortcut(Qt::SHIFT | Qt::Key_F);
+    m_fitAction->setStatusTip(tr("Frame the whole system, keeping the viewing direction"));
+    connect(m_fitAction, &QAction::triggered, this, [this] {
+        m_viewport->setFitKeepsDirection(true);
+        emit framingRequested();
+    });
+    m_followAction = new QAction(tr("F&ollow centre of mass"), this);
+    m_followAction->setCheckable(true);
+    m_followAction->setShortcut(Qt::Key_C);
+    m_followAction->setStatusTip(tr("Keep the centre of mass in the middle of the view (copies GPU state to the host "
+                                    "each frame)"));
+    connect(m_followAction, &QAction::toggled, this, [this](bool on) {
+        m_viewport->setFollowCentre(on);
+        emit followCentreRequested(on);
+    });
+
+    m_toolGroup = new QActionGroup(this);
+    m_toolGroup->setExclusive(true);
+    const struct {
+        Viewport::Tool tool;
+        QString text, tip;
+        QKeySequence key;
+    } tools[] = {
+        {Viewport::Tool::Navigate, tr("&Navigate"), tr("Left-drag orbits, right-drag pans, the wheel zooms"),
+         QKeySequence(Qt::Key_1)},
+        {Viewport::Tool::AddBody, tr("Add &body"),
+         tr("Click to add a heavy body there; drag to give it a velocity"), QKeySequence(Qt::Key_2)},
+        {Viewport::Tool::AddCluster, tr("Add &cluster"),
+         tr("Click to add a small Plummer cluster (64 bodies) there; drag to give it a velocity"),
+         QKeySequence(Qt::Key_3)},
+        {Viewport::Tool::Delete, tr("&Delete region"), tr("Drag a rectangle: the bodies inside are removed"),
+         QKeySequence(Qt::Key_4)},
+    };
+    for (const auto& t : tools) {
+        auto* a = new QAction(t.text, m_toolGroup);
+        a->setCheckable(true);
+        a->setShortcut(t.key);
+        a->setStatusTip(t.tip);
+        a->setToolTip(t.tip);
+        a->setChecked(t.tool == Viewport::Tool::Navigate);
+        const Viewport::Tool tool = t.tool;
+        connect(a, &QAction::triggered, this, [this, tool] { m_viewport->setTool(tool); });
+    }
+    m_undoAction = new QAction(tr("&Undo edit"), this);
+    m_undoAction->setShortcut(QKeySequence::Undo);
+    m_undoAction->setEnabled(false);
+    m_undoAction->setStatusTip(tr("Undo the last add or delete (the simulation keeps running)"));
+    connect(m_undoAction, &QAction::triggered, this, &MainWindow::undoRequested);
+
     m_aboutAction = new QAction(tr("&About N-Body Sandbox"), this);
     connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
 
     m_kernelGroup = new QActionGroup(this);
+    m_kernelGroup->setObjectName(QStringLiteral("kernelGroup"));
     m_kernelGroup->setExclusive(true);
     for (const nbody::KernelInfo& k : nbody::kernelRegistry()) {
         auto* a = new QAction(qstr(k.name) + QStringLiteral(" (") + qstr(nbody::toString(k.precision)) +
@@ -179,6 +276,10 @@ void MainWindow::createMenusAndToolbar()
     file->addAction(m_openAction);
     file->addAction(m_snapshotSaver->action());
     file->addSeparator();
+    file->addAction(m_exportAction);
+    file->addAction(m_recordAction);
+    file->setToolTipsVisible(true);
+    file->addSeparator();
     file->addAction(m_quitAction);
 
     QMenu* sim = menuBar()->addMenu(tr("&Simulation"));
@@ -187,6 +288,11 @@ void MainWindow::createMenusAndToolbar()
     sim->addAction(m_stepAction);
     sim->addSeparator();
     sim->addAction(m_resetAction);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(m_undoAction);
+    edit->addSeparator();
+    edit->addActions(m_toolGroup->actions());
 
     QMenu* kernel = menuBar()->addMenu(tr("&Kernel"));
     kernel->setToolTipsVisible(true);
@@ -203,9 +309,14 @@ void MainWindow::createMenusAndToolbar()
     bar->addAction(m_resetAction);
     bar->addSeparator();
     bar->addAction(m_resetCameraAction);
+    bar->addSeparator();
+    bar->addActions(m_toolGroup->actions());
+    bar->addAction(m_undoAction);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_resetCameraAction);
+    view->addAction(m_fitAction);
+    view->addAction(m_followAction);
     view->addSeparator();
     QAction* dockToggle = m_runDock->toggleViewAction();
     dockToggle->setText(tr("&Run dock"));
@@ -213,6 +324,9 @@ void MainWindow::createMenusAndToolbar()
     QAction* kernelToggle = m_kernelDock->toggleViewAction();
     kernelToggle->setText(tr("&Kernel dock"));
     view->addAction(kernelToggle);
+    QAction* viewDockToggle = m_viewDock->toggleViewAction();
+    viewDockToggle->setText(tr("&View dock"));
+    view->addAction(viewDockToggle);
     QAction* barToggle = bar->toggleViewAction();
     barToggle->setText(tr("&Toolbar"));
     view->addAction(barToggle);
@@ -247,6 +361,11 @@ void MainWindow::createStatusBar()
     m_rateLabel->setText(tr("– int/s"));
     m_fpsLabel->setText(tr("0 fps"));
     m_interopLabel->setText(tr("starting…"));
+    m_recordLabel = new QLabel(this);
+    m_recordLabel->setStyleSheet(QStringLiteral("QLabel { color: white; background: #d01010; font-weight: bold; "
+                                                "padding: 0 6px; border-radius: 3px; }"));
+    m_recordLabel->setVisible(false);
+    statusBar()->insertPermanentWidget(0, m_recordLabel);
 }
 
 void MainWindow::connectController()
@@ -262,6 +381,24 @@ void MainWindow::connectController()
     m_snapshotSaver->connectTo(c);
     connect(this, &MainWindow::kernelRequested, c, &SimulationController::setKernel);
     connect(this, &MainWindow::framingRequested, c, &SimulationController::requestFraming);
+    connect(this, &MainWindow::recordEveryRequested, c, &SimulationController::setRecordEvery);
+    connect(this, &MainWindow::followCentreRequested, c, &SimulationController::setFollowCentre);
+    connect(this, &MainWindow::undoRequested, c, &SimulationController::undoLastEdit);
+    connect(this, &MainWindow::colourSourceRequested, c, &SimulationController::setColourSource);
+    connect(this, &MainWindow::reportBoundsRequested, c, &SimulationController::setReportBounds);
+    // Edits: queued to the worker thread through functors (no metatypes needed for the arguments).
+    connect(m_viewport, &Viewport::addRequested, this,
+            [c](double x, double y, double z, double dx, double dy, double dz, bool cluster) {
+                QMetaObject::invokeMethod(c, [=] { c->addAt(x, y, z, dx, dy, dz, cluster); }, Qt::QueuedConnection);
+            });
+    connect(m_viewport, &Viewport::removeRequested, this,
+            [c](const std::array<float, 16>& vp, float x0, float y0, float x1, float y1) {
+                QMetaObject::invokeMethod(c, [=] { c->removeInRegion(vp, x0, y0, x1, y1); }, Qt::QueuedConnection);
+            });
+    connect(c, &SimulationController::editApplied, this, [this](const QString& what, bool undoable) {
+        m_undoAction->setEnabled(undoable);
+        statusBar()->showMessage(what, 5000);
+    });
 
     connect(m_runDock, &RunDock::stepsToRunEdited, c, &SimulationController::setStepsToRun);
     connect(m_runDock, &RunDock::stepsPerFrameEdited, c, &SimulationController::setStepsPerFrame);
@@ -312,6 +449,8 @@ void MainWindow::onTick()
 void MainWindow::onFrameReady(const FrameResult& result)
 {
     m_viewport->finishFrame(result);
+    if (result.centre)
+        m_viewport->setCentre(glm::vec3(float(result.centre->x), float(result.centre->y), float(result.centre->z)));
     if (result.workPending)
         m_frameWanted = true;
     if (result.needCapacity > 0) {
@@ -320,6 +459,9 @@ void MainWindow::onFrameReady(const FrameResult& result)
     }
     if (!result.valid)
         return;
+    if (m_recording && result.record && (result.hostPositions || result.deviceDrawn))
+        recordFrame();
+    runPendingExport();
 
     m_stepLabel->setText(tr("step %L1").arg(result.step));
     m_timeLabel->setText(tr("t = %1").arg(result.time, 0, 'g', 6));
@@ -461,6 +603,134 @@ void MainWindow::openFile()
     emit loadRequested(path);
 }
 
+void MainWindow::exportFrame()
+{
+    ExportFrameDialog dialog(m_viewport->pixelSize(), m_lastExport, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    m_lastExport = dialog.path();
+    m_pendingExport = PendingExport{dialog.path(), dialog.frameSize(), dialog.jpegQuality()};
+    runPendingExport(); // now, or after the frame in flight
+}
+
+bool MainWindow::runPendingExport()
+{
+    if (!m_pendingExport || m_viewport->frameInFlight())
+        return true;
+    const PendingExport e = *m_pendingExport;
+    m_pendingExport.reset();
+    try {
+        const nbody::gl::Image image = m_viewport->renderFrame(e.size.width(), e.size.height());
+        nbody::gl::writeImage(e.path.toStdString(), image, nbody::gl::ImageFormat::Unknown, e.quality);
+    } catch (const std::exception& ex) {
+        const QString message = QString::fromUtf8(ex.what());
+        statusBar()->showMessage(tr("Export failed: %1").arg(message), 15000);
+        if (m_automation.active())
+            exitWith(1, message);
+        else
+            showWarning(tr("Export frame"), message);
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved %1 (%2 × %3)").arg(e.path).arg(e.size.width()).arg(e.size.height()), 10000);
+    return true;
+}
+
+void MainWindow::toggleRecording()
+{
+    if (m_recording) {
+        stopRecording();
+        return;
+    }
+    RecordDialog dialog(m_viewport->pixelSize(), m_ffmpegMissing, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    startRecording(dialog.target(), dialog.frameSize(), dialog.every(), dialog.fps());
+}
+
+bool MainWindow::startRecording(const QString& target, QSize size, int every, double fps)
+{
+    nbody::gl::SinkOptions o;
+    o.target = target.toStdString();
+    o.width = size.width();
+    o.height = size.height();
+    o.fps = fps;
+    try {
+        Recording r;
+        r.sink = nbody::gl::openFrameSink(o);
+        r.size = size;
+        r.every = std::max(1, every);
+        m_recording = std::move(r);
+    } catch (const std::exception& e) {
+        const QString message = QString::fromUtf8(e.what());
+        statusBar()->showMessage(message, 15000);
+        if (m_automation.active())
+            std::fprintf(stderr, "nbody-sandbox: %s\n", qPrintable(message));
+        else
+            showWarning(tr("Record"), message);
+        return false;
+    }
+    emit recordEveryRequested(m_recording->every);
+    updateRecordUi();
+    return true;
+}
+
+void MainWindow::recordFrame()
+{
+    try {
+        m_recording->sink->write(m_viewport->renderFrame(m_recording->size.width(), m_recording->size.height()));
+    } catch (const std::exception& e) {
+        stopRecording(QString::fromUtf8(e.what()));
+        return;
+    }
+    updateRecordUi();
+}
+
+void MainWindow::stopRecording(const QString& failure)
+{
+    if (!m_recording)
+        return;
+    emit recordEveryRequested(0);
+    Recording r = std::move(*m_recording);
+    m_recording.reset();
+    updateRecordUi();
+    QString problem = failure;
+    QString where;
+    if (problem.isEmpty()) {
+        try {
+            where = QString::fromStdString(r.sink->finish());
+        } catch (const std::exception& e) {
+            problem = QString::fromUtf8(e.what());
+        }
+    }
+    if (!problem.isEmpty()) {
+        const QString text = tr("Recording stopped after %n frame(s): %1", nullptr, r.sink->frames()).arg(problem);
+        statusBar()->showMessage(text, 30000);
+        if (m_automation.active())
+            exitWith(1, text);
+        else
+            showWarning(tr("Record"), text);
+        return;
+    }
+    statusBar()->showMessage(tr("Recorded %n frame(s) to %1", nullptr, r.sink->frames()).arg(where), 15000);
+}
+
+void MainWindow::updateRecordUi()
+{
+    const bool on = m_recording.has_value();
+    m_recordLabel->setVisible(on);
+    if (on) {
+        m_recordLabel->setText(tr("● REC %1").arg(m_recording->sink->frames()));
+        m_recordLabel->setToolTip(tr("Recording every %1 step(s) at %2 × %3 to %4")
+                                      .arg(m_recording->every)
+                                      .arg(m_recording->size.width())
+                                      .arg(m_recording->size.height())
+                                      .arg(QString::fromStdString(m_recording->sink->options().target)));
+    }
+    m_recordAction->setText(on ? tr("Stop &recording")
+                               : (m_ffmpegMissing.isEmpty() ? tr("&Record…")
+                                                            : tr("&Record… (image sequences only: ffmpeg not found)")));
+}
+
 void MainWindow::showAbout()
 {
     const QString gl = m_viewport->glDescription().isEmpty() ? tr("(no context yet)")
@@ -500,27 +770,21 @@ void MainWindow::showWarning(const QString& title, const QString& text)
 
 void MainWindow::finishAutomation()
 {
+    if (m_viewport->frameInFlight()) {
+        // The buffers are mapped for a frame: capture once it is back (frames are short).
+        QTimer::singleShot(5, this, &MainWindow::finishAutomation);
+        return;
+    }
+    if (m_recording)
+        stopRecording(); // finalises; a failure exits with 1
+    if (m_exiting)
+        return;
     if (!m_automation.capturePath.isEmpty()) {
-        // The same atomic PNG writer as the command line (nbody::gl::writePng).
-        const QImage image = m_viewport->grabFramebuffer().convertToFormat(QImage::Format_RGBA8888);
-        if (image.isNull()) {
-            exitWith(1, QStringLiteral("cannot write %1: the view could not be grabbed").arg(m_automation.capturePath));
+        // Offscreen, like File → Export frame, through the same atomic writer as the command line.
+        const QSize size = m_automation.captureSize.isEmpty() ? m_viewport->pixelSize() : m_automation.captureSize;
+        m_pendingExport = PendingExport{m_automation.capturePath, size, 92};
+        if (!runPendingExport())
             return;
-        }
-        nbody::gl::Image out;
-        out.width = image.width();
-        out.height = image.height();
-        out.rgba.resize(std::size_t(out.width) * std::size_t(out.height) * 4);
-        for (int y = 0; y < out.height; ++y)
-            std::memcpy(out.rgba.data() + std::size_t(y) * std::size_t(out.width) * 4, image.constScanLine(y),
-                        std::size_t(out.width) * 4);
-        try {
-            nbody::gl::writePng(m_automation.capturePath.toStdString(), out);
-        } catch (const std::exception& e) {
-            exitWith(1, QString::fromUtf8(e.what()));
-            return;
-        }
-        statusBar()->showMessage(tr("Saved %1").arg(m_automation.capturePath), 10000);
     }
     if (m_automation.quit)
         exitWith(0, QString());
@@ -528,6 +792,9 @@ void MainWindow::finishAutomation()
 
 void MainWindow::exitWith(int code, const QString& message)
 {
+    if (m_exiting)
+        return; // the first failure decides the exit code
+    m_exiting = true;
     if (!message.isEmpty())
         std::fprintf(stderr, "nbody-sandbox: %s\n", qPrintable(message));
     shutdownController();
@@ -550,6 +817,8 @@ void MainWindow::shutdownController()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (m_recording)
+        stopRecording(); // finalise what was recorded
     shutdownController();
     event->accept();
 }

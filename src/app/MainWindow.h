@@ -4,6 +4,7 @@
 /// scripted mode of the command line (--steps / --capture / --quit). It owns the worker thread of
 /// the SimulationController and talks to it only through queued signals.
 
+#include "CaptureDialogs.h"
 #include "FrameProtocol.h"
 #include "SimulationController.h"
 
@@ -26,12 +27,18 @@ class Viewport;
 class RunDock;
 class SnapshotSaver;
 class KernelDock;
+class ViewDock;
 
 /// What the command line asks for beyond the first system.
 struct Automation {
-    QString capturePath; ///< write a PNG of the view once the steps are done
+    QString capturePath; ///< write a PNG or JPEG of the view once the steps are done
+    QSize captureSize;   ///< its size in pixels; empty: the view's size
+    QString recordTarget; ///< record from the start: a directory (PNG files) or FILE.mp4
+    int recordEvery = 1;  ///< steps between recorded frames
+    QSize recordSize;     ///< empty: the view's size
+    QString colourMode;   ///< a row of nbody::gl::colourModes(); empty: the default (mass)
     bool quit = false;   ///< exit then (0 on success)
-    bool active() const { return !capturePath.isEmpty() || quit; }
+    bool active() const { return !capturePath.isEmpty() || !recordTarget.isEmpty() || quit; }
 };
 
 class MainWindow : public QMainWindow {
@@ -51,6 +58,11 @@ signals:
     void loadRequested(const QString& path);
     void kernelRequested(const QString& id);
     void framingRequested();
+    void recordEveryRequested(int every);
+    void followCentreRequested(bool follow);
+    void undoRequested();
+    void colourSourceRequested(int source);
+    void reportBoundsRequested(bool report);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -66,6 +78,8 @@ private slots:
     void onLoadFailed(const QString& path, const QString& message);
     void onStartupFailed(const QString& message);
     void openFile();
+    void exportFrame();
+    void toggleRecording();
     void showAbout();
     void updateFps();
 
@@ -78,10 +92,20 @@ private:
     void showWarning(const QString& title, const QString& text);
     void finishAutomation();
     void exitWith(int code, const QString& message);
+    /// Renders and writes a pending export when no frame is in flight; false after a failure.
+    bool runPendingExport();
+    /// Opens the sink and asks the controller to flag every `every`-th step; false (with a
+    /// message) when the target cannot be used.
+    bool startRecording(const QString& target, QSize size, int every, double fps);
+    /// Ends the recording: finalises it, or after `failure` reports it (what was written stays).
+    void stopRecording(const QString& failure = QString());
+    void recordFrame();
+    void updateRecordUi();
 
     Viewport* m_viewport = nullptr;
     RunDock* m_runDock = nullptr;
     KernelDock* m_kernelDock = nullptr;
+    ViewDock* m_viewDock = nullptr;
     QThread m_thread;
     QPointer<SimulationController> m_controller;
     QTimer m_frameTimer;
@@ -92,6 +116,7 @@ private:
     StartupConfig m_config;
     Automation m_automation;
     bool m_automationDone = false;
+    bool m_exiting = false; ///< exitWith() was called
 
     // GUI-side view of the controller's state (from its change signals)
     bool m_running = false;
@@ -101,14 +126,30 @@ private:
     std::optional<nbody::SimParams> m_params;
     QString m_lastFile;
 
+    struct PendingExport {
+        QString path;
+        QSize size;
+        int quality = 92;
+    };
+    std::optional<PendingExport> m_pendingExport;
+    QString m_lastExport;
+    std::optional<Recording> m_recording;
+    QString m_ffmpegMissing; ///< why MP4 recording is unavailable ("" when ffmpeg is there)
+
     QAction* m_openAction = nullptr;
     SnapshotSaver* m_snapshotSaver = nullptr; ///< File → Save snapshot… (SnapshotDialogs.h)
+    QAction* m_exportAction = nullptr;
+    QAction* m_recordAction = nullptr;
     QAction* m_quitAction = nullptr;
     QAction* m_startAction = nullptr;
     QAction* m_pauseAction = nullptr;
     QAction* m_stepAction = nullptr;
     QAction* m_resetAction = nullptr;
     QAction* m_resetCameraAction = nullptr;
+    QAction* m_fitAction = nullptr;
+    QAction* m_followAction = nullptr;
+    QAction* m_undoAction = nullptr;
+    QActionGroup* m_toolGroup = nullptr;
     QAction* m_aboutAction = nullptr;
     QActionGroup* m_kernelGroup = nullptr;
 
@@ -118,6 +159,7 @@ private:
     QLabel* m_rateLabel = nullptr;
     QLabel* m_fpsLabel = nullptr;
     QLabel* m_interopLabel = nullptr;
+    QLabel* m_recordLabel = nullptr;
     QPointer<QMessageBox> m_warningBox;
 };
 

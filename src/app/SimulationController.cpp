@@ -1,5 +1,6 @@
 #include "SimulationController.h"
 
+#include "sim/Edits.h"
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
@@ -10,7 +11,9 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
+#include <limits>
 #include <stdexcept>
 
 namespace nbody::app {
@@ -144,6 +147,9 @@ void SimulationController::installWorld(World world, const QString& source, bool
     }
     m_initialWorld = std::move(initial);
     m_massRange = range;
+    m_lastEdit.reset(); // edits of the previous system cannot be undone on this one
+    m_recordOrigin = m_sim->stepCount(); // a recording goes on with the new system from here
+    m_lastRecorded.reset();
     m_framingRequested = true;
     if (m_source != source) {
         m_source = source;
@@ -313,6 +319,137 @@ void SimulationController::setStepsPerFrame(int steps)
     emit stepsPerFrameChanged(steps);
 }
 
+// ---- sandbox editing -----------------------------------------------------------------------
+
+void SimulationController::applyEdit(const std::function<EditRecord(World&)>& edit, bool isUndo)
+{
+    World world = m_sim->world(); // synchronised: the current state, time and step
+    EditRecord record = edit(world);
+    if (world.empty())
+        throw std::invalid_argument("the edit would leave no bodies; nothing was changed");
+    const auto range = world.massRange();
+    m_sim->setWorld(std::move(world)); // keeps time and step; throws invalid_argument: nothing changes
+    m_massRange = range;
+    if (isUndo)
+        m_lastEdit.reset();
+    else
+        m_lastEdit = std::make_unique<EditRecord>(std::move(record));
+    emit editApplied(QString::fromStdString(isUndo ? "undid: " + record.description
+                                                   : m_lastEdit->description),
+                     m_lastEdit != nullptr);
+}
+
+void SimulationController::addAt(double x, double y, double z, double dragX, double dragY, double dragZ,
+                                 bool cluster, int clusterBodies)
+{
+    if (!m_sim)
+        return;
+    Command c;
+    c.what = QStringLiteral("add");
+    c.requiredCapacity = m_sim->size() + (cluster ? std::size_t(std::max(1, clusterBodies)) : 1);
+    c.apply = [=, this] {
+        applyEdit(
+            [&](World& world) {
+                const FramingSphere f = framingSphere(world);
+                const MassCentre mc = centreOfMass(world);
+                const double G = m_sim->params().G;
+                const double speed = std::sqrt(G * std::max(mc.mass, 1e-30) / f.radius) / f.radius;
+                const Double3 v{dragX * speed, dragY * speed, dragZ * speed};
+                World bodies;
+                std::string what;
+                if (cluster) {
+                    const std::size_t n = std::size_t(std::max(1, clusterBodies));
+                    const double mass = mc.mass / double(world.size()) * double(n);
+                    bodies = makePlummerCluster(n, mass, 0.02 * f.radius, Double3{x, y, z}, v, G, m_editSeed++);
+                    what = "added a Plummer cluster of " + std::to_string(n) + " bodies";
+                } else {
+                    bodies.addBody(Float4{float(x), float(y), float(z), world.massRange().second},
+                                   Float4{float(v.x), float(v.y), float(v.z), 0.f}, Group::Generic);
+                    what = "added a body";
+                }
+                return addBodies(world, bodies, what);
+            },
+            false);
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::removeInRegion(const std::array<float, 16>& viewProjection, float x0, float y0, float x1,
+                                          float y1)
+{
+    Command c;
+    c.what = QStringLiteral("delete");
+    c.apply = [=, this] {
+        applyEdit(
+            [&](World& world) {
+                const std::vector<BodyIndex> inside = bodiesInRegion(world, viewProjection.data(), x0, y0, x1, y1);
+                return removeBodies(world, inside, "removed " + std::to_string(inside.size()) + " bodies");
+            },
+            false);
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::undoLastEdit()
+{
+    Command c;
+    c.what = QStringLiteral("undo");
+    if (m_lastEdit && m_sim && m_lastEdit->kind == EditRecord::Kind::Removed)
+        c.requiredCapacity = m_sim->size() + m_lastEdit->removed.size();
+    c.apply = [this] {
+        if (!m_lastEdit)
+            throw std::invalid_argument("there is no edit to undo");
+        applyEdit(
+            [this](World& world) {
+                undoEdit(world, *m_lastEdit);
+                return *m_lastEdit;
+            },
+            true);
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::setColourSource(int source)
+{
+    m_colourSource = source;
+    emit workQueued();
+}
+
+void SimulationController::setReportBounds(bool report)
+{
+    m_reportBounds = report;
+    if (report)
+        emit workQueued();
+}
+
+void SimulationController::setFollowCentre(bool follow)
+{
+    m_followCentre = follow;
+    if (follow)
+        emit workQueued();
+}
+
+void SimulationController::setRecordEvery(int every)
+{
+    m_recordEvery = std::max(0, every);
+    m_recordOrigin = m_sim ? m_sim->stepCount() : 0;
+    m_lastRecorded.reset();
+    if (m_recordEvery > 0)
+        emit workQueued(); // the first recorded frame is the current state
+}
+
+int SimulationController::clipToRecordedStep(int steps) const
+{
+    if (m_recordEvery <= 0 || steps <= 0 || !m_sim)
+        return steps;
+    const quint64 step = m_sim->stepCount();
+    const quint64 since = step >= m_recordOrigin ? step - m_recordOrigin : 0;
+    if (since % quint64(m_recordEvery) == 0 && m_lastRecorded != std::optional<quint64>(step))
+        return 0; // this state is a recorded frame not yet sent: send it before stepping on
+    const quint64 toNext = quint64(m_recordEvery) - since % quint64(m_recordEvery);
+    return static_cast<int>(std::min<quint64>(quint64(steps), toNext));
+}
+
 void SimulationController::requestFraming()
 {
     m_framingRequested = true;
@@ -466,20 +603,23 @@ void SimulationController::advance(const FrameRequest& request)
                     fallBack("the CUDA-GL interop buffers are unavailable; continuing on the CPU");
                 }
                 int steps = 0;
-                int pressed = 0;
                 if (m_running) {
                     steps = m_stepsPerFrame;
                     if (m_stepsToRun > 0)
                         steps = std::min(steps, std::max(0, m_stepsRemaining));
                 } else if (m_stepsRequested > 0) {
-                    steps = pressed = m_stepsRequested; // every Step press counts, however fast
+                    steps = m_stepsRequested; // every Step press counts, however fast
                 }
-                m_stepsRequested = 0;
+                const bool fromPresses = !m_running && m_stepsRequested > 0;
+                const int wanted = steps;
+                steps = clipToRecordedStep(steps);
+                if (!fromPresses)
+                    m_stepsRequested = 0;
                 if (steps > 0) {
                     const int done = stepInterruptibly(steps, r.timing);
                     // Presses the frame budget left over follow in the next frames (Pause drops them).
-                    if (pressed > done && !m_interrupt.load())
-                        m_stepsRequested = pressed - done;
+                    if (fromPresses)
+                        m_stepsRequested = std::max(0, m_stepsRequested - done);
                     if (const std::string bad = m_sim->checkFinite(); !bad.empty()) {
                         // A blown-up system (dt far too large) would run on invisibly: stop.
                         r.error = QStringLiteral("The system is no longer finite at step %1 (%2): the time step "
@@ -495,7 +635,7 @@ void SimulationController::advance(const FrameRequest& request)
                             setRunning(false);
                         }
                     }
-                } else if (m_running && m_stepsToRun > 0) {
+                } else if (wanted == 0 && m_running && m_stepsToRun > 0) {
                     r.runFinished = true;
                     setRunning(false);
                 }
@@ -515,6 +655,40 @@ void SimulationController::advance(const FrameRequest& request)
             if (m_framingRequested) {
                 r.framing = framingSphere(m_sim->world());
                 m_framingRequested = false;
+            }
+            if (m_followCentre)
+                r.centre = centreOfMass(m_sim->world()).centre;
+            if (m_reportBounds) {
+                std::array<float, 6> b{std::numeric_limits<float>::max(), std::numeric_limits<float>::max(),
+                                       std::numeric_limits<float>::max(), std::numeric_limits<float>::lowest(),
+                                       std::numeric_limits<float>::lowest(), std::numeric_limits<float>::lowest()};
+                for (const Float4& p : m_sim->world().positions()) {
+                    b[0] = std::min(b[0], p.x), b[1] = std::min(b[1], p.y), b[2] = std::min(b[2], p.z);
+                    b[3] = std::max(b[3], p.x), b[4] = std::max(b[4], p.y), b[5] = std::max(b[5], p.z);
+                }
+                r.bounds = b;
+            }
+            if (m_colourSource == 1) { // speed: 0 … 99th percentile
+                const World& w = m_sim->world();
+                auto speeds = std::make_shared<std::vector<float>>(w.size());
+                for (std::size_t i = 0; i < w.size(); ++i) {
+                    const Float4& v = w.velocities()[i];
+                    (*speeds)[i] = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+                }
+                std::vector<float> sorted = *speeds;
+                const std::size_t k = std::min(sorted.size() - 1, std::size_t(0.99 * double(sorted.size())));
+                std::nth_element(sorted.begin(), sorted.begin() + std::ptrdiff_t(k), sorted.end());
+                r.scalarMin = 0.f;
+                r.scalarMax = sorted[k] > 0.f ? sorted[k] : 1.f;
+                r.scalars = std::move(speeds);
+            } else if (m_colourSource == 2) { // group
+                const World& w = m_sim->world();
+                auto groups = std::make_shared<std::vector<float>>(w.size());
+                for (std::size_t i = 0; i < w.size(); ++i)
+                    (*groups)[i] = float(static_cast<int>(w.groups()[i]));
+                r.scalarMin = 0.f;
+                r.scalarMax = 3.f;
+                r.scalars = std::move(groups);
             }
             r.deviceDrawn = attached && m_sim->kernel().backend == Backend::Cuda;
             if (r.deviceDrawn) {
@@ -548,6 +722,14 @@ void SimulationController::advance(const FrameRequest& request)
         r.time = m_sim->time();
         r.bodies = m_sim->size();
         r.kernelId = m_publishedKernel;
+    }
+    if (m_sim && r.valid && r.needCapacity == 0 && m_recordEvery > 0) {
+        const quint64 step = m_sim->stepCount();
+        if (step >= m_recordOrigin && (step - m_recordOrigin) % quint64(m_recordEvery) == 0 &&
+            m_lastRecorded != std::optional<quint64>(step)) {
+            r.record = true;
+            m_lastRecorded = step;
+        }
     }
     r.massMin = m_massRange.first;
     r.massMax = m_massRange.second;

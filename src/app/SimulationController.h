@@ -11,6 +11,7 @@
 #include <QObject>
 #include <QString>
 
+#include <array>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -19,7 +20,7 @@
 
 #include "sim/Snapshot.h"
 
-namespace nbody { class Simulation; class World; }
+namespace nbody { class Simulation; class World; struct EditRecord; }
 
 namespace nbody::app {
 
@@ -79,6 +80,32 @@ public slots:
     /// A frame stops stepping after about this many ms (default 500; 0: never), so a large
     /// "steps per frame" on a slow kernel still redraws twice a second.
     void setFrameBudget(int ms);
+    /// Recording: frames end exactly every `every` steps counted from the current step, and the
+    /// frames that end there (and the current state first) carry FrameResult::record. 0 stops.
+    /// A new or reset system starts the count again from its first step.
+    void setRecordEvery(int every);
+    // ---- sandbox editing (entities added to and removed from the World; the run goes on) ----
+    /// Adds a body (cluster false: mass = the system's largest) or a Plummer cluster of
+    /// `clusterBodies` bodies (total mass = that many times the mean mass, scale radius 2 % of
+    /// the framing radius R) at (x, y, z), moving with velocity drag / R · sqrt(G M / R): a drag
+    /// across the framing radius gives the system's typical (virial) speed, with M its mass.
+    /// The GL buffers grow through the frame protocol (FrameResult::needCapacity).
+    void addAt(double x, double y, double z, double dragX, double dragY, double dragZ, bool cluster,
+               int clusterBodies = 64);
+    /// Removes the bodies whose projection by `viewProjection` (column-major) falls inside the
+    /// rectangle of normalised device coordinates (x0, y0)–(x1, y1).
+    void removeInRegion(const std::array<float, 16>& viewProjection, float x0, float y0, float x1, float y1);
+    /// Undoes the last edit (one level): removes the added bodies or adds the removed ones back.
+    void undoLastEdit();
+    /// Colour source of the view (nbody::gl::ColourSource as int): Speed and Group make every
+    /// frame carry FrameResult::scalars (with a CUDA kernel this copies the state to the host).
+    void setColourSource(int source);
+    /// Every frame reports the bodies' bounds (FrameResult::bounds) while on (a host copy with
+    /// a CUDA kernel, as setFollowCentre).
+    void setReportBounds(bool report);
+    /// Every frame reports the centre of mass (FrameResult::centre) while on. With a CUDA kernel
+    /// this copies the state to the host each frame.
+    void setFollowCentre(bool follow);
     /// Asks for a framing sphere of the current state in the next frame.
     void requestFraming();
     /// Destroys the simulation (on this thread). Called blocking before the thread quits.
@@ -101,6 +128,8 @@ signals:
     void snapshotSaved(const QString& path, qulonglong bodies, qulonglong step);
     void saveFailed(const QString& path, const QString& message);
     void startupFailed(const QString& message);
+    /// An edit was applied ("added a Plummer cluster of 64 bodies"); `undoable`: an undo exists.
+    void editApplied(const QString& description, bool undoable);
 
 private:
     struct Command {
@@ -112,14 +141,20 @@ private:
     void installWorld(nbody::World world, const QString& source, bool deriveParams,
                       const std::optional<nbody::RestartParams>& fileParams = std::nullopt);
     static void applyFileParams(nbody::SimParams& params, const nbody::RestartParams& file);
+    /// Applies `edit` to a copy of the current system and installs it (same time and step).
+    void applyEdit(const std::function<nbody::EditRecord(nbody::World&)>& edit, bool isUndo);
     void changeParams(const QString& what, const std::function<void(nbody::SimParams&)>& edit);
     void publishState();
     bool pendingWork() const;
+    /// `steps` shortened so the frame ends on the next recorded step.
+    int clipToRecordedStep(int steps) const;
     /// Steps up to `steps` in chunks, stopping early on requestInterrupt(); returns the steps taken.
     int stepInterruptibly(int steps, nbody::StepTiming& timing);
 
     std::unique_ptr<nbody::Simulation> m_sim;
     std::unique_ptr<nbody::World> m_initialWorld; ///< for reset()
+    std::unique_ptr<nbody::EditRecord> m_lastEdit; ///< for undoLastEdit()
+    std::uint64_t m_editSeed = 1;                  ///< seeds of added clusters
     QString m_source;
     std::vector<Command> m_pending;
     bool m_running = false;
@@ -132,6 +167,12 @@ private:
     int m_stepsRemaining = 0;
     int m_stepsPerFrame = 1;
     std::pair<float, float> m_massRange{0.f, 1.f};
+    bool m_followCentre = false;
+    bool m_reportBounds = false;
+    int m_colourSource = 0;
+    int m_recordEvery = 0;         ///< steps between recorded frames; 0: not recording
+    quint64 m_recordOrigin = 0;    ///< step at which recording (or the current system) began
+    std::optional<quint64> m_lastRecorded; ///< step of the last frame flagged for recording
 
     // last published values (signals are emitted only on change)
     QString m_publishedKernel;

@@ -1,14 +1,25 @@
 #include "Viewport.h"
 
+#include "ViewDock.h"
+
 #include "gl/CudaGlInterop.h"
 #include "gl/Renderer.h"
 #include "sim/Errors.h"
 
+#include <QKeyEvent>
 #include <QMouseEvent>
+#include <QPainter>
+#include <QResizeEvent>
+#include <QRubberBand>
 #include <QOpenGLContext>
 #include <QWheelEvent>
 
+#include <glm/gtc/type_ptr.hpp>
+
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
 #include <exception>
 
 namespace nbody::app {
@@ -19,6 +30,9 @@ Viewport::Viewport(QWidget* parent) : QOpenGLWidget(parent)
     setMouseTracking(false);
     m_camera.fit(glm::vec3(0.f), 1.0e5f * 1.7320508f);
     connect(this, &QOpenGLWidget::frameSwapped, this, &Viewport::onFrameSwapped);
+    m_mode = &nbody::gl::colourModes()[0];
+    m_legend = new LegendOverlay(this);
+    updateLegend();
 }
 
 Viewport::~Viewport()
@@ -78,6 +92,7 @@ void Viewport::allocate(std::size_t capacity)
     // caller made the context current
     m_interop.reset();
     m_haveContent = false;
+    m_haveScalars = false;
     try {
         m_buffers->allocate(std::max<std::size_t>(capacity, 1));
     } catch (const std::exception& e) {
@@ -169,6 +184,19 @@ void Viewport::finishFrame(const FrameResult& result)
     }
     doneCurrent();
 
+    if (result.scalars && m_mode->source != nbody::gl::ColourSource::Mass &&
+        result.scalars->size() <= m_buffers->capacity()) {
+        makeCurrent();
+        try {
+            m_buffers->uploadScalars(result.scalars->data(), result.scalars->size());
+            m_haveScalars = true;
+            m_scalarMin = result.scalarMin;
+            m_scalarMax = result.scalarMax;
+        } catch (const std::exception& e) {
+            emit glFailed(QString::fromUtf8(e.what()));
+        }
+        doneCurrent();
+    }
     if (result.hostPositions || result.deviceDrawn) {
         m_count = std::min(n, m_buffers->capacity());
         m_current = result.current;
@@ -176,6 +204,9 @@ void Viewport::finishFrame(const FrameResult& result)
         m_massMax = result.massMax;
         m_haveContent = true;
     }
+    updateLegend();
+    if (result.bounds && m_showBounds)
+        m_bounds = result.bounds;
     if (result.framing) {
         m_framing = result.framing;
         fitCamera();
@@ -189,30 +220,198 @@ void Viewport::fitCamera()
 {
     if (!m_framing)
         return;
+    const float yaw = m_camera.yawDeg, pitch = m_camera.pitchDeg;
     m_camera.fit(glm::vec3(static_cast<float>(m_framing->x), static_cast<float>(m_framing->y),
                            static_cast<float>(m_framing->z)),
                  static_cast<float>(m_framing->radius),
-                 static_cast<float>(std::max(1, width())) / static_cast<float>(std::max(1, height())));
+                 aspect());
+    if (m_fitKeepsDirection) {
+        m_camera.yawDeg = yaw;
+        m_camera.pitchDeg = pitch;
+        m_fitKeepsDirection = false;
+    }
     update();
+}
+
+float Viewport::aspect() const
+{
+    return static_cast<float>(std::max(1, width())) / static_cast<float>(std::max(1, height()));
+}
+
+glm::vec2 Viewport::ndc(const QPoint& p) const
+{
+    return {2.f * static_cast<float>(p.x()) / static_cast<float>(std::max(1, width())) - 1.f,
+            1.f - 2.f * static_cast<float>(p.y()) / static_cast<float>(std::max(1, height()))};
+}
+
+void Viewport::setCentre(const glm::vec3& centre)
+{
+    if (m_follow && std::isfinite(centre.x) && std::isfinite(centre.y) && std::isfinite(centre.z)) {
+        m_camera.target = centre;
+        update();
+    }
+}
+
+void Viewport::setTool(Tool tool)
+{
+    m_tool = tool;
+    m_editing = false;
+    if (m_rubberBand)
+        m_rubberBand->hide();
+    setCursor(tool == Tool::Navigate ? Qt::ArrowCursor : Qt::CrossCursor);
+}
+
+nbody::gl::RenderStyle Viewport::style(float devicePixelRatio) const
+{
+    nbody::gl::RenderStyle style;
+    style.source = m_mode->source;
+    style.low = m_mode->low;
+    style.high = m_mode->high;
+    style.massMin = m_massMin;
+    style.massMax = m_massMax;
+    style.scalarMin = m_scalarMin;
+    style.scalarMax = m_scalarMax;
+    // Until the first frame of the mode brings its scalars, Speed and Group draw everything as 0.
+    style.scalarBuffer = m_haveScalars && m_buffers ? m_buffers->scalarBuffer() : 0u;
+    style.pointSize = m_pointSize;
+    style.additive = m_additive;
+    style.devicePixelRatio = devicePixelRatio;
+    return style;
+}
+
+void Viewport::setColourMode(const nbody::gl::ColourMode* mode)
+{
+    if (!mode || mode == m_mode)
+        return;
+    m_mode = mode;
+    m_haveScalars = false; // the next frame brings the values of the new mode
+    updateLegend();
+    update();
+}
+
+void Viewport::setPointSize(double pixels)
+{
+    m_pointSize = static_cast<float>(std::clamp(pixels, 0.5, 64.0));
+    update();
+}
+
+void Viewport::setAdditive(bool additive)
+{
+    m_additive = additive;
+    update();
+}
+
+void Viewport::setLegendVisible(bool visible)
+{
+    m_legend->setVisible(visible);
+}
+
+void Viewport::setShowBounds(bool show)
+{
+    m_showBounds = show;
+    if (!show)
+        m_bounds.reset();
+    update();
+}
+
+void Viewport::setShowAxes(bool show)
+{
+    m_showAxes = show;
+    update();
+}
+
+void Viewport::setTrails(bool trails)
+{
+    m_trails = trails;
+    // Trails draw over the previous frame: the widget's framebuffer must keep its content.
+    setUpdateBehavior(trails ? QOpenGLWidget::PartialUpdate : QOpenGLWidget::NoPartialUpdate);
+    update();
+}
+
+void Viewport::drawOverlays(int w, int h)
+{
+    if (m_showBounds && m_bounds) {
+        const auto& b = *m_bounds;
+        m_renderer->drawLines(nbody::gl::boxLines(&b[0], &b[3], {0.9f, 0.9f, 0.4f}), m_camera, w, h);
+    }
+    if (m_showAxes) {
+        const float origin[3] = {0.f, 0.f, 0.f};
+        m_renderer->drawLines(nbody::gl::axesLines(origin, 0.5f * m_camera.sceneRadius), m_camera, w, h);
+    }
+}
+
+void Viewport::updateLegend()
+{
+    if (m_mode->source == nbody::gl::ColourSource::Mass)
+        m_legend->setLegend(m_mode, m_massMin, m_massMax);
+    else
+        m_legend->setLegend(m_mode, m_scalarMin, m_scalarMax);
+}
+
+void Viewport::resizeEvent(QResizeEvent* event)
+{
+    QOpenGLWidget::resizeEvent(event);
+    m_legend->move(10, height() - m_legend->height() - 10);
+}
+
+QSize Viewport::pixelSize() const
+{
+    const qreal dpr = devicePixelRatioF();
+    return {std::max(1, static_cast<int>(width() * dpr + 0.5)), std::max(1, static_cast<int>(height() * dpr + 0.5))};
 }
 
 void Viewport::paintGL()
 {
     if (!m_renderer)
         return;
-    nbody::gl::RenderStyle style;
-    style.massMin = m_massMin;
-    style.massMax = m_massMax;
-    style.devicePixelRatio = static_cast<float>(devicePixelRatioF());
-    const qreal dpr = devicePixelRatioF();
-    const int w = std::max(1, static_cast<int>(width() * dpr + 0.5));
-    const int h = std::max(1, static_cast<int>(height() * dpr + 0.5));
+    const QSize size = pixelSize();
     const bool draw = m_haveContent && m_buffers && m_count > 0 && !m_mapped;
     try {
-        m_renderer->draw(draw ? m_buffers->buffer(m_current) : 0u, draw ? m_count : 0, m_camera,
-                         style, w, h);
+        nbody::gl::RenderStyle st = style(static_cast<float>(devicePixelRatioF()));
+        if (m_trails)
+            st.trailFade = 0.12f; // each frame keeps 88 % of the last: trails of a few dozen frames
+        m_renderer->draw(draw ? m_buffers->buffer(m_current) : 0u, draw ? m_count : 0, m_camera, st, size.width(),
+                         size.height());
+        drawOverlays(size.width(), size.height());
     } catch (const std::exception& e) {
         emit glFailed(QString::fromUtf8(e.what()));
+    }
+    if (m_editing && m_tool != Tool::Delete) {
+        // The velocity of the body being added: an arrow from the press point to the cursor.
+        QPainter painter(this);
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setPen(QPen(QColor(255, 255, 255, 220), 1.5));
+        painter.drawEllipse(m_editStart, m_tool == Tool::AddCluster ? 10 : 4, m_tool == Tool::AddCluster ? 10 : 4);
+        painter.drawLine(m_editStart, m_lastMouse);
+    }
+}
+
+nbody::gl::Image Viewport::renderFrame(int w, int h)
+{
+    if (!m_ready || !m_renderer || !m_buffers)
+        throw std::runtime_error("the OpenGL view is not ready");
+    if (m_mapped || m_inFlight)
+        throw std::runtime_error("a simulation frame is in progress; try again");
+    const bool draw = m_haveContent && m_count > 0;
+    // Sprites keep their size relative to the picture: the view's height maps to the image's.
+    const float scale = static_cast<float>(h) / static_cast<float>(std::max(1, height()));
+    makeCurrent();
+    try {
+        nbody::gl::Image image;
+        {
+            // Released while the context is current; paintGL binds the widget's own target.
+            nbody::gl::OffscreenTarget target(w, h);
+            target.bind();
+            m_renderer->draw(draw ? m_buffers->buffer(m_current) : 0u, draw ? m_count : 0, m_camera, style(scale), w,
+                             h);
+            drawOverlays(w, h);
+            image = target.read();
+        }
+        doneCurrent();
+        return image;
+    } catch (...) {
+        doneCurrent();
+        throw;
     }
 }
 
@@ -229,6 +428,16 @@ void Viewport::mousePressEvent(QMouseEvent* event)
 {
     m_lastMouse = event->position().toPoint();
     m_dragButtons = event->buttons();
+    if (m_tool != Tool::Navigate && event->button() == Qt::LeftButton) {
+        m_editing = true;
+        m_editStart = m_lastMouse;
+        if (m_tool == Tool::Delete) {
+            if (!m_rubberBand)
+                m_rubberBand = new QRubberBand(QRubberBand::Rectangle, this);
+            m_rubberBand->setGeometry(QRect(m_editStart, QSize()));
+            m_rubberBand->show();
+        }
+    }
     event->accept();
 }
 
@@ -237,7 +446,11 @@ void Viewport::mouseMoveEvent(QMouseEvent* event)
     const QPoint pos = event->position().toPoint();
     const QPoint d = pos - m_lastMouse;
     m_lastMouse = pos;
-    if (event->buttons() & Qt::LeftButton) {
+    if (m_editing && (event->buttons() & Qt::LeftButton)) {
+        if (m_rubberBand && m_tool == Tool::Delete)
+            m_rubberBand->setGeometry(QRect(m_editStart, pos).normalized());
+        update(); // the drag line of an add is painted over the view
+    } else if (event->buttons() & Qt::LeftButton) {
         m_camera.orbit(static_cast<float>(d.x()), static_cast<float>(d.y()));
     } else if (event->buttons() & (Qt::RightButton | Qt::MiddleButton)) {
         m_camera.pan(static_cast<float>(d.x()), static_cast<float>(d.y()),
@@ -252,6 +465,26 @@ void Viewport::mouseMoveEvent(QMouseEvent* event)
 void Viewport::mouseReleaseEvent(QMouseEvent* event)
 {
     m_dragButtons = event->buttons();
+    if (m_editing && event->button() == Qt::LeftButton) {
+        m_editing = false;
+        const QPoint end = event->position().toPoint();
+        if (m_tool == Tool::Delete) {
+            if (m_rubberBand)
+                m_rubberBand->hide();
+            const glm::vec2 a = ndc(m_editStart), b = ndc(end);
+            const glm::mat4 vp = m_camera.projection(aspect()) * m_camera.view();
+            std::array<float, 16> m{};
+            std::memcpy(m.data(), glm::value_ptr(vp), sizeof(float) * 16);
+            if (m_editStart != end)
+                emit removeRequested(m, a.x, a.y, b.x, b.y);
+        } else {
+            const glm::vec2 a = ndc(m_editStart), b = ndc(end);
+            const glm::vec3 p0 = m_camera.pointOnTargetPlane(a.x, a.y, aspect());
+            const glm::vec3 p1 = m_camera.pointOnTargetPlane(b.x, b.y, aspect());
+            emit addRequested(p0.x, p0.y, p0.z, p1.x - p0.x, p1.y - p0.y, p1.z - p0.z, m_tool == Tool::AddCluster);
+        }
+        update();
+    }
     event->accept();
 }
 
@@ -263,6 +496,38 @@ void Viewport::wheelEvent(QWheelEvent* event)
         update();
     }
     event->accept();
+}
+
+void Viewport::keyPressEvent(QKeyEvent* event)
+{
+    // Arrows orbit by 6° (20 pixels' worth); with Shift they pan by 5 % of the view; + and −
+    // (or Page Up / Page Down) zoom; Escape cancels an edit drag.
+    const bool shift = event->modifiers() & Qt::ShiftModifier;
+    const float step = 20.f, panStep = 0.05f * static_cast<float>(std::max(1, height()));
+    float dx = 0.f, dy = 0.f;
+    switch (event->key()) {
+    case Qt::Key_Left: dx = -1.f; break;
+    case Qt::Key_Right: dx = 1.f; break;
+    case Qt::Key_Up: dy = -1.f; break;
+    case Qt::Key_Down: dy = 1.f; break;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+    case Qt::Key_PageUp: m_camera.zoom(1.f); update(); return;
+    case Qt::Key_Minus:
+    case Qt::Key_PageDown: m_camera.zoom(-1.f); update(); return;
+    case Qt::Key_Escape:
+        m_editing = false;
+        if (m_rubberBand)
+            m_rubberBand->hide();
+        update();
+        return;
+    default: QOpenGLWidget::keyPressEvent(event); return;
+    }
+    if (shift)
+        m_camera.pan(-dx * panStep, -dy * panStep, static_cast<float>(std::max(1, height())));
+    else
+        m_camera.orbit(dx * step, dy * step);
+    update();
 }
 
 } // namespace nbody::app

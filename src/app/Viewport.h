@@ -9,13 +9,17 @@
 #include "FrameProtocol.h"
 
 #include "gl/Camera.h"
+#include "gl/Renderer.h"
 
 #include <QOpenGLWidget>
 #include <QPoint>
 #include <QString>
 
+#include <array>
 #include <functional>
 #include <memory>
+
+class QRubberBand;
 
 namespace nbody::gl {
 class Renderer;
@@ -28,6 +32,14 @@ namespace nbody::app {
 class Viewport : public QOpenGLWidget {
     Q_OBJECT
 public:
+    /// What the left mouse button does.
+    enum class Tool {
+        Navigate,   ///< orbit (left), pan (right/middle), zoom (wheel)
+        AddBody,    ///< press at a point, drag to set the velocity, release: one body
+        AddCluster, ///< the same with a small Plummer cluster
+        Delete,     ///< drag a rubber band: the bodies inside are removed
+    };
+
     explicit Viewport(QWidget* parent = nullptr);
     ~Viewport() override;
 
@@ -40,6 +52,17 @@ public:
     /// Reallocates the buffers (and re-registers the interop) when the result asks for more room.
     void finishFrame(const FrameResult& result);
     bool frameInFlight() const { return m_mapped || m_inFlight; }
+
+    /// Renders the current view offscreen into a width × height image (framebuffer object), the
+    /// same camera and colours as on screen, independent of the widget's size and device pixel
+    /// ratio: sprites scale with height / the view's height, so a capture at the view's size in
+    /// device pixels looks like the screen. Throws std::runtime_error when GL is not ready, a
+    /// frame is in flight (the buffers are mapped), or the framebuffer cannot be made.
+    nbody::gl::Image renderFrame(int width, int height);
+    /// The view's size in device pixels (width × devicePixelRatio, rounded).
+    QSize pixelSize() const;
+    /// True when bodies have been drawn (a frame arrived since the last reallocation).
+    bool hasContent() const { return m_haveContent; }
 
     /// "CUDA-GL interop" or "host upload: <why>".
     QString interopState() const { return m_interopState; }
@@ -55,11 +78,38 @@ public:
     QSize sizeHint() const override { return {960, 720}; }
     QSize minimumSizeHint() const override { return {200, 150}; }
 
+    /// Colour mode (a row of nbody::gl::colourModes()), sprite size in pixels, additive blending.
+    void setColourMode(const nbody::gl::ColourMode* mode);
+    const nbody::gl::ColourMode* colourMode() const { return m_mode; }
+    void setPointSize(double pixels);
+    void setAdditive(bool additive);
+    void setLegendVisible(bool visible);
+    /// Overlays: the bodies' bounding box (from FrameResult::bounds) and x/y/z axes at the origin.
+    void setShowBounds(bool show);
+    void setShowAxes(bool show);
+    /// Fading trails: frames fade out instead of being cleared (on screen only; exports are
+    /// single frames).
+    void setTrails(bool trails);
+
+    void setTool(Tool tool);
+    Tool tool() const { return m_tool; }
+    /// Fit-to-system keeps the viewing direction (true) or returns to the default one (false,
+    /// Reset camera); used for the next framing sphere the controller reports.
+    void setFitKeepsDirection(bool keep) { m_fitKeepsDirection = keep; }
+    /// Follow the centre of mass: the camera target moves with the centres the frames report.
+    void setFollowCentre(bool follow) { m_follow = follow; }
+    void setCentre(const glm::vec3& centre);
+
 public slots:
     /// Frames the last framing sphere the controller reported.
     void fitCamera();
 
 signals:
+    /// AddBody / AddCluster: a body or cluster at `position` (length units) with the drag from
+    /// it in length units (the controller turns it into a velocity).
+    void addRequested(double x, double y, double z, double dragX, double dragY, double dragZ, bool cluster);
+    /// Delete: the bodies whose projection falls into the NDC rectangle (x0, y0)–(x1, y1).
+    void removeRequested(const std::array<float, 16>& viewProjection, float x0, float y0, float x1, float y1);
     void interopStateChanged(const QString& state);
     void glInitialized();
     void glFailed(const QString& message);
@@ -68,12 +118,15 @@ protected:
     void initializeGL() override;
     void paintGL() override;
     void resizeGL(int w, int h) override;
+    void resizeEvent(QResizeEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
 
 private:
+    nbody::gl::RenderStyle style(float devicePixelRatio) const;
     void cleanup();
     void allocate(std::size_t capacity);
     void setInteropState(const QString& state);
@@ -99,6 +152,24 @@ private:
 
     QPoint m_lastMouse;
     Qt::MouseButtons m_dragButtons;
+    Tool m_tool = Tool::Navigate;
+    bool m_editing = false; ///< a left drag of an edit tool is in progress
+    QPoint m_editStart;
+    QRubberBand* m_rubberBand = nullptr;
+    bool m_fitKeepsDirection = false;
+    const nbody::gl::ColourMode* m_mode = nullptr;
+    float m_pointSize = 3.f;
+    bool m_additive = false;
+    bool m_haveScalars = false;
+    float m_scalarMin = 0.f, m_scalarMax = 1.f;
+    class LegendOverlay* m_legend = nullptr;
+    bool m_showBounds = false, m_showAxes = false, m_trails = false;
+    std::optional<std::array<float, 6>> m_bounds;
+    void drawOverlays(int width, int height);
+    void updateLegend();
+    bool m_follow = false;
+    glm::vec2 ndc(const QPoint& p) const;
+    float aspect() const;
 
     quint64 m_framesDrawn = 0;
 };

@@ -5,11 +5,18 @@
 ///   --input FILE           start from a snapshot (Tipsy, CSV or HDF5) instead
 ///   --steps K              run K steps, then pause
 ///   --steps-per-frame S    steps between drawn frames (1..1000)
-///   --capture FILE.png     after the K steps, save a screenshot of the view
+///   --capture FILE         after the K steps, save the view as PNG or JPEG (offscreen)
+///   --capture-size WxH     its size (default: the view's size in device pixels)
+///   --record TARGET        record from the start: a directory (PNG files) or FILE.mp4
+///   --record-every K       steps between recorded frames (default 1)
+///   --record-size WxH      recorded frame size (default 960x720)
+///   --colour MODE          colour mode: mass (default), speed, group
 ///   --quit                 exit after that (0 on success; 1 when something failed; 2 for bad
 ///                          options such as an unknown kernel)
 
 #include "AppSetup.h"
+#include "CaptureDialogs.h"
+#include "FrameProtocol.h"
 #include "MainWindow.h"
 #include "SimulationController.h"
 
@@ -17,6 +24,7 @@
 #include "sim/Scenario.h"
 
 #include <QApplication>
+#include "gl/ColourModes.h"
 #include "gl/Renderer.h"
 #include "sim/AtomicFile.h"
 
@@ -71,9 +79,28 @@ int main(int argc, char* argv[])
     const QCommandLineOption captureOpt(QStringLiteral("capture"),
                                         QStringLiteral("After the steps, save a PNG of the view."),
                                         QStringLiteral("FILE.png"));
+    const QCommandLineOption captureSizeOpt(QStringLiteral("capture-size"),
+                                            QStringLiteral("Size of the capture (default: the view's)."),
+                                            QStringLiteral("WxH"));
+    const QCommandLineOption recordOpt(QStringLiteral("record"),
+                                       QStringLiteral("Record from the start into a directory (PNG files) or FILE.mp4."),
+                                       QStringLiteral("TARGET"));
+    const QCommandLineOption recordEveryOpt(QStringLiteral("record-every"),
+                                            QStringLiteral("Steps between recorded frames."), QStringLiteral("K"),
+                                            QStringLiteral("1"));
+    const QCommandLineOption recordSizeOpt(QStringLiteral("record-size"),
+                                           QStringLiteral("Size of recorded frames."), QStringLiteral("WxH"),
+                                           QStringLiteral("960x720"));
+    QStringList modes;
+    for (const nbody::gl::ColourMode& m : nbody::gl::colourModes())
+        modes << QString::fromUtf8(m.id.data(), static_cast<qsizetype>(m.id.size()));
+    const QCommandLineOption colourOpt(QStringLiteral("colour"),
+                                       QStringLiteral("Colour mode (%1).").arg(modes.join(QStringLiteral(", "))),
+                                       QStringLiteral("MODE"), QStringLiteral("mass"));
     const QCommandLineOption quitOpt(QStringLiteral("quit"),
                                      QStringLiteral("Exit after the steps (and the capture)."));
-    parser.addOptions({kernelOpt, bodiesOpt, inputOpt, stepsOpt, spfOpt, captureOpt, quitOpt});
+    parser.addOptions({kernelOpt, bodiesOpt, inputOpt, stepsOpt, spfOpt, captureOpt, captureSizeOpt, recordOpt,
+                       recordEveryOpt, recordSizeOpt, colourOpt, quitOpt});
     // Parsed before the QApplication exists, so bad options are reported without a display.
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
@@ -126,6 +153,32 @@ int main(int argc, char* argv[])
             return usageError(QStringLiteral("cannot write the capture '%1': %2")
                                   .arg(automation.capturePath, QString::fromStdString(t.problem)));
     }
+
+    if (parser.isSet(captureSizeOpt)) {
+        const auto size = nbody::app::parseFrameSize(parser.value(captureSizeOpt));
+        if (!size)
+            return usageError(QStringLiteral("--capture-size must be WxH with both in 16..16384, not '%1'")
+                                  .arg(parser.value(captureSizeOpt)));
+        automation.captureSize = *size;
+    }
+    if (!automation.capturePath.isEmpty() &&
+        nbody::gl::imageFormatFor(automation.capturePath.toStdString()) == nbody::gl::ImageFormat::Unknown)
+        return usageError(QStringLiteral("--capture writes PNG or JPEG: give a name ending in .png, .jpg or .jpeg"));
+    automation.recordTarget = parser.value(recordOpt);
+    automation.recordEvery = parser.value(recordEveryOpt).toInt(&ok);
+    if (!ok || automation.recordEvery < 1)
+        return usageError(QStringLiteral("--record-every must be a positive integer, not '%1'")
+                              .arg(parser.value(recordEveryOpt)));
+    const auto recordSize = nbody::app::parseFrameSize(parser.value(recordSizeOpt));
+    if (!recordSize)
+        return usageError(QStringLiteral("--record-size must be WxH with both in 16..16384, not '%1'")
+                              .arg(parser.value(recordSizeOpt)));
+    automation.recordSize = *recordSize;
+
+    automation.colourMode = parser.value(colourOpt);
+    if (!nbody::gl::findColourMode(automation.colourMode.toStdString()))
+        return usageError(QStringLiteral("unknown colour mode '%1' (known: %2)")
+                              .arg(automation.colourMode, modes.join(QStringLiteral(", "))));
 
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("nbody-sandbox"));

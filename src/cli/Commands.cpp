@@ -1,4 +1,5 @@
 #include "Commands.h"
+#include "Headless.h"
 
 #include "gl/CudaGlInterop.h"
 #include "gl/EglContext.h"
@@ -7,7 +8,6 @@
 #include "sim/DeviceInfo.h"
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
-#include "sim/Scenario.h"
 #include "sim/Simulation.h"
 #include "sim/Snapshot.h"
 #include "SnapshotOutput.h"
@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -26,122 +25,24 @@
 
 namespace nbody::cli {
 
-namespace {
-
-std::string format(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* f, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, f);
-    std::vsnprintf(buf, sizeof buf, f, ap);
-    va_end(ap);
-    return buf;
-}
-
-/// The fastest kernel available here: the first available CUDA row, else `cpu`.
-std::string defaultKernel()
-{
-    for (const KernelInfo& k : kernelRegistry())
-        if (k.backend == Backend::Cuda && availability(k).available)
-            return std::string(k.id);
-    return "cpu";
-}
-
-/// The headless view: an EGL context, the renderer and the ping-pong buffers, and the CUDA-GL
-/// interop when the GL context is on the CUDA device.
-struct HeadlessView {
-    gl::EglContext context;
-    gl::Renderer renderer;
-    gl::ParticleBuffers buffers;
-    std::unique_ptr<gl::CudaGlInterop> interop;
-    std::string whyNoInterop;
-
-    HeadlessView(std::size_t n, bool wantInterop)
-    {
-        buffers.allocate(n);
-        if (wantInterop)
-            interop = gl::CudaGlInterop::create(buffers, &whyNoInterop);
-        else
-            whyNoInterop = "the selected kernel runs on the CPU";
-    }
-
-    void capture(const std::string& path, int buffer, std::size_t count, const World& world, int w, int h)
-    {
-        gl::OrbitCamera camera;
-        const FramingSphere f = framingSphere(world);
-        camera.fit({float(f.x), float(f.y), float(f.z)}, float(f.radius), float(w) / float(h));
-        gl::RenderStyle style;
-        const auto [lo, hi] = world.massRange();
-        style.massMin = lo;
-        style.massMax = hi;
-        style.pointSize = count > 100000 ? 1.5f : 3.f;
-        gl::OffscreenTarget target(w, h);
-        target.bind();
-        renderer.draw(buffers.buffer(buffer), count, camera, style, w, h);
-        gl::writePng(path, target.read());
-    }
-};
-
-} // namespace
-
 int runCommand(const RunOptions& o)
 {
     // ---- the system and its parameters ----
-    World world;
-    SimParams params;
-    std::string what;
-    std::string savedKernel;                   // the kernel a snapshot was written with
-    std::pair<int, int> savedLaunch{0, 0};     // and its block size and tile width factor
-    try {
-        if (!o.input.empty()) {
-            Snapshot snap = readSnapshot(o.input); // any format, detected from the content
-            world = std::move(snap.world);
-            if (snap.params) { // the run's own parameters: an exact continuation
-                params.G = snap.params->G;
-                params.dt = snap.params->dt;
-                params.eps2 = snap.params->eps2;
-                savedKernel = snap.params->kernel;
-                savedLaunch = {snap.params->blockSize, snap.params->tileWidthFactor};
-                what = format("%s (%s): %zu bodies at step %llu, t = %.9g (G, dt and eps2 from the file)",
-                              o.input.c_str(), snap.formatId.c_str(), world.size(),
-                              static_cast<unsigned long long>(world.step), world.time);
-            } else {
-                const ScaleDefaults d = deriveScaleDefaults(world, params.G);
-                params.dt = d.dt;
-                params.eps2 = d.eps2;
-                what = format("%s (%s): %zu bodies (dt %.4g and eps2 %.4g derived from its scale: R_rms %.4g, "
-                              "t_dyn %.4g)",
-                              o.input.c_str(), snap.formatId.c_str(), world.size(), double(d.dt), double(d.eps2),
-                              d.rmsRadius, d.dynamicalTime);
-            }
-        } else {
-            CubeParams cube;
-            cube.bodies = o.bodies;
-            cube.seed = o.seed;
-            world = makeUniformCube(cube);
-            what = format("uniform cube: %zu bodies in +-%.3g, masses %.3g..%.3g, seed %llu", world.size(),
-                          cube.halfWidth, cube.massMin, cube.massMax, static_cast<unsigned long long>(cube.seed));
-        }
-    } catch (const std::exception& e) {
-        std::cerr << "nbody run: " << e.what() << "\n";
-        return 2;
-    }
-    if (!o.input.empty() && o.bodiesOrSeedGiven)
-        std::fprintf(stderr, "nbody run: note: --bodies and --seed apply to the default cube; ignored with --input\n");
-    // dt and eps2 are fp32 parameters: a value that rounds to 0 or infinity is refused as given.
-    for (const auto& [name, value] : {std::pair{"--dt", o.dt}, std::pair{"--eps2", o.eps2}}) {
-        if (value && std::isfinite(*value) && *value != 0 &&
-            (float(*value) == 0.f || !std::isfinite(float(*value)))) {
-            std::cerr << "nbody run: " << name << " " << *value
-                      << " is outside the range of fp32 (about 1.2e-38 to 3.4e38)\n";
-            return 2;
-        }
-    }
-    if (o.dt)
-        params.dt = float(*o.dt); // Simulation refuses 0, negative and non-finite values
-    if (o.eps2)
-        params.eps2 = float(*o.eps2);
+    SystemOptions so;
+    so.input = o.input;
+    so.bodies = o.bodies;
+    so.seed = o.seed;
+    so.bodiesOrSeedGiven = o.bodiesOrSeedGiven;
+    so.dt = o.dt;
+    so.eps2 = o.eps2;
+    PreparedSystem prepared;
+    if (const int rc = prepareSystem("run", so, prepared); rc != 0)
+        return rc;
+    World& world = prepared.world;
+    SimParams& params = prepared.params;
+    const std::string& what = prepared.what;
+    const std::string& savedKernel = prepared.savedKernel;
+    const std::pair<int, int>& savedLaunch = prepared.savedLaunch;
     if (o.captureGiven && o.capture.empty()) {
         std::cerr << "nbody run: --capture needs a file name\n";
         return 2;
@@ -226,19 +127,10 @@ int runCommand(const RunOptions& o)
 
     // Runs `f` with the device positions attached when they live in the GL buffers.
     auto withPositions = [&](auto&& f) {
-        if (view && view->interop) {
-            gl::CudaGlInterop::Mapping map(*view->interop);
-            sim->attachDevicePositions(map.buffer(0), map.buffer(1), map.bytes(0) / sizeof(Float4));
-            try {
-                f();
-            } catch (...) {
-                sim->detachDevicePositions();
-                throw;
-            }
-            sim->detachDevicePositions();
-        } else {
+        if (view)
+            view->withPositions(*sim, f);
+        else
             f();
-        }
     };
 
     try {
@@ -331,12 +223,8 @@ int runCommand(const RunOptions& o)
         }
         if (view) {
             const World& w = sim->world();
-            int buffer = sim->currentBuffer(); // interop: the kernels left the positions there
-            if (!view->interop) {
-                buffer = 0;
-                view->buffers.upload(0, w.positions().data(), w.size());
-            }
-            view->capture(o.capture, buffer, w.size(), w, o.width, o.height);
+            gl::writePng(o.capture, view->render(*sim, HeadlessView::framing(w, o.width, o.height),
+                                                 HeadlessView::style(w), o.width, o.height));
         }
         if (view)
             std::printf("Capture written to %s (%dx%d)\n", resolveWriteTarget(o.capture).path.c_str(), o.width,

@@ -2,6 +2,7 @@
 /// (EGL), benchmarks, the kernel registry and the devices.
 
 #include "Commands.h"
+#include "RenderCommand.h"
 
 #include <CLI/CLI.hpp>
 
@@ -63,6 +64,27 @@ int main(int argc, char** argv)
     benchCmd->add_option("--tile-factor", bench.tileWidthFactor, "Tile width factor of the tiled kernels")->capture_default_str();
     benchCmd->add_option("--json", bench.json, "Also write the results as JSON to this file (atomic)");
     benchCmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file (atomic)");
+    RenderOptions render;
+    CLI::App* renderCmd = app.add_subcommand(
+        "render", "Simulate headless and write a frame every K steps: PNG files in a directory or an MP4 (ffmpeg)");
+    renderCmd->add_option("-i,--input", render.system.input, "Tipsy snapshot to simulate instead of the cube");
+    renderCmd->add_option("-n,--bodies", render.system.bodies, "Bodies of the default uniform cube (N >= 1)")
+        ->capture_default_str()->check(CLI::Range(std::size_t(1), std::size_t(1) << 28));
+    renderCmd->add_option("--seed", render.system.seed, "Seed of the default cube")->capture_default_str();
+    renderCmd->add_option("--dt", render.system.dt, "Time step (default 0.1 for the cube; derived for a file)");
+    renderCmd->add_option("--eps2", render.system.eps2, "Softening eps^2 (default 0.002 for the cube; derived for a file)");
+    renderCmd->add_option("-k,--kernel", render.kernel, "Force kernel id; default: tiled if a GPU is available, else cpu");
+    renderCmd->add_option("--block-size", render.blockSize, "CUDA threads per block")->capture_default_str();
+    renderCmd->add_option("--tile-factor", render.tileWidthFactor, "Tile width factor of `tiled`")->capture_default_str();
+    renderCmd->add_option("-f,--frames", render.frames, "Frames to write (frame 0 is the initial state)")
+        ->required()->check(CLI::Range(1, 1 << 24));
+    renderCmd->add_option("-e,--every", render.every, "Steps between frames")->capture_default_str()->check(CLI::Range(1, 1 << 24));
+    renderCmd->add_option("--size", render.size, "Frame size WxH in pixels")->capture_default_str();
+    renderCmd->add_option("--fps", render.fps, "Frame rate of an MP4")->capture_default_str()->check(CLI::Range(0.1, 1000.0));
+    renderCmd->add_option("-o,--out", render.out, "A directory (frame_00000.png, ...) or FILE.mp4 (through ffmpeg)")->required();
+    renderCmd->add_flag("!--no-progress", render.progress, "No progress bar on stderr");
+    renderCmd->add_option("--colour", render.colour, "Colour mode: mass (green to red), speed (blue to yellow), group")
+        ->capture_default_str();
 
     bool kernelsJson = false;
     CLI::App* kernelsCmd = app.add_subcommand("kernels", "List the registered force kernels");
@@ -93,6 +115,10 @@ int main(int argc, char** argv)
         }
         if (*benchCmd)
             return benchCommand(bench);
+        if (*renderCmd) {
+            render.system.bodiesOrSeedGiven = renderCmd->count("--bodies") + renderCmd->count("--seed") > 0;
+            return renderCommand(render);
+        }
         if (*kernelsCmd)
             return kernelsCommand(kernelsJson);
         if (*devicesCmd)

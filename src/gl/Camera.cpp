@@ -71,6 +71,18 @@ glm::vec3 OrbitCamera::eye() const
     return target + distance * dir;
 }
 
+glm::vec3 OrbitCamera::pointOnTargetPlane(float ndcX, float ndcY, float aspect) const
+{
+    const glm::mat4 v = view();
+    const glm::vec3 right(v[0][0], v[1][0], v[2][0]);
+    const glm::vec3 up(v[0][1], v[1][1], v[2][1]);
+    const glm::vec3 forward = -glm::vec3(v[0][2], v[1][2], v[2][2]);
+    const float t = std::tan(glm::radians(std::clamp(fovYDeg, 1.f, 179.f)) * 0.5f);
+    const float a = (std::isfinite(aspect) && aspect > 0.f) ? aspect : 1.f;
+    // A ray through the pixel reaches the target's plane after `distance` along the view axis.
+    return eye() + distance * (forward + right * (ndcX * t * a) + up * (ndcY * t));
+}
+
 glm::mat4 OrbitCamera::view() const
 {
     return glm::lookAt(eye(), target, glm::vec3(0.f, 1.f, 0.f));

@@ -22,6 +22,10 @@ public:
     /// The distance stays within 1e-4 … 1e4 sceneRadius; the clip planes follow it.
     void zoom(float steps);
 
+    /// The point under normalised device coordinates (ndcX, ndcY ∈ −1…1, y up) on the plane
+    /// through the target facing the camera (where sandbox edits place bodies).
+    glm::vec3 pointOnTargetPlane(float ndcX, float ndcY, float aspect) const;
+
     glm::mat4 view() const;
     glm::mat4 projection(float aspect) const;
     /// The eye position (target + distance along yaw/pitch; yaw 0, pitch 0 looks down −z).

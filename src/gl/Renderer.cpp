@@ -6,6 +6,7 @@
 #include <glm/gtc/type_ptr.hpp>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +20,8 @@ namespace shaders {
 // Generated from resources/shaders/ by src/gl/CMakeLists.txt (ShaderSources.cpp).
 extern const char* const bodies_vert;
 extern const char* const bodies_frag;
+extern const char* const lines_vert;
+extern const char* const lines_frag;
 } // namespace shaders
 
 namespace {
@@ -82,7 +85,7 @@ GLuint compileShader(GLenum type, const char* source, const char* name)
     return shader;
 }
 
-GLuint linkProgram(GLuint vert, GLuint frag)
+GLuint linkProgram(GLuint vert, GLuint frag, const char* name = "bodies")
 {
     const GLuint program = glCreateProgram();
     if (program == 0)
@@ -102,7 +105,7 @@ GLuint linkProgram(GLuint vert, GLuint frag)
         glGetProgramInfoLog(program, length, nullptr, log.data());
         log.resize(std::strlen(log.c_str()));
         glDeleteProgram(program);
-        throw GlError("linking the bodies shader program failed:\n" + log);
+        throw GlError(std::string("linking the ") + name + " shader program failed:\n" + log);
     }
     return program;
 }
@@ -126,6 +129,8 @@ ParticleBuffers::~ParticleBuffers()
 {
     if (m_buffers[0] != 0 || m_buffers[1] != 0)
         glDeleteBuffers(2, m_buffers);
+    if (m_scalars != 0)
+        glDeleteBuffers(1, &m_scalars);
 }
 
 void ParticleBuffers::allocate(std::size_t capacity)
@@ -151,29 +156,50 @@ void ParticleBuffers::allocate(std::size_t capacity)
         glBindBuffer(GL_ARRAY_BUFFER, b);
         glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(capacity * kStride), nullptr, GL_DYNAMIC_DRAW);
     }
+    if (m_scalars == 0)
+        glGenBuffers(1, &m_scalars);
+    glBindBuffer(GL_ARRAY_BUFFER, m_scalars);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(capacity * sizeof(float)), nullptr, GL_DYNAMIC_DRAW);
     glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(previous));
     checkGl(("glBufferData(" + std::to_string(capacity * kStride) + " bytes)").c_str());
     m_capacity = capacity;
 }
 
+namespace {
+
+/// Copies `count` items of `itemBytes` each into GL buffer `buffer` (capacity items), restoring
+/// the array-buffer binding. Throws std::out_of_range / std::invalid_argument / GlError naming `what`.
+void uploadItems(GLuint buffer, const void* data, std::size_t count, std::size_t itemBytes, std::size_t capacity,
+                 const char* what)
+{
+    if (count > capacity)
+        throw std::out_of_range(std::string(what) + ": " + std::to_string(count) + " bodies exceed the capacity " +
+                                std::to_string(capacity));
+    if (count == 0)
+        return;
+    if (data == nullptr)
+        throw std::invalid_argument(std::string(what) + ": null data");
+    clearGlErrors();
+    GLint previous = 0;
+    glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &previous);
+    glBindBuffer(GL_ARRAY_BUFFER, buffer);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(count * itemBytes), data);
+    glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(previous));
+    checkGl((std::string(what) + ": glBufferSubData").c_str());
+}
+
+} // namespace
+
 void ParticleBuffers::upload(int index, const Float4* positions, std::size_t count)
 {
     if (index < 0 || index > 1)
         throw std::out_of_range("ParticleBuffers::upload: buffer index " + std::to_string(index));
-    if (count > m_capacity)
-        throw std::out_of_range("ParticleBuffers::upload: " + std::to_string(count) +
-                                " bodies exceed the capacity " + std::to_string(m_capacity));
-    if (count == 0)
-        return;
-    if (positions == nullptr)
-        throw std::invalid_argument("ParticleBuffers::upload: null positions");
-    clearGlErrors();
-    GLint previous = 0;
-    glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &previous);
-    glBindBuffer(GL_ARRAY_BUFFER, m_buffers[index]);
-    glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(count * kStride), positions);
-    glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(previous));
-    checkGl("glBufferSubData");
+    uploadItems(m_buffers[index], positions, count, kStride, m_capacity, "ParticleBuffers::upload");
+}
+
+void ParticleBuffers::uploadScalars(const float* values, std::size_t count)
+{
+    uploadItems(m_scalars, values, count, sizeof(float), m_capacity, "ParticleBuffers::uploadScalars");
 }
 
 // ---- Renderer ---------------------------------------------------------------------------------
@@ -199,8 +225,12 @@ Renderer::Renderer()
     glDeleteShader(frag);
     try {
         m_uViewProjection = uniformLocation(m_program, "u_viewProjection");
-        m_uMassMin = uniformLocation(m_program, "u_massMin");
-        m_uMassMax = uniformLocation(m_program, "u_massMax");
+        m_uSource = uniformLocation(m_program, "u_source");
+        m_uValueMin = uniformLocation(m_program, "u_valueMin");
+        m_uValueMax = uniformLocation(m_program, "u_valueMax");
+        m_uLow = uniformLocation(m_program, "u_low");
+        m_uHigh = uniformLocation(m_program, "u_high");
+        m_uGroupColours = uniformLocation(m_program, "u_groupColours[0]");
         m_uPointSize = uniformLocation(m_program, "u_pointSize");
         glGenVertexArrays(1, &m_vao);
         if (m_vao == 0)
@@ -209,6 +239,29 @@ Renderer::Renderer()
         glDeleteProgram(m_program);
         m_program = 0;
         throw;
+    }
+    // The overlay lines: their own small program, vertex array and buffer.
+    {
+        const GLuint lv = compileShader(GL_VERTEX_SHADER, shaders::lines_vert, "lines.vert");
+        GLuint lf = 0;
+        try {
+            lf = compileShader(GL_FRAGMENT_SHADER, shaders::lines_frag, "lines.frag");
+            m_linesProgram = linkProgram(lv, lf, "lines");
+        } catch (...) {
+            glDeleteShader(lv);
+            if (lf != 0)
+                glDeleteShader(lf);
+            glDeleteVertexArrays(1, &m_vao);
+            glDeleteProgram(m_program);
+            m_vao = m_program = 0;
+            throw;
+        }
+        glDeleteShader(lv);
+        glDeleteShader(lf);
+        m_uLinesViewProjection = glGetUniformLocation(m_linesProgram, "u_viewProjection");
+        m_uLinesAlpha = glGetUniformLocation(m_linesProgram, "u_alpha");
+        glGenVertexArrays(1, &m_linesVao);
+        glGenBuffers(1, &m_linesVbo);
     }
     // A compatibility-profile context (some QOpenGLWidget setups) draws gl_PointCoord only with
     // point sprites enabled; in a core profile they always are (and the enum is invalid).
@@ -220,6 +273,12 @@ Renderer::Renderer()
 
 Renderer::~Renderer()
 {
+    if (m_linesVbo != 0)
+        glDeleteBuffers(1, &m_linesVbo);
+    if (m_linesVao != 0)
+        glDeleteVertexArrays(1, &m_linesVao);
+    if (m_linesProgram != 0)
+        glDeleteProgram(m_linesProgram);
     if (m_vao != 0)
         glDeleteVertexArrays(1, &m_vao);
     if (m_program != 0)
@@ -232,8 +291,17 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
     if (width <= 0 || height <= 0)
         return;
     glViewport(0, 0, width, height);
-    glClearColor(style.background[0], style.background[1], style.background[2], 1.f);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    if (style.trailFade > 0.f && style.trailFade < 1.f) {
+        // Trails: cover the previous frame with the background at a small opacity.
+        const float r = style.background[0], g = style.background[1], b = style.background[2];
+        const std::vector<float> quad = {-1, -1, 0, r, g, b, 1, -1, 0, r, g, b, 1, 1, 0, r, g, b,
+                                         -1, -1, 0, r, g, b, 1, 1, 0, r, g, b, -1, 1, 0, r, g, b};
+        drawPrimitives(quad, glm::mat4(1.f), style.trailFade, GL_TRIANGLES);
+        glClear(GL_DEPTH_BUFFER_BIT);
+    } else {
+        glClearColor(style.background[0], style.background[1], style.background[2], 1.f);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    }
     if (buffer == 0 || count == 0)
         return;
 
@@ -246,11 +314,26 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
     count = std::min(count, static_cast<std::size_t>(INT_MAX));
     glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, static_cast<GLsizei>(kStride), nullptr);
     glEnableVertexAttribArray(0);
+    const bool scalars = style.scalarBuffer != 0 && style.source != ColourSource::Mass;
+    if (scalars) {
+        glBindBuffer(GL_ARRAY_BUFFER, style.scalarBuffer);
+        GLint64 scalarBytes = 0;
+        glGetBufferParameteri64v(GL_ARRAY_BUFFER, GL_BUFFER_SIZE, &scalarBytes);
+        count = std::min(count, static_cast<std::size_t>(std::max<GLint64>(scalarBytes, 0)) / sizeof(float));
+        glVertexAttribPointer(1, 1, GL_FLOAT, GL_FALSE, sizeof(float), nullptr);
+        glEnableVertexAttribArray(1);
+    } else {
+        glDisableVertexAttribArray(1);
+        glVertexAttrib1f(1, 0.f);
+    }
 
     glDisable(GL_DEPTH_TEST);
     glDisable(GL_CULL_FACE);
     glEnable(GL_BLEND);
-    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    if (style.additive) // overlapping sprites add up: dense regions glow
+        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE, GL_ONE, GL_ONE);
+    else
+        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
     glEnable(GL_PROGRAM_POINT_SIZE);
     if (m_compatibilityProfile)
         glEnable(GL_POINT_SPRITE);
@@ -259,8 +342,13 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
     const glm::mat4 viewProjection = camera.projection(aspect) * camera.view();
     glUseProgram(m_program);
     glUniformMatrix4fv(m_uViewProjection, 1, GL_FALSE, glm::value_ptr(viewProjection));
-    glUniform1f(m_uMassMin, style.massMin);
-    glUniform1f(m_uMassMax, style.massMax);
+    const bool byMass = style.source == ColourSource::Mass;
+    glUniform1i(m_uSource, static_cast<int>(style.source));
+    glUniform1f(m_uValueMin, byMass ? style.massMin : style.scalarMin);
+    glUniform1f(m_uValueMax, byMass ? style.massMax : style.scalarMax);
+    glUniform3f(m_uLow, style.low.r, style.low.g, style.low.b);
+    glUniform3f(m_uHigh, style.high.r, style.high.g, style.high.b);
+    glUniform3fv(m_uGroupColours, 4, &kGroupColours[0].r);
     const float dpr = style.devicePixelRatio > 0.f ? style.devicePixelRatio : 1.f;
     glUniform1f(m_uPointSize, style.pointSize * dpr);
 
@@ -269,9 +357,75 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
 
     glUseProgram(0);
     glDisableVertexAttribArray(0);
+    glDisableVertexAttribArray(1);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glBindVertexArray(0);
     glDisable(GL_BLEND);
+}
+
+void Renderer::drawLines(const std::vector<float>& vertices, const OrbitCamera& camera, int width, int height)
+{
+    if (width <= 0 || height <= 0 || vertices.size() < 12)
+        return;
+    glViewport(0, 0, width, height);
+    const float aspect = static_cast<float>(width) / static_cast<float>(height);
+    drawPrimitives(vertices, camera.projection(aspect) * camera.view(), 0.8f, GL_LINES);
+}
+
+void Renderer::drawPrimitives(const std::vector<float>& vertices, const glm::mat4& viewProjection, float alpha,
+                              unsigned mode)
+{
+    clearGlErrors();
+    glBindVertexArray(m_linesVao);
+    glBindBuffer(GL_ARRAY_BUFFER, m_linesVbo);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(vertices.size() * sizeof(float)), vertices.data(),
+                 GL_STREAM_DRAW);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), nullptr);
+    glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), reinterpret_cast<void*>(3 * sizeof(float)));
+    glEnableVertexAttribArray(0);
+    glEnableVertexAttribArray(1);
+    glDisable(GL_DEPTH_TEST);
+    glEnable(GL_BLEND);
+    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    glUseProgram(m_linesProgram);
+    glUniformMatrix4fv(m_uLinesViewProjection, 1, GL_FALSE, glm::value_ptr(viewProjection));
+    glUniform1f(m_uLinesAlpha, alpha);
+    glDrawArrays(mode, 0, static_cast<GLsizei>(vertices.size() / 6));
+    glUseProgram(0);
+    glDisableVertexAttribArray(0);
+    glDisableVertexAttribArray(1);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    glBindVertexArray(0);
+    glDisable(GL_BLEND);
+    checkGl("Renderer: overlay drawing");
+}
+
+std::vector<float> boxLines(const float lo[3], const float hi[3], ColourRgb c)
+{
+    std::vector<float> v;
+    auto corner = [&](int i) { return std::array<float, 3>{i & 1 ? hi[0] : lo[0], i & 2 ? hi[1] : lo[1], i & 4 ? hi[2] : lo[2]}; };
+    for (int a = 0; a < 8; ++a)
+        for (int bit : {1, 2, 4}) {
+            if (a & bit)
+                continue; // each edge once: from the corner without the bit to the one with it
+            for (int end : {a, a | bit}) {
+                const auto p = corner(end);
+                v.insert(v.end(), {p[0], p[1], p[2], c.r, c.g, c.b});
+            }
+        }
+    return v;
+}
+
+std::vector<float> axesLines(const float o[3], float length)
+{
+    std::vector<float> v;
+    for (int axis = 0; axis < 3; ++axis) {
+        float tip[3] = {o[0], o[1], o[2]};
+        tip[axis] += length;
+        const float r = axis == 0 ? 1.f : 0.2f, g = axis == 1 ? 1.f : 0.2f, b = axis == 2 ? 1.f : 0.2f;
+        v.insert(v.end(), {o[0], o[1], o[2], r, g, b, tip[0], tip[1], tip[2], r, g, b});
+    }
+    return v;
 }
 
 std::string Renderer::contextDescription()
@@ -372,6 +526,35 @@ Image OffscreenTarget::read()
         std::memcpy(image.rgba.data() + static_cast<std::size_t>(y) * row,
                     bottomUp.data() + static_cast<std::size_t>(m_height - 1 - y) * row, row);
     return image;
+}
+
+// ---- one offscreen frame ------------------------------------------------------------------------
+
+Image renderImage(Renderer& renderer, unsigned buffer, std::size_t count, const OrbitCamera& camera,
+                  const RenderStyle& style, int width, int height)
+{
+    requireContext("renderImage");
+    GLint previousDraw = 0, previousRead = 0;
+    GLint viewport[4] = {0, 0, 0, 0};
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &previousDraw);
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previousRead);
+    glGetIntegerv(GL_VIEWPORT, viewport);
+    auto restore = [&] {
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, static_cast<GLuint>(previousDraw));
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, static_cast<GLuint>(previousRead));
+        glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
+    };
+    try {
+        OffscreenTarget target(width, height);
+        target.bind();
+        renderer.draw(buffer, count, camera, style, width, height);
+        Image image = target.read();
+        restore();
+        return image;
+    } catch (...) {
+        restore();
+        throw;
+    }
 }
 
 } // namespace nbody::gl

@@ -33,6 +33,38 @@ BodyIndex World::addBody(Float4 positionMass, Float4 velocity, Group group, std:
     return size() - 1;
 }
 
+std::size_t World::removeBodies(std::vector<BodyIndex> indices)
+{
+    std::sort(indices.begin(), indices.end());
+    indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+    if (!indices.empty() && indices.back() >= size())
+        throw std::out_of_range("World::removeBodies: index " + std::to_string(indices.back()) + " of " +
+                                std::to_string(size()) + " bodies");
+    if (indices.empty())
+        return 0;
+    // Stable compaction of every column in one pass.
+    std::size_t out = indices.front(), next = 0;
+    for (std::size_t i = indices.front(); i < size(); ++i) {
+        if (next < indices.size() && indices[next] == i) {
+            ++next;
+            continue;
+        }
+        m_position[out] = m_position[i];
+        m_velocity[out] = m_velocity[i];
+        m_acceleration[out] = m_acceleration[i];
+        m_id[out] = m_id[i];
+        m_group[out] = m_group[i];
+        ++out;
+    }
+    m_position.resize(out);
+    m_velocity.resize(out);
+    m_acceleration.resize(out);
+    m_id.resize(out);
+    m_group.resize(out);
+    accelerationsValid = false;
+    return indices.size();
+}
+
 void World::reserve(std::size_t n)
 {
     m_position.reserve(n);

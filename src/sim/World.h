@@ -33,6 +33,11 @@ public:
     /// not finite or the mass is negative.
     BodyIndex addBody(Float4 positionMass, Float4 velocity, Group group = Group::Generic,
                       std::uint32_t id = kAutoId);
+    /// Removes the bodies at `indices` (any order, duplicates ignored) from every column; the
+    /// others keep their order and ids, and the indices after a removed body shift down.
+    /// Returns the number removed. Throws std::out_of_range for an index >= size() (nothing is
+    /// removed then). Accelerations become stale.
+    std::size_t removeBodies(std::vector<BodyIndex> indices);
     /// Reserves room for n bodies in every column.
     void reserve(std::size_t n);
     /// Removes every body.

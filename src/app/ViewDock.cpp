@@ -1,0 +1,146 @@
+#include "ViewDock.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLinearGradient>
+#include <QPainter>
+
+namespace nbody::app {
+
+namespace {
+
+QColor toQColor(nbody::gl::ColourRgb c)
+{
+    return QColor::fromRgbF(c.r, c.g, c.b);
+}
+
+QString qstr(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+} // namespace
+
+// ---- legend ---------------------------------------------------------------------------------
+
+LegendOverlay::LegendOverlay(QWidget* parent) : QWidget(parent)
+{
+    setAttribute(Qt::WA_TransparentForMouseEvents);
+    resize(230, 58);
+}
+
+void LegendOverlay::setLegend(const nbody::gl::ColourMode* mode, double minimum, double maximum)
+{
+    if (mode == m_mode && minimum == m_min && maximum == m_max)
+        return;
+    m_mode = mode;
+    m_min = minimum;
+    m_max = maximum;
+    update();
+}
+
+void LegendOverlay::paintEvent(QPaintEvent*)
+{
+    if (!m_mode)
+        return;
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(Qt::NoPen);
+    p.setBrush(QColor(0, 0, 0, 150));
+    p.drawRoundedRect(rect(), 5, 5);
+    p.setPen(Qt::white);
+    QFont f = font();
+    f.setPointSizeF(f.pointSizeF() * 0.85);
+    p.setFont(f);
+    const int m = 8;
+    using nbody::gl::ColourSource;
+    if (m_mode->source == ColourSource::Group) {
+        int x = m;
+        p.drawText(QRect(m, 4, width() - 2 * m, 16), Qt::AlignLeft | Qt::AlignVCenter, tr("Group"));
+        for (std::size_t g = 1; g < nbody::gl::kGroupColours.size() + 1; ++g) {
+            const std::size_t i = g % nbody::gl::kGroupColours.size(); // dark matter, stars, gas, generic
+            const QString name = qstr(nbody::gl::kGroupNames[i]);
+            p.setBrush(toQColor(nbody::gl::kGroupColours[i]));
+            p.setPen(Qt::NoPen);
+            p.drawEllipse(QPoint(x + 5, 34), 5, 5);
+            p.setPen(Qt::white);
+            const int w = p.fontMetrics().horizontalAdvance(name);
+            p.drawText(QPoint(x + 13, 38), name);
+            x += 13 + w + 10;
+        }
+        return;
+    }
+    const QString title = m_mode->source == ColourSource::Mass ? tr("Mass") : tr("Speed");
+    p.drawText(QRect(m, 4, width() - 2 * m, 16), Qt::AlignLeft | Qt::AlignVCenter, title);
+    const QRect bar(m, 22, width() - 2 * m, 10);
+    QLinearGradient g(bar.topLeft(), bar.topRight());
+    g.setColorAt(0, toQColor(m_mode->low));
+    g.setColorAt(1, toQColor(m_mode->high));
+    p.setPen(Qt::NoPen);
+    p.setBrush(g);
+    p.drawRect(bar);
+    p.setPen(Qt::white);
+    const QRect labels(m, 34, width() - 2 * m, 18);
+    p.drawText(labels, Qt::AlignLeft | Qt::AlignVCenter, QString::number(m_min, 'g', 3));
+    p.drawText(labels, Qt::AlignRight | Qt::AlignVCenter, QString::number(m_max, 'g', 3));
+}
+
+// ---- dock -----------------------------------------------------------------------------------
+
+ViewDock::ViewDock(QWidget* parent) : QDockWidget(tr("View"), parent)
+{
+    setObjectName(QStringLiteral("ViewDock"));
+    auto* body = new QWidget(this);
+    auto* form = new QFormLayout(body);
+    m_mode = new QComboBox(body);
+    for (const nbody::gl::ColourMode& mode : nbody::gl::colourModes()) {
+        m_mode->addItem(qstr(mode.name), qstr(mode.id));
+        m_mode->setItemData(m_mode->count() - 1, qstr(mode.description), Qt::ToolTipRole);
+    }
+    form->addRow(tr("Colour by:"), m_mode);
+    m_pointSize = new QDoubleSpinBox(body);
+    m_pointSize->setRange(1.0, 32.0);
+    m_pointSize->setSingleStep(0.5);
+    m_pointSize->setValue(3.0);
+    m_pointSize->setSuffix(tr(" px"));
+    m_pointSize->setToolTip(tr("Sprite diameter in pixels (scaled by the screen's device pixel ratio)"));
+    form->addRow(tr("Point size:"), m_pointSize);
+    m_additive = new QCheckBox(tr("Additive blending (glow)"), body);
+    m_additive->setToolTip(tr("Overlapping bodies add up their light: dense regions glow"));
+    form->addRow(m_additive);
+    auto* trails = new QCheckBox(tr("Fading trails"), body);
+    trails->setToolTip(tr("Each frame fades out instead of being cleared (on screen only)"));
+    form->addRow(trails);
+    auto* bounds = new QCheckBox(tr("Bounds box"), body);
+    bounds->setToolTip(tr("The bodies' axis-aligned bounding box"));
+    form->addRow(bounds);
+    auto* axes = new QCheckBox(tr("Axes"), body);
+    axes->setToolTip(tr("x (red), y (green), z (blue) from the origin"));
+    form->addRow(axes);
+    m_legend = new QCheckBox(tr("Legend"), body);
+    m_legend->setChecked(true);
+    form->addRow(m_legend);
+    connect(trails, &QCheckBox::toggled, this, &ViewDock::trailsToggled);
+    connect(bounds, &QCheckBox::toggled, this, &ViewDock::boundsToggled);
+    connect(axes, &QCheckBox::toggled, this, &ViewDock::axesToggled);
+    setWidget(body);
+    connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int) {
+        emit colourModeChanged(nbody::gl::findColourMode(m_mode->currentData().toString().toStdString()));
+    });
+    connect(m_pointSize, &QDoubleSpinBox::valueChanged, this, &ViewDock::pointSizeChanged);
+    connect(m_additive, &QCheckBox::toggled, this, &ViewDock::additiveChanged);
+    connect(m_legend, &QCheckBox::toggled, this, &ViewDock::legendToggled);
+}
+
+bool ViewDock::selectColourMode(const QString& id)
+{
+    const int i = m_mode->findData(id);
+    if (i < 0)
+        return false;
+    m_mode->setCurrentIndex(i);
+    return true;
+}
+
+} // namespace nbody::app

@@ -1,0 +1,57 @@
+#pragma once
+/// \file ViewDock.h
+/// The View dock (colour mode from nbody::gl::colourModes(), point size, additive blending) and
+/// the legend drawn over the viewport's corner.
+
+#include "gl/ColourModes.h"
+
+#include <QDockWidget>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+
+namespace nbody::app {
+
+/// A small translucent box over the view: the colour gradient with its range, or the group swatches.
+class LegendOverlay : public QWidget {
+    Q_OBJECT
+public:
+    explicit LegendOverlay(QWidget* parent);
+    /// What the colours mean now: the mode and the value range of its gradient (mass or speed).
+    void setLegend(const nbody::gl::ColourMode* mode, double minimum, double maximum);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    const nbody::gl::ColourMode* m_mode = nullptr;
+    double m_min = 0, m_max = 1;
+};
+
+class ViewDock : public QDockWidget {
+    Q_OBJECT
+public:
+    explicit ViewDock(QWidget* parent = nullptr);
+
+    /// Selects the colour mode `id` (emits colourModeChanged); false for an unknown id.
+    bool selectColourMode(const QString& id);
+
+signals:
+    void colourModeChanged(const nbody::gl::ColourMode* mode);
+    void pointSizeChanged(double pixels);
+    void additiveChanged(bool additive);
+    void legendToggled(bool visible);
+    void boundsToggled(bool visible);
+    void axesToggled(bool visible);
+    void trailsToggled(bool on);
+
+private:
+    QComboBox* m_mode;
+    QDoubleSpinBox* m_pointSize;
+    QCheckBox* m_additive;
+    QCheckBox* m_legend;
+};
+
+} // namespace nbody::app

@@ -1,0 +1,134 @@
+#include "Headless.h"
+
+#include "sim/Snapshot.h"
+
+#include "sim/KernelRegistry.h"
+#include "sim/Scenario.h"
+#include "sim/Tipsy.h"
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <iostream>
+
+namespace nbody::cli {
+
+namespace {
+
+std::string format(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* f, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, f);
+    std::vsnprintf(buf, sizeof buf, f, ap);
+    va_end(ap);
+    return buf;
+}
+
+} // namespace
+
+int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& out)
+{
+    try {
+        if (!o.input.empty()) {
+            Snapshot snap = readSnapshot(o.input); // any format, detected from the content
+            out.world = std::move(snap.world);
+            if (snap.params) { // the run's own parameters: an exact continuation
+                out.params.G = snap.params->G;
+                out.params.dt = snap.params->dt;
+                out.params.eps2 = snap.params->eps2;
+                out.savedKernel = snap.params->kernel;
+                out.savedLaunch = {snap.params->blockSize, snap.params->tileWidthFactor};
+                out.what = format("%s (%s): %zu bodies at step %llu, t = %.9g (G, dt and eps2 from the file)",
+                                  o.input.c_str(), snap.formatId.c_str(), out.world.size(),
+                                  static_cast<unsigned long long>(out.world.step), out.world.time);
+            } else {
+                const ScaleDefaults d = deriveScaleDefaults(out.world, out.params.G);
+                out.params.dt = d.dt;
+                out.params.eps2 = d.eps2;
+                out.what = format("%s (%s): %zu bodies (dt %.4g and eps2 %.4g derived from its scale: R_rms %.4g, "
+                                  "t_dyn %.4g)",
+                                  o.input.c_str(), snap.formatId.c_str(), out.world.size(), double(d.dt),
+                                  double(d.eps2), d.rmsRadius, d.dynamicalTime);
+            }
+        } else {
+            CubeParams cube;
+            cube.bodies = o.bodies;
+            cube.seed = o.seed;
+            out.world = makeUniformCube(cube);
+            out.what = format("uniform cube: %zu bodies in +-%.3g, masses %.3g..%.3g, seed %llu", out.world.size(),
+                              cube.halfWidth, cube.massMin, cube.massMax, static_cast<unsigned long long>(cube.seed));
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "nbody " << command << ": " << e.what() << "\n";
+        return 2;
+    }
+    if (!o.input.empty() && o.bodiesOrSeedGiven)
+        std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to the default cube; ignored with --input\n",
+                     command);
+    // dt and eps2 are fp32 parameters: a value that rounds to 0 or infinity is refused as given.
+    for (const auto& [name, value] : {std::pair{"--dt", o.dt}, std::pair{"--eps2", o.eps2}}) {
+        if (value && std::isfinite(*value) && *value != 0 &&
+            (float(*value) == 0.f || !std::isfinite(float(*value)))) {
+            std::cerr << "nbody " << command << ": " << name << " " << *value
+                      << " is outside the range of fp32 (about 1.2e-38 to 3.4e38)\n";
+            return 2;
+        }
+    }
+    if (o.dt)
+        out.params.dt = float(*o.dt); // Simulation refuses 0, negative and non-finite values
+    if (o.eps2)
+        out.params.eps2 = float(*o.eps2);
+    return 0;
+}
+
+std::string defaultKernel()
+{
+    for (const KernelInfo& k : kernelRegistry())
+        if (k.backend == Backend::Cuda && availability(k).available)
+            return std::string(k.id);
+    return "cpu";
+}
+
+HeadlessView::HeadlessView(std::size_t n, bool wantInterop)
+{
+    buffers.allocate(n);
+    if (wantInterop)
+        interop = gl::CudaGlInterop::create(buffers, &whyNoInterop);
+    else
+        whyNoInterop = "the selected kernel runs on the CPU";
+}
+
+gl::OrbitCamera HeadlessView::framing(const World& world, int w, int h)
+{
+    gl::OrbitCamera camera;
+    const FramingSphere f = framingSphere(world);
+    camera.fit({float(f.x), float(f.y), float(f.z)}, float(f.radius), float(w) / float(h));
+    return camera;
+}
+
+gl::RenderStyle HeadlessView::style(const World& world)
+{
+    gl::RenderStyle style;
+    const auto [lo, hi] = world.massRange();
+    style.massMin = lo;
+    style.massMax = hi;
+    style.pointSize = world.size() > 100000 ? 1.5f : 3.f;
+    return style;
+}
+
+gl::Image HeadlessView::render(Simulation& sim, const gl::OrbitCamera& camera, const gl::RenderStyle& style, int w,
+                               int h)
+{
+    int buffer = sim.currentBuffer(); // interop: the kernels left the positions there
+    const bool onDevice = interop && sim.deviceResident() && sim.positionStorage() == PositionStorage::External;
+    if (!onDevice) {
+        const World& world = sim.world();
+        buffer = 0;
+        buffers.upload(0, world.positions().data(), world.size());
+    }
+    return gl::renderImage(renderer, buffers.buffer(buffer), sim.size(), camera, style, w, h);
+}
+
+} // namespace nbody::cli

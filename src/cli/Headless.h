@@ -1,0 +1,88 @@
+#pragma once
+/// \file Headless.h
+/// What `nbody run` and `nbody render` share: building the system from the options (the
+/// default cube or a snapshot file with its parameters, dt and eps2 checked) and the headless view (EGL context,
+/// renderer, ping-pong buffers, CUDA-GL interop when the context is on the CUDA device).
+
+#include "gl/CudaGlInterop.h"
+#include "gl/EglContext.h"
+#include "gl/Renderer.h"
+#include "sim/Simulation.h"
+#include "sim/World.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace nbody::cli {
+
+/// The options that choose the system, as `nbody run` and `nbody render` take them.
+struct SystemOptions {
+    std::string input;          ///< snapshot file in any format (sim/Snapshot.h); empty: the default cube
+    std::size_t bodies = 8192;  ///< N of the default cube
+    std::uint64_t seed = 42;    ///< seed of the default cube
+    bool bodiesOrSeedGiven = false;
+    std::optional<double> dt;   ///< unset: the system's default
+    std::optional<double> eps2; ///< unset: the system's default
+};
+
+struct PreparedSystem {
+    World world;
+    SimParams params;
+    std::string what; ///< one line: "uniform cube: 8192 bodies in ±1e5, …" or the file and its scale
+    std::string savedKernel;               ///< the kernel a snapshot was written with ("" if none)
+    std::pair<int, int> savedLaunch{0, 0}; ///< and its block size and tile width factor (0: none)
+};
+
+/// Builds the system. Returns 0, or 2 after printing "nbody <command>: <problem>" to stderr
+/// (unreadable file, N out of range, dt or eps2 not representable in fp32).
+int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& out);
+
+/// The fastest kernel available here: the first available CUDA row, else `cpu`.
+std::string defaultKernel();
+
+/// The headless view. Create it on the thread that renders; it makes its context current.
+struct HeadlessView {
+    gl::EglContext context;
+    gl::Renderer renderer;
+    gl::ParticleBuffers buffers;
+    std::unique_ptr<gl::CudaGlInterop> interop;
+    std::string whyNoInterop;
+
+    /// Buffers for `n` bodies; the interop when `wantInterop` and the context is on a CUDA device.
+    /// Throws GlError.
+    HeadlessView(std::size_t n, bool wantInterop);
+
+    /// A camera that frames `world` (framingSphere) for a w × h image.
+    static gl::OrbitCamera framing(const World& world, int w, int h);
+    /// The style of headless pictures: mass range of `world`, smaller sprites above 100 000 bodies.
+    static gl::RenderStyle style(const World& world);
+
+    /// Renders the current positions of `sim` (from the GL buffer the kernels wrote with interop,
+    /// else uploaded from the host) into a w × h image. With interop the device positions must
+    /// be detached (the buffers unmapped). Throws GlError, CudaError.
+    gl::Image render(Simulation& sim, const gl::OrbitCamera& camera, const gl::RenderStyle& style, int w, int h);
+
+    /// Runs `f` with the device positions attached when they live in the GL buffers.
+    template <class F>
+    void withPositions(Simulation& sim, F&& f)
+    {
+        if (!interop) {
+            f();
+            return;
+        }
+        gl::CudaGlInterop::Mapping map(*interop);
+        sim.attachDevicePositions(map.buffer(0), map.buffer(1), map.bytes(0) / sizeof(Float4));
+        try {
+            f();
+        } catch (...) {
+            sim.detachDevicePositions();
+            throw;
+        }
+        sim.detachDevicePositions();
+    }
+};
+
+} // namespace nbody::cli

@@ -1,0 +1,251 @@
+#include "RenderCommand.h"
+
+#include "gl/ColourModes.h"
+#include "gl/FrameSink.h"
+#include "sim/Errors.h"
+#include "sim/KernelRegistry.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <regex>
+
+#include <unistd.h>
+
+namespace nbody::cli {
+
+namespace {
+
+/// "1280x720" → (1280, 720); false unless both are in 16..16384.
+bool parseSize(const std::string& s, int& w, int& h)
+{
+    static const std::regex pattern(R"((\d{1,5})[xX](\d{1,5}))");
+    std::smatch m;
+    if (!std::regex_match(s, m, pattern))
+        return false;
+    w = std::stoi(m[1]);
+    h = std::stoi(m[2]);
+    return w >= 16 && h >= 16 && w <= 16384 && h <= 16384;
+}
+
+/// A progress bar on stderr: redrawn in place on a terminal (at most 10 times a second),
+/// otherwise a line at every tenth of the frames.
+class Progress {
+public:
+    Progress(int total, bool enabled) : m_total(total), m_enabled(enabled), m_tty(::isatty(2) == 1)
+    {
+        m_start = std::chrono::steady_clock::now();
+    }
+
+    void update(int done, std::uint64_t step)
+    {
+        if (!m_enabled)
+            return;
+        const auto now = std::chrono::steady_clock::now();
+        const double s = std::chrono::duration<double>(now - m_start).count();
+        const bool last = done == m_total;
+        if (m_tty) {
+            if (!last && now - m_last < std::chrono::milliseconds(100))
+                return;
+        } else if (!last && done * 10 / m_total == m_lastTenth) {
+            return;
+        }
+        m_last = now;
+        m_lastTenth = done * 10 / m_total;
+        constexpr int width = 30;
+        const int filled = m_total > 0 ? done * width / m_total : width;
+        const double rate = s > 0 ? done / s : 0.0;
+        const double eta = rate > 0 ? (m_total - done) / rate : 0.0;
+        std::fprintf(stderr, "%s[%.*s%.*s] %d/%d frames  step %llu  %.1f frames/s  %s %ds%s",
+                     m_tty ? "\r" : "", filled, "==============================", width - filled,
+                     "                              ", done, m_total, static_cast<unsigned long long>(step), rate,
+                     last ? "took" : "ETA", int(last ? s : eta), m_tty && !last ? "" : "\n");
+        std::fflush(stderr);
+    }
+
+    /// Ends a bar left unfinished on a terminal (before an error message).
+    void abandon()
+    {
+        if (m_enabled && m_tty && m_last != std::chrono::steady_clock::time_point{})
+            std::fputc('\n', stderr);
+        m_enabled = false;
+    }
+
+private:
+    int m_total;
+    bool m_enabled, m_tty;
+    int m_lastTenth = -1;
+    std::chrono::steady_clock::time_point m_start, m_last{};
+};
+
+} // namespace
+
+int renderCommand(const RenderOptions& o)
+{
+    int width = 0, height = 0;
+    if (!parseSize(o.size, width, height)) {
+        std::cerr << "nbody render: --size must be WxH with both in 16..16384 (like 1280x720), not '" << o.size
+                  << "'\n";
+        return 2;
+    }
+    if (o.out.empty()) {
+        std::cerr << "nbody render: --out needs a directory or a file name ending in .mp4\n";
+        return 2;
+    }
+    const gl::ColourMode* mode = gl::findColourMode(o.colour);
+    if (!mode) {
+        std::cerr << "nbody render: unknown colour mode '" << o.colour << "' (known:";
+        for (const gl::ColourMode& m : gl::colourModes())
+            std::cerr << " " << m.id;
+        std::cerr << ")\n";
+        return 2;
+    }
+    if (o.frames < 1 || o.every < 1) {
+        std::cerr << "nbody render: --frames and --every must be at least 1\n";
+        return 2;
+    }
+    if (gl::sinkKindFor(o.out) == gl::SinkKind::Mp4) {
+        // Refuse before simulating anything: no ffmpeg, or a target that cannot be written.
+        std::string why;
+        if (gl::findFfmpeg(&why).empty()) {
+            std::cerr << "nbody render: cannot write '" << o.out << "': " << why << "\n";
+            return 2;
+        }
+        if (const gl::PngTarget t = gl::resolvePngTarget(o.out); !t.problem.empty()) {
+            std::cerr << "nbody render: cannot write '" << o.out << "': " << t.problem << "\n";
+            return 2;
+        }
+    }
+
+    PreparedSystem prepared;
+    if (const int rc = prepareSystem("render", o.system, prepared); rc != 0)
+        return rc;
+    prepared.params.blockSize = o.blockSize;
+    prepared.params.tileWidthFactor = o.tileWidthFactor;
+    const std::string kernelId = o.kernel.empty() ? defaultKernel() : o.kernel;
+    const std::size_t n = prepared.world.size();
+    std::unique_ptr<Simulation> sim;
+    try {
+        sim = std::make_unique<Simulation>(prepared.world, prepared.params, "cpu");
+        sim->setKernel(kernelId);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "nbody render: " << e.what() << "\n";
+        return 2;
+    }
+    const KernelInfo& k = sim->kernel();
+    std::printf("System:  %s\n", prepared.what.c_str());
+    std::printf("Params:  %s\n", describe(prepared.params).c_str());
+    std::printf("Kernel:  %s (%s, %s, %s)\n", std::string(k.id).c_str(), std::string(k.name).c_str(),
+                std::string(toString(k.backend)).c_str(), std::string(toString(k.precision)).c_str());
+
+    gl::SinkOptions so;
+    so.target = o.out;
+    so.width = width;
+    so.height = height;
+    so.fps = o.fps;
+    std::unique_ptr<gl::FrameSink> sink;
+    try {
+        sink = gl::openFrameSink(so);
+    } catch (const std::exception& e) {
+        std::cerr << "nbody render: " << e.what() << "\n";
+        return 2;
+    }
+    std::optional<HeadlessView> view;
+    try {
+        view.emplace(n, k.backend == Backend::Cuda);
+    } catch (const std::exception& e) {
+        std::cerr << "nbody render: cannot render headless: " << e.what() << "\n";
+        return 2;
+    }
+    std::printf("OpenGL:  %s\n", view->context.description().c_str());
+    if (view->interop) {
+        std::printf("Interop: CUDA-GL interop in use: the kernels write the OpenGL buffers that are drawn\n");
+    } else {
+        std::printf("Interop: not in use: %s (positions are uploaded from the host for each frame)\n",
+                    view->whyNoInterop.c_str());
+    }
+
+    std::printf("Output:  %d frames of %dx%d, one every %d steps (%d steps), to %s%s\n", o.frames, width, height,
+                o.every, (o.frames - 1) * o.every, o.out.c_str(),
+                gl::sinkKindFor(o.out) == gl::SinkKind::Mp4 ? " (H.264 through ffmpeg)" : " (PNG files)");
+    std::fflush(stdout);
+
+    // The camera frames the initial system and stays: the motion is seen against a fixed view.
+    const gl::OrbitCamera camera = HeadlessView::framing(prepared.world, width, height);
+    gl::RenderStyle style = HeadlessView::style(prepared.world);
+    style.source = mode->source;
+    style.low = mode->low;
+    style.high = mode->high;
+    // Speed and group read one float per body from the scalar buffer: groups once (they do not
+    // change), speeds for every frame from the host copy of the velocities.
+    std::vector<float> scalars(n);
+    float speedMax = 0.f; // 0 … the 99th percentile of the initial speeds, fixed for the whole video
+    auto uploadScalars = [&] {
+        if (mode->source == gl::ColourSource::Mass)
+            return;
+        const World* w = nullptr;
+        view->withPositions(*sim, [&] { w = &sim->world(); });
+        for (std::size_t i = 0; i < n; ++i) {
+            const Float4& v = w->velocities()[i];
+            scalars[i] = mode->source == gl::ColourSource::Group ? float(static_cast<int>(w->groups()[i]))
+                                                                 : std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+        }
+        if (mode->source == gl::ColourSource::Speed && speedMax == 0.f) {
+            std::vector<float> sorted = scalars;
+            const std::size_t p99 = std::min(n - 1, std::size_t(0.99 * double(n)));
+            std::nth_element(sorted.begin(), sorted.begin() + std::ptrdiff_t(p99), sorted.end());
+            speedMax = sorted[p99] > 0.f ? sorted[p99] : 1.f;
+        }
+        view->buffers.uploadScalars(scalars.data(), n);
+        style.scalarBuffer = view->buffers.scalarBuffer();
+        style.scalarMin = 0.f;
+        style.scalarMax = mode->source == gl::ColourSource::Speed ? speedMax : 3.f;
+    };
+    Progress progress(o.frames, o.progress);
+    try {
+        if (view->interop) // with the buffers attached, the state moves into them at once
+            view->withPositions(*sim, [&] { sim->setPositionStorage(PositionStorage::External); });
+        for (int frame = 0; frame < o.frames; ++frame) {
+            if (frame > 0) {
+                std::string bad;
+                view->withPositions(*sim, [&] {
+                    sim->step(o.every);
+                    bad = sim->checkFinite();
+                });
+                if (!bad.empty()) {
+                    progress.abandon();
+                    sink->abort();
+                    std::cerr << "nbody render: the system is no longer finite after " << sim->stepCount()
+                              << " steps (" << bad << "): the time step is too large for it\n";
+                    return 1;
+                }
+            }
+            if (frame == 0 || mode->source == gl::ColourSource::Speed)
+                uploadScalars();
+            sink->write(view->render(*sim, camera, style, width, height));
+            progress.update(frame + 1, sim->stepCount());
+        }
+        const std::string path = sink->finish();
+        std::printf("Frames written: %d to %s (%s)\n", sink->frames(), path.c_str(),
+                    gl::sinkKindFor(o.out) == gl::SinkKind::Mp4
+                        ? "video"
+                        : (sink->pathOf(0) + " … " + sink->pathOf(sink->frames() - 1)).c_str());
+    } catch (const CudaError& e) {
+        progress.abandon();
+        sink->abort();
+        std::cerr << "nbody render: GPU error: " << e.what() << "\n";
+        return 1;
+    } catch (const std::exception& e) {
+        progress.abandon();
+        sink->abort();
+        std::cerr << "nbody render: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace nbody::cli

@@ -1,0 +1,31 @@
+#pragma once
+/// \file RenderCommand.h
+/// `nbody render`: simulates a system headless (EGL) and writes a frame every K steps as
+/// numbered PNG files in a directory or as an MP4 video through ffmpeg.
+
+#include "Headless.h"
+
+#include <string>
+
+namespace nbody::cli {
+
+struct RenderOptions {
+    SystemOptions system;
+    std::string kernel;        ///< empty: the fastest available (tiled, else cpu)
+    int blockSize = 256;
+    int tileWidthFactor = 1;
+    int frames = 0;            ///< frames to write (≥ 1); frame 0 is the initial state
+    int every = 1;             ///< steps between frames
+    std::string size = "1280x720"; ///< WxH in pixels
+    double fps = 30.0;         ///< frame rate of an MP4
+    std::string out;           ///< a directory (PNG sequence) or FILE.mp4
+    bool progress = true;      ///< progress bar on stderr
+    std::string colour = "mass"; ///< a row of gl::colourModes(): mass, speed, group
+};
+
+/// Exit code: 0 success, 1 a failure while running (GPU error, a system that is no longer
+/// finite, a failed write: what was written is kept readable, see gl/FrameSink.h), 2 bad options
+/// or input.
+int renderCommand(const RenderOptions& o);
+
+} // namespace nbody::cli

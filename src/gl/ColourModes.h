@@ -1,0 +1,46 @@
+#pragma once
+/// \file ColourModes.h
+/// The colour modes of the renderer, as a table (like the kernel registry): the View dock's
+/// list, the legend and the shader's uniforms all come from these rows.
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace nbody::gl {
+
+/// What a body's colour is computed from.
+enum class ColourSource : int {
+    Mass = 0,  ///< the mass (w of the position buffer), over the system's mass range
+    Speed = 1, ///< |v| from the per-body scalar buffer, 0 … the 99th percentile of the speeds
+    Group = 2, ///< the Group component (dark matter, stars, gas, generic) from the scalar buffer
+};
+
+struct ColourRgb {
+    float r, g, b;
+};
+
+struct ColourMode {
+    std::string_view id;          ///< "mass", "speed", "group"
+    std::string_view name;        ///< for menus
+    std::string_view description; ///< for tooltips
+    ColourSource source;
+    ColourRgb low, high;                ///< gradient ends (Mass, Speed)
+};
+
+/// The rows: mass (green → red, the predecessor's look, the default), speed (blue → yellow), group.
+std::span<const ColourMode> colourModes();
+/// The row with `id`, or nullptr.
+const ColourMode* findColourMode(std::string_view id);
+
+/// Colours of the Group component, indexed by its value (Generic, DarkMatter, Star, Gas).
+inline constexpr std::array<ColourRgb, 4> kGroupColours = {{
+    {0.85f, 0.85f, 0.85f}, // generic: light grey
+    {0.85f, 0.25f, 0.20f}, // dark matter: red
+    {0.35f, 0.75f, 1.00f}, // stars: blue-white
+    {0.30f, 0.90f, 0.40f}, // gas: green
+}};
+inline constexpr std::array<std::string_view, 4> kGroupNames = {"generic", "dark matter", "stars", "gas"};
+
+} // namespace nbody::gl
