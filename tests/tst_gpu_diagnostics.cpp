@@ -99,7 +99,7 @@ double maxDiff(const Double3& a, const Double3& b)
 }
 
 /// Compares device and host sums with the tolerances derived at the top of this file.
-void compareSums(const DiagnosticSums& dev, const DiagnosticSums& host, const Scales& sc, std::size_t n,
+[[maybe_unused]] void compareSums(const DiagnosticSums& dev, const DiagnosticSums& host, const Scales& sc, std::size_t n,
                  bool fp32Pairs)
 {
     const double acc = (2.0 * double(n) + 48) * kU64;

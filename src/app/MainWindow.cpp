@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "DiagnosticsDock.h"
 #include "RunDock.h"
 #include "Viewport.h"
 
@@ -46,6 +47,8 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     setCentralWidget(m_viewport);
     m_runDock = new RunDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_runDock);
+    m_diagnosticsDock = new DiagnosticsDock(this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_diagnosticsDock);
 
     createActions();
     createMenusAndToolbar();
@@ -207,6 +210,9 @@ void MainWindow::createMenusAndToolbar()
     QAction* dockToggle = m_runDock->toggleViewAction();
     dockToggle->setText(tr("&Run dock"));
     view->addAction(dockToggle);
+    QAction* diagnosticsToggle = m_diagnosticsDock->toggleViewAction();
+    diagnosticsToggle->setText(tr("&Diagnostics dock"));
+    view->addAction(diagnosticsToggle);
     QAction* barToggle = bar->toggleViewAction();
     barToggle->setText(tr("&Toolbar"));
     view->addAction(barToggle);
@@ -274,6 +280,10 @@ void MainWindow::connectController()
         setWindowTitle(tr("%1 — N-Body Sandbox").arg(source));
         statusBar()->clearMessage(); // "Loading …" is over
     });
+    connect(m_diagnosticsDock, &DiagnosticsDock::intervalEdited, c, &SimulationController::setDiagnosticsInterval);
+    connect(c, &SimulationController::diagnosticsMeasured, m_diagnosticsDock, &DiagnosticsDock::appendDiagnostics);
+    connect(c, &SimulationController::diagnosticsRestarted, m_diagnosticsDock, &DiagnosticsDock::restart);
+    connect(c, &SimulationController::paramsChanged, m_diagnosticsDock, &DiagnosticsDock::setParams);
     connect(c, &SimulationController::commandFailed, this, &MainWindow::onCommandFailed);
     connect(c, &SimulationController::loadFailed, this, &MainWindow::onLoadFailed);
     connect(c, &SimulationController::startupFailed, this, &MainWindow::onStartupFailed);

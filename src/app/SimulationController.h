@@ -8,6 +8,7 @@
 
 #include "FrameProtocol.h"
 
+#include <QList>
 #include <QObject>
 #include <QString>
 
@@ -29,6 +30,7 @@ struct StartupConfig {
     int stepsToRun = 0;         ///< 0: until paused
     int stepsPerFrame = 1;
     bool startRunning = false;
+    int diagnosticsInterval = 10; ///< steps between diagnostics evaluations (0: none)
 };
 
 class SimulationController : public QObject {
@@ -65,6 +67,8 @@ public slots:
     void setEps2(double eps2);
     void setBlockSize(int blockSize);
     void setTileWidthFactor(int factor);
+    /// Steps between diagnostics evaluations (SimParams::diagnosticsInterval; 0: none).
+    void setDiagnosticsInterval(int steps);
     /// 0 = until paused; > 0: the next run pauses after that many steps.
     void setStepsToRun(int steps);
     void setStepsPerFrame(int steps);
@@ -91,6 +95,11 @@ signals:
     void commandFailed(const QString& what, const QString& message);
     void loadFailed(const QString& path, const QString& message);
     void startupFailed(const QString& message);
+    /// The diagnostics evaluated during a frame (Simulation's observer), in order; emitted
+    /// before frameReady() of that frame.
+    void diagnosticsMeasured(const QList<nbody::Diagnostics>& samples);
+    /// A new system was installed (start-up, reset, load): earlier samples belong to another run.
+    void diagnosticsRestarted();
 
 private:
     struct Command {
@@ -120,6 +129,7 @@ private:
     int m_stepsRemaining = 0;
     int m_stepsPerFrame = 1;
     std::pair<float, float> m_massRange{0.f, 1.f};
+    QList<nbody::Diagnostics> m_newDiagnostics; ///< evaluated in this frame, not yet emitted
 
     // last published values (signals are emitted only on change)
     QString m_publishedKernel;
