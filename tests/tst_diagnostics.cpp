@@ -1,6 +1,7 @@
 // Diagnostics on the host: closed forms of a two-body circular orbit, the automatic evaluations of
 // the Simulation (interval, observer, relative energy change), the CSV of the recorder, and
 // `nbody run --diagnostics`. Qt Core only; the CLI's `tiled` row runs on the GPU machine.
+#include "DiagnosticsTestData.h"
 #include "sim/DiagnosticsRecorder.h"
 #include "sim/Scenario.h"
 #include "sim/Simulation.h"
@@ -9,10 +10,6 @@
 
 #include <QDir>
 #include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 
 #include <cmath>
@@ -57,16 +54,6 @@ struct TwoBody {
 double norm(const Double3& v) { return std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z); }
 double dist(const Double3& a, const Double3& b) { return norm(Double3{a.x - b.x, a.y - b.y, a.z - b.z}); }
 
-World toWorld(const Fp64State& s)
-{
-    World w;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const Double4 &p = s.position[i], &v = s.velocity[i];
-        w.addBody({float(p.x), float(p.y), float(p.z), float(p.w)}, {float(v.x), float(v.y), float(v.z), 0.f});
-    }
-    return w;
-}
-
 /// Checks every field of `d` against the closed forms of `o`, to relative tolerance `tol`
 /// (vectors: relative to the larger of their norm and `scale` of the same unit).
 void checkClosedForms(const Diagnostics& d, const TwoBody& o, double tol)
@@ -108,39 +95,6 @@ QList<QList<double>> parseCsv(const QByteArray& text, QString* header)
 }
 
 enum Column { cTime, cStep, cK, cW, cE, cDE, cPx, cPy, cPz, cLx, cLy, cLz, cComX, cComY, cComZ, cVirial, cColumns };
-
-QString cliPath()
-{
-    const QByteArray env = qgetenv("NBODY_CLI_PATH");
-    return env.isEmpty() ? QStringLiteral(NBODY_CLI_PATH) : QString::fromLocal8Bit(env);
-}
-
-struct Result {
-    int code = -1;
-    QString out, err;
-};
-
-Result runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(cliPath(), args);
-    if (!p.waitForFinished(240000)) {
-        p.kill();
-        p.waitForFinished();
-        return {-2, {}, QStringLiteral("timed out")};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromLocal8Bit(p.readAllStandardOutput()),
-            QString::fromLocal8Bit(p.readAllStandardError())};
-}
-
-bool cliKernelAvailable(const QString& id)
-{
-    const Result r = runCli({"kernels", "--json"});
-    for (const QJsonValue& v : QJsonDocument::fromJson(r.out.toUtf8()).object()["kernels"].toArray())
-        if (v["id"].toString() == id)
-            return v["available"].toBool();
-    return false;
-}
 
 } // namespace
 
@@ -332,7 +286,7 @@ private slots:
         const QString csv = dir.filePath("diag.csv");
         // 301 bodies of the default cube (at rest), softened to match their spacing; 23 steps with
         // a row every 5: steps 0, 5, 10, 15, 20 and the final 23.
-        const Result r = runCli({"run", "--kernel", kernel, "--bodies", "301", "--steps", "23", "--eps2", "1e8",
+        const CliResult r = runCli({"run", "--kernel", kernel, "--bodies", "301", "--steps", "23", "--eps2", "1e8",
                                 "--dt", "0.5", "--diagnostics", csv, "--diagnostics-every", "5"});
         QVERIFY2(r.code == 0, qPrintable(r.err + r.out));
         QVERIFY2(r.out.contains("Diagnostics written to ") && r.out.contains("(6 rows, every 5 steps)"),
@@ -376,12 +330,12 @@ private slots:
     {
         QTemporaryDir dir;
         for (const QString& target : {dir.filePath("missing/diag.csv"), dir.path(), QString()}) {
-            const Result r = runCli({"run", "--kernel", "cpu", "--bodies", "10", "--steps", "2", "--diagnostics", target});
+            const CliResult r = runCli({"run", "--kernel", "cpu", "--bodies", "10", "--steps", "2", "--diagnostics", target});
             QCOMPARE(r.code, 2);
             QVERIFY2(r.err.contains("diagnostics"), qPrintable(r.err));
             QVERIFY2(!r.out.contains("step "), "refused before running");
         }
-        const Result r = runCli({"run", "--bodies", "10", "--diagnostics", dir.filePath("x.csv"), "--diagnostics-every", "0"});
+        const CliResult r = runCli({"run", "--bodies", "10", "--diagnostics", dir.filePath("x.csv"), "--diagnostics-every", "0"});
         QCOMPARE(r.code, 2);
         QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList{});
     }

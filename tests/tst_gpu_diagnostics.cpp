@@ -15,6 +15,7 @@
 //    tree, the host sequentially per thread, each ≤ N u64 times the sum of |terms|: we allow
 //    (2N + 48) u64 · Σ|terms|, where Σ|terms| is computed below for each quantity (for sums of
 //    positive terms, M and K, that is the value itself).
+#include "DiagnosticsTestData.h"
 #include "sim/Diagnostics.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Simulation.h"
@@ -63,16 +64,6 @@ Fp64State randomState(int n, bool fp32Values, std::uint64_t seed = 5)
         s.acceleration.push_back({});
     }
     return s;
-}
-
-World toWorld(const Fp64State& s)
-{
-    World w;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const Double4 &p = s.position[i], &v = s.velocity[i];
-        w.addBody({float(p.x), float(p.y), float(p.z), float(p.w)}, {float(v.x), float(v.y), float(v.z), 0.f});
-    }
-    return w;
 }
 
 /// Σ|terms| of each per-body sum, the scale of its rounding error.

@@ -34,13 +34,12 @@ QLineSeries* makeSeries(const QString& name, QObject* parent)
     return s;
 }
 
-/// Axis limits for values in [lo, hi]: 5 % margins; a single value gets ±5 % of itself (±1 at 0).
+/// Axis limits for values in [lo, hi] (rounded by applyNiceNumbers afterwards); a single value
+/// gets ±5 % of itself (±1 at 0).
 std::pair<double, double> padded(double lo, double hi)
 {
-    if (hi > lo) {
-        const double m = 0.05 * (hi - lo);
-        return {lo - m, hi + m};
-    }
+    if (hi > lo)
+        return {lo, hi};
     const double m = lo != 0 ? 0.05 * std::abs(lo) : 1.0;
     return {lo - m, hi + m};
 }
@@ -138,6 +137,7 @@ DiagnosticsDock::Chart DiagnosticsDock::makeChart(const QString& title, const QS
     c.y = new QValueAxis;
     c.y->setTitleText(yTitle);
     c.y->setLabelFormat(QStringLiteral("%.3g"));
+    c.y->setTickCount(5);
     c.chart->addAxis(c.y, Qt::AlignLeft);
     for (QLineSeries* s : left) {
         c.chart->addSeries(s);
@@ -148,6 +148,7 @@ DiagnosticsDock::Chart DiagnosticsDock::makeChart(const QString& title, const QS
         c.y2 = new QValueAxis;
         c.y2->setTitleText(right.front()->name());
         c.y2->setLabelFormat(QStringLiteral("%.3g"));
+        c.y2->setTickCount(5);
         c.chart->addAxis(c.y2, Qt::AlignRight);
         for (QLineSeries* s : right) {
             c.chart->addSeries(s);
@@ -253,6 +254,7 @@ void DiagnosticsDock::updateAxes()
         }
         const auto [lo, hi] = padded(r.lo, r.hi);
         axis->setRange(lo, hi);
+        axis->applyNiceNumbers(); // round limits and ticks
     };
     for (Chart& c : m_charts) {
         apply(c.x, m_xRange);
