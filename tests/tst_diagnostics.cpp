@@ -337,6 +337,10 @@ private slots:
         }
         const CliResult r = runCli({"run", "--bodies", "10", "--diagnostics", dir.filePath("x.csv"), "--diagnostics-every", "0"});
         QCOMPARE(r.code, 2);
+        // --diagnostics-every alone would be silently ignored: refused.
+        const CliResult alone = runCli({"run", "--bodies", "10", "--diagnostics-every", "5"});
+        QCOMPARE(alone.code, 2);
+        QVERIFY2(alone.err.contains("--diagnostics"), qPrintable(alone.err));
         QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList{});
     }
 };

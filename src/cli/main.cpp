@@ -34,11 +34,11 @@ int main(int argc, char** argv)
         ->check(CLI::Range(0, 1 << 30));
     runCmd->add_flag("!--no-energy", run.energy,
                      "Skip the energy and momentum evaluation (fp64, O(N^2)) at start and end");
-    runCmd->add_option("--diagnostics", run.diagnostics,
+    CLI::Option* diagnosticsOpt = runCmd->add_option("--diagnostics", run.diagnostics,
                        "Write energies, momenta, centre of mass and virial ratio every --diagnostics-every "
                        "steps to this CSV file (atomic)");
     runCmd->add_option("--diagnostics-every", run.diagnosticsEvery, "Steps between rows of the --diagnostics CSV")
-        ->capture_default_str()->check(CLI::Range(1, 1 << 30));
+        ->capture_default_str()->check(CLI::Range(1, 1 << 30))->needs(diagnosticsOpt);
 
     BenchOptions bench;
     CLI::App* benchCmd = app.add_subcommand(
