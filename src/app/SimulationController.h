@@ -30,7 +30,7 @@ struct StartupConfig {
     int stepsToRun = 0;         ///< 0: until paused
     int stepsPerFrame = 1;
     bool startRunning = false;
-    int diagnosticsInterval = 10; ///< steps between diagnostics evaluations (0: none)
+    int diagnosticsInterval = 0; ///< steps between diagnostics evaluations (0: none; the app: 10)
 };
 
 class SimulationController : public QObject {
