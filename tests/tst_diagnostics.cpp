@@ -273,21 +273,29 @@ private slots:
     void cliWritesDiagnostics_data()
     {
         QTest::addColumn<QString>("kernel");
-        QTest::newRow("cpu") << "cpu";
-        QTest::newRow("tiled") << "tiled";
-        QTest::newRow("tiled-fp64") << "tiled-fp64";
+        QTest::addColumn<bool>("capture"); // with a capture, GPU kernels step in the GL buffers (interop)
+        QTest::newRow("cpu") << "cpu" << false;
+        QTest::newRow("tiled") << "tiled" << false;
+        QTest::newRow("tiled-fp64") << "tiled-fp64" << false;
+        QTest::newRow("cpu, capture") << "cpu" << true;
+        QTest::newRow("tiled, capture") << "tiled" << true;
+        QTest::newRow("tiled-fp64, capture") << "tiled-fp64" << true;
     }
     void cliWritesDiagnostics()
     {
         QFETCH(QString, kernel);
+        QFETCH(bool, capture);
         if (kernel != "cpu" && !cliKernelAvailable(kernel))
             QSKIP("the kernel is not available here (no CUDA device or built without CUDA)");
         QTemporaryDir dir;
         const QString csv = dir.filePath("diag.csv");
         // 301 bodies of the default cube (at rest), softened to match their spacing; 23 steps with
         // a row every 5: steps 0, 5, 10, 15, 20 and the final 23.
-        const CliResult r = runCli({"run", "--kernel", kernel, "--bodies", "301", "--steps", "23", "--eps2", "1e8",
-                                "--dt", "0.5", "--diagnostics", csv, "--diagnostics-every", "5"});
+        QStringList args = {"run", "--kernel", kernel, "--bodies", "301", "--steps", "23", "--eps2", "1e8",
+                            "--dt", "0.5", "--diagnostics", csv, "--diagnostics-every", "5"};
+        if (capture)
+            args << "--capture" << dir.filePath("final.png") << "--width" << "64" << "--height" << "64";
+        const CliResult r = runCli(args);
         QVERIFY2(r.code == 0, qPrintable(r.err + r.out));
         QVERIFY2(r.out.contains("Diagnostics written to ") && r.out.contains("(6 rows, every 5 steps)"),
                  qPrintable(r.out));
