@@ -210,7 +210,9 @@ int runCommand(const RunOptions& o)
 
     try {
         Diagnostics e0, e1;
-        if (o.energy) {
+        // With --diagnostics the first step() evaluates E0 itself: no second O(N²) evaluation.
+        const bool e0FromSeries = diagnostics && o.steps > 0;
+        if (o.energy && !e0FromSeries) {
             if (sim->size() > 100000 && k.backend == Backend::Cpu)
                 std::printf("Energy:  evaluating E0 (fp64, O(N^2) on %d CPU threads; --no-energy skips it)...\n",
                             omp_get_max_threads());
@@ -249,6 +251,8 @@ int runCommand(const RunOptions& o)
         withPositions([&] { // synchronises the host copy too
             if (o.energy)
                 e1 = sim->measure();
+            if (o.energy && e0FromSeries)
+                e0 = *sim->initialDiagnostics();
             if (diagnostics)
                 diagnostics->addFinal(*sim, [&] { return o.energy ? e1 : sim->measure(); });
             sim->world();

@@ -28,8 +28,8 @@ void DiagnosticsOutput::addFinal(Simulation& sim, const std::function<Diagnostic
 void DiagnosticsOutput::write(const std::string& path, int every) const
 {
     m_recorder.writeCsv(path);
-    std::printf("Diagnostics written to %s (%zu rows, every %d steps)\n", resolveWriteTarget(path).path.c_str(),
-                m_recorder.size(), every);
+    std::printf("Diagnostics written to %s (%zu row%s, every %d steps)\n", resolveWriteTarget(path).path.c_str(),
+                m_recorder.size(), m_recorder.size() == 1 ? "" : "s", every);
 }
 
 } // namespace nbody::cli
