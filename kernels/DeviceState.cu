@@ -1,5 +1,6 @@
 #include "CudaCheck.cuh"
 #include "DeviceState.h"
+#include "DiagnosticsKernels.h"
 #include "KernelCommon.cuh"
 
 #include <cstdio>
@@ -10,6 +11,7 @@ namespace nbody {
 
 using gpu::makeVec;
 using gpu::ScalarOf;
+using gpu::withLayout;
 
 namespace {
 
@@ -89,17 +91,6 @@ int elementwiseBlock(K kernel)
     int minGrid = 0, block = 0;
     NB_CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&minGrid, &block, kernel, 0, 0));
     return block > 0 ? block : 256;
-}
-
-/// Calls f.template operator()<P, V>() with the device types of the layout.
-template <class F>
-void withLayout(Layout layout, F&& f)
-{
-    switch (layout) {
-    case Layout::Float4: f.template operator()<float4, float4>(); return;
-    case Layout::Float3: f.template operator()<float4, float3>(); return;
-    case Layout::Double4: f.template operator()<double4_32a, double4_32a>(); return;
-    }
 }
 
 std::vector<Float3> toFloat3(const std::vector<Float4>& v)
@@ -367,6 +358,22 @@ long long DeviceState::firstNonFinite(int current)
     int first = n;
     NB_CUDA_CHECK(cudaMemcpy(&first, m_flag, sizeof(int), cudaMemcpyDeviceToHost));
     return first < n ? first : -1;
+}
+
+DiagnosticSums DeviceState::measure(int current, double eps2, int blockSize)
+{
+    if (!hasPositions())
+        throw std::logic_error("DeviceState::measure: positions are not attached");
+    gpu::DiagnosticsArgs a;
+    a.layout = m_layout;
+    a.pos = m_pos[current];
+    a.vel = m_vel;
+    a.n = m_n;
+    a.eps2 = eps2;
+    a.blockSize = gpu::diagnosticsBlockSize(m_layout, blockSize);
+    ensureWorkspace(gpu::diagnosticsWorkspaceBytes(m_n, a.blockSize));
+    a.workspace = m_workspace;
+    return gpu::launchDiagnostics(a);
 }
 
 void DeviceState::synchronize() const

@@ -59,6 +59,11 @@ public:
     /// Index of the first body whose position, mass or velocity is not finite (positions in
     /// buffer `current`), or -1 when all are; one pass over the state, 4 bytes copied back.
     long long firstNonFinite(int current);
+    /// The diagnostic sums of the state (positions in buffer `current`) computed on the device
+    /// (kernels/DiagnosticsKernels.h): 96 bytes are copied back, not the state; synchronises.
+    /// blockSize 0: the occupancy calculator's choice. Throws std::invalid_argument for a block
+    /// size the device refuses, CudaError when a CUDA call fails.
+    DiagnosticSums measure(int current, double eps2, int blockSize = 0);
     /// Waits for the device (checked).
     void synchronize() const;
 

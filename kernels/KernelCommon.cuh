@@ -54,4 +54,16 @@ __device__ __forceinline__ V addXyz(const V& a, const V& b)
     return makeVec<V>(a.x + b.x, a.y + b.y, a.z + b.z);
 }
 
+/// Calls f.template operator()<P, V>() with the device types of the layout: positions P
+/// (float4 or double4_32a) and velocities / accelerations V (float4, float3 or double4_32a).
+template <class F>
+void withLayout(Layout layout, F&& f)
+{
+    switch (layout) {
+    case Layout::Float4: f.template operator()<float4, float4>(); return;
+    case Layout::Float3: f.template operator()<float4, float3>(); return;
+    case Layout::Double4: f.template operator()<double4_32a, double4_32a>(); return;
+    }
+}
+
 } // namespace nbody::gpu

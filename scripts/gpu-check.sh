@@ -7,13 +7,15 @@
 #                                   .device/ has to travel to the GPU machine (< 64 MiB).
 #   scripts/gpu-check.sh remote     there, from the repo root, with $OUT set: unpacks the
 #                                   libraries, runs every test, compute-sanitizer (memcheck and
-#                                   racecheck) on every CUDA kernel at N = 1000 and 4097, the CLI
-#                                   (kernels, devices, the galaxy for 1000 steps, 262144 bodies
-#                                   for 20 steps, an exact restart from an HDF5 snapshot) and
-#                                   `nbody bench` (all kernels, then sweeps).
+#                                   racecheck) on every CUDA kernel at N = 1000 and 4097 (force and
+#                                   diagnostics kernels), the CLI (kernels, devices, the galaxy for
+#                                   1000 steps, 262144 bodies for 20 steps, both also with
+#                                   --diagnostics, an exact restart from an HDF5 snapshot, the
+#                                   rendered galaxy) and `nbody bench` (all kernels, then sweeps).
 #
-# remote writes everything into $OUT/gpu-check.log plus two pictures ($OUT/out.png, $OUT/big.png)
-# and the benchmark tables ($OUT/bench.json, $OUT/bench.csv) and the rendered galaxy encounter
+# remote writes everything into $OUT/gpu-check.log plus pictures ($OUT/out.png, $OUT/big.png),
+# the benchmark tables ($OUT/bench.json, $OUT/bench.csv), the diagnostics series
+# ($OUT/diagnostics.csv, $OUT/diagnostics-262144.csv) and the rendered galaxy encounter
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
@@ -23,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,22s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,24s/^# \{0,1\}//p' "$0"; }
 
 prepare() {
     # 1. The GPU build: tests on, app off, machine code for Hopper plus PTX.
@@ -126,6 +128,17 @@ remote() {
             echo "   sanitizer rows: ${#rows[@]}"
             step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$device/bin/tst_kernels" "${rows[@]}"
             step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$device/bin/tst_kernels" "${rows[@]}"
+            # The diagnostics kernels: every layout at N = 1000 and 4097, the occupancy block and 96.
+            if [[ -x $device/bin/tst_gpu_diagnostics ]]; then
+                mapfile -t rows < <("$device/bin/tst_gpu_diagnostics" -datatags |
+                    sed -n 's/^TestGpuDiagnostics againstHost \(.* N=\(1000\|4097\) block=\(0\|96\)\)$/againstHost:\1/p')
+                rows+=(deterministic)
+                echo "   diagnostics sanitizer rows: ${#rows[@]}"
+                step "memcheck diagnostics" compute-sanitizer --tool memcheck --error-exitcode 1 \
+                    "$device/bin/tst_gpu_diagnostics" "${rows[@]}"
+                step "racecheck diagnostics" compute-sanitizer --tool racecheck --error-exitcode 1 \
+                    "$device/bin/tst_gpu_diagnostics" "${rows[@]}"
+            fi
         else
             step "compute-sanitizer (not found)" false # recorded as a failure
         fi
@@ -167,6 +180,12 @@ remote() {
         cp /tmp/galaxy-frames/frame_00150.png "$OUT/galaxies-frame-150.png" 2>/dev/null || true
         cp /tmp/galaxy-frames/frame_00299.png "$OUT/galaxies-frame-299.png" 2>/dev/null || true
     fi
+    # Diagnostics on the device every 10 steps (compare its time per step with the run above
+    # without them), written to $OUT/diagnostics.csv.
+    step "nbody run galaxy diagnostics" "$nbody" run --kernel tiled --input "$device/data/galaxy_20K.bin" \
+        --steps 1000 --diagnostics "$OUT/diagnostics.csv" --diagnostics-every 10
+    step "nbody run 262144 diagnostics" "$nbody" run --kernel tiled --bodies 262144 --steps 20 \
+        --diagnostics "$OUT/diagnostics-262144.csv" --diagnostics-every 5
     fi
     # The benchmark of issue 3 (docs/benchmarks.md), then launch-parameter sweeps.
     if want bench; then

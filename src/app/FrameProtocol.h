@@ -77,3 +77,4 @@ struct FrameResult {
 Q_DECLARE_METATYPE(nbody::app::FrameRequest)
 Q_DECLARE_METATYPE(nbody::app::FrameResult)
 Q_DECLARE_METATYPE(nbody::SimParams)
+Q_DECLARE_METATYPE(nbody::Diagnostics)

@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 
 #include "KernelDock.h"
+#include "DiagnosticsDock.h"
 #include "RunDock.h"
 #include "SnapshotDialogs.h"
 #include "ViewDock.h"
@@ -71,6 +72,8 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
         m_viewport->setShowBounds(on);
         emit reportBoundsRequested(on);
     });
+    m_diagnosticsDock = new DiagnosticsDock(this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_diagnosticsDock);
 
     createActions();
     createMenusAndToolbar();
@@ -327,6 +330,9 @@ void MainWindow::createMenusAndToolbar()
     QAction* viewDockToggle = m_viewDock->toggleViewAction();
     viewDockToggle->setText(tr("&View dock"));
     view->addAction(viewDockToggle);
+    QAction* diagnosticsToggle = m_diagnosticsDock->toggleViewAction();
+    diagnosticsToggle->setText(tr("&Diagnostics dock"));
+    view->addAction(diagnosticsToggle);
     QAction* barToggle = bar->toggleViewAction();
     barToggle->setText(tr("&Toolbar"));
     view->addAction(barToggle);
@@ -425,6 +431,10 @@ void MainWindow::connectController()
         setWindowTitle(tr("%1 — N-Body Sandbox").arg(source));
         statusBar()->clearMessage(); // "Loading …" is over
     });
+    connect(m_diagnosticsDock, &DiagnosticsDock::intervalEdited, c, &SimulationController::setDiagnosticsInterval);
+    connect(c, &SimulationController::diagnosticsMeasured, m_diagnosticsDock, &DiagnosticsDock::appendDiagnostics);
+    connect(c, &SimulationController::diagnosticsRestarted, m_diagnosticsDock, &DiagnosticsDock::restart);
+    connect(c, &SimulationController::paramsChanged, m_diagnosticsDock, &DiagnosticsDock::setParams);
     connect(c, &SimulationController::commandFailed, this, &MainWindow::onCommandFailed);
     connect(c, &SimulationController::loadFailed, this, &MainWindow::onLoadFailed);
     connect(c, &SimulationController::startupFailed, this, &MainWindow::onStartupFailed);

@@ -28,6 +28,7 @@ class RunDock;
 class SnapshotSaver;
 class KernelDock;
 class ViewDock;
+class DiagnosticsDock;
 
 /// What the command line asks for beyond the first system.
 struct Automation {
@@ -106,6 +107,7 @@ private:
     RunDock* m_runDock = nullptr;
     KernelDock* m_kernelDock = nullptr;
     ViewDock* m_viewDock = nullptr;
+    DiagnosticsDock* m_diagnosticsDock = nullptr;
     QThread m_thread;
     QPointer<SimulationController> m_controller;
     QTimer m_frameTimer;

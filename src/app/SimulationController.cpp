@@ -71,6 +71,7 @@ void SimulationController::initialize(const StartupConfig& config)
             source = cubeDescription(world.size());
         }
         SimParams params;
+        params.diagnosticsInterval = std::max(0, config.diagnosticsInterval);
         if (derive) {
             const ScaleDefaults sd = deriveScaleDefaults(world, params.G);
             params.dt = sd.dt;
@@ -89,6 +90,9 @@ void SimulationController::initialize(const StartupConfig& config)
             emit startupFailed(QString::fromUtf8(e.what()));
             m_sim = std::make_unique<Simulation>(World(*m_initialWorld), params, "cpu");
         }
+        m_sim->setDiagnosticsObserver([this](const Diagnostics& d) { m_newDiagnostics.append(d); });
+        m_newDiagnostics.clear();
+        emit diagnosticsRestarted();
         m_framingRequested = true;
         emit sourceChanged(m_source);
         if (config.startRunning)
@@ -151,6 +155,8 @@ void SimulationController::installWorld(World world, const QString& source, bool
     m_recordOrigin = m_sim->stepCount(); // a recording goes on with the new system from here
     m_lastRecorded.reset();
     m_framingRequested = true;
+    m_newDiagnostics.clear();
+    emit diagnosticsRestarted();
     if (m_source != source) {
         m_source = source;
         emit sourceChanged(m_source);
@@ -264,6 +270,12 @@ void SimulationController::setTileWidthFactor(int factor)
 void SimulationController::setBlockRows(int rows)
 {
     changeParams(QStringLiteral("block rows"), [rows](SimParams& p) { p.blockRows = rows; });
+}
+
+void SimulationController::setDiagnosticsInterval(int steps)
+{
+    changeParams(QStringLiteral("diagnostics interval"),
+                 [steps](SimParams& p) { p.diagnosticsInterval = steps; });
 }
 
 // ---- run state -----------------------------------------------------------------------------
@@ -735,6 +747,10 @@ void SimulationController::advance(const FrameRequest& request)
     r.massMax = m_massRange.second;
     r.running = m_running;
     r.workPending = pendingWork() || r.needCapacity != 0;
+    if (!m_newDiagnostics.isEmpty()) {
+        emit diagnosticsMeasured(m_newDiagnostics);
+        m_newDiagnostics.clear();
+    }
     emit frameReady(r);
 }
 

@@ -8,6 +8,7 @@
 
 #include "FrameProtocol.h"
 
+#include <QList>
 #include <QObject>
 #include <QString>
 
@@ -32,6 +33,7 @@ struct StartupConfig {
     int stepsToRun = 0;         ///< 0: until paused
     int stepsPerFrame = 1;
     bool startRunning = false;
+    int diagnosticsInterval = 0; ///< steps between diagnostics evaluations (0: none; the app: 10)
 };
 
 class SimulationController : public QObject {
@@ -74,6 +76,8 @@ public slots:
     void setTileWidthFactor(int factor);
     /// 2D kernels: rows (bodies i) per block.
     void setBlockRows(int rows);
+    /// Steps between diagnostics evaluations (SimParams::diagnosticsInterval; 0: none).
+    void setDiagnosticsInterval(int steps);
     /// 0 = until paused; > 0: the next run pauses after that many steps.
     void setStepsToRun(int steps);
     void setStepsPerFrame(int steps);
@@ -130,6 +134,11 @@ signals:
     void startupFailed(const QString& message);
     /// An edit was applied ("added a Plummer cluster of 64 bodies"); `undoable`: an undo exists.
     void editApplied(const QString& description, bool undoable);
+    /// The diagnostics evaluated during a frame (Simulation's observer), in order; emitted
+    /// before frameReady() of that frame.
+    void diagnosticsMeasured(const QList<nbody::Diagnostics>& samples);
+    /// A new system was installed (start-up, reset, load): earlier samples belong to another run.
+    void diagnosticsRestarted();
 
 private:
     struct Command {
@@ -173,6 +182,7 @@ private:
     int m_recordEvery = 0;         ///< steps between recorded frames; 0: not recording
     quint64 m_recordOrigin = 0;    ///< step at which recording (or the current system) began
     std::optional<quint64> m_lastRecorded; ///< step of the last frame flagged for recording
+    QList<nbody::Diagnostics> m_newDiagnostics; ///< evaluated in this frame, not yet emitted
 
     // last published values (signals are emitted only on change)
     QString m_publishedKernel;

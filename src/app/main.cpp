@@ -99,8 +99,11 @@ int main(int argc, char* argv[])
                                        QStringLiteral("MODE"), QStringLiteral("mass"));
     const QCommandLineOption quitOpt(QStringLiteral("quit"),
                                      QStringLiteral("Exit after the steps (and the capture)."));
+    const QCommandLineOption diagnosticsOpt(QStringLiteral("diagnostics-every"),
+                                            QStringLiteral("Steps between diagnostics evaluations (0: none)."),
+                                            QStringLiteral("M"), QStringLiteral("10"));
     parser.addOptions({kernelOpt, bodiesOpt, inputOpt, stepsOpt, spfOpt, captureOpt, captureSizeOpt, recordOpt,
-                       recordEveryOpt, recordSizeOpt, colourOpt, quitOpt});
+                       recordEveryOpt, recordSizeOpt, colourOpt, quitOpt, diagnosticsOpt});
     // Parsed before the QApplication exists, so bad options are reported without a display.
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
@@ -140,6 +143,10 @@ int main(int argc, char* argv[])
     if (!ok || config.stepsPerFrame < 1 || config.stepsPerFrame > 1000)
         return usageError(QStringLiteral("--steps-per-frame must be an integer in 1..1000, not '%1'")
                               .arg(parser.value(spfOpt)));
+    config.diagnosticsInterval = parser.value(diagnosticsOpt).toInt(&ok);
+    if (!ok || config.diagnosticsInterval < 0)
+        return usageError(QStringLiteral("--diagnostics-every must be a non-negative integer, not '%1'")
+                              .arg(parser.value(diagnosticsOpt)));
     config.inputFile = parser.value(inputOpt);
     config.startRunning = config.stepsToRun > 0;
 

@@ -257,8 +257,7 @@ int benchCommand(const BenchOptions& o)
                 results.push_back(std::move(j));
             }
             out["results"] = std::move(results);
-            const std::string text = out.dump(2) + "\n";
-            writeBytesAtomically("nbody bench", o.json, std::span(reinterpret_cast<const unsigned char*>(text.data()), text.size()));
+            writeTextAtomically("nbody bench", o.json, out.dump(2) + "\n");
             std::fprintf(stderr, "bench: wrote %s\n", o.json.c_str());
         }
         if (!o.csv.empty()) {
@@ -274,7 +273,7 @@ int benchCommand(const BenchOptions& o)
                 csv += buf + csvField(r.timer) + "," + csvField(describeLaunch(*row.kernel, params)) + "," +
                        csvField(row.note) + "\n";
             }
-            writeBytesAtomically("nbody bench", o.csv, std::span(reinterpret_cast<const unsigned char*>(csv.data()), csv.size()));
+            writeTextAtomically("nbody bench", o.csv, csv);
             std::fprintf(stderr, "bench: wrote %s\n", o.csv.c_str());
         }
     } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 #include "gl/CudaGlInterop.h"
 #include "gl/EglContext.h"
 #include "gl/Renderer.h"
+#include "DiagnosticsOutput.h"
 #include "sim/AtomicFile.h"
 #include "sim/DeviceInfo.h"
 #include "sim/Errors.h"
@@ -69,6 +70,13 @@ int runCommand(const RunOptions& o)
             return 2;
         }
     }
+    if (o.diagnosticsGiven) {
+        if (const std::string why = DiagnosticsOutput::checkTarget(o.diagnostics); !why.empty()) {
+            std::cerr << "nbody run: cannot write the diagnostics '" << o.diagnostics << "': " << why << "\n";
+            return 2;
+        }
+        params.diagnosticsInterval = o.diagnosticsEvery;
+    }
     params.blockSize = o.blockSize;
     params.blockRows = o.blockRows;
     params.tileWidthFactor = o.tileWidthFactor;
@@ -98,6 +106,9 @@ int runCommand(const RunOptions& o)
         std::cerr << "nbody run: " << e.what() << "\n";
         return 2;
     }
+    std::optional<DiagnosticsOutput> diagnostics;
+    if (o.diagnosticsGiven)
+        diagnostics.emplace().attach(*sim);
     const KernelInfo& k = sim->kernel();
     std::printf("System:  %s\n", what.c_str());
     std::printf("Params:  %s\n", describe(params).c_str());
@@ -135,8 +146,10 @@ int runCommand(const RunOptions& o)
 
     try {
         Diagnostics e0, e1;
-        if (o.energy) {
-            if (sim->size() > 100000)
+        // With --diagnostics the first step() evaluates E0 itself: no second O(N²) evaluation.
+        const bool e0FromSeries = diagnostics && o.steps > 0;
+        if (o.energy && !e0FromSeries) {
+            if (sim->size() > 100000 && k.backend == Backend::Cpu)
                 std::printf("Energy:  evaluating E0 (fp64, O(N^2) on %d CPU threads; --no-energy skips it)...\n",
                             omp_get_max_threads());
             std::fflush(stdout);
@@ -192,6 +205,8 @@ int runCommand(const RunOptions& o)
                 // A blown-up run (dt far too large, an unsoftened collapse) is a failure, not a result.
                 std::cerr << "nbody run: the system is no longer finite after " << done << " steps (" << bad
                           << "): the time step is too large for it\n";
+                if (diagnostics) // the series up to the failure shows how it came about
+                    diagnostics->write(o.diagnostics, o.diagnosticsEvery);
                 return 1;
             }
             if (!o.output.empty() && o.every > 0 && sim->stepCount() % std::uint64_t(o.every) == 0)
@@ -202,8 +217,11 @@ int runCommand(const RunOptions& o)
         withPositions([&] { // synchronises the host copy too
             if (o.energy)
                 e1 = sim->measure();
-            else
-                sim->world();
+            if (o.energy && e0FromSeries)
+                e0 = *sim->initialDiagnostics();
+            if (diagnostics)
+                diagnostics->addFinal(*sim, [&] { return o.energy ? e1 : sim->measure(); });
+            sim->world();
         });
         const double n = double(sim->size());
         const double msPerStep = stepsWarm > 0 ? msWarm / stepsWarm : (o.steps > 0 ? msTotal / o.steps : 0);
@@ -220,7 +238,13 @@ int runCommand(const RunOptions& o)
                         relativeEnergyChange(e0, e1));
             std::printf("  momentum:               (%.4g, %.4g, %.4g) -> (%.4g, %.4g, %.4g)\n", e0.momentum.x,
                         e0.momentum.y, e0.momentum.z, e1.momentum.x, e1.momentum.y, e1.momentum.z);
+            std::printf("  angular momentum:       (%.4g, %.4g, %.4g) -> (%.4g, %.4g, %.4g)\n",
+                        e0.angularMomentum.x, e0.angularMomentum.y, e0.angularMomentum.z, e1.angularMomentum.x,
+                        e1.angularMomentum.y, e1.angularMomentum.z);
+            std::printf("  virial ratio 2K/|W|:    %.6g -> %.6g\n", e0.virialRatio, e1.virialRatio);
         }
+        if (diagnostics)
+            diagnostics->write(o.diagnostics, o.diagnosticsEvery);
         if (view) {
             const World& w = sim->world();
             gl::writePng(o.capture, view->render(*sim, HeadlessView::framing(w, o.width, o.height),

@@ -28,7 +28,10 @@ struct RunOptions {
     bool captureGiven = false;      ///< --capture given (an empty name is an error)
     bool bodiesOrSeedGiven = false; ///< --bodies or --seed given (ignored with --input: warn)
     bool launchGiven = false;       ///< --block-size or --tile-factor given (else a snapshot's are used)
-    bool energy = true;         ///< evaluate energy and momentum (fp64, O(N²) on the host) at start and end
+    bool energy = true;         ///< evaluate energy and momentum (fp64, O(N²)) at start and end
+    std::string diagnostics;    ///< CSV of the diagnostics every diagnosticsEvery steps; empty: none
+    bool diagnosticsGiven = false; ///< --diagnostics given (an empty name is an error)
+    int diagnosticsEvery = 10;  ///< steps between rows of the diagnostics CSV (≥ 1)
 };
 
 /// `nbody bench`: every selected kernel at every N (see sim/Benchmark.h for what is measured).

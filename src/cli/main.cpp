@@ -42,7 +42,12 @@ int main(int argc, char** argv)
     runCmd->add_option("--progress-every", run.progressEvery, "Steps between progress lines (0: about ten lines)")
         ->check(CLI::Range(0, 1 << 30));
     runCmd->add_flag("!--no-energy", run.energy,
-                     "Skip the energy and momentum evaluation (fp64, O(N^2) on the CPU) at start and end");
+                     "Skip the energy and momentum evaluation (fp64, O(N^2)) at start and end");
+    CLI::Option* diagnosticsOpt = runCmd->add_option("--diagnostics", run.diagnostics,
+                       "Write energies, momenta, centre of mass and virial ratio every --diagnostics-every "
+                       "steps to this CSV file (atomic)");
+    runCmd->add_option("--diagnostics-every", run.diagnosticsEvery, "Steps between rows of the --diagnostics CSV")
+        ->capture_default_str()->check(CLI::Range(1, 1 << 30))->needs(diagnosticsOpt);
 
     BenchOptions bench;
     CLI::App* benchCmd = app.add_subcommand(
@@ -111,6 +116,7 @@ int main(int argc, char** argv)
             run.bodiesOrSeedGiven = runCmd->count("--bodies") + runCmd->count("--seed") > 0;
             run.captureGiven = runCmd->count("--capture") > 0;
             run.launchGiven = runCmd->count("--block-size") + runCmd->count("--tile-factor") > 0;
+            run.diagnosticsGiven = runCmd->count("--diagnostics") > 0;
             return runCommand(run);
         }
         if (*benchCmd)

@@ -158,4 +158,9 @@ void FileSink::close()
         throw std::runtime_error(std::strerror(errno));
 }
 
+void writeTextAtomically(const std::string& who, const std::string& path, std::string_view text)
+{
+    writeBytesAtomically(who, path, std::span(reinterpret_cast<const unsigned char*>(text.data()), text.size()));
+}
+
 } // namespace nbody

@@ -11,6 +11,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace nbody {
 
@@ -44,6 +45,8 @@ void writeAtomically(const std::string& who, const std::string& path,
 /// writeAtomically with the whole content in memory.
 void writeBytesAtomically(const std::string& who, const std::string& path,
                           std::span<const unsigned char> bytes);
+/// writeBytesAtomically for text (CSV, JSON, HTML).
+void writeTextAtomically(const std::string& who, const std::string& path, std::string_view text);
 
 /// A plain output file for writers that stream (used inside writeAtomically's `fill` on the
 /// temporary file): opened with fopen(path, "wb"), so an existing file is truncated. Every

@@ -2,26 +2,34 @@
 #include "Interaction.h"
 
 #include <cmath>
+#include <stdexcept>
 
 namespace nbody {
 
 namespace {
 
-/// K, W, E and P of N bodies: pos (x, y, z, m) and vel (x, y, z, ·) columns of Float4 or Double4.
+/// The sums of N bodies: pos (x, y, z, m) and vel (x, y, z, ·) columns of Float4 or Double4.
 template <class V>
-Diagnostics measure(const std::vector<V>& pos, const std::vector<V>& vel, double G, double eps2)
+DiagnosticSums sums(const std::vector<V>& pos, const std::vector<V>& vel, double eps2)
 {
-    Diagnostics d;
+    if (pos.size() != vel.size())
+        throw std::invalid_argument("measureSums: positions and velocities differ in length");
     const auto n = static_cast<std::ptrdiff_t>(pos.size());
-    double k = 0, w = 0, px = 0, py = 0, pz = 0;
-#pragma omp parallel for reduction(+ : k, px, py, pz) schedule(static)
+    double m = 0, mx = 0, my = 0, mz = 0, k = 0, px = 0, py = 0, pz = 0, lx = 0, ly = 0, lz = 0, w = 0;
+#pragma omp parallel for reduction(+ : m, mx, my, mz, k, px, py, pz, lx, ly, lz) schedule(static)
     for (std::ptrdiff_t i = 0; i < n; ++i) {
-        const double m = pos[i].w;
+        const double mi = pos[i].w;
+        const double x = pos[i].x, y = pos[i].y, z = pos[i].z;
         const double vx = vel[i].x, vy = vel[i].y, vz = vel[i].z;
-        k += 0.5 * m * (vx * vx + vy * vy + vz * vz);
-        px += m * vx; py += m * vy; pz += m * vz;
+        m += mi;
+        mx += mi * x; my += mi * y; mz += mi * z;
+        k += 0.5 * mi * (vx * vx + vy * vy + vz * vz);
+        px += mi * vx; py += mi * vy; pz += mi * vz;
+        lx += mi * (y * vz - z * vy);
+        ly += mi * (z * vx - x * vz);
+        lz += mi * (x * vy - y * vx);
     }
-    // W = -G Σ_{i<j} m_i m_j / sqrt(r² + ε²); rows have different lengths, so schedule dynamically.
+    // Σ_{i<j} −m_i m_j / sqrt(r² + ε²); rows have different lengths, so schedule dynamically.
 #pragma omp parallel for reduction(+ : w) schedule(dynamic, 64)
     for (std::ptrdiff_t i = 0; i < n; ++i) {
         double wi = 0;
@@ -29,18 +37,48 @@ Diagnostics measure(const std::vector<V>& pos, const std::vector<V>& vel, double
             wi += pairPotential<double>(pos[i], pos[j], eps2);
         w += double(pos[i].w) * wi;
     }
-    d.kinetic = k;
-    d.potential = G * w;
-    d.total = d.kinetic + d.potential;
-    d.momentum = Double3{px, py, pz};
-    return d;
+    DiagnosticSums s;
+    s.mass = m;
+    s.massMoment = Double3{mx, my, mz};
+    s.kinetic = k;
+    s.momentum = Double3{px, py, pz};
+    s.angularMomentum = Double3{lx, ly, lz};
+    s.pairSum = w;
+    return s;
 }
 
 } // namespace
 
+DiagnosticSums measureSums(const std::vector<Float4>& pos, const std::vector<Float4>& vel, double eps2)
+{
+    return sums(pos, vel, eps2);
+}
+
+DiagnosticSums measureSums(const std::vector<Double4>& pos, const std::vector<Double4>& vel, double eps2)
+{
+    return sums(pos, vel, eps2);
+}
+
+Diagnostics finishDiagnostics(const DiagnosticSums& s, double G)
+{
+    Diagnostics d;
+    d.kinetic = s.kinetic;
+    d.potential = G * s.pairSum;
+    d.total = d.kinetic + d.potential;
+    d.momentum = s.momentum;
+    d.angularMomentum = s.angularMomentum;
+    d.mass = s.mass;
+    if (s.mass > 0) {
+        d.centreOfMass = Double3{s.massMoment.x / s.mass, s.massMoment.y / s.mass, s.massMoment.z / s.mass};
+        d.centreOfMassVelocity = Double3{s.momentum.x / s.mass, s.momentum.y / s.mass, s.momentum.z / s.mass};
+    }
+    d.virialRatio = d.potential != 0.0 ? 2.0 * d.kinetic / std::abs(d.potential) : 0.0;
+    return d;
+}
+
 Diagnostics measureDiagnostics(const World& world, double G, double eps2)
 {
-    Diagnostics d = measure(world.positions(), world.velocities(), G, eps2);
+    Diagnostics d = finishDiagnostics(measureSums(world.positions(), world.velocities(), eps2), G);
     d.time = world.time;
     d.step = world.step;
     return d;
@@ -48,7 +86,7 @@ Diagnostics measureDiagnostics(const World& world, double G, double eps2)
 
 Diagnostics measureDiagnostics(const Fp64State& state, double time, std::uint64_t step, double G, double eps2)
 {
-    Diagnostics d = measure(state.position, state.velocity, G, eps2);
+    Diagnostics d = finishDiagnostics(measureSums(state.position, state.velocity, eps2), G);
     d.time = time;
     d.step = step;
     return d;

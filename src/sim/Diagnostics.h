@@ -1,22 +1,55 @@
 #pragma once
 /// \file Diagnostics.h
-/// Conserved quantities of a system, evaluated in fp64 on the host (OpenMP).
+/// Conserved quantities and global properties of a system: kinetic, potential and total energy,
+/// the relative energy change since t = 0, linear and angular momentum, the centre of mass and
+/// its velocity, and the virial ratio 2K/|W|. All are evaluated in fp64 from a few sums over the
+/// bodies (DiagnosticSums): on the host with OpenMP (measureDiagnostics) or on the GPU without
+/// copying the state back (kernels/DiagnosticsKernels.h, through DeviceState::measure).
 
 #include "Types.h"
 #include "World.h"
 
 namespace nbody {
 
-struct Diagnostics {
-    double kinetic = 0.0;   ///< K = ½ Σ m v², mass length² time⁻²
-    double potential = 0.0; ///< W = −G Σ_{i<j} m_i m_j / sqrt(r² + ε²) (softened, as the forces)
-    double total = 0.0;     ///< E = K + W
-    Double3 momentum;       ///< P = Σ m v
-    double time = 0.0;      ///< simulated time of the evaluation
-    std::uint64_t step = 0; ///< step of the evaluation
+/// The sums over the bodies from which every diagnostic follows (finishDiagnostics), in fp64.
+/// Positions r and velocities v in length and length / time units, masses m in mass units.
+struct DiagnosticSums {
+    double mass = 0.0;       ///< M = Σ m
+    Double3 massMoment;      ///< Σ m r (centre of mass = Σ m r / M)
+    double kinetic = 0.0;    ///< K = ½ Σ m v²
+    Double3 momentum;        ///< P = Σ m v
+    Double3 angularMomentum; ///< L = Σ m r × v (about the origin)
+    double pairSum = 0.0;    ///< Σ_{i<j} −m_i m_j / sqrt(|r_i − r_j|² + ε²): W without the factor G
 };
 
-/// Evaluates K, W, E and P of `world` (O(N²) for W, pairs i < j, fp64).
+struct Diagnostics {
+    double kinetic = 0.0;      ///< K = ½ Σ m v², mass length² time⁻²
+    double potential = 0.0;   ///< W = −G Σ_{i<j} m_i m_j / sqrt(r² + ε²) (softened, as the forces)
+    double total = 0.0;       ///< E = K + W
+    /// (E − E0) / |E0|, E0 the first evaluation of the system (Simulation: after it was created,
+    /// loaded, reset, or G / ε² changed); 0 for that evaluation, for an evaluation on request
+    /// before any, and when E0 = 0.
+    double energyChange = 0.0;
+    Double3 momentum;         ///< P = Σ m v, mass length time⁻¹
+    Double3 angularMomentum;  ///< L = Σ m r × v about the origin, mass length² time⁻¹
+    double mass = 0.0;        ///< M = Σ m
+    Double3 centreOfMass;     ///< Σ m r / M (0 when M = 0), length
+    Double3 centreOfMassVelocity; ///< P / M (0 when M = 0), length time⁻¹
+    double virialRatio = 0.0; ///< 2K / |W|: 1 in virial equilibrium; 0 when W = 0 (a single body)
+    double time = 0.0;        ///< simulated time of the evaluation
+    std::uint64_t step = 0;   ///< step of the evaluation
+};
+
+/// The sums of N bodies on the host (fp64, OpenMP; O(N²) for the pair sum, pairs i < j).
+/// pos: N (x, y, z, m), vel: N (vx, vy, vz, ·), Float4 or Double4 columns of equal length.
+DiagnosticSums measureSums(const std::vector<Float4>& pos, const std::vector<Float4>& vel, double eps2);
+DiagnosticSums measureSums(const std::vector<Double4>& pos, const std::vector<Double4>& vel, double eps2);
+
+/// Every diagnostic from the sums, with gravitational constant G (time, step and energyChange
+/// left at 0).
+Diagnostics finishDiagnostics(const DiagnosticSums& sums, double G);
+
+/// Evaluates the diagnostics of `world` on the host (O(N²), fp64) at its time and step.
 Diagnostics measureDiagnostics(const World& world, double G, double eps2);
 /// The same for the fp64 state of an fp64 kernel, at simulated `time` and `step`.
 Diagnostics measureDiagnostics(const Fp64State& state, double time, std::uint64_t step, double G, double eps2);

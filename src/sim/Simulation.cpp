@@ -252,10 +252,22 @@ std::string Simulation::checkFinite()
 
 Diagnostics Simulation::measure()
 {
-    syncHost();
-    if (fp64State())
-        return measureDiagnostics(m_state64, m_world.time, m_world.step, m_params.G, m_params.eps2);
-    return measureDiagnostics(m_world, m_params.G, m_params.eps2);
+    Diagnostics d;
+    if (deviceResident() && devicePositionsAvailable()) {
+#if NBODY_HAVE_CUDA
+        ensureDevice();
+        d = finishDiagnostics(m_device->measure(m_current, m_params.eps2), m_params.G);
+        d.time = m_world.time;
+        d.step = m_world.step;
+#endif
+    } else if (syncHost(); fp64State()) {
+        d = measureDiagnostics(m_state64, m_world.time, m_world.step, m_params.G, m_params.eps2);
+    } else {
+        d = measureDiagnostics(m_world, m_params.G, m_params.eps2);
+    }
+    if (m_initialDiagnostics)
+        d.energyChange = relativeEnergyChange(*m_initialDiagnostics, d);
+    return d;
 }
 
 void Simulation::setPositionStorage(PositionStorage s)
@@ -318,10 +330,8 @@ void Simulation::step(int count)
 {
     if (count <= 0)
         return;
-    if (m_params.diagnosticsInterval > 0 && !m_initialDiagnostics) {
-        m_initialDiagnostics = measure();
-        m_latestDiagnostics = m_initialDiagnostics;
-    }
+    if (m_params.diagnosticsInterval > 0 && !m_initialDiagnostics)
+        runDiagnosticsSystem(); // E0: the first evaluation of this system
     const auto t0 = std::chrono::steady_clock::now();
     if (deviceResident())
         stepDevice(count);
@@ -403,8 +413,14 @@ void Simulation::hostForces()
 void Simulation::runDiagnosticsSystem()
 {
     const int every = m_params.diagnosticsInterval;
-    if (every > 0 && m_world.step % std::uint64_t(every) == 0)
-        m_latestDiagnostics = measure();
+    const bool first = !m_initialDiagnostics;
+    if (every <= 0 || (!first && m_world.step % std::uint64_t(every) != 0))
+        return;
+    m_latestDiagnostics = measure();
+    if (first)
+        m_initialDiagnostics = m_latestDiagnostics;
+    if (m_diagnosticsObserver)
+        m_diagnosticsObserver(*m_latestDiagnostics);
 }
 
 namespace {

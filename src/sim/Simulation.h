@@ -25,6 +25,7 @@
 #include "SimParams.h"
 #include "World.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -105,11 +106,22 @@ public:
     /// files: an fp64 state beyond fp32's range (3.4e38) counts as blown up.
     std::string checkFinite();
 
-    /// Evaluates energy and momentum now (fp64, host; synchronises first).
+    /// Evaluates the diagnostics now (fp64 sums; see Diagnostics.h): on the device when a CUDA
+    /// kernel holds the state and its positions are reachable (96 bytes copied back, the host
+    /// copy is not refreshed), else on the host (O(N²), OpenMP; synchronises first).
+    /// energyChange is relative to initialDiagnostics() when there is one. Throws CudaError, and
+    /// std::logic_error when the newer state is in External buffers that are not attached.
     Diagnostics measure();
-    /// The first and the latest automatic evaluations (diagnosticsInterval > 0).
+    /// The first and the latest automatic evaluations (diagnosticsInterval > 0). The first is
+    /// taken by the first step() after the system or G / ε² changed, before it steps.
     const std::optional<Diagnostics>& initialDiagnostics() const { return m_initialDiagnostics; }
     const std::optional<Diagnostics>& latestDiagnostics() const { return m_latestDiagnostics; }
+    /// Called with every automatic evaluation (the first one and then one every
+    /// diagnosticsInterval steps), on the thread that calls step(); empty: none.
+    void setDiagnosticsObserver(std::function<void(const Diagnostics&)> observer)
+    {
+        m_diagnosticsObserver = std::move(observer);
+    }
 
     // ---- positions in caller-provided device buffers (CUDA-GL interop) ----
     /// Chooses where device positions live. External: the caller attaches two device buffers
@@ -164,6 +176,7 @@ private:
     StepTiming m_timing;
     std::optional<Diagnostics> m_initialDiagnostics;
     std::optional<Diagnostics> m_latestDiagnostics;
+    std::function<void(const Diagnostics&)> m_diagnosticsObserver;
 };
 
 /// Evaluates the accelerations of `world` once with kernel `kernelId` on a copy, in the kernel's

@@ -1,0 +1,98 @@
+#pragma once
+/// \file DiagnosticsDock.h
+/// The "Diagnostics" dock: live charts (Qt Charts) of the series the SimulationController
+/// evaluates every SimParams::diagnosticsInterval steps — kinetic, potential and total energy,
+/// the relative energy change (E − E0)/|E0|, the magnitudes of linear and angular momentum, and
+/// the virial ratio 2K/|W| — against simulated time; the interval; Export CSV… (the complete
+/// series, written atomically). Like RunDock it reports edits (intervalEdited) and takes values
+/// through setters that emit nothing.
+///
+/// Every sample is kept (nbody::DiagnosticsRecorder, about 170 bytes each) and exported; the
+/// charts show every sample until a series would exceed kMaxChartPoints, then every second one,
+/// every fourth, … (the stride doubles), so drawing stays fast in long runs.
+
+#include "FrameProtocol.h" // the metatypes of nbody::SimParams and nbody::Diagnostics
+#include "sim/DiagnosticsRecorder.h"
+#include "sim/SimParams.h"
+
+#include <QDockWidget>
+#include <QList>
+
+class QChart;
+class QLabel;
+class QLineSeries;
+class QSpinBox;
+class QValueAxis;
+
+namespace nbody::app {
+
+class DiagnosticsDock : public QDockWidget {
+    Q_OBJECT
+public:
+    /// Chart points per series before the stride doubles.
+    static constexpr int kMaxChartPoints = 4000;
+
+    explicit DiagnosticsDock(QWidget* parent = nullptr);
+
+    /// Every sample since the last restart (what Export CSV writes).
+    const nbody::DiagnosticsRecorder& recorder() const { return m_recorder; }
+    /// The chart series, by name: "kinetic", "potential", "total", "energy change", "momentum",
+    /// "angular momentum", "virial ratio".
+    QLineSeries* series(const QString& name) const;
+    int interval() const;
+
+    /// Writes the recorded series as CSV to `path` (atomically: a failed write leaves no partial
+    /// file and the target unchanged). On failure shows a warning box (non-blocking) naming the
+    /// path and the reason, and returns false.
+    bool exportCsv(const QString& path);
+
+public slots:
+    /// New samples from SimulationController::diagnosticsMeasured.
+    void appendDiagnostics(const QList<nbody::Diagnostics>& samples);
+    /// Forgets every sample (a new system: SimulationController::diagnosticsRestarted).
+    void restart();
+    /// Shows the interval of `params` (emits nothing).
+    void setParams(const nbody::SimParams& params);
+
+signals:
+    /// The user changed the interval (steps; 0 = no diagnostics).
+    void intervalEdited(int steps);
+
+private:
+    struct Range {
+        double lo = 0, hi = 0;
+        bool empty = true;
+        void add(double v);
+    };
+    struct Chart {
+        QChart* chart = nullptr;
+        QValueAxis* x = nullptr;
+        QValueAxis* y = nullptr;
+        QValueAxis* y2 = nullptr; ///< right axis of the momentum chart (|L|)
+        Range yRange, y2Range;
+    };
+    Chart makeChart(const QString& title, const QString& yTitle, const QList<QLineSeries*>& left,
+                    const QList<QLineSeries*>& right = {});
+    void addPoints(std::size_t from);
+    void rebuildCharts();
+    void updateAxes();
+    void updateLatest();
+    void chooseExportFile();
+
+    nbody::DiagnosticsRecorder m_recorder;
+    int m_stride = 1; ///< every m_stride-th sample is drawn
+    Range m_xRange;
+    QList<Chart> m_charts;
+    QLineSeries* m_kinetic = nullptr;
+    QLineSeries* m_potential = nullptr;
+    QLineSeries* m_total = nullptr;
+    QLineSeries* m_energyChange = nullptr;
+    QLineSeries* m_momentum = nullptr;
+    QLineSeries* m_angularMomentum = nullptr;
+    QLineSeries* m_virial = nullptr;
+    QSpinBox* m_interval = nullptr;
+    QLabel* m_latest = nullptr;
+    QString m_lastExportDir;
+};
+
+} // namespace nbody::app

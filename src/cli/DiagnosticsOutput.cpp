@@ -1,0 +1,35 @@
+#include "DiagnosticsOutput.h"
+
+#include "sim/AtomicFile.h"
+#include "sim/Simulation.h"
+
+#include <cstdio>
+
+namespace nbody::cli {
+
+std::string DiagnosticsOutput::checkTarget(const std::string& path)
+{
+    if (path.empty())
+        return "--diagnostics needs a file name";
+    return resolveWriteTarget(path).problem;
+}
+
+void DiagnosticsOutput::attach(Simulation& sim)
+{
+    sim.setDiagnosticsObserver([this](const Diagnostics& d) { m_recorder.append(d); });
+}
+
+void DiagnosticsOutput::addFinal(Simulation& sim, const std::function<Diagnostics()>& measure)
+{
+    if (m_recorder.empty() || m_recorder.samples().back().step != sim.stepCount())
+        m_recorder.append(measure());
+}
+
+void DiagnosticsOutput::write(const std::string& path, int every) const
+{
+    m_recorder.writeCsv(path);
+    std::printf("Diagnostics written to %s (%zu row%s, every %d steps)\n", resolveWriteTarget(path).path.c_str(),
+                m_recorder.size(), m_recorder.size() == 1 ? "" : "s", every);
+}
+
+} // namespace nbody::cli
