@@ -222,8 +222,49 @@ void appendDiskGalaxy(Fp64State& s, std::vector<Group>& groups, const DiskGalaxy
         s.velocity.push_back({vR * c - vphi * sn, vR * sn + vphi * c, vz, 0.0});
         groups.push_back(Group::Star);
     }
-    std::vector<double> haloMasses(nHalo, p.haloMass / double(nHalo));
-    samplePlummer(s, rng, nHalo, 1.0, p.haloMass, p.haloScale, p.haloCutoff, haloMasses);
+    // Halo: Plummer positions; velocities isotropic Gaussians with the dispersion of the Jeans
+    // equation in the potential of halo and disk together (Hernquist 1993, §2.2.3):
+    //   σ²(r) = (1 / ρ_h(r)) ∫_r^∞ ρ_h(r') G M(r') / r'² dr',  M = M_halo(<r) + M_disk(<r),
+    // the disk's mass counted as if spherical; speeds capped below the local escape speed.
+    const double ah = p.haloScale;
+    auto rhoHalo = [&](double r) { return std::pow(1.0 + r * r / (ah * ah), -2.5); };
+    auto massInside = [&](double r) {
+        return p.haloMass * std::pow(r * r / (r * r + ah * ah), 1.5) + p.diskMass * F(std::min(r / Rd, 50.0));
+    };
+    // σ² on a logarithmic grid from 1e-3 ah to 1e3 ah (trapezoids in ln r, integrating inwards).
+    constexpr int kGrid = 600;
+    const double lnLo = std::log(1e-3 * ah), lnHi = std::log(1e3 * ah), step = (lnHi - lnLo) / (kGrid - 1);
+    std::vector<double> sigma2(kGrid);
+    double integral = 0;
+    auto integrand = [&](double lnr) {
+        const double r = std::exp(lnr);
+        return rhoHalo(r) * massInside(r) / (r * r) * r; // dr = r d ln r
+    };
+    for (int i = kGrid - 1; i >= 0; --i) {
+        if (i < kGrid - 1)
+            integral += 0.5 * step * (integrand(lnLo + i * step) + integrand(lnLo + (i + 1) * step));
+        sigma2[std::size_t(i)] = integral / rhoHalo(std::exp(lnLo + i * step));
+    }
+    auto dispersion2 = [&](double r) {
+        const double x = std::clamp((std::log(std::max(r, 1e-300)) - lnLo) / step, 0.0, double(kGrid - 1) - 1e-9);
+        const int i = int(x);
+        return sigma2[std::size_t(i)] + (x - i) * (sigma2[std::size_t(i) + 1] - sigma2[std::size_t(i)]);
+    };
+    const double mHalo = p.haloMass / double(nHalo);
+    for (std::size_t i = 0; i < nHalo; ++i) {
+        const double X = p.haloCutoff * rng.uniformOpen();
+        const double r = ah / std::sqrt(std::pow(X, -2.0 / 3.0) - 1.0);
+        Double4 pos = isotropic(rng, r);
+        pos.w = mHalo;
+        const double sigma = std::sqrt(dispersion2(r));
+        const double vesc2 = 2 * (p.haloMass / std::sqrt(r * r + ah * ah) + p.diskMass / std::sqrt(r * r + Rd * Rd));
+        Double4 v;
+        do {
+            v = {sigma * rng.normal(), sigma * rng.normal(), sigma * rng.normal(), 0.0};
+        } while (v.x * v.x + v.y * v.y + v.z * v.z > 0.95 * 0.95 * vesc2);
+        s.position.push_back(pos);
+        s.velocity.push_back(v);
+    }
     groups.insert(groups.end(), nHalo, Group::DarkMatter);
 }
 

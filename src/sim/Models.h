@@ -55,9 +55,10 @@ double plummerHalfMassRadius(double massCutoff);
 
 /// A rotating exponential disk in a spherical halo, near equilibrium, after Hernquist (1993,
 /// ApJS 86, 389, §2): disk surface density Σ(R) = Σ0 exp(−R/Rd), vertical profile sech²(z/z0),
-/// cut at 10 Rd; halo a Plummer sphere (mass haloMass, scale haloScale) sampled as in
-/// makePlummer with velocities from its own distribution function (the disk's pull is not
-/// included in them, so the halo is close to, not exactly in, equilibrium).
+/// cut at 10 Rd; halo a Plummer sphere (mass haloMass, scale haloScale, positions as in
+/// makePlummer) whose velocities are isotropic Gaussians with the dispersion of the Jeans
+/// equation in the potential of halo and disk together (the disk's mass counted as spherical),
+/// capped below the escape speed (Hernquist 1993, §2.2.3). Near, not exactly in, equilibrium.
 /// Disk velocities: circular speed v_c² = v_disk² + v_halo² with the thin exponential disk's
 /// v_disk² = 4πGΣ0 Rd y² [I0(y)K0(y) − I1(y)K1(y)], y = R / (2 Rd) (Freeman 1970); radial
 /// dispersion σ_R² ∝ exp(−R/Rd), normalised to Toomre's Q = σ_R κ / (3.36 G Σ) at R = 2.43 Rd;
