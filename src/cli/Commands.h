@@ -3,6 +3,9 @@
 /// The subcommands of `nbody`. Each returns the process exit code: 0 success, 1 a run-time
 /// failure (GPU error, failed write), 2 bad usage or input (unknown kernel, unreadable file).
 
+#include "sim/SimParams.h"
+#include "sim/World.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,9 +27,24 @@ struct RunOptions {
     int tileWidthFactor = 1;
     int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
     bool captureGiven = false;      ///< --capture given (an empty name is an error)
-    bool bodiesOrSeedGiven = false; ///< --bodies or --seed given (ignored with --input: warn)
     bool energy = true;         ///< evaluate energy and momentum (fp64, O(N²) on the host) at start and end
+    std::string scenario;       ///< registry id or scenario file (JSON); empty: --input or the default cube
+    std::string integrator;     ///< integrator id; empty: the scenario's (leapfrog for the cube and files)
+    bool bodiesGiven = false, seedGiven = false; ///< --bodies / --seed given (they override a scenario's)
 };
+
+/// The system a run starts from: bodies (and their exact fp64 state when the generator has
+/// one), parameters and kernel ("" = the default), and a one-line description.
+struct RunSystem {
+    World world;
+    std::optional<Fp64State> exact;
+    SimParams params;
+    std::string kernel;
+    std::string what;
+};
+/// The system of `--scenario ID|FILE.json` (with --bodies / --seed for generators). Throws
+/// ScenarioError (naming the field), FormatError (snapshot) or std::invalid_argument.
+RunSystem scenarioSystem(const RunOptions& o);
 
 /// `nbody bench`: every selected kernel at every N (see sim/Benchmark.h for what is measured).
 struct BenchOptions {
@@ -46,6 +64,8 @@ struct BenchOptions {
 int runCommand(const RunOptions& o);
 int benchCommand(const BenchOptions& o);
 int kernelsCommand(bool json);
+int scenariosCommand(bool json);
+int integratorsCommand(bool json);
 int devicesCommand(bool json);
 
 } // namespace nbody::cli

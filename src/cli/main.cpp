@@ -24,6 +24,10 @@ int main(int argc, char** argv)
     runCmd->add_option("--eps2", run.eps2, "Softening eps^2 (default 0.002 for the cube; derived for a file)");
     runCmd->add_option("--seed", run.seed, "Seed of the default cube")->capture_default_str();
     runCmd->add_option("-i,--input", run.input, "Tipsy snapshot to simulate instead of the cube");
+    runCmd->add_option("--scenario", run.scenario,
+                       "Scenario to simulate: a registry id (see `nbody scenarios`) or a scenario file (.json); "
+                       "its dt, eps2, G, kernel and integrator apply unless given here");
+    runCmd->add_option("--integrator", run.integrator, "Time integrator id (see `nbody integrators`); default leapfrog");
     runCmd->add_option("-c,--capture", run.capture, "Write a PNG of the final state (headless, EGL)");
     runCmd->add_option("--width", run.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
     runCmd->add_option("--height", run.height, "Capture height in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
@@ -60,6 +64,14 @@ int main(int argc, char** argv)
     CLI::App* kernelsCmd = app.add_subcommand("kernels", "List the registered force kernels");
     kernelsCmd->add_flag("--json", kernelsJson, "Print JSON");
 
+    bool scenariosJson = false;
+    CLI::App* scenariosCmd = app.add_subcommand("scenarios", "List the registered scenarios (for run --scenario)");
+    scenariosCmd->add_flag("--json", scenariosJson, "Print JSON");
+
+    bool integratorsJson = false;
+    CLI::App* integratorsCmd = app.add_subcommand("integrators", "List the registered time integrators");
+    integratorsCmd->add_flag("--json", integratorsJson, "Print JSON");
+
     bool devicesJson = false;
     CLI::App* devicesCmd = app.add_subcommand("devices", "List CUDA devices and the headless OpenGL renderer");
     devicesCmd->add_flag("--json", devicesJson, "Print JSON");
@@ -78,7 +90,8 @@ int main(int argc, char** argv)
     }
     try {
         if (*runCmd) {
-            run.bodiesOrSeedGiven = runCmd->count("--bodies") + runCmd->count("--seed") > 0;
+            run.bodiesGiven = runCmd->count("--bodies") > 0;
+            run.seedGiven = runCmd->count("--seed") > 0;
             run.captureGiven = runCmd->count("--capture") > 0;
             return runCommand(run);
         }
@@ -86,6 +99,10 @@ int main(int argc, char** argv)
             return benchCommand(bench);
         if (*kernelsCmd)
             return kernelsCommand(kernelsJson);
+        if (*scenariosCmd)
+            return scenariosCommand(scenariosJson);
+        if (*integratorsCmd)
+            return integratorsCommand(integratorsJson);
         if (*devicesCmd)
             return devicesCommand(devicesJson);
     } catch (const std::exception& e) {
