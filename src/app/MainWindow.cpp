@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 
 #include "RunDock.h"
+#include "ScenarioMenus.h"
 #include "Viewport.h"
 
 #include "gl/Renderer.h"
@@ -47,6 +48,7 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     m_runDock = new RunDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_runDock);
 
+    m_scenarioMenus = new ScenarioMenus(this);
     createActions();
     createMenusAndToolbar();
     createStatusBar();
@@ -175,6 +177,7 @@ void MainWindow::createMenusAndToolbar()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_openAction);
+    m_scenarioMenus->addFileActions(file);
     file->addSeparator();
     file->addAction(m_quitAction);
 
@@ -188,6 +191,7 @@ void MainWindow::createMenusAndToolbar()
     QMenu* kernel = menuBar()->addMenu(tr("&Kernel"));
     kernel->setToolTipsVisible(true);
     kernel->addActions(m_kernelGroup->actions());
+    menuBar()->addMenu(m_scenarioMenus->integratorMenu());
 
     QToolBar* bar = addToolBar(tr("Simulation"));
     bar->setObjectName(QStringLiteral("SimulationToolBar"));
@@ -253,6 +257,12 @@ void MainWindow::connectController()
     connect(this, &MainWindow::loadRequested, c, &SimulationController::loadFile);
     connect(this, &MainWindow::kernelRequested, c, &SimulationController::setKernel);
     connect(this, &MainWindow::framingRequested, c, &SimulationController::requestFraming);
+    connect(m_scenarioMenus, &ScenarioMenus::newScenarioRequested, c, &SimulationController::newScenario);
+    connect(m_scenarioMenus, &ScenarioMenus::openScenarioRequested, c, &SimulationController::openScenario);
+    connect(m_scenarioMenus, &ScenarioMenus::saveScenarioRequested, c, &SimulationController::saveScenario);
+    connect(m_scenarioMenus, &ScenarioMenus::integratorRequested, c, &SimulationController::setIntegrator);
+    connect(c, &SimulationController::scenarioSaved, this,
+            [this](const QString& path) { statusBar()->showMessage(tr("Saved %1").arg(path), 10000); });
 
     connect(m_runDock, &RunDock::stepsToRunEdited, c, &SimulationController::setStepsToRun);
     connect(m_runDock, &RunDock::stepsPerFrameEdited, c, &SimulationController::setStepsPerFrame);
@@ -376,6 +386,7 @@ void MainWindow::onParamsChanged(const nbody::SimParams& params)
 {
     m_params = params;
     m_runDock->setParams(params);
+    m_scenarioMenus->setIntegrator(QString::fromStdString(params.integrator));
 }
 
 void MainWindow::onBodiesChanged(qulonglong n)
@@ -387,7 +398,7 @@ void MainWindow::onCommandFailed(const QString& what, const QString& message)
 {
     // The controller kept the previous value: show it again.
     if (m_params)
-        m_runDock->setParams(*m_params);
+        onParamsChanged(*m_params);
     onKernelChanged(m_kernelId);
     const QString text = tr("Could not apply %1: %2").arg(what, message);
     statusBar()->showMessage(text, 15000);

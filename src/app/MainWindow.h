@@ -24,6 +24,7 @@ namespace nbody::app {
 
 class Viewport;
 class RunDock;
+class ScenarioMenus;
 
 /// What the command line asks for beyond the first system.
 struct Automation {
@@ -79,6 +80,7 @@ private:
 
     Viewport* m_viewport = nullptr;
     RunDock* m_runDock = nullptr;
+    ScenarioMenus* m_scenarioMenus = nullptr;
     QThread m_thread;
     QPointer<SimulationController> m_controller;
     QTimer m_frameTimer;

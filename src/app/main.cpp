@@ -3,6 +3,7 @@
 ///   --kernel ID            force kernel (see the Kernel menu / `nbody kernels`), default cpu
 ///   --bodies N             size of the default system (uniform cube), default 8192
 ///   --input FILE           start from a Tipsy snapshot instead
+///   --scenario ID|FILE     start from a scenario (registry id or JSON file) instead
 ///   --steps K              run K steps, then pause
 ///   --steps-per-frame S    steps between drawn frames (1..1000)
 ///   --capture FILE.png     after the K steps, save a screenshot of the view
@@ -69,6 +70,11 @@ int main(int argc, char* argv[])
     const QCommandLineOption inputOpt(QStringLiteral("input"),
                                       QStringLiteral("Start from a Tipsy snapshot."),
                                       QStringLiteral("FILE"));
+    const QCommandLineOption scenarioOpt(QStringLiteral("scenario"),
+                                         QStringLiteral("Start from a scenario: a registry id (cube, plummer, "
+                                                        "disk-galaxy, galaxy-collision, solar-system, figure-eight) "
+                                                        "or a scenario file (.json)."),
+                                         QStringLiteral("ID|FILE"));
     const QCommandLineOption stepsOpt(QStringLiteral("steps"),
                                       QStringLiteral("Run K steps, then pause."),
                                       QStringLiteral("K"), QStringLiteral("0"));
@@ -80,7 +86,7 @@ int main(int argc, char* argv[])
                                         QStringLiteral("FILE.png"));
     const QCommandLineOption quitOpt(QStringLiteral("quit"),
                                      QStringLiteral("Exit after the steps (and the capture)."));
-    parser.addOptions({kernelOpt, bodiesOpt, inputOpt, stepsOpt, spfOpt, captureOpt, quitOpt});
+    parser.addOptions({kernelOpt, bodiesOpt, inputOpt, scenarioOpt, stepsOpt, spfOpt, captureOpt, quitOpt});
     // Parsed before the QApplication exists, so bad options are reported without a display.
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
@@ -100,6 +106,8 @@ int main(int argc, char* argv[])
 
     nbody::app::StartupConfig config;
     config.kernelId = parser.value(kernelOpt);
+    config.kernelGiven = parser.isSet(kernelOpt);
+    config.bodiesGiven = parser.isSet(bodiesOpt);
     const nbody::KernelInfo* kernel = nbody::findKernel(config.kernelId.toStdString());
     if (!kernel)
         return usageError(QStringLiteral("unknown kernel '%1' (known: %2)").arg(config.kernelId, knownKernels()));
@@ -121,6 +129,9 @@ int main(int argc, char* argv[])
         return usageError(QStringLiteral("--steps-per-frame must be an integer in 1..1000, not '%1'")
                               .arg(parser.value(spfOpt)));
     config.inputFile = parser.value(inputOpt);
+    config.scenario = parser.value(scenarioOpt);
+    if (!config.scenario.isEmpty() && !config.inputFile.isEmpty())
+        return usageError(QStringLiteral("--scenario and --input both name the bodies: give one"));
     config.startRunning = config.stepsToRun > 0;
 
     nbody::app::Automation automation;
