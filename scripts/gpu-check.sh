@@ -9,9 +9,11 @@
 #                                   libraries, runs every test, compute-sanitizer (memcheck and
 #                                   racecheck) on every CUDA kernel at N = 1000 and 4097, the CLI
 #                                   (kernels, devices, the galaxy for 1000 steps, 262144 bodies
-#                                   for 20 steps) and `nbody bench` (all kernels, then sweeps).
+#                                   for 20 steps, scenarios with both integrators) and
+#                                   `nbody bench` (all kernels, then sweeps).
 #
-# remote writes everything into $OUT/gpu-check.log plus two pictures ($OUT/out.png, $OUT/big.png)
+# remote writes everything into $OUT/gpu-check.log plus three pictures ($OUT/out.png, $OUT/big.png,
+# $OUT/collision.png)
 # and the benchmark tables ($OUT/bench.json, $OUT/bench.csv),
 # since only a few files come back. A failing step does not stop the others; the exit status is
 # non-zero when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
@@ -140,6 +142,13 @@ remote() {
         --capture "$OUT/big.png"
     step "nbody run fp64 galaxy" "$nbody" run --kernel tiled-fp64 --input "$device/data/galaxy_20K.bin" \
         --steps 1000 --no-energy
+    # Scenarios and integrators on the GPU: Yoshida on tiled and tiled-fp64, a collision picture.
+    step "nbody run collision" "$nbody" run --scenario galaxy-collision --bodies 65536 --kernel tiled \
+        --steps 2000 --progress-every 500 --capture "$OUT/collision.png"
+    step "nbody run plummer yoshida4" "$nbody" run --scenario plummer --bodies 65536 --kernel tiled \
+        --integrator yoshida4 --steps 200
+    step "nbody run solar tiled-fp64" "$nbody" run --scenario solar-system --kernel tiled-fp64 --steps 36525 \
+        --progress-every 7305
     fi
     # The benchmark of issue 3 (docs/benchmarks.md), then launch-parameter sweeps.
     if want bench; then
