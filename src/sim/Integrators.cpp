@@ -1,4 +1,5 @@
 #include "Integrators.h"
+#include "Registry.h"
 
 #include <array>
 #include <cmath>
@@ -38,18 +39,12 @@ std::span<const IntegratorInfo> integratorRegistry()
 
 const IntegratorInfo* findIntegrator(std::string_view id)
 {
-    for (const IntegratorInfo& i : kIntegrators)
-        if (i.id == id)
-            return &i;
-    return nullptr;
+    return findById(kIntegrators, id);
 }
 
 std::string knownIntegratorIds()
 {
-    std::string s;
-    for (const IntegratorInfo& i : kIntegrators)
-        s += (s.empty() ? "" : ", ") + std::string(i.id);
-    return s;
+    return joinIds(kIntegrators);
 }
 
 const IntegratorInfo& integratorOrThrow(std::string_view id)

@@ -3,6 +3,7 @@
 #include "AtomicFile.h"
 #include "Integrators.h"
 #include "KernelRegistry.h"
+#include "Registry.h"
 #include "Scenario.h"
 #include "Tipsy.h"
 
@@ -258,18 +259,12 @@ std::span<const ScenarioInfo> scenarioRegistry()
 
 const ScenarioInfo* findScenario(std::string_view id)
 {
-    for (const ScenarioInfo& s : kScenarios)
-        if (s.id == id)
-            return &s;
-    return nullptr;
+    return findById(kScenarios, id);
 }
 
 std::string knownScenarioIds()
 {
-    std::string s;
-    for (const ScenarioInfo& i : kScenarios)
-        s += (s.empty() ? "" : ", ") + std::string(i.id);
-    return s;
+    return joinIds(kScenarios);
 }
 
 ScenarioSpec scenarioSpec(std::string_view id, std::optional<std::size_t> bodies, std::optional<std::uint64_t> seed)
@@ -334,12 +329,8 @@ ScenarioSpec parseScenario(const json& doc, const std::string& baseDir)
         if (!it->is_string())
             throw ScenarioError("kernel", "must be a string (got " + kindOf(*it) + ")");
         const std::string k = it->get<std::string>();
-        if (!findKernel(k)) {
-            std::string known;
-            for (const KernelInfo& ki : kernelRegistry())
-                known += (known.empty() ? "" : ", ") + std::string(ki.id);
-            throw ScenarioError("kernel", "unknown kernel '" + k + "' (known: " + known + ")");
-        }
+        if (!findKernel(k))
+            throw ScenarioError("kernel", "unknown kernel '" + k + "' (known: " + joinIds(kernelRegistry()) + ")");
         s.kernel = k;
     }
     if (const auto it = doc.find("integrator"); it != doc.end()) {
