@@ -11,6 +11,8 @@
 
 #include <QtTest>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -73,6 +75,14 @@ QString field(const std::function<void()>& f)
 class TestScenarios : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase()
+    {
+        // Systems of 3 to 6001 bodies: one thread does each O(N²) sum in well under a second, and
+        // OpenMP's fork/join per step would cost more than the work for the small systems on a
+        // loaded machine (spinning threads competing for the cores).
+        omp_set_num_threads(1);
+    }
+
     void henonUnits()
     {
         // The closed forms the tests below use: for the complete model in Hénon units K = 1/4,
