@@ -121,6 +121,29 @@ private slots:
         QVERIFY2(reddish >= 10, "no red (heavy) bodies");
     }
 
+    void scenarioCapture()
+    {
+        // The app from a scenario: the galaxy collision (disks green and light, halos red and
+        // heavy) with 2001 bodies; the capture shows both colours.
+        QTemporaryDir dir;
+        const QString png = dir.filePath(QStringLiteral("s.png"));
+        const Run run = runApp({QStringLiteral("--scenario"), QStringLiteral("galaxy-collision"),
+                                QStringLiteral("--bodies"), QStringLiteral("2001"), QStringLiteral("--steps"),
+                                QStringLiteral("5"), QStringLiteral("--capture"), png, QStringLiteral("--quit")});
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
+        QImage image(png);
+        QVERIFY(!image.isNull());
+        int green = 0, red = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x) {
+                const QRgb c = image.pixel(x, y);
+                green += qGreen(c) > 128 && qRed(c) < 100;
+                red += qRed(c) > 128 && qGreen(c) < 100;
+            }
+        qInfo("green pixels %d, red pixels %d", green, red);
+        QVERIFY(green >= 20 && red >= 20);
+    }
+
     void badOptions_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -139,6 +162,16 @@ private slots:
         QTest::newRow("unreadable input")
             << QStringList{QStringLiteral("--input"), QStringLiteral("/nonexistent/g.bin"), QStringLiteral("--quit")}
             << QStringLiteral("/nonexistent/g.bin");
+        QTest::newRow("unknown scenario")
+            << QStringList{QStringLiteral("--scenario"), QStringLiteral("blob"), QStringLiteral("--quit")}
+            << QStringLiteral("unknown scenario 'blob'");
+        QTest::newRow("unreadable scenario file")
+            << QStringList{QStringLiteral("--scenario"), QStringLiteral("/nonexistent/s.json"), QStringLiteral("--quit")}
+            << QStringLiteral("/nonexistent/s.json");
+        QTest::newRow("scenario and input")
+            << QStringList{QStringLiteral("--scenario"), QStringLiteral("plummer"), QStringLiteral("--input"),
+                           QStringLiteral("x.bin"), QStringLiteral("--quit")}
+            << QStringLiteral("give one");
     }
 
     void badOptions()
