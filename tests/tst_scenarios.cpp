@@ -510,6 +510,7 @@ private slots:
             QFAIL("accepted");
         } catch (const ScenarioError& e) {
             QCOMPARE(e.field(), std::string("bodies.N"));
+            QCOMPARE(std::string(e.what()), bad + ": field 'bodies.N': " + e.problem()); // each part once
             QVERIFY2(QString::fromUtf8(e.what()).contains("bad.json") && QString::fromUtf8(e.what()).contains("'bodies.N'"),
                      e.what());
         }

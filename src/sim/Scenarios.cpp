@@ -19,8 +19,10 @@ namespace nbody {
 
 using nlohmann::json;
 
-ScenarioError::ScenarioError(std::string field, const std::string& message)
-    : std::invalid_argument(field.empty() ? message : "field '" + field + "': " + message), m_field(std::move(field))
+ScenarioError::ScenarioError(std::string field, std::string problem, const std::string& source)
+    : std::invalid_argument((source.empty() ? "" : source + ": ") + (field.empty() ? "" : "field '" + field + "': ") +
+                            problem),
+      m_field(std::move(field)), m_problem(std::move(problem))
 {
 }
 
@@ -401,25 +403,19 @@ ScenarioSpec readScenarioFile(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        throw ScenarioError("", path + ": cannot open the scenario file");
+        throw ScenarioError("", "cannot open the scenario file", path);
     std::stringstream buf;
     buf << in.rdbuf();
     json doc;
     try {
         doc = json::parse(buf.str());
     } catch (const json::parse_error& e) {
-        throw ScenarioError("", path + ": not valid JSON: " + e.what());
+        throw ScenarioError("", std::string("not valid JSON: ") + e.what(), path);
     }
     try {
         return parseScenario(doc, dirOf(path));
     } catch (const ScenarioError& e) {
-        throw ScenarioError(e.field(), path + ": " + (e.field().empty() ? "" : "field '" + e.field() + "': ") +
-                                           [&] {
-                                               // the bare problem, without the field prefix
-                                               const std::string w = e.what();
-                                               const std::string pre = "field '" + e.field() + "': ";
-                                               return w.rfind(pre, 0) == 0 ? w.substr(pre.size()) : w;
-                                           }());
+        throw ScenarioError(e.field(), e.problem(), path);
     }
 }
 

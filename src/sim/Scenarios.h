@@ -36,14 +36,15 @@
 namespace nbody {
 
 /// A scenario that cannot be used; field() names the culprit ("" for the file as a whole) and
-/// what() reads "<source>: field '<field>': <problem>".
+/// what() reads "<source>: field '<field>': <problem>" (source: the file, when there is one).
 class ScenarioError : public std::invalid_argument {
 public:
-    ScenarioError(std::string field, const std::string& message);
+    ScenarioError(std::string field, std::string problem, const std::string& source = {});
     const std::string& field() const { return m_field; }
+    const std::string& problem() const { return m_problem; }
 
 private:
-    std::string m_field;
+    std::string m_field, m_problem;
 };
 
 /// One row of the scenario registry.
