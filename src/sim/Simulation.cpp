@@ -12,9 +12,9 @@ class DeviceState {};
 #endif
 
 #include <chrono>
-#include <span>
 #include <cstdio>
 #include <cmath>
+#include <span>
 #include <string>
 
 namespace nbody {

@@ -95,8 +95,9 @@ public:
 
     /// Replaces the system (a reset or a loaded file). With an fp64 kernel the state is `exact`
     /// when given (see the constructor), else widened from the World's fp32 columns. Throws
-    /// std::invalid_argument when invalid; the current system is kept then. With a CUDA kernel and External buffers attached, the new
-    /// state is uploaded into them at once (CudaError when that fails).
+    /// std::invalid_argument when invalid; the current system is kept then. With a CUDA kernel
+    /// and External buffers attached, the new state is uploaded into them at once (CudaError
+    /// when that fails).
     void setWorld(World world, std::optional<Fp64State> exact = std::nullopt);
 
     /// The host copy of the system, synchronised first when a CUDA kernel holds the state; with
