@@ -11,9 +11,11 @@
 #                                   diagnostics kernels), the CLI (kernels, devices, the galaxy for
 #                                   1000 steps, 262144 bodies for 20 steps, both also with
 #                                   --diagnostics, an exact restart from an HDF5 snapshot, the
-#                                   rendered galaxy) and `nbody bench` (all kernels, then sweeps).
+#                                   rendered galaxy, scenarios with both integrators) and
+#                                   `nbody bench` (all kernels, then sweeps).
 #
-# remote writes everything into $OUT/gpu-check.log plus pictures ($OUT/out.png, $OUT/big.png),
+# remote writes everything into $OUT/gpu-check.log plus pictures ($OUT/out.png, $OUT/big.png,
+# $OUT/collision.png),
 # the benchmark tables ($OUT/bench.json, $OUT/bench.csv), the diagnostics series
 # ($OUT/diagnostics.csv, $OUT/diagnostics-262144.csv) and the rendered galaxy encounter
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
@@ -25,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,24s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,26s/^# \{0,1\}//p' "$0"; }
 
 prepare() {
     # 1. The GPU build: tests on, app off, machine code for Hopper plus PTX.
@@ -186,6 +188,13 @@ remote() {
         --steps 1000 --diagnostics "$OUT/diagnostics.csv" --diagnostics-every 10
     step "nbody run 262144 diagnostics" "$nbody" run --kernel tiled --bodies 262144 --steps 20 \
         --diagnostics "$OUT/diagnostics-262144.csv" --diagnostics-every 5
+    # Scenarios and integrators on the GPU: Yoshida on tiled and tiled-fp64, a collision picture.
+    step "nbody run collision" "$nbody" run --scenario galaxy-collision --bodies 65536 --kernel tiled \
+        --steps 2000 --progress-every 500 --capture "$OUT/collision.png"
+    step "nbody run plummer yoshida4" "$nbody" run --scenario plummer --bodies 65536 --kernel tiled \
+        --integrator yoshida4 --steps 200
+    step "nbody run solar tiled-fp64" "$nbody" run --scenario solar-system --kernel tiled-fp64 --steps 36525 \
+        --progress-every 7305
     fi
     # The benchmark of issue 3 (docs/benchmarks.md), then launch-parameter sweeps.
     if want bench; then

@@ -164,6 +164,13 @@ private slots:
         QTest::newRow("bench unknown kernel") << QStringList{"bench", "--kernels", "cpu,nosuch"} << "nosuch";
         QTest::newRow("bench zero bodies") << QStringList{"bench", "--kernels", "cpu", "--bodies", "10,0"} << "'0'";
         QTest::newRow("bench bad bodies") << QStringList{"bench", "--kernels", "cpu", "--bodies", "1e3"} << "'1e3'";
+        QTest::newRow("unknown scenario") << QStringList{"run", "--scenario", "blob"} << "unknown scenario 'blob'";
+        QTest::newRow("missing scenario file") << QStringList{"run", "--scenario", "/nonexistent/s.json"}
+                                               << "/nonexistent/s.json";
+        QTest::newRow("scenario and input") << QStringList{"run", "--scenario", "plummer", "--input", "x.bin"}
+                                            << "give one";
+        QTest::newRow("unknown integrator") << QStringList{"run", "--bodies", "10", "--integrator", "rk4"}
+                                            << "unknown integrator 'rk4' (known: leapfrog, yoshida4)";
         QTest::newRow("bench json in a missing directory")
             << QStringList{"bench", "--kernels", "cpu", "--bodies", "10", "--json", "/nonexistent/dir/b.json"}
             << "does not exist";
@@ -411,6 +418,53 @@ private slots:
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QVERIFY(QFileInfo("/dev/full").exists() && !QFileInfo("/dev/full").isFile());
         QVERIFY(!QFileInfo::exists("/nonexistent-nbody"));
+    }
+    void scenarios()
+    {
+        // The registries as JSON, a registry scenario with its defaults and a scenario file whose
+        // values the command line overrides.
+        const Result list = nbody({"scenarios", "--json"});
+        QCOMPARE(list.code, 0);
+        QStringList ids;
+        for (const QJsonValue& v : QJsonDocument::fromJson(list.out.toUtf8()).object()["scenarios"].toArray())
+            ids << v["id"].toString();
+        QCOMPARE(ids, (QStringList{"cube", "plummer", "disk-galaxy", "galaxy-collision", "solar-system", "figure-eight"}));
+        const Result integ = nbody({"integrators", "--json"});
+        QCOMPARE(integ.code, 0);
+        const QJsonArray rows = QJsonDocument::fromJson(integ.out.toUtf8()).object()["integrators"].toArray();
+        QCOMPARE(rows.size(), 2);
+        QCOMPARE(rows[1]["id"].toString(), QStringLiteral("yoshida4"));
+        QCOMPARE(rows[1]["order"].toInt(), 4);
+
+        // solar-system: G, no softening, dt = 1 day, the fp64 reference kernel and Yoshida.
+        const Result solar = nbody({"run", "--scenario", "solar-system", "--steps", "365"});
+        QVERIFY2(solar.code == 0, qPrintable(solar.err));
+        QVERIFY2(solar.out.contains("Solar System (J2000): 10 bodies"), qPrintable(solar.out));
+        QVERIFY2(solar.out.contains("G=0.000295912 eps2=0 dt=1 ") && solar.out.contains("integrator=yoshida4"),
+                 qPrintable(solar.out));
+        QVERIFY2(solar.out.contains("Kernel:  reference"), qPrintable(solar.out));
+
+        // A file: Plummer with 300 bodies and leapfrog; the command line sets N, the integrator
+        // and dt over it, and the kernel it names is used.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("p.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"dt": 0.01, "kernel": "cpu", "integrator": "leapfrog",
+                    "bodies": {"generator": "plummer", "N": 300, "seed": 3}})");
+        f.close();
+        const Result r = nbody({"run", "--scenario", path, "--bodies", "301", "--integrator", "yoshida4", "--steps", "4"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("Plummer sphere: 301 bodies, seed 3"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("dt=0.01 ") && r.out.contains("integrator=yoshida4"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("Kernel:  cpu"), qPrintable(r.out));
+        // A malformed file: exit 2 and the field named.
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(R"({"bodies": {"generator": "plummer", "N": -3}})");
+        f.close();
+        const Result bad = nbody({"run", "--scenario", path});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("p.json") && bad.err.contains("'bodies.N'"), qPrintable(bad.err));
     }
     void badInput()
     {

@@ -18,6 +18,7 @@
 #include "gl/Renderer.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
+#include "sim/Scenarios.h"
 #include "sim/Simulation.h"
 #include "sim/Snapshot.h"
 #include "sim/Tipsy.h"
@@ -415,6 +416,8 @@ private slots:
     void editsKeepRunning();
     void blowUpPauses_data();
     void blowUpPauses();
+    void scenarios_data();
+    void scenarios();
 
 private:
     void addKernelRows();
@@ -1105,6 +1108,104 @@ void TestController::blowUpPauses()
     QVERIFY(!r.running);
     QVERIFY(!r.cudaFailed); // not a GPU failure: the kernel stays selected
     QCOMPARE(r.kernelId, kernel);
+}
+
+// ---- 8. scenarios: new, open (refused and accepted), save, integrator, reset to the exact state ----
+
+void TestController::scenarios_data()
+{
+    addCpuAndGpuRows();
+}
+
+void TestController::scenarios()
+{
+    QFETCH(QString, kernel);
+    REQUIRE_EGL();
+    REQUIRE_KERNEL(kernel);
+    FrameLoop loop(*m_context);
+    loop.initialize(kernel, 1001);
+    FrameResult r;
+    FRAME(loop, r);
+
+    // New from scenario: the Solar System brings G, ε² = 0, dt = 1 day, Yoshida and its fp64
+    // kernel, and starts from its exact fp64 state: ten steps match an independent simulation
+    // built from the same scenario bit for bit (the reference kernel is deterministic).
+    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0));
+    FRAME(loop, r);
+    QVERIFY2(loop.loadFailures.isEmpty(), qPrintable(loop.loadFailures.value(0).second));
+    QCOMPARE(r.bodies, quint64(10));
+    QCOMPARE(loop.params.back().G, kGaussG);
+    QCOMPARE(loop.params.back().eps2, 0.f);
+    QCOMPARE(loop.params.back().integrator, std::string("yoshida4"));
+    QCOMPARE(loop.kernels.back(), QStringLiteral("reference"));
+    QVERIFY2(loop.sources.back().contains(QLatin1String("Solar System")), qPrintable(loop.sources.back()));
+    const BuiltScenario solar = buildScenario(scenarioSpec("solar-system"));
+    Simulation reference(solar.bodies.world, solar.bodies.exact, solar.params, "reference");
+    reference.step(10);
+    for (int pass = 0; pass < 2; ++pass) { // the second pass after Reset: back to the exact state
+        for (int i = 0; i < 10; ++i) {
+            loop.command(&SimulationController::stepOnce);
+            FRAME(loop, r);
+        }
+        QCOMPARE(r.step, quint64(10));
+        const QString diff = compareBodies(loop.drawn(), reference.world().positions());
+        QVERIFY2(diff.isEmpty(), qPrintable(QStringLiteral("pass %1: %2").arg(pass).arg(diff)));
+        loop.command(&SimulationController::reset);
+        FRAME(loop, r);
+        QCOMPARE(r.step, quint64(0));
+    }
+
+    // A malformed scenario file is refused naming the file and the field; the system stays.
+    QTemporaryDir dir;
+    auto write = [&](const QString& name, const QByteArray& text) {
+        QFile f(dir.filePath(name));
+        if (f.open(QIODevice::WriteOnly))
+            f.write(text);
+        return dir.filePath(name);
+    };
+    const QString bad = write(QStringLiteral("bad.json"), "{\"dt\": -1, \"bodies\": {\"generator\": \"plummer\"}}");
+    loop.command(&SimulationController::openScenario, bad);
+    FRAME(loop, r);
+    QCOMPARE(loop.loadFailures.size(), 1);
+    QVERIFY2(loop.loadFailures.back().second.contains(QLatin1String("bad.json")) &&
+                 loop.loadFailures.back().second.contains(QLatin1String("'dt'")),
+             qPrintable(loop.loadFailures.back().second));
+    QCOMPARE(r.bodies, quint64(10));
+    QCOMPARE(loop.params.back().G, kGaussG);
+
+    // Integrators: an unknown id is refused, a known one applied.
+    loop.command(&SimulationController::setIntegrator, QStringLiteral("rk4"));
+    FRAME(loop, r);
+    QCOMPARE(loop.commandFailures.back().first, QStringLiteral("integrator"));
+    QVERIFY2(loop.commandFailures.back().second.contains(QLatin1String("yoshida4")),
+             qPrintable(loop.commandFailures.back().second));
+    loop.command(&SimulationController::setIntegrator, QStringLiteral("leapfrog"));
+    FRAME(loop, r);
+    QCOMPARE(loop.params.back().integrator, std::string("leapfrog"));
+
+    // Save scenario: the recipe with the current parameters, read back as written.
+    const QString saved = dir.filePath(QStringLiteral("saved.json"));
+    loop.command(&SimulationController::saveScenario, saved);
+    FRAME(loop, r); // the save ran before this frame (the worker takes its slots in order)
+    QVERIFY(QFile::exists(saved));
+    const ScenarioSpec back = readScenarioFile(saved.toStdString());
+    QCOMPARE(back.generator, std::string("solar-system"));
+    QCOMPARE(back.integrator.value(), std::string("leapfrog"));
+    QCOMPARE(back.kernel.value(), std::string("reference"));
+    QCOMPARE(back.G.value(), kGaussG);
+
+    // A scenario file without a kernel keeps the current one; N, dt and the seed are its own.
+    const QString plummer = write(QStringLiteral("p.json"),
+                                  "{\"dt\": 0.005, \"bodies\": {\"generator\": \"plummer\", \"N\": 517, \"seed\": 4}}");
+    loop.command(&SimulationController::setKernel, kernel);
+    loop.command(&SimulationController::openScenario, plummer);
+    FRAME(loop, r);
+    QCOMPARE(loop.loadFailures.size(), 1);
+    QCOMPARE(r.bodies, quint64(517));
+    QCOMPARE(r.kernelId, kernel);
+    QCOMPARE(loop.params.back().dt, 0.005f);
+    QCOMPARE(loop.params.back().G, 1.0);
+    QCOMPARE(loop.params.back().integrator, std::string("leapfrog"));
 }
 
 QTEST_GUILESS_MAIN(TestController)

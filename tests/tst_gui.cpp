@@ -334,6 +334,30 @@ private slots:
             QCOMPARE(QImage(QDir(moved).filePath(f)).size(), QSize(32, 32));
         }
     }
+
+    void scenarioCapture()
+    {
+        // The app from a scenario: the galaxy collision (disks green and light, halos red and
+        // heavy) with 2001 bodies; the capture shows both colours.
+        QTemporaryDir dir;
+        const QString png = dir.filePath(QStringLiteral("s.png"));
+        const Run run = runApp({QStringLiteral("--scenario"), QStringLiteral("galaxy-collision"),
+                                QStringLiteral("--bodies"), QStringLiteral("2001"), QStringLiteral("--steps"),
+                                QStringLiteral("5"), QStringLiteral("--capture"), png, QStringLiteral("--quit")});
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
+        QImage image(png);
+        QVERIFY(!image.isNull());
+        int green = 0, red = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x) {
+                const QRgb c = image.pixel(x, y);
+                green += qGreen(c) > 128 && qRed(c) < 100;
+                red += qRed(c) > 128 && qGreen(c) < 100;
+            }
+        qInfo("green pixels %d, red pixels %d", green, red);
+        QVERIFY(green >= 20 && red >= 20);
+    }
+
     void badOptions_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -364,6 +388,16 @@ private slots:
             << QStringList{QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("--record"),
                            QStringLiteral("/nonexistent/x.mp4"), QStringLiteral("--quit")}
             << QStringLiteral("does not exist");
+        QTest::newRow("unknown scenario")
+            << QStringList{QStringLiteral("--scenario"), QStringLiteral("blob"), QStringLiteral("--quit")}
+            << QStringLiteral("unknown scenario 'blob'");
+        QTest::newRow("unreadable scenario file")
+            << QStringList{QStringLiteral("--scenario"), QStringLiteral("/nonexistent/s.json"), QStringLiteral("--quit")}
+            << QStringLiteral("/nonexistent/s.json");
+        QTest::newRow("scenario and input")
+            << QStringList{QStringLiteral("--scenario"), QStringLiteral("plummer"), QStringLiteral("--input"),
+                           QStringLiteral("x.bin"), QStringLiteral("--quit")}
+            << QStringLiteral("give one");
     }
 
     void badOptions()

@@ -5,6 +5,7 @@
 #include "RunDock.h"
 #include "SnapshotDialogs.h"
 #include "ViewDock.h"
+#include "ScenarioMenus.h"
 #include "Viewport.h"
 
 #include "gl/FrameSink.h"
@@ -75,6 +76,7 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     m_diagnosticsDock = new DiagnosticsDock(this);
     addDockWidget(Qt::BottomDockWidgetArea, m_diagnosticsDock);
 
+    m_scenarioMenus = new ScenarioMenus(this);
     createActions();
     createMenusAndToolbar();
     createStatusBar();
@@ -279,6 +281,8 @@ void MainWindow::createMenusAndToolbar()
     file->addAction(m_openAction);
     file->addAction(m_snapshotSaver->action());
     file->addSeparator();
+    m_scenarioMenus->addFileActions(file);
+    file->addSeparator();
     file->addAction(m_exportAction);
     file->addAction(m_recordAction);
     file->setToolTipsVisible(true);
@@ -300,6 +304,7 @@ void MainWindow::createMenusAndToolbar()
     QMenu* kernel = menuBar()->addMenu(tr("&Kernel"));
     kernel->setToolTipsVisible(true);
     kernel->addActions(m_kernelGroup->actions());
+    menuBar()->addMenu(m_scenarioMenus->integratorMenu());
 
     QToolBar* bar = addToolBar(tr("Simulation"));
     bar->setObjectName(QStringLiteral("SimulationToolBar"));
@@ -405,6 +410,12 @@ void MainWindow::connectController()
         m_undoAction->setEnabled(undoable);
         statusBar()->showMessage(what, 5000);
     });
+    connect(m_scenarioMenus, &ScenarioMenus::newScenarioRequested, c, &SimulationController::newScenario);
+    connect(m_scenarioMenus, &ScenarioMenus::openScenarioRequested, c, &SimulationController::openScenario);
+    connect(m_scenarioMenus, &ScenarioMenus::saveScenarioRequested, c, &SimulationController::saveScenario);
+    connect(m_scenarioMenus, &ScenarioMenus::integratorRequested, c, &SimulationController::setIntegrator);
+    connect(c, &SimulationController::scenarioSaved, this,
+            [this](const QString& path) { statusBar()->showMessage(tr("Saved %1").arg(path), 10000); });
 
     connect(m_runDock, &RunDock::stepsToRunEdited, c, &SimulationController::setStepsToRun);
     connect(m_runDock, &RunDock::stepsPerFrameEdited, c, &SimulationController::setStepsPerFrame);
@@ -548,6 +559,7 @@ void MainWindow::onParamsChanged(const nbody::SimParams& params)
     m_params = params;
     m_runDock->setParams(params);
     m_kernelDock->setParams(params);
+    m_scenarioMenus->setIntegrator(QString::fromStdString(params.integrator));
 }
 
 void MainWindow::onBodiesChanged(qulonglong n)

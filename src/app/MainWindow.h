@@ -29,6 +29,7 @@ class SnapshotSaver;
 class KernelDock;
 class ViewDock;
 class DiagnosticsDock;
+class ScenarioMenus;
 
 /// What the command line asks for beyond the first system.
 struct Automation {
@@ -108,6 +109,7 @@ private:
     KernelDock* m_kernelDock = nullptr;
     ViewDock* m_viewDock = nullptr;
     DiagnosticsDock* m_diagnosticsDock = nullptr;
+    ScenarioMenus* m_scenarioMenus = nullptr;
     QThread m_thread;
     QPointer<SimulationController> m_controller;
     QTimer m_frameTimer;

@@ -4,6 +4,7 @@
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
+#include "sim/Scenarios.h"
 #include "sim/Simulation.h"
 #include "sim/Snapshot.h"
 #include "sim/World.h"
@@ -23,6 +24,23 @@ namespace {
 QString cubeDescription(std::size_t n)
 {
     return QStringLiteral("uniform cube, %1 bodies").arg(n);
+}
+
+/// The recipe of a Tipsy file: its absolute path (Save scenario writes it).
+ScenarioSpec snapshotSpec(const QString& path)
+{
+    ScenarioSpec s;
+    s.snapshot = QFileInfo(path).absoluteFilePath().toStdString();
+    return s;
+}
+
+/// A registry id or a scenario file (.json), as on the command line of nbody.
+ScenarioSpec specFor(const QString& scenario)
+{
+    const std::string id = scenario.toStdString();
+    if (findScenario(id) || !scenario.endsWith(QLatin1String(".json"), Qt::CaseInsensitive))
+        return scenarioSpec(id); // ScenarioError naming the known ids
+    return readScenarioFile(id);
 }
 
 } // namespace
@@ -53,13 +71,34 @@ void SimulationController::initialize(const StartupConfig& config)
         QString source;
         bool derive = false;
         std::optional<RestartParams> fileParams;
-        if (!config.inputFile.isEmpty()) {
+        SimParams params;
+        QString kernelId = config.kernelId;
+        if (!config.scenario.isEmpty()) {
+            try {
+                ScenarioSpec spec = specFor(config.scenario);
+                if (const ScenarioInfo* row = findScenario(spec.generator);
+                    row && config.bodiesGiven && !row->fixedBodies)
+                    spec.bodies = std::size_t(config.bodies);
+                BuiltScenario built = buildScenario(spec, params);
+                world = std::move(built.bodies.world);
+                m_initialExact = built.bodies.exact ? std::make_unique<Fp64State>(*built.bodies.exact) : nullptr;
+                params = built.params;
+                if (!built.kernel.empty() && !config.kernelGiven &&
+                    availability(*findKernel(built.kernel)).available)
+                    kernelId = QString::fromStdString(built.kernel);
+                source = QString::fromStdString(built.summary);
+                m_spec = std::make_unique<ScenarioSpec>(spec);
+            } catch (const std::exception& e) {
+                emit startupFailed(QString::fromUtf8(e.what()));
+            }
+        } else if (!config.inputFile.isEmpty()) {
             try {
                 Snapshot snap = readSnapshot(config.inputFile.toStdString());
                 world = std::move(snap.world);
                 fileParams = snap.params;
                 source = QFileInfo(config.inputFile).fileName();
                 derive = !fileParams;
+                m_spec = std::make_unique<ScenarioSpec>(snapshotSpec(config.inputFile));
             } catch (const std::exception& e) {
                 emit startupFailed(QString::fromUtf8(e.what()));
             }
@@ -69,8 +108,9 @@ void SimulationController::initialize(const StartupConfig& config)
             cube.bodies = static_cast<std::size_t>(config.bodies);
             world = makeUniformCube(cube);
             source = cubeDescription(world.size());
+            m_spec = std::make_unique<ScenarioSpec>(scenarioSpec("cube", cube.bodies, cube.seed));
+            m_initialExact.reset();
         }
-        SimParams params;
         params.diagnosticsInterval = std::max(0, config.diagnosticsInterval);
         if (derive) {
             const ScaleDefaults sd = deriveScaleDefaults(world, params.G);
@@ -83,12 +123,17 @@ void SimulationController::initialize(const StartupConfig& config)
         m_massRange = world.massRange();
         m_source = source;
         try {
-            m_sim = std::make_unique<Simulation>(std::move(world), params,
-                                                 config.kernelId.toStdString());
+            m_sim = std::make_unique<Simulation>(std::move(world),
+                                                 m_initialExact ? std::optional<Fp64State>(*m_initialExact)
+                                                                : std::nullopt,
+                                                 params, kernelId.toStdString());
         } catch (const std::invalid_argument& e) {
             // the kernel was checked by main(); this is the last line of defence
             emit startupFailed(QString::fromUtf8(e.what()));
-            m_sim = std::make_unique<Simulation>(World(*m_initialWorld), params, "cpu");
+            m_sim = std::make_unique<Simulation>(World(*m_initialWorld),
+                                                 m_initialExact ? std::optional<Fp64State>(*m_initialExact)
+                                                                : std::nullopt,
+                                                 params, "cpu");
         }
         m_sim->setDiagnosticsObserver([this](const Diagnostics& d) { m_newDiagnostics.append(d); });
         m_newDiagnostics.clear();
@@ -113,7 +158,7 @@ void SimulationController::applyFileParams(SimParams& params, const RestartParam
 }
 
 void SimulationController::installWorld(World world, const QString& source, bool deriveParams,
-                                         const std::optional<RestartParams>& fileParams)
+                                         const std::optional<RestartParams>& fileParams, const Fp64State* exact)
 {
     if (!m_sim)
         throw std::logic_error("no simulation");
@@ -126,8 +171,10 @@ void SimulationController::installWorld(World world, const QString& source, bool
     if (fileParams)
         applyFileParams(params, *fileParams);
     auto initial = std::make_unique<World>(world);
+    auto initialExact = exact ? std::make_unique<Fp64State>(*exact) : nullptr;
     const auto range = world.massRange();
-    m_sim->setWorld(std::move(world)); // throws invalid_argument: the current system stays
+    // throws invalid_argument: the current system stays
+    m_sim->setWorld(std::move(world), exact ? std::optional<Fp64State>(*exact) : std::nullopt);
     if (deriveParams || fileParams) {
         try {
             m_sim->setParams(params);
@@ -150,6 +197,7 @@ void SimulationController::installWorld(World world, const QString& source, bool
         }
     }
     m_initialWorld = std::move(initial);
+    m_initialExact = std::move(initialExact);
     m_massRange = range;
     m_lastEdit.reset(); // edits of the previous system cannot be undone on this one
     m_recordOrigin = m_sim->stepCount(); // a recording goes on with the new system from here
@@ -170,7 +218,7 @@ void SimulationController::reset()
     c.requiredCapacity = m_initialWorld ? m_initialWorld->size() : 0;
     c.apply = [this] {
         if (m_initialWorld)
-            installWorld(World(*m_initialWorld), m_source, false);
+            installWorld(World(*m_initialWorld), m_source, false, std::nullopt, m_initialExact.get());
         m_stepsRemaining = m_stepsToRun;
     };
     enqueue(std::move(c));
@@ -197,6 +245,7 @@ void SimulationController::loadFile(const QString& path)
     c.apply = [this, world, name, path, fileParams] {
         try {
             installWorld(std::move(*world), name, !fileParams, fileParams);
+            m_spec = std::make_unique<ScenarioSpec>(snapshotSpec(path));
         } catch (const std::invalid_argument& e) {
             emit loadFailed(path, QString::fromUtf8(e.what()));
         }
@@ -231,6 +280,98 @@ void SimulationController::setKernel(const QString& id)
     c.what = QStringLiteral("kernel");
     c.apply = [this, id] { m_sim->setKernel(id.toStdString()); };
     enqueue(std::move(c));
+}
+
+void SimulationController::newScenario(const QString& id, qulonglong bodies, quint64 seed)
+{
+    try {
+        const ScenarioSpec spec =
+            scenarioSpec(id.toStdString(), bodies > 0 ? std::optional<std::size_t>(bodies) : std::nullopt, seed);
+        enqueueScenario(std::make_shared<BuiltScenario>(buildScenario(spec, m_sim ? m_sim->params() : SimParams{})),
+                        spec, id);
+    } catch (const std::exception& e) {
+        emit loadFailed(id, QString::fromUtf8(e.what()));
+    }
+}
+
+void SimulationController::openScenario(const QString& path)
+{
+    try {
+        const ScenarioSpec spec = readScenarioFile(path.toStdString());
+        enqueueScenario(std::make_shared<BuiltScenario>(buildScenario(spec, m_sim ? m_sim->params() : SimParams{})),
+                        spec, path);
+    } catch (const std::exception& e) {
+        emit loadFailed(path, QString::fromUtf8(e.what()));
+    }
+}
+
+void SimulationController::enqueueScenario(std::shared_ptr<BuiltScenario> built, const ScenarioSpec& spec,
+                                           const QString& what)
+{
+    Command c;
+    c.what = QStringLiteral("scenario");
+    c.requiredCapacity = built->bodies.world.size();
+    c.apply = [this, built, spec, what] {
+        try {
+            installScenario(*built, spec);
+        } catch (const std::invalid_argument& e) {
+            emit loadFailed(what, QString::fromUtf8(e.what()));
+        }
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::installScenario(BuiltScenario& built, const ScenarioSpec& spec)
+{
+    // Parameters first (validated against the current system's size by the kernel's limits);
+    // they are restored if the new system is refused.
+    const SimParams previous = m_sim->params();
+    SimParams params = previous;
+    params.G = built.params.G;
+    params.eps2 = built.params.eps2;
+    params.dt = built.params.dt;
+    params.integrator = built.params.integrator;
+    m_sim->setParams(params);
+    try {
+        installWorld(World(built.bodies.world), QString::fromStdString(built.summary), false, std::nullopt,
+                     built.bodies.exact ? &*built.bodies.exact : nullptr);
+    } catch (...) {
+        m_sim->setParams(previous);
+        throw;
+    }
+    m_spec = std::make_unique<ScenarioSpec>(spec);
+    if (!built.kernel.empty() && built.kernel != std::string(m_sim->kernel().id)) {
+        try {
+            m_sim->setKernel(built.kernel);
+        } catch (const std::invalid_argument& e) {
+            // The scenario runs on the current kernel; say why its own could not be used.
+            emit commandFailed(QStringLiteral("the scenario's kernel"), QString::fromUtf8(e.what()));
+        }
+    }
+}
+
+void SimulationController::saveScenario(const QString& path)
+{
+    try {
+        if (!m_sim || !m_spec)
+            throw std::logic_error("there is no system to save");
+        ScenarioSpec spec = *m_spec;
+        const SimParams& p = m_sim->params();
+        spec.G = p.G;
+        spec.eps2 = p.eps2;
+        spec.dt = p.dt;
+        spec.integrator = p.integrator;
+        spec.kernel = std::string(m_sim->kernel().id);
+        writeScenarioFile(path.toStdString(), spec);
+        emit scenarioSaved(path);
+    } catch (const std::exception& e) {
+        emit commandFailed(QStringLiteral("save scenario"), QString::fromUtf8(e.what()));
+    }
+}
+
+void SimulationController::setIntegrator(const QString& id)
+{
+    changeParams(QStringLiteral("integrator"), [id](SimParams& p) { p.integrator = id.toStdString(); });
 }
 
 void SimulationController::changeParams(const QString& what,
@@ -523,7 +664,8 @@ void SimulationController::publishState()
                             m_publishedParams->blockSize == p.blockSize &&
                             m_publishedParams->tileWidthFactor == p.tileWidthFactor &&
                             m_publishedParams->blockRows == p.blockRows &&
-                            m_publishedParams->diagnosticsInterval == p.diagnosticsInterval;
+                            m_publishedParams->diagnosticsInterval == p.diagnosticsInterval &&
+                            m_publishedParams->integrator == p.integrator;
     if (!paramsSame) {
         m_publishedParams = p;
         emit paramsChanged(p);

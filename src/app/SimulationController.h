@@ -21,15 +21,18 @@
 
 #include "sim/Snapshot.h"
 
-namespace nbody { class Simulation; class World; struct EditRecord; }
+namespace nbody { class Simulation; class World; struct EditRecord; struct Fp64State; struct ScenarioSpec; struct BuiltScenario; }
 
 namespace nbody::app {
 
 /// How the first system is made (the command line of nbody-sandbox).
 struct StartupConfig {
     QString kernelId = QStringLiteral("cpu");
+    bool kernelGiven = false;   ///< kernelId was asked for (else a scenario's own kernel wins)
     qulonglong bodies = 8192;   ///< size of the default system (uniform cube)
+    bool bodiesGiven = false;   ///< `bodies` was asked for: it also sets a scenario generator's N
     QString inputFile;          ///< snapshot file (Tipsy, CSV, HDF5); empty: the default system
+    QString scenario;           ///< scenario id or file (JSON); empty: inputFile or the default system
     int stepsToRun = 0;         ///< 0: until paused
     int stepsPerFrame = 1;
     bool startRunning = false;
@@ -70,6 +73,18 @@ public slots:
     /// atomically): snapshotSaved() or saveFailed(); the simulation is unaffected either way.
     void saveSnapshot(const QString& path);
     void setKernel(const QString& id);
+    /// A system from the scenario registry (N = 0: the row's default), built now: on success it
+    /// replaces the current system at the next frame with the scenario's G, ε², dt, integrator
+    /// and kernel (when it names one); else loadFailed(id, message) and the current is kept.
+    void newScenario(const QString& id, qulonglong bodies, quint64 seed);
+    /// The same for a scenario file (JSON, sim/Scenarios.h); errors name the file and the field.
+    void openScenario(const QString& path);
+    /// Writes the current system's recipe (generator and arguments, or snapshot path) with the
+    /// current G, ε², dt, kernel and integrator as a scenario file (atomically): scenarioSaved(path)
+    /// or commandFailed("save scenario", message).
+    void saveScenario(const QString& path);
+    /// Selects a row of the integrator registry (commandFailed("integrator", …) for an unknown id).
+    void setIntegrator(const QString& id);
     void setDt(double dt);
     void setEps2(double eps2);
     void setBlockSize(int blockSize);
@@ -139,6 +154,7 @@ signals:
     void diagnosticsMeasured(const QList<nbody::Diagnostics>& samples);
     /// A new system was installed (start-up, reset, load): earlier samples belong to another run.
     void diagnosticsRestarted();
+    void scenarioSaved(const QString& path);
 
 private:
     struct Command {
@@ -148,10 +164,15 @@ private:
     };
     void enqueue(Command command);
     void installWorld(nbody::World world, const QString& source, bool deriveParams,
-                      const std::optional<nbody::RestartParams>& fileParams = std::nullopt);
+                      const std::optional<nbody::RestartParams>& fileParams = std::nullopt,
+                      const nbody::Fp64State* exact = nullptr);
     static void applyFileParams(nbody::SimParams& params, const nbody::RestartParams& file);
     /// Applies `edit` to a copy of the current system and installs it (same time and step).
     void applyEdit(const std::function<nbody::EditRecord(nbody::World&)>& edit, bool isUndo);
+    /// Queues a built scenario (from newScenario/openScenario/initialize) as the next system.
+    void enqueueScenario(std::shared_ptr<nbody::BuiltScenario> built, const nbody::ScenarioSpec& spec,
+                         const QString& what);
+    void installScenario(nbody::BuiltScenario& built, const nbody::ScenarioSpec& spec);
     void changeParams(const QString& what, const std::function<void(nbody::SimParams&)>& edit);
     void publishState();
     bool pendingWork() const;
@@ -164,6 +185,8 @@ private:
     std::unique_ptr<nbody::World> m_initialWorld; ///< for reset()
     std::unique_ptr<nbody::EditRecord> m_lastEdit; ///< for undoLastEdit()
     std::uint64_t m_editSeed = 1;                  ///< seeds of added clusters
+    std::unique_ptr<nbody::Fp64State> m_initialExact; ///< its exact fp64 state, when it has one
+    std::unique_ptr<nbody::ScenarioSpec> m_spec;  ///< the recipe of the current system (Save scenario)
     QString m_source;
     std::vector<Command> m_pending;
     bool m_running = false;

@@ -3,6 +3,7 @@
 ///   --kernel ID            force kernel (see the Kernel menu / `nbody kernels`), default cpu
 ///   --bodies N             size of the default system (uniform cube), default 8192
 ///   --input FILE           start from a snapshot (Tipsy, CSV or HDF5) instead
+///   --scenario ID|FILE     start from a scenario (registry id or JSON file) instead
 ///   --steps K              run K steps, then pause
 ///   --steps-per-frame S    steps between drawn frames (1..1000)
 ///   --capture FILE         after the K steps, save the view as PNG or JPEG (offscreen)
@@ -70,6 +71,11 @@ int main(int argc, char* argv[])
     const QCommandLineOption inputOpt(QStringLiteral("input"),
                                       QStringLiteral("Start from a snapshot (Tipsy, CSV or HDF5; detected from the content)."),
                                       QStringLiteral("FILE"));
+    const QCommandLineOption scenarioOpt(QStringLiteral("scenario"),
+                                         QStringLiteral("Start from a scenario: a registry id (cube, plummer, "
+                                                        "disk-galaxy, galaxy-collision, solar-system, figure-eight) "
+                                                        "or a scenario file (.json)."),
+                                         QStringLiteral("ID|FILE"));
     const QCommandLineOption stepsOpt(QStringLiteral("steps"),
                                       QStringLiteral("Run K steps, then pause."),
                                       QStringLiteral("K"), QStringLiteral("0"));
@@ -102,7 +108,7 @@ int main(int argc, char* argv[])
     const QCommandLineOption diagnosticsOpt(QStringLiteral("diagnostics-every"),
                                             QStringLiteral("Steps between diagnostics evaluations (0: none)."),
                                             QStringLiteral("M"), QStringLiteral("10"));
-    parser.addOptions({kernelOpt, bodiesOpt, inputOpt, stepsOpt, spfOpt, captureOpt, captureSizeOpt, recordOpt,
+    parser.addOptions({kernelOpt, bodiesOpt, inputOpt, scenarioOpt, stepsOpt, spfOpt, captureOpt, captureSizeOpt, recordOpt,
                        recordEveryOpt, recordSizeOpt, colourOpt, quitOpt, diagnosticsOpt});
     // Parsed before the QApplication exists, so bad options are reported without a display.
     QStringList arguments;
@@ -123,6 +129,8 @@ int main(int argc, char* argv[])
 
     nbody::app::StartupConfig config;
     config.kernelId = parser.value(kernelOpt);
+    config.kernelGiven = parser.isSet(kernelOpt);
+    config.bodiesGiven = parser.isSet(bodiesOpt);
     const nbody::KernelInfo* kernel = nbody::findKernel(config.kernelId.toStdString());
     if (!kernel)
         return usageError(QStringLiteral("unknown kernel '%1' (known: %2)").arg(config.kernelId, knownKernels()));
@@ -148,6 +156,9 @@ int main(int argc, char* argv[])
         return usageError(QStringLiteral("--diagnostics-every must be a non-negative integer, not '%1'")
                               .arg(parser.value(diagnosticsOpt)));
     config.inputFile = parser.value(inputOpt);
+    config.scenario = parser.value(scenarioOpt);
+    if (!config.scenario.isEmpty() && !config.inputFile.isEmpty())
+        return usageError(QStringLiteral("--scenario and --input both name the bodies: give one"));
     config.startRunning = config.stepsToRun > 0;
 
     nbody::app::Automation automation;

@@ -31,9 +31,11 @@ int runCommand(const RunOptions& o)
     // ---- the system and its parameters ----
     SystemOptions so;
     so.input = o.input;
+    so.scenario = o.scenario;
     so.bodies = o.bodies;
     so.seed = o.seed;
-    so.bodiesOrSeedGiven = o.bodiesOrSeedGiven;
+    so.bodiesGiven = o.bodiesGiven;
+    so.seedGiven = o.seedGiven;
     so.dt = o.dt;
     so.eps2 = o.eps2;
     PreparedSystem prepared;
@@ -96,11 +98,15 @@ int runCommand(const RunOptions& o)
                                  "here; using the default\n", savedKernel.c_str());
     }
     if (kernelId.empty())
+        kernelId = prepared.scenarioKernel;
+    if (kernelId.empty())
         kernelId = defaultKernel();
+    if (!o.integrator.empty())
+        params.integrator = o.integrator; // Simulation refuses an unknown id, naming the known ones
 
     std::unique_ptr<Simulation> sim;
     try {
-        sim = std::make_unique<Simulation>(world, params, "cpu");
+        sim = std::make_unique<Simulation>(world, std::move(prepared.exact), params, "cpu");
         sim->setKernel(kernelId);
     } catch (const std::invalid_argument& e) {
         std::cerr << "nbody run: " << e.what() << "\n";

@@ -3,6 +3,9 @@
 /// The subcommands of `nbody`. Each returns the process exit code: 0 success, 1 a run-time
 /// failure (GPU error, failed write), 2 bad usage or input (unknown kernel, unreadable file).
 
+#include "sim/SimParams.h"
+#include "sim/World.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,13 +29,16 @@ struct RunOptions {
     int tileWidthFactor = 1;
     int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
     bool captureGiven = false;      ///< --capture given (an empty name is an error)
-    bool bodiesOrSeedGiven = false; ///< --bodies or --seed given (ignored with --input: warn)
+    bool bodiesGiven = false, seedGiven = false; ///< --bodies / --seed given (they override a scenario's)
     bool launchGiven = false;       ///< --block-size or --tile-factor given (else a snapshot's are used)
     bool energy = true;         ///< evaluate energy and momentum (fp64, O(N²)) at start and end
     std::string diagnostics;    ///< CSV of the diagnostics every diagnosticsEvery steps; empty: none
     bool diagnosticsGiven = false; ///< --diagnostics given (an empty name is an error)
     int diagnosticsEvery = 10;  ///< steps between rows of the diagnostics CSV (≥ 1)
+    std::string scenario;       ///< registry id or scenario file (JSON); empty: --input or the default cube
+    std::string integrator;     ///< integrator id; empty: the scenario's (leapfrog for the cube and files)
 };
+
 
 /// `nbody bench`: every selected kernel at every N (see sim/Benchmark.h for what is measured).
 struct BenchOptions {
@@ -52,6 +58,8 @@ struct BenchOptions {
 int runCommand(const RunOptions& o);
 int benchCommand(const BenchOptions& o);
 int kernelsCommand(bool json);
+int scenariosCommand(bool json);
+int integratorsCommand(bool json);
 int devicesCommand(bool json);
 
 } // namespace nbody::cli

@@ -31,7 +31,11 @@ std::string format(const char* f, ...)
 int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& out)
 {
     try {
-        if (!o.input.empty()) {
+        if (!o.scenario.empty() && !o.input.empty())
+            throw std::invalid_argument("--scenario and --input both name the bodies: give one");
+        if (!o.scenario.empty()) {
+            out = scenarioSystem(command, o);
+        } else if (!o.input.empty()) {
             Snapshot snap = readSnapshot(o.input); // any format, detected from the content
             out.world = std::move(snap.world);
             if (snap.params) { // the run's own parameters: an exact continuation
@@ -64,7 +68,7 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
         std::cerr << "nbody " << command << ": " << e.what() << "\n";
         return 2;
     }
-    if (!o.input.empty() && o.bodiesOrSeedGiven)
+    if (!o.input.empty() && (o.bodiesGiven || o.seedGiven))
         std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to the default cube; ignored with --input\n",
                      command);
     // dt and eps2 are fp32 parameters: a value that rounds to 0 or infinity is refused as given.

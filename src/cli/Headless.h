@@ -23,7 +23,9 @@ struct SystemOptions {
     std::string input;          ///< snapshot file in any format (sim/Snapshot.h); empty: the default cube
     std::size_t bodies = 8192;  ///< N of the default cube
     std::uint64_t seed = 42;    ///< seed of the default cube
-    bool bodiesOrSeedGiven = false;
+    std::string scenario;       ///< scenario id or file (JSON); empty: `input` or the default cube
+    bool bodiesGiven = false;   ///< --bodies given (sets a scenario generator's N; ignored for files)
+    bool seedGiven = false;     ///< --seed given
     std::optional<double> dt;   ///< unset: the system's default
     std::optional<double> eps2; ///< unset: the system's default
 };
@@ -34,10 +36,17 @@ struct PreparedSystem {
     std::string what; ///< one line: "uniform cube: 8192 bodies in ±1e5, …" or the file and its scale
     std::string savedKernel;               ///< the kernel a snapshot was written with ("" if none)
     std::pair<int, int> savedLaunch{0, 0}; ///< and its block size and tile width factor (0: none)
+    std::optional<Fp64State> exact;        ///< a scenario's exact fp64 state, when it has one
+    std::string scenarioKernel;            ///< a scenario's kernel ("" = the default)
 };
 
-/// Builds the system. Returns 0, or 2 after printing "nbody <command>: <problem>" to stderr
-/// (unreadable file, N out of range, dt or eps2 not representable in fp32).
+/// The system of `--scenario ID|FILE.json` (with --bodies / --seed for generators). Throws
+/// ScenarioError (naming the field), FormatError (snapshot) or std::invalid_argument.
+PreparedSystem scenarioSystem(const char* command, const SystemOptions& o);
+
+/// Builds the system: a scenario, a snapshot file or the default cube. Returns 0, or 2 after
+/// printing "nbody <command>: <problem>" to stderr (unreadable file, malformed scenario, both
+/// --scenario and --input, N out of range, dt or eps2 not representable in fp32).
 int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& out);
 
 /// The fastest kernel available here: the first available CUDA row, else `cpu`.

@@ -126,11 +126,11 @@ int renderCommand(const RenderOptions& o)
         return rc;
     prepared.params.blockSize = o.blockSize;
     prepared.params.tileWidthFactor = o.tileWidthFactor;
-    const std::string kernelId = o.kernel.empty() ? defaultKernel() : o.kernel;
+    const std::string kernelId = !o.kernel.empty() ? o.kernel : !prepared.scenarioKernel.empty() ? prepared.scenarioKernel : defaultKernel();
     const std::size_t n = prepared.world.size();
     std::unique_ptr<Simulation> sim;
     try {
-        sim = std::make_unique<Simulation>(prepared.world, prepared.params, "cpu");
+        sim = std::make_unique<Simulation>(prepared.world, std::move(prepared.exact), prepared.params, "cpu");
         sim->setKernel(kernelId);
     } catch (const std::invalid_argument& e) {
         std::cerr << "nbody render: " << e.what() << "\n";

@@ -33,6 +33,10 @@ int main(int argc, char** argv)
                        "with --every M whenever the step is a multiple of M");
     runCmd->add_option("--every", run.every, "Steps between snapshots (with --output; 0: only at the end)")
         ->check(CLI::Range(0, 1 << 30));
+    runCmd->add_option("--scenario", run.scenario,
+                       "Scenario to simulate: a registry id (see `nbody scenarios`) or a scenario file (.json); "
+                       "its dt, eps2, G, kernel and integrator apply unless given here");
+    runCmd->add_option("--integrator", run.integrator, "Time integrator id (see `nbody integrators`); default leapfrog");
     runCmd->add_option("-c,--capture", run.capture, "Write a PNG of the final state (headless, EGL)");
     runCmd->add_option("--width", run.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
     runCmd->add_option("--height", run.height, "Capture height in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
@@ -72,7 +76,10 @@ int main(int argc, char** argv)
     RenderOptions render;
     CLI::App* renderCmd = app.add_subcommand(
         "render", "Simulate headless and write a frame every K steps: PNG files in a directory or an MP4 (ffmpeg)");
-    renderCmd->add_option("-i,--input", render.system.input, "Tipsy snapshot to simulate instead of the cube");
+    renderCmd->add_option("-i,--input", render.system.input,
+                          "Snapshot to simulate instead of the cube: Tipsy, CSV or HDF5, detected from the content");
+    renderCmd->add_option("--scenario", render.system.scenario,
+                          "Scenario to simulate: a registry id (see `nbody scenarios`) or a scenario file (.json)");
     renderCmd->add_option("-n,--bodies", render.system.bodies, "Bodies of the default uniform cube (N >= 1)")
         ->capture_default_str()->check(CLI::Range(std::size_t(1), std::size_t(1) << 28));
     renderCmd->add_option("--seed", render.system.seed, "Seed of the default cube")->capture_default_str();
@@ -95,6 +102,14 @@ int main(int argc, char** argv)
     CLI::App* kernelsCmd = app.add_subcommand("kernels", "List the registered force kernels");
     kernelsCmd->add_flag("--json", kernelsJson, "Print JSON");
 
+    bool scenariosJson = false;
+    CLI::App* scenariosCmd = app.add_subcommand("scenarios", "List the registered scenarios (for run --scenario)");
+    scenariosCmd->add_flag("--json", scenariosJson, "Print JSON");
+
+    bool integratorsJson = false;
+    CLI::App* integratorsCmd = app.add_subcommand("integrators", "List the registered time integrators");
+    integratorsCmd->add_flag("--json", integratorsJson, "Print JSON");
+
     bool devicesJson = false;
     CLI::App* devicesCmd = app.add_subcommand("devices", "List CUDA devices and the headless OpenGL renderer");
     devicesCmd->add_flag("--json", devicesJson, "Print JSON");
@@ -113,7 +128,8 @@ int main(int argc, char** argv)
     }
     try {
         if (*runCmd) {
-            run.bodiesOrSeedGiven = runCmd->count("--bodies") + runCmd->count("--seed") > 0;
+            run.bodiesGiven = runCmd->count("--bodies") > 0;
+            run.seedGiven = runCmd->count("--seed") > 0;
             run.captureGiven = runCmd->count("--capture") > 0;
             run.launchGiven = runCmd->count("--block-size") + runCmd->count("--tile-factor") > 0;
             run.diagnosticsGiven = runCmd->count("--diagnostics") > 0;
@@ -122,11 +138,16 @@ int main(int argc, char** argv)
         if (*benchCmd)
             return benchCommand(bench);
         if (*renderCmd) {
-            render.system.bodiesOrSeedGiven = renderCmd->count("--bodies") + renderCmd->count("--seed") > 0;
+            render.system.bodiesGiven = renderCmd->count("--bodies") > 0;
+            render.system.seedGiven = renderCmd->count("--seed") > 0;
             return renderCommand(render);
         }
         if (*kernelsCmd)
             return kernelsCommand(kernelsJson);
+        if (*scenariosCmd)
+            return scenariosCommand(scenariosJson);
+        if (*integratorsCmd)
+            return integratorsCommand(integratorsJson);
         if (*devicesCmd)
             return devicesCommand(devicesJson);
     } catch (const std::exception& e) {

@@ -1,46 +1,11 @@
 #include "Scenario.h"
+#include "Random.h"
 
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
 namespace nbody {
-
-namespace {
-
-/// xoshiro256** (Blackman & Vigna 2018) seeded by SplitMix64: a small generator whose output is
-/// the same on every platform and compiler, so a seed names one system everywhere.
-class Xoshiro256 {
-public:
-    explicit Xoshiro256(std::uint64_t seed)
-    {
-        for (auto& w : m_s) {
-            seed += 0x9e3779b97f4a7c15ull;
-            std::uint64_t z = seed;
-            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-            w = z ^ (z >> 31);
-        }
-    }
-    std::uint64_t next()
-    {
-        const std::uint64_t result = rotl(m_s[1] * 5, 7) * 9;
-        const std::uint64_t t = m_s[1] << 17;
-        m_s[2] ^= m_s[0]; m_s[3] ^= m_s[1]; m_s[1] ^= m_s[2]; m_s[0] ^= m_s[3];
-        m_s[2] ^= t;
-        m_s[3] = rotl(m_s[3], 45);
-        return result;
-    }
-    /// Uniform in [0, 1) with 53 random bits.
-    double uniform() { return double(next() >> 11) * 0x1.0p-53; }
-    double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
-
-private:
-    static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-    std::uint64_t m_s[4];
-};
-
-} // namespace
 
 World makeUniformCube(const CubeParams& p)
 {

@@ -18,6 +18,7 @@ struct SimParams {
     int tileWidthFactor = 1;     ///< `tiled`: bodies staged per tile = blockSize × factor (1, 2, 4, …)
     int blockRows = 1;           ///< 2D kernels: rows (bodies i) per block; threads = blockSize × blockRows
     int diagnosticsInterval = 0; ///< steps between automatic energy/momentum evaluations; 0 = on request only
+    std::string integrator = "leapfrog"; ///< time integrator, a row of the integrator registry (Integrators.h)
 };
 
 /// The predecessor's default system: a uniform random cube (seeds 002 §6.1).

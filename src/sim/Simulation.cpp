@@ -1,4 +1,5 @@
 #include "Simulation.h"
+#include "Integrators.h"
 #include "Scenario.h"
 
 #if NBODY_HAVE_CUDA
@@ -13,6 +14,7 @@ class DeviceState {};
 #include <chrono>
 #include <cstdio>
 #include <cmath>
+#include <span>
 #include <string>
 
 namespace nbody {
@@ -52,6 +54,7 @@ void validateParams(const SimParams& p)
                                     std::to_string(p.tileWidthFactor) + ")");
     if (p.diagnosticsInterval < 0)
         throw std::invalid_argument("diagnostics interval must be >= 0");
+    (void)integratorOrThrow(p.integrator);
 }
 
 /// Refuses parameters a CUDA kernel cannot launch with (message names the limit).
@@ -66,8 +69,17 @@ void checkLaunchable(const KernelInfo& k, const SimParams& p, std::size_t n)
 } // namespace
 
 Simulation::Simulation(World world, SimParams params, std::string_view kernelId)
+    : Simulation(std::move(world), std::nullopt, std::move(params), kernelId)
+{
+}
+
+Simulation::Simulation(World world, std::optional<Fp64State> exact, SimParams params, std::string_view kernelId)
 {
     validateOrThrow(world, params);
+    validateExact(world, exact);
+    m_exact64 = std::move(exact);
+    if (m_exact64)
+        m_exact64->acceleration.assign(m_exact64->size(), Double4{});
     m_world = std::move(world);
     m_world.accelerationsValid = false;
     m_params = params;
@@ -87,6 +99,24 @@ void Simulation::validateOrThrow(const World& w, const SimParams& p) const
     if (const std::string why = w.validate(); !why.empty())
         throw std::invalid_argument("invalid system: " + why);
     validateParams(p);
+}
+
+void Simulation::validateExact(const World& w, const std::optional<Fp64State>& exact)
+{
+    if (!exact)
+        return;
+    if (exact->position.size() != w.size() || exact->velocity.size() != w.size())
+        throw std::invalid_argument("the fp64 initial state has " + std::to_string(exact->position.size()) +
+                                    " positions and " + std::to_string(exact->velocity.size()) +
+                                    " velocities for a system of " + std::to_string(w.size()) + " bodies");
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        const Double4& x = exact->position[i];
+        const Double4& v = exact->velocity[i];
+        if (!std::isfinite(x.x) || !std::isfinite(x.y) || !std::isfinite(x.z) || !std::isfinite(x.w) ||
+            !(x.w >= 0) || !std::isfinite(v.x) || !std::isfinite(v.y) || !std::isfinite(v.z))
+            throw std::invalid_argument("the fp64 initial state of body " + std::to_string(i) +
+                                        " is not finite or has a negative mass");
+    }
 }
 
 bool Simulation::deviceResident() const
@@ -189,7 +219,7 @@ void Simulation::setKernel(std::string_view id)
         narrowIfStale();
         m_state64 = {};
     } else if (!wasFp64 && isFp64) {
-        m_state64 = widen(m_world);
+        m_state64 = m_exact64 ? *m_exact64 : widen(m_world); // the exact initial state, while untouched
         m_worldStale = false;
     }
     m_kernel = k;
@@ -212,13 +242,17 @@ void Simulation::setParams(const SimParams& params)
     m_params = params;
 }
 
-void Simulation::setWorld(World world)
+void Simulation::setWorld(World world, std::optional<Fp64State> exact)
 {
     validateOrThrow(world, m_params);
+    validateExact(world, exact);
+    m_exact64 = std::move(exact);
+    if (m_exact64)
+        m_exact64->acceleration.assign(m_exact64->size(), Double4{});
     m_world = std::move(world);
     m_world.accelerationsValid = false;
     if (fp64State())
-        m_state64 = widen(m_world);
+        m_state64 = m_exact64 ? *m_exact64 : widen(m_world);
     m_worldStale = false;
     m_hostStale = false;
     m_deviceStale = true;
@@ -332,6 +366,7 @@ void Simulation::step(int count)
         return;
     if (m_params.diagnosticsInterval > 0 && !m_initialDiagnostics)
         runDiagnosticsSystem(); // E0: the first evaluation of this system
+    m_exact64.reset(); // the state moves on: a later switch to fp64 widens the current one
     const auto t0 = std::chrono::steady_clock::now();
     if (deviceResident())
         stepDevice(count);
@@ -463,14 +498,17 @@ template <class T, class V>
 void Simulation::stepHostT(int count, std::vector<V>& pos, std::vector<V>& vel, std::vector<V>& acc)
 {
     HostIntegrator<T, V> kdk{pos, vel, acc};
-    const T dt = T(m_params.dt);
+    const std::span<const double> weights = integratorOrThrow(m_params.integrator).weights;
     for (int s = 0; s < count; ++s) {
         if (!m_world.accelerationsValid)
             hostForces(); // gravity: a_n
-        kdk.kick(dt);     // integrate: opening kick
-        kdk.drift(dt);    // integrate: drift
-        hostForces();     // gravity: a_{n+1}
-        kdk.kick(dt);     // integrate: closing kick
+        for (const double w : weights) { // KDK leapfrog substeps of w·dt (Integrators.h)
+            const T dt = T(w * double(m_params.dt));
+            kdk.kick(dt);  // integrate: opening kick
+            kdk.drift(dt); // integrate: drift
+            hostForces();  // gravity: a at the new positions
+            kdk.kick(dt);  // integrate: closing kick
+        }
         m_world.time += double(m_params.dt);
         ++m_world.step;
         m_synced = {m_world.time, m_world.step};
@@ -493,16 +531,19 @@ void Simulation::stepDevice(int count)
 #if NBODY_HAVE_CUDA
     ensureDevice();
     const double dt = m_params.dt;
+    const std::span<const double> weights = integratorOrThrow(m_params.integrator).weights;
     for (int s = 0; s < count; ++s) {
         if (!m_world.accelerationsValid) {
             m_device->computeForces(*m_kernel, m_params, m_current); // gravity: a_n
             m_world.accelerationsValid = true;
         }
-        m_device->kickDrift(dt, m_current);                          // integrate: kick + drift,
-        m_current = 1 - m_current;                                   // into the other buffer
-        m_device->computeForces(*m_kernel, m_params, m_current);     // gravity: a_{n+1}
-        m_device->kick(dt);                                          // integrate: closing kick
-        m_world.time += double(dt);
+        for (const double w : weights) {                                 // KDK substeps of w·dt
+            m_device->kickDrift(w * dt, m_current);                      // integrate: kick + drift,
+            m_current = 1 - m_current;                                   // into the other buffer
+            m_device->computeForces(*m_kernel, m_params, m_current);     // gravity: a at the new x
+            m_device->kick(w * dt);                                      // integrate: closing kick
+        }
+        m_world.time += dt;
         ++m_world.step;
         m_hostStale = true;
         runDiagnosticsSystem();

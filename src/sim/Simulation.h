@@ -7,6 +7,8 @@
 ///     gravity   a_n = F(x_n)            (only when the accelerations are stale: the first step,
 ///                                        after a load, an edit or a parameter change)
 ///     integrate v += ½ a_n dt;  x_{n+1} = x_n + v dt;  a_{n+1} = F(x_{n+1});  v += ½ a_{n+1} dt
+///               (SimParams::integrator: one such substep of dt for `leapfrog`, a composition of
+///               substeps w_i·dt for higher orders, see Integrators.h)
 ///     diagnostics (every SimParams::diagnosticsInterval steps)
 ///
 /// CPU kernels advance the host World. CUDA kernels advance a device copy: positions in two
@@ -55,6 +57,12 @@ public:
     /// Takes the initial system. Throws std::invalid_argument for an empty or invalid world or
     /// invalid parameters, and the errors of setKernel().
     explicit Simulation(World world, SimParams params = {}, std::string_view kernelId = "cpu");
+    /// The same with the exact fp64 initial state of the system (N Double4 positions + mass and
+    /// velocities; `world` holds its rounding), used instead of widening the World whenever an
+    /// fp64 kernel takes the state before the first step (solar system, test orbits). Ignored by
+    /// fp32 kernels. Throws std::invalid_argument as above, and when its size does not match the
+    /// World's or a value is not finite.
+    Simulation(World world, std::optional<Fp64State> exact, SimParams params, std::string_view kernelId);
     ~Simulation();
     Simulation(const Simulation&) = delete;
     Simulation& operator=(const Simulation&) = delete;
@@ -81,15 +89,17 @@ public:
     void setKernel(std::string_view id);
     const KernelInfo& kernel() const { return *m_kernel; }
 
-    /// Replaces the parameters (validated as in the constructor); accelerations become stale.
+    /// Replaces the parameters (validated as in the constructor: an unknown `integrator` is a
+    /// std::invalid_argument naming the known ones); accelerations become stale.
     void setParams(const SimParams& params);
     const SimParams& params() const { return m_params; }
 
-    /// Replaces the system (a reset or a loaded file). With an fp64 kernel the state is widened
-    /// from the World's fp32 columns. Throws std::invalid_argument when invalid;
-    /// the current system is kept then. With a CUDA kernel and External buffers attached, the new
-    /// state is uploaded into them at once (CudaError when that fails).
-    void setWorld(World world);
+    /// Replaces the system (a reset or a loaded file). With an fp64 kernel the state is `exact`
+    /// when given (see the constructor), else widened from the World's fp32 columns. Throws
+    /// std::invalid_argument when invalid; the current system is kept then. With a CUDA kernel
+    /// and External buffers attached, the new state is uploaded into them at once (CudaError
+    /// when that fails).
+    void setWorld(World world, std::optional<Fp64State> exact = std::nullopt);
 
     /// The host copy of the system, synchronised first when a CUDA kernel holds the state; with
     /// an fp64 kernel, its fp32 columns are the fp64 state rounded to nearest.
@@ -147,6 +157,7 @@ public:
 
 private:
     void validateOrThrow(const World& w, const SimParams& p) const;
+    static void validateExact(const World& w, const std::optional<Fp64State>& exact);
     void stepHost(int count);
     template <class T, class V>
     void stepHostT(int count, std::vector<V>& pos, std::vector<V>& vel, std::vector<V>& acc);
@@ -167,6 +178,7 @@ private:
     bool m_hostStale = false;   ///< the device holds a newer state than m_world
     bool m_deviceStale = true;  ///< the host state is newer than the device state
     Fp64State m_state64;        ///< fp64 kernels: the host state (the World holds its rounding)
+    std::optional<Fp64State> m_exact64; ///< the exact initial state given with the system, until the first step
     bool m_worldStale = false;  ///< m_state64 is newer than the World's fp32 columns
     int m_current = 0;
     Float4* m_attached[2] = {nullptr, nullptr};

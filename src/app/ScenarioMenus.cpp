@@ -1,0 +1,146 @@
+#include "ScenarioMenus.h"
+
+#include "sim/Integrators.h"
+#include "sim/Scenarios.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QSpinBox>
+#include <QWidget>
+
+namespace nbody::app {
+
+namespace {
+
+QString qstr(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+const QString kFilter = QStringLiteral("Scenario files (*.json);;All files (*)");
+
+} // namespace
+
+ScenarioMenus::ScenarioMenus(QWidget* dialogParent) : QObject(dialogParent), m_parent(dialogParent)
+{
+    m_newMenu = new QMenu(tr("New from &scenario"), dialogParent);
+    m_newMenu->setToolTipsVisible(true);
+    for (const ScenarioInfo& s : scenarioRegistry()) {
+        QAction* a = m_newMenu->addAction(qstr(s.name) + QStringLiteral("…"));
+        a->setToolTip(qstr(s.description) + QStringLiteral("\n\nUnits: ") + qstr(s.units));
+        a->setStatusTip(qstr(s.description));
+        a->setData(qstr(s.id));
+        connect(a, &QAction::triggered, this, [this, a] { askAndCreate(a->data().toString()); });
+    }
+    m_open = new QAction(tr("Open s&cenario…"), this);
+    m_open->setStatusTip(tr("Open a scenario file (JSON: parameters and a generator or a snapshot)"));
+    connect(m_open, &QAction::triggered, this, &ScenarioMenus::openFile);
+    m_save = new QAction(tr("Save sc&enario…"), this);
+    m_save->setStatusTip(tr("Save the current system's recipe and parameters as a scenario file"));
+    connect(m_save, &QAction::triggered, this, &ScenarioMenus::saveFile);
+
+    m_integratorMenu = new QMenu(tr("&Integrator"), dialogParent);
+    m_integratorMenu->setToolTipsVisible(true);
+    m_integrators = new QActionGroup(this);
+    m_integrators->setExclusive(true);
+    for (const IntegratorInfo& i : integratorRegistry()) {
+        QAction* a = m_integratorMenu->addAction(
+            tr("%1 (order %2, %3 force evaluation(s) per step)").arg(qstr(i.name)).arg(i.order).arg(i.weights.size()));
+        a->setCheckable(true);
+        a->setData(qstr(i.id));
+        a->setToolTip(qstr(i.description));
+        a->setStatusTip(qstr(i.description));
+        m_integrators->addAction(a);
+        connect(a, &QAction::triggered, this, [this, a] {
+            const QString id = a->data().toString();
+            if (id != m_current)
+                emit integratorRequested(id);
+        });
+    }
+}
+
+void ScenarioMenus::addFileActions(QMenu* file)
+{
+    file->addMenu(m_newMenu);
+    file->addAction(m_open);
+    file->addAction(m_save);
+}
+
+void ScenarioMenus::setIntegrator(const QString& id)
+{
+    m_current = id;
+    for (QAction* a : m_integrators->actions())
+        a->setChecked(a->data().toString() == id);
+}
+
+void ScenarioMenus::askAndCreate(const QString& id)
+{
+    const ScenarioInfo* row = findScenario(id.toStdString());
+    if (!row)
+        return;
+    QDialog dialog(m_parent);
+    dialog.setWindowTitle(tr("New: %1").arg(qstr(row->name)));
+    auto* form = new QFormLayout(&dialog);
+    auto* about = new QLabel(qstr(row->description) + QStringLiteral("<br><i>") + qstr(row->units).toHtmlEscaped() +
+                                 QStringLiteral("</i>"),
+                             &dialog);
+    about->setWordWrap(true);
+    form->addRow(about);
+    auto* bodies = new QSpinBox(&dialog);
+    bodies->setRange(1, 1 << 28);
+    bodies->setValue(int(row->defaultBodies));
+    bodies->setEnabled(!row->fixedBodies);
+    bodies->setToolTip(row->fixedBodies ? tr("This scenario's bodies are fixed") : tr("Number of bodies N"));
+    form->addRow(tr("Bodies (N):"), bodies);
+    auto* seed = new QSpinBox(&dialog);
+    seed->setRange(0, 1 << 30);
+    seed->setValue(42);
+    seed->setEnabled(!row->fixedBodies);
+    form->addRow(tr("Seed:"), seed);
+    form->addRow(new QLabel(tr("dt %1, ε² %2, G %3; integrator %4, kernel %5")
+                                .arg(double(row->dt))
+                                .arg(double(row->eps2))
+                                .arg(row->G)
+                                .arg(qstr(row->integrator), row->kernel.empty() ? tr("(current)") : qstr(row->kernel)),
+                            &dialog));
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    emit newScenarioRequested(id, row->fixedBodies ? 0 : qulonglong(bodies->value()), quint64(seed->value()));
+}
+
+void ScenarioMenus::openFile()
+{
+    const QString path = QFileDialog::getOpenFileName(m_parent, tr("Open scenario"),
+                                                      m_lastPath.isEmpty() ? QString() : QFileInfo(m_lastPath).absolutePath(),
+                                                      kFilter);
+    if (path.isEmpty())
+        return;
+    m_lastPath = path;
+    emit openScenarioRequested(path);
+}
+
+void ScenarioMenus::saveFile()
+{
+    QString path = QFileDialog::getSaveFileName(m_parent, tr("Save scenario"),
+                                                m_lastPath.isEmpty() ? QStringLiteral("scenario.json") : m_lastPath,
+                                                kFilter);
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".json");
+    m_lastPath = path;
+    emit saveScenarioRequested(path);
+}
+
+} // namespace nbody::app

@@ -1,0 +1,126 @@
+/// `nbody scenarios`, `nbody integrators` and the system of `nbody run --scenario ID|FILE.json`.
+#include "Commands.h"
+#include "Headless.h"
+
+#include "sim/Integrators.h"
+#include "sim/Scenarios.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <stdexcept>
+
+namespace nbody::cli {
+
+namespace {
+
+bool endsWith(const std::string& s, const char* suffix)
+{
+    const std::string t(suffix);
+    return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
+}
+
+} // namespace
+
+PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
+{
+    // A registry id, or a scenario file (anything ending in .json or naming no registry row).
+    ScenarioSpec spec;
+    if (findScenario(o.scenario)) {
+        spec = scenarioSpec(o.scenario);
+    } else if (!endsWith(o.scenario, ".json")) {
+        throw std::invalid_argument("unknown scenario '" + o.scenario + "' (known: " + knownScenarioIds() +
+                                    "; or a scenario file ending in .json)");
+    } else {
+        spec = readScenarioFile(o.scenario);
+    }
+    if (!spec.generator.empty()) {
+        const ScenarioInfo* row = findScenario(spec.generator);
+        if (o.bodiesGiven) {
+            if (row->fixedBodies)
+                std::fprintf(stderr, "nbody %s: note: '%s' has %zu bodies by definition; --bodies ignored\n",
+                             command, std::string(row->id).c_str(), row->defaultBodies);
+            else
+                spec.bodies = o.bodies;
+        }
+        if (o.seedGiven)
+            spec.seed = o.seed;
+    } else if (o.bodiesGiven || o.seedGiven) {
+        std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to generators; ignored for a snapshot\n",
+                     command);
+    }
+    BuiltScenario b = buildScenario(spec);
+    PreparedSystem s;
+    s.world = std::move(b.bodies.world);
+    s.exact = std::move(b.bodies.exact);
+    s.params = b.params;
+    s.scenarioKernel = b.kernel;
+    char line[768];
+    std::snprintf(line, sizeof line, "%s; units: %s", b.summary.c_str(), b.units.c_str());
+    s.what = line;
+    return s;
+}
+
+int scenariosCommand(bool json)
+{
+    if (json) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (const ScenarioInfo& s : scenarioRegistry())
+            rows.push_back({{"id", s.id},
+                            {"name", s.name},
+                            {"description", s.description},
+                            {"units", s.units},
+                            {"G", s.G},
+                            {"eps2", s.eps2},
+                            {"dt", s.dt},
+                            {"integrator", s.integrator},
+                            {"kernel", s.kernel},
+                            {"bodies", s.defaultBodies},
+                            {"fixedBodies", s.fixedBodies},
+                            {"arguments", s.arguments}});
+        std::cout << nlohmann::json{{"scenarios", rows}}.dump(2) << "\n";
+        return 0;
+    }
+    std::printf("%-17s %-27s %7s %-12s %-9s %-10s %s\n", "id", "name", "N", "dt", "eps2", "integrator", "kernel");
+    for (const ScenarioInfo& s : scenarioRegistry())
+        std::printf("%-17s %-27s %7zu %-12g %-9g %-10s %s\n", std::string(s.id).c_str(), std::string(s.name).c_str(),
+                    s.defaultBodies, double(s.dt), double(s.eps2), std::string(s.integrator).c_str(),
+                    s.kernel.empty() ? "(fastest)" : std::string(s.kernel).c_str());
+    std::printf("\nUnits and generator arguments (scenario files: \"bodies\": {\"generator\": ID, \"N\": n, "
+                "\"seed\": s, \"args\": {...}}):\n");
+    for (const ScenarioInfo& s : scenarioRegistry())
+        std::printf("  %-17s %s\n  %-17s args: %s\n", std::string(s.id).c_str(), std::string(s.units).c_str(), "",
+                    std::string(s.arguments).c_str());
+    return 0;
+}
+
+int integratorsCommand(bool json)
+{
+    if (json) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (const IntegratorInfo& i : integratorRegistry())
+            rows.push_back({{"id", i.id},
+                            {"name", i.name},
+                            {"description", i.description},
+                            {"order", i.order},
+                            {"forceEvaluationsPerStep", i.weights.size()},
+                            {"weights", std::vector<double>(i.weights.begin(), i.weights.end())}});
+        std::cout << nlohmann::json{{"integrators", rows}}.dump(2) << "\n";
+        return 0;
+    }
+    std::printf("%-10s %-20s %5s %6s  %s\n", "id", "name", "order", "forces", "substep weights (x dt)");
+    for (const IntegratorInfo& i : integratorRegistry()) {
+        std::string w;
+        for (double x : i.weights) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%s%.17g", w.empty() ? "" : ", ", x);
+            w += buf;
+        }
+        std::printf("%-10s %-20s %5d %6zu  %s\n", std::string(i.id).c_str(), std::string(i.name).c_str(), i.order,
+                    i.weights.size(), w.c_str());
+    }
+    return 0;
+}
+
+} // namespace nbody::cli

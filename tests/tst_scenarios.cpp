@@ -1,0 +1,531 @@
+// The scenario registry, the models and scenario files: the Plummer sphere's virial ratio and
+// half-mass radius against the model's values with tolerances derived from N, the disk galaxy
+// and the collision's set-up, the Solar System at J2000, every row built and stepped, scenario
+// files written and read back, and malformed files refused with the field named.
+#include "sim/Diagnostics.h"
+#include "sim/Integrators.h"
+#include "sim/Models.h"
+#include "sim/Scenarios.h"
+#include "sim/Simulation.h"
+#include "sim/Tipsy.h"
+
+#include <QtTest>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+
+using namespace nbody;
+
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+/// Simpson's rule on [lo, hi] with n (even) intervals.
+template <class F>
+double simpson(F f, double lo, double hi, int n = 4000)
+{
+    const double h = (hi - lo) / n;
+    double s = f(lo) + f(hi);
+    for (int i = 1; i < n; ++i)
+        s += f(lo + i * h) * (i % 2 ? 4 : 2);
+    return s * h / 3;
+}
+
+/// Kinetic and potential energy of the sampled Plummer model in Hénon units (G = M = 1, scale a),
+/// when the mass fraction c is sampled: positions follow F(r) = M(r)/c with M(r) = r³/(r²+a²)^{3/2}
+/// and velocities the full model's distribution function, whose mean square speed at r is
+/// <v²> = −φ/2 = 1 / (2 sqrt(r² + a²)). With X = M(r) = sin³θ (so r = a tanθ):
+///   K = ½ ∫ <v²> dF = (1 / 4ca) ∫_0^{θc} 3 sin²θ cos²θ dθ,
+///   W = −∫ F(r) / r dF = −(1 / c² a) ∫_0^{θc} 3 sin⁴θ cos²θ dθ,   sin θc = c^{1/3}.
+/// For c = 1: K = 3π/64a = 1/4 and W = −3π/32a = −1/2.
+std::pair<double, double> plummerEnergies(double c)
+{
+    const double a = plummerScaleHenon(), top = std::asin(std::cbrt(c));
+    auto sc = [](double t, int k) { return 3 * std::pow(std::sin(t), k) * std::pow(std::cos(t), 2); };
+    const double K = simpson([&](double t) { return sc(t, 2); }, 0, top) / (4 * c * a);
+    const double W = -simpson([&](double t) { return sc(t, 4); }, 0, top) / (c * c * a);
+    return {K, W};
+}
+
+/// JSON written with single quotes in the tables below (moc does not read raw strings).
+std::string js(const QString& singleQuoted)
+{
+    std::string t = singleQuoted.toStdString();
+    std::replace(t.begin(), t.end(), '\'', '"');
+    return t;
+}
+
+QString field(const std::function<void()>& f)
+{
+    try {
+        f();
+    } catch (const ScenarioError& e) {
+        return QString::fromStdString(e.field()) + QStringLiteral(" | ") + QString::fromUtf8(e.what());
+    }
+    return QStringLiteral("<no error>");
+}
+
+} // namespace
+
+class TestScenarios : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        // Systems of 3 to 6001 bodies: one thread does each O(N²) sum in well under a second, and
+        // OpenMP's fork/join per step would cost more than the work for the small systems on a
+        // loaded machine (spinning threads competing for the cores).
+        omp_set_num_threads(1);
+    }
+
+    void henonUnits()
+    {
+        // The closed forms the tests below use: for the complete model in Hénon units K = 1/4,
+        // W = −1/2 (E = −1/4, virial ratio 1) and r_h = a / sqrt(2^{2/3} − 1) = 0.7686.
+        const auto [K, W] = plummerEnergies(1.0);
+        QCOMPARE_LE(std::abs(K - 0.25), 1e-12);
+        QCOMPARE_LE(std::abs(W + 0.5), 1e-12);
+        QCOMPARE_LE(std::abs(plummerHalfMassRadius(1.0) - 0.76857), 1e-5);
+    }
+
+    void plummer_data()
+    {
+        QTest::addColumn<QString>("spectrum");
+        QTest::addColumn<int>("bodies");
+        QTest::addColumn<quint64>("seed");
+        QTest::newRow("equal N=4099") << "equal" << 4099 << quint64(42);
+        QTest::newRow("equal N=4099 seed 7") << "equal" << 4099 << quint64(7);
+        QTest::newRow("salpeter N=6001") << "salpeter" << 6001 << quint64(3);
+    }
+    void plummer()
+    {
+        QFETCH(QString, spectrum);
+        QFETCH(int, bodies);
+        QFETCH(quint64, seed);
+        PlummerParams p;
+        p.bodies = std::size_t(bodies);
+        p.seed = seed;
+        p.massSpectrum = spectrum.toStdString();
+        const ModelBodies b = makePlummer(p);
+        QVERIFY(b.exact);
+        const Fp64State& s = *b.exact;
+        QCOMPARE(s.size(), std::size_t(bodies));
+        const double a = plummerScaleHenon();
+
+        // Total mass 1, centre of mass at rest at the origin.
+        double M = 0, sumM2 = 0;
+        Double3 P, X;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            const double m = s.position[i].w;
+            M += m;
+            sumM2 += m * m;
+            P.x += m * s.velocity[i].x; P.y += m * s.velocity[i].y; P.z += m * s.velocity[i].z;
+            X.x += m * s.position[i].x; X.y += m * s.position[i].y; X.z += m * s.position[i].z;
+        }
+        QCOMPARE_LE(std::abs(M - 1), 1e-12);
+        QCOMPARE_LE(std::hypot(P.x, P.y, P.z), 1e-12);
+        QCOMPARE_LE(std::hypot(X.x, X.y, X.z), 1e-12);
+
+        // ---- virial ratio Q = 2K / |W| (Newtonian: ε² = 0) ----
+        // Expected: the sampled model's Q from plummerEnergies (massCutoff 0.999: Q = 0.99903).
+        // Both K and W carry the factor (1 − Σ m²) in expectation (the centre-of-mass velocity
+        // removed from K; the pair sum over i ≠ j in W), so it cancels in Q.
+        // Scatter (independent bodies): σ_K = sqrt(Σ m_i² (u_i − ū)²) with u = ½ v², and — W
+        // being a U-statistic with kernel −m_i m_j / r_ij, whose projection is the potential —
+        // σ_W = sqrt(Σ m_i² (φ_i − φ̄)²) with φ(r) = −1 / sqrt(r² + a²) (Hoeffding). Ignoring the
+        // positive correlation of K and |W| (it shrinks the scatter of their ratio) σ_Q / Q =
+        // sqrt((σ_K/K)² + (σ_W/W)²) ≈ 1.3 / sqrt(N) for equal masses; we allow 4 σ_Q.
+        const Diagnostics d = measureDiagnostics(s, 0.0, 0, 1.0, 0.0);
+        const double Q = 2 * d.kinetic / std::abs(d.potential);
+        const auto [Kc, Wc] = plummerEnergies(p.massCutoff);
+        const double Qexp = 2 * Kc / std::abs(Wc);
+        double ubar = 0, phibar = 0;
+        std::vector<double> u(s.size()), phi(s.size()), r(s.size());
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            const Double4& x = s.position[i];
+            const Double4& v = s.velocity[i];
+            r[i] = std::sqrt(x.x * x.x + x.y * x.y + x.z * x.z);
+            u[i] = 0.5 * (v.x * v.x + v.y * v.y + v.z * v.z);
+            phi[i] = -1 / std::sqrt(r[i] * r[i] + a * a);
+            ubar += x.w * u[i];
+            phibar += x.w * phi[i];
+        }
+        double varK = 0, varW = 0, r2 = 0;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            const double m2 = s.position[i].w * s.position[i].w;
+            varK += m2 * (u[i] - ubar) * (u[i] - ubar);
+            varW += m2 * (phi[i] - phibar) * (phi[i] - phibar);
+            r2 += m2 * r[i] * r[i];
+        }
+        const double sigmaQ = Qexp * std::sqrt(varK / (d.kinetic * d.kinetic) + varW / (d.potential * d.potential));
+        qInfo("N = %d (%s): Q = %.5f, expected %.5f, 4 sigma = %.4f; K = %.5f, W = %.5f, E = %.5f", bodies,
+              qPrintable(spectrum), Q, Qexp, 4 * sigmaQ, d.kinetic, d.potential, d.total);
+        QCOMPARE_LE(std::abs(Q - Qexp), 4 * sigmaQ);
+        // The energy is Hénon's −1/4 within the same scatter (E = K + W, each within 4 σ).
+        QCOMPARE_LE(std::abs(d.total - (Kc + Wc) * (1 - sumM2)), 4 * (std::sqrt(varK) + std::sqrt(varW)));
+
+        // ---- half-mass radius ----
+        // Expected: the radius holding half of the sampled mass, plummerHalfMassRadius(c).
+        // Scatter: the mass inside the model's r_h is a sum of independent terms with variance
+        // ¼ Σ m² (binomial), so r_h scatters by σ_r = ½ sqrt(Σ m²) / F'(r_h), with
+        // F'(r) = 3 a² r² / (r² + a²)^{5/2} / c. The centre of mass, about which the radii are
+        // measured, is off the model's centre by δ with E|δ|² = Σ m² r²; such a shift moves the
+        // radii by −δ·r̂ (averaging out over the shell) + |δ|²/(2r)(1 − cos²), on average
+        // |δ|²/(3r); we allow |δ|² up to 5 E|δ|² (χ² with 3 degrees of freedom: 99.8 %).
+        std::vector<std::size_t> order(s.size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return r[i] < r[j]; });
+        double inside = 0, rh = 0;
+        for (std::size_t i : order) {
+            inside += s.position[i].w;
+            if (inside >= 0.5) {
+                rh = r[i];
+                break;
+            }
+        }
+        const double rhExp = plummerHalfMassRadius(p.massCutoff);
+        const double dF = 3 * a * a * rhExp * rhExp / std::pow(rhExp * rhExp + a * a, 2.5) / p.massCutoff;
+        const double sigmaR = 0.5 * std::sqrt(sumM2) / dF;
+        const double shift = 5 * r2 / (3 * rhExp);
+        qInfo("half-mass radius %.4f, expected %.4f, tolerance 4 sigma %.4f + centre %.4f", rh, rhExp, 4 * sigmaR,
+              shift);
+        QCOMPARE_LE(std::abs(rh - rhExp), 4 * sigmaR + shift);
+
+        if (spectrum == QLatin1String("salpeter")) {
+            // Masses between m_min and 100 m_min (massRatio), dN/dm ∝ m^{-2.35}: the mean mass is
+            // m_min (1.35/0.35) (1 − R^{-0.35}) / (1 − R^{-1.35}) = 3.22 m_min for R = 100, so
+            // m_min = 1 / (3.22 N); the sampled mean has relative scatter (std/mean of the
+            // distribution, 1.47) / sqrt(N) = 1.9 %, we allow 4 σ.
+            const auto [lo, hi] = b.world.massRange();
+            QVERIFY(hi / lo <= 100.0001f);
+            QVERIFY(hi / lo > 20); // 6001 draws reach far into the tail (P(m > 20 m_min) = 11 %)
+            const double mMin = 1.0 / (3.2198 * bodies);
+            QCOMPARE_LE(std::abs(lo / mMin - 1), 4 * 0.019 + 1e-3);
+        }
+    }
+
+    void plummerIsDeterministic()
+    {
+        PlummerParams p;
+        p.bodies = 333;
+        const ModelBodies a = makePlummer(p), b = makePlummer(p);
+        QVERIFY(std::equal(a.exact->position.begin(), a.exact->position.end(), b.exact->position.begin(),
+                           [](const Double4& x, const Double4& y) { return x.x == y.x && x.y == y.y && x.w == y.w; }));
+        p.seed = 43;
+        const ModelBodies c = makePlummer(p);
+        QVERIFY(c.exact->position[0].x != a.exact->position[0].x);
+    }
+
+    void diskGalaxy()
+    {
+        // A disk galaxy in equilibrium rotates: the disk's (Star) mean azimuthal speed follows
+        // the circular speed less the asymmetric drift, and the whole is near virial equilibrium.
+        // Q = 2K/|W| scatters as ≈ 1.3 / sqrt(N) (as for the Plummer sphere): 4 σ = 0.095 for
+        // N = 3001; the model's approximations (the disk counted as spherical in the halo's Jeans
+        // equation, the epicyclic dispersions, the asymmetric drift) shift it by a few per cent.
+        // We allow 0.125.
+        DiskGalaxyParams p;
+        p.bodies = 3001;
+        const ModelBodies b = makeDiskGalaxy(p);
+        const World& w = b.world;
+        std::size_t nDisk = 0;
+        double lz = 0, diskMass = 0, maxAbsZ = 0;
+        for (std::size_t i = 0; i < w.size(); ++i) {
+            if (w.groups()[i] != Group::Star)
+                continue;
+            ++nDisk;
+            const Double4& x = b.exact->position[i];
+            const Double4& v = b.exact->velocity[i];
+            lz += x.w * (x.x * v.y - x.y * v.x) / std::max(std::hypot(x.x, x.y), 1e-9);
+            diskMass += x.w;
+            maxAbsZ = std::max(maxAbsZ, std::abs(x.z));
+        }
+        QCOMPARE(nDisk, std::size_t(1501)); // diskFraction 0.5 of 3001, rounded half away from 0
+        QCOMPARE_LE(std::abs(diskMass - 1), 1e-12);
+        const double meanVphi = lz / diskMass;
+        qInfo("disk: mean v_phi = %.3f; max |z| = %.3f", meanVphi, maxAbsZ);
+        // v_c at 2 Rd: disk (Freeman) 0.62 and halo sqrt(5 · 4 / 13^{3/2}) = 0.97 in quadrature:
+        // 1.15; the mass-weighted mean over the disk lies between 0.5 and 1.3 of that.
+        QVERIFY(meanVphi > 0.5 && meanVphi < 1.5);
+        const Diagnostics d = measureDiagnostics(*b.exact, 0, 0, 1.0, 0.0);
+        const double Q = 2 * d.kinetic / std::abs(d.potential);
+        qInfo("disk galaxy: Q = %.4f", Q);
+        QCOMPARE_LE(std::abs(Q - 1), 0.125);
+    }
+
+    void galaxyCollision()
+    {
+        // Two galaxies of mass 6 each on a parabola: their centres start 30 apart with relative
+        // speed sqrt(2 G M / r) = sqrt(2 · 12 / 30) = 0.894 (parabolic: E = 0), and the
+        // relative orbit's angular momentum gives the pericentre 6: h² = 2 G M r_p.
+        GalaxyCollisionParams p;
+        p.galaxy.bodies = 2001;
+        const ModelBodies b = makeGalaxyCollision(p);
+        QCOMPARE(b.world.size(), std::size_t(2001));
+        const std::size_t n1 = 1000;
+        auto centre = [&](std::size_t from, std::size_t to) {
+            double m = 0;
+            Double4 x{}, v{};
+            for (std::size_t i = from; i < to; ++i) {
+                const Double4& px = b.exact->position[i];
+                const Double4& pv = b.exact->velocity[i];
+                m += px.w;
+                x.x += px.w * px.x; x.y += px.w * px.y; x.z += px.w * px.z;
+                v.x += px.w * pv.x; v.y += px.w * pv.y; v.z += px.w * pv.z;
+            }
+            return std::tuple{m, Double4{x.x / m, x.y / m, x.z / m, 0}, Double4{v.x / m, v.y / m, v.z / m, 0}};
+        };
+        const auto [m1, x1, v1] = centre(0, n1);
+        const auto [m2, x2, v2] = centre(n1, b.world.size());
+        QCOMPARE_LE(std::abs(m1 - 6), 1e-12);
+        QCOMPARE_LE(std::abs(m2 - 6), 1e-12);
+        const double rx = x2.x - x1.x, ry = x2.y - x1.y, rz = x2.z - x1.z;
+        const double ux = v2.x - v1.x, uy = v2.y - v1.y, uz = v2.z - v1.z;
+        const double r = std::sqrt(rx * rx + ry * ry + rz * rz), u2 = ux * ux + uy * uy + uz * uz;
+        const double h = std::abs(rx * uy - ry * ux);
+        qInfo("separation %.6f, relative speed^2 %.6f (parabolic %.6f), h^2 %.6f (2 G M r_p = %.1f)", r, u2,
+              2 * 12 / 30.0, h * h, 2 * 12 * 6.0);
+        QCOMPARE_LE(std::abs(r - 30), 1e-9);
+        QCOMPARE_LE(std::abs(u2 - 2 * 12 / 30.0), 1e-9);
+        QCOMPARE_LE(std::abs(h * h - 144), 1e-9);
+        QCOMPARE_LE(std::abs(rz) + std::abs(uz), 1e-9);
+        QVERIFY(rx * ux + ry * uy < 0); // approaching
+    }
+
+    void solarSystem()
+    {
+        const ModelBodies b = makeSolarSystem();
+        QCOMPARE(b.world.size(), std::size_t(10));
+        QCOMPARE(solarSystemNames().size(), std::size_t(10));
+        QCOMPARE(solarSystemNames()[3], std::string("Earth-Moon"));
+        const Fp64State& s = *b.exact;
+        // Total mass: 1 + Σ 1/ratio = 1.0013 (Jupiter alone 9.5e-4).
+        double M = 0;
+        for (const Double4& x : s.position)
+            M += x.w;
+        QCOMPARE_LE(std::abs(M - 1.0013418), 1e-6);
+        // The Earth–Moon barycentre at J2000 is three days before perihelion: its distance from
+        // the Sun is 0.98333 AU (the Sun's geocentric distance on 2000 January 1.5, Astronomical
+        // Almanac), the barycentre being within 3e-5 AU of the Earth. Standish's mean elements
+        // are good to about 1e-4 relative for the inner planets (his Table 2a: tens of
+        // arcseconds), so we allow 2e-4 AU. Jupiter, which we have no independent distance for,
+        // must lie between its perihelion and aphelion distances a (1 ∓ e) = 4.951 … 5.455 AU.
+        auto helio = [&](int i) {
+            const Double4& p = s.position[std::size_t(i)];
+            const Double4& sun = s.position[0];
+            return std::sqrt((p.x - sun.x) * (p.x - sun.x) + (p.y - sun.y) * (p.y - sun.y) + (p.z - sun.z) * (p.z - sun.z));
+        };
+        qInfo("heliocentric distances: Earth-Moon %.6f AU, Jupiter %.5f AU", helio(3), helio(5));
+        QCOMPARE_LE(std::abs(helio(3) - 0.98333), 2e-4);
+        QVERIFY(helio(5) > 5.202887 * (1 - 0.04838624) && helio(5) < 5.202887 * (1 + 0.04838624));
+
+        // One sidereal year with the scenario's defaults (reference fp64 kernel, Yoshida, dt = 1
+        // day): the Earth–Moon barycentre returns near its heliocentric start. Perturbations by
+        // the other planets displace it by ≲ 1e-4 AU in a year (Venus's pull is 3e-5 of the
+        // Sun's at conjunction; Jupiter's tide 7e-6), and the integrator's error at dt = 1 day
+        // (Ω dt = 0.017 rad: (Ω dt)⁴ = 9e-8 of the orbit) is far below. The year
+        // (365.256363 days) is not a whole number of steps: we stop at 365 days and compare with
+        // the position 0.256 days earlier on the unperturbed orbit, |v| · 0.256 d = 4.4e-3 AU,
+        // within its curvature error (v² / r) · t² / 2 = 5.7e-6 AU. Total allowance 5e-4 AU.
+        const BuiltScenario built = buildScenario(scenarioSpec("solar-system"));
+        QCOMPARE(built.params.G, kGaussG);
+        QCOMPARE(built.params.eps2, 0.f);
+        QCOMPARE(built.kernel, std::string("reference"));
+        QCOMPARE(built.params.integrator, std::string("yoshida4"));
+        Simulation sim(built.bodies.world, built.bodies.exact, built.params, built.kernel);
+        const Diagnostics e0 = sim.measure();
+        // The simulation starts from the exact fp64 state, not from the fp32 world widened.
+        QCOMPARE(e0.total, measureDiagnostics(s, 0, 0, kGaussG, 0).total);
+        sim.step(365);
+        const Fp64State now = widen(sim.world());
+        const double tLeft = 365.256363 - 365.0;
+        const Double4& v0 = s.velocity[3];
+        const Double4& vs = s.velocity[0];
+        const double ex = s.position[3].x - s.position[0].x - (v0.x - vs.x) * tLeft;
+        const double ey = s.position[3].y - s.position[0].y - (v0.y - vs.y) * tLeft;
+        const double gx = now.position[3].x - now.position[0].x, gy = now.position[3].y - now.position[0].y;
+        const double err = std::hypot(gx - ex, gy - ey);
+        const double de = relativeEnergyChange(e0, sim.measure());
+        qInfo("after 365 days: Earth-Moon off its start by %.3g AU; |dE/E| = %.3g", err, std::abs(de));
+        QCOMPARE_LE(err, 5e-4);
+        QCOMPARE_LE(std::abs(de), 1e-9);
+    }
+
+    void everyRowBuildsAndSteps()
+    {
+        // Every registry row makes a valid system with parameters the simulation accepts, and a
+        // few steps keep it finite. Small N (not multiples of block sizes) where N is free.
+        for (const ScenarioInfo& row : scenarioRegistry()) {
+            const std::optional<std::size_t> n =
+                row.fixedBodies ? std::nullopt : std::optional<std::size_t>(row.id == "galaxy-collision" ? 998 : 517);
+            const BuiltScenario b = buildScenario(scenarioSpec(row.id, n, 5));
+            QCOMPARE(b.bodies.world.size(), n.value_or(row.defaultBodies));
+            QVERIFY(findIntegrator(b.params.integrator));
+            const std::string kernel = b.kernel.empty() ? "cpu" : b.kernel;
+            Simulation sim(b.bodies.world, b.bodies.exact, b.params, kernel);
+            sim.step(3);
+            QVERIFY2(sim.checkFinite().empty(), std::string(row.id).c_str());
+            QVERIFY(!b.summary.empty());
+            QVERIFY(!row.units.empty() && !row.description.empty());
+        }
+        QVERIFY(findScenario("plummer"));
+        QVERIFY(!findScenario("nope"));
+        QCOMPARE(field([] { scenarioSpec("nope"); }).section(" | ", 0, 0), QStringLiteral("bodies.generator"));
+    }
+
+    void fileRoundTrip()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        ScenarioSpec s = scenarioSpec("plummer", 1001, 9);
+        s.args = {{"massSpectrum", "salpeter"}, {"massRatio", 30}};
+        s.dt = 0.005f;
+        s.integrator = "yoshida4";
+        s.kernel = "reference";
+        const std::string path = dir.filePath("p.json").toStdString();
+        writeScenarioFile(path, s);
+        const ScenarioSpec r = readScenarioFile(path);
+        QCOMPARE(r.generator, std::string("plummer"));
+        QCOMPARE(r.bodies.value(), std::size_t(1001));
+        QCOMPARE(r.seed, std::uint64_t(9));
+        QCOMPARE(r.args, s.args);
+        QCOMPARE(r.dt.value(), 0.005f);
+        QCOMPARE(r.integrator.value(), std::string("yoshida4"));
+        QCOMPARE(r.kernel.value(), std::string("reference"));
+        QVERIFY(!r.eps2); // unset stays unset: the generator's default
+        const BuiltScenario a = buildScenario(s), b = buildScenario(r);
+        QCOMPARE(b.params.dt, 0.005f);
+        QCOMPARE(b.params.eps2, findScenario("plummer")->eps2);
+        QCOMPARE(b.params.integrator, std::string("yoshida4"));
+        QCOMPARE(a.bodies.world.positions()[1000].x, b.bodies.world.positions()[1000].x); // same bodies
+
+        // A snapshot path is resolved against the scenario file's folder.
+        {
+            std::ofstream(dir.filePath("snap.json").toStdString()) << js("{'bodies': {'snapshot': 'sub/g.bin'}}");
+            const ScenarioSpec t = readScenarioFile(dir.filePath("snap.json").toStdString());
+            QCOMPARE(QString::fromStdString(t.snapshot), QDir::cleanPath(dir.filePath("sub/g.bin")));
+            // A missing snapshot is the reader's error naming the file; nothing else is touched.
+            try {
+                buildScenario(t);
+                QFAIL("a missing snapshot was accepted");
+            } catch (const FormatError& e) {
+                QVERIFY2(QString::fromUtf8(e.what()).contains("g.bin"), e.what());
+            }
+        }
+        // The real Tipsy file, when present: dt and ε² derived from its scale unless given.
+        const QString galaxy = QStringLiteral(NBODY_DATA_DIR "/galaxy_20K.bin");
+        if (QFile::exists(galaxy)) {
+            std::ofstream(dir.filePath("g.json").toStdString())
+                << js("{'dt': 0.01, 'bodies': {'snapshot': '" + galaxy + "', 'format': 'tipsy'}}");
+            const BuiltScenario g = buildScenario(readScenarioFile(dir.filePath("g.json").toStdString()));
+            QCOMPARE(g.bodies.world.size(), std::size_t(20000));
+            QCOMPARE(g.params.dt, 0.01f);
+            QCOMPARE_LE(std::abs(g.params.eps2 - 0.107f), 0.01f); // docs/units.md
+        }
+        // Writes are atomic and refuse what cannot be written (a directory).
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, writeScenarioFile(dir.path().toStdString(), s));
+    }
+
+    void malformed_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("field");
+        QTest::newRow("not an object") << "[1, 2]" << "";
+        QTest::newRow("no bodies") << "{'G': 1}" << "bodies";
+        QTest::newRow("unknown key") << "{'dtt': 0.1, 'bodies': {'generator': 'cube'}}" << "dtt";
+        QTest::newRow("format") << "{'format': 'x', 'bodies': {'generator': 'cube'}}" << "format";
+        QTest::newRow("version") << "{'version': 2, 'bodies': {'generator': 'cube'}}" << "version";
+        QTest::newRow("G zero") << "{'G': 0, 'bodies': {'generator': 'cube'}}" << "G";
+        QTest::newRow("G string") << "{'G': '1', 'bodies': {'generator': 'cube'}}" << "G";
+        QTest::newRow("eps2 negative") << "{'eps2': -1, 'bodies': {'generator': 'cube'}}" << "eps2";
+        QTest::newRow("dt huge for fp32") << "{'dt': 1e300, 'bodies': {'generator': 'cube'}}" << "dt";
+        QTest::newRow("dt zero") << "{'dt': 0, 'bodies': {'generator': 'cube'}}" << "dt";
+        QTest::newRow("kernel unknown") << "{'kernel': 'warp9', 'bodies': {'generator': 'cube'}}" << "kernel";
+        QTest::newRow("integrator unknown") << "{'integrator': 'rk4', 'bodies': {'generator': 'cube'}}"
+                                            << "integrator";
+        QTest::newRow("bodies both") << "{'bodies': {'generator': 'cube', 'snapshot': 'x.bin'}}" << "bodies";
+        QTest::newRow("bodies neither") << "{'bodies': {}}" << "bodies";
+        QTest::newRow("generator unknown") << "{'bodies': {'generator': 'blob'}}" << "bodies.generator";
+        QTest::newRow("N zero") << "{'bodies': {'generator': 'plummer', 'N': 0}}" << "bodies.N";
+        QTest::newRow("N fraction") << "{'bodies': {'generator': 'plummer', 'N': 10.5}}" << "bodies.N";
+        QTest::newRow("N huge") << "{'bodies': {'generator': 'plummer', 'N': 1000000000000}}" << "bodies.N";
+        QTest::newRow("N on fixed") << "{'bodies': {'generator': 'solar-system', 'N': 12}}" << "bodies.N";
+        QTest::newRow("seed negative") << "{'bodies': {'generator': 'plummer', 'seed': -1}}" << "bodies.seed";
+        QTest::newRow("bodies key") << "{'bodies': {'generator': 'plummer', 'n': 5}}" << "bodies.n";
+        QTest::newRow("args not object") << "{'bodies': {'generator': 'plummer', 'args': 3}}" << "bodies.args";
+        QTest::newRow("snapshot format") << "{'bodies': {'snapshot': 'a.h5', 'format': 'hdf5'}}"
+                                         << "bodies.format";
+        QTest::newRow("snapshot empty") << "{'bodies': {'snapshot': ''}}" << "bodies.snapshot";
+    }
+    void malformed()
+    {
+        QFETCH(QString, json);
+        QFETCH(QString, field);
+        const QString got = ::field([&] { parseScenario(nlohmann::json::parse(js(json))); });
+        QVERIFY2(got.section(" | ", 0, 0) == field, qPrintable(got));
+        if (!field.isEmpty())
+            QVERIFY2(got.section(" | ", 1).contains("'" + field + "'"), qPrintable(got)); // the message names it
+    }
+
+    void malformedArguments_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("field");
+        QTest::newRow("plummer cutoff") << "{'massCutoff': 1.5}" << "bodies.args.massCutoff";
+        QTest::newRow("plummer cutoff zero") << "{'massCutoff': 0}" << "bodies.args.massCutoff";
+        QTest::newRow("plummer spectrum") << "{'massSpectrum': 'kroupa'}" << "bodies.args.massSpectrum";
+        QTest::newRow("plummer ratio") << "{'massRatio': 0.5}" << "bodies.args.massRatio";
+        QTest::newRow("plummer unknown") << "{'concentration': 3}" << "bodies.args.concentration";
+        QTest::newRow("plummer NaN-like string") << "{'massRatio': 'nan'}" << "bodies.args.massRatio";
+    }
+    void malformedArguments()
+    {
+        QFETCH(QString, json);
+        QFETCH(QString, field);
+        ScenarioSpec s = scenarioSpec("plummer", 101);
+        s.args = nlohmann::json::parse(js(json));
+        const QString got = ::field([&] { buildScenario(s); });
+        QVERIFY2(got.section(" | ", 0, 0) == field, qPrintable(got));
+        // Other generators' arguments too.
+        ScenarioSpec g = scenarioSpec("galaxy-collision", 100);
+        g.args = {{"separation", 3}};
+        QCOMPARE(::field([&] { buildScenario(g); }).section(" | ", 0, 0), QStringLiteral("bodies.args.separation"));
+        ScenarioSpec d = scenarioSpec("disk-galaxy", 100);
+        d.args = {{"diskFraction", 1}};
+        QCOMPARE(::field([&] { buildScenario(d); }).section(" | ", 0, 0), QStringLiteral("bodies.args.diskFraction"));
+    }
+
+    void fileErrorsNameTheFile()
+    {
+        QTemporaryDir dir;
+        const std::string bad = dir.filePath("bad.json").toStdString();
+        std::ofstream(bad) << js("{'bodies': {'generator': 'plummer', 'N': -4}}");
+        try {
+            readScenarioFile(bad);
+            QFAIL("accepted");
+        } catch (const ScenarioError& e) {
+            QCOMPARE(e.field(), std::string("bodies.N"));
+            QCOMPARE(std::string(e.what()), bad + ": field 'bodies.N': " + e.problem()); // each part once
+            QVERIFY2(QString::fromUtf8(e.what()).contains("bad.json") && QString::fromUtf8(e.what()).contains("'bodies.N'"),
+                     e.what());
+        }
+        const std::string broken = dir.filePath("broken.json").toStdString();
+        std::ofstream(broken) << "{'bodies': ";
+        try {
+            readScenarioFile(broken);
+            QFAIL("accepted");
+        } catch (const ScenarioError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains("not valid JSON"), e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(ScenarioError, readScenarioFile(dir.filePath("missing.json").toStdString()));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestScenarios)
+#include "tst_scenarios.moc"
