@@ -109,14 +109,15 @@ int renderCommand(const RenderOptions& o)
         return 2;
     }
     if (gl::sinkKindFor(o.out) == gl::SinkKind::Mp4) {
-        // Refuse before simulating anything: no ffmpeg, or a target that cannot be written.
+        // Refuse before simulating anything: a target that cannot be written (named first: it is
+        // the user's to fix whatever the machine has), or no ffmpeg.
+        if (const gl::PngTarget t = gl::resolvePngTarget(o.out); !t.problem.empty()) {
+            std::cerr << "nbody render: cannot write '" << o.out << "': " << t.problem << "\n";
+            return 2;
+        }
         std::string why;
         if (gl::findFfmpeg(&why).empty()) {
             std::cerr << "nbody render: cannot write '" << o.out << "': " << why << "\n";
-            return 2;
-        }
-        if (const gl::PngTarget t = gl::resolvePngTarget(o.out); !t.problem.empty()) {
-            std::cerr << "nbody render: cannot write '" << o.out << "': " << t.problem << "\n";
             return 2;
         }
     }
