@@ -758,7 +758,7 @@ void TestSnapshot::devFullFails()
     // And through writeAtomically: a failing fill leaves neither the target nor a temporary file.
     const QString target = file(QStringLiteral("full.csv"));
     try {
-        writeAtomically("test", target.toStdString(), [](const std::string& temp) {
+        writeAtomically(target.toStdString(), [](const std::string& temp) {
             FileSink tempSink(temp);
             tempSink.write("partial", 7);
             FileSink full("/dev/full");

@@ -259,9 +259,14 @@ void MainWindow::createActions()
     m_kernelGroup->setObjectName(QStringLiteral("kernelGroup"));
     m_kernelGroup->setExclusive(true);
     for (const nbody::KernelInfo& k : nbody::kernelRegistry()) {
-        auto* a = new QAction(qstr(k.name) + QStringLiteral(" (") + qstr(nbody::toString(k.precision)) +
-                                  QStringLiteral(")"),
-                              m_kernelGroup);
+        // "Tiled shared memory (CUDA)" -> "Tiled shared memory (CUDA, fp32)"
+        QString text = qstr(k.name);
+        const QString precision = qstr(nbody::toString(k.precision));
+        if (text.endsWith(QLatin1Char(')')))
+            text.insert(text.size() - 1, QStringLiteral(", ") + precision);
+        else
+            text += QStringLiteral(" (") + precision + QStringLiteral(")");
+        auto* a = new QAction(text, m_kernelGroup);
         a->setCheckable(true);
         a->setData(qstr(k.id));
         a->setToolTip(kernelToolTip(k)); // the description (and why not, when unavailable)
@@ -441,6 +446,8 @@ void MainWindow::connectController()
         m_runDock->setSource(source);
         setWindowTitle(tr("%1 — N-Body Sandbox").arg(source));
         statusBar()->clearMessage(); // "Loading …" is over
+        m_msLabel->setText(tr("– ms/step")); // the last figures belong to the previous system
+        m_rateLabel->setText(tr("– int/s"));
     });
     connect(m_diagnosticsDock, &DiagnosticsDock::intervalEdited, c, &SimulationController::setDiagnosticsInterval);
     connect(c, &SimulationController::diagnosticsMeasured, m_diagnosticsDock, &DiagnosticsDock::appendDiagnostics);

@@ -55,16 +55,22 @@ QString askOpenSnapshot(QWidget* parent, const QString& startDir)
 
 QString askSaveSnapshot(QWidget* parent, const QString& startDir)
 {
-    QString selected;
-    QString path = QFileDialog::getSaveFileName(parent, QObject::tr("Save snapshot"), startDir,
-                                                snapshotNameFilters(), &selected);
-    if (path.isEmpty() || snapshotFormatForPath(path.toStdString()))
-        return path;
-    const SnapshotFormat* chosen = findSnapshotFormat("hdf5");
-    for (const SnapshotFormat& f : snapshotFormats())
-        if (selected == filterOf(f))
-            chosen = &f;
-    return path + qstr(chosen->extensions).section(QLatin1Char(' '), 0, 0);
+    // The extension of the chosen format is added inside the dialog (default suffix), so the
+    // "replace?" question is asked about the file that will really be written.
+    QFileDialog dialog(parent, QObject::tr("Save snapshot"), startDir, snapshotNameFilters());
+    dialog.setAcceptMode(QFileDialog::AcceptSave);
+    const auto suffixOf = [](const QString& filter) {
+        for (const SnapshotFormat& f : snapshotFormats())
+            if (filter == filterOf(f))
+                return qstr(f.extensions).section(QLatin1Char(' '), 0, 0).mid(1); // ".h5" -> "h5"
+        return QStringLiteral("h5");
+    };
+    dialog.setDefaultSuffix(suffixOf(dialog.selectedNameFilter()));
+    QObject::connect(&dialog, &QFileDialog::filterSelected, &dialog,
+                     [&dialog, suffixOf](const QString& filter) { dialog.setDefaultSuffix(suffixOf(filter)); });
+    if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty())
+        return {};
+    return dialog.selectedFiles().constFirst();
 }
 
 SnapshotSaver::SnapshotSaver(QMainWindow* window) : QObject(window), m_window(window)

@@ -14,6 +14,8 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -134,6 +136,8 @@ int benchCommand(const BenchOptions& o)
     params.blockRows = o.blockRows;
     params.tileWidthFactor = o.tileWidthFactor;
     try {
+        if (!std::isfinite(o.budgetSeconds) || !(o.budgetSeconds > 0))
+            throw std::invalid_argument("--budget must be a positive number of seconds");
         bodies = parseBodies(o.bodies);
         kernels = parseKernels(o.kernels);
         // Launch parameters are checked against every selected kernel before anything runs.
@@ -173,6 +177,21 @@ int benchCommand(const BenchOptions& o)
     std::size_t index = 0;
     for (const KernelInfo* k : kernels) {
         std::optional<std::pair<std::size_t, double>> last; // (N, force ms) of the last case run
+        // The first N is predicted too, from one force evaluation at a small N (a fraction of a
+        // second even on a laptop CPU), so --budget also guards a first N that is too large.
+        if (const std::size_t probe = std::min<std::size_t>(bodies.front(), 1024); probe < bodies.front()) {
+            try {
+                CubeParams cube;
+                cube.bodies = probe;
+                cube.seed = o.seed;
+                Simulation sim(makeUniformCube(cube), params, "cpu");
+                sim.setKernel(k->id);
+                sim.timedForceEvaluation(); // warm-up (module load, allocation)
+                last = std::pair{probe, sim.timedForceEvaluation()};
+            } catch (const std::exception&) {
+                // no prediction: the case itself will report the problem
+            }
+        }
         for (std::size_t n : bodies) {
             ++index;
             Row row{k, n, std::nullopt, {}};
@@ -183,7 +202,7 @@ int benchCommand(const BenchOptions& o)
                 const double predicted = last->second * 1e-3 * ratio * ratio * (o.warmup + 3);
                 if (predicted > o.budgetSeconds) {
                     char note[160];
-                    std::snprintf(note, sizeof note, "skipped: about %.0f s predicted, over the %.0f s budget (--budget)",
+                    std::snprintf(note, sizeof note, "skipped: about %.3g s predicted, over the %.3g s budget (--budget)",
                                   predicted, o.budgetSeconds);
                     row.note = note;
                 }
@@ -257,7 +276,7 @@ int benchCommand(const BenchOptions& o)
                 results.push_back(std::move(j));
             }
             out["results"] = std::move(results);
-            writeTextAtomically("nbody bench", o.json, out.dump(2) + "\n");
+            writeTextAtomically(o.json, out.dump(2) + "\n");
             std::fprintf(stderr, "bench: wrote %s\n", o.json.c_str());
         }
         if (!o.csv.empty()) {
@@ -265,15 +284,22 @@ int benchCommand(const BenchOptions& o)
                               "interactions_per_second,gflops,flops_per_interaction,timer,params,note\n";
             char buf[512];
             for (const Row& row : rows) {
-                const BenchResult r = row.result.value_or(BenchResult{});
-                std::snprintf(buf, sizeof buf, "%s,%s,%s,%zu,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%d,", str(row.kernel->id).c_str(),
+                std::snprintf(buf, sizeof buf, "%s,%s,%s,%zu,", str(row.kernel->id).c_str(),
                               str(toString(row.kernel->precision)).c_str(), str(toString(row.kernel->layout)).c_str(),
-                              row.bodies, r.samples, r.forceMsMedian, r.forceMsMin, r.stepMsMedian,
-                              r.interactionsPerSecond, r.gflops, row.kernel->flopsPerInteraction);
-                csv += buf + csvField(r.timer) + "," + csvField(describeLaunch(*row.kernel, params)) + "," +
-                       csvField(row.note) + "\n";
+                              row.bodies);
+                csv += buf;
+                if (const auto& r = row.result) {
+                    std::snprintf(buf, sizeof buf, "%d,%.6g,%.6g,%.6g,%.6g,%.6g,", r->samples, r->forceMsMedian,
+                                  r->forceMsMin, r->stepMsMedian, r->interactionsPerSecond, r->gflops);
+                    csv += buf;
+                } else {
+                    csv += ",,,,,,"; // skipped or failed: no measurement (not zeros)
+                }
+                csv += std::to_string(row.kernel->flopsPerInteraction) + "," +
+                       csvField(row.result ? row.result->timer : std::string()) + "," +
+                       csvField(describeLaunch(*row.kernel, params)) + "," + csvField(row.note) + "\n";
             }
-            writeTextAtomically("nbody bench", o.csv, csv);
+            writeTextAtomically(o.csv, csv);
             std::fprintf(stderr, "bench: wrote %s\n", o.csv.c_str());
         }
     } catch (const std::exception& e) {

@@ -66,7 +66,7 @@ int main(int argc, char** argv)
     benchCmd->add_option("--budget", bench.budgetSeconds,
                          "Seconds allowed per kernel and N: fewer samples, or the case is skipped when "
                          "its predicted time exceeds it")
-        ->capture_default_str()->check(CLI::PositiveNumber);
+        ->capture_default_str();
     benchCmd->add_option("--seed", bench.seed, "Seed of the uniform cube")->capture_default_str();
     benchCmd->add_option("--block-size", bench.blockSize, "CUDA threads per block (kernels that use it)")->capture_default_str();
     benchCmd->add_option("--block-rows", bench.blockRows, "Rows per block of the 2D kernels")->capture_default_str();

@@ -92,7 +92,7 @@ void writeImage(const std::string& path, const Image& image, ImageFormat format,
     if (ok == 0 || bytes.empty())
         fail(path, format == ImageFormat::Png ? "PNG encoding failed" : "JPEG encoding failed");
     // Written beside the target, fsync'ed and renamed over it (sim/AtomicFile.h).
-    writeBytesAtomically(format == ImageFormat::Png ? "writePng" : "writeJpeg", path, bytes);
+    writeBytesAtomically(path, bytes);
 }
 
 } // namespace nbody::gl

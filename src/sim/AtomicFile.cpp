@@ -4,6 +4,7 @@
 #include "AtomicFile.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -48,6 +49,17 @@ WriteTarget resolveWriteTarget(const std::string& path)
         t.problem = "directory '" + dir.string() + "' is not writable: " + std::strerror(errno);
         return t;
     }
+    // access() says yes to root everywhere except on read-only mounts; /proc and /sys still refuse
+    // new files. Creating (and removing) a probe file is the answer the write itself would get.
+    std::string probe = (dir / ".nbody-probe-XXXXXX").string();
+    if (const int fd = ::mkstemp(probe.data()); fd < 0) {
+        t.problem = "directory '" + dir.string() + "' is not writable (a new file cannot be created there: " +
+                    std::strerror(errno) + ")";
+        return t;
+    } else {
+        ::close(fd);
+        ::unlink(probe.c_str());
+    }
     t.path = target.string();
     return t;
 }
@@ -69,11 +81,11 @@ std::string syncFile(const std::string& path)
 
 } // namespace
 
-void writeAtomically(const std::string& who, const std::string& path,
+void writeAtomically(const std::string& path,
                      const std::function<void(const std::string& tempPath)>& fill)
 {
     auto fail = [&](const std::string& reason) -> void {
-        throw WriteError(who + ": cannot write '" + path + "': " + reason);
+        throw WriteError("cannot write '" + path + "': " + reason);
     };
     const WriteTarget target = resolveWriteTarget(path);
     if (!target.problem.empty())
@@ -113,9 +125,9 @@ void writeAtomically(const std::string& who, const std::string& path,
     }
 }
 
-void writeBytesAtomically(const std::string& who, const std::string& path, std::span<const unsigned char> bytes)
+void writeBytesAtomically(const std::string& path, std::span<const unsigned char> bytes)
 {
-    writeAtomically(who, path, [&](const std::string& temp) {
+    writeAtomically(path, [&](const std::string& temp) {
         FileSink sink(temp);
         sink.write(bytes.data(), bytes.size());
         sink.close();
@@ -158,9 +170,9 @@ void FileSink::close()
         throw std::runtime_error(std::strerror(errno));
 }
 
-void writeTextAtomically(const std::string& who, const std::string& path, std::string_view text)
+void writeTextAtomically(const std::string& path, std::string_view text)
 {
-    writeBytesAtomically(who, path, std::span(reinterpret_cast<const unsigned char*>(text.data()), text.size()));
+    writeBytesAtomically(path, std::span(reinterpret_cast<const unsigned char*>(text.data()), text.size()));
 }
 
 } // namespace nbody

@@ -290,7 +290,7 @@ Snapshot readCsvSnapshot(const std::string& path)
 
 void writeCsvSnapshot(const std::string& path, const World& world, const RestartParams* params)
 {
-    writeAtomically("writeCsvSnapshot", path, [&](const std::string& temp) {
+    writeAtomically(path, [&](const std::string& temp) {
         FileSink sink(temp);
         std::string text = "# nbody-sandbox snapshot\n# bodies = " + std::to_string(world.size())
             + "\n# time = " + shortest(world.time) + "\n# step = " + std::to_string(world.step) + "\n";

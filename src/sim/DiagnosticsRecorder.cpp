@@ -31,7 +31,7 @@ std::string DiagnosticsRecorder::csv() const
 
 void DiagnosticsRecorder::writeCsv(const std::string& path) const
 {
-    writeTextAtomically("diagnostics", path, csv());
+    writeTextAtomically(path, csv());
 }
 
 } // namespace nbody

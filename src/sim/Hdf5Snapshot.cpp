@@ -433,7 +433,7 @@ void writeHdf5Snapshot(const std::string& path, const World& world, const Restar
     for (std::size_t i = 0; i < world.size(); ++i)
         members[std::size_t(kTypeOfGroup[std::size_t(world.groups()[i])])].push_back(i);
 
-    writeAtomically("writeHdf5Snapshot", path, [&](const std::string& temp) {
+    writeAtomically(path, [&](const std::string& temp) {
         Handle file(H5Fcreate(temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
         check(file.valid(), "cannot create the file");
 

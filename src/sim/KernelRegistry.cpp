@@ -36,8 +36,8 @@ const std::array kRegistry = {
     KernelInfo{
         "reference", "CPU fp64 reference (OpenMP)",
         "All pairs on the CPU in double precision on the fp64 state (double positions, velocities and "
-        "accelerations). The reference every kernel is validated against; about half the speed of the "
-        "fp32 CPU kernel.",
+        "accelerations). The reference every kernel is validated against; about as fast as the fp32 CPU "
+        "kernel on the machines measured (docs/benchmarks.md).",
         Backend::Cpu, Precision::Fp64, Layout::Double4, true, kNoParams, kFlopsPerInteractionFp64, &cpuForcesFp64},
     KernelInfo{
         "tiled", "Tiled shared memory (CUDA)",

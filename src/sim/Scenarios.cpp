@@ -459,7 +459,7 @@ json toJson(const ScenarioSpec& s)
 
 void writeScenarioFile(const std::string& path, const ScenarioSpec& spec)
 {
-    writeTextAtomically("scenario", path, toJson(spec).dump(2) + "\n");
+    writeTextAtomically(path, toJson(spec).dump(2) + "\n");
 }
 
 BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)

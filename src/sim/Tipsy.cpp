@@ -384,7 +384,7 @@ void writeTipsy(const std::string& path, const World& world, const TipsyLayout& 
 
     const Encoder e(layout.bigEndian);
     const std::uint64_t pb = posBytes(layout.precision), vb = velBytes(layout.precision);
-    writeAtomically("writeTipsy", path, [&](const std::string& temp) {
+    writeAtomically(path, [&](const std::string& temp) {
         FileSink sink(temp);
         std::array<unsigned char, 32> head{};
         e.putF64(head.data(), h.time);
