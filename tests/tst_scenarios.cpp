@@ -7,6 +7,7 @@
 #include "sim/Models.h"
 #include "sim/Scenarios.h"
 #include "sim/Simulation.h"
+#include "sim/Snapshot.h"
 #include "sim/Tipsy.h"
 
 #include <QtTest>
@@ -459,9 +460,37 @@ private slots:
         QTest::newRow("seed negative") << "{'bodies': {'generator': 'plummer', 'seed': -1}}" << "bodies.seed";
         QTest::newRow("bodies key") << "{'bodies': {'generator': 'plummer', 'n': 5}}" << "bodies.n";
         QTest::newRow("args not object") << "{'bodies': {'generator': 'plummer', 'args': 3}}" << "bodies.args";
-        QTest::newRow("snapshot format") << "{'bodies': {'snapshot': 'a.h5', 'format': 'hdf5'}}"
+        QTest::newRow("snapshot format") << "{'bodies': {'snapshot': 'a.h5', 'format': 'fits'}}"
                                          << "bodies.format";
         QTest::newRow("snapshot empty") << "{'bodies': {'snapshot': ''}}" << "bodies.snapshot";
+    }
+    void snapshotOfAnyFormat_data()
+    {
+        QTest::addColumn<QString>("extension");
+        QTest::newRow("hdf5") << "h5";
+        QTest::newRow("csv") << "csv";
+        QTest::newRow("tipsy") << "bin";
+    }
+    void snapshotOfAnyFormat()
+    {
+        // A scenario whose bodies are a snapshot reads it in whatever format it is (detected from
+        // the content, as File → Open snapshot does), and saving that scenario names no format.
+        QFETCH(QString, extension);
+        QTemporaryDir dir;
+        World w;
+        for (int i = 0; i < 37; ++i)
+            w.addBody({float(i), float(i % 5), float(-i), 1.f + float(i % 3)}, {0.f, 0.1f * float(i), 0.f, 0.f});
+        const std::string snap = dir.filePath("s." + extension).toStdString();
+        writeSnapshot(snap, w);
+        const std::string json = dir.filePath("s.json").toStdString();
+        std::ofstream(json) << "{\"bodies\": {\"snapshot\": \"s." << extension.toStdString() << "\"}}";
+        const ScenarioSpec spec = readScenarioFile(json);
+        const BuiltScenario b = buildScenario(spec);
+        QCOMPARE(b.bodies.world.size(), std::size_t(37));
+        QCOMPARE(b.bodies.world.positions()[36].x, 36.f);
+        writeScenarioFile(dir.filePath("again.json").toStdString(), spec);
+        QCOMPARE(buildScenario(readScenarioFile(dir.filePath("again.json").toStdString())).bodies.world.size(),
+                 std::size_t(37));
     }
     void malformed()
     {

@@ -15,6 +15,7 @@
 #include <QValueAxis>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -252,9 +253,22 @@ void DiagnosticsDock::updateAxes()
             axis->setRange(0, 1);
             return;
         }
-        const auto [lo, hi] = padded(r.lo, r.hi);
+        auto [lo, hi] = padded(r.lo, r.hi);
+        // A nearly constant series (|L| = 38.5363 ± 1e-4, a virial ratio of 1.04125) or a tiny one
+        // (|P| ~ 1e-16): give the span at least 1e-9 of the magnitude and enough digits to tell
+        // the ticks apart; applyNiceNumbers only where its rounding keeps the data in view.
+        const double magnitude = std::max(std::abs(lo), std::abs(hi));
+        if (hi - lo < 1e-9 * magnitude) {
+            const double mid = 0.5 * (lo + hi), half = 0.5e-9 * magnitude;
+            lo = mid - half;
+            hi = mid + half;
+        }
+        const double span = hi - lo;
+        const int digits = std::clamp(int(std::ceil(std::log10(std::max(magnitude, span) / span))) + 2, 3, 12);
+        axis->setLabelFormat(QStringLiteral("%.") + QString::number(digits) + QStringLiteral("g"));
         axis->setRange(lo, hi);
-        axis->applyNiceNumbers(); // round limits and ticks
+        if (digits <= 4 && magnitude > 1e-6)
+            axis->applyNiceNumbers(); // round limits and ticks
     };
     for (Chart& c : m_charts) {
         apply(c.x, m_xRange);

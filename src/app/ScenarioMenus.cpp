@@ -1,6 +1,7 @@
 #include "ScenarioMenus.h"
 
 #include "sim/Integrators.h"
+#include "sim/KernelRegistry.h"
 #include "sim/Scenarios.h"
 
 #include <QAction>
@@ -12,6 +13,7 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QMenu>
+#include <QMessageBox>
 #include <QSpinBox>
 #include <QWidget>
 
@@ -116,7 +118,27 @@ void ScenarioMenus::askAndCreate(const QString& id)
     form->addRow(buttons);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    emit newScenarioRequested(id, row->fixedBodies ? 0 : qulonglong(bodies->value()), quint64(seed->value()));
+    // All pairs cost N² per force evaluation. Without a GPU a very large N means minutes per step,
+    // and a step in progress cannot be interrupted (Pause and Quit wait for it): ask first.
+    const qulonglong n = row->fixedBodies ? 0 : qulonglong(bodies->value());
+    bool gpu = false;
+    for (const nbody::KernelInfo& k : nbody::kernelRegistry())
+        gpu = gpu || (k.backend == nbody::Backend::Cuda && nbody::availability(k).available);
+    if (!gpu && n > 100000) {
+        const double seconds = double(n) * double(n) / 2e9; // ~2e9 interactions/s on 16 CPU threads
+        const auto answer = QMessageBox::question(
+            m_parent, tr("A very large system on the CPU"),
+            tr("%L1 bodies on the CPU kernels need %2 interactions per force evaluation: about %3 s per "
+               "step even on 16 cores (much longer on a laptop), and Pause and Quit wait for the step in "
+               "progress. Create it anyway?")
+                .arg(n)
+                .arg(double(n) * double(n), 0, 'g', 2)
+                .arg(seconds, 0, 'f', 0),
+            QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+        if (answer != QMessageBox::Yes)
+            return;
+    }
+    emit newScenarioRequested(id, n, quint64(seed->value()));
 }
 
 void ScenarioMenus::openFile()

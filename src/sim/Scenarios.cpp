@@ -1,4 +1,5 @@
 #include "Scenarios.h"
+#include "Snapshot.h"
 
 #include "AtomicFile.h"
 #include "Integrators.h"
@@ -392,8 +393,14 @@ ScenarioSpec parseScenario(const json& doc, const std::string& baseDir)
             path = std::filesystem::path(baseDir) / path;
         s.snapshot = path.lexically_normal().string();
         if (const auto it = bodies->find("format"); it != bodies->end()) {
-            if (!it->is_string() || it->get<std::string>() != "tipsy")
-                throw ScenarioError("bodies.format", "unknown snapshot format " + it->dump() + " (known: tipsy)");
+            if (!it->is_string() || !findSnapshotFormat(it->get<std::string>())) {
+                std::string known;
+                for (const SnapshotFormat& f : snapshotFormats())
+                    known += (known.empty() ? "" : ", ") + std::string(f.id);
+                throw ScenarioError("bodies.format", "unknown snapshot format " + it->dump() + " (known: " + known +
+                                                         "; or leave it out: the format is detected from the file)");
+            }
+            s.snapshotFormat = it->get<std::string>();
         }
     }
     return s;
@@ -451,7 +458,8 @@ json toJson(const ScenarioSpec& s)
             b["args"] = s.args;
     } else {
         b["snapshot"] = s.snapshot;
-        b["format"] = s.snapshotFormat;
+        if (!s.snapshotFormat.empty())
+            b["format"] = s.snapshotFormat;
     }
     j["bodies"] = b;
     return j;
@@ -500,7 +508,9 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
                           std::string(spec.name.empty() ? row->name : spec.name).c_str(), b.bodies.world.size(),
                           static_cast<unsigned long long>(spec.seed));
     } else {
-        b.bodies.world = readTipsy(spec.snapshot); // FormatError names the file and the problem
+        // Any snapshot format, detected from the content as File → Open snapshot does (FormatError
+        // names the file and the problem).
+        b.bodies.world = readSnapshot(spec.snapshot).world;
         b.params.G = spec.G.value_or(1.0);
         const ScaleDefaults d = deriveScaleDefaults(b.bodies.world, b.params.G);
         b.params.dt = d.dt;

@@ -85,7 +85,7 @@ struct ScenarioSpec {
     std::uint64_t seed = 42;
     nlohmann::json args = nlohmann::json::object();
     std::string snapshot;           ///< snapshot path (absolute once parsed from a file)
-    std::string snapshotFormat = "tipsy";
+    std::string snapshotFormat;  ///< a snapshot format id ("tipsy", "csv", "hdf5"); "" = detected from the file
 };
 
 /// The recipe of registry row `id` (throws ScenarioError naming "bodies.generator" for an
