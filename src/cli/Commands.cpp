@@ -29,17 +29,8 @@ namespace nbody::cli {
 int runCommand(const RunOptions& o)
 {
     // ---- the system and its parameters ----
-    SystemOptions so;
-    so.input = o.input;
-    so.scenario = o.scenario;
-    so.bodies = o.bodies;
-    so.seed = o.seed;
-    so.bodiesGiven = o.bodiesGiven;
-    so.seedGiven = o.seedGiven;
-    so.dt = o.dt;
-    so.eps2 = o.eps2;
     PreparedSystem prepared;
-    if (const int rc = prepareSystem("run", so, prepared); rc != 0)
+    if (const int rc = prepareSystem("run", o.system, prepared); rc != 0)
         return rc;
     World& world = prepared.world;
     SimParams& params = prepared.params;

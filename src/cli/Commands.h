@@ -3,6 +3,8 @@
 /// The subcommands of `nbody`. Each returns the process exit code: 0 success, 1 a run-time
 /// failure (GPU error, failed write), 2 bad usage or input (unknown kernel, unreadable file).
 
+#include "Headless.h"
+
 #include "sim/SimParams.h"
 #include "sim/World.h"
 
@@ -13,13 +15,9 @@
 namespace nbody::cli {
 
 struct RunOptions {
-    std::size_t bodies = 8192;
+    SystemOptions system;       ///< the bodies and dt, eps2 (scenario, snapshot file or the cube)
     int steps = 100;
     std::string kernel;         ///< empty: the fastest available (tiled, else cpu)
-    std::optional<double> dt;   ///< unset: the system's default (validated by Simulation)
-    std::optional<double> eps2; ///< unset: the system's default
-    std::uint64_t seed = 42;
-    std::string input;          ///< snapshot file (any format of sim/Snapshot.h); empty: the default cube
     std::string output;         ///< snapshot file name pattern ({step}); empty: none (SnapshotOutput.h)
     int every = 0;              ///< write a snapshot when the step is a multiple of this; 0: at the end only
     std::string capture;        ///< PNG path; empty: no capture
@@ -29,13 +27,11 @@ struct RunOptions {
     int tileWidthFactor = 1;
     int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
     bool captureGiven = false;      ///< --capture given (an empty name is an error)
-    bool bodiesGiven = false, seedGiven = false; ///< --bodies / --seed given (they override a scenario's)
     bool launchGiven = false;       ///< --block-size or --tile-factor given (else a snapshot's are used)
     bool energy = true;         ///< evaluate energy and momentum (fp64, O(N²)) at start and end
     std::string diagnostics;    ///< CSV of the diagnostics every diagnosticsEvery steps; empty: none
     bool diagnosticsGiven = false; ///< --diagnostics given (an empty name is an error)
     int diagnosticsEvery = 10;  ///< steps between rows of the diagnostics CSV (≥ 1)
-    std::string scenario;       ///< registry id or scenario file (JSON); empty: --input or the default cube
     std::string integrator;     ///< integrator id; empty: the scenario's (leapfrog for the cube and files)
 };
 

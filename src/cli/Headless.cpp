@@ -1,5 +1,7 @@
 #include "Headless.h"
 
+#include <CLI/CLI.hpp>
+
 #include "sim/Snapshot.h"
 
 #include "sim/KernelRegistry.h"
@@ -27,6 +29,28 @@ std::string format(const char* f, ...)
 }
 
 } // namespace
+
+void addSystemOptions(CLI::App& c, SystemOptions& o)
+{
+    c.add_option("--scenario", o.scenario,
+                 "Scenario to simulate: a registry id (see `nbody scenarios`) or a scenario file (.json); its dt, "
+                 "eps2, G, kernel and integrator apply unless given here");
+    c.add_option("-i,--input", o.input,
+                 "Snapshot to simulate instead of the cube: Tipsy, CSV or HDF5 (GADGET-4/SWIFT), detected from the "
+                 "content; its G, dt, eps2 and kernel are used when it stores them");
+    c.add_option("-n,--bodies", o.bodies, "Bodies of the default uniform cube or of a scenario generator (N >= 1)")
+        ->capture_default_str()
+        ->check(CLI::Range(std::size_t(1), std::size_t(1) << 28));
+    c.add_option("--seed", o.seed, "Seed of the default cube or of a scenario generator")->capture_default_str();
+    c.add_option("--dt", o.dt, "Time step (default 0.1 for the cube; the scenario's, or derived from a file's scale)");
+    c.add_option("--eps2", o.eps2, "Softening eps^2 (default 0.002 for the cube; the scenario's, or derived for a file)");
+}
+
+void noteGiven(const CLI::App& c, SystemOptions& o)
+{
+    o.bodiesGiven = c.count("--bodies") > 0;
+    o.seedGiven = c.count("--seed") > 0;
+}
 
 int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& out)
 {

@@ -10,6 +10,8 @@
 #include "sim/Simulation.h"
 #include "sim/World.h"
 
+namespace CLI { class App; }
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -29,6 +31,12 @@ struct SystemOptions {
     std::optional<double> dt;   ///< unset: the system's default
     std::optional<double> eps2; ///< unset: the system's default
 };
+
+/// Adds the options that choose the system (--scenario, --input, --bodies, --seed, --dt, --eps2)
+/// to a subcommand; call noteGiven() after parsing.
+void addSystemOptions(CLI::App& command, SystemOptions& o);
+/// Records which of --bodies / --seed were given on `command`.
+void noteGiven(const CLI::App& command, SystemOptions& o);
 
 struct PreparedSystem {
     World world;

@@ -2,6 +2,7 @@
 /// (EGL), benchmarks, the kernel registry and the devices.
 
 #include "Commands.h"
+#include "Headless.h"
 #include "RenderCommand.h"
 
 #include <CLI/CLI.hpp>
@@ -17,25 +18,15 @@ int main(int argc, char** argv)
 
     RunOptions run;
     CLI::App* runCmd = app.add_subcommand("run", "Simulate a system and print progress and a summary");
-    runCmd->add_option("-n,--bodies", run.bodies, "Bodies of the default uniform cube (N >= 1)")
-        ->capture_default_str()->check(CLI::Range(std::size_t(1), std::size_t(1) << 28));
+    addSystemOptions(*runCmd, run.system);
     runCmd->add_option("-s,--steps", run.steps, "Steps to run (>= 0)")->capture_default_str()->check(CLI::Range(0, 1 << 30));
     runCmd->add_option("-k,--kernel", run.kernel, "Force kernel id (see `nbody kernels`); default: tiled if a GPU is available, else cpu");
-    runCmd->add_option("--dt", run.dt, "Time step (default 0.1 for the cube; derived from the scale for a file)");
-    runCmd->add_option("--eps2", run.eps2, "Softening eps^2 (default 0.002 for the cube; derived for a file)");
-    runCmd->add_option("--seed", run.seed, "Seed of the default cube")->capture_default_str();
-    runCmd->add_option("-i,--input", run.input,
-                       "Snapshot to simulate instead of the cube: Tipsy, CSV or HDF5 (GADGET-4/SWIFT), detected "
-                       "from the content; its G, dt, eps2 and kernel are used when it stores them");
     runCmd->add_option("-o,--output", run.output,
                        "Write snapshots to FILE (format from the extension: .h5/.hdf5, .csv, .bin/.tipsy/.std); "
                        "{step} in the name is replaced by the step number. Written after the last step and "
                        "with --every M whenever the step is a multiple of M");
     runCmd->add_option("--every", run.every, "Steps between snapshots (with --output; 0: only at the end)")
         ->check(CLI::Range(0, 1 << 30));
-    runCmd->add_option("--scenario", run.scenario,
-                       "Scenario to simulate: a registry id (see `nbody scenarios`) or a scenario file (.json); "
-                       "its dt, eps2, G, kernel and integrator apply unless given here");
     runCmd->add_option("--integrator", run.integrator, "Time integrator id (see `nbody integrators`); default leapfrog");
     runCmd->add_option("-c,--capture", run.capture, "Write a PNG of the final state (headless, EGL)");
     runCmd->add_option("--width", run.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
@@ -76,15 +67,7 @@ int main(int argc, char** argv)
     RenderOptions render;
     CLI::App* renderCmd = app.add_subcommand(
         "render", "Simulate headless and write a frame every K steps: PNG files in a directory or an MP4 (ffmpeg)");
-    renderCmd->add_option("-i,--input", render.system.input,
-                          "Snapshot to simulate instead of the cube: Tipsy, CSV or HDF5, detected from the content");
-    renderCmd->add_option("--scenario", render.system.scenario,
-                          "Scenario to simulate: a registry id (see `nbody scenarios`) or a scenario file (.json)");
-    renderCmd->add_option("-n,--bodies", render.system.bodies, "Bodies of the default uniform cube (N >= 1)")
-        ->capture_default_str()->check(CLI::Range(std::size_t(1), std::size_t(1) << 28));
-    renderCmd->add_option("--seed", render.system.seed, "Seed of the default cube")->capture_default_str();
-    renderCmd->add_option("--dt", render.system.dt, "Time step (default 0.1 for the cube; derived for a file)");
-    renderCmd->add_option("--eps2", render.system.eps2, "Softening eps^2 (default 0.002 for the cube; derived for a file)");
+    addSystemOptions(*renderCmd, render.system);
     renderCmd->add_option("-k,--kernel", render.kernel, "Force kernel id; default: tiled if a GPU is available, else cpu");
     renderCmd->add_option("--block-size", render.blockSize, "CUDA threads per block")->capture_default_str();
     renderCmd->add_option("--tile-factor", render.tileWidthFactor, "Tile width factor of `tiled`")->capture_default_str();
@@ -128,8 +111,7 @@ int main(int argc, char** argv)
     }
     try {
         if (*runCmd) {
-            run.bodiesGiven = runCmd->count("--bodies") > 0;
-            run.seedGiven = runCmd->count("--seed") > 0;
+            noteGiven(*runCmd, run.system);
             run.captureGiven = runCmd->count("--capture") > 0;
             run.launchGiven = runCmd->count("--block-size") + runCmd->count("--tile-factor") > 0;
             run.diagnosticsGiven = runCmd->count("--diagnostics") > 0;
@@ -138,8 +120,7 @@ int main(int argc, char** argv)
         if (*benchCmd)
             return benchCommand(bench);
         if (*renderCmd) {
-            render.system.bodiesGiven = renderCmd->count("--bodies") > 0;
-            render.system.seedGiven = renderCmd->count("--seed") > 0;
+            noteGiven(*renderCmd, render.system);
             return renderCommand(render);
         }
         if (*kernelsCmd)
