@@ -1,31 +1,12 @@
 #include "Edits.h"
+#include "Models.h"
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <stdexcept>
 #include <unordered_set>
 
 namespace nbody {
-
-namespace {
-
-/// Uniform in [0, 1) from the top 53 bits (the same on every platform, unlike std:: distributions).
-double uniform(std::mt19937_64& rng)
-{
-    return double(rng() >> 11) * (1.0 / 9007199254740992.0);
-}
-
-/// A direction uniform on the unit sphere, scaled by `length`.
-Double3 isotropic(std::mt19937_64& rng, double length)
-{
-    const double z = 2.0 * uniform(rng) - 1.0;
-    const double phi = 2.0 * M_PI * uniform(rng);
-    const double s = std::sqrt(std::max(0.0, 1.0 - z * z));
-    return {length * s * std::cos(phi), length * s * std::sin(phi), length * z};
-}
-
-} // namespace
 
 World makePlummerCluster(std::size_t n, double totalMass, double a, Double3 centre, Double3 velocity, double G,
                          std::uint64_t seed)
@@ -35,38 +16,26 @@ World makePlummerCluster(std::size_t n, double totalMass, double a, Double3 cent
     for (const auto& [name, v] : {std::pair{"mass", totalMass}, std::pair{"scale radius", a}, std::pair{"G", G}})
         if (!(std::isfinite(v) && v > 0))
             throw std::invalid_argument(std::string("Plummer cluster: the ") + name + " must be positive and finite");
-    std::mt19937_64 rng(seed);
-    std::vector<Double3> x(n), v(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        double r;
-        do { // cumulative mass M(r)/M = r³ / (r² + a²)^(3/2), inverted; truncated at 10 a
-            const double u = std::max(uniform(rng), 1e-12);
-            r = a / std::sqrt(std::pow(u, -2.0 / 3.0) - 1.0);
-        } while (!(r <= 10.0 * a));
-        x[i] = isotropic(rng, r);
-        // Speed q·v_esc with g(q) ∝ q² (1 − q²)^3.5 by rejection (maximum of g is below 0.1).
-        double q, y;
-        do {
-            q = uniform(rng);
-            y = 0.1 * uniform(rng);
-        } while (y > q * q * std::pow(1.0 - q * q, 3.5));
-        const double vEscape = std::sqrt(2.0 * G * totalMass / std::sqrt(r * r + a * a));
-        v[i] = isotropic(rng, q * vEscape);
-    }
-    Double3 mx, mv; // equal masses: centre of mass = mean
-    for (std::size_t i = 0; i < n; ++i) {
-        mx = {mx.x + x[i].x, mx.y + x[i].y, mx.z + x[i].z};
-        mv = {mv.x + v[i].x, mv.y + v[i].y, mv.z + v[i].z};
-    }
-    const double inv = 1.0 / double(n);
+    // The `plummer` scenario's sampler (Models.h) in Hénon units, truncated at 10 a:
+    // M(10 a) / M = 1000 / 101^{3/2}.
+    PlummerParams p;
+    p.bodies = n;
+    p.seed = seed;
+    p.massCutoff = 1000.0 / std::pow(101.0, 1.5);
+    const ModelBodies model = makePlummer(p);
+    // Scaled to mass M, length L = a / a_Hénon and speed sqrt(G M / L) (Hénon units: G = M = 1).
+    const double length = a / plummerScaleHenon();
+    const double speed = std::sqrt(G * totalMass / length);
+    const Fp64State& s = *model.exact; // centre of mass at rest at the origin
     World w;
     w.reserve(n);
-    const float m = float(totalMass * inv);
     for (std::size_t i = 0; i < n; ++i) {
-        w.addBody(Float4{float(x[i].x - mx.x * inv + centre.x), float(x[i].y - mx.y * inv + centre.y),
-                         float(x[i].z - mx.z * inv + centre.z), m},
-                  Float4{float(v[i].x - mv.x * inv + velocity.x), float(v[i].y - mv.y * inv + velocity.y),
-                         float(v[i].z - mv.z * inv + velocity.z), 0.f},
+        const Double4& x = s.position[i];
+        const Double4& v = s.velocity[i];
+        w.addBody(Float4{float(x.x * length + centre.x), float(x.y * length + centre.y), float(x.z * length + centre.z),
+                         float(x.w * totalMass)},
+                  Float4{float(v.x * speed + velocity.x), float(v.y * speed + velocity.y),
+                         float(v.z * speed + velocity.z), 0.f},
                   Group::Star);
     }
     return w;

@@ -16,8 +16,8 @@ namespace nbody {
 /// mass totalMass / n, scale radius `a` (length units), radii truncated at 10 a, velocities from
 /// the isotropic distribution function by von Neumann rejection, so the cluster is in virial
 /// equilibrium for gravitational constant G; shifted so its centre of mass sits at `centre` and
-/// moves with `velocity`. Group Star. Deterministic for a seed (std::mt19937_64, whose sequence
-/// the C++ standard fixes). Throws std::invalid_argument for n = 0 or a non-positive or
+/// moves with `velocity`. Group Star. The sampler is the `plummer` scenario's (Models.h,
+/// makePlummer) scaled from Hénon units; deterministic for a seed. Throws std::invalid_argument for n = 0 or a non-positive or
 /// non-finite mass, radius or G.
 World makePlummerCluster(std::size_t n, double totalMass, double a, Double3 centre, Double3 velocity, double G,
                          std::uint64_t seed);
