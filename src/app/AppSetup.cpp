@@ -32,6 +32,7 @@ void registerMetaTypes()
     qRegisterMetaType<nbody::app::FrameResult>();
     qRegisterMetaType<nbody::app::StartupConfig>();
     qRegisterMetaType<nbody::SimParams>();
+    qRegisterMetaType<std::shared_ptr<const nbody::app::SystemCopy>>();
 }
 
 } // namespace nbody::app

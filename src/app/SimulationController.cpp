@@ -609,6 +609,22 @@ void SimulationController::requestFraming()
     emit workQueued();
 }
 
+void SimulationController::requestValidationSystem()
+{
+    Command c;
+    c.what = QStringLiteral("validation system");
+    c.apply = [this] {
+        auto copy = std::make_shared<SystemCopy>();
+        copy->world = m_sim->world(); // synchronised: the current state, time and step
+        copy->exact = m_sim->state64();
+        copy->params = m_sim->params();
+        copy->source = m_source;
+        copy->kernelId = QString::fromUtf8(m_sim->kernel().id.data(), static_cast<qsizetype>(m_sim->kernel().id.size()));
+        emit validationSystemReady(std::move(copy));
+    };
+    enqueue(std::move(c));
+}
+
 void SimulationController::shutdown()
 {
     m_interrupt.store(false);

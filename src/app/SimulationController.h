@@ -39,6 +39,16 @@ struct StartupConfig {
     int diagnosticsInterval = 0; ///< steps between diagnostics evaluations (0: none; the app: 10)
 };
 
+/// A consistent copy of the running system, for the validation engine (see
+/// SimulationController::requestValidationSystem).
+struct SystemCopy {
+    nbody::World world;                    ///< the state, time and step (synchronised from the device)
+    std::optional<nbody::Fp64State> exact; ///< the fp64 state when an fp64 kernel holds it
+    nbody::SimParams params;
+    QString source;                        ///< what the system is ("uniform cube, 8192 bodies", a file)
+    QString kernelId;                      ///< the running kernel
+};
+
 class SimulationController : public QObject {
     Q_OBJECT
 public:
@@ -127,6 +137,9 @@ public slots:
     void setFollowCentre(bool follow);
     /// Asks for a framing sphere of the current state in the next frame.
     void requestFraming();
+    /// Copies the current system at the next frame (a command, so a GPU state is read while its
+    /// buffers are attached) and emits validationSystemReady(); the run is not disturbed.
+    void requestValidationSystem();
     /// Destroys the simulation (on this thread). Called blocking before the thread quits.
     void shutdown();
 
@@ -155,6 +168,8 @@ signals:
     /// A new system was installed (start-up, reset, load): earlier samples belong to another run.
     void diagnosticsRestarted();
     void scenarioSaved(const QString& path);
+    /// The answer to requestValidationSystem() (a failure goes to commandFailed("validation system", …)).
+    void validationSystemReady(std::shared_ptr<const nbody::app::SystemCopy> system);
 
 private:
     struct Command {
@@ -216,3 +231,4 @@ private:
 } // namespace nbody::app
 
 Q_DECLARE_METATYPE(nbody::app::StartupConfig)
+Q_DECLARE_METATYPE(std::shared_ptr<const nbody::app::SystemCopy>)
