@@ -7,3 +7,8 @@ nbody_add_test(NAME tst_gui SOURCES tst_gui.cpp LIBS nbody::app Qt6::Widgets LAB
 target_compile_definitions(tst_gui PRIVATE NBODY_APP_PATH="$<TARGET_FILE:nbody-sandbox>")
 add_dependencies(tst_gui nbody-sandbox)
 set_target_properties(tst_gui PROPERTIES AUTOMOC ON)
+# tst_validation_dock: the Validation dock and the report dialog running the real validation engine
+# on CPU kernels (and a MainWindow validating its running system); label gui (needs a display).
+# NBODY_SCREENSHOT_DIR=DIR saves the pictures of docs/images (validation-report.png, validation-dock.png).
+nbody_add_test(NAME tst_validation_dock SOURCES tst_validation_dock.cpp LIBS nbody::app Qt6::Widgets LABELS gui
+  TIMEOUT 300)

@@ -6,6 +6,7 @@
 #include "SnapshotDialogs.h"
 #include "ViewDock.h"
 #include "ScenarioMenus.h"
+#include "ValidationDock.h"
 #include "Viewport.h"
 
 #include "gl/FrameSink.h"
@@ -58,6 +59,9 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     m_viewDock = new ViewDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_viewDock);
     tabifyDockWidget(m_kernelDock, m_viewDock); // Run, Kernel and View share the column as tabs
+    m_validationDock = new ValidationDock(this);
+    addDockWidget(Qt::RightDockWidgetArea, m_validationDock);
+    tabifyDockWidget(m_viewDock, m_validationDock);
     m_runDock->raise();
     connect(m_viewDock, &ViewDock::colourModeChanged, this, [this](const nbody::gl::ColourMode* mode) {
         m_viewport->setColourMode(mode);
@@ -343,6 +347,10 @@ void MainWindow::createMenusAndToolbar()
     QAction* diagnosticsToggle = m_diagnosticsDock->toggleViewAction();
     diagnosticsToggle->setText(tr("&Diagnostics dock"));
     view->addAction(diagnosticsToggle);
+    QAction* validationToggle = m_validationDock->toggleViewAction();
+    validationToggle->setText(tr("V&alidation dock"));
+    view->addAction(validationToggle);
+    view->addAction(m_validationDock->reportAction());
     QAction* barToggle = bar->toggleViewAction();
     barToggle->setText(tr("&Toolbar"));
     view->addAction(barToggle);
@@ -456,6 +464,11 @@ void MainWindow::connectController()
     connect(c, &SimulationController::commandFailed, this, &MainWindow::onCommandFailed);
     connect(c, &SimulationController::loadFailed, this, &MainWindow::onLoadFailed);
     connect(c, &SimulationController::startupFailed, this, &MainWindow::onStartupFailed);
+    connect(m_validationDock, &ValidationDock::systemRequested, c, &SimulationController::requestValidationSystem);
+    connect(c, &SimulationController::validationSystemReady, m_validationDock, &ValidationDock::setSystem);
+    connect(c, &SimulationController::bodiesChanged, m_validationDock, &ValidationDock::setBodies);
+    connect(c, &SimulationController::kernelChanged, m_validationDock, &ValidationDock::setKernel);
+    connect(c, &SimulationController::paramsChanged, m_validationDock, &ValidationDock::setParams);
 }
 
 // ---- frame protocol -------------------------------------------------------------------------
@@ -846,6 +859,7 @@ void MainWindow::shutdownController()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    m_validationDock->cancel(); // its thread is joined when the dock is destroyed
     if (m_recording)
         stopRecording(); // finalise what was recorded
     shutdownController();

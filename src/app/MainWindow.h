@@ -30,6 +30,7 @@ class KernelDock;
 class ViewDock;
 class DiagnosticsDock;
 class ScenarioMenus;
+class ValidationDock;
 
 /// What the command line asks for beyond the first system.
 struct Automation {
@@ -110,6 +111,7 @@ private:
     ViewDock* m_viewDock = nullptr;
     DiagnosticsDock* m_diagnosticsDock = nullptr;
     ScenarioMenus* m_scenarioMenus = nullptr;
+    ValidationDock* m_validationDock = nullptr;
     QThread m_thread;
     QPointer<SimulationController> m_controller;
     QTimer m_frameTimer;

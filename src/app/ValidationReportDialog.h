@@ -1,0 +1,67 @@
+#pragma once
+/// \file ValidationReportDialog.h
+/// View → Validation report: a non-modal dialog showing a nbody::ValidationReport — the verdict
+/// ("3 of 4 kernels pass"), the run's parameters, device and build; a summary table per kernel
+/// (precision, step-0 force error max / p99 / median, final relative errors of positions,
+/// velocities and accelerations, ΔE/E0, a PASS / FAIL / ERROR badge); the per-field statistics
+/// (absolute and relative max / median / RMS, the predecessor's miss counts); the error growth
+/// chart (max position error against step, log scale, one series per kernel); the energy change
+/// chart (ΔE/E0 against step per kernel and for the reference); thresholds and failure reasons.
+/// Export JSON… and Export HTML… write the report through nbody::writeValidationReport
+/// (atomically: a failed write keeps the old file and says why in a message box).
+
+#include <QDialog>
+#include <QString>
+
+#include <memory>
+
+class QChart;
+class QLabel;
+class QTabWidget;
+class QTableWidget;
+
+namespace nbody { struct ValidationReport; }
+
+namespace nbody::app {
+
+class ValidationReportDialog : public QDialog {
+    Q_OBJECT
+public:
+    explicit ValidationReportDialog(QWidget* parent = nullptr);
+
+    /// Shows `report` (replacing the one shown).
+    void setReport(std::shared_ptr<const nbody::ValidationReport> report);
+    std::shared_ptr<const nbody::ValidationReport> report() const { return m_report; }
+
+    /// Writes the report to `path` (JSON or HTML by the extension). On failure shows a warning
+    /// box (non-blocking) naming the file and the reason and saying the old file was kept, and
+    /// returns false.
+    bool exportTo(const QString& path);
+
+    QTableWidget* summaryTable() const { return m_summary; }
+    QTableWidget* fieldTable() const { return m_fields; }
+    QChart* growthChart() const { return m_growthChart; }
+    QChart* energyChart() const { return m_energyChart; }
+
+private:
+    void chooseExport(const QString& suffix);
+    void fillSummary();
+    void fillFields();
+    void fillGrowthChart();
+    void fillEnergyChart();
+
+    std::shared_ptr<const nbody::ValidationReport> m_report;
+    QLabel* m_verdict = nullptr;
+    QLabel* m_parameters = nullptr;
+    QLabel* m_environment = nullptr;
+    QLabel* m_reference = nullptr;
+    QLabel* m_reasons = nullptr;
+    QTableWidget* m_summary = nullptr;
+    QTableWidget* m_fields = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QChart* m_growthChart = nullptr;
+    QChart* m_energyChart = nullptr;
+    QString m_lastDir;
+};
+
+} // namespace nbody::app

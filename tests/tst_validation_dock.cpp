@@ -1,0 +1,413 @@
+// The Validation dock and the report dialog with the real validation engine (sim/Validation.h) on
+// CPU kernels: a run from the dock (cpu, the fp64 reference and a test-only faulty kernel that
+// drops the last partial tile of j) ends with a report whose rows the dialog shows with their
+// badges and values; the faulty kernel fails with its step-0 force error, checked against the
+// missing pull computed here; Cancel ends a long run without a report and the dock is idle again;
+// Export JSON writes a file that parses, and a target whose parent is a regular file shows why
+// and changes nothing; an unavailable kernel is refused in red; in a real MainWindow the dock
+// validates a copy of the running system (SimulationController::requestValidationSystem) and
+// View → Validation report opens the dialog; closing the window mid-run returns promptly.
+// With NBODY_SCREENSHOT_DIR set it saves validation-report.png and validation-dock.png there
+// (the pictures in docs/images). Needs a display (xvfb-run); label gui.
+#include "AppSetup.h"
+#include "MainWindow.h"
+#include "ValidationDock.h"
+#include "ValidationReportDialog.h"
+
+#include "sim/KernelRegistry.h"
+#include "sim/Scenario.h"
+#include "sim/Validation.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QChart>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QProcessEnvironment>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <memory>
+
+using namespace nbody;
+using namespace nbody::app;
+
+namespace {
+
+constexpr int kWaitMs = 120'000; // a few hundred bodies for 20 steps take milliseconds; the machine may be busy
+constexpr std::size_t kTile = 32;
+
+/// A classic bug of public N-body code: the j loop runs over whole tiles of kTile bodies only,
+/// so the pull of the last N mod kTile bodies is dropped (Float4 layout, fp32 like `cpu`).
+void droppedTileForces(const HostForceArgs& a)
+{
+    const auto* pos = static_cast<const Float4*>(a.pos);
+    auto* acc = static_cast<Float4*>(a.acc);
+    const std::size_t whole = a.n / kTile * kTile;
+    for (std::size_t i = 0; i < a.n; ++i) {
+        double ax = 0, ay = 0, az = 0;
+        for (std::size_t j = 0; j < whole; ++j) {
+            const double dx = double(pos[j].x) - pos[i].x, dy = double(pos[j].y) - pos[i].y,
+                         dz = double(pos[j].z) - pos[i].z;
+            const double r2 = dx * dx + dy * dy + dz * dz + a.eps2;
+            const double s = a.G * pos[j].w / (r2 * std::sqrt(r2));
+            ax += s * dx, ay += s * dy, az += s * dz;
+        }
+        acc[i] = Float4{float(ax), float(ay), float(az), 0.f};
+    }
+}
+
+const KernelInfo kFaulty{"dropped-tile", "CPU, last partial tile of j dropped (test)",
+                         "Drops the pull of the last N mod 32 bodies: a test-only faulty kernel",
+                         Backend::Cpu, Precision::Fp32, Layout::Float4, true, {}, 20, &droppedTileForces};
+
+QString verdict(const KernelValidation& k)
+{
+    const std::string_view v = toString(k.verdict);
+    return QString::fromLatin1(v.data(), qsizetype(v.size()));
+}
+
+bool haveDisplay()
+{
+    const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    return !env.value(QStringLiteral("DISPLAY")).isEmpty() || !env.value(QStringLiteral("WAYLAND_DISPLAY")).isEmpty();
+}
+
+/// The step-0 relative force error of the faulty kernel, max over bodies, computed here in fp64:
+/// body i misses a_i^miss = Σ_{j ≥ whole} G m_j r_ij / (r_ij² + ε²)^{3/2}, measured against
+/// max(|a_ref,i|, floor) with floor = 1e-3 RMS |a_ref| (Validation.h).
+double expectedDroppedTileError(const World& w, const SimParams& p)
+{
+    const std::size_t n = w.size(), whole = n / kTile * kTile;
+    std::vector<Double3> full(n), miss(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            const Float4 &a = w.positions()[i], &b = w.positions()[j];
+            const double dx = double(b.x) - a.x, dy = double(b.y) - a.y, dz = double(b.z) - a.z;
+            const double r2 = dx * dx + dy * dy + dz * dz + double(p.eps2);
+            const double s = p.G * b.w / (r2 * std::sqrt(r2));
+            full[i].x += s * dx, full[i].y += s * dy, full[i].z += s * dz;
+            if (j >= whole)
+                miss[i].x += s * dx, miss[i].y += s * dy, miss[i].z += s * dz;
+        }
+    }
+    const auto norm = [](const Double3& v) { return std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z); };
+    double sum2 = 0;
+    for (const Double3& a : full)
+        sum2 += norm(a) * norm(a);
+    const double floor = 1e-3 * std::sqrt(sum2 / double(n));
+    double worst = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        worst = std::max(worst, norm(miss[i]) / std::max(norm(full[i]), floor));
+    return worst;
+}
+
+/// Starts the dock's run by clicking Start, as a user would.
+void clickStart(ValidationDock& dock)
+{
+    QTest::mouseClick(dock.findChild<QPushButton*>(QStringLiteral("validationStart")), Qt::LeftButton);
+}
+
+bool dockIsIdle(ValidationDock& dock)
+{
+    auto* button = dock.findChild<QPushButton*>(QStringLiteral("validationStart"));
+    return !dock.running() && button->isEnabled() && button->text().contains(QStringLiteral("Start")) &&
+           dock.findChild<QListWidget*>(QStringLiteral("validationKernels"))->isEnabled();
+}
+
+void saveScreenshot(QWidget* w, const QString& name)
+{
+    const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        return;
+    QDir().mkpath(dir);
+    QVERIFY(w->grab().save(QDir(dir).filePath(name)));
+    qInfo("saved %s", qPrintable(QDir(dir).filePath(name)));
+}
+
+} // namespace
+
+class TestValidationDock : public QObject {
+    Q_OBJECT
+
+    std::shared_ptr<const ValidationReport> m_report; ///< of runFromTheDock, for the export tests
+
+private slots:
+    void initTestCase()
+    {
+        if (!haveDisplay())
+            QSKIP("needs a display: run under xvfb-run -a");
+    }
+
+    void runFromTheDock()
+    {
+        ValidationDock dock;
+        dock.addKernelRow(&kFaulty);
+        dock.resize(360, 640);
+        dock.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dock));
+        // The registry's rows are listed, greyed out where they cannot run here.
+        auto* list = dock.findChild<QListWidget*>(QStringLiteral("validationKernels"));
+        QCOMPARE(list->count(), int(kernelRegistry().size()) + 1);
+        for (int i = 0; i < int(kernelRegistry().size()); ++i) {
+            const Availability av = availability(kernelRegistry()[std::size_t(i)]);
+            QCOMPARE(bool(list->item(i)->flags() & Qt::ItemIsEnabled), av.available);
+            if (!av.available)
+                QVERIFY(list->item(i)->toolTip().contains(QString::fromStdString(av.reason)));
+        }
+        // "All available" checks every runnable row but the reference (which matches itself).
+        QTest::mouseClick(dock.findChild<QPushButton*>(QStringLiteral("validationAll")), Qt::LeftButton);
+        QVERIFY(dock.checkedKernels().contains(QStringLiteral("cpu")));
+        QVERIFY(!dock.checkedKernels().contains(QStringLiteral("reference")));
+        QTest::mouseClick(dock.findChild<QPushButton*>(QStringLiteral("validationNone")), Qt::LeftButton);
+        QCOMPARE(dock.checkedKernels(), QStringList{});
+
+        dock.setCheckedKernels({QStringLiteral("cpu"), QStringLiteral("reference"), QStringLiteral("dropped-tile")});
+        dock.setSystemChoice(ValidationDock::SystemChoice::Default);
+        dock.setDefaultBodies(257); // 8 whole tiles of 32 and one body left over; no multiple of a block size
+        dock.setSteps(20);
+        dock.setCheckpoints(10);
+        QSignalSpy ready(&dock, &ValidationDock::reportReady);
+        QSignalSpy ended(&dock, &ValidationDock::runEnded);
+        clickStart(dock);
+        QVERIFY(dock.running());
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kWaitMs);
+        QCOMPARE(ended.count(), 0);
+        QVERIFY(dockIsIdle(dock));
+        const std::shared_ptr<const ValidationReport> report = dock.report();
+        QVERIFY(report);
+        m_report = report;
+        QCOMPARE(report->bodies, std::size_t(257));
+        QCOMPARE(report->steps, std::uint64_t(20));
+        QCOMPARE(report->kernels.size(), std::size_t(3));
+        const KernelValidation &cpu = report->kernels[0], &ref = report->kernels[1], &bad = report->kernels[2];
+        QCOMPARE(QString::fromStdString(cpu.id), QStringLiteral("cpu"));
+        QCOMPARE(QString::fromStdString(bad.id), QStringLiteral("dropped-tile"));
+        QCOMPARE(verdict(cpu), QStringLiteral("pass"));
+        QCOMPARE(verdict(ref), QStringLiteral("pass"));
+        QCOMPARE(verdict(bad), QStringLiteral("fail"));
+        QVERIFY(!bad.reasons.empty());
+        // The faulty kernel's step-0 error is the dropped pull (the fp32 rounding of the rest is
+        // ~1e-6 relative, far below the pull of one body of 257, ~1e-2 here): agree to 1e-3.
+        SimParams params;
+        CubeParams cube;
+        cube.bodies = 257;
+        const double expected = expectedDroppedTileError(makeUniformCube(cube), params);
+        qInfo("dropped-tile step-0 force error: report %.6e, computed here %.6e", bad.force0.max, expected);
+        QVERIFY(expected > 1e-3);
+        QVERIFY2(std::abs(bad.force0.max - expected) <= 1e-3 * expected,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(bad.force0.max).arg(expected)));
+        QVERIFY(bad.force0.max > report->thresholds.forceFp32);
+        QVERIFY(cpu.force0.max < report->thresholds.forceFp32);
+
+        // The result line and the report dialog.
+        auto* result = dock.findChild<QLabel*>(QStringLiteral("validationResult"));
+        QVERIFY2(result->text().contains(QStringLiteral("2 of 3 kernels pass")), qPrintable(result->text()));
+        QVERIFY(dock.reportAction()->isEnabled());
+        dock.showReport();
+        ValidationReportDialog* dialog = dock.reportDialog();
+        QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        QTableWidget* table = dialog->summaryTable();
+        QCOMPARE(table->rowCount(), 3);
+        const QStringList badges = {QStringLiteral("PASS"), QStringLiteral("PASS"), QStringLiteral("FAIL")};
+        for (int row = 0; row < 3; ++row) {
+            const KernelValidation& k = report->kernels[std::size_t(row)];
+            QCOMPARE(table->item(row, 0)->text(), QString::fromStdString(k.id));
+            QCOMPARE(table->item(row, 9)->text(), badges[row]);
+            QCOMPARE(table->item(row, 2)->text(), QString::number(k.force0.max, 'e', 2));
+            QCOMPARE(table->item(row, 3)->text(), QString::number(k.force0.p99, 'e', 2));
+            QCOMPARE(table->item(row, 5)->text(), QString::number(k.position.relative.max, 'e', 2));
+            QCOMPARE(table->item(row, 8)->text(), QString::number(k.energyChange, 'e', 2));
+        }
+        QCOMPARE(table->item(2, 9)->background().color(), QColor(0xc6, 0x28, 0x28));
+        QCOMPARE(table->item(0, 9)->background().color(), QColor(0x2e, 0x7d, 0x32));
+        // The failure reason is shown; the field table has three rows per kernel.
+        auto* reasons = dialog->findChild<QLabel*>(QStringLiteral("reportReasons"));
+        QVERIFY(reasons->isVisible());
+        QVERIFY2(reasons->text().contains(QString::fromStdString(bad.reasons.front()).toHtmlEscaped()),
+                 qPrintable(reasons->text()));
+        QCOMPARE(dialog->fieldTable()->rowCount(), 9);
+        QCOMPARE(dialog->fieldTable()->item(0, 5)->text(), QString::number(cpu.position.relative.max, 'e', 2));
+        QCOMPARE(dialog->findChild<QLabel*>(QStringLiteral("reportVerdict"))->text(),
+                 QStringLiteral("2 of 3 kernels pass"));
+        // One growth curve per kernel; the energy chart adds the reference's.
+        QCOMPARE(dialog->growthChart()->series().size(), 3);
+        QCOMPARE(dialog->energyChart()->series().size(), 4);
+        saveScreenshot(dialog, QStringLiteral("validation-report.png"));
+        saveScreenshot(&dock, QStringLiteral("validation-dock.png"));
+    }
+
+    void exportJsonAndRefusedTarget()
+    {
+        QVERIFY(m_report);
+        ValidationReportDialog dialog;
+        dialog.setReport(m_report);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("report.json"));
+        QVERIFY(dialog.exportTo(path));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QJsonParseError error;
+        const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &error);
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        QVERIFY(doc.isObject());
+        const QByteArray text = doc.toJson();
+        QVERIFY(text.contains("nbody-validation/1"));
+        QVERIFY(text.contains("dropped-tile"));
+        QVERIFY(dialog.findChildren<QMessageBox*>().isEmpty());
+
+        // A target whose parent is a regular file: refused with the reason; the file is untouched.
+        QFile blocker(dir.filePath(QStringLiteral("file")));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.write("keep me");
+        blocker.close();
+        const QString bad = dir.filePath(QStringLiteral("file/report.json"));
+        QVERIFY(!dialog.exportTo(bad));
+        QMessageBox* box = dialog.findChild<QMessageBox*>();
+        QVERIFY(box);
+        QVERIFY(box->isVisible());
+        QVERIFY2(box->text().contains(bad), qPrintable(box->text()));
+        QVERIFY(box->text().contains(QStringLiteral("kept")));
+        box->close(); // WA_DeleteOnClose
+        QTRY_VERIFY(dialog.findChildren<QMessageBox*>().isEmpty());
+        QVERIFY(blocker.open(QIODevice::ReadOnly));
+        QCOMPARE(blocker.readAll(), QByteArray("keep me"));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries),
+                 (QStringList{QStringLiteral("file"), QStringLiteral("report.json")}));
+        // The earlier export is still there and whole.
+        QFile again(path);
+        QVERIFY(again.open(QIODevice::ReadOnly));
+        QVERIFY(QJsonDocument::fromJson(again.readAll()).isObject());
+        // An extension that is neither JSON nor HTML is refused the same way.
+        QVERIFY(!dialog.exportTo(dir.filePath(QStringLiteral("report.txt"))));
+        QVERIFY(dialog.findChild<QMessageBox*>());
+    }
+
+    void cancelEndsWithoutReport()
+    {
+        ValidationDock dock;
+        dock.show();
+        dock.setCheckedKernels({QStringLiteral("cpu")});
+        dock.setSystemChoice(ValidationDock::SystemChoice::Default);
+        dock.setDefaultBodies(1001);
+        // A million steps, a checkpoint after each: far longer than the test, cancellable every step.
+        dock.setSteps(1'000'000);
+        dock.setCheckpoints(1'000'000);
+        QSignalSpy ready(&dock, &ValidationDock::reportReady);
+        QSignalSpy ended(&dock, &ValidationDock::runEnded);
+        clickStart(dock);
+        QVERIFY(dock.running());
+        auto* status = dock.findChild<QLabel*>(QStringLiteral("validationStatus"));
+        QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(QStringLiteral("step")), kWaitMs); // progress came
+        clickStart(dock); // the same button is Cancel now
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kWaitMs);
+        QCOMPARE(ended.front().at(0).toBool(), true); // cancelled
+        QCOMPARE(ready.count(), 0);
+        QVERIFY(!dock.report());
+        QVERIFY(dockIsIdle(dock));
+        QVERIFY(!dock.reportAction()->isEnabled());
+        QVERIFY2(status->text().startsWith(QStringLiteral("Cancelled")), qPrintable(status->text()));
+    }
+
+    void unavailableKernelIsShownInRed()
+    {
+        const KernelInfo* unavailable = nullptr;
+        for (const KernelInfo& k : kernelRegistry())
+            if (!availability(k).available)
+                unavailable = &k;
+        if (!unavailable)
+            QSKIP("every kernel can run here");
+        ValidationDock dock;
+        dock.show();
+        dock.setCheckedKernels({QString::fromUtf8(unavailable->id.data(), qsizetype(unavailable->id.size()))});
+        dock.setSystemChoice(ValidationDock::SystemChoice::Default);
+        dock.setDefaultBodies(100);
+        dock.setSteps(5);
+        QSignalSpy ended(&dock, &ValidationDock::runEnded);
+        clickStart(dock);
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kWaitMs);
+        QCOMPARE(ended.front().at(0).toBool(), false);
+        const QString message = ended.front().at(1).toString();
+        QVERIFY2(message.contains(QString::fromStdString(availability(*unavailable).reason)), qPrintable(message));
+        auto* result = dock.findChild<QLabel*>(QStringLiteral("validationResult"));
+        QVERIFY(result->styleSheet().contains(QStringLiteral("#d32f2f")));
+        QVERIFY(result->text().contains(message.toHtmlEscaped()));
+        QVERIFY(dockIsIdle(dock));
+        // Nothing checked: refused before any run.
+        dock.setCheckedKernels({});
+        clickStart(dock);
+        QVERIFY(!dock.running());
+        QVERIFY(result->text().contains(QStringLiteral("Check at least one kernel")));
+    }
+
+    void validatesTheRunningSystem()
+    {
+        StartupConfig config;
+        config.kernelId = QStringLiteral("cpu");
+        config.bodies = 301;
+        auto w = std::make_unique<MainWindow>(config, Automation{});
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        auto* dock = w->findChild<ValidationDock*>();
+        QVERIFY(dock);
+        auto* system = dock->findChild<QComboBox*>(QStringLiteral("validationSystem"));
+        QTRY_VERIFY_WITH_TIMEOUT(system->currentText().contains(QStringLiteral("301")), kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(dock->checkedKernels(), QStringList{QStringLiteral("cpu")}, kWaitMs);
+        auto* reportAction = w->findChild<QAction*>(QStringLiteral("validationReportAction"));
+        QVERIFY(reportAction);
+        QVERIFY(!reportAction->isEnabled());
+        dock->setSteps(10);
+        dock->setCheckpoints(5);
+        QSignalSpy ready(dock, &ValidationDock::reportReady);
+        clickStart(*dock);
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kWaitMs);
+        const auto report = dock->report();
+        QCOMPARE(report->bodies, std::size_t(301));
+        QCOMPARE(report->kernels.size(), std::size_t(1));
+        QCOMPARE(verdict(report->kernels[0]), QStringLiteral("pass"));
+        QVERIFY2(QString::fromStdString(report->system).contains(QStringLiteral("uniform cube")),
+                 report->system.c_str());
+        QVERIFY(reportAction->isEnabled());
+        reportAction->trigger();
+        QTRY_VERIFY(dock->reportDialog()->isVisible());
+        QCOMPARE(dock->reportDialog()->summaryTable()->rowCount(), 1);
+
+        // Closing the window mid-run cancels and joins the validation thread (no hang, no crash).
+        dock->setSteps(1'000'000);
+        dock->setCheckpoints(1'000'000);
+        clickStart(*dock);
+        QTRY_VERIFY_WITH_TIMEOUT(dock->running() &&
+                                     dock->findChild<QLabel*>(QStringLiteral("validationStatus"))
+                                         ->text()
+                                         .contains(QStringLiteral("step")),
+                                 kWaitMs);
+        w->close();
+        w.reset();
+    }
+};
+
+int main(int argc, char** argv)
+{
+    // The MainWindow needs desktop OpenGL, which Qt's offscreen platform lacks here (as tst_gui).
+    if (qgetenv("QT_QPA_PLATFORM") == "offscreen")
+        qunsetenv("QT_QPA_PLATFORM");
+    if (!haveDisplay())
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    nbody::app::setDefaultSurfaceFormat();
+    QApplication app(argc, argv);
+    nbody::app::registerMetaTypes();
+    TestValidationDock test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
+#include "tst_validation_dock.moc"
