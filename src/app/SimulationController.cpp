@@ -616,7 +616,8 @@ void SimulationController::requestValidationSystem()
     c.apply = [this] {
         auto copy = std::make_shared<SystemCopy>();
         copy->world = m_sim->world(); // synchronised: the current state, time and step
-        copy->exact = m_sim->state64();
+        if (m_sim->kernel().layout == Layout::Double4) // fp32 states are the World itself
+            copy->exact = m_sim->state64();
         copy->params = m_sim->params();
         copy->source = m_source;
         copy->kernelId = QString::fromUtf8(m_sim->kernel().id.data(), static_cast<qsizetype>(m_sim->kernel().id.size()));

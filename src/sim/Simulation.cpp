@@ -272,14 +272,6 @@ const World& Simulation::world()
     return m_world;
 }
 
-std::optional<Fp64State> Simulation::state64()
-{
-    if (!fp64State())
-        return std::nullopt;
-    syncHost();
-    return m_state64;
-}
-
 std::string Simulation::checkFinite()
 {
 #if NBODY_HAVE_CUDA

@@ -104,10 +104,6 @@ public:
     /// The host copy of the system, synchronised first when a CUDA kernel holds the state; with
     /// an fp64 kernel, its fp32 columns are the fp64 state rounded to nearest.
     const World& world();
-    /// The fp64 state (N Double4 positions + mass, velocities, accelerations) when an fp64 kernel
-    /// holds it, synchronised first (world() holds only its rounding then); std::nullopt with an
-    /// fp32 kernel, whose whole state is world(). A copy, for the validation engine.
-    std::optional<Fp64State> state64();
     std::size_t size() const { return m_world.size(); }
     double time() const { return m_world.time; }
     std::uint64_t stepCount() const { return m_world.step; }
