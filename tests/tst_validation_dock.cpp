@@ -363,6 +363,12 @@ private slots:
         auto* system = dock->findChild<QComboBox*>(QStringLiteral("validationSystem"));
         QTRY_VERIFY_WITH_TIMEOUT(system->currentText().contains(QStringLiteral("301")), kWaitMs);
         QTRY_COMPARE_WITH_TIMEOUT(dock->checkedKernels(), QStringList{QStringLiteral("cpu")}, kWaitMs);
+        // The dock is a tab of the right-hand column; at the default size nothing is squeezed.
+        dock->raise();
+        QTRY_VERIFY(dock->isVisible());
+        QCOMPARE(w->size(), QSize(1280, 820));
+        QVERIFY(dock->widget()->height() >= dock->widget()->minimumSizeHint().height());
+        saveScreenshot(w.get(), QStringLiteral("app-validation-dock.png"));
         auto* reportAction = w->findChild<QAction*>(QStringLiteral("validationReportAction"));
         QVERIFY(reportAction);
         QVERIFY(!reportAction->isEnabled());

@@ -352,7 +352,7 @@ void ValidationReportDialog::fillGrowthChart()
                 hi = std::max(hi, g.maxPositionError);
             }
         }
-        s->setName(points.isEmpty() ? tr("%1 (identical to the reference)").arg(QString::fromStdString(k.id))
+        s->setName(points.isEmpty() ? tr("%1 (0: identical)").arg(QString::fromStdString(k.id))
                                     : QString::fromStdString(k.id));
         s->append(points);
         m_growthChart->addSeries(s);
