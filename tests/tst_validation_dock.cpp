@@ -121,7 +121,7 @@ void clickStart(ValidationDock& dock)
 bool dockIsIdle(ValidationDock& dock)
 {
     auto* button = dock.findChild<QPushButton*>(QStringLiteral("validationStart"));
-    return !dock.running() && button->isEnabled() && button->text().contains(QStringLiteral("Start")) &&
+    return !dock.running() && button->isEnabled() && button->text().remove(QLatin1Char('&')) == QStringLiteral("Start validation") &&
            dock.findChild<QListWidget*>(QStringLiteral("validationKernels"))->isEnabled();
 }
 

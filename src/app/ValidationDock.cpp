@@ -72,7 +72,7 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
         addKernelRow(&k);
     kernelColumn->addWidget(m_kernels, 1);
     auto* kernelButtons = new QHBoxLayout;
-    auto* allButton = new QPushButton(tr("&All available"), kernelBox);
+    auto* allButton = new QPushButton(tr("A&ll available"), kernelBox);
     allButton->setObjectName(QStringLiteral("validationAll"));
     allButton->setToolTip(tr("Check every kernel that can run here"));
     auto* noneButton = new QPushButton(tr("N&one"), kernelBox);
@@ -133,14 +133,14 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
     form->addRow(tr("S&ystem:"), m_system);
     form->addRow(tr("&Bodies (N):"), m_bodies);
     form->addRow(tr("S&teps (K):"), m_steps);
-    form->addRow(tr("Chec&kpoints:"), m_checkpoints);
+    form->addRow(tr("Check&points:"), m_checkpoints);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     column->addWidget(runBox);
     connect(m_system, &QComboBox::currentIndexChanged, this,
             [this] { m_bodies->setEnabled(m_system->currentData().toInt() == int(SystemChoice::Default)); });
 
     // -- start, progress, result
-    m_startButton = new QPushButton(tr("&Start validation"), body);
+    m_startButton = new QPushButton(tr("Sta&rt validation"), body);
     m_startButton->setObjectName(QStringLiteral("validationStart"));
     m_startButton->setToolTip(tr("Run the checked kernels and the fp64 reference side by side, off the GUI "
                                  "thread; the simulation keeps running"));
@@ -172,7 +172,7 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
     column->addWidget(m_result);
     setWidget(body);
 
-    m_reportAction = new QAction(tr("Validation &report…"), this);
+    m_reportAction = new QAction(tr("Validation re&port…"), this);
     m_reportAction->setObjectName(QStringLiteral("validationReportAction"));
     m_reportAction->setStatusTip(tr("Show the last validation report (run one from the Validation dock)"));
     m_reportAction->setEnabled(false);
@@ -365,8 +365,11 @@ void ValidationDock::onProgress(const nbody::ValidationProgress& p)
         return;
     const double f = std::clamp(p.fraction(), 0.0, 1.0);
     m_progress->setValue(int(std::lround(f * 1000)));
+    QString phase = QString::fromStdString(p.phase);
+    if (!phase.isEmpty())
+        phase[0] = phase[0].toUpper();
     QString text = tr("%1: step %2 of %3")
-                       .arg(QString::fromStdString(p.phase))
+                       .arg(phase)
                        .arg(QLocale().toString(qulonglong(p.step)), QLocale().toString(qulonglong(p.steps)));
     const double elapsed = double(m_clock.elapsed()) * 1e-3;
     if (f > 0.0 && f < 1.0)
@@ -443,7 +446,7 @@ void ValidationDock::setPhase(Phase phase)
     m_phase = phase;
     const bool idle = phase == Phase::Idle;
     m_startButton->setEnabled(true);
-    m_startButton->setText(idle ? tr("&Start validation") : tr("&Cancel"));
+    m_startButton->setText(idle ? tr("Sta&rt validation") : tr("&Cancel"));
     m_startButton->setToolTip(idle ? tr("Run the checked kernels and the fp64 reference side by side, off the GUI "
                                         "thread; the simulation keeps running")
                                    : tr("Stop the validation at its next checkpoint (no report)"));
