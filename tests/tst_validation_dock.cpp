@@ -293,6 +293,38 @@ private slots:
         QVERIFY(dialog.findChild<QMessageBox*>());
     }
 
+    void warningsAreShown()
+    {
+        // Two bodies on a circular orbit (m = 0.5 each, separation 1, speed 0.5, period 2π) with
+        // dt = 1.5, about four steps per orbit: the reference's own energy changes by far more
+        // than 1 %, which the report warns about (Validation.h) and the dialog shows.
+        World w;
+        w.addBody(Float4{-0.5f, 0.f, 0.f, 0.5f}, Float4{0.f, -0.5f, 0.f, 0.f}, Group::Generic);
+        w.addBody(Float4{0.5f, 0.f, 0.f, 0.5f}, Float4{0.f, 0.5f, 0.f, 0.f}, Group::Generic);
+        ValidationConfig config;
+        config.kernels = {findKernel("cpu")};
+        config.steps = 20;
+        config.checkpoints = 20;
+        config.params.dt = 1.5f;
+        config.params.eps2 = 1e-4f;
+        config.system = "two bodies, dt far too large";
+        auto report = std::make_shared<const ValidationReport>(validate(w, std::nullopt, config));
+        qInfo("reference dE/E0 = %.3e", report->referenceEnergyChange);
+        QVERIFY(std::abs(report->referenceEnergyChange) > 0.01);
+        QVERIFY(!report->warnings.empty());
+        ValidationReportDialog dialog;
+        dialog.setReport(report);
+        dialog.show();
+        auto* warnings = dialog.findChild<QLabel*>(QStringLiteral("reportWarnings"));
+        QVERIFY(warnings->isVisible());
+        QVERIFY2(warnings->text().contains(QString::fromStdString(report->warnings.front())),
+                 qPrintable(warnings->text()));
+        // A report without warnings hides the line.
+        QVERIFY(m_report && m_report->warnings.empty());
+        dialog.setReport(m_report);
+        QVERIFY(!warnings->isVisible());
+    }
+
     void cancelEndsWithoutReport()
     {
         ValidationDock dock;

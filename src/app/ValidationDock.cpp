@@ -399,7 +399,12 @@ void ValidationDock::onFinished(std::shared_ptr<const nbody::ValidationReport> r
                               .arg(all ? QStringLiteral("#2e7d32") : QStringLiteral("#c62828"))
                               .arg(pass)
                               .arg(m_report->kernels.size()));
-        m_result->setToolTip(tr("N = %1, %2 steps").arg(m_report->bodies).arg(m_report->steps));
+        QString tip = tr("N = %1, %2 steps").arg(m_report->bodies).arg(m_report->steps);
+        for (const std::string& w : m_report->warnings)
+            tip += QStringLiteral("\n⚠ ") + QString::fromStdString(w);
+        m_result->setToolTip(tip);
+        if (!m_report->warnings.empty())
+            m_result->setText(m_result->text() + tr(" · ⚠ %n warning(s)", nullptr, int(m_report->warnings.size())));
         m_reportAction->setEnabled(true);
         if (m_dialog)
             m_dialog->setReport(m_report);

@@ -163,6 +163,12 @@ ValidationReportDialog::ValidationReportDialog(QWidget* parent) : QDialog(parent
     m_reasons->setTextFormat(Qt::RichText);
     m_reasons->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+    m_warnings = new QLabel(this);
+    m_warnings->setObjectName(QStringLiteral("reportWarnings"));
+    m_warnings->setWordWrap(true);
+    m_warnings->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_warnings->setStyleSheet(QStringLiteral("color: #8a5a00;"));
+
     m_fields = makeTable(this, QStringLiteral("reportFields"));
     setHeaders(m_fields,
                {{tr("Kernel"), QString()},
@@ -213,6 +219,7 @@ ValidationReportDialog::ValidationReportDialog(QWidget* parent) : QDialog(parent
     layout->addWidget(m_summary);
     layout->addWidget(m_reference);
     layout->addWidget(m_reasons);
+    layout->addWidget(m_warnings);
     layout->addWidget(m_tabs, 1);
     layout->addWidget(buttons);
     resize(1100, 760);
@@ -261,6 +268,11 @@ void ValidationReportDialog::setReport(std::shared_ptr<const nbody::ValidationRe
     m_reasons->setVisible(!reasons.isEmpty());
     m_reasons->setText(QStringLiteral("<span style=\"color:#c62828\">%1</span>")
                            .arg(tr("Why not passed:") + QStringLiteral("<br>") + reasons.join(QStringLiteral("<br>"))));
+    QStringList warnings;
+    for (const std::string& w : r.warnings)
+        warnings << tr("⚠ %1").arg(QString::fromStdString(w));
+    m_warnings->setVisible(!warnings.isEmpty());
+    m_warnings->setText(warnings.join(QLatin1Char('\n')));
     fillSummary();
     fillFields();
     fillGrowthChart();

@@ -6,7 +6,8 @@
 /// velocities and accelerations, ΔE/E0, a PASS / FAIL / ERROR badge); the per-field statistics
 /// (absolute and relative max / median / RMS, the predecessor's miss counts); the error growth
 /// chart (max position error against step, log scale, one series per kernel); the energy change
-/// chart (ΔE/E0 against step per kernel and for the reference); thresholds and failure reasons.
+/// chart (ΔE/E0 against step per kernel and for the reference); thresholds, failure reasons and
+/// the report's warnings about the run as a whole.
 /// Export JSON… and Export HTML… write the report through nbody::writeValidationReport
 /// (atomically: a failed write keeps the old file and says why in a message box).
 
@@ -56,6 +57,7 @@ private:
     QLabel* m_environment = nullptr;
     QLabel* m_reference = nullptr;
     QLabel* m_reasons = nullptr;
+    QLabel* m_warnings = nullptr;
     QTableWidget* m_summary = nullptr;
     QTableWidget* m_fields = nullptr;
     QTabWidget* m_tabs = nullptr;
