@@ -27,11 +27,13 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineSeries>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QProcessEnvironment>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -243,7 +245,23 @@ private slots:
         // One growth curve per kernel; the energy chart adds the reference's.
         QCOMPARE(dialog->growthChart()->series().size(), 3);
         QCOMPARE(dialog->energyChart()->series().size(), 4);
+        // The curves are the report's: cpu's max position error at the checkpoints (0 at step 0
+        // is left off the log axis), and the reference's energy change, drawn last.
+        auto* cpuGrowth = qobject_cast<QLineSeries*>(dialog->growthChart()->series().at(0));
+        QVERIFY(cpuGrowth);
+        QCOMPARE(cpuGrowth->count(), int(cpu.growth.size()) - 1);
+        QCOMPARE(cpuGrowth->at(cpuGrowth->count() - 1),
+                 QPointF(20, cpu.growth.back().maxPositionError));
+        auto* refEnergy = qobject_cast<QLineSeries*>(dialog->energyChart()->series().at(3));
+        QCOMPARE(refEnergy->count(), int(report->referenceGrowth.size()));
+        QCOMPARE(refEnergy->at(refEnergy->count() - 1).y(), report->referenceGrowth.back().referenceEnergyChange);
         saveScreenshot(dialog, QStringLiteral("validation-report.png"));
+        auto* tabs = dialog->findChild<QTabWidget*>(QStringLiteral("reportTabs"));
+        for (int t = 1; t < tabs->count(); ++t) { // the other tabs, for a look (not in docs/images)
+            tabs->setCurrentIndex(t);
+            saveScreenshot(dialog, QStringLiteral("validation-report-tab%1.png").arg(t));
+        }
+        tabs->setCurrentIndex(0);
         saveScreenshot(&dock, QStringLiteral("validation-dock.png"));
     }
 

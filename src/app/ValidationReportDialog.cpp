@@ -182,7 +182,7 @@ ValidationReportDialog::ValidationReportDialog(QWidget* parent) : QDialog(parent
                 {tr("> 1 % rel."), tr("The predecessor's criterion: components with |Δ| > 1 % of min(|u|, |u_ref|)")},
                 {tr("> 0.01 abs."), tr("The predecessor's criterion: components with |Δ| > 0.01")}});
     m_fields->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_fields->horizontalHeader()->setStretchLastSection(true);
+    m_fields->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
 
     m_growthChart = new QChart;
     m_growthChart->setTitle(tr("Error growth: max position error against the reference"));
@@ -415,15 +415,16 @@ void ValidationReportDialog::fillEnergyChart()
             s->setPen(pen);
         }
     };
-    add(tr("reference (fp64)"), m_report->referenceGrowth, true);
     for (const nbody::KernelValidation& k : m_report->kernels)
         add(QString::fromStdString(k.id), k.growth, false);
+    add(tr("reference (fp64 OpenMP)"), m_report->referenceGrowth, true); // dashed, on top
     if (hi <= lo) {
         const double m = lo != 0 ? 0.05 * std::abs(lo) : 1e-12;
         lo -= m;
         hi += m;
     }
     y->setRange(lo, hi);
+    y->applyNiceNumbers(); // round limits and ticks
 }
 
 bool ValidationReportDialog::exportTo(const QString& path)
