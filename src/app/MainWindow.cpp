@@ -466,6 +466,10 @@ void MainWindow::connectController()
     connect(c, &SimulationController::startupFailed, this, &MainWindow::onStartupFailed);
     connect(m_validationDock, &ValidationDock::systemRequested, c, &SimulationController::requestValidationSystem);
     connect(c, &SimulationController::validationSystemReady, m_validationDock, &ValidationDock::setSystem);
+    connect(c, &SimulationController::commandFailed, m_validationDock, [this](const QString& what, const QString& why) {
+        if (what == QLatin1String("validation system"))
+            m_validationDock->systemFailed(why);
+    });
     connect(c, &SimulationController::bodiesChanged, m_validationDock, &ValidationDock::setBodies);
     connect(c, &SimulationController::kernelChanged, m_validationDock, &ValidationDock::setKernel);
     connect(c, &SimulationController::paramsChanged, m_validationDock, &ValidationDock::setParams);

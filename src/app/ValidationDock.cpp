@@ -294,6 +294,16 @@ void ValidationDock::setSystem(std::shared_ptr<const SystemCopy> system)
     launch(std::move(system));
 }
 
+void ValidationDock::systemFailed(const QString& message)
+{
+    if (m_phase != Phase::WaitingForSystem)
+        return;
+    setPhase(Phase::Idle);
+    m_status->setText(tr("Failed."));
+    showError(tr("The current system could not be copied: %1").arg(message));
+    emit runEnded(false, message);
+}
+
 void ValidationDock::launch(std::shared_ptr<const SystemCopy> system)
 {
     nbody::ValidationConfig config;

@@ -91,6 +91,9 @@ public slots:
     void setBodies(qulonglong n);
     /// The answer to systemRequested() (SimulationController::validationSystemReady).
     void setSystem(std::shared_ptr<const nbody::app::SystemCopy> system);
+    /// The current system could not be copied (SimulationController::commandFailed): the wait
+    /// ends with the message in red.
+    void systemFailed(const QString& message);
 
 signals:
     /// Asks for a copy of the current system (answer: setSystem).
