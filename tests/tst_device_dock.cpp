@@ -7,6 +7,7 @@
 // the dock as dir/device-dock.png (docs/images/device-dock.png).
 // Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
 #include "AppSetup.h"
+#include "GuiTestMain.h"
 #include "DeviceDock.h"
 #include "KernelDock.h"
 #include "MainWindow.h"
@@ -38,13 +39,6 @@ namespace {
 
 constexpr int kWaitMs = 30'000; // the machine may be busy with other builds
 
-bool haveDisplay()
-{
-    const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    return !env.value(QStringLiteral("DISPLAY")).isEmpty() ||
-           !env.value(QStringLiteral("WAYLAND_DISPLAY")).isEmpty();
-}
-
 /// The value shown in the tree for section `section`, row `row` (column 1), or a null QString.
 QString shown(const QTreeWidget* tree, const QString& section, const QString& row)
 {
@@ -71,7 +65,7 @@ class TestDeviceDock : public QObject {
 private slots:
     void initTestCase()
     {
-        if (!haveDisplay())
+        if (!nbody::test::haveDisplay())
             QSKIP("needs a display with OpenGL: run under xvfb-run -a");
         nbody::app::StartupConfig config;
         config.kernelId = QStringLiteral("cpu");
@@ -146,6 +140,30 @@ private slots:
         QCOMPARE(text, QString::fromStdString(nbody::machineText(m_dock->sections())));
         QVERIFY(text.contains(QStringLiteral("OpenGL\n")));
         QVERIFY(text.contains(QStringLiteral("  OpenMP threads:")));
+
+        // Ctrl+C copies the selected rows as "label: value" lines, in display order.
+        QTreeWidget* tree = m_dock->view()->tree();
+        QTreeWidgetItem* vendor = nullptr;
+        QTreeWidgetItem* threads = nullptr;
+        for (int i = 0; i < tree->topLevelItemCount(); ++i)
+            for (int j = 0; j < tree->topLevelItem(i)->childCount(); ++j) {
+                QTreeWidgetItem* item = tree->topLevelItem(i)->child(j);
+                const QString key = item->parent()->data(0, Qt::UserRole).toString() + QLatin1Char('.') +
+                                    item->data(0, Qt::UserRole).toString();
+                if (key == QLatin1String("opengl.vendor"))
+                    vendor = item;
+                if (key == QLatin1String("openmp.threads"))
+                    threads = item;
+            }
+        QVERIFY(vendor && threads);
+        tree->clearSelection();
+        vendor->setSelected(true); // selected first, shown after the OpenMP row
+        threads->setSelected(true);
+        m_dock->raise();
+        tree->setFocus();
+        QTest::keyClick(tree, Qt::Key_C, Qt::ControlModifier);
+        QCOMPARE(QGuiApplication::clipboard()->text(),
+                 QStringLiteral("OpenMP threads: %1\nVendor: %2\n").arg(threads->text(1), vendor->text(1)));
     }
 
     void screenshot()
@@ -205,17 +223,7 @@ private:
 
 int main(int argc, char** argv)
 {
-    // The window needs desktop OpenGL, which Qt's offscreen platform lacks here; without a
-    // display the offscreen platform only lets QApplication start, and initTestCase skips.
-    if (qgetenv("QT_QPA_PLATFORM") == "offscreen")
-        qunsetenv("QT_QPA_PLATFORM");
-    if (!haveDisplay())
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    nbody::app::setDefaultSurfaceFormat(); // as the app's main() does, before the QApplication
-    QApplication app(argc, argv);
-    nbody::app::registerMetaTypes();
-    TestDeviceDock test;
     QTEST_SET_MAIN_SOURCE_PATH
-    return QTest::qExec(&test, argc, argv);
+    return nbody::test::guiTestMain<TestDeviceDock>(argc, argv);
 }
 #include "tst_device_dock.moc"

@@ -7,6 +7,7 @@
 #include <QClipboard>
 #include <QDialogButtonBox>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QPushButton>
 #include <QTreeWidget>
@@ -45,13 +46,12 @@ MachineInfoView::MachineInfoView(QWidget* parent) : QWidget(parent)
     m_tree->setAlternatingRowColors(true);
     m_tree->setTextElideMode(Qt::ElideMiddle); // the full value is in the tooltip
 
-    // Ctrl+C and the context menu copy the selected rows as "label: value" lines.
+    // Ctrl+C (eventFilter) and the context menu copy the selected rows as "label: value" lines.
     auto* copyRows = new QAction(tr("Copy selected rows"), m_tree);
-    copyRows->setShortcut(QKeySequence::Copy);
-    copyRows->setShortcutContext(Qt::WidgetShortcut);
     connect(copyRows, &QAction::triggered, this, &MachineInfoView::copySelection);
     m_tree->addAction(copyRows);
     m_tree->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_tree->installEventFilter(this);
 
     m_copy = new QPushButton(tr("Copy"), this);
     m_copy->setObjectName(QStringLiteral("copyMachineInfo"));
@@ -89,6 +89,16 @@ void MachineInfoView::setSections(std::vector<nbody::MachineSection> sections)
         }
     }
     m_tree->expandAll();
+}
+
+bool MachineInfoView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_tree && event->type() == QEvent::KeyPress &&
+        static_cast<QKeyEvent*>(event)->matches(QKeySequence::Copy)) {
+        copySelection();
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 QString MachineInfoView::text() const

@@ -33,6 +33,9 @@ public:
     QTreeWidget* tree() const { return m_tree; }
     QPushButton* copyButton() const { return m_copy; }
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void copySelection();
     std::vector<nbody::MachineSection> m_sections;
