@@ -38,7 +38,8 @@ MachineSection deviceSection(const CudaDeviceInfo& d)
     };
     add("name", "Name", d.name);
     add("computeCapability", "Compute capability", std::to_string(d.major) + "." + std::to_string(d.minor),
-        "The architecture generation (major.minor): 10.x and 12.x Blackwell, 9.0 Hopper, 8.x Ampere and Ada, 7.x Volta and Turing");
+        "The architecture generation (major.minor): 10.x and 12.x Blackwell, 9.0 Hopper, 8.x Ampere and "
+        "Ada, 7.x Volta and Turing");
     add("multiprocessors", "Multiprocessors (SMs)", std::to_string(d.multiprocessors),
         "Streaming multiprocessors: each runs several thread blocks at once");
     add("smClock", "SM clock", megahertz(d.clockKHz), "The multiprocessors' peak clock (cudaDevAttrClockRate)");
@@ -90,7 +91,8 @@ std::string formatBytes(double bytes)
     if (u == 0)
         return format("%.0f B", bytes);
     // three significant digits, without a trailing ".0" for whole numbers (48 KiB, 227 KiB)
-    const char* f = bytes == double(static_cast<long long>(bytes)) ? "%.0f " : bytes < 10 ? "%.2f " : bytes < 100 ? "%.1f " : "%.0f ";
+    const bool whole = bytes == double(static_cast<long long>(bytes));
+    const char* f = whole || bytes >= 100 ? "%.0f " : bytes < 10 ? "%.2f " : "%.1f ";
     return format(f, bytes) + units[u];
 }
 
