@@ -172,8 +172,9 @@ private slots:
         if (dir.isEmpty())
             QSKIP("set NBODY_SCREENSHOT_DIR to save device-dock.png");
         // Floating, wide enough that no value is elided, for the README.
+        m_dock->view()->tree()->clearSelection(); // the copy test's selection
         m_dock->setFloating(true);
-        m_dock->resize(780, 440);
+        m_dock->resize(780, 330);
         m_dock->show();
         m_dock->raise();
         QVERIFY(QTest::qWaitForWindowExposed(m_dock));
