@@ -29,6 +29,7 @@ class SnapshotSaver;
 class KernelDock;
 class ViewDock;
 class DiagnosticsDock;
+class DeviceDock;
 class ScenarioMenus;
 class ValidationDock;
 
@@ -110,6 +111,7 @@ private:
     KernelDock* m_kernelDock = nullptr;
     ViewDock* m_viewDock = nullptr;
     DiagnosticsDock* m_diagnosticsDock = nullptr;
+    DeviceDock* m_deviceDock = nullptr;
     ScenarioMenus* m_scenarioMenus = nullptr;
     ValidationDock* m_validationDock = nullptr;
     QThread m_thread;
