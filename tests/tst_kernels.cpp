@@ -113,9 +113,9 @@ private slots:
         const auto ref = referenceAccelerations(w.positions().data(), w.size(), p.eps2, p.G);
         const auto a = evaluateAccelerations(k->id, w, p);
         QCOMPARE(a.size(), w.size());
-        const ErrorStats e = relativeErrors(a, ref);
+        const nbody::ForceError e = relativeErrors(a, ref);
         qInfo("%s N=%d block %dx%d tile x%d eps2 %g: max rel. error %.3g (body %zu), median %.3g", qPrintable(kernel), n,
-              block, rows, factor, double(eps2), e.max, e.worst, e.median);
+              block, rows, factor, double(eps2), e.max, e.worstBody, e.median);
         // Bounds (floor 1e-3 · RMS|a_ref|, ErrorStats.h). fp32: the accumulation of N terms
         // rounds to ≲ √N · 6e-8 ≈ 5e-6 at N = 8192 plus ≤ 2 ulp of the hardware rsqrt per term;
         // 1e-4 leaves a factor 20. fp64: the same with 1.1e-16 per operation, ≲ 1e-13, and the

@@ -59,7 +59,7 @@ private slots:
         const auto ref = referenceAccelerations(w.positions().data(), w.size(), p.eps2, p.G);
         for (const char* id : {"cpu", "reference"}) {
             const auto a = evaluateAccelerations(id, w, p);
-            const ErrorStats e = relativeErrors(a, ref);
+            const nbody::ForceError e = relativeErrors(a, ref);
             qInfo("%s N=%d max %.3g median %.3g", id, n, e.max, e.median);
             QCOMPARE_LE(e.max, 1e-4);
         }

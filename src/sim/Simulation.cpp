@@ -200,8 +200,14 @@ void Simulation::setKernel(std::string_view id)
     const KernelInfo* k = findKernel(id);
     if (!k)
         throw std::invalid_argument("unknown kernel '" + std::string(id) + "' (known: " + knownKernelIds() + ")");
+    setKernel(*k);
+}
+
+void Simulation::setKernel(const KernelInfo& row)
+{
+    const KernelInfo* k = &row;
     if (const Availability a = availability(*k); !a.available)
-        throw std::invalid_argument("kernel '" + std::string(id) + "' is not available here: " + a.reason);
+        throw std::invalid_argument("kernel '" + std::string(k->id) + "' is not available here: " + a.reason);
     checkLaunchable(*k, m_params, m_world.size());
 
     const KernelInfo* old = m_kernel;
@@ -416,6 +422,14 @@ std::vector<Double4> Simulation::accelerations64()
     if (fp64State())
         return m_state64.acceleration;
     return widen(m_world).acceleration;
+}
+
+Fp64State Simulation::state64()
+{
+    syncHost();
+    if (fp64State())
+        return m_state64;
+    return widen(m_world);
 }
 
 std::vector<Double4> evaluateAccelerations(std::string_view kernelId, const World& world, const SimParams& params)

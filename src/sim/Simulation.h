@@ -82,11 +82,17 @@ public:
     /// The current accelerations in the selected kernel's precision, widened exactly to fp64:
     /// N Double4 (ax, ay, az, 0). Synchronises first.
     std::vector<Double4> accelerations64();
+    /// The whole state (positions with masses, velocities, accelerations) in the selected
+    /// kernel's precision widened exactly to fp64: N Double4 each. Synchronises first.
+    Fp64State state64();
 
     /// Selects a kernel by id; the state carries over (host ↔ device as needed). Throws
     /// std::invalid_argument for an unknown id or a kernel unavailable here (message says why),
     /// or when the kernel refuses the current parameters (message names the limit).
     void setKernel(std::string_view id);
+    /// The same for a row given directly (a registry row, or a test-only row with the same
+    /// contract); the row must outlive the Simulation or its next setKernel().
+    void setKernel(const KernelInfo& row);
     const KernelInfo& kernel() const { return *m_kernel; }
 
     /// Replaces the parameters (validated as in the constructor: an unknown `integrator` is a

@@ -1,0 +1,307 @@
+// The validation engine (sim/Validation.h): correct kernels pass, a faulty kernel fails with the
+// step-0 force error it really has, a kernel that throws is reported and the others go on,
+// non-finite runs fail, cancellation stops the run, bad input is refused. CUDA rows join the
+// "every available kernel passes" row on a GPU machine (label gpu).
+#include "sim/CpuKernels.h"
+#include "sim/Models.h"
+#include "sim/Simulation.h"
+#include "sim/Validation.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+using namespace nbody;
+
+namespace {
+
+constexpr std::size_t kTile = 64; ///< tile width of the faulty kernel
+
+/// Test-only faulty kernel: the classic tiled loop that forgets the last partial tile, so the
+/// bodies j ≥ ⌊N / 64⌋·64 exert no force. fp64 arithmetic on the fp32 state (Float4), so its
+/// only error is the dropped tile.
+void droppedTileForces(const HostForceArgs& a)
+{
+    const auto* pos = static_cast<const Float4*>(a.pos);
+    auto* acc = static_cast<Float4*>(a.acc);
+    const std::size_t jEnd = a.n / kTile * kTile; // BUG (on purpose): the remainder is skipped
+    for (std::size_t i = 0; i < a.n; ++i) {
+        double ax = 0, ay = 0, az = 0;
+        for (std::size_t j = 0; j < jEnd; ++j) {
+            const double dx = double(pos[j].x) - pos[i].x, dy = double(pos[j].y) - pos[i].y,
+                         dz = double(pos[j].z) - pos[i].z;
+            const double r2 = dx * dx + dy * dy + dz * dz + a.eps2;
+            if (r2 == 0)
+                continue;
+            const double s = a.G * pos[j].w / (r2 * std::sqrt(r2));
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        }
+        acc[i] = Float4{float(ax), float(ay), float(az), 0.0f};
+    }
+}
+
+void nanForces(const HostForceArgs& a)
+{
+    auto* acc = static_cast<Float4*>(a.acc);
+    for (std::size_t i = 0; i < a.n; ++i)
+        acc[i] = Float4{std::numeric_limits<float>::quiet_NaN(), 0, 0, 0};
+}
+
+void throwingForces(const HostForceArgs&) { throw std::runtime_error("simulated device failure"); }
+
+KernelInfo testRow(std::string_view id, HostForceFn fn)
+{
+    KernelInfo k = *findKernel("cpu");
+    k.id = id;
+    k.name = id;
+    k.host = fn;
+    return k;
+}
+
+const KernelInfo kDroppedTile = testRow("test-dropped-tile", droppedTileForces);
+const KernelInfo kNan = testRow("test-nan", nanForces);
+const KernelInfo kThrowing = testRow("test-throwing", throwingForces);
+
+/// A Plummer sphere in Hénon units (crossing time 2√2 ≈ 2.8): N = 777 (no multiple of any
+/// block size; 777 = 12·64 + 9, so the faulty kernel drops 9 bodies), dt = 1/128 (≈ 360 steps
+/// per crossing time), ε² = 1e-4 (ε well below the interparticle distance ~ 0.1).
+ModelBodies plummer(std::size_t n = 777)
+{
+    PlummerParams p;
+    p.bodies = n;
+    p.seed = 7;
+    return makePlummer(p);
+}
+
+ValidationConfig config(std::vector<const KernelInfo*> kernels, std::uint64_t steps = 200, int checkpoints = 20)
+{
+    ValidationConfig c;
+    c.kernels = std::move(kernels);
+    c.steps = steps;
+    c.checkpoints = checkpoints;
+    c.params.dt = 1.0f / 128;
+    c.params.eps2 = 1e-4f;
+    c.system = "Plummer sphere";
+    return c;
+}
+
+const KernelValidation& resultOf(const ValidationReport& r, std::string_view id)
+{
+    for (const KernelValidation& k : r.kernels)
+        if (k.id == id)
+            return k;
+    throw std::logic_error("no result for " + std::string(id));
+}
+
+QString reasons(const KernelValidation& k)
+{
+    QString out;
+    for (const std::string& s : k.reasons)
+        out += QString::fromStdString(s) + "; ";
+    return out;
+}
+
+} // namespace
+
+class TestValidation : public QObject {
+    Q_OBJECT
+
+private slots:
+    /// forceError and fieldErrors against values computed by hand.
+    void errorMeasuresClosedForm()
+    {
+        // Reference |a| = 1, 2, 0 (the third nearly cancels): RMS = sqrt(5/3), floor = 1e-3·RMS.
+        const std::vector<Double4> ref{{1, 0, 0, 0}, {0, 2, 0, 0}, {0, 0, 0, 0}};
+        const std::vector<Double4> a{{1.1, 0, 0, 0}, {0, 2, 0.02, 0}, {0, 0, 1e-3, 0}};
+        const ForceError f = forceError(a, ref);
+        const double floor = 1e-3 * std::sqrt(5.0 / 3.0);
+        QCOMPARE(f.floor, floor);
+        // Errors: 0.1 / 1, 0.02 / 2 = 0.01, 1e-3 / floor = 0.7746.
+        QVERIFY(std::abs(f.max - 1e-3 / floor) < 1e-12);
+        QCOMPARE(f.worstBody, std::size_t(2));
+        QVERIFY(std::abs(f.median - 0.1) < 1e-12);
+        QVERIFY(std::abs(f.p99 - f.max) < 1e-12); // nearest rank ⌈0.99·3⌉ = 3: the max
+
+        ValidationThresholds t;
+        const FieldErrors e = fieldErrors(a, ref, t);
+        QCOMPARE(e.components, std::size_t(9));
+        QVERIFY(std::abs(e.absolute.max - 0.1) < 1e-12);
+        QVERIFY(std::abs(e.absolute.median - 0.02) < 1e-12);
+        QVERIFY(std::abs(e.absolute.rms - std::sqrt((0.01 + 4e-4 + 1e-6) / 3)) < 1e-12);
+        // Predecessor's relative test |Δ| ≤ 1 % · min(|u|, |u_ref|) per component: x of body 0
+        // (0.1 > 0.01), z of body 1 (0.02 > 0.01·0) and z of body 2 (1e-3 > 0) miss; the zero
+        // components with Δ = 0 pass (0 ≤ 0).
+        QCOMPARE(e.predecessorRelativeMisses, std::size_t(3));
+        // Absolute test |Δ| ≤ 0.01: body 0 x (0.1) and body 1 z (0.02) miss.
+        QCOMPARE(e.predecessorAbsoluteMisses, std::size_t(2));
+
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, forceError(a, {ref[0]}));
+    }
+
+    /// Every available kernel passes on a Plummer sphere (CPU rows here; every CUDA row on a GPU).
+    void everyAvailableKernelPasses()
+    {
+        const ModelBodies m = plummer();
+        std::vector<const KernelInfo*> kernels = availableKernelsToValidate();
+        kernels.push_back(findKernel("reference")); // the reference against itself: exactly 0
+        int progressCalls = 0;
+        std::uint64_t lastStep = 0;
+        bool monotonic = true;
+        const ValidationReport r = validate(m.world, m.exact, config(kernels), [&](const ValidationProgress& p) {
+            ++progressCalls;
+            monotonic = monotonic && p.step >= lastStep && p.step <= p.steps;
+            lastStep = p.step;
+        });
+        QVERIFY(progressCalls > 20);
+        QVERIFY(monotonic);
+        QCOMPARE(lastStep, std::uint64_t(200));
+        QCOMPARE(r.bodies, std::size_t(777));
+        QCOMPARE(r.steps, std::uint64_t(200));
+        QCOMPARE(r.kernels.size(), kernels.size());
+        QCOMPARE(r.referenceGrowth.size(), std::size_t(21)); // step 0 and 20 checkpoints
+        QVERIFY(r.initialEnergy < 0);
+        // Leapfrog at 360 steps per crossing time: |ΔE/E0| well below 1e-3 (measured ~1e-5).
+        QVERIFY(std::abs(r.referenceEnergyChange) < 1e-3);
+        for (const KernelValidation& k : r.kernels) {
+            QVERIFY2(k.verdict == Verdict::Pass, qPrintable(QString::fromStdString(k.id) + ": " + reasons(k)));
+            QVERIFY(k.finite);
+            QCOMPARE(k.growth.size(), std::size_t(21));
+            QCOMPARE(k.growth.back().step, std::uint64_t(200));
+            QCOMPARE(k.growth[1].step, std::uint64_t(10));
+            // The error growth tells chaos from a bug: after 10 steps every correct kernel is
+            // within 1e-4 of the system's size (1) — fp32 rounding of positions is 6e-8.
+            QVERIFY2(k.growth[1].maxPositionError < 1e-4, qPrintable(QString::number(k.growth[1].maxPositionError)));
+            QCOMPARE(k.position.components, std::size_t(3 * 777));
+            if (k.id == "reference") {
+                QCOMPARE(k.force0.max, 0.0);
+                QCOMPARE(k.position.absolute.max, 0.0);
+                QCOMPARE(k.energyChange, r.referenceEnergyChange);
+            } else if (k.precision == Precision::Fp32) {
+                QVERIFY(k.force0.max > 0); // fp32 rounding is there …
+                QVERIFY(k.force0.max < 1e-4);
+                QVERIFY(k.force0.median <= k.force0.p99 && k.force0.p99 <= k.force0.max);
+            }
+        }
+        // The reference's energy change is that of an independent fp64 run of 200 steps
+        // (deterministic kernel: the same bits).
+        Simulation ref(m.world, m.exact, config({}).params, "reference");
+        const Diagnostics e0 = ref.measure();
+        ref.step(200);
+        QCOMPARE(r.referenceEnergyChange, relativeEnergyChange(e0, ref.measure()));
+        QVERIFY(r.allPass());
+    }
+
+    /// The kernel that drops the last partial tile fails with the step-0 force error it has:
+    /// max_i |a_dropped,i| / max(|a_ref,i|, floor), a_dropped the force of the 9 skipped bodies.
+    void droppedTileFails()
+    {
+        const ModelBodies m = plummer();
+        const ValidationConfig c = config({findKernel("cpu"), &kDroppedTile}, 40, 4);
+        const ValidationReport r = validate(m.world, m.exact, c);
+        const KernelValidation& bad = resultOf(r, "test-dropped-tile");
+        QVERIFY(bad.verdict == Verdict::Fail);
+        QVERIFY2(bad.reasons.size() >= 1 && bad.reasons.front().rfind("step-0 force error", 0) == 0, qPrintable(reasons(bad)));
+
+        // Expected, from the reference's own pieces in fp64: the full force and the force of the
+        // dropped bodies alone, on the exact initial state the engine starts from.
+        const std::vector<Double4>& pos = m.exact->position;
+        const std::size_t n = pos.size(), first = n / kTile * kTile;
+        const std::vector<Double3> full = referenceAccelerations(pos.data(), n, c.params.eps2, c.params.G);
+        std::vector<Double4> withoutTile(n);
+        std::vector<Double4> ref(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            Double3 drop{};
+            for (std::size_t j = first; j < n; ++j) {
+                const double dx = pos[j].x - pos[i].x, dy = pos[j].y - pos[i].y, dz = pos[j].z - pos[i].z;
+                const double r2 = dx * dx + dy * dy + dz * dz + double(c.params.eps2);
+                const double s = pos[j].w / (r2 * std::sqrt(r2));
+                drop.x += dx * s;
+                drop.y += dy * s;
+                drop.z += dz * s;
+            }
+            ref[i] = Double4{full[i].x, full[i].y, full[i].z, 0};
+            withoutTile[i] = Double4{full[i].x - drop.x, full[i].y - drop.y, full[i].z - drop.z, 0};
+        }
+        const ForceError expected = forceError(withoutTile, ref);
+        // The faulty kernel also rounds its result to fp32 and sees fp32 positions (rel. 6e-8 each),
+        // far below the dropped-tile error (≥ 1e-3), so the engine's figures agree to 1e-4 relative.
+        QVERIFY2(expected.max > 1e-2, qPrintable(QString::number(expected.max)));
+        QVERIFY2(std::abs(bad.force0.max - expected.max) <= 1e-4 * expected.max,
+                 qPrintable(QString("engine %1, expected %2").arg(bad.force0.max).arg(expected.max)));
+        QCOMPARE(bad.force0.worstBody, expected.worstBody);
+        QVERIFY(std::abs(bad.force0.median - expected.median) <= 1e-4 * expected.median);
+        QVERIFY(bad.reasons.front().find("worst body " + std::to_string(expected.worstBody)) != std::string::npos);
+        // The correct kernel in the same run passes.
+        QVERIFY(resultOf(r, "cpu").verdict == Verdict::Pass);
+        QVERIFY(!r.allPass());
+    }
+
+    /// A kernel that throws is an Error with its message; a NaN kernel is non-finite and fails;
+    /// the others are unaffected.
+    void errorsAndNonFinite()
+    {
+        const ModelBodies m = plummer(100);
+        const ValidationReport r = validate(m.world, m.exact, config({&kThrowing, &kNan, findKernel("cpu")}, 20, 2));
+        const KernelValidation& thrown = resultOf(r, "test-throwing");
+        QVERIFY(thrown.verdict == Verdict::Error);
+        QVERIFY2(thrown.reasons.size() == 1 && thrown.reasons[0].find("simulated device failure") != std::string::npos,
+                 qPrintable(reasons(thrown)));
+        const KernelValidation& nan = resultOf(r, "test-nan");
+        QVERIFY(nan.verdict == Verdict::Fail);
+        QVERIFY(!nan.finite);
+        QVERIFY(std::isnan(nan.force0.max));
+        QVERIFY2(reasons(nan).contains("non-finite"), qPrintable(reasons(nan)));
+        QVERIFY(resultOf(r, "cpu").verdict == Verdict::Pass);
+    }
+
+    /// Cancelling from the progress callback ends the run with ValidationCancelled.
+    void cancellation()
+    {
+        const ModelBodies m = plummer(200);
+        std::stop_source source;
+        int calls = 0;
+        QVERIFY_THROWS_EXCEPTION(ValidationCancelled,
+                                 validate(m.world, m.exact, config({findKernel("cpu")}, 1000, 50),
+                                          [&](const ValidationProgress& p) {
+                                              ++calls;
+                                              if (p.step >= 20)
+                                                  source.request_stop();
+                                          },
+                                          source.get_token()));
+        // Stopped within a chunk (20 steps) of the request: a few calls, not the 100 of a full run.
+        QVERIFY(calls < 10);
+    }
+
+    void refusesBadInput()
+    {
+        const ModelBodies m = plummer(50);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, validate(m.world, m.exact, config({})));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, validate(m.world, m.exact, config({findKernel("cpu")}, 0)));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, validate(m.world, m.exact, config({findKernel("cpu")}, 10, 0)));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, validate(World{}, std::nullopt, config({findKernel("cpu")})));
+        ValidationConfig c = config({findKernel("cpu")});
+        c.params.dt = std::numeric_limits<float>::quiet_NaN();
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, validate(m.world, m.exact, c));
+        if (!builtWithCuda() || !availability(*findKernel("tiled")).available)
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, validate(m.world, m.exact, config({findKernel("tiled")})));
+    }
+
+    /// `all` is every available row but the reference, in registry order.
+    void allMeansAvailableButReference()
+    {
+        const auto all = availableKernelsToValidate();
+        QVERIFY(!all.empty());
+        QCOMPARE(std::string(all.front()->id), std::string("cpu"));
+        for (const KernelInfo* k : all) {
+            QVERIFY(k->id != "reference");
+            QVERIFY(availability(*k).available);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestValidation)
+#include "tst_validation.moc"
