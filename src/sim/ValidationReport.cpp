@@ -257,7 +257,8 @@ std::string badge(Verdict v)
 constexpr std::array<const char*, 12> kPalette = {"#2563eb", "#ea580c", "#0891b2", "#9333ea",
                                                   "#db2777", "#65a30d", "#854d0e", "#4f46e5",
                                                   "#0d9488", "#ca8a04", "#64748b", "#be123c"};
-constexpr const char* kReferenceColour = "#111827";
+/// The reference is drawn first, wide and light, so kernels that follow it stay visible on top.
+constexpr const char* kReferenceColour = "#94a3b8";
 
 std::string kernelColour(std::size_t i) { return kPalette[i % kPalette.size()]; }
 /// Kernels beyond the palette's length repeat its colours with a dotted line.
@@ -500,8 +501,9 @@ std::string validationSummaryText(const ValidationReport& r)
     if (!r.system.empty())
         out += "System:      " + r.system + "\n";
     out += "Parameters:  " + describe(r.params) + "\n";
-    out += "Device:      " + r.environment.device + (r.environment.cuda.empty() ? "" : " (" + r.environment.cuda + ")") +
-           "\n";
+    // "no CUDA device: built without CUDA (…)" already says what cuda would repeat.
+    const bool cudaSaid = r.environment.cuda.empty() || r.environment.device.find(r.environment.cuda) != std::string::npos;
+    out += "Device:      " + r.environment.device + (cudaSaid ? "" : " (" + r.environment.cuda + ")") + "\n";
     if (!r.environment.build.empty())
         out += "Build:       " + r.environment.build + "\n";
     out += "\n";
@@ -513,6 +515,11 @@ std::string validationSummaryText(const ValidationReport& r)
         if (k.verdict == Verdict::Error) {
             // The run stopped: its numbers are not the kernel's.
             rows.push_back({k.id, str(toString(k.precision)), "-", "-", "-", "-", "-", verdictUpper(k.verdict)});
+            continue;
+        }
+        if (!k.finite) { // blew up: nothing to compare after K steps
+            rows.push_back({k.id, str(toString(k.precision)), sci(k.force0.max), sci(k.force0.p99), "not finite", "-",
+                            "-", verdictUpper(k.verdict)});
             continue;
         }
         rows.push_back({k.id, str(toString(k.precision)), sci(k.force0.max), sci(k.force0.p99),
@@ -689,6 +696,11 @@ std::string validationHtml(const ValidationReport& r)
         h += std::string("<td") + (forceOver ? " class=\"over\"" : "") + " title=\"worst body " +
              std::to_string(k.force0.worstBody) + "\">" + cell(k.force0.max) + "</td>";
         h += "<td>" + cell(k.force0.p99) + "</td>";
+        if (!k.finite) {
+            h += "<td colspan=\"5\" class=\"l wrap\">the state became non-finite: nothing to compare after " +
+                 std::to_string(r.steps) + " steps</td></tr>\n";
+            continue;
+        }
         h += "<td title=\"worst body " + std::to_string(k.position.absolute.worstBody) + "\">" +
              cell(k.position.absolute.max) + "</td>";
         h += "<td>" + cell(k.energyChange) + "</td>";
@@ -753,7 +765,7 @@ std::string validationHtml(const ValidationReport& r)
     {
         std::vector<Series> series;
         std::string legend;
-        Series ref{"reference (fp64)", kReferenceColour, "7 4", 2.6, {}};
+        Series ref{"reference (fp64)", kReferenceColour, "", 5.0, {}};
         if (!r.referenceGrowth.empty()) {
             for (const GrowthPoint& g : r.referenceGrowth)
                 ref.points.emplace_back(double(g.step), g.energyChange);
@@ -761,6 +773,7 @@ std::string validationHtml(const ValidationReport& r)
             for (const GrowthPoint& g : r.kernels.front().growth)
                 ref.points.emplace_back(double(g.step), g.referenceEnergyChange);
         }
+        series.push_back(ref);
         for (std::size_t i = 0; i < r.kernels.size(); ++i) {
             const KernelValidation& k = r.kernels[i];
             Series s{k.id, kernelColour(i), kernelDash(i), 1.8, {}};
@@ -769,8 +782,7 @@ std::string validationHtml(const ValidationReport& r)
             series.push_back(std::move(s));
             legend += legendKey(kernelColour(i), kernelDash(i), 1.8, k.id);
         }
-        series.push_back(ref); // drawn last, on top
-        legend += legendKey(kReferenceColour, "7 4", 2.6, "reference (fp64)");
+        legend += legendKey(kReferenceColour, "", 5.0, "reference (fp64)");
         h += "<section>\n<h2>Energy change</h2>\n";
         h += svgChart(series, xMax, false,
                       format("step (time = step \u00d7 dt, dt = %.6g time units)", shortestFloat(r.params.dt)),
@@ -806,9 +818,10 @@ std::string validationHtml(const ValidationReport& r)
          "<th>abs max</th><th>abs median</th><th>abs RMS</th><th>worst body</th><th>rel max</th><th>rel median</th>"
          "<th>rel RMS</th><th>floor</th><th>misses rel</th><th>misses abs</th></tr></thead>\n<tbody>\n";
     for (const KernelValidation& k : r.kernels) {
-        if (k.verdict == Verdict::Error) {
-            h += "<tr><td class=\"l k\">" + esc(k.id) +
-                 "</td><td colspan=\"11\" class=\"l\">no result (the run stopped with an error)</td></tr>\n";
+        if (k.verdict == Verdict::Error || !k.finite) {
+            h += "<tr><td class=\"l k\">" + esc(k.id) + "</td><td colspan=\"11\" class=\"l\">" +
+                 (k.finite ? "no result (the run stopped with an error)" : "no result (the state became non-finite)") +
+                 "</td></tr>\n";
             continue;
         }
         const std::array<std::pair<const char*, const FieldErrors*>, 3> fields = {
