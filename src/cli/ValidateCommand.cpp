@@ -118,9 +118,9 @@ CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
     c->add_option("--checkpoints", o.checkpoints, "Points of the error growth curve besides step 0")
         ->capture_default_str()
         ->check(CLI::Range(1, 100000));
-    c->add_option("-r,--report", o.report,
+    c->add_option("-r,--report", o.reports,
                   "Write the report to FILE.json (schema nbody-validation/1, docs/validation.md) or FILE.html "
-                  "(a self-contained page with charts); written atomically");
+                  "(a self-contained page with charts), atomically; repeatable");
     c->add_option("--integrator", o.integrator, "Time integrator id (see `nbody integrators`); default: the system's");
     c->add_option("--block-size", o.blockSize, "CUDA threads per block")->capture_default_str();
     c->add_option("--block-rows", o.blockRows, "Rows (bodies i) per block of the 2D kernels")->capture_default_str();
@@ -132,22 +132,19 @@ CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
 int validateCommand(const CLI::App& command, ValidateOptions& o)
 {
     noteGiven(command, o.system);
-    o.reportGiven = command.count("--report") > 0;
     o.launchGiven = command.count("--block-size") + command.count("--block-rows") + command.count("--tile-factor") > 0;
 
     // ---- everything that can be refused is checked before the run ----
     std::vector<const KernelInfo*> kernels;
     try {
         kernels = selectKernels(o.kernels);
-        if (o.reportGiven) {
-            if (o.report.empty())
+        for (const std::string& path : o.reports) {
+            if (path.empty())
                 throw std::invalid_argument("--report needs a file name");
-            if (!endsWithNoCase(o.report, ".json") && !endsWithNoCase(o.report, ".html") &&
-                !endsWithNoCase(o.report, ".htm"))
-                throw std::invalid_argument("--report '" + o.report +
-                                            "': give a name ending in .json or .html (.htm)");
-            if (const WriteTarget t = resolveWriteTarget(o.report); !t.problem.empty())
-                throw std::invalid_argument("cannot write the report '" + o.report + "': " + t.problem);
+            if (!endsWithNoCase(path, ".json") && !endsWithNoCase(path, ".html") && !endsWithNoCase(path, ".htm"))
+                throw std::invalid_argument("--report '" + path + "': give a name ending in .json or .html (.htm)");
+            if (const WriteTarget t = resolveWriteTarget(path); !t.problem.empty())
+                throw std::invalid_argument("cannot write the report '" + path + "': " + t.problem);
         }
     } catch (const std::invalid_argument& e) {
         std::cerr << "nbody validate: " << e.what() << "\n";
@@ -199,16 +196,17 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     }
     std::fputs(validationSummaryText(report).c_str(), stdout);
     std::fflush(stdout);
-    if (o.reportGiven) {
+    bool written = true;
+    for (const std::string& path : o.reports) {
         try {
-            writeValidationReport(o.report, report);
+            writeValidationReport(path, report);
+            std::printf("Report written to %s\n", path.c_str());
         } catch (const std::exception& e) {
             std::cerr << "nbody validate: " << e.what() << "\n";
-            return 1;
+            written = false; // the other reports are still written
         }
-        std::printf("Report written to %s\n", o.report.c_str());
     }
-    return report.allPass() ? 0 : 1;
+    return report.allPass() && written ? 0 : 1;
 }
 
 } // namespace nbody::cli

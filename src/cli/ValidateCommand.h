@@ -7,6 +7,7 @@
 /// cannot be written after the run; 2 bad usage or input (unknown kernel, a kernel named
 /// explicitly that cannot run here, N = 0, an unreadable system, a report name that is neither
 /// .json nor .html, a report path that cannot be written — checked before the run).
+/// `--report` may be given more than once (a JSON and an HTML file from one run).
 
 #include "Headless.h"
 
@@ -23,8 +24,7 @@ struct ValidateOptions {
     std::vector<std::string> kernels{"all"}; ///< ids, or "all" (every available kernel but the reference)
     std::uint64_t steps = 1000;            ///< K, steps of every run (the predecessor's 1000)
     int checkpoints = 50;                  ///< points of the error growth curve besides step 0
-    std::string report;                    ///< FILE.json or FILE.html ("" = none)
-    bool reportGiven = false;              ///< --report given (an empty name is an error)
+    std::vector<std::string> reports;      ///< FILE.json and/or FILE.html (--report is repeatable)
     std::string integrator;                ///< integrator id; empty: the system's (leapfrog)
     int blockSize = 256;
     int blockRows = 1;
