@@ -3,6 +3,7 @@
 #include "ValidationReport.h"
 
 #include "AtomicFile.h"
+#include "Format.h"
 
 #include <nlohmann/json.hpp>
 
@@ -11,7 +12,6 @@
 #include <charconv>
 #include <cctype>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -24,16 +24,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string format(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* f, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, f);
-    std::vsnprintf(buf, sizeof buf, f, ap);
-    va_end(ap);
-    return buf;
-}
 
 std::string str(std::string_view s) { return std::string(s); }
 
@@ -44,7 +34,7 @@ std::string sci(double v)
         return "nan";
     if (std::isinf(v))
         return v > 0 ? "inf" : "-inf";
-    return format("%.2e", v);
+    return formatString("%.2e", v);
 }
 
 /// The shortest decimal that reads back as the same float (the fp32 parameters dt and eps2:
@@ -154,7 +144,7 @@ std::string textTable(const std::vector<std::vector<std::string>>& rows, const s
 
 std::string launchDescription(const SimParams& p)
 {
-    return format("block size %d, block rows %d, tile width factor %d", p.blockSize, p.blockRows, p.tileWidthFactor);
+    return formatString("block size %d, block rows %d, tile width factor %d", p.blockSize, p.blockRows, p.tileWidthFactor);
 }
 
 // ---------------------------------------------------------------------------------------- JSON
@@ -310,7 +300,7 @@ Ticks niceTicks(double lo, double hi, int count)
 /// A tick label: integers as such (steps), else %g with 3 significant digits; a typographic minus.
 std::string tickLabel(double v)
 {
-    std::string s = (v == std::round(v) && std::abs(v) < 1e7) ? format("%.0f", v) : format("%.3g", v);
+    std::string s = (v == std::round(v) && std::abs(v) < 1e7) ? formatString("%.0f", v) : formatString("%.3g", v);
     if (!s.empty() && s[0] == '-')
         s = "\u2212" + s.substr(1);
     return s;
@@ -330,13 +320,13 @@ std::string svgChart(const std::vector<Series>& series, double xMax, bool logY, 
                 yMin = std::min(yMin, y);
                 yMax = std::max(yMax, y);
             }
-    std::string svg = format("<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"%s\" "
+    std::string svg = formatString("<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"%s\" "
                              "xmlns=\"http://www.w3.org/2000/svg\">\n",
                              W, H, esc(title).c_str());
-    svg += format("<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\" stroke=\"#d1d5db\"/>\n",
+    svg += formatString("<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\" stroke=\"#d1d5db\"/>\n",
                   x0, y0, x1 - x0, y1 - y0);
     if (!(yMin <= yMax)) {
-        svg += format("<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" class=\"nodata\">%s</text>\n</svg>\n",
+        svg += formatString("<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" class=\"nodata\">%s</text>\n</svg>\n",
                       (x0 + x1) / 2, (y0 + y1) / 2,
                       logY ? "no positive values to draw on a log scale (every error is 0)" : "no values to draw");
         return svg;
@@ -376,12 +366,12 @@ std::string svgChart(const std::vector<Series>& series, double xMax, bool logY, 
     auto yMap = [&](double a) { return y1 - (a - lo) / (hi - lo) * (y1 - y0); };
 
     for (double m : minor)
-        svg += format("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#f3f4f6\"/>\n", x0, x1, yMap(m),
+        svg += formatString("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#f3f4f6\"/>\n", x0, x1, yMap(m),
                       yMap(m));
     for (const auto& [v, text] : yTicks) {
         const double y = yMap(v);
-        svg += format("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e7eb\"/>\n", x0, x1, y, y);
-        svg += format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\">", x0 - 8, y + 4) + text +
+        svg += formatString("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e7eb\"/>\n", x0, x1, y, y);
+        svg += formatString("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\">", x0 - 8, y + 4) + text +
                "</text>\n";
     }
     const Ticks xt = niceTicks(0, xMax, 9);
@@ -389,16 +379,16 @@ std::string svgChart(const std::vector<Series>& series, double xMax, bool logY, 
         if (v < 0 || v > xMax * (1 + 1e-9))
             continue;
         const double x = xMap(v);
-        svg += format("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e7eb\"/>\n", x, x, y0, y1);
-        svg += format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">%s</text>\n", x, y1 + 18,
+        svg += formatString("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e7eb\"/>\n", x, x, y0, y1);
+        svg += formatString("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">%s</text>\n", x, y1 + 18,
                       esc(tickLabel(v)).c_str());
     }
     if (!logY && lo < 0 && hi > 0) // the zero line of a signed quantity
-        svg += format("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#9ca3af\"/>\n", x0, x1, yMap(0),
+        svg += formatString("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#9ca3af\"/>\n", x0, x1, yMap(0),
                       yMap(0));
-    svg += format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis\">%s</text>\n", (x0 + x1) / 2,
+    svg += formatString("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis\">%s</text>\n", (x0 + x1) / 2,
                   H - 14, esc(xLabel).c_str());
-    svg += format("<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\" class=\"axis\">%s"
+    svg += formatString("<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\" class=\"axis\">%s"
                   "</text>\n",
                   20.0, (y0 + y1) / 2, esc(yLabel).c_str());
 
@@ -406,9 +396,9 @@ std::string svgChart(const std::vector<Series>& series, double xMax, bool logY, 
     std::string clip = "clip";
     for (char c : title)
         clip += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
-    svg += format("<clipPath id=\"%s\"><rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\"/></clipPath>\n",
+    svg += formatString("<clipPath id=\"%s\"><rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\"/></clipPath>\n",
                   clip.c_str(), x0, y0 - 2, x1 - x0, y1 - y0 + 4);
-    svg += format("<g clip-path=\"url(#%s)\" fill=\"none\" stroke-linejoin=\"round\" stroke-linecap=\"round\">\n",
+    svg += formatString("<g clip-path=\"url(#%s)\" fill=\"none\" stroke-linejoin=\"round\" stroke-linecap=\"round\">\n",
                   clip.c_str());
     for (const Series& s : series) {
         std::string d;
@@ -422,14 +412,14 @@ std::string svgChart(const std::vector<Series>& series, double xMax, bool logY, 
             const double x = xMap(p[i].first), y = yMap(yAxis(p[i].second));
             if (!prev && !next)
                 dots.emplace_back(x, y);
-            d += format("%s%.1f %.1f", prev ? " L" : (d.empty() ? "M" : " M"), x, y);
+            d += formatString("%s%.1f %.1f", prev ? " L" : (d.empty() ? "M" : " M"), x, y);
         }
         if (!d.empty())
-            svg += "<path d=\"" + d + "\" stroke=\"" + s.colour + "\" stroke-width=\"" + format("%.1f", s.width) +
+            svg += "<path d=\"" + d + "\" stroke=\"" + s.colour + "\" stroke-width=\"" + formatString("%.1f", s.width) +
                    "\"" + (s.dash.empty() ? "" : " stroke-dasharray=\"" + s.dash + "\"") + "><title>" +
                    esc(s.label) + "</title></path>\n";
         for (const auto& [x, y] : dots)
-            svg += format("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\" stroke=\"none\"/>\n", x, y,
+            svg += formatString("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\" stroke=\"none\"/>\n", x, y,
                           s.colour.c_str());
     }
     svg += "</g>\n</svg>\n";
@@ -441,7 +431,7 @@ std::string legendKey(const std::string& colour, const std::string& dash, double
 {
     return "<span class=\"key\"><svg width=\"30\" height=\"10\" aria-hidden=\"true\"><line x1=\"1\" y1=\"5\" x2=\"29\" "
            "y2=\"5\" stroke=\"" +
-           colour + "\" stroke-width=\"" + format("%.1f", width + 0.7) + "\"" +
+           colour + "\" stroke-width=\"" + formatString("%.1f", width + 0.7) + "\"" +
            (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") + "/></svg>" + esc(label) + "</span>";
 }
 
@@ -496,7 +486,7 @@ std::string validationSummaryText(const ValidationReport& r)
     std::string out;
     const Counts counts = countVerdicts(r);
     const std::size_t components = 3 * r.bodies;
-    out += format("Validation: %zu bodies, %llu steps, against the fp64 reference (OpenMP)\n", r.bodies,
+    out += formatString("Validation: %zu bodies, %llu steps, against the fp64 reference (OpenMP)\n", r.bodies,
                   static_cast<unsigned long long>(r.steps));
     if (!r.system.empty())
         out += "System:      " + r.system + "\n";
@@ -531,14 +521,14 @@ std::string validationSummaryText(const ValidationReport& r)
     out += textTable(rows, {true, true, false, false, false, false, false, true});
     out += "\n";
     out += "Reference (fp64): \u0394E/E0 " + sci(r.referenceEnergyChange) + ", momentum change " +
-           sci(r.referenceMomentumChange) + format(", %.3g s", r.referenceSeconds) + "\n";
+           sci(r.referenceMomentumChange) + formatString(", %.3g s", r.referenceSeconds) + "\n";
     out += "Thresholds:  step-0 force error max <= " + sci(r.thresholds.forceFp32) + " (fp32), <= " +
            sci(r.thresholds.forceFp64) + " (fp64);\n";
     out += "             |\u0394E/E0 - \u0394E/E0 (reference)| <= max(" + sci(r.thresholds.energy) +
            ", |\u0394E/E0 (reference)|) = " + sci(energyBound(r)) + ";\n";
     out += "             predecessor's misses (reported, not judged): |d| > " +
-           format("%g %%", r.thresholds.predecessorRelative * 100) + " of min(|u|, |u_ref|) or > " +
-           format("%g", r.thresholds.predecessorAbsolute) + ", per position component\n";
+           formatString("%g %%", r.thresholds.predecessorRelative * 100) + " of min(|u|, |u_ref|) or > " +
+           formatString("%g", r.thresholds.predecessorAbsolute) + ", per position component\n";
     bool anyReason = false;
     for (const KernelValidation& k : r.kernels) {
         if (k.verdict == Verdict::Pass)
@@ -641,7 +631,7 @@ std::string validationHtml(const ValidationReport& r)
     // ---- header ----
     h += "<header>\n<h1>N-Body Sandbox \u2014 validation report</h1>\n";
     h += "<div class=\"sub\">" +
-         esc(format("%zu bodies, %llu steps of ", r.bodies, static_cast<unsigned long long>(r.steps)) +
+         esc(formatString("%zu bodies, %llu steps of ", r.bodies, static_cast<unsigned long long>(r.steps)) +
              r.params.integrator + ", every kernel against the fp64 OpenMP reference") +
          (r.environment.startedUtc.empty() ? "" : " \u00b7 " + esc(r.environment.startedUtc)) + "</div>\n";
     h += std::string("<div class=\"verdict ") + (ok ? "ok" : "bad") + "\">" + esc(verdictText) + "</div>\n</header>\n";
@@ -653,14 +643,14 @@ std::string validationHtml(const ValidationReport& r)
     if (!r.system.empty())
         row("System", r.system);
     row("Bodies N", std::to_string(r.bodies));
-    row("Steps K", format("%llu (t = %.6g time units)", static_cast<unsigned long long>(r.steps),
+    row("Steps K", formatString("%llu (t = %.6g time units)", static_cast<unsigned long long>(r.steps),
                           double(r.steps) * double(r.params.dt)));
-    row("G", format("%.9g", r.params.G));
-    row("\u03b5\u00b2 (softening)", format("%.9g length\u00b2", shortestFloat(r.params.eps2)));
-    row("dt", format("%.9g time units", shortestFloat(r.params.dt)));
+    row("G", formatString("%.9g", r.params.G));
+    row("\u03b5\u00b2 (softening)", formatString("%.9g length\u00b2", shortestFloat(r.params.eps2)));
+    row("dt", formatString("%.9g time units", shortestFloat(r.params.dt)));
     row("Integrator", r.params.integrator);
     row("Launch", launchDescription(r.params));
-    row("E\u2080", format("%.9g energy units (fp64, reference)", r.initialEnergy));
+    row("E\u2080", formatString("%.9g energy units (fp64, reference)", r.initialEnergy));
     h += "</dl>\n</section>\n<section>\n<h2>Device and build</h2>\n<dl>\n";
     row("Device", r.environment.device);
     row("CUDA", r.environment.cuda);
@@ -668,7 +658,7 @@ std::string validationHtml(const ValidationReport& r)
     row("Host", r.environment.host);
     row("OpenMP threads", std::to_string(r.environment.openmpThreads));
     row("Started (UTC)", r.environment.startedUtc);
-    row("Reference run", format("%.3g s", r.referenceSeconds));
+    row("Reference run", formatString("%.3g s", r.referenceSeconds));
     h += "</dl>\n</section>\n</div>\n";
 
     // ---- summary table ----
@@ -707,7 +697,7 @@ std::string validationHtml(const ValidationReport& r)
         h += std::string("<td") + (energyOver ? " class=\"over\"" : "") + ">" + cell(de) + "</td>";
         h += "<td>" + std::to_string(k.position.predecessorRelativeMisses) + " / " +
              std::to_string(k.position.predecessorAbsoluteMisses) + "</td>";
-        h += "<td>" + esc(format("%.3g s", k.seconds)) + "</td></tr>\n";
+        h += "<td>" + esc(formatString("%.3g s", k.seconds)) + "</td></tr>\n";
     }
     h += "</tbody>\n</table></div>\n";
     h += "<p class=\"note\">Reference (fp64, OpenMP): \u0394E/E\u2080 = " + cell(r.referenceEnergyChange) +
@@ -735,6 +725,8 @@ std::string validationHtml(const ValidationReport& r)
 
     // ---- charts ----
     const double xMax = double(r.steps);
+    const std::string stepLabel =
+        formatString("step (time = step \u00d7 dt, dt = %.6g time units)", shortestFloat(r.params.dt));
     {
         std::vector<Series> series;
         std::string legend;
@@ -752,9 +744,7 @@ std::string validationHtml(const ValidationReport& r)
         }
         legend += legendKey("#475569", "", 1.8, "max over bodies") + legendKey("#475569", "5 4", 1.3, "RMS over bodies");
         h += "<section>\n<h2>Error growth</h2>\n";
-        h += svgChart(series, xMax, true,
-                      format("step (time = step \u00d7 dt, dt = %.6g time units)", shortestFloat(r.params.dt)),
-                      "position error |x \u2212 x_ref| (length units)", "error growth");
+        h += svgChart(series, xMax, true, stepLabel, "position error |x \u2212 x_ref| (length units)", "error growth");
         h += "<div class=\"legend\">" + legend + "</div>\n";
         h += "<p class=\"note\">The position error of every body against the fp64 reference at each checkpoint "
              "(log scale; zeros, such as step 0 when both runs start from the same state, are not drawn). "
@@ -784,9 +774,7 @@ std::string validationHtml(const ValidationReport& r)
         }
         legend += legendKey(kReferenceColour, "", 5.0, "reference (fp64)");
         h += "<section>\n<h2>Energy change</h2>\n";
-        h += svgChart(series, xMax, false,
-                      format("step (time = step \u00d7 dt, dt = %.6g time units)", shortestFloat(r.params.dt)),
-                      "\u0394E/E\u2080 = (E \u2212 E\u2080)/|E\u2080|", "energy change");
+        h += svgChart(series, xMax, false, stepLabel, "\u0394E/E\u2080 = (E \u2212 E\u2080)/|E\u2080|", "energy change");
         h += "<div class=\"legend\">" + legend + "</div>\n";
         h += "<p class=\"note\">The relative change of the total energy (fp64 sums) of each run. A kernel passes "
              "when its change after K steps is within " +
@@ -846,8 +834,8 @@ std::string validationHtml(const ValidationReport& r)
          "divided by max(|u<sub>ref</sub>|, floor), floor = 10<sup>\u22123</sup> \u00b7 RMS |u<sub>ref</sub>|. "
          "Misses count the predecessor's per-component criteria over the " +
          std::to_string(components) + " components (x, y, z of N bodies): relative |\u0394| &gt; " +
-         esc(format("%g %%", r.thresholds.predecessorRelative * 100)) + " of min(|u|, |u<sub>ref</sub>|), absolute "
-         "|\u0394| &gt; " + esc(format("%g", r.thresholds.predecessorAbsolute)) +
+         esc(formatString("%g %%", r.thresholds.predecessorRelative * 100)) + " of min(|u|, |u<sub>ref</sub>|), absolute "
+         "|\u0394| &gt; " + esc(formatString("%g", r.thresholds.predecessorAbsolute)) +
          ". They are reported, not judged: after enough crossing times chaos makes them large for every "
          "correct kernel.</p>\n</section>\n";
 
@@ -863,8 +851,8 @@ std::string validationHtml(const ValidationReport& r)
          cell(r.thresholds.energy) + ", |\u0394E/E\u2080<sub>ref</sub>|) = <strong>" + cell(eBound) +
          "</strong> (the reference's own change is the scale of the integration error at this dt).</li>\n</ol>\n"
          "<p class=\"note\">Trajectory errors and the predecessor's counts (" +
-         esc(format("%g %%", r.thresholds.predecessorRelative * 100)) + " relative, " +
-         esc(format("%g", r.thresholds.predecessorAbsolute)) +
+         esc(formatString("%g %%", r.thresholds.predecessorRelative * 100)) + " relative, " +
+         esc(formatString("%g", r.thresholds.predecessorAbsolute)) +
          " absolute per component) are reported, not judged.</p>\n</section>\n";
 
     h += "</main>\n<footer>Written by nbody validate \u00b7 schema nbody-validation/1 \u00b7 " + esc(r.environment.build) +
