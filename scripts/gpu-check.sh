@@ -14,8 +14,8 @@
 #                                   rendered galaxy, scenarios with both integrators) and
 #                                   `nbody bench` (all kernels, then sweeps).
 #
-# remote writes everything into $OUT/gpu-check.log plus pictures ($OUT/out.png, $OUT/big.png,
-# $OUT/collision.png),
+# remote writes everything into $OUT/gpu-check.log plus the device listing ($OUT/devices.txt,
+# $OUT/devices.json), pictures ($OUT/out.png, $OUT/big.png, $OUT/collision.png),
 # the benchmark tables ($OUT/bench.json, $OUT/bench.csv), the diagnostics series
 # ($OUT/diagnostics.csv, $OUT/diagnostics-262144.csv) and the rendered galaxy encounter
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
@@ -150,7 +150,9 @@ remote() {
     local nbody=$device/bin/nbody
     if want cli; then
     step "nbody kernels" "$nbody" kernels
-    step "nbody devices" "$nbody" devices
+    # The device rows (as the app's Device dock shows them) also as files of their own.
+    step "nbody devices" bash -c 'set -o pipefail; "$1" devices | tee "$2/devices.txt"' _ "$nbody" "$OUT"
+    step "nbody devices --json" bash -c 'set -o pipefail; "$1" devices --json | tee "$2/devices.json"' _ "$nbody" "$OUT"
     step "nbody run galaxy" "$nbody" run --kernel tiled --input "$device/data/galaxy_20K.bin" \
         --steps 1000 --capture "$OUT/out.png"
     step "nbody run 262144" "$nbody" run --kernel tiled --bodies 262144 --steps 20 \
@@ -198,9 +200,9 @@ remote() {
     # Validation of every kernel against the fp64 OpenMP reference (issue 4): the summary table in
     # $OUT/validation-h200.txt, the report as HTML and JSON. The reference's 1000 fp64 steps at
     # N = 8192 take a minute or two on the host's cores.
-    limit=900 step "nbody validate all" bash -c '"$1" validate --kernel all --bodies 8192 --steps 1000 \
-        --report "$2/validation-h200.html" --report "$2/validation-h200.json" | tee "$2/validation-h200.txt"
-        exit "${PIPESTATUS[0]}"' _ "$nbody" "$OUT"
+    limit=900 step "nbody validate all" bash -c 'set -o pipefail; "$1" validate --kernel all --bodies 8192 \
+        --steps 1000 --report "$2/validation-h200.html" --report "$2/validation-h200.json" |
+        tee "$2/validation-h200.txt"' _ "$nbody" "$OUT"
     fi
     # The benchmark of issue 3 (docs/benchmarks.md), then launch-parameter sweeps.
     if want bench; then

@@ -32,9 +32,14 @@ QString cliPath()
     return env.isEmpty() ? QStringLiteral(NBODY_CLI_PATH) : QString::fromLocal8Bit(env);
 }
 
-Result nbody(const QStringList& args, int timeoutMs = 240000)
+Result nbody(const QStringList& args, int timeoutMs = 240000, const QProcessEnvironment& extra = {})
 {
     QProcess p;
+    if (!extra.isEmpty()) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(extra);
+        p.setProcessEnvironment(env);
+    }
     p.start(cliPath(), args);
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
@@ -98,6 +103,66 @@ private slots:
         // Either a device list or the reason there is none.
         QVERIFY(!o["cudaDevices"].toArray().isEmpty() || !o["whyNoDevice"].toString().isEmpty());
         QVERIFY(!o["headlessOpenGL"].toString().isEmpty() || !o["headlessOpenGLError"].toString().isEmpty());
+    }
+    void devicesRows()
+    {
+        // OMP_NUM_THREADS sets omp_get_max_threads() in the child: the OpenMP row must say 3.
+        QProcessEnvironment env;
+        env.insert("OMP_NUM_THREADS", "3");
+        const Result text = nbody({"devices"}, 240000, env);
+        QCOMPARE(text.code, 0);
+        const QStringList lines = text.out.split('\n');
+        const QStringList omp = lines.filter(QRegularExpression("^  OpenMP threads: +3$"));
+        QVERIFY2(omp.size() == 1, qPrintable(text.out));
+        for (const char* title : {"CUDA", "CPU (OpenMP)", "OpenGL"})
+            QVERIFY2(lines.contains(title), title);
+
+        const Result json = nbody({"devices", "--json"}, 240000, env);
+        QCOMPARE(json.code, 0);
+        QJsonParseError error;
+        const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8(), &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        QCOMPARE(o["openmpThreads"].toInt(), 3);
+        for (const char* key : {"builtWithCuda", "driverVersion", "runtimeVersion", "whyNoDevice", "cudaDevices",
+                                "openmpThreads", "openmpProcessors", "headlessOpenGL", "headlessOpenGLError",
+                                "openGL", "sections"})
+            QVERIFY2(o.contains(key), key);
+        // The sections are the text's rows: every row's "label: value" is a line of the text.
+        QStringList keys;
+        for (const QJsonValue& sec : o["sections"].toArray()) {
+            keys << sec["key"].toString();
+            QVERIFY(lines.contains(sec["title"].toString()));
+            for (const QJsonValue& row : sec["rows"].toArray()) {
+                const QRegularExpression line("^  " + QRegularExpression::escape(row["label"].toString()) +
+                                              ": +" + QRegularExpression::escape(row["value"].toString()) + "$");
+                QVERIFY2(!lines.filter(line).isEmpty(), qPrintable(row["label"].toString()));
+            }
+        }
+        QCOMPARE(keys.front(), QString("cuda"));
+        QCOMPARE(keys.back(), QString("opengl"));
+        QCOMPARE(keys.size(), 3 + o["cudaDevices"].toArray().size()); // cuda, one per device, openmp, opengl
+        // Without a device, the reason is a row; with one, its name titles a section.
+        const QJsonArray devices = o["cudaDevices"].toArray();
+        if (devices.isEmpty())
+            QVERIFY(!lines.filter(QRegularExpression("^  Why no device: +" +
+                                                     QRegularExpression::escape(o["whyNoDevice"].toString()) + "$"))
+                         .isEmpty());
+        for (const QJsonValue& d : devices)
+            QVERIFY(lines.contains(QString("CUDA device %1: %2").arg(d["index"].toInt()).arg(d["name"].toString())));
+        // The OpenGL rows carry the headless context's strings; the interop row says available or why not.
+        const QJsonObject gl = o["openGL"].toObject();
+        if (o["headlessOpenGLError"].toString().isEmpty()) {
+            QVERIFY(o["headlessOpenGL"].toString().contains(gl["renderer"].toString()));
+            QVERIFY(!lines.filter(QRegularExpression("^  Renderer: +" +
+                                                     QRegularExpression::escape(gl["renderer"].toString()) + "$"))
+                         .isEmpty());
+        }
+        const QString interop = gl["interopAvailable"].toBool()
+                                    ? QString("available for `nbody run` and `nbody render`")
+                                    : "not available: " + gl["whyNoInterop"].toString();
+        QVERIFY2(!lines.filter(QRegularExpression("^  CUDA-GL interop: +" + QRegularExpression::escape(interop) + "$"))
+                      .isEmpty(),
+                 qPrintable(text.out));
     }
     void runPrintsSummary()
     {

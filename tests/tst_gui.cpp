@@ -6,6 +6,7 @@
 // switches it, and shows refused parameters.
 // Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
 #include "AppSetup.h"
+#include "GuiTestMain.h"
 #include "KernelDock.h"
 #include "MainWindow.h"
 #include "SimulationController.h"
@@ -37,13 +38,6 @@
 namespace {
 
 constexpr int kTimeoutMs = 240'000;
-
-bool haveDisplay()
-{
-    const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    return !env.value(QStringLiteral("DISPLAY")).isEmpty() ||
-           !env.value(QStringLiteral("WAYLAND_DISPLAY")).isEmpty();
-}
 
 struct Run {
     int exitCode = -1;
@@ -147,7 +141,7 @@ private slots:
         QVERIFY(cut.open(QIODevice::WriteOnly));
         cut.write("# bodies = 5\nx,y,z,vx,vy,vz,m\n1,0,0,0,0,0,1\n2,0,0,0,0,0,1\n");
         cut.close();
-        if (!haveDisplay())
+        if (!nbody::test::haveDisplay())
             QSKIP("needs a display with OpenGL: run under xvfb-run -a");
     }
 
@@ -612,17 +606,7 @@ private:
 
 int main(int argc, char** argv)
 {
-    // The in-process window needs desktop OpenGL, which Qt's offscreen platform lacks here; without
-    // a display the offscreen platform only lets QApplication start, and initTestCase skips.
-    if (qgetenv("QT_QPA_PLATFORM") == "offscreen")
-        qunsetenv("QT_QPA_PLATFORM");
-    if (!haveDisplay())
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    nbody::app::setDefaultSurfaceFormat(); // as the app's main() does, before the QApplication
-    QApplication app(argc, argv);
-    nbody::app::registerMetaTypes();
-    TestGui test;
     QTEST_SET_MAIN_SOURCE_PATH
-    return QTest::qExec(&test, argc, argv);
+    return nbody::test::guiTestMain<TestGui>(argc, argv);
 }
 #include "tst_gui.moc"

@@ -179,7 +179,9 @@ private slots:
             if (k.id == "reference") {
                 QCOMPARE(k.force0.max, 0.0);
                 QCOMPARE(k.position.absolute.max, 0.0);
-                QCOMPARE(k.energyChange, r.referenceEnergyChange);
+                // Same trajectory; the energies differ only by the order of the OpenMP pair sum
+                // (fp64, ~1e-14 of E).
+                QVERIFY(std::abs(k.energyChange - r.referenceEnergyChange) < 1e-12);
             } else if (k.precision == Precision::Fp32) {
                 QVERIFY(k.force0.max > 0); // fp32 rounding is there …
                 QVERIFY(k.force0.max < 1e-4);
@@ -187,11 +189,12 @@ private slots:
             }
         }
         // The reference's energy change is that of an independent fp64 run of 200 steps
-        // (deterministic kernel: the same bits).
+        // (deterministic forces: the same trajectory; the energy's OpenMP pair sum may add in
+        // another order, ~1e-14 of E).
         Simulation ref(m.world, m.exact, config({}).params, "reference");
         const Diagnostics e0 = ref.measure();
         ref.step(200);
-        QCOMPARE(r.referenceEnergyChange, relativeEnergyChange(e0, ref.measure()));
+        QVERIFY(std::abs(r.referenceEnergyChange - relativeEnergyChange(e0, ref.measure())) < 1e-12);
         QVERIFY(r.allPass());
     }
 

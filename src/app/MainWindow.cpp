@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "DeviceDock.h"
 #include "KernelDock.h"
 #include "DiagnosticsDock.h"
 #include "RunDock.h"
@@ -58,6 +59,9 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     m_viewDock = new ViewDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_viewDock);
     tabifyDockWidget(m_kernelDock, m_viewDock); // Run, Kernel and View share the column as tabs
+    m_deviceDock = new DeviceDock(this);
+    addDockWidget(Qt::RightDockWidgetArea, m_deviceDock);
+    tabifyDockWidget(m_viewDock, m_deviceDock); // and Device, last
     m_runDock->raise();
     connect(m_viewDock, &ViewDock::colourModeChanged, this, [this](const nbody::gl::ColourMode* mode) {
         m_viewport->setColourMode(mode);
@@ -100,7 +104,10 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
             m_interopLabel->fontMetrics().elidedText(s, Qt::ElideRight, m_interopLabel->maximumWidth()));
         m_interopLabel->setToolTip(s);
         m_runDock->setInteropState(s);
+        m_deviceDock->setGlContext(m_viewport->glContextInfo());
     });
+    connect(m_viewport, &Viewport::glInitialized, this,
+            [this] { m_deviceDock->setGlContext(m_viewport->glContextInfo()); });
     connect(m_viewport, &Viewport::glFailed, this, [this](const QString& message) {
         statusBar()->showMessage(tr("OpenGL: %1").arg(message));
         if (m_automation.active())
@@ -343,12 +350,16 @@ void MainWindow::createMenusAndToolbar()
     QAction* diagnosticsToggle = m_diagnosticsDock->toggleViewAction();
     diagnosticsToggle->setText(tr("&Diagnostics dock"));
     view->addAction(diagnosticsToggle);
+    QAction* deviceToggle = m_deviceDock->toggleViewAction();
+    deviceToggle->setText(tr("D&evice dock"));
+    view->addAction(deviceToggle);
     QAction* barToggle = bar->toggleViewAction();
     barToggle->setText(tr("&Toolbar"));
     view->addAction(barToggle);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(m_aboutAction);
+    help->addAction(m_deviceDock->aboutMachineAction());
 }
 
 void MainWindow::createStatusBar()

@@ -29,6 +29,7 @@ class SnapshotSaver;
 class KernelDock;
 class ViewDock;
 class DiagnosticsDock;
+class DeviceDock;
 class ScenarioMenus;
 
 /// What the command line asks for beyond the first system.
@@ -109,6 +110,7 @@ private:
     KernelDock* m_kernelDock = nullptr;
     ViewDock* m_viewDock = nullptr;
     DiagnosticsDock* m_diagnosticsDock = nullptr;
+    DeviceDock* m_deviceDock = nullptr;
     ScenarioMenus* m_scenarioMenus = nullptr;
     QThread m_thread;
     QPointer<SimulationController> m_controller;

@@ -6,6 +6,7 @@
 #include "gl/Renderer.h"
 #include "sim/Errors.h"
 
+#include <QGuiApplication>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -53,6 +54,7 @@ void Viewport::initializeGL()
         m_renderer = std::make_unique<nbody::gl::Renderer>();
         m_buffers = std::make_unique<nbody::gl::ParticleBuffers>();
         m_glDescription = QString::fromStdString(nbody::gl::Renderer::contextDescription());
+        m_glStrings = nbody::gl::Renderer::contextStrings(); // the Device dock's OpenGL rows
         m_ready = true;
         m_haveContent = false;
         emit glInitialized();
@@ -104,16 +106,39 @@ void Viewport::allocate(std::size_t capacity)
     m_interopWhyNot = m_interop ? QString() : QString::fromStdString(why);
     if (!m_interop && m_interopWhyNot.isEmpty())
         m_interopWhyNot = QStringLiteral("CUDA-GL interop unavailable");
-    setInteropState(m_interop ? QStringLiteral("CUDA-GL interop")
-                              : QStringLiteral("host upload: ") + m_interopWhyNot);
+    setInteropState(m_interop != nullptr, m_interopWhyNot);
 }
 
-void Viewport::setInteropState(const QString& state)
+void Viewport::setInteropState(bool inUse, const QString& whyNot)
 {
+    const QString state = inUse ? QStringLiteral("CUDA-GL interop") : QStringLiteral("host upload: ") + whyNot;
     if (state == m_interopState)
         return;
     m_interopState = state;
+    m_interopInUse = inUse;
+    m_interopStateWhyNot = inUse ? QString() : whyNot;
     emit interopStateChanged(state);
+}
+
+nbody::GlContextInfo Viewport::glContextInfo() const
+{
+    nbody::GlContextInfo info;
+    if (m_glStrings.vendor.empty()) {
+        info.error = "the view's OpenGL context is not created yet";
+    } else {
+        info.context = QStringLiteral("the view's (Qt %1 QOpenGLWidget, platform %2)")
+                           .arg(QString::fromLatin1(qVersion()), QGuiApplication::platformName())
+                           .toStdString();
+        info.vendor = m_glStrings.vendor;
+        info.renderer = m_glStrings.renderer;
+        info.version = m_glStrings.version;
+    }
+    info.headless = false;
+    info.interop = m_interopInUse;
+    info.whyNoInterop = m_interopInUse ? std::string() : m_interopStateWhyNot.toStdString();
+    if (!m_interopInUse && info.whyNoInterop.empty())
+        info.whyNoInterop = "the view's buffers are not set up yet";
+    return info;
 }
 
 // ---- frame protocol -------------------------------------------------------------------------
@@ -137,7 +162,7 @@ bool Viewport::beginFrame(FrameRequest* request)
             // A failing map leaves the host path; the controller falls back if it needs to.
             m_interop.reset();
             m_interopWhyNot = QString::fromUtf8(e.what());
-            setInteropState(QStringLiteral("host upload: ") + m_interopWhyNot);
+            setInteropState(false, m_interopWhyNot);
         }
         doneCurrent();
     }
@@ -176,11 +201,9 @@ void Viewport::finishFrame(const FrameResult& result)
                 emit glFailed(QString::fromUtf8(e.what()));
             }
         }
-        setInteropState(QStringLiteral("host upload: ") +
-                        (m_interop ? QStringLiteral("the selected kernel runs on the CPU")
-                                   : m_interopWhyNot));
+        setInteropState(false, m_interop ? QStringLiteral("the selected kernel runs on the CPU") : m_interopWhyNot);
     } else if (result.deviceDrawn) {
-        setInteropState(QStringLiteral("CUDA-GL interop"));
+        setInteropState(true, QString());
     }
     doneCurrent();
 

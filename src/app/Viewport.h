@@ -10,6 +10,7 @@
 
 #include "gl/Camera.h"
 #include "gl/Renderer.h"
+#include "sim/MachineInfo.h"
 
 #include <QOpenGLWidget>
 #include <QPoint>
@@ -68,6 +69,11 @@ public:
     QString interopState() const { return m_interopState; }
     /// The GL renderer string of the context ("" before initializeGL).
     QString glDescription() const { return m_glDescription; }
+    /// The OpenGL rows of the Device dock: the context's GL_VENDOR, GL_RENDERER and GL_VERSION
+    /// (read once in initializeGL) and whether the positions drawn come through CUDA-GL interop,
+    /// or why not (as interopState()). Changes are signalled by glInitialized and
+    /// interopStateChanged.
+    nbody::GlContextInfo glContextInfo() const;
     /// Frames drawn (swapped) since the widget was created; the owner samples it for the FPS.
     quint64 framesDrawn() const { return m_framesDrawn; }
 
@@ -129,7 +135,7 @@ private:
     nbody::gl::RenderStyle style(float devicePixelRatio) const;
     void cleanup();
     void allocate(std::size_t capacity);
-    void setInteropState(const QString& state);
+    void setInteropState(bool inUse, const QString& whyNot);
     void onFrameSwapped();
 
     std::unique_ptr<nbody::gl::Renderer> m_renderer;
@@ -137,6 +143,9 @@ private:
     std::unique_ptr<nbody::gl::CudaGlInterop> m_interop;
     QString m_interopWhyNot;
     QString m_interopState;
+    bool m_interopInUse = false;
+    QString m_interopStateWhyNot; ///< the reason in m_interopState ("" when in use)
+    nbody::gl::Renderer::ContextStrings m_glStrings;
     QString m_glDescription;
     bool m_ready = false;
     bool m_mapped = false;

@@ -56,6 +56,9 @@ int benchCommand(const BenchOptions& o);
 int kernelsCommand(bool json);
 int scenariosCommand(bool json);
 int integratorsCommand(bool json);
+/// `nbody devices`: the CUDA devices, OpenMP and the headless OpenGL context with whether CUDA-GL
+/// interop is available to `nbody run` / `nbody render` (sim/MachineInfo.h rows; --json: the same
+/// rows under "sections" and the raw values). Returns 0.
 int devicesCommand(bool json);
 
 } // namespace nbody::cli

@@ -131,7 +131,7 @@ struct CudaGlInterop::Impl {};
 std::unique_ptr<CudaGlInterop> CudaGlInterop::create(const ParticleBuffers&, std::string* whyNot)
 {
     if (whyNot != nullptr)
-        *whyNot = "built without CUDA";
+        *whyNot = queryCuda().whyNone; // the program's one wording: "built without CUDA (…)"
     return nullptr;
 }
 

@@ -336,6 +336,11 @@ std::string EglContext::description() const
     return d->platform + ": " + d->gl;
 }
 
+std::string EglContext::platform() const
+{
+    return d->platform;
+}
+
 int EglContext::cudaDevice() const
 {
     return d->cudaDevice;

@@ -33,6 +33,8 @@ public:
     /// "EGL device platform (device 0 of 2, /dev/dri/card1, CUDA device 0), EGL 1.5: NVIDIA
     /// Corporation / NVIDIA H200/PCIe/SSE2 / 3.3.0 NVIDIA 580…" (captured at creation).
     std::string description() const;
+    /// The platform part of description(): "EGL device platform (device 0 of 2, …), EGL 1.5".
+    std::string platform() const;
     /// The CUDA device of the EGL device in use (EGL_NV_device_cuda), −1 when not known.
     int cudaDevice() const;
 

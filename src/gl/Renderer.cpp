@@ -428,15 +428,23 @@ std::vector<float> axesLines(const float o[3], float length)
     return v;
 }
 
-std::string Renderer::contextDescription()
+Renderer::ContextStrings Renderer::contextStrings()
 {
     auto str = [](GLenum name) {
         const auto* s = reinterpret_cast<const char*>(glGetString(name));
         return std::string(s ? s : "?");
     };
     if (epoxy_gl_version() == 0)
+        return {};
+    return {str(GL_VENDOR), str(GL_RENDERER), str(GL_VERSION)};
+}
+
+std::string Renderer::contextDescription()
+{
+    const ContextStrings s = contextStrings();
+    if (s.vendor.empty())
         return "no current OpenGL context";
-    return str(GL_VENDOR) + " / " + str(GL_RENDERER) + " / " + str(GL_VERSION);
+    return s.vendor + " / " + s.renderer + " / " + s.version;
 }
 
 // ---- OffscreenTarget --------------------------------------------------------------------------

@@ -95,6 +95,12 @@ public:
 
     /// "NVIDIA Corporation / NVIDIA H200/PCIe/SSE2 / 3.3.0 NVIDIA 580…" of the current context.
     static std::string contextDescription();
+    /// GL_VENDOR, GL_RENDERER and GL_VERSION of the current context, each "?" when not
+    /// reported; all empty when no context is current.
+    struct ContextStrings {
+        std::string vendor, renderer, version;
+    };
+    static ContextStrings contextStrings();
 
 private:
     /// Lines or triangles of 6-float vertices with the overlay program (mode: GL_LINES, …).

@@ -13,6 +13,11 @@ std::string cudaVersionString(int v)
     return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
 
+double peakMemoryBandwidth(const CudaDeviceInfo& d)
+{
+    return 2.0 * double(d.memoryClockKHz) * 1e3 * double(d.memoryBusWidthBits) / 8.0;
+}
+
 CudaRuntimeInfo queryCuda()
 {
     CudaRuntimeInfo info;
@@ -60,6 +65,14 @@ CudaRuntimeInfo queryCuda()
             di.memoryClockKHz = v;
         if (cudaDeviceGetAttribute(&v, cudaDevAttrKernelExecTimeout, d) == cudaSuccess)
             di.kernelTimeout = v != 0;
+        di.l2CacheBytes = p.l2CacheSize > 0 ? std::size_t(p.l2CacheSize) : 0;
+        di.eccEnabled = p.ECCEnabled != 0;
+        di.integrated = p.integrated != 0;
+        di.concurrentManagedAccess = p.concurrentManagedAccess != 0;
+        char bus[32] = {};
+        if (cudaDeviceGetPCIBusId(bus, int(sizeof bus), d) == cudaSuccess)
+            di.pciBusId = bus;
+        cudaGetLastError();
         info.devices.push_back(di);
     }
     if (info.devices.empty())

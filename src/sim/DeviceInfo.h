@@ -22,7 +22,16 @@ struct CudaDeviceInfo {
     int memoryClockKHz = 0;
     int memoryBusWidthBits = 0;
     bool kernelTimeout = false;          ///< the kernel-execution watchdog is on (display GPU)
+    std::size_t l2CacheBytes = 0;
+    bool eccEnabled = false;
+    bool integrated = false;             ///< an integrated GPU sharing memory with the host (Jetson)
+    bool concurrentManagedAccess = false; ///< CPU and GPU may touch managed memory at the same time
+    std::string pciBusId;                ///< "0000:18:00.0" ("" when not reported)
 };
+
+/// Theoretical peak memory bandwidth in bytes per second: 2 × memory clock × bus width / 8
+/// (double data rate; the CUDA samples' bandwidthTest formula). 0 when the clock or width is unknown.
+double peakMemoryBandwidth(const CudaDeviceInfo& d);
 
 struct CudaRuntimeInfo {
     bool builtWithCuda = false;

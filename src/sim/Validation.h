@@ -159,6 +159,10 @@ struct ValidationReport {
     double referenceSeconds = 0;
     double initialEnergy = 0;  ///< E0 (fp64, from the reference's state), energy units
     std::vector<KernelValidation> kernels;
+    /// About the run as a whole, one sentence each: e.g. when the reference itself changed its
+    /// energy by more than 1 % (|ΔE/E0| > 0.01: dt or ε² do not suit the system, so the
+    /// trajectories compare chaos, not kernels). Empty when there is nothing to say.
+    std::vector<std::string> warnings;
 
     /// True when every kernel passed (and there is at least one).
     bool allPass() const;

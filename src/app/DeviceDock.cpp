@@ -1,0 +1,192 @@
+#include "DeviceDock.h"
+
+#include "sim/KernelRegistry.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDialogButtonBox>
+#include <QHeaderView>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QPushButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <omp.h>
+
+#ifndef NBODY_VERSION
+#define NBODY_VERSION "unknown"
+#endif
+
+namespace nbody::app {
+
+namespace {
+
+QString qstr(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+// ---- MachineInfoView ------------------------------------------------------------------------
+
+MachineInfoView::MachineInfoView(QWidget* parent) : QWidget(parent)
+{
+    m_tree = new QTreeWidget(this);
+    m_tree->setObjectName(QStringLiteral("machineTree"));
+    m_tree->setColumnCount(2);
+    m_tree->setHeaderLabels({tr("Property"), tr("Value")});
+    m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_tree->header()->setStretchLastSection(true);
+    m_tree->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_tree->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_tree->setRootIsDecorated(false);
+    m_tree->setAlternatingRowColors(true);
+    m_tree->setTextElideMode(Qt::ElideMiddle); // the full value is in the tooltip
+
+    // Ctrl+C (eventFilter) and the context menu copy the selected rows as "label: value" lines.
+    auto* copyRows = new QAction(tr("Copy selected rows"), m_tree);
+    connect(copyRows, &QAction::triggered, this, &MachineInfoView::copySelection);
+    m_tree->addAction(copyRows);
+    m_tree->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_tree->installEventFilter(this);
+
+    m_copy = new QPushButton(tr("Copy"), this);
+    m_copy->setObjectName(QStringLiteral("copyMachineInfo"));
+    m_copy->setToolTip(tr("Copy everything as text (the same form as `nbody devices` prints)"));
+    connect(m_copy, &QPushButton::clicked, this, [this] { QGuiApplication::clipboard()->setText(text()); });
+
+    auto* buttons = new QHBoxLayout;
+    buttons->addStretch();
+    buttons->addWidget(m_copy);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_tree);
+    layout->addLayout(buttons);
+}
+
+void MachineInfoView::setSections(std::vector<nbody::MachineSection> sections)
+{
+    m_sections = std::move(sections);
+    m_tree->clear();
+    for (const nbody::MachineSection& s : m_sections) {
+        auto* top = new QTreeWidgetItem(m_tree, {qstr(s.title)});
+        top->setData(0, Qt::UserRole, qstr(s.key));
+        top->setFirstColumnSpanned(true);
+        QFont bold = top->font(0);
+        bold.setBold(true);
+        top->setFont(0, bold);
+        top->setFlags(Qt::ItemIsEnabled);
+        for (const nbody::MachineRow& r : s.rows) {
+            auto* item = new QTreeWidgetItem(top, {qstr(r.label), qstr(r.value)});
+            item->setData(0, Qt::UserRole, qstr(r.key));
+            item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+            const QString tip = r.tooltip.empty() ? QString() : qstr(r.tooltip);
+            item->setToolTip(0, tip);
+            item->setToolTip(1, tip.isEmpty() ? qstr(r.value) : qstr(r.value) + QStringLiteral("\n\n") + tip);
+        }
+    }
+    m_tree->expandAll();
+}
+
+bool MachineInfoView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_tree && event->type() == QEvent::KeyPress &&
+        static_cast<QKeyEvent*>(event)->matches(QKeySequence::Copy)) {
+        copySelection();
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+QString MachineInfoView::text() const
+{
+    return qstr(nbody::machineText(m_sections));
+}
+
+void MachineInfoView::copySelection()
+{
+    QStringList lines;
+    // in display order, not selection order
+    for (int i = 0; i < m_tree->topLevelItemCount(); ++i) {
+        const QTreeWidgetItem* top = m_tree->topLevelItem(i);
+        for (int j = 0; j < top->childCount(); ++j)
+            if (top->child(j)->isSelected())
+                lines << top->child(j)->text(0) + QStringLiteral(": ") + top->child(j)->text(1);
+    }
+    if (!lines.isEmpty())
+        QGuiApplication::clipboard()->setText(lines.join(QLatin1Char('\n')) + QLatin1Char('\n'));
+}
+
+// ---- DeviceDock -----------------------------------------------------------------------------
+
+DeviceDock::DeviceDock(QWidget* parent) : QDockWidget(tr("Device"), parent)
+{
+    setObjectName(QStringLiteral("DeviceDock"));
+    m_cuda = nbody::queryCuda();
+    m_threads = omp_get_max_threads();
+    m_processors = omp_get_num_procs();
+    m_gl.error = "the view's OpenGL context is not created yet";
+    m_gl.whyNoInterop = "the view's buffers are not set up yet";
+    m_view = new MachineInfoView(this);
+    setWidget(m_view);
+    m_aboutAction = new QAction(tr("About this &machine"), this);
+    m_aboutAction->setObjectName(QStringLiteral("aboutMachineAction"));
+    m_aboutAction->setStatusTip(tr("The CUDA devices, OpenMP threads and the OpenGL context in use"));
+    connect(m_aboutAction, &QAction::triggered, this, &DeviceDock::showAboutMachine);
+    rebuild();
+}
+
+void DeviceDock::setGlContext(const nbody::GlContextInfo& gl)
+{
+    m_gl = gl;
+    rebuild();
+}
+
+void DeviceDock::rebuild()
+{
+    m_view->setSections(nbody::describeMachine(m_cuda, m_threads, m_processors, m_gl));
+    emit sectionsChanged();
+}
+
+nbody::MachineSection DeviceDock::applicationSection()
+{
+    nbody::MachineSection s{"application", "Application", {}};
+    s.rows.push_back({"version", "N-Body Sandbox", NBODY_VERSION, {}});
+    s.rows.push_back({"qt", "Qt", std::string(qVersion()) + " (built with " QT_VERSION_STR ")", {}});
+    s.rows.push_back({"build", "Build",
+                      nbody::builtWithCuda() ? "with CUDA kernels" : "without CUDA (CPU kernels only)", {}});
+    return s;
+}
+
+void DeviceDock::showAboutMachine()
+{
+    if (!m_dialog) {
+        auto* dialog = new QDialog(window());
+        dialog->setObjectName(QStringLiteral("aboutMachineDialog"));
+        dialog->setWindowTitle(tr("About this machine"));
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        auto* view = new MachineInfoView(dialog);
+        auto update = [this, view] {
+            std::vector<nbody::MachineSection> all{applicationSection()};
+            all.insert(all.end(), sections().begin(), sections().end());
+            view->setSections(std::move(all));
+        };
+        update();
+        connect(this, &DeviceDock::sectionsChanged, view, update);
+        auto* close = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+        connect(close, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+        auto* layout = new QVBoxLayout(dialog);
+        layout->addWidget(view);
+        layout->addWidget(close);
+        dialog->resize(720, 620);
+        m_dialog = dialog;
+    }
+    m_dialog->show();
+    m_dialog->raise();
+    m_dialog->activateWindow();
+}
+
+} // namespace nbody::app
