@@ -130,9 +130,11 @@ private slots:
 
         const json j = json::parse(validationJson(report()));
         QCOMPARE(j["schema"].get<std::string>(), std::string("nbody-validation/1"));
-        for (const char* key : {"allPass", "summary", "bodies", "steps", "system", "parameters", "thresholds",
-                                "environment", "reference", "kernels"})
+        for (const char* key : {"allPass", "summary", "bodies", "steps", "system", "warnings", "parameters",
+                                "thresholds", "environment", "reference", "kernels"})
             QVERIFY2(j.contains(key), key);
+        // The reference's |ΔE/E0| is far below 1 % (see below): no warning about the run.
+        QVERIFY(j["warnings"].is_array() && j["warnings"].empty());
         QCOMPARE(j["bodies"].get<int>(), 3);
         QCOMPARE(j["steps"].get<int>(), 2);
         QCOMPARE(j["system"].get<std::string>(), std::string("three bodies <at rest> & \"hand-checked\""));
@@ -281,6 +283,17 @@ private slots:
         QVERIFY(h.find("<script") == std::string::npos);
         QVERIFY(h.find("src=") == std::string::npos && h.find("href=") == std::string::npos);
         QVERIFY(h.find("@import") == std::string::npos && h.find("url(http") == std::string::npos);
+    }
+
+    void warningsInEveryFormat()
+    {
+        ValidationReport r = report();
+        r.warnings.push_back("dt <too large> & \"softening\" too small");
+        QVERIFY(validationSummaryText(r).find("Warning: dt <too large> & \"softening\" too small") != std::string::npos);
+        QCOMPARE(json::parse(validationJson(r))["warnings"][0].get<std::string>(), r.warnings[0]);
+        const std::string h = validationHtml(r);
+        QVERIFY(h.find("dt &lt;too large&gt; &amp; &quot;softening&quot; too small") != std::string::npos);
+        QVERIFY(h.find("<too large>") == std::string::npos);
     }
 
     void htmlInHeadlessChromium()

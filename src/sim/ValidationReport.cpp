@@ -474,6 +474,7 @@ td.wrap{white-space:normal;color:#92400e}
 ul.reasons{margin:4px 0 12px 0;padding-left:22px}
 .fail-block{margin:0 0 10px}
 code{font-family:"DejaVu Sans Mono",ui-monospace,monospace;font-size:12.5px;background:#f1f5f9;padding:1px 4px;border-radius:4px}
+.warning{background:#fef3c7;border:1px solid #f59e0b;color:#78350f;border-radius:10px;padding:12px 18px;margin:0 0 20px}
 footer{color:#64748b;font-size:12px;text-align:center;padding:0 0 24px}
 )css";
 
@@ -520,6 +521,8 @@ std::string validationSummaryText(const ValidationReport& r)
     }
     out += textTable(rows, {true, true, false, false, false, false, false, true});
     out += "\n";
+    for (const std::string& w : r.warnings)
+        out += "Warning: " + w + "\n";
     out += "Reference (fp64): \u0394E/E0 " + sci(r.referenceEnergyChange) + ", momentum change " +
            sci(r.referenceMomentumChange) + formatString(", %.3g s", r.referenceSeconds) + "\n";
     out += "Thresholds:  step-0 force error max <= " + sci(r.thresholds.forceFp32) + " (fp32), <= " +
@@ -557,6 +560,7 @@ std::string validationJson(const ValidationReport& r)
     j["bodies"] = r.bodies;
     j["steps"] = r.steps;
     j["system"] = r.system;
+    j["warnings"] = r.warnings;
     j["parameters"] = {{"G", num(r.params.G)},
                        {"eps2", num(shortestFloat(r.params.eps2))},
                        {"dt", num(shortestFloat(r.params.dt))},
@@ -636,6 +640,8 @@ std::string validationHtml(const ValidationReport& r)
          (r.environment.startedUtc.empty() ? "" : " \u00b7 " + esc(r.environment.startedUtc)) + "</div>\n";
     h += std::string("<div class=\"verdict ") + (ok ? "ok" : "bad") + "\">" + esc(verdictText) + "</div>\n</header>\n";
     h += "<main>\n";
+    for (const std::string& w : r.warnings)
+        h += "<div class=\"warning\"><strong>Warning.</strong> " + esc(w) + "</div>\n";
 
     // ---- parameters, device and build ----
     h += "<div class=\"grid\">\n<section>\n<h2>System and parameters</h2>\n<dl>\n";
