@@ -25,6 +25,9 @@ packages=(
     # videos: `nbody render --out FILE.mp4` and File → Record feed raw frames to ffmpeg (and the
     # tests count the frames with ffprobe)
     ffmpeg
+    # tests only: tst_validation_report opens the HTML validation report in headless chromium and
+    # checks a screenshot of it
+    chromium
 )
 
 # dpkg-query prints "ii " for an installed package; unknown packages print nothing.

@@ -197,6 +197,12 @@ remote() {
         --integrator yoshida4 --steps 200
     step "nbody run solar tiled-fp64" "$nbody" run --scenario solar-system --kernel tiled-fp64 --steps 36525 \
         --progress-every 7305
+    # Validation of every kernel against the fp64 OpenMP reference (issue 4): the summary table in
+    # $OUT/validation-h200.txt, the report as HTML and JSON. The reference's 1000 fp64 steps at
+    # N = 8192 take a minute or two on the host's cores.
+    limit=900 step "nbody validate all" bash -c 'set -o pipefail; "$1" validate --kernel all --bodies 8192 \
+        --steps 1000 --report "$2/validation-h200.html" --report "$2/validation-h200.json" |
+        tee "$2/validation-h200.txt"' _ "$nbody" "$OUT"
     fi
     # The benchmark of issue 3 (docs/benchmarks.md), then launch-parameter sweeps.
     if want bench; then

@@ -9,6 +9,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QRegularExpression>
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
@@ -246,6 +247,55 @@ private slots:
                                                << "not a regular file";
         QTest::newRow("snapshot into a missing directory")
             << QStringList{"run", "--bodies", "10", "--output", "/nonexistent/s_{step}.h5"} << "does not exist";
+        QTest::newRow("validate unknown kernel")
+            << QStringList{"validate", "--kernel", "cpu,nosuch", "--bodies", "10", "--steps", "1"} << "'nosuch'";
+        QTest::newRow("validate zero bodies") << QStringList{"validate", "--kernel", "cpu", "--bodies", "0"} << "bodies";
+        QTest::newRow("validate report not json or html")
+            << QStringList{"validate", "--kernel", "cpu", "--bodies", "10", "--report", "/tmp/x.txt"}
+            << "give a name ending in .json or .html";
+        QTest::newRow("validate report into a missing directory")
+            << QStringList{"validate", "--kernel", "cpu", "--bodies", "10", "--report", "/nonexistent/v.html"}
+            << "does not exist";
+        QTest::newRow("validate zero steps") << QStringList{"validate", "--kernel", "cpu", "--steps", "0"} << "--steps";
+    }
+    void validate()
+    {
+        // The cpu kernel against the reference on the default cube (N = 1000, no multiple of
+        // any block size), 20 steps: exit 0, the table with PASS, a JSON report that parses with
+        // the run's values; no progress line on stderr (it is not a terminal here).
+        QTemporaryDir dir;
+        const QString json = dir.filePath("v.json");
+        const Result r = nbody({"validate", "--kernel", "cpu", "--bodies", "1000", "--steps", "20", "--report", json});
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains(QRegularExpression("\\ncpu +fp32 .* PASS\\n")), qPrintable(r.out));
+        QVERIFY(r.out.contains("1 of 1 kernel passes"));
+        QVERIFY(r.out.contains("Report written to " + json));
+        QVERIFY2(!r.err.contains("validate ["), qPrintable(r.err));
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QJsonParseError error;
+        const QJsonObject o = QJsonDocument::fromJson(f.readAll(), &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        QCOMPARE(o["schema"].toString(), QStringLiteral("nbody-validation/1"));
+        QCOMPARE(o["bodies"].toInt(), 1000);
+        QCOMPARE(o["steps"].toInt(), 20);
+        QCOMPARE(o["allPass"].toBool(), true);
+        const QJsonArray kernels = o["kernels"].toArray();
+        QCOMPARE(kernels.size(), 1);
+        QCOMPARE(kernels[0]["id"].toString(), QStringLiteral("cpu"));
+        QCOMPARE(kernels[0]["verdict"].toString(), QStringLiteral("pass"));
+        QCOMPARE(kernels[0]["growth"].toArray().size(), 21); // step 0 and 20 checkpoints (one per step)
+        QVERIFY(kernels[0]["force0"]["max"].toDouble() < 1e-4);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"v.json"}); // no temporary file left
+    }
+    void validateUnavailableKernel()
+    {
+        // A kernel named explicitly that cannot run here: exit 2 with the reason.
+        if (kernelAvailable("tiled"))
+            QSKIP("tiled can run here");
+        const Result r = nbody({"validate", "--kernel", "tiled", "--bodies", "10"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("'tiled' cannot run here"), qPrintable(r.err));
     }
     void bench()
     {

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/Format.h"
 #include "sim/Snapshot.h"
 
 #include "sim/KernelRegistry.h"
@@ -9,26 +10,10 @@
 #include "sim/Tipsy.h"
 
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <iostream>
 
 namespace nbody::cli {
-
-namespace {
-
-std::string format(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* f, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, f);
-    std::vsnprintf(buf, sizeof buf, f, ap);
-    va_end(ap);
-    return buf;
-}
-
-} // namespace
 
 void addSystemOptions(CLI::App& c, SystemOptions& o)
 {
@@ -68,14 +53,14 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
                 out.params.eps2 = snap.params->eps2;
                 out.savedKernel = snap.params->kernel;
                 out.savedLaunch = {snap.params->blockSize, snap.params->tileWidthFactor};
-                out.what = format("%s (%s): %zu bodies at step %llu, t = %.9g (G, dt and eps2 from the file)",
+                out.what = formatString("%s (%s): %zu bodies at step %llu, t = %.9g (G, dt and eps2 from the file)",
                                   o.input.c_str(), snap.formatId.c_str(), out.world.size(),
                                   static_cast<unsigned long long>(out.world.step), out.world.time);
             } else {
                 const ScaleDefaults d = deriveScaleDefaults(out.world, out.params.G);
                 out.params.dt = d.dt;
                 out.params.eps2 = d.eps2;
-                out.what = format("%s (%s): %zu bodies (dt %.4g and eps2 %.4g derived from its scale: R_rms %.4g, "
+                out.what = formatString("%s (%s): %zu bodies (dt %.4g and eps2 %.4g derived from its scale: R_rms %.4g, "
                                   "t_dyn %.4g)",
                                   o.input.c_str(), snap.formatId.c_str(), out.world.size(), double(d.dt),
                                   double(d.eps2), d.rmsRadius, d.dynamicalTime);
@@ -85,7 +70,7 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
             cube.bodies = o.bodies;
             cube.seed = o.seed;
             out.world = makeUniformCube(cube);
-            out.what = format("uniform cube: %zu bodies in +-%.3g, masses %.3g..%.3g, seed %llu", out.world.size(),
+            out.what = formatString("uniform cube: %zu bodies in +-%.3g, masses %.3g..%.3g, seed %llu", out.world.size(),
                               cube.halfWidth, cube.massMin, cube.massMax, static_cast<unsigned long long>(cube.seed));
         }
     } catch (const std::exception& e) {

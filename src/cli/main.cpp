@@ -1,9 +1,10 @@
 /// nbody — command-line front end of N-Body Sandbox: headless runs with optional capture
-/// (EGL), benchmarks, the kernel registry and the devices.
+/// (EGL), benchmarks, validation against the fp64 reference, the kernel registry and the devices.
 
 #include "Commands.h"
 #include "Headless.h"
 #include "RenderCommand.h"
+#include "ValidateCommand.h"
 
 #include <CLI/CLI.hpp>
 
@@ -81,6 +82,9 @@ int main(int argc, char** argv)
     renderCmd->add_option("--colour", render.colour, "Colour mode: mass (green to red), speed (blue to yellow), group")
         ->capture_default_str();
 
+    ValidateOptions validate;
+    CLI::App* validateCmd = addValidateCommand(app, validate);
+
     bool kernelsJson = false;
     CLI::App* kernelsCmd = app.add_subcommand("kernels", "List the registered force kernels");
     kernelsCmd->add_flag("--json", kernelsJson, "Print JSON");
@@ -123,6 +127,8 @@ int main(int argc, char** argv)
             noteGiven(*renderCmd, render.system);
             return renderCommand(render);
         }
+        if (*validateCmd)
+            return validateCommand(*validateCmd, validate);
         if (*kernelsCmd)
             return kernelsCommand(kernelsJson);
         if (*scenariosCmd)

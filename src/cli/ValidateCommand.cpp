@@ -1,0 +1,212 @@
+// `nbody validate`: kernels against the fp64 reference, the summary table and the report.
+#include "ValidateCommand.h"
+
+#include "sim/AtomicFile.h"
+#include "sim/KernelRegistry.h"
+#include "sim/Simulation.h"
+#include "sim/Validation.h"
+#include "sim/ValidationReport.h"
+
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+namespace nbody::cli {
+
+namespace {
+
+/// The kernels named by --kernel (ids and "all", repeatable, comma-separated), in the order
+/// given, each once. Throws std::invalid_argument for an unknown id or an explicitly named
+/// kernel that cannot run here.
+std::vector<const KernelInfo*> selectKernels(const std::vector<std::string>& names)
+{
+    std::vector<const KernelInfo*> out;
+    const auto add = [&](const KernelInfo* k) {
+        if (std::find(out.begin(), out.end(), k) == out.end())
+            out.push_back(k);
+    };
+    for (const std::string& name : names) {
+        if (name == "all") {
+            for (const KernelInfo* k : availableKernelsToValidate())
+                add(k);
+            continue;
+        }
+        const KernelInfo* k = findKernel(name);
+        if (!k) {
+            std::string known;
+            for (const KernelInfo& r : kernelRegistry())
+                known += (known.empty() ? "" : ", ") + std::string(r.id);
+            throw std::invalid_argument("unknown kernel '" + name + "' (known: " + known + ", or all)");
+        }
+        if (const Availability a = availability(*k); !a.available)
+            throw std::invalid_argument("kernel '" + name + "' cannot run here: " + a.reason);
+        add(k);
+    }
+    if (out.empty())
+        throw std::invalid_argument("--kernel: no kernel given");
+    return out;
+}
+
+bool endsWithNoCase(const std::string& s, std::string_view suffix)
+{
+    if (s.size() <= suffix.size())
+        return false;
+    for (std::size_t i = 0; i < suffix.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i])
+            return false;
+    return true;
+}
+
+/// A progress line on a terminal, rewritten in place (at most every 0.2 s); nothing elsewhere.
+class ProgressLine {
+public:
+    explicit ProgressLine(bool enabled) : m_enabled(enabled && ::isatty(STDERR_FILENO)) {}
+    ~ProgressLine() { finish(); }
+
+    void operator()(const ValidationProgress& p)
+    {
+        if (!m_enabled)
+            return;
+        const auto now = std::chrono::steady_clock::now();
+        if (m_shown && now - m_last < std::chrono::milliseconds(200) && p.step < p.steps)
+            return;
+        m_last = now;
+        m_shown = true;
+        const int width = 30;
+        const int filled = int(p.fraction() * width + 0.5);
+        std::fprintf(stderr, "\rvalidate [%s%s] %3d %%  step %llu / %llu  %-14s", std::string(filled, '#').c_str(),
+                     std::string(width - filled, '.').c_str(), int(p.fraction() * 100 + 0.5),
+                     static_cast<unsigned long long>(p.step), static_cast<unsigned long long>(p.steps),
+                     p.phase.c_str());
+        std::fflush(stderr);
+    }
+
+    void finish()
+    {
+        if (m_enabled && m_shown) {
+            std::fputc('\n', stderr);
+            m_shown = false;
+        }
+    }
+
+private:
+    bool m_enabled;
+    bool m_shown = false;
+    std::chrono::steady_clock::time_point m_last;
+};
+
+} // namespace
+
+CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
+{
+    CLI::App* c = app.add_subcommand(
+        "validate", "Run kernels and the fp64 reference side by side and report their errors, pass or fail "
+                    "(exit 0: all pass, 1: a kernel fails, 2: bad usage)");
+    addSystemOptions(*c, o.system);
+    c->add_option("-k,--kernel", o.kernels,
+                  "Kernel ids to validate (repeatable or comma-separated; see `nbody kernels`), or all: every "
+                  "kernel available here except the reference itself")
+        ->delimiter(',')
+        ->capture_default_str();
+    c->add_option("-s,--steps", o.steps, "Steps of every run (K)")->capture_default_str()->check(CLI::Range(1, 1 << 30));
+    c->add_option("--checkpoints", o.checkpoints, "Points of the error growth curve besides step 0")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
+    c->add_option("-r,--report", o.reports,
+                  "Write the report to FILE.json (schema nbody-validation/1, docs/validation.md) or FILE.html "
+                  "(a self-contained page with charts), atomically; repeatable");
+    c->add_option("--integrator", o.integrator, "Time integrator id (see `nbody integrators`); default: the system's");
+    c->add_option("--block-size", o.blockSize, "CUDA threads per block")->capture_default_str();
+    c->add_option("--block-rows", o.blockRows, "Rows (bodies i) per block of the 2D kernels")->capture_default_str();
+    c->add_option("--tile-factor", o.tileWidthFactor, "Tile width factor of the tiled kernels")->capture_default_str();
+    c->add_flag("-q,--quiet", o.quiet, "No progress line on stderr (it is shown only on a terminal)");
+    return c;
+}
+
+int validateCommand(const CLI::App& command, ValidateOptions& o)
+{
+    noteGiven(command, o.system);
+    o.launchGiven = command.count("--block-size") + command.count("--block-rows") + command.count("--tile-factor") > 0;
+
+    // ---- everything that can be refused is checked before the run ----
+    std::vector<const KernelInfo*> kernels;
+    try {
+        kernels = selectKernels(o.kernels);
+        for (const std::string& path : o.reports) {
+            if (path.empty())
+                throw std::invalid_argument("--report needs a file name");
+            if (!endsWithNoCase(path, ".json") && !endsWithNoCase(path, ".html") && !endsWithNoCase(path, ".htm"))
+                throw std::invalid_argument("--report '" + path + "': give a name ending in .json or .html (.htm)");
+            if (const WriteTarget t = resolveWriteTarget(path); !t.problem.empty())
+                throw std::invalid_argument("cannot write the report '" + path + "': " + t.problem);
+        }
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "nbody validate: " << e.what() << "\n";
+        return 2;
+    }
+    PreparedSystem prepared;
+    if (const int rc = prepareSystem("validate", o.system, prepared); rc != 0)
+        return rc;
+    SimParams params = prepared.params;
+    params.blockSize = o.blockSize;
+    params.blockRows = o.blockRows;
+    params.tileWidthFactor = o.tileWidthFactor;
+    if (!o.launchGiven && prepared.savedLaunch.first > 0) {
+        params.blockSize = prepared.savedLaunch.first;
+        params.tileWidthFactor = prepared.savedLaunch.second;
+    }
+    if (!o.integrator.empty())
+        params.integrator = o.integrator;
+    try {
+        // The parameters (integrator, dt, eps2) and every kernel's launch limits, on one body.
+        World one;
+        one.addBody({0, 0, 0, 1}, {});
+        Simulation probe(one, params, "cpu");
+        for (const KernelInfo* k : kernels)
+            probe.setKernel(*k);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "nbody validate: " << e.what() << "\n";
+        return 2;
+    }
+
+    ValidationConfig config;
+    config.kernels = kernels;
+    config.steps = o.steps;
+    config.checkpoints = o.checkpoints;
+    config.params = params;
+    config.system = prepared.what;
+
+    ValidationReport report;
+    {
+        ProgressLine progress(!o.quiet);
+        try {
+            report = validate(prepared.world, prepared.exact, config,
+                              [&](const ValidationProgress& p) { progress(p); });
+        } catch (const std::invalid_argument& e) {
+            progress.finish();
+            std::cerr << "nbody validate: " << e.what() << "\n";
+            return 2;
+        }
+    }
+    std::fputs(validationSummaryText(report).c_str(), stdout);
+    std::fflush(stdout);
+    bool written = true;
+    for (const std::string& path : o.reports) {
+        try {
+            writeValidationReport(path, report);
+            std::printf("Report written to %s\n", path.c_str());
+        } catch (const std::exception& e) {
+            std::cerr << "nbody validate: " << e.what() << "\n";
+            written = false; // the other reports are still written
+        }
+    }
+    return report.allPass() && written ? 0 : 1;
+}
+
+} // namespace nbody::cli
