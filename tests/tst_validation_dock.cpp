@@ -24,6 +24,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -279,10 +280,30 @@ private slots:
         const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &error);
         QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
         QVERIFY(doc.isObject());
-        const QByteArray text = doc.toJson();
-        QVERIFY(text.contains("nbody-validation/1"));
-        QVERIFY(text.contains("dropped-tile"));
+        // The documented fields (docs/validation.md) hold the report's values.
+        const QJsonObject root = doc.object();
+        QCOMPARE(root.value("schema").toString(), QStringLiteral("nbody-validation/1"));
+        QCOMPARE(root.value("bodies").toInteger(), qint64(257));
+        const QJsonArray kernels = root.value("kernels").toArray();
+        QCOMPARE(kernels.size(), qsizetype(m_report->kernels.size()));
+        for (qsizetype i = 0; i < kernels.size(); ++i) {
+            const KernelValidation& k = m_report->kernels[std::size_t(i)];
+            const QJsonObject o = kernels[i].toObject();
+            QCOMPARE(o.value("id").toString(), QString::fromStdString(k.id));
+            QCOMPARE(o.value("verdict").toString(), verdict(k));
+            QCOMPARE(o.value("force0").toObject().value("max").toDouble(), k.force0.max);
+        }
         QVERIFY(dialog.findChildren<QMessageBox*>().isEmpty());
+
+        // The HTML page: one file holding the table of the same kernels.
+        const QString html = dir.filePath(QStringLiteral("report.html"));
+        QVERIFY(dialog.exportTo(html));
+        QFile h(html);
+        QVERIFY(h.open(QIODevice::ReadOnly));
+        const QByteArray page = h.readAll();
+        QVERIFY(page.startsWith("<!DOCTYPE html>"));
+        QVERIFY(page.contains("dropped-tile") && page.contains("FAIL") && page.contains("PASS"));
+        QVERIFY(QFile::remove(html));
 
         // A target whose parent is a regular file: refused with the reason; the file is untouched.
         QFile blocker(dir.filePath(QStringLiteral("file")));
