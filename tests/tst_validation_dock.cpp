@@ -15,7 +15,7 @@
 #include "ValidationReportDialog.h"
 
 #include "sim/KernelRegistry.h"
-#include "sim/Scenario.h"
+#include "sim/Scenarios.h"
 #include "sim/Validation.h"
 
 #include <QAction>
@@ -177,9 +177,9 @@ private slots:
 
         dock.setCheckedKernels({QStringLiteral("cpu"), QStringLiteral("reference"), QStringLiteral("dropped-tile")});
         dock.setSystemChoice(ValidationDock::SystemChoice::Default);
-        dock.setDefaultBodies(257); // 8 whole tiles of 32 and one body left over; no multiple of a block size
-        dock.setSteps(20);
-        dock.setCheckpoints(10);
+        dock.setDefaultBodies(257); // a Plummer sphere: 8 whole tiles of 32 and one body left over
+        dock.setSteps(200);
+        dock.setCheckpoints(40);
         QSignalSpy ready(&dock, &ValidationDock::reportReady);
         QSignalSpy ended(&dock, &ValidationDock::runEnded);
         clickStart(dock);
@@ -191,7 +191,7 @@ private slots:
         QVERIFY(report);
         m_report = report;
         QCOMPARE(report->bodies, std::size_t(257));
-        QCOMPARE(report->steps, std::uint64_t(20));
+        QCOMPARE(report->steps, std::uint64_t(200));
         QCOMPARE(report->kernels.size(), std::size_t(3));
         const KernelValidation &cpu = report->kernels[0], &ref = report->kernels[1], &bad = report->kernels[2];
         QCOMPARE(QString::fromStdString(cpu.id), QStringLiteral("cpu"));
@@ -201,11 +201,11 @@ private slots:
         QCOMPARE(verdict(bad), QStringLiteral("fail"));
         QVERIFY(!bad.reasons.empty());
         // The faulty kernel's step-0 error is the dropped pull (the fp32 rounding of the rest is
-        // ~1e-6 relative, far below the pull of one body of 257, ~1e-2 here): agree to 1e-3.
-        SimParams params;
-        CubeParams cube;
-        cube.bodies = 257;
-        const double expected = expectedDroppedTileError(makeUniformCube(cube), params);
+        // ~1e-6 relative, far below the pull of one body of 257, ≳1e-2 here): agree to 1e-3.
+        const BuiltScenario plummer = buildScenario(scenarioSpec("plummer", std::size_t(257)));
+        QVERIFY2(report->system.find("Plummer") != std::string::npos, report->system.c_str());
+        QCOMPARE(report->params.dt, plummer.params.dt);
+        const double expected = expectedDroppedTileError(plummer.bodies.world, plummer.params);
         qInfo("dropped-tile step-0 force error: report %.6e, computed here %.6e", bad.force0.max, expected);
         QVERIFY(expected > 1e-3);
         QVERIFY2(std::abs(bad.force0.max - expected) <= 1e-3 * expected,
@@ -252,7 +252,7 @@ private slots:
         QVERIFY(cpuGrowth);
         QCOMPARE(cpuGrowth->count(), int(cpu.growth.size()) - 1);
         QCOMPARE(cpuGrowth->at(cpuGrowth->count() - 1),
-                 QPointF(20, cpu.growth.back().maxPositionError));
+                 QPointF(200, cpu.growth.back().maxPositionError));
         auto* refEnergy = qobject_cast<QLineSeries*>(dialog->energyChart()->series().at(3));
         QCOMPARE(refEnergy->count(), int(report->referenceGrowth.size()));
         QCOMPARE(refEnergy->at(refEnergy->count() - 1).y(), report->referenceGrowth.back().referenceEnergyChange);

@@ -3,7 +3,7 @@
 #include "ValidationReportDialog.h"
 
 #include "sim/KernelRegistry.h"
-#include "sim/Scenario.h"
+#include "sim/Scenarios.h"
 #include "sim/Validation.h"
 
 #include <QAction>
@@ -108,16 +108,16 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
     m_system = new QComboBox(runBox);
     m_system->setObjectName(QStringLiteral("validationSystem"));
     m_system->addItem(QString(), int(SystemChoice::Current));
-    m_system->addItem(tr("Default system (uniform cube)"), int(SystemChoice::Default));
+    m_system->addItem(tr("Plummer sphere of N bodies"), int(SystemChoice::Default));
     m_system->setToolTip(tr("Current system: a copy of the running state (the run goes on undisturbed).\n"
-                            "Default system: the uniform random cube of N bodies that `nbody run --bodies N` "
-                            "makes (seed 42), with G = 1, dt = 0.1, ε² = 0.002."));
+                            "Plummer sphere: N bodies in virial equilibrium with the plummer scenario's G, dt "
+                            "and ε², as `nbody validate --bodies N` makes it (seed 42)."));
     m_bodies = new QSpinBox(runBox);
     m_bodies->setObjectName(QStringLiteral("validationBodies"));
     m_bodies->setRange(1, 1 << 20);
     m_bodies->setValue(1024);
     m_bodies->setGroupSeparatorShown(true);
-    m_bodies->setToolTip(tr("N of the default system (each kernel and the fp64 reference cost O(N²) per step)"));
+    m_bodies->setToolTip(tr("N of the Plummer sphere (each kernel and the fp64 reference cost O(N²) per step)"));
     m_steps = new QSpinBox(runBox);
     m_steps->setObjectName(QStringLiteral("validationSteps"));
     m_steps->setRange(1, 10'000'000);
@@ -312,7 +312,11 @@ void ValidationDock::launch(std::shared_ptr<const SystemCopy> system)
             config.kernels.push_back(kernelOf(m_kernels->item(i)));
     config.steps = std::uint64_t(m_steps->value());
     config.checkpoints = m_checkpoints->value();
-    nbody::CubeParams cube;
+    // The default system is built on the worker thread (a large N takes a moment): a Plummer
+    // sphere of N bodies, as `nbody validate --bodies N` makes it, with the plummer scenario's
+    // G, dt and ε², and the launch parameters in use in the app.
+    const std::size_t defaultBodies = std::size_t(m_bodies->value());
+    const nbody::SimParams launchParams = m_params;
     if (system) {
         config.params = system->params;
         config.system = QStringLiteral("%1 at step %2, t = %3 (copied from the app, kernel %4)")
@@ -321,17 +325,6 @@ void ValidationDock::launch(std::shared_ptr<const SystemCopy> system)
                             .arg(system->world.time, 0, 'g', 6)
                             .arg(system->kernelId)
                             .toStdString();
-    } else {
-        cube.bodies = std::size_t(m_bodies->value());
-        // The cube's physics as `nbody run` uses it; the launch parameters in use in the app.
-        config.params = nbody::SimParams{};
-        config.params.blockSize = m_params.blockSize;
-        config.params.blockRows = m_params.blockRows;
-        config.params.tileWidthFactor = m_params.tileWidthFactor;
-        config.system = QStringLiteral("uniform cube of %1 bodies, seed %2 (nbody run --bodies %1)")
-                            .arg(cube.bodies)
-                            .arg(cube.seed)
-                            .toStdString();
     }
 
     m_stop = std::stop_source();
@@ -339,7 +332,7 @@ void ValidationDock::launch(std::shared_ptr<const SystemCopy> system)
     setPhase(Phase::Running);
     m_status->setText(tr("Starting…"));
     m_clock.start();
-    m_worker = QThread::create([this, config, cube, system, token] {
+    m_worker = QThread::create([this, config, defaultBodies, launchParams, system, token]() mutable {
         std::shared_ptr<const nbody::ValidationReport> report;
         bool cancelled = false;
         QString error;
@@ -351,9 +344,14 @@ void ValidationDock::launch(std::shared_ptr<const SystemCopy> system)
                 report = std::make_shared<const nbody::ValidationReport>(
                     nbody::validate(system->world, system->exact, config, progress, token));
             } else {
-                const nbody::World world = nbody::makeUniformCube(cube);
+                const nbody::BuiltScenario built = nbody::buildScenario(nbody::scenarioSpec("plummer", defaultBodies));
+                config.params = built.params;
+                config.params.blockSize = launchParams.blockSize;
+                config.params.blockRows = launchParams.blockRows;
+                config.params.tileWidthFactor = launchParams.tileWidthFactor;
+                config.system = built.summary + " (as nbody validate --bodies " + std::to_string(defaultBodies) + ")";
                 report = std::make_shared<const nbody::ValidationReport>(
-                    nbody::validate(world, std::nullopt, config, progress, token));
+                    nbody::validate(built.bodies.world, built.bodies.exact, config, progress, token));
             }
         } catch (const nbody::ValidationCancelled&) {
             cancelled = true;

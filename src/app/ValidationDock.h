@@ -5,8 +5,8 @@
 /// running. The user picks the kernels (a checkable list of every registry row; rows that cannot
 /// run here are greyed out with the reason), the system — a copy of the current one (asked from
 /// the SimulationController through systemRequested() / setSystem(), so a GPU state is read at a
-/// frame boundary) or the default system of N bodies (the uniform cube of `nbody run --bodies N`)
-/// — the number of steps K and of checkpoints, then Start. A progress bar shows the phase and an
+/// frame boundary) or the default system, a Plummer sphere of N bodies (as `nbody validate
+/// --bodies N` makes it) — the number of steps K and of checkpoints, then Start. A progress bar shows the phase and an
 /// estimate of the time left; Cancel stops the run at the engine's next chunk (at most
 /// max(1, K / checkpoints) steps). The result line says how many kernels passed and links to the
 /// report dialog (ValidationReportDialog), which also opens from View → Validation report
@@ -52,7 +52,7 @@ class ValidationDock : public QDockWidget {
     Q_OBJECT
 public:
     /// Where the initial state comes from.
-    enum class SystemChoice { Current, Default };
+    enum class SystemChoice { Current, Default }; ///< Default: a Plummer sphere of N bodies
 
     explicit ValidationDock(QWidget* parent = nullptr);
     ~ValidationDock() override;
