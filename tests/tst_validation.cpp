@@ -172,6 +172,12 @@ private slots:
             QCOMPARE(k.growth.size(), std::size_t(21));
             QCOMPARE(k.growth.back().step, std::uint64_t(200));
             QCOMPARE(k.growth[1].step, std::uint64_t(10));
+            // Step 0: fp32 kernels start from the rounding of the exact fp64 Plummer state, half an
+            // ulp per component: ≤ 2^-24·32·√3 ≈ 3.3e-6 for |x| < 32 (the sampled radii stop near 23).
+            if (k.precision == Precision::Fp32)
+                QVERIFY(k.growth[0].maxPositionError > 0 && k.growth[0].maxPositionError < 3.3e-6);
+            else
+                QCOMPARE(k.growth[0].maxPositionError, 0.0);
             // The error growth tells chaos from a bug: after 10 steps every correct kernel is
             // within 1e-4 of the system's size (1) — fp32 rounding of positions is 6e-8.
             QVERIFY2(k.growth[1].maxPositionError < 1e-4, qPrintable(QString::number(k.growth[1].maxPositionError)));
