@@ -615,9 +615,15 @@ void SimulationController::requestValidationSystem()
     c.what = QStringLiteral("validation system");
     c.apply = [this] {
         auto copy = std::make_shared<SystemCopy>();
-        copy->world = m_sim->world(); // synchronised: the current state, time and step
-        if (m_sim->kernel().layout == Layout::Double4) // fp32 states are the World itself
-            copy->exact = m_sim->state64();
+        try {
+            copy->world = m_sim->world(); // synchronised: the current state, time and step
+            if (m_sim->kernel().layout == Layout::Double4) // fp32 states are the World itself
+                copy->exact = m_sim->state64();
+        } catch (const CudaError& e) {
+            // The frame falls back to the CPU (fallBack); the Validation dock stops waiting.
+            emit commandFailed(QStringLiteral("validation system"), QString::fromUtf8(e.what()));
+            throw;
+        }
         copy->params = m_sim->params();
         copy->source = m_source;
         copy->kernelId = QString::fromUtf8(m_sim->kernel().id.data(), static_cast<qsizetype>(m_sim->kernel().id.size()));
