@@ -267,22 +267,40 @@ private slots:
         QVERIFY(resultOf(r, "cpu").verdict == Verdict::Pass);
     }
 
-    /// Cancelling from the progress callback ends the run with ValidationCancelled.
+    /// Cancelling from the progress callback ends the run with ValidationCancelled within a step
+    /// on the CPU (runs on the CPU poll the stop token after every step).
     void cancellation()
     {
         const ModelBodies m = plummer(200);
         std::stop_source source;
-        int calls = 0;
+        std::uint64_t requestedAt = 0, last = 0;
         QVERIFY_THROWS_EXCEPTION(ValidationCancelled,
-                                 validate(m.world, m.exact, config({findKernel("cpu")}, 1000, 50),
+                                 validate(m.world, m.exact, config({findKernel("cpu")}, 1000, 1),
                                           [&](const ValidationProgress& p) {
-                                              ++calls;
-                                              if (p.step >= 20)
+                                              last = p.step;
+                                              if (p.step >= 20 && !source.stop_requested()) {
+                                                  requestedAt = p.step;
                                                   source.request_stop();
+                                              }
                                           },
                                           source.get_token()));
-        // Stopped within a chunk (20 steps) of the request: a few calls, not the 100 of a full run.
-        QVERIFY(calls < 10);
+        // One checkpoint (a single chunk of 1000 steps), yet it stopped right after the request.
+        QCOMPARE(requestedAt, std::uint64_t(20));
+        QCOMPARE(last, requestedAt);
+    }
+
+    /// The estimate scales as N²·K and counts the CPU runs (the reference plus CPU kernels).
+    void estimateScales()
+    {
+        const std::vector<const KernelInfo*> cpu{findKernel("cpu")};
+        const double small = estimateValidationSeconds(1000, 100, 10, cpu);
+        QVERIFY(small > 0 && std::isfinite(small));
+        // 1e8 bodies for 1000 steps: 1e16·1001 interactions — beyond any CPU (> a year at 1e11/s).
+        QVERIFY(estimateValidationSeconds(100000000, 1000, 50, cpu) > 3.0e7);
+        // Ratio of two estimates: N²·K gives 400 (N·K would give 20). Each is timed anew on a
+        // machine that may be busy, so allow a factor 10 either way.
+        const double big = estimateValidationSeconds(20000, 100, 10, cpu);
+        QVERIFY2(big / small > 40 && big / small < 4000, qPrintable(QString::number(big / small)));
     }
 
     void refusesBadInput()

@@ -2,6 +2,7 @@
 
 #include "DeviceInfo.h"
 #include "Diagnostics.h"
+#include "Scenario.h"
 #include "Simulation.h"
 
 #include <omp.h>
@@ -235,6 +236,37 @@ std::vector<const KernelInfo*> availableKernelsToValidate()
     return out;
 }
 
+double estimateValidationSeconds(std::size_t bodies, std::uint64_t steps, int checkpoints,
+                                 const std::vector<const KernelInfo*>& kernels)
+{
+    // Rate of a host kernel in interactions per second on a 2048-body cube, timed over at least
+    // 50 ms of repeated evaluations (OpenMP has warmed up after the first).
+    const auto rate = [](const KernelInfo& k) {
+        CubeParams c;
+        c.bodies = 2048;
+        Simulation sim(makeUniformCube(c), SimParams{}, "cpu");
+        sim.setKernel(k);
+        sim.computeAccelerations();
+        int evaluations = 0;
+        const auto t0 = Clock::now();
+        do {
+            sim.computeAccelerations();
+            ++evaluations;
+        } while (seconds(t0) < 0.05);
+        return double(evaluations) * 2048.0 * 2048.0 / seconds(t0);
+    };
+    const double n2 = double(bodies) * double(bodies);
+    const double work = n2 * (double(steps) + 1.0) + 0.5 * n2 * double(std::max(checkpoints, 1));
+    std::vector<const KernelInfo*> cpuRuns{findKernel("reference")};
+    for (const KernelInfo* k : kernels)
+        if (k && k->backend == Backend::Cpu && availability(*k).available)
+            cpuRuns.push_back(k);
+    double total = 0;
+    for (const KernelInfo* k : cpuRuns)
+        total += work / rate(*k);
+    return total;
+}
+
 ValidationEnvironment currentEnvironment()
 {
     ValidationEnvironment env;
@@ -301,9 +333,14 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
     report.thresholds = config.thresholds;
     const SimParams& params = report.params;
 
+    std::uint64_t toldStep = ~std::uint64_t(0);
+    std::string toldPhase;
     const auto tell = [&](std::uint64_t step, const char* phase) {
-        if (progress)
-            progress(ValidationProgress{step, config.steps, phase});
+        if (!progress || (step == toldStep && toldPhase == phase))
+            return; // only news: a CPU run polls after every step
+        toldStep = step;
+        toldPhase = phase;
+        progress(ValidationProgress{step, config.steps, phase});
     };
     const auto poll = [&] {
         if (stop.stop_requested())
@@ -363,12 +400,30 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
     const std::size_t runCount = runs.size() + 1;
     for (const std::uint64_t checkpoint : checkpointSteps(config.steps, config.checkpoints)) {
         const int chunk = int(checkpoint - done);
-        const auto progressWithin = [&](std::size_t runsDone) {
-            tell(done + std::uint64_t(chunk) * runsDone / runCount, "stepping");
+        // Steps of this chunk done by all runs together; progress is their share of the chunk.
+        std::uint64_t chunkWork = 0;
+        const auto progressWithin = [&] { tell(done + chunkWork / runCount, "stepping"); };
+        // A run advances the chunk a step at a time when it is on the CPU (a step of the fp64
+        // reference at large N takes seconds), so a stop request is seen after at most one step;
+        // GPU runs take the chunk in one call.
+        const auto advance = [&](Simulation& sim) {
+            if (sim.kernel().backend == Backend::Cuda) {
+                poll();
+                sim.step(chunk);
+                chunkWork += std::uint64_t(chunk);
+            } else {
+                for (int i = 0; i < chunk; ++i) {
+                    poll();
+                    sim.step(1);
+                    ++chunkWork;
+                    progressWithin();
+                }
+            }
+            progressWithin();
         };
         poll();
         refStart = Clock::now();
-        reference.step(chunk);
+        advance(reference);
         refState = reference.state64();
         if (const std::string bad = reference.checkFinite(); !bad.empty())
             throw std::invalid_argument("the fp64 reference run became non-finite by step " + std::to_string(checkpoint) +
@@ -377,7 +432,6 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
         const double refDE = relativeEnergyChange(refStartDiag, refDiag);
         report.referenceGrowth.push_back({checkpoint, reference.time(), 0, 0, 0, refDE, refDE});
         report.referenceSeconds += seconds(refStart);
-        progressWithin(1);
 
         for (std::size_t i = 0; i < runs.size(); ++i) {
             Run& run = runs[i];
@@ -387,7 +441,7 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
             KernelValidation& r = run.result;
             const auto t0 = Clock::now();
             try {
-                run.sim->step(chunk);
+                advance(*run.sim);
                 if (const std::string bad = run.sim->checkFinite(); !bad.empty()) {
                     r.finite = false;
                     r.reasons.push_back("the state became non-finite by step " + std::to_string(checkpoint) + " (" +
@@ -415,7 +469,8 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
                 run.fail("stopped at step " + std::to_string(done) + "..." + std::to_string(checkpoint) + ": " + ex.what());
             }
             r.seconds += seconds(t0);
-            progressWithin(i + 2);
+            chunkWork = std::uint64_t(chunk) * (i + 2); // a failed run's share counts as done
+            progressWithin();
         }
         done = checkpoint;
     }
