@@ -256,6 +256,9 @@ private slots:
         QTest::newRow("validate report into a missing directory")
             << QStringList{"validate", "--kernel", "cpu", "--bodies", "10", "--report", "/nonexistent/v.html"}
             << "does not exist";
+        // 1e8 bodies: ~1e19 interactions for the reference; refused before the bodies are made.
+        QTest::newRow("validate beyond the time budget")
+            << QStringList{"validate", "--kernel", "cpu", "--bodies", "100000000"} << "--budget";
         QTest::newRow("validate zero steps") << QStringList{"validate", "--kernel", "cpu", "--steps", "0"} << "--steps";
     }
     void validate()

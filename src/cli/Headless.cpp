@@ -7,6 +7,7 @@
 
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
+#include "sim/Scenarios.h"
 #include "sim/Tipsy.h"
 
 #include <cmath>
@@ -15,20 +16,29 @@
 
 namespace nbody::cli {
 
-void addSystemOptions(CLI::App& c, SystemOptions& o)
+void addSystemOptions(CLI::App& c, SystemOptions& o, DefaultSystem d)
 {
+    const bool cube = d == DefaultSystem::Cube;
+    const std::string what = cube ? "the default uniform cube" : "the default Plummer sphere";
     c.add_option("--scenario", o.scenario,
                  "Scenario to simulate: a registry id (see `nbody scenarios`) or a scenario file (.json); its dt, "
                  "eps2, G, kernel and integrator apply unless given here");
     c.add_option("-i,--input", o.input,
-                 "Snapshot to simulate instead of the cube: Tipsy, CSV or HDF5 (GADGET-4/SWIFT), detected from the "
-                 "content; its G, dt, eps2 and kernel are used when it stores them");
-    c.add_option("-n,--bodies", o.bodies, "Bodies of the default uniform cube or of a scenario generator (N >= 1)")
+                 "Snapshot to simulate instead of " + what +
+                     ": Tipsy, CSV or HDF5 (GADGET-4/SWIFT), detected from the content; its G, dt, eps2 and kernel "
+                     "are used when it stores them");
+    c.add_option("-n,--bodies", o.bodies, "Bodies of " + what + " or of a scenario generator (N >= 1)")
         ->capture_default_str()
         ->check(CLI::Range(std::size_t(1), std::size_t(1) << 28));
-    c.add_option("--seed", o.seed, "Seed of the default cube or of a scenario generator")->capture_default_str();
-    c.add_option("--dt", o.dt, "Time step (default 0.1 for the cube; the scenario's, or derived from a file's scale)");
-    c.add_option("--eps2", o.eps2, "Softening eps^2 (default 0.002 for the cube; the scenario's, or derived for a file)");
+    c.add_option("--seed", o.seed, "Seed of " + what + " or of a scenario generator")->capture_default_str();
+    const ScenarioInfo* row = findScenario(cube ? "cube" : "plummer");
+    const std::string of = cube ? " for the cube" : " for the sphere";
+    c.add_option("--dt", o.dt,
+                 "Time step (default " + formatString("%g", double(row->dt)) + of +
+                     "; the scenario's, or derived from a file's scale)");
+    c.add_option("--eps2", o.eps2,
+                 "Softening eps^2 (default " + formatString("%g", double(row->eps2)) + of +
+                     "; the scenario's, or derived for a file)");
 }
 
 void noteGiven(const CLI::App& c, SystemOptions& o)

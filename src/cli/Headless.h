@@ -32,9 +32,12 @@ struct SystemOptions {
     std::optional<double> eps2; ///< unset: the system's default
 };
 
+/// The system a subcommand simulates when neither --scenario nor --input is given (for help texts).
+enum class DefaultSystem { Cube, Plummer };
+
 /// Adds the options that choose the system (--scenario, --input, --bodies, --seed, --dt, --eps2)
 /// to a subcommand; call noteGiven() after parsing.
-void addSystemOptions(CLI::App& command, SystemOptions& o);
+void addSystemOptions(CLI::App& command, SystemOptions& o, DefaultSystem d = DefaultSystem::Cube);
 /// Records which of --bodies / --seed were given on `command`.
 void noteGiven(const CLI::App& command, SystemOptions& o);
 

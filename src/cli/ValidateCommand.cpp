@@ -2,6 +2,7 @@
 #include "ValidateCommand.h"
 
 #include "sim/AtomicFile.h"
+#include "sim/Format.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Simulation.h"
 #include "sim/Validation.h"
@@ -109,7 +110,7 @@ CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
         "validate", "Run kernels and the fp64 reference side by side and report their errors, pass or fail "
                     "(exit 0: all pass, 1: a kernel fails, 2: bad usage). The system: --scenario or --input, else a "
                     "Plummer sphere of --bodies N (default 8192) with the plummer scenario's dt and eps2");
-    addSystemOptions(*c, o.system);
+    addSystemOptions(*c, o.system, DefaultSystem::Plummer);
     c->add_option("-k,--kernel", o.kernels,
                   "Kernel ids to validate (repeatable or comma-separated; see `nbody kernels`), or all: every "
                   "kernel available here except the reference itself")
@@ -126,6 +127,11 @@ CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
     c->add_option("--block-size", o.blockSize, "CUDA threads per block")->capture_default_str();
     c->add_option("--block-rows", o.blockRows, "Rows (bodies i) per block of the 2D kernels")->capture_default_str();
     c->add_option("--tile-factor", o.tileWidthFactor, "Tile width factor of the tiled kernels")->capture_default_str();
+    c->add_option("--budget", o.budget,
+                  "Refuse a run predicted to take longer than this many seconds here (the fp64 reference and "
+                  "CPU kernels cost N^2 per step; measured on 2048 bodies before the run)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     c->add_flag("-q,--quiet", o.quiet, "No progress line on stderr (it is shown only on a terminal)");
     return c;
 }
@@ -159,9 +165,27 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
         o.system.scenario = "plummer";
         o.system.bodiesGiven = true;
     }
+    // The O(N²) runs on the CPU: refused before the bodies are even made (1e8 bodies would fill
+    // the memory first) when a generator's N is known, and again with the system's real N.
+    const auto withinBudget = [&](std::size_t n) {
+        const double predicted = estimateValidationSeconds(n, o.steps, o.checkpoints, kernels);
+        if (predicted <= o.budget)
+            return true;
+        std::cerr << "nbody validate: " << n << " bodies for " << o.steps << " steps would take about "
+                  << (predicted < 120    ? formatString("%.0f s", predicted)
+                      : predicted < 7200 ? formatString("%.0f min", predicted / 60)
+                                         : formatString("%.2g h", predicted / 3600))
+                  << " here (the fp64 reference on the CPU evaluates N^2 interactions per step), over --budget "
+                  << formatString("%g", o.budget) << " s: use fewer --bodies or --steps, or raise --budget\n";
+        return false;
+    };
+    if (o.system.input.empty() && o.system.bodiesGiven && !withinBudget(o.system.bodies))
+        return 2;
     PreparedSystem prepared;
     if (const int rc = prepareSystem("validate", o.system, prepared); rc != 0)
         return rc;
+    if (!withinBudget(prepared.world.size()))
+        return 2;
     SimParams params = prepared.params;
     params.blockSize = o.blockSize;
     params.blockRows = o.blockRows;

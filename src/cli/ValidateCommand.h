@@ -31,6 +31,7 @@ struct ValidateOptions {
     int tileWidthFactor = 1;
     bool launchGiven = false;              ///< a launch option was given (else a snapshot's are used)
     bool quiet = false;                    ///< no progress line on stderr
+    double budget = 3600;                  ///< refuse runs predicted to take longer, s (estimateValidationSeconds)
 };
 
 /// Adds the `validate` subcommand and its options to `app`; returns it.
