@@ -243,7 +243,7 @@ private slots:
         QCOMPARE(dialog->fieldTable()->rowCount(), 9);
         QCOMPARE(dialog->fieldTable()->item(0, 5)->text(), QString::number(cpu.position.relative.max, 'e', 2));
         QCOMPARE(dialog->findChild<QLabel*>(QStringLiteral("reportVerdict"))->text(),
-                 QStringLiteral("2 of 3 kernels pass"));
+                 QStringLiteral("2 of 3 kernels pass, 1 fails"));
         // One growth curve per kernel; the energy chart adds the reference's.
         QCOMPARE(dialog->growthChart()->series().size(), 3);
         QCOMPARE(dialog->energyChart()->series().size(), 4);
@@ -380,9 +380,17 @@ private slots:
         // A million steps, a checkpoint after each: far longer than the test, cancellable every step.
         dock.setSteps(1'000'000);
         dock.setCheckpoints(1'000'000);
+        // 1e6 steps of 1001 bodies: ~1e12 interactions per CPU run, hours here, so the dock asks
+        // first; say yes.
+        double asked = 0;
+        dock.setLongRunConfirmation([&](std::size_t, double seconds) {
+            asked = seconds;
+            return true;
+        });
         QSignalSpy ready(&dock, &ValidationDock::reportReady);
         QSignalSpy ended(&dock, &ValidationDock::runEnded);
         clickStart(dock);
+        QVERIFY2(asked > 600, qPrintable(QString::number(asked)));
         QVERIFY(dock.running());
         auto* status = dock.findChild<QLabel*>(QStringLiteral("validationStatus"));
         QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(QStringLiteral("step")), kWaitMs); // progress came
@@ -394,6 +402,34 @@ private slots:
         QVERIFY(dockIsIdle(dock));
         QVERIFY(!dock.reportAction()->isEnabled());
         QVERIFY2(status->text().startsWith(QStringLiteral("Cancelled")), qPrintable(status->text()));
+    }
+
+    /// A run predicted to take over ten minutes is not started when the user says no.
+    void longRunNeedsConfirmation()
+    {
+        ValidationDock dock;
+        dock.show();
+        dock.setCheckedKernels({QStringLiteral("cpu")});
+        dock.setSystemChoice(ValidationDock::SystemChoice::Default);
+        dock.setDefaultBodies(200'001);
+        dock.setSteps(1000);
+        std::size_t askedBodies = 0;
+        double asked = 0;
+        dock.setLongRunConfirmation([&](std::size_t n, double seconds) {
+            askedBodies = n;
+            asked = seconds;
+            return false;
+        });
+        QSignalSpy ended(&dock, &ValidationDock::runEnded);
+        clickStart(dock);
+        QCOMPARE(askedBodies, std::size_t(200'001));
+        // 4e10 interactions per step, 1001 evaluations, two CPU runs: far beyond ten minutes.
+        QVERIFY2(asked > 600, qPrintable(QString::number(asked)));
+        QCOMPARE(ended.count(), 1);
+        QVERIFY(!dock.running());
+        QVERIFY(dockIsIdle(dock));
+        QVERIFY(!dock.report());
+        QCOMPARE(dock.findChild<QLabel*>(QStringLiteral("validationStatus"))->text(), QStringLiteral("Not started."));
     }
 
     void unavailableKernelIsShownInRed()
@@ -466,6 +502,7 @@ private slots:
         QCOMPARE(dock->reportDialog()->summaryTable()->rowCount(), 1);
 
         // Closing the window mid-run cancels and joins the validation thread (no hang, no crash).
+        dock->setLongRunConfirmation([](std::size_t, double) { return true; }); // hours: it would ask
         dock->setSteps(1'000'000);
         dock->setCheckpoints(1'000'000);
         clickStart(*dock);

@@ -1,5 +1,7 @@
 #include "ValidationDock.h"
 
+#include "sim/ValidationReport.h"
+
 #include "ValidationReportDialog.h"
 
 #include "sim/KernelRegistry.h"
@@ -10,6 +12,7 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QMessageBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -83,6 +86,7 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
     kernelButtons->addStretch(1);
     kernelColumn->addLayout(kernelButtons);
     column->addWidget(kernelBox, 1);
+    m_kernelBox = kernelBox;
     connect(allButton, &QPushButton::clicked, this, [this] {
         m_userChecked = true;
         for (int i = 0; i < m_kernels->count(); ++i) {
@@ -128,8 +132,8 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
     m_checkpoints->setObjectName(QStringLiteral("validationCheckpoints"));
     m_checkpoints->setRange(1, 10'000'000);
     m_checkpoints->setValue(50);
-    m_checkpoints->setToolTip(tr("Points of the error growth curve besides step 0; progress and Cancel act "
-                                 "between them (every max(1, K / checkpoints) steps)"));
+    m_checkpoints->setToolTip(tr("Points of the error growth curve besides step 0 (every max(1, K / checkpoints) "
+                                 "steps)"));
     form->addRow(tr("S&ystem:"), m_system);
     form->addRow(tr("&Bodies (N):"), m_bodies);
     form->addRow(tr("S&teps (K):"), m_steps);
@@ -294,6 +298,22 @@ void ValidationDock::setSystem(std::shared_ptr<const SystemCopy> system)
     launch(std::move(system));
 }
 
+bool ValidationDock::confirmLongRun(std::size_t bodies, double seconds)
+{
+    if (m_confirmLongRun)
+        return m_confirmLongRun(bodies, seconds);
+    const QString time = seconds < 7200 ? tr("%1 minutes").arg(std::lround(seconds / 60))
+                                        : tr("%1 hours").arg(seconds / 3600, 0, 'g', 2);
+    return QMessageBox::question(this, tr("Long validation"),
+                                 tr("Validating %1 bodies for %2 steps will take about %3 on this machine: the "
+                                    "fp64 reference runs on the CPU and costs N² interactions per step. "
+                                    "Cancel stops it after the current step.\n\nStart it anyway?")
+                                     .arg(QLocale().toString(qulonglong(bodies)))
+                                     .arg(QLocale().toString(m_steps->value()))
+                                     .arg(time),
+                                 QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
+}
+
 void ValidationDock::systemFailed(const QString& message)
 {
     if (m_phase != Phase::WaitingForSystem)
@@ -325,6 +345,17 @@ void ValidationDock::launch(std::shared_ptr<const SystemCopy> system)
                             .arg(system->world.time, 0, 'g', 6)
                             .arg(system->kernelId)
                             .toStdString();
+    }
+
+    // The fp64 reference (and any CPU kernel) costs N² per step on the CPU: ask before a run
+    // predicted to take longer than ten minutes here (measured on 2048 bodies, ~0.1 s).
+    const std::size_t n = system ? system->world.size() : defaultBodies;
+    const double predicted = nbody::estimateValidationSeconds(n, config.steps, config.checkpoints, config.kernels);
+    if (predicted > 600 && !confirmLongRun(n, predicted)) {
+        setPhase(Phase::Idle);
+        m_status->setText(tr("Not started."));
+        emit runEnded(true, QString());
+        return;
     }
 
     m_stop = std::stop_source();
@@ -398,15 +429,11 @@ void ValidationDock::onFinished(std::shared_ptr<const nbody::ValidationReport> r
         m_report = std::move(report);
         m_progress->setValue(m_progress->maximum());
         m_status->setText(tr("Finished in %1.").arg(duration(elapsed)));
-        std::size_t pass = 0;
-        for (const auto& k : m_report->kernels)
-            pass += k.verdict == nbody::Verdict::Pass;
         const bool all = m_report->allPass();
         m_result->setStyleSheet(QString());
-        m_result->setText(tr("<b style=\"color:%1\">%2 of %3 kernels pass</b> — <a href=\"report\">View report</a>")
+        m_result->setText(tr("<b style=\"color:%1\">%2</b> — <a href=\"report\">View report</a>")
                               .arg(all ? QStringLiteral("#2e7d32") : QStringLiteral("#c62828"))
-                              .arg(pass)
-                              .arg(m_report->kernels.size()));
+                              .arg(QString::fromStdString(nbody::validationVerdictLine(*m_report)).toHtmlEscaped()));
         QString tip = tr("N = %1, %2 steps").arg(m_report->bodies).arg(m_report->steps);
         for (const std::string& w : m_report->warnings)
             tip += QStringLiteral("\n⚠ ") + QString::fromStdString(w);
@@ -422,6 +449,8 @@ void ValidationDock::onFinished(std::shared_ptr<const nbody::ValidationReport> r
     m_progress->setValue(0);
     if (cancelled) {
         m_status->setText(tr("Cancelled after %1.").arg(duration(elapsed)));
+        m_result->setStyleSheet(QString());
+        m_result->setText(m_report ? tr("<a href=\"report\">View the last report</a>") : QString());
         emit runEnded(true, QString());
     } else {
         m_status->setText(tr("Failed."));
@@ -462,8 +491,9 @@ void ValidationDock::setPhase(Phase phase)
     m_startButton->setText(idle ? tr("Sta&rt validation") : tr("&Cancel"));
     m_startButton->setToolTip(idle ? tr("Run the checked kernels and the fp64 reference side by side, off the GUI "
                                         "thread; the simulation keeps running")
-                                   : tr("Stop the validation at its next checkpoint (no report)"));
-    for (QWidget* w : {static_cast<QWidget*>(m_kernels), static_cast<QWidget*>(m_system),
+                                   : tr("Stop the validation (no report): after the current step on the CPU, the current chunk of "
+                                        "steps on the GPU"));
+    for (QWidget* w : {m_kernelBox, static_cast<QWidget*>(m_system),
                        static_cast<QWidget*>(m_steps), static_cast<QWidget*>(m_checkpoints)})
         w->setEnabled(idle);
     m_bodies->setEnabled(idle && m_system->currentData().toInt() == int(SystemChoice::Default));

@@ -25,6 +25,7 @@
 #include <QPointer>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <stop_token>
 #include <vector>
@@ -68,6 +69,9 @@ public:
     void setDefaultBodies(int n);
     void setSteps(int steps);
     void setCheckpoints(int checkpoints);
+    /// Replaces the question asked before a run predicted to take over ten minutes (tests):
+    /// called with N and the predicted seconds, returns whether to start.
+    void setLongRunConfirmation(std::function<bool(std::size_t, double)> confirm) { m_confirmLongRun = std::move(confirm); }
 
     bool running() const { return m_phase != Phase::Idle; }
     /// The last finished report (null before the first).
@@ -104,6 +108,8 @@ signals:
     void runEnded(bool cancelled, const QString& message);
 
 private:
+    /// Asks whether to start a run of `bodies` predicted to take `seconds` here.
+    bool confirmLongRun(std::size_t bodies, double seconds);
     enum class Phase { Idle, WaitingForSystem, Running };
     void launch(std::shared_ptr<const SystemCopy> system);
     void onProgress(const nbody::ValidationProgress& progress);
@@ -119,6 +125,8 @@ private:
     QSpinBox* m_steps = nullptr;
     QSpinBox* m_checkpoints = nullptr;
     QPushButton* m_startButton = nullptr;
+    QWidget* m_kernelBox = nullptr;
+    std::function<bool(std::size_t, double)> m_confirmLongRun; ///< empty: a message box asks ///< the kernel list and its All / None buttons
     QProgressBar* m_progress = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_result = nullptr;

@@ -231,12 +231,7 @@ void ValidationReportDialog::setReport(std::shared_ptr<const nbody::ValidationRe
     if (!m_report)
         return;
     const nbody::ValidationReport& r = *m_report;
-    std::size_t pass = 0;
-    for (const auto& k : r.kernels)
-        pass += k.verdict == nbody::Verdict::Pass;
-    m_verdict->setText(r.kernels.size() > 1 && pass == r.kernels.size()
-                           ? tr("All %1 kernels pass").arg(r.kernels.size())
-                           : tr("%1 of %2 kernels pass").arg(pass).arg(r.kernels.size()));
+    m_verdict->setText(QString::fromStdString(nbody::validationVerdictLine(r)));
     m_verdict->setStyleSheet(r.allPass() ? QStringLiteral("color: #2e7d32;") : QStringLiteral("color: #c62828;"));
     const nbody::SimParams& p = r.params;
     m_parameters->setText(tr("N = %1 · K = %2 steps · dt = %3 · ε² = %4 · G = %5 · %6 — %7")

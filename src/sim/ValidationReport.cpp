@@ -890,4 +890,9 @@ void writeValidationReport(const std::string& path, const ValidationReport& repo
     }
 }
 
+std::string validationVerdictLine(const ValidationReport& report)
+{
+    return passLine(countVerdicts(report));
+}
+
 } // namespace nbody

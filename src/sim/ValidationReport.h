@@ -11,6 +11,10 @@
 
 namespace nbody {
 
+/// The verdict in a line, as every front end shows it: "11 of 11 kernels pass", "1 of 1 kernel
+/// passes", "2 of 3 kernels pass, 1 fails", "… 1 stopped with an error".
+std::string validationVerdictLine(const ValidationReport& report);
+
 /// The summary table the CLI prints: one row per kernel (kernel, precision, step-0 force error
 /// max / p99, final position error max, ΔE/E0, predecessor misses, verdict), then the reference's
 /// ΔE/E0, the thresholds and the failure reasons.
