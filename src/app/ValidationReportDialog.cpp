@@ -140,7 +140,7 @@ ValidationReportDialog::ValidationReportDialog(QWidget* parent) : QDialog(parent
         l->setWordWrap(true);
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     }
-    m_environment->setStyleSheet(QStringLiteral("color: palette(mid);"));
+    m_environment->setStyleSheet(QStringLiteral("color: #4a4a4a;"));
 
     m_summary = makeTable(this, QStringLiteral("reportSummary"));
     setHeaders(m_summary,
