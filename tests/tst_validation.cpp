@@ -317,6 +317,19 @@ private slots:
             QVERIFY_THROWS_EXCEPTION(std::invalid_argument, validate(m.world, m.exact, config({findKernel("tiled")})));
     }
 
+    /// One body at rest: E0 = 0, so relative energy changes are undefined; the report says so.
+    void zeroInitialEnergyIsWarned()
+    {
+        World one;
+        one.addBody({0.5f, 0, 0, 1}, {});
+        const ValidationReport r = validate(one, std::nullopt, config({findKernel("cpu")}, 5, 5));
+        QCOMPARE(r.initialEnergy, 0.0);
+        QCOMPARE(r.warnings.size(), std::size_t(1));
+        QVERIFY(r.warnings[0].find("E0 is 0") != std::string::npos);
+        QVERIFY(r.kernels[0].verdict == Verdict::Pass); // no force on a lone body: error 0
+        QCOMPARE(r.kernels[0].force0.max, 0.0);
+    }
+
     /// `all` is every available row but the reference, in registry order.
     void allMeansAvailableButReference()
     {

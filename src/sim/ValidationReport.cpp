@@ -487,8 +487,9 @@ std::string validationSummaryText(const ValidationReport& r)
     std::string out;
     const Counts counts = countVerdicts(r);
     const std::size_t components = 3 * r.bodies;
-    out += formatString("Validation: %zu bodies, %llu steps, against the fp64 reference (OpenMP)\n", r.bodies,
-                  static_cast<unsigned long long>(r.steps));
+    out += formatString("Validation: %zu %s, %llu %s, against the fp64 reference (OpenMP)\n", r.bodies,
+                        r.bodies == 1 ? "body" : "bodies", static_cast<unsigned long long>(r.steps),
+                        r.steps == 1 ? "step" : "steps");
     if (!r.system.empty())
         out += "System:      " + r.system + "\n";
     out += "Parameters:  " + describe(r.params) + "\n";
@@ -635,7 +636,8 @@ std::string validationHtml(const ValidationReport& r)
     // ---- header ----
     h += "<header>\n<h1>N-Body Sandbox \u2014 validation report</h1>\n";
     h += "<div class=\"sub\">" +
-         esc(formatString("%zu bodies, %llu steps of ", r.bodies, static_cast<unsigned long long>(r.steps)) +
+         esc(formatString("%zu %s, %llu %s of ", r.bodies, r.bodies == 1 ? "body" : "bodies",
+                          static_cast<unsigned long long>(r.steps), r.steps == 1 ? "step" : "steps") +
              r.params.integrator + ", every kernel against the fp64 OpenMP reference") +
          (r.environment.startedUtc.empty() ? "" : " \u00b7 " + esc(r.environment.startedUtc)) + "</div>\n";
     h += std::string("<div class=\"verdict ") + (ok ? "ok" : "bad") + "\">" + esc(verdictText) + "</div>\n</header>\n";
