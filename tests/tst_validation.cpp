@@ -2,6 +2,7 @@
 // step-0 force error it really has, a kernel that throws is reported and the others go on,
 // non-finite runs fail, cancellation stops the run, bad input is refused. CUDA rows join the
 // "every available kernel passes" row on a GPU machine (label gpu).
+#include "DroppedTileKernel.h"
 #include "sim/CpuKernels.h"
 #include "sim/Models.h"
 #include "sim/Simulation.h"
@@ -18,31 +19,6 @@ using namespace nbody;
 namespace {
 
 constexpr std::size_t kTile = 64; ///< tile width of the faulty kernel
-
-/// Test-only faulty kernel: the classic tiled loop that forgets the last partial tile, so the
-/// bodies j ≥ ⌊N / 64⌋·64 exert no force. fp64 arithmetic on the fp32 state (Float4), so its
-/// only error is the dropped tile.
-void droppedTileForces(const HostForceArgs& a)
-{
-    const auto* pos = static_cast<const Float4*>(a.pos);
-    auto* acc = static_cast<Float4*>(a.acc);
-    const std::size_t jEnd = a.n / kTile * kTile; // BUG (on purpose): the remainder is skipped
-    for (std::size_t i = 0; i < a.n; ++i) {
-        double ax = 0, ay = 0, az = 0;
-        for (std::size_t j = 0; j < jEnd; ++j) {
-            const double dx = double(pos[j].x) - pos[i].x, dy = double(pos[j].y) - pos[i].y,
-                         dz = double(pos[j].z) - pos[i].z;
-            const double r2 = dx * dx + dy * dy + dz * dz + a.eps2;
-            if (r2 == 0)
-                continue;
-            const double s = a.G * pos[j].w / (r2 * std::sqrt(r2));
-            ax += dx * s;
-            ay += dy * s;
-            az += dz * s;
-        }
-        acc[i] = Float4{float(ax), float(ay), float(az), 0.0f};
-    }
-}
 
 void nanForces(const HostForceArgs& a)
 {
@@ -62,7 +38,7 @@ KernelInfo testRow(std::string_view id, HostForceFn fn)
     return k;
 }
 
-const KernelInfo kDroppedTile = testRow("test-dropped-tile", droppedTileForces);
+const KernelInfo kDroppedTile = testkernels::droppedTileRow<kTile>("test-dropped-tile", "test-dropped-tile");
 const KernelInfo kNan = testRow("test-nan", nanForces);
 const KernelInfo kThrowing = testRow("test-throwing", throwingForces);
 
@@ -215,27 +191,8 @@ private slots:
         QVERIFY(bad.verdict == Verdict::Fail);
         QVERIFY2(bad.reasons.size() >= 1 && bad.reasons.front().rfind("step-0 force error", 0) == 0, qPrintable(reasons(bad)));
 
-        // Expected, from the reference's own pieces in fp64: the full force and the force of the
-        // dropped bodies alone, on the exact initial state the engine starts from.
-        const std::vector<Double4>& pos = m.exact->position;
-        const std::size_t n = pos.size(), first = n / kTile * kTile;
-        const std::vector<Double3> full = referenceAccelerations(pos.data(), n, c.params.eps2, c.params.G);
-        std::vector<Double4> withoutTile(n);
-        std::vector<Double4> ref(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            Double3 drop{};
-            for (std::size_t j = first; j < n; ++j) {
-                const double dx = pos[j].x - pos[i].x, dy = pos[j].y - pos[i].y, dz = pos[j].z - pos[i].z;
-                const double r2 = dx * dx + dy * dy + dz * dz + double(c.params.eps2);
-                const double s = pos[j].w / (r2 * std::sqrt(r2));
-                drop.x += dx * s;
-                drop.y += dy * s;
-                drop.z += dz * s;
-            }
-            ref[i] = Double4{full[i].x, full[i].y, full[i].z, 0};
-            withoutTile[i] = Double4{full[i].x - drop.x, full[i].y - drop.y, full[i].z - drop.z, 0};
-        }
-        const ForceError expected = forceError(withoutTile, ref);
+        // Expected, in fp64 on the exact initial state the engine starts from.
+        const ForceError expected = testkernels::droppedTileError(m.exact->position, kTile, c.params.eps2, c.params.G);
         // The faulty kernel also rounds its result to fp32 and sees fp32 positions (rel. 6e-8 each),
         // far below the dropped-tile error (≥ 1e-3), so the engine's figures agree to 1e-4 relative.
         QVERIFY2(expected.max > 1e-2, qPrintable(QString::number(expected.max)));

@@ -14,6 +14,7 @@
 #include "ValidationDock.h"
 #include "ValidationReportDialog.h"
 
+#include "DroppedTileKernel.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Scenarios.h"
 #include "sim/Validation.h"
@@ -51,29 +52,8 @@ namespace {
 constexpr int kWaitMs = 120'000; // a few hundred bodies for 20 steps take milliseconds; the machine may be busy
 constexpr std::size_t kTile = 32;
 
-/// A classic bug of public N-body code: the j loop runs over whole tiles of kTile bodies only,
-/// so the pull of the last N mod kTile bodies is dropped (Float4 layout, fp32 like `cpu`).
-void droppedTileForces(const HostForceArgs& a)
-{
-    const auto* pos = static_cast<const Float4*>(a.pos);
-    auto* acc = static_cast<Float4*>(a.acc);
-    const std::size_t whole = a.n / kTile * kTile;
-    for (std::size_t i = 0; i < a.n; ++i) {
-        double ax = 0, ay = 0, az = 0;
-        for (std::size_t j = 0; j < whole; ++j) {
-            const double dx = double(pos[j].x) - pos[i].x, dy = double(pos[j].y) - pos[i].y,
-                         dz = double(pos[j].z) - pos[i].z;
-            const double r2 = dx * dx + dy * dy + dz * dz + a.eps2;
-            const double s = a.G * pos[j].w / (r2 * std::sqrt(r2));
-            ax += s * dx, ay += s * dy, az += s * dz;
-        }
-        acc[i] = Float4{float(ax), float(ay), float(az), 0.f};
-    }
-}
-
-const KernelInfo kFaulty{"dropped-tile", "CPU, last partial tile of j dropped (test)",
-                         "Drops the pull of the last N mod 32 bodies: a test-only faulty kernel",
-                         Backend::Cpu, Precision::Fp32, Layout::Float4, true, {}, 20, &droppedTileForces};
+/// The classic bug of tiled N-body code (DroppedTileKernel.h), with tiles of 32 bodies.
+const KernelInfo kFaulty = testkernels::droppedTileRow<kTile>("dropped-tile", "CPU, last partial tile of j dropped (test)");
 
 QString verdict(const KernelValidation& k)
 {
@@ -85,35 +65,6 @@ bool haveDisplay()
 {
     const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     return !env.value(QStringLiteral("DISPLAY")).isEmpty() || !env.value(QStringLiteral("WAYLAND_DISPLAY")).isEmpty();
-}
-
-/// The step-0 relative force error of the faulty kernel, max over bodies, computed here in fp64:
-/// body i misses a_i^miss = Σ_{j ≥ whole} G m_j r_ij / (r_ij² + ε²)^{3/2}, measured against
-/// max(|a_ref,i|, floor) with floor = 1e-3 RMS |a_ref| (Validation.h).
-double expectedDroppedTileError(const World& w, const SimParams& p)
-{
-    const std::size_t n = w.size(), whole = n / kTile * kTile;
-    std::vector<Double3> full(n), miss(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        for (std::size_t j = 0; j < n; ++j) {
-            const Float4 &a = w.positions()[i], &b = w.positions()[j];
-            const double dx = double(b.x) - a.x, dy = double(b.y) - a.y, dz = double(b.z) - a.z;
-            const double r2 = dx * dx + dy * dy + dz * dz + double(p.eps2);
-            const double s = p.G * b.w / (r2 * std::sqrt(r2));
-            full[i].x += s * dx, full[i].y += s * dy, full[i].z += s * dz;
-            if (j >= whole)
-                miss[i].x += s * dx, miss[i].y += s * dy, miss[i].z += s * dz;
-        }
-    }
-    const auto norm = [](const Double3& v) { return std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z); };
-    double sum2 = 0;
-    for (const Double3& a : full)
-        sum2 += norm(a) * norm(a);
-    const double floor = 1e-3 * std::sqrt(sum2 / double(n));
-    double worst = 0;
-    for (std::size_t i = 0; i < n; ++i)
-        worst = std::max(worst, norm(miss[i]) / std::max(norm(full[i]), floor));
-    return worst;
 }
 
 /// Starts the dock's run by clicking Start, as a user would.
@@ -206,7 +157,7 @@ private slots:
         const BuiltScenario plummer = buildScenario(scenarioSpec("plummer", std::size_t(257)));
         QVERIFY2(report->system.find("Plummer") != std::string::npos, report->system.c_str());
         QCOMPARE(report->params.dt, plummer.params.dt);
-        const double expected = expectedDroppedTileError(plummer.bodies.world, plummer.params);
+        const double expected = testkernels::droppedTileError(plummer.bodies.world.positions(), kTile, plummer.params.eps2, plummer.params.G).max;
         qInfo("dropped-tile step-0 force error: report %.6e, computed here %.6e", bad.force0.max, expected);
         QVERIFY(expected > 1e-3);
         QVERIFY2(std::abs(bad.force0.max - expected) <= 1e-3 * expected,

@@ -5,6 +5,7 @@
 //    table with its PASS and FAIL badges (a screenshot checked pixel by pixel);
 //  - writes are atomic and refused cleanly (missing directory, failed write, bad extension).
 // A CPU test: it links Qt Gui for QImage only.
+#include "DroppedTileKernel.h"
 #include "sim/Interaction.h"
 #include "sim/Validation.h"
 #include "sim/ValidationReport.h"
@@ -36,32 +37,10 @@ namespace {
 
 constexpr std::size_t kTile = 2; ///< tile width of the faulty kernel
 
-/// Test-only faulty kernel, the classic bug of tiled N-body code: the loop over source tiles
-/// stops at the last full tile, so the bodies j ≥ ⌊N / 2⌋·2 exert no force (for N = 3: body 2).
-/// It uses the project's pair interaction in fp64 and rounds the sum to fp32, so its only
-/// error besides fp32 rounding is the dropped tile.
-void droppedLastTileForces(const HostForceArgs& a)
-{
-    const auto* pos = static_cast<const Float4*>(a.pos);
-    auto* acc = static_cast<Float4*>(a.acc);
-    for (std::size_t i = 0; i < a.n; ++i) {
-        Double3 ai;
-        for (std::size_t tile = 0; tile + kTile <= a.n; tile += kTile) // BUG (on purpose): no partial tile
-            for (std::size_t j = tile; j < tile + kTile; ++j)
-                bodyBodyInteraction<double>(pos[i], pos[j], ai, a.eps2);
-        acc[i] = Float4{float(a.G * ai.x), float(a.G * ai.y), float(a.G * ai.z), 0.0f};
-    }
-}
-
-KernelInfo droppedTileRow()
-{
-    KernelInfo k = *findKernel("cpu");
-    k.id = "test-dropped-last-tile";
-    k.name = "Test: drops the last partial tile";
-    k.host = droppedLastTileForces;
-    return k;
-}
-const KernelInfo kDroppedTile = droppedTileRow();
+/// The classic bug of tiled N-body code (DroppedTileKernel.h) with tiles of 2 bodies: for N = 3
+/// body 2 exerts no force.
+const KernelInfo kDroppedTile =
+    testkernels::droppedTileRow<kTile>("test-dropped-last-tile", "Test: drops the last partial tile");
 
 /// dt = 1/64 (exact in fp32), so the closed forms below hold to rounding.
 constexpr double kDt = 1.0 / 64;
