@@ -8,6 +8,7 @@
 #include "gl/FrameSink.h"
 #include "gl/Renderer.h"
 #include "sim/Types.h"
+#include "sim/World.h"
 
 #include <QFileInfo>
 #include <QProcess>
@@ -134,6 +135,7 @@ private slots:
     void exportedFrame();
     void colourModes_data();
     void colourModes();
+    void bodyScalarsOfEachSource();
     void additiveBlending();
     void pointOnTargetPlane();
     void boundsBoxAndAxes();
@@ -234,6 +236,32 @@ void TestCapture::exportedFrame()
                             .arg(d.r(heavy.x(), heavy.y()))
                             .arg(d.g(heavy.x(), heavy.y()))
                             .arg(d.b(heavy.x(), heavy.y()))));
+}
+
+void TestCapture::bodyScalarsOfEachSource()
+{
+    // 200 bodies with speeds 1, 2, …, 200 (|v| of (3k, 4k, 0)/5 = k), groups cycling 0…3.
+    World w;
+    for (int k = 1; k <= 200; ++k)
+        w.addBody({float(k), 0, 0, 1}, {0.6f * float(k), 0.8f * float(k), 0, 0}, static_cast<Group>(k % 4));
+    std::vector<float> s;
+    // Speed: N values |v|; the scale's top is the nearest-rank 99th percentile, ⌈0.99·200⌉ = the
+    // 198th smallest speed = 198.
+    QCOMPARE(bodyScalars(ColourSource::Speed, w, s), 198.f);
+    QCOMPARE(s.size(), std::size_t(200));
+    for (int k = 1; k <= 200; ++k)
+        QVERIFY(std::abs(s[std::size_t(k - 1)] - float(k)) <= 1e-5f * float(k));
+    // Group: the component's value, scale top 3.
+    QCOMPARE(bodyScalars(ColourSource::Group, w, s), 3.f);
+    QCOMPARE(s[0], 1.f);
+    QCOMPARE(s[3], 0.f);
+    // Mass reads no scalars.
+    QCOMPARE(bodyScalars(ColourSource::Mass, w, s), 0.f);
+    QVERIFY(s.empty());
+    // A system at rest: the speed scale is 1, not 0 (the shader divides by it).
+    World still;
+    still.addBody({0, 0, 0, 1}, {});
+    QCOMPARE(bodyScalars(ColourSource::Speed, still, s), 1.f);
 }
 
 void TestCapture::colourModes_data()

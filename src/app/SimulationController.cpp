@@ -1,6 +1,7 @@
 #include "SimulationController.h"
 
 #include "sim/Edits.h"
+#include "gl/ColourModes.h"
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
@@ -845,27 +846,12 @@ void SimulationController::advance(const FrameRequest& request)
                 }
                 r.bounds = b;
             }
-            if (m_colourSource == 1) { // speed: 0 … 99th percentile
-                const World& w = m_sim->world();
-                auto speeds = std::make_shared<std::vector<float>>(w.size());
-                for (std::size_t i = 0; i < w.size(); ++i) {
-                    const Float4& v = w.velocities()[i];
-                    (*speeds)[i] = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
-                }
-                std::vector<float> sorted = *speeds;
-                const std::size_t k = std::min(sorted.size() - 1, std::size_t(0.99 * double(sorted.size())));
-                std::nth_element(sorted.begin(), sorted.begin() + std::ptrdiff_t(k), sorted.end());
+            if (m_colourSource == int(gl::ColourSource::Speed) || m_colourSource == int(gl::ColourSource::Group)) {
+                // read by the shader per body: speed (0 … 99th percentile) or group
+                auto scalars = std::make_shared<std::vector<float>>();
                 r.scalarMin = 0.f;
-                r.scalarMax = sorted[k] > 0.f ? sorted[k] : 1.f;
-                r.scalars = std::move(speeds);
-            } else if (m_colourSource == 2) { // group
-                const World& w = m_sim->world();
-                auto groups = std::make_shared<std::vector<float>>(w.size());
-                for (std::size_t i = 0; i < w.size(); ++i)
-                    (*groups)[i] = float(static_cast<int>(w.groups()[i]));
-                r.scalarMin = 0.f;
-                r.scalarMax = 3.f;
-                r.scalars = std::move(groups);
+                r.scalarMax = gl::bodyScalars(static_cast<gl::ColourSource>(m_colourSource), m_sim->world(), *scalars);
+                r.scalars = std::move(scalars);
             }
             r.deviceDrawn = attached && m_sim->kernel().backend == Backend::Cuda;
             if (r.deviceDrawn) {

@@ -183,28 +183,20 @@ int renderCommand(const RenderOptions& o)
     style.high = mode->high;
     // Speed and group read one float per body from the scalar buffer: groups once (they do not
     // change), speeds for every frame from the host copy of the velocities.
-    std::vector<float> scalars(n);
-    float speedMax = 0.f; // 0 … the 99th percentile of the initial speeds, fixed for the whole video
+    std::vector<float> scalars;
+    float speedMax = 0.f; // the scale's top from the first frame (speed: the 99th percentile), fixed for the video
     auto uploadScalars = [&] {
         if (mode->source == gl::ColourSource::Mass)
             return;
         const World* w = nullptr;
         view->withPositions(*sim, [&] { w = &sim->world(); });
-        for (std::size_t i = 0; i < n; ++i) {
-            const Float4& v = w->velocities()[i];
-            scalars[i] = mode->source == gl::ColourSource::Group ? float(static_cast<int>(w->groups()[i]))
-                                                                 : std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
-        }
-        if (mode->source == gl::ColourSource::Speed && speedMax == 0.f) {
-            std::vector<float> sorted = scalars;
-            const std::size_t p99 = std::min(n - 1, std::size_t(0.99 * double(n)));
-            std::nth_element(sorted.begin(), sorted.begin() + std::ptrdiff_t(p99), sorted.end());
-            speedMax = sorted[p99] > 0.f ? sorted[p99] : 1.f;
-        }
+        const float top = gl::bodyScalars(mode->source, *w, scalars);
+        if (speedMax == 0.f)
+            speedMax = top;
         view->buffers.uploadScalars(scalars.data(), n);
         style.scalarBuffer = view->buffers.scalarBuffer();
         style.scalarMin = 0.f;
-        style.scalarMax = mode->source == gl::ColourSource::Speed ? speedMax : 3.f;
+        style.scalarMax = speedMax;
     };
     Progress progress(o.frames, o.progress);
     try {

@@ -1,5 +1,10 @@
 #include "ColourModes.h"
 
+#include "sim/Quantile.h"
+#include "sim/World.h"
+
+#include <cmath>
+
 namespace nbody::gl {
 
 namespace {
@@ -26,6 +31,27 @@ const ColourMode* findColourMode(std::string_view id)
         if (m.id == id)
             return &m;
     return nullptr;
+}
+
+float bodyScalars(ColourSource source, const World& world, std::vector<float>& out)
+{
+    out.clear();
+    if (source == ColourSource::Mass)
+        return 0.f;
+    const std::size_t n = world.size();
+    out.resize(n);
+    if (source == ColourSource::Group) {
+        for (std::size_t i = 0; i < n; ++i)
+            out[i] = float(static_cast<int>(world.groups()[i]));
+        return 3.f;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const Float4& v = world.velocities()[i];
+        out[i] = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+    }
+    std::vector<float> sorted = out;
+    const float p99 = nearestRankQuantile(sorted, 0.99);
+    return p99 > 0.f ? p99 : 1.f;
 }
 
 } // namespace nbody::gl

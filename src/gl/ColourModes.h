@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
+
+namespace nbody { class World; }
 
 namespace nbody::gl {
 
@@ -42,5 +45,12 @@ inline constexpr std::array<ColourRgb, 4> kGroupColours = {{
     {0.30f, 0.90f, 0.40f}, // gas: green
 }};
 inline constexpr std::array<std::string_view, 4> kGroupNames = {"generic", "dark matter", "stars", "gas"};
+
+/// The per-body values a colour source reads from the scalar buffer, from `world`'s columns:
+/// Speed |v| (length / time), Group the Group component's value (0…3). `out` gets N floats.
+/// Returns the top of the colour scale: for Speed the 99th percentile of the speeds (nearest
+/// rank; 1 when it is 0, a system at rest), for Group 3. Mass reads no scalars: `out` is
+/// cleared and 0 returned.
+float bodyScalars(ColourSource source, const World& world, std::vector<float>& out);
 
 } // namespace nbody::gl

@@ -2,6 +2,7 @@
 
 #include "DeviceInfo.h"
 #include "Diagnostics.h"
+#include "Quantile.h"
 #include "Scenario.h"
 #include "Simulation.h"
 
@@ -41,17 +42,6 @@ double relativeFloor(const std::vector<Double4>& ref)
     return std::max(1e-3 * rms, 1e-300);
 }
 
-/// The value of nearest rank ⌈q·n⌉ (1-based) of `e` (reordered).
-double quantile(std::vector<double>& e, double q)
-{
-    if (e.empty())
-        return 0;
-    std::size_t rank = std::size_t(std::ceil(q * double(e.size())));
-    rank = std::clamp<std::size_t>(rank, 1, e.size());
-    std::nth_element(e.begin(), e.begin() + std::ptrdiff_t(rank - 1), e.end());
-    return e[rank - 1];
-}
-
 /// Max (with its index), median (nearest rank) and RMS of `e` (reordered).
 ErrorStats stats(std::vector<double>& e)
 {
@@ -71,7 +61,7 @@ ErrorStats stats(std::vector<double>& e)
         s.median = s.rms = s.max;
         return s;
     }
-    s.median = quantile(e, 0.5);
+    s.median = nearestRankQuantile(e, 0.5);
     return s;
 }
 
@@ -197,7 +187,7 @@ ForceError forceError(const std::vector<Double4>& a, const std::vector<Double4>&
         return f;
     }
     f.median = s.median;
-    f.p99 = quantile(e, 0.99);
+    f.p99 = nearestRankQuantile(e, 0.99);
     return f;
 }
 

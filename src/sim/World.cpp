@@ -1,5 +1,7 @@
 #include "World.h"
 
+#include "Quantile.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -148,11 +150,10 @@ FramingSphere framingSphere(const World& world)
         r[i] = std::sqrt(dx * dx + dy * dy + dz * dz);
     }
     const double rmax = *std::max_element(r.begin(), r.end());
-    const std::size_t k = std::min(r.size() - 1, std::size_t(0.98 * double(r.size())));
-    std::nth_element(r.begin(), r.begin() + std::ptrdiff_t(k), r.end());
+    const double r98 = nearestRankQuantile(r, 0.98);
     // The 98 % radius, or the whole system when its outermost body is within 1.5 times that (a
     // compact system such as the cube: its corners stay in view; escapers do not shrink it).
-    f.radius = rmax <= 1.5 * r[k] ? rmax : std::max(r[k], 1e-6 * rmax);
+    f.radius = rmax <= 1.5 * r98 ? rmax : std::max(r98, 1e-6 * rmax);
     if (!(f.radius > 0))
         f.radius = 1;
     return f;
