@@ -48,6 +48,18 @@ void clearGlErrors()
 }
 
 /// Throws GlError naming `what` when the GL error flag is set.
+/// Leaves the GL state as a draw found it (no program, attributes 0 and 1 off, no VAO or array
+/// buffer bound, blending off), so the host application's own drawing is not disturbed.
+void releaseDrawState()
+{
+    glUseProgram(0);
+    glDisableVertexAttribArray(0);
+    glDisableVertexAttribArray(1);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    glBindVertexArray(0);
+    glDisable(GL_BLEND);
+}
+
 void checkGl(const char* what)
 {
     const GLenum e = glGetError();
@@ -355,12 +367,7 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
     if (count > 0)
         glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(count));
 
-    glUseProgram(0);
-    glDisableVertexAttribArray(0);
-    glDisableVertexAttribArray(1);
-    glBindBuffer(GL_ARRAY_BUFFER, 0);
-    glBindVertexArray(0);
-    glDisable(GL_BLEND);
+    releaseDrawState();
 }
 
 void Renderer::drawLines(const std::vector<float>& vertices, const OrbitCamera& camera, int width, int height)
@@ -391,12 +398,7 @@ void Renderer::drawPrimitives(const std::vector<float>& vertices, const glm::mat
     glUniformMatrix4fv(m_uLinesViewProjection, 1, GL_FALSE, glm::value_ptr(viewProjection));
     glUniform1f(m_uLinesAlpha, alpha);
     glDrawArrays(mode, 0, static_cast<GLsizei>(vertices.size() / 6));
-    glUseProgram(0);
-    glDisableVertexAttribArray(0);
-    glDisableVertexAttribArray(1);
-    glBindBuffer(GL_ARRAY_BUFFER, 0);
-    glBindVertexArray(0);
-    glDisable(GL_BLEND);
+    releaseDrawState();
     checkGl("Renderer: overlay drawing");
 }
 
