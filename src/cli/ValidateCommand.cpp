@@ -54,16 +54,6 @@ std::vector<const KernelInfo*> selectKernels(const std::vector<std::string>& nam
     return out;
 }
 
-bool endsWithNoCase(const std::string& s, std::string_view suffix)
-{
-    if (s.size() <= suffix.size())
-        return false;
-    for (std::size_t i = 0; i < suffix.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i])
-            return false;
-    return true;
-}
-
 /// A progress line on a terminal, rewritten in place (at most every 0.2 s); nothing elsewhere.
 class ProgressLine {
 public:
@@ -148,7 +138,7 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
         for (const std::string& path : o.reports) {
             if (path.empty())
                 throw std::invalid_argument("--report needs a file name");
-            if (!endsWithNoCase(path, ".json") && !endsWithNoCase(path, ".html") && !endsWithNoCase(path, ".htm"))
+            if (!validationReportFormat(path))
                 throw std::invalid_argument("--report '" + path + "': give a name ending in .json or .html (.htm)");
             if (const WriteTarget t = resolveWriteTarget(path); !t.problem.empty())
                 throw std::invalid_argument("cannot write the report '" + path + "': " + t.problem);

@@ -1,5 +1,7 @@
 #include "FrameSink.h"
 
+#include "sim/PathNames.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -35,13 +37,6 @@ namespace {
     throw std::runtime_error("cannot record to '" + target + "': " + reason);
 }
 
-std::string lowerExtension(const std::string& path)
-{
-    std::string ext = fs::path(path).extension().string();
-    for (char& c : ext)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return ext;
-}
 
 void checkSize(const SinkOptions& o)
 {

@@ -19,6 +19,7 @@
 #endif
 
 #include "sim/AtomicFile.h"
+#include "sim/PathNames.h"
 
 #include <cctype>
 #include <filesystem>
@@ -50,10 +51,7 @@ PngTarget resolvePngTarget(const std::string& path)
 
 ImageFormat imageFormatFor(const std::string& path)
 {
-    const std::string ext = std::filesystem::path(path).extension().string();
-    std::string lower;
-    for (char c : ext)
-        lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string lower = lowerExtension(path);
     if (lower == ".png")
         return ImageFormat::Png;
     if (lower == ".jpg" || lower == ".jpeg")

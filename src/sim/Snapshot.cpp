@@ -5,6 +5,7 @@
 
 #include "CsvSnapshot.h"
 #include "Hdf5Snapshot.h"
+#include "PathNames.h"
 #include "Tipsy.h"
 
 #include <algorithm>
@@ -44,12 +45,6 @@ const std::array<SnapshotFormat, 3> kFormats{{
     {"tipsy", "Tipsy", ".bin .tipsy .std", false, detectTipsy, readTipsySnapshot, writeTipsySnapshot},
 }};
 
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return s;
-}
-
 } // namespace
 
 std::span<const SnapshotFormat> snapshotFormats()
@@ -67,7 +62,7 @@ const SnapshotFormat* findSnapshotFormat(std::string_view id)
 
 const SnapshotFormat* snapshotFormatForPath(const std::string& path)
 {
-    const std::string ext = lower(std::filesystem::path(path).extension().string());
+    const std::string ext = lowerExtension(path);
     if (ext.empty())
         return nullptr;
     for (const SnapshotFormat& f : kFormats) {

@@ -2,6 +2,8 @@
 // The JSON schema is documented field by field in docs/validation.md.
 #include "ValidationReport.h"
 
+#include "PathNames.h"
+
 #include "AtomicFile.h"
 #include "Format.h"
 
@@ -870,21 +872,23 @@ std::string validationHtml(const ValidationReport& r)
 
 // -------------------------------------------------------------------------------------- write
 
+std::optional<ReportFormat> validationReportFormat(const std::string& path)
+{
+    const std::string ext = lowerExtension(path);
+    if (ext == ".json")
+        return ReportFormat::Json;
+    if (ext == ".html" || ext == ".htm")
+        return ReportFormat::Html;
+    return std::nullopt;
+}
+
 void writeValidationReport(const std::string& path, const ValidationReport& report)
 {
-    std::string lower = path;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    auto endsWith = [&](std::string_view s) {
-        return lower.size() > s.size() && lower.compare(lower.size() - s.size(), s.size(), s) == 0;
-    };
-    std::string text;
-    if (endsWith(".json"))
-        text = validationJson(report);
-    else if (endsWith(".html") || endsWith(".htm"))
-        text = validationHtml(report);
-    else
+    const std::optional<ReportFormat> format = validationReportFormat(path);
+    if (!format)
         throw std::invalid_argument("validation report '" + path +
                                     "': unknown kind of file; give a name ending in .json or .html (.htm)");
+    const std::string text = *format == ReportFormat::Json ? validationJson(report) : validationHtml(report);
     try {
         writeTextAtomically(path, text);
     } catch (const WriteError& e) {

@@ -7,6 +7,7 @@
 
 #include "Validation.h"
 
+#include <optional>
 #include <string>
 
 namespace nbody {
@@ -27,6 +28,12 @@ std::string validationJson(const ValidationReport& report);
 /// pass/fail badges, per-field statistics, the error growth chart (log scale) and the energy
 /// change chart, thresholds and the failure reasons.
 std::string validationHtml(const ValidationReport& report);
+
+/// The two files a report is written as.
+enum class ReportFormat { Json, Html };
+/// The format a report file name asks for: ".json" → Json, ".html" or ".htm" → Html
+/// (case-insensitive); nullopt for any other name.
+std::optional<ReportFormat> validationReportFormat(const std::string& path);
 
 /// Writes the report to `path` atomically: JSON when the name ends in ".json", HTML when it ends
 /// in ".html" or ".htm" (case-insensitive). Throws std::invalid_argument for another extension
