@@ -504,8 +504,9 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
             std::snprintf(line, sizeof line, "%s: %zu bodies", std::string(spec.name.empty() ? row->name : spec.name).c_str(),
                           b.bodies.world.size());
         else
-            std::snprintf(line, sizeof line, "%s: %zu bodies, seed %llu",
+            std::snprintf(line, sizeof line, "%s: %zu %s, seed %llu",
                           std::string(spec.name.empty() ? row->name : spec.name).c_str(), b.bodies.world.size(),
+                          b.bodies.world.size() == 1 ? "body" : "bodies",
                           static_cast<unsigned long long>(spec.seed));
     } else {
         // Any snapshot format, detected from the content as File → Open snapshot does (FormatError
