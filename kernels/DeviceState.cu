@@ -267,7 +267,7 @@ DeviceForceArgs DeviceState::forceArgs(const KernelInfo& k, const SimParams& p, 
                                "' needs another state layout");
     if (!hasPositions())
         throw std::logic_error("DeviceState::computeForces: positions are not attached");
-    DeviceForceArgs a = deviceForceArgs(p, m_n);
+    DeviceForceArgs a = deviceForceArgs(k, p, m_n);
     a.pos = m_pos[current];
     a.acc = m_acc;
     if (k.workspace) {

@@ -122,6 +122,8 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     auto* paramBox = new QGroupBox(tr("Launch parameters"), body);
     auto* form = new QFormLayout(paramBox);
     m_blockSize = paramSpinBox(paramBox, QStringLiteral("blockSize"));
+    m_blockSize->setMinimum(0); // 0: auto (tuned for this device and N, else the kernel's default)
+    m_blockSize->setSpecialValueText(tr("auto"));
     m_blockRows = paramSpinBox(paramBox, QStringLiteral("blockRows"));
     m_tileWidthFactor = paramSpinBox(paramBox, QStringLiteral("tileWidthFactor"));
     form->addRow(tr("Block size:"), m_blockSize);

@@ -22,7 +22,7 @@ struct RunOptions {
     int every = 0;              ///< write a snapshot when the step is a multiple of this; 0: at the end only
     std::string capture;        ///< PNG path; empty: no capture
     int width = 1024, height = 768;
-    int blockSize = 256;
+    int blockSize = 0; // 0: auto (tuned, else the kernel's default)
     int blockRows = 1;
     int tileWidthFactor = 1;
     int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
@@ -44,7 +44,7 @@ struct BenchOptions {
     int warmup = 2;               ///< untimed force evaluations first
     double budgetSeconds = 60;    ///< per kernel and N: fewer samples, or skipped when predicted longer
     std::uint64_t seed = 42;
-    int blockSize = 256;
+    int blockSize = 0; // 0: auto (tuned, else the kernel's default)
     int blockRows = 1;
     int tileWidthFactor = 1;
     std::string json;             ///< write the results as JSON here ("" = no)

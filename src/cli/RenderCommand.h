@@ -12,7 +12,7 @@ namespace nbody::cli {
 struct RenderOptions {
     SystemOptions system;
     std::string kernel;        ///< empty: the fastest available (tiled, else cpu)
-    int blockSize = 256;
+    int blockSize = 0; // 0: auto (tuned, else the kernel's default)
     int tileWidthFactor = 1;
     int frames = 0;            ///< frames to write (≥ 1); frame 0 is the initial state
     int every = 1;             ///< steps between frames

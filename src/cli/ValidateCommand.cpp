@@ -114,7 +114,7 @@ CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
                   "Write the report to FILE.json (schema nbody-validation/1, docs/validation.md) or FILE.html "
                   "(a self-contained page with charts), atomically; repeatable");
     c->add_option("--integrator", o.integrator, "Time integrator id (see `nbody integrators`); default: the system's");
-    c->add_option("--block-size", o.blockSize, "CUDA threads per block")->capture_default_str();
+    c->add_option("--block-size", o.blockSize, "CUDA threads per block (0: auto, the tuned or default value)")->capture_default_str();
     c->add_option("--block-rows", o.blockRows, "Rows (bodies i) per block of the 2D kernels")->capture_default_str();
     c->add_option("--tile-factor", o.tileWidthFactor, "Tile width factor of the tiled kernels")->capture_default_str();
     c->add_option("--budget", o.budget,

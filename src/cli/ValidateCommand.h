@@ -26,7 +26,7 @@ struct ValidateOptions {
     int checkpoints = 50;                  ///< points of the error growth curve besides step 0
     std::vector<std::string> reports;      ///< FILE.json and/or FILE.html (--report is repeatable)
     std::string integrator;                ///< integrator id; empty: the system's (leapfrog)
-    int blockSize = 256;
+    int blockSize = 0; // 0: auto (tuned, else the kernel's default)
     int blockRows = 1;
     int tileWidthFactor = 1;
     bool launchGiven = false;              ///< a launch option was given (else a snapshot's are used)

@@ -32,7 +32,7 @@ int main(int argc, char** argv)
     runCmd->add_option("-c,--capture", run.capture, "Write a PNG of the final state (headless, EGL)");
     runCmd->add_option("--width", run.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
     runCmd->add_option("--height", run.height, "Capture height in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
-    runCmd->add_option("--block-size", run.blockSize, "CUDA threads per block")->capture_default_str();
+    runCmd->add_option("--block-size", run.blockSize, "CUDA threads per block (0: auto, the tuned or default value)")->capture_default_str();
     runCmd->add_option("--block-rows", run.blockRows, "Rows (bodies i) per block of the 2D kernels")->capture_default_str();
     runCmd->add_option("--tile-factor", run.tileWidthFactor, "Tile width factor of `tiled`")->capture_default_str();
     runCmd->add_option("--progress-every", run.progressEvery, "Steps between progress lines (0: about ten lines)")
@@ -60,7 +60,7 @@ int main(int argc, char** argv)
                          "its predicted time exceeds it")
         ->capture_default_str();
     benchCmd->add_option("--seed", bench.seed, "Seed of the uniform cube")->capture_default_str();
-    benchCmd->add_option("--block-size", bench.blockSize, "CUDA threads per block (kernels that use it)")->capture_default_str();
+    benchCmd->add_option("--block-size", bench.blockSize, "CUDA threads per block (kernels that use it; 0: auto, the tuned or default value)")->capture_default_str();
     benchCmd->add_option("--block-rows", bench.blockRows, "Rows per block of the 2D kernels")->capture_default_str();
     benchCmd->add_option("--tile-factor", bench.tileWidthFactor, "Tile width factor of the tiled kernels")->capture_default_str();
     benchCmd->add_option("--json", bench.json, "Also write the results as JSON to this file (atomic)");
@@ -70,7 +70,7 @@ int main(int argc, char** argv)
         "render", "Simulate headless and write a frame every K steps: PNG files in a directory or an MP4 (ffmpeg)");
     addSystemOptions(*renderCmd, render.system);
     renderCmd->add_option("-k,--kernel", render.kernel, "Force kernel id; default: tiled if a GPU is available, else cpu");
-    renderCmd->add_option("--block-size", render.blockSize, "CUDA threads per block")->capture_default_str();
+    renderCmd->add_option("--block-size", render.blockSize, "CUDA threads per block (0: auto, the tuned or default value)")->capture_default_str();
     renderCmd->add_option("--tile-factor", render.tileWidthFactor, "Tile width factor of `tiled`")->capture_default_str();
     renderCmd->add_option("-f,--frames", render.frames, "Frames to write (frame 0 is the initial state)")
         ->required()->check(CLI::Range(1, 1 << 24));

@@ -2,6 +2,7 @@
 #include "CpuKernels.h"
 #include "DeviceInfo.h"
 #include "Interaction.h"
+#include "Tuner.h"
 
 #if NBODY_HAVE_CUDA
 #include "kernels/ForceKernels.h"
@@ -97,7 +98,7 @@ const std::array kRegistry = {
 
 } // namespace
 
-DeviceForceArgs deviceForceArgs(const SimParams& p, std::size_t n)
+DeviceForceArgs deviceForceArgs(const KernelInfo& k, const SimParams& p, std::size_t n)
 {
     DeviceForceArgs a;
     a.n = n;
@@ -106,6 +107,21 @@ DeviceForceArgs deviceForceArgs(const SimParams& p, std::size_t n)
     a.blockSize = p.blockSize;
     a.blockRows = p.blockRows;
     a.tileWidthFactor = p.tileWidthFactor;
+    a.bodiesPerThread = p.bodiesPerThread;
+    a.jSplit = p.jSplit;
+    a.unroll = p.unroll;
+    if (k.backend == Backend::Cuda)
+        applyTunedLaunch(k, a); // auto parameters the tuning cache has for this device and N
+    if (k.defaults)
+        k.defaults(a);
+    if (a.blockSize == 0)
+        a.blockSize = kDefaultBlockSize;
+    if (a.bodiesPerThread == 0)
+        a.bodiesPerThread = 1;
+    if (a.jSplit == 0)
+        a.jSplit = 1;
+    if (a.unroll == 0)
+        a.unroll = 4;
     return a;
 }
 

@@ -13,6 +13,9 @@
 namespace nbody {
 
 enum class Backend { Cpu, Cuda };
+
+/// Threads per block of CUDA rows whose block size is on auto and that state no default.
+inline constexpr int kDefaultBlockSize = 256;
 enum class Precision { Fp32, Fp64 };
 
 /// Memory layout of the state a kernel works on (positions always carry the mass in w).
@@ -53,11 +56,18 @@ struct DeviceForceArgs {
     int blockSize = 256;         ///< threads per block (1D kernels); threads along j (2D kernels)
     int blockRows = 1;           ///< 2D kernels: rows (bodies i) per block
     int tileWidthFactor = 1;     ///< `tiled`: tile = blockSize × factor bodies
+    int bodiesPerThread = 1;     ///< `blocked` rows: i-bodies per thread (register blocking)
+    int jSplit = 1;              ///< `blocked` rows: pieces of the j-range, one grid row each
+    int unroll = 4;              ///< `blocked` rows: unroll factor of the loop over a tile
     void* stream = nullptr;      ///< cudaStream_t (nullptr: the default stream)
 };
 
-/// The launch arguments of the parameters `p` for n bodies (pointers left null).
-DeviceForceArgs deviceForceArgs(const SimParams& p, std::size_t n);
+struct KernelInfo;
+/// The launch arguments of the parameters `p` for row k and n bodies (pointers left null), with
+/// every launch parameter resolved (> 0): the user's non-zero values as they are; auto (0) ones
+/// from the tuning cache for this device, row and N bucket (sim/Tuner.h) where it has them,
+/// else from the row's defaults (KernelInfo::defaults), else 256 threads per block.
+DeviceForceArgs deviceForceArgs(const KernelInfo& k, const SimParams& p, std::size_t n);
 
 using HostForceFn = void (*)(const HostForceArgs&);
 /// Launches the kernel (asynchronously). Throws CudaError when a CUDA call or the launch fails,
@@ -74,7 +84,14 @@ struct KernelParamUse {
     bool blockSize = false;
     bool blockRows = false;
     bool tileWidthFactor = false;
+    bool bodiesPerThread = false;
+    bool jSplit = false;
+    bool unroll = false;
 };
+
+/// Fills the launch parameters of `args` that are 0 (auto) with the row's choice for the
+/// current device and args.n (a heuristic; the tuner measures instead). Throws CudaError.
+using LaunchDefaultsFn = void (*)(DeviceForceArgs& args);
 
 /// One row of the registry.
 struct KernelInfo {
@@ -91,6 +108,11 @@ struct KernelInfo {
     DeviceForceFn device = nullptr; ///< CUDA rows (nullptr in a CPU-only build)
     DeviceCheckFn check = nullptr;  ///< CUDA rows
     WorkspaceFn workspace = nullptr; ///< CUDA rows that need scratch memory
+    /// Issue slots (warp instructions per lane) one interaction costs in the inner loop, as
+    /// counted from the kernel's instruction mix: the device's ceiling for this row is
+    /// SMs × lanes per SM × clock ÷ slots (docs/performance.md). 0: not stated.
+    int slotsPerInteraction = 0;
+    LaunchDefaultsFn defaults = nullptr; ///< CUDA rows with parameters beyond the block size
 };
 
 /// Every registered kernel, CPU rows first. Rows exist in CPU-only builds too (unavailable).

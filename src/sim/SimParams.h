@@ -14,9 +14,16 @@ struct SimParams {
     double G = 1.0;              ///< gravitational constant, length³ mass⁻¹ time⁻²
     float eps2 = 0.002f;         ///< softening ε², length²; Plummer softening of every pair
     float dt = 0.1f;             ///< time step of the KDK leapfrog, time units
-    int blockSize = 256;         ///< CUDA threads per block for GPU kernels (1..device limit)
+    // Launch parameters of the CUDA kernels. 0 means "auto": the tuned value for this device,
+    // kernel and N bucket when the tuning cache has one (sim/Tuner.h), else the kernel row's
+    // default (KernelInfo::defaults; 256 threads, factor 1, 1 row for the older rows). A non-zero
+    // value is the user's and overrides the tuner. deviceForceArgs() resolves them.
+    int blockSize = 0;           ///< CUDA threads per block for GPU kernels (1..device limit; 0 auto)
     int tileWidthFactor = 1;     ///< `tiled`: bodies staged per tile = blockSize × factor (1, 2, 4, …)
     int blockRows = 1;           ///< 2D kernels: rows (bodies i) per block; threads = blockSize × blockRows
+    int bodiesPerThread = 0;     ///< `blocked` rows: i-bodies each thread keeps in registers (1, 2, 4, 8; 0 auto)
+    int jSplit = 0;              ///< `blocked` rows: pieces the j-range is split into across blocks (≥ 1; 0 auto)
+    int unroll = 0;              ///< `blocked` rows: unroll of the loop over a tile (1, 2, 4, 8; 0 auto)
     int diagnosticsInterval = 0; ///< steps between automatic energy/momentum evaluations; 0 = on request only
     std::string integrator = "leapfrog"; ///< time integrator, a row of the integrator registry (Integrators.h)
 };

@@ -45,8 +45,13 @@ void validateParams(const SimParams& p)
         throw std::invalid_argument("softening eps2 must be >= 0 and finite (got " + num(p.eps2) + ")");
     if (!std::isfinite(p.dt) || !(p.dt > 0))
         throw std::invalid_argument("time step dt must be positive and finite (got " + num(p.dt) + ")");
-    if (p.blockSize < 1)
-        throw std::invalid_argument("block size must be at least 1 (got " + std::to_string(p.blockSize) + ")");
+    if (p.blockSize < 0)
+        throw std::invalid_argument("block size must be at least 1, or 0 for auto (got " + std::to_string(p.blockSize) + ")");
+    for (const auto& [name, value] : {std::pair{"bodies per thread", p.bodiesPerThread}, std::pair{"j-split", p.jSplit},
+                                      std::pair{"unroll", p.unroll}})
+        if (value < 0)
+            throw std::invalid_argument(std::string(name) + " must be at least 1, or 0 for auto (got " +
+                                        std::to_string(value) + ")");
     if (p.blockRows < 1)
         throw std::invalid_argument("block rows must be at least 1 (got " + std::to_string(p.blockRows) + ")");
     if (p.tileWidthFactor < 1)
@@ -62,7 +67,7 @@ void checkLaunchable(const KernelInfo& k, const SimParams& p, std::size_t n)
 {
     if (k.backend != Backend::Cuda || !k.check)
         return;
-    if (const std::string why = k.check(deviceForceArgs(p, n)); !why.empty())
+    if (const std::string why = k.check(deviceForceArgs(k, p, n)); !why.empty())
         throw std::invalid_argument("kernel '" + std::string(k.id) + "': " + why);
 }
 
