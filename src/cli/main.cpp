@@ -63,6 +63,10 @@ int main(int argc, char** argv)
     benchCmd->add_option("--block-size", bench.blockSize, "CUDA threads per block (kernels that use it; 0: auto, the tuned or default value)")->capture_default_str();
     benchCmd->add_option("--block-rows", bench.blockRows, "Rows per block of the 2D kernels")->capture_default_str();
     benchCmd->add_option("--tile-factor", bench.tileWidthFactor, "Tile width factor of the tiled kernels")->capture_default_str();
+    benchCmd->add_option("--bodies-per-thread", bench.bodiesPerThread, "i-bodies per thread of the blocked kernels: 1, 2, 4, 8 (0: auto)")
+        ->capture_default_str();
+    benchCmd->add_option("--j-split", bench.jSplit, "Pieces of the j-range of the blocked kernels (0: auto)")->capture_default_str();
+    benchCmd->add_option("--unroll", bench.unroll, "Unroll of the blocked kernels' tile loop: 1, 2, 4, 8 (0: auto)")->capture_default_str();
     benchCmd->add_option("--json", bench.json, "Also write the results as JSON to this file (atomic)");
     benchCmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file (atomic)");
     RenderOptions render;
