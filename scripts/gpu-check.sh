@@ -244,11 +244,18 @@ remote() {
         local sample=$device/anchors/nvidia-nbody-sample/run.sh sizes=8192,16384,65536,262144,1048576
         step "nvidia sample fp32" bash -c 'set -o pipefail; "$1" 8192 16384 65536 262144 1048576 | tee "$2/sample.txt"' _ "$sample" "$OUT"
         step "nvidia sample fp64" bash -c 'set -o pipefail; "$1" --fp64 262144 | tee -a "$2/sample.txt"' _ "$sample" "$OUT"
+        # The SM clock and power while the kernels run (every 100 ms): an issue-slot ceiling at
+        # 1.98 GHz means little if the card runs slower under a full FP32 load.
+        nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu,clocks_event_reasons.active \
+            --format=csv -lms 100 >"$OUT/clocks.csv" 2>&1 &
+        local smi=$!
         limit=600 step "nbody bench perf" "$nbody" bench --kernels blocked,tiled,reduction2d-fadl4-float3 \
             --bodies "$sizes" --steps 10 --budget 600 --json "$OUT/bench-perf.json" --csv "$OUT/bench-perf.csv"
         limit=600 step "nbody bench perf fp64" "$nbody" bench --kernels blocked-fp64,tiled-fp64 --bodies 65536,262144 \
             --steps 5 --budget 600 --json "$OUT/bench-perf-fp64.json"
         step "sample fp32 again" "$sample" 8192 65536 262144
+        kill "$smi" 2>/dev/null || true
+        step "clocks under load" awk -F", " -f scripts/clocks-summary.awk "$OUT/clocks.csv"
         # The launch-parameter space of `blocked` (scripts/sweep-launch.sh), into $OUT/sweep.txt.
         limit=600 step "sweep blocked" bash -c 'set -o pipefail; scripts/sweep-launch.sh "$1" blocked | tee "$2/sweep.txt"' _ "$nbody" "$OUT"
         step "sass blocked" bash -c 'cuobjdump -sass "$1" > /tmp/blocked.sass && grep -c . /tmp/blocked.sass &&
