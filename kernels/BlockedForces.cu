@@ -196,19 +196,20 @@ std::size_t workspaceBlockedT(const DeviceForceArgs& a)
     return s > 1 ? std::size_t(s) * a.n * sizeof(P) : 0;
 }
 
-/// Heuristic launch: B = 128 threads, R = 4 (fp32) or 2 (fp64) bodies per thread, unroll 4, and a
-/// j-split that gives about 16 warps per SM (4 per scheduler, each with R independent chains),
-/// at least one tile per grid row.
+/// Heuristic launch, from the H200 sweep of docs/performance.md: fp32 B = 256 threads, R = 2
+/// bodies per thread below 2^17 bodies and 8 from there, unroll 8; fp64 B = 128, R = 2, unroll
+/// 4; and a j-split that gives about 16 warps per SM (4 per scheduler, each with R independent
+/// chains), at least one tile per grid row. The tuner measures instead (sim/Tuner.h).
 template <class P>
 void defaultsBlockedT(DeviceForceArgs& a)
 {
     constexpr bool fp64 = std::is_same_v<P, double4_32a>;
     if (a.blockSize == 0)
-        a.blockSize = 128;
+        a.blockSize = fp64 ? 128 : 256;
     if (a.bodiesPerThread == 0)
-        a.bodiesPerThread = fp64 ? 2 : 4;
+        a.bodiesPerThread = fp64 ? 2 : a.n >= (std::size_t(1) << 17) ? 8 : 2;
     if (a.unroll == 0)
-        a.unroll = 4;
+        a.unroll = fp64 ? 4 : 8;
     if (a.jSplit == 0) {
         const Limits l = deviceLimits();
         const long long n = std::max<long long>(1, static_cast<long long>(a.n));

@@ -21,7 +21,7 @@ int main(int argc, char** argv)
     CLI::App* runCmd = app.add_subcommand("run", "Simulate a system and print progress and a summary");
     addSystemOptions(*runCmd, run.system);
     runCmd->add_option("-s,--steps", run.steps, "Steps to run (>= 0)")->capture_default_str()->check(CLI::Range(0, 1 << 30));
-    runCmd->add_option("-k,--kernel", run.kernel, "Force kernel id (see `nbody kernels`); default: tiled if a GPU is available, else cpu");
+    runCmd->add_option("-k,--kernel", run.kernel, "Force kernel id (see `nbody kernels`); default: blocked if a GPU is available, else cpu");
     runCmd->add_option("-o,--output", run.output,
                        "Write snapshots to FILE (format from the extension: .h5/.hdf5, .csv, .bin/.tipsy/.std); "
                        "{step} in the name is replaced by the step number. Written after the last step and "
@@ -73,7 +73,7 @@ int main(int argc, char** argv)
     CLI::App* renderCmd = app.add_subcommand(
         "render", "Simulate headless and write a frame every K steps: PNG files in a directory or an MP4 (ffmpeg)");
     addSystemOptions(*renderCmd, render.system);
-    renderCmd->add_option("-k,--kernel", render.kernel, "Force kernel id; default: tiled if a GPU is available, else cpu");
+    renderCmd->add_option("-k,--kernel", render.kernel, "Force kernel id; default: blocked if a GPU is available, else cpu");
     renderCmd->add_option("--block-size", render.blockSize, "CUDA threads per block (0: auto, the tuned or default value)")->capture_default_str();
     renderCmd->add_option("--tile-factor", render.tileWidthFactor, "Tile width factor of `tiled`")->capture_default_str();
     renderCmd->add_option("-f,--frames", render.frames, "Frames to write (frame 0 is the initial state)")

@@ -190,6 +190,14 @@ const KernelInfo* findKernel(std::string_view id)
     return nullptr;
 }
 
+std::string_view defaultKernelId()
+{
+    for (const KernelInfo& k : kRegistry)
+        if (k.backend == Backend::Cuda && availability(k).available)
+            return k.id;
+    return "cpu";
+}
+
 bool builtWithCuda()
 {
     return NBODY_HAVE_CUDA != 0;
