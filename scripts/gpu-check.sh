@@ -258,6 +258,7 @@ remote() {
         step "clocks under load" awk -F", " -f scripts/clocks-summary.awk "$OUT/clocks.csv"
         # The launch-parameter space of `blocked` (scripts/sweep-launch.sh), into $OUT/sweep.txt.
         limit=600 step "sweep blocked" bash -c 'set -o pipefail; scripts/sweep-launch.sh "$1" blocked | tee "$2/sweep.txt"' _ "$nbody" "$OUT"
+        limit=600 step "sweep blocked-fp64" bash -c 'set -o pipefail; scripts/sweep-launch.sh "$1" blocked-fp64 | tee -a "$2/sweep.txt"' _ "$nbody" "$OUT"
         step "sass blocked" bash -c 'cuobjdump -sass "$1" > /tmp/blocked.sass && grep -c . /tmp/blocked.sass &&
             awk "/Function : .*blockedKernelI6float4Li4ELi4ELb0/,/EXIT/" /tmp/blocked.sass | grep -oE "^ +/\*[0-9a-f]+\*/ +[A-Z0-9.]+" |
             awk "{print \$2}" | sort | uniq -c | sort -rn | head -25' _ "$device/obj/BlockedForces.cu.o"

@@ -5,6 +5,7 @@
 # (nbody tune) makes the same kind of measurement per device and N automatically.
 #
 #   scripts/sweep-launch.sh NBODY [KERNEL]      e.g. scripts/sweep-launch.sh .device/bin/nbody blocked
+# KERNEL blocked-fp64 sweeps block, bodies per thread and unroll at N = 65536 and 262144.
 set -uo pipefail
 nbody=${1:?usage: sweep-launch.sh NBODY [KERNEL]}
 kernel=${2:-blocked}
@@ -16,6 +17,18 @@ run() { # run LABEL N BENCH-OPTIONS...
         awk -v tag="$label" -v k="$kernel" '$1 == k { print tag, $0 }'
 }
 
+if [[ $kernel == *fp64 ]]; then
+    for n in 65536 262144; do
+        for b in 64 128 256; do
+            for r in 1 2 4; do
+                for u in 2 4 8; do
+                    run "b$b r$r u$u split-auto" "$n" --block-size "$b" --bodies-per-thread "$r" --unroll "$u"
+                done
+            done
+        done
+    done
+    exit 0
+fi
 for n in 8192 16384 65536 262144; do
     for b in 64 128 256; do
         for r in 2 4 8; do
