@@ -6,9 +6,10 @@
 #                                   libraries (debs), the data and the executables, so that only
 #                                   .device/ has to travel to the GPU machine (< 64 MiB).
 #   scripts/gpu-check.sh remote     there, from the repo root, with $OUT set: unpacks the
-#                                   libraries, runs every test, compute-sanitizer (memcheck and
-#                                   racecheck) on every CUDA kernel at N = 1000 and 4097 (force and
-#                                   diagnostics kernels), the CLI (kernels, devices, the galaxy for
+#                                   libraries, runs every test, compute-sanitizer (memcheck,
+#                                   racecheck, synccheck, initcheck) on every CUDA kernel at N = 1000
+#                                   and 4097 (the blocked kernels at every launch variant; force
+#                                   and diagnostics kernels), the CLI (kernels, devices, the galaxy for
 #                                   1000 steps, 262144 bodies for 20 steps, both also with
 #                                   --diagnostics, an exact restart from an HDF5 snapshot, the
 #                                   rendered galaxy, scenarios with both integrators) and
@@ -146,6 +147,18 @@ remote() {
             echo "   sanitizer rows: ${#rows[@]}"
             step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$device/bin/tst_kernels" "${rows[@]}"
             step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$device/bin/tst_kernels" "${rows[@]}"
+            step synccheck compute-sanitizer --tool synccheck --error-exitcode 1 "$device/bin/tst_kernels" "${rows[@]}"
+            step initcheck compute-sanitizer --tool initcheck --error-exitcode 1 "$device/bin/tst_kernels" "${rows[@]}"
+            # The blocked kernels at every compiled bodies-per-thread / unroll value and with
+            # short last chunks (N = 4097 over 3 and 7 grid rows), all four tools.
+            local -a blockedRows=()
+            mapfile -t blockedRows < <("$device/bin/tst_kernels" -datatags |
+                sed -n 's/^TestKernels againstReference \(blocked.* N=\(1000\|4097\) .*\)$/againstReference:\1/p')
+            echo "   blocked sanitizer rows: ${#blockedRows[@]}"
+            local tool
+            for tool in memcheck racecheck synccheck initcheck; do
+                step "$tool blocked" compute-sanitizer --tool "$tool" --error-exitcode 1 "$device/bin/tst_kernels" "${blockedRows[@]}"
+            done
             # The diagnostics kernels: every layout at N = 1000 and 4097, the occupancy block and 96.
             if [[ -x $device/bin/tst_gpu_diagnostics ]]; then
                 mapfile -t rows < <("$device/bin/tst_gpu_diagnostics" -datatags |
