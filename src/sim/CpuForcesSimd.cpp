@@ -59,6 +59,35 @@ std::size_t GroupBodies()
 /// HWY_TARGET of this compilation (to report which target the dispatch chose).
 std::int64_t TargetId() { return HWY_TARGET; }
 
+/// 2/√r2 (twice the reciprocal square root, the ½ of Newton's step left out): the estimate
+/// refined by kNewtonSteps steps u ← u·(3 − r2·u²) (halving u before the second).
+template <class D, class V>
+HWY_INLINE V TwiceRsqrt(D d, V r2)
+{
+    V u = hn::ApproximateReciprocalSqrt(r2);
+    for (int k = 0; k < kNewtonSteps; ++k) {
+        if (k > 0)
+            u = hn::Mul(u, hn::Set(d, 0.5f));
+        u = hn::Mul(u, hn::NegMulAdd(hn::Mul(r2, u), u, hn::Set(d, 3.0f)));
+    }
+    return u;
+}
+
+/// out[k] = TwiceRsqrt(x[k]) / 2 for k < n (tests measure the refinement's error with it).
+void RsqrtBatch(const float* HWY_RESTRICT x, float* HWY_RESTRICT out, std::size_t n)
+{
+    const hn::ScalableTag<float> d;
+    const std::size_t L = hn::Lanes(d);
+    const auto half = hn::Set(d, 0.5f);
+    std::size_t k = 0;
+    for (; k + L <= n; k += L)
+        hn::StoreU(hn::Mul(half, TwiceRsqrt(d, hn::LoadU(d, x + k))), d, out + k);
+    for (; k < n; ++k) { // the tail one lane at a time, through the same code
+        const hn::CappedTag<float, 1> d1;
+        hn::StoreU(hn::Mul(hn::Set(d1, 0.5f), TwiceRsqrt(d1, hn::LoadU(d1, x + k))), d1, out + k);
+    }
+}
+
 /// acc[i] = G Σ_j m_j r_ij / (r² + ε²)^{3/2} for i < n, from SoA positions x, y, z and
 /// m8 = m/8 (padded to `padded` entries, a multiple of GroupBodies(); pads are never j bodies).
 /// Guard: mask pairs at r² + ε² = 0 to 0 (needed only for ε² < kMinUnguardedEps2).
@@ -82,7 +111,6 @@ void Forces(const float* HWY_RESTRICT x, const float* HWY_RESTRICT y, const floa
         // each i still sums j = 0, 1, …, n−1 in order).
         HWY_ALIGN float sums[3][kGroupBlocks * kRows * (HWY_MAX_BYTES / sizeof(float))] = {};
         const V vEps2 = hn::Set(d, eps2);
-        const V three = hn::Set(d, 3.0f);
         const V zero = hn::Zero(d);
         for (std::size_t j0 = 0; j0 < n; j0 += kTileJ) {
             const std::size_t j1 = std::min(n, j0 + kTileJ);
@@ -108,14 +136,8 @@ void Forces(const float* HWY_RESTRICT x, const float* HWY_RESTRICT y, const floa
                         const V dy = hn::Sub(yj, yi[r]);
                         const V dz = hn::Sub(zj, zi[r]);
                         const V r2 = hn::MulAdd(dz, dz, hn::MulAdd(dy, dy, hn::MulAdd(dx, dx, vEps2)));
-                        // u ≈ 1/√r2; each step u ← u·(3 − r2·u²) gives 2/√r2 (the ½ of
-                        // Newton's step is left out and folded into m8 = m/8 below).
-                        V u = hn::ApproximateReciprocalSqrt(r2);
-                        for (int k = 0; k < kNewtonSteps; ++k) {
-                            if (k > 0)
-                                u = hn::Mul(u, hn::Set(d, 0.5f));
-                            u = hn::Mul(u, hn::NegMulAdd(hn::Mul(r2, u), u, three));
-                        }
+                        // u = 2/√r2: the ½ of Newton's step is folded into m8 = m/8 below.
+                        const V u = TwiceRsqrt(d, r2);
                         // s = (m/8)·(2/√r2)³ = m / r2^{3/2}
                         V s = hn::Mul(hn::Mul(mj, u), hn::Mul(u, u));
                         if constexpr (Guard)
@@ -160,6 +182,7 @@ namespace nbody {
 HWY_EXPORT(GroupBodies);
 HWY_EXPORT(TargetId);
 HWY_EXPORT(ForcesFp32);
+HWY_EXPORT(RsqrtBatch);
 
 namespace {
 
@@ -215,16 +238,35 @@ std::int64_t cpuSimdTarget() { return HWY_DYNAMIC_DISPATCH(TargetId)(); }
 
 std::string cpuSimdTargetName(std::int64_t target) { return hwy::TargetName(target); }
 
-void cpuForcesFp32OnTarget(const HostForceArgs& a, std::int64_t target)
+namespace {
+
+/// Runs f() with Highway's dispatch restricted to `target`; returns the target that ran.
+template <class F>
+std::int64_t onTarget(std::int64_t target, F&& f)
 {
     hwy::SetSupportedTargetsForTest(target);
+    std::int64_t ran = 0;
     try {
-        cpuForcesFp32(a);
+        ran = cpuSimdTarget();
+        f();
     } catch (...) {
         hwy::SetSupportedTargetsForTest(0);
         throw;
     }
     hwy::SetSupportedTargetsForTest(0);
+    return ran;
+}
+
+} // namespace
+
+std::int64_t cpuForcesFp32OnTarget(const HostForceArgs& a, std::int64_t target)
+{
+    return onTarget(target, [&] { cpuForcesFp32(a); });
+}
+
+std::int64_t cpuRsqrtOnTarget(const float* x, float* out, std::size_t n, std::int64_t target)
+{
+    return onTarget(target, [&] { HWY_DYNAMIC_DISPATCH(RsqrtBatch)(x, out, n); });
 }
 
 } // namespace nbody

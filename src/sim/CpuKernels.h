@@ -35,8 +35,9 @@ namespace nbody {
 ///
 /// Accuracy: if u₀ = (1 + e)/√x, one Newton step gives u₁ = (1 − 3e²/2 − e³/2)/√x. x86 rsqrtps
 /// (SSE/AVX2) has |e| ≤ 1.5·2⁻¹² and AVX-512 rsqrt14 |e| ≤ 2⁻¹⁴, so |u₁√x − 1| ≤ 2.0e-7 (resp.
-/// 5.6e-9) before rounding; measured over every float in [1, 4): ≤ 2.6e-7 (AVX2), 1.2e-7
-/// (AVX-512) (tst_kernels rsqrtRefinement). The cube and the mass add ~3 ulp: each term is within
+/// 5.6e-9) before rounding, ≤ 3e-7 with it; measured over every float in [1, 4) (which covers
+/// all normal inputs; tst_kernels rsqrtRefinement): 2.05e-7 (AVX2), 2.18e-7 (SSE4, SSSE3),
+/// 1.32e-7 (AVX-512), 1.47e-7 (SCALAR). The cube and the mass add ~3 ulp: each term is within
 /// ~1e-6 of m/r³; the sum of N terms then rounds like any fp32 sum (≲ √N·6e-8 typical).
 /// Highway's EMU128/SCALAR fallbacks estimate with the 0x5F3759DF trick (e ≈ 1.75e-3) and take a
 /// second Newton step.
@@ -49,8 +50,12 @@ std::int64_t cpuSimdTarget();
 /// "AVX3", "AVX2", "SSE4", "SSSE3", "EMU128", …
 std::string cpuSimdTargetName(std::int64_t target);
 /// cpuForcesFp32 on one target of cpuSimdTargets() (tests: every compiled path against the
-/// reference). Not thread-safe: it changes Highway's process-wide target mask while it runs.
-void cpuForcesFp32OnTarget(const HostForceArgs& args, std::int64_t target);
+/// reference); returns the target that ran. Not thread-safe: it changes Highway's process-wide
+/// target mask while it runs.
+std::int64_t cpuForcesFp32OnTarget(const HostForceArgs& args, std::int64_t target);
+/// out[k] ≈ 1/√x[k] (k < n) exactly as cpuForcesFp32 computes it on `target` (the estimate and
+/// its Newton refinement), for tests of the error bound. Returns the target that ran.
+std::int64_t cpuRsqrtOnTarget(const float* x, float* out, std::size_t n, std::int64_t target);
 
 /// `reference`: fp64 arithmetic on the fp64 state (pos, acc: N Double4). 30 flops per interaction.
 void cpuForcesFp64(const HostForceArgs& args);
