@@ -24,14 +24,11 @@ namespace nbody {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-/// i-vectors per register block: each broadcast j body is used by kRows vectors of i bodies.
-/// AVX-512 has 32 registers (2 blocks of 6 live i values + accumulators fit); the 16-register
-/// targets run one (measured: docs/performance-cpu.md).
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+/// i vectors per register block: each broadcast j body is used by kRows vectors of i bodies
+/// (12 live registers of i positions and sums; fits the 16 of SSE/AVX2). Measured on Zen 4
+/// (docs/performance-cpu.md): 2 beats 1 by 20 % (AVX-512), 3–4 % (AVX2), 15 % (SSE4); 3 and 4 gain
+/// nothing more on AVX-512.
 constexpr std::size_t kRows = 2;
-#else
-constexpr std::size_t kRows = 1;
-#endif
 
 /// Newton–Raphson steps after hn::ApproximateReciprocalSqrt. x86 rsqrtps has relative error
 /// e ≤ 1.5·2^-12, rsqrt14 e ≤ 2^-14: one step leaves ≤ 1.5 e² ≤ 2.0e-7. Highway's EMU128 and
