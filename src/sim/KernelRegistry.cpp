@@ -39,8 +39,8 @@ const std::array kRegistry = {
     KernelInfo{
         "reference", "CPU fp64 reference (OpenMP)",
         "All pairs on the CPU in double precision on the fp64 state (double positions, velocities and "
-        "accelerations). The reference every kernel is validated against; scalar, about 20x slower than the "
-        "SIMD fp32 `cpu` kernel (docs/performance-cpu.md).",
+        "accelerations). The reference every kernel is validated against; scalar, about 18x slower per core "
+        "than the SIMD fp32 `cpu` kernel (docs/performance-cpu.md).",
         Backend::Cpu, Precision::Fp64, Layout::Double4, true, kNoParams, kFlopsPerInteractionFp64, &cpuForcesFp64},
     KernelInfo{
         "tiled", "Tiled shared memory (CUDA)",
