@@ -23,8 +23,10 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=tests,sanitizers,cli,bench (the default: all) picks parts, so that a run can be
-# split over several calls of a limited length.
+# GPU_CHECK_PARTS=tests,sanitizers,cli,bench,perf (the default: all) picks parts, so that a run
+# can be split over several calls of a limited length. perf: NVIDIA's sample and `nbody bench`
+# of the GPU kernels at the sizes of issue 11 (8192 … 1048576, fp64 at 262144) in the same call,
+# a launch-parameter sweep of `blocked` ($OUT/sweep.txt) and the SASS of its inner loop.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -54,15 +56,6 @@ prepare() {
     if [[ -n $hwy ]]; then
         cp -L "$hwy" "$device/lib/"
     fi
-    # The plain vectorised loop the `cpu` kernel is compared with (bench part): its source and
-    # run.sh (remote compiles it there with -march=native when it has g++), and a fallback built
-    # here for x86-64-v3 (AVX2, FMA) in case it has none.
-    rm -rf "${device:?}/anchors"
-    mkdir -p "$device/anchors/cpu-plain-loop"
-    cp ../shared/anchors/cpu-plain-loop/plain_loop.cpp ../shared/anchors/cpu-plain-loop/run.sh \
-        "$device/anchors/cpu-plain-loop/"
-    g++ -O3 -march=x86-64-v3 -ffast-math -fopenmp-simd ../shared/anchors/cpu-plain-loop/plain_loop.cpp \
-        -o "$device/anchors/cpu-plain-loop/plain_loop-x86-64-v3"
 
     # 3. Data and executables.
     mkdir -p "$device/data"
@@ -73,18 +66,36 @@ prepare() {
     find build-gpu/tests -type f -name 'tst_*' -executable \
         -not -path '*/CMakeFiles/*' -not -path '*_autogen/*' -exec cp {} "$device/bin/" \;
 
-    # 4. Size check: the working tree that travels must stay under 64 MiB.
-    if (($(du -sm "$device" | cut -f1) > 60)); then
-        echo "gpu-check: $device is over 60 MiB; stripping the executables"
-        strip --strip-unneeded "$device"/bin/*
+    # 4. The measuring instruments (issue 11): NVIDIA's nbody sample and the plain CPU loop, run
+    # in the same call as `nbody bench`; the blocked kernels' object file for cuobjdump there.
+    rm -rf "$device/anchors" "$device/obj"
+    mkdir -p "$device/anchors" "$device/obj"
+    cp -r ../shared/anchors/nvidia-nbody-sample ../shared/anchors/cpu-plain-loop "$device/anchors/"
+    chmod -R u+w "$device/anchors"
+    # The plain loop's run.sh compiles it there with -march=native when the GPU host has g++;
+    # this x86-64-v3 (AVX2, FMA) build is the fallback when it has none (bench part).
+    g++ -O3 -march=x86-64-v3 -ffast-math -fopenmp-simd ../shared/anchors/cpu-plain-loop/plain_loop.cpp \
+        -o "$device/anchors/cpu-plain-loop/plain_loop-x86-64-v3"
+    cp build-gpu/kernels/CMakeFiles/nbody_kernels.dir/BlockedForces.cu.o "$device/obj/"
+
+    # 5. Size check: the working tree that travels must stay under 64 MiB. The executables carry
+    # every kernel's machine code (fatbins) and compress about 3:1, so they travel as bin.tgz.
+    strip --strip-unneeded "$device"/bin/*
+    tar -czf "$device/bin.tgz" -C "$device" bin
+    rm -rf "${device:?}/bin"
+    du -sh "$device"/*
+    if (($(du -sm "$device" | cut -f1) > 62)); then
+        echo "gpu-check: $device is over 62 MiB, too large to travel" >&2
+        exit 1
     fi
-    ls -l "$device/bin"
-    du -sh "$device"
     echo "gpu-check: ready. On the GPU machine (carry .device): scripts/gpu-check.sh remote"
 }
 
 remote() {
     : "${OUT:?gpu-check remote: set OUT to the folder that comes back}"
+    if [[ -f $device/bin.tgz ]]; then
+        tar -xzf "$device/bin.tgz" -C "$device"
+    fi
     [[ -d $device/bin ]] || { echo "gpu-check: $device/bin missing: run 'prepare' first" >&2; exit 1; }
 
     # The libraries (unpack.sh exports LD_LIBRARY_PATH, the EGL vendor file and QT_QPA_PLATFORM).
@@ -126,7 +137,7 @@ remote() {
         results+=("$result")
     }
 
-    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench}, == *,$1,* ]]; }
+    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench,perf}, == *,$1,* ]]; }
 
     step nvidia-smi nvidia-smi
 
@@ -252,6 +263,30 @@ remote() {
                 --steps 5 --block-size "$b" --block-rows "$r"
         done
     done
+    fi
+
+    # Issue 11: our kernels beside NVIDIA's sample, same call, same N.
+    if want perf; then
+        local sample=$device/anchors/nvidia-nbody-sample/run.sh sizes=8192,16384,65536,262144,1048576
+        step "nvidia sample fp32" bash -c 'set -o pipefail; "$1" 8192 16384 65536 262144 1048576 | tee "$2/sample.txt"' _ "$sample" "$OUT"
+        step "nvidia sample fp64" bash -c 'set -o pipefail; "$1" --fp64 262144 | tee -a "$2/sample.txt"' _ "$sample" "$OUT"
+        # The SM clock and power while the kernels run (every 100 ms): an issue-slot ceiling at
+        # 1.98 GHz means little if the card runs slower under a full FP32 load.
+        nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu,clocks_event_reasons.active \
+            --format=csv -lms 100 >"$OUT/clocks.csv" 2>&1 &
+        local smi=$!
+        limit=600 step "nbody bench perf" "$nbody" bench --kernels blocked,tiled,reduction2d-fadl4-float3 \
+            --bodies "$sizes" --steps 10 --budget 600 --json "$OUT/bench-perf.json" --csv "$OUT/bench-perf.csv"
+        limit=600 step "nbody bench perf fp64" "$nbody" bench --kernels blocked-fp64,tiled-fp64 --bodies 65536,262144 \
+            --steps 5 --budget 600 --json "$OUT/bench-perf-fp64.json"
+        step "sample fp32 again" "$sample" 8192 65536 262144
+        kill "$smi" 2>/dev/null || true
+        step "clocks under load" awk -F", " -f scripts/clocks-summary.awk "$OUT/clocks.csv"
+        # The launch-parameter space of `blocked` (scripts/sweep-launch.sh), into $OUT/sweep.txt.
+        limit=600 step "sweep blocked" bash -c 'set -o pipefail; scripts/sweep-launch.sh "$1" blocked | tee "$2/sweep.txt"' _ "$nbody" "$OUT"
+        step "sass blocked" bash -c 'cuobjdump -sass "$1" > /tmp/blocked.sass && grep -c . /tmp/blocked.sass &&
+            awk "/Function : .*blockedKernelI6float4Li4ELi4ELb0/,/EXIT/" /tmp/blocked.sass | grep -oE "^ +/\*[0-9a-f]+\*/ +[A-Z0-9.]+" |
+            awk "{print \$2}" | sort | uniq -c | sort -rn | head -25' _ "$device/obj/BlockedForces.cu.o"
     fi
 
     # Summary, on the screen and at the end of the log.

@@ -44,15 +44,27 @@ bool sameBits(const std::vector<V>& a, const std::vector<V>& b)
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(V)) == 0;
 }
 
-/// Launch parameter variants of a row: (label, blockSize, blockRows, tileWidthFactor).
+/// Launch parameter variants of a row: (label, blockSize, blockRows, tileWidthFactor, bodies per
+/// thread, j-split, unroll); 0 = auto (the row's default or the tuned value).
 struct Variant {
     const char* label;
     int block, rows, factor;
+    int bodiesPerThread = 0, jSplit = 0, unroll = 0;
 };
 
 std::vector<Variant> variantsOf(const KernelInfo& k)
 {
-    std::vector<Variant> v{{"default", 256, 1, 1}};
+    std::vector<Variant> v{{"default", 0, 1, 1}};
+    if (k.params.bodiesPerThread) {
+        // Every compiled bodies-per-thread and unroll value, splits that leave a short last
+        // chunk (N = 4097 over 3 or 7 rows), one row, and more rows than tiles (clamped).
+        v.push_back({"b32 r1 s1 u1", 32, 1, 1, 1, 1, 1});
+        v.push_back({"b64 r2 s3 u2", 64, 1, 1, 2, 3, 2});
+        v.push_back({"b128 r4 s7 u4", 128, 1, 1, 4, 7, 4});
+        v.push_back({"b96 r8 s2 u8", 96, 1, 1, 8, 2, 8});
+        v.push_back({"b256 r4 s1000 u8", 256, 1, 1, 4, 1000, 8});
+        return v;
+    }
     if (k.params.blockSize)
         v.push_back({"b96", 96, 1, 1}); // not a power of two: the generic reduction tree
     if (k.params.tileWidthFactor) {
@@ -83,6 +95,9 @@ private slots:
         QTest::addColumn<int>("block");
         QTest::addColumn<int>("rows");
         QTest::addColumn<int>("factor");
+        QTest::addColumn<int>("bodiesPerThread");
+        QTest::addColumn<int>("jSplit");
+        QTest::addColumn<int>("unroll");
         QTest::addColumn<float>("eps2");
         const float eps2 = SimParams{}.eps2;
         for (const KernelInfo& k : kernelRegistry()) {
@@ -90,9 +105,10 @@ private slots:
             for (int n : {1, 2, 31, 33, 1000, 4097, 8192}) {
                 for (const Variant& v : variantsOf(k))
                     QTest::addRow("%s N=%d %s", qPrintable(id), n, v.label)
-                        << id << n << v.block << v.rows << v.factor << eps2;
+                        << id << n << v.block << v.rows << v.factor << v.bodiesPerThread << v.jSplit << v.unroll
+                        << eps2;
                 // ε² = 0: the zero-distance guard path (self-terms must not give NaN).
-                QTest::addRow("%s N=%d eps2=0", qPrintable(id), n) << id << n << 256 << 1 << 1 << 0.f;
+                QTest::addRow("%s N=%d eps2=0", qPrintable(id), n) << id << n << 0 << 1 << 1 << 0 << 0 << 0 << 0.f;
             }
         }
     }
@@ -103,6 +119,9 @@ private slots:
         QFETCH(int, block);
         QFETCH(int, rows);
         QFETCH(int, factor);
+        QFETCH(int, bodiesPerThread);
+        QFETCH(int, jSplit);
+        QFETCH(int, unroll);
         QFETCH(float, eps2);
         const KernelInfo* k = findKernel(kernel.toStdString());
         QVERIFY(k);
@@ -112,6 +131,9 @@ private slots:
         p.blockSize = block;
         p.blockRows = rows;
         p.tileWidthFactor = factor;
+        p.bodiesPerThread = bodiesPerThread;
+        p.jSplit = jSplit;
+        p.unroll = unroll;
         p.eps2 = eps2;
         const auto ref = referenceAccelerations(w.positions().data(), w.size(), p.eps2, p.G);
         const auto a = evaluateAccelerations(k->id, w, p);
@@ -361,6 +383,80 @@ private slots:
         Simulation other(cube(100), p, "cpu");
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, other.setKernel(k->id));
         QCOMPARE(qid(other.kernel().id), QString("cpu"));
+    }
+    void refusesBlockedParameters_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<int>("block");
+        QTest::addColumn<int>("bodiesPerThread");
+        QTest::addColumn<int>("unroll");
+        QTest::addColumn<QString>("limit");
+        for (const char* id : {"blocked", "blocked-fp64"}) {
+            QTest::addRow("%s block 48", id) << id << 48 << 4 << 4 << "warp size";
+            QTest::addRow("%s block 2048", id) << id << 2048 << 1 << 1 << "threads per block";
+            QTest::addRow("%s 3 per thread", id) << id << 128 << 3 << 4 << "bodies per thread 3";
+            QTest::addRow("%s unroll 16", id) << id << 128 << 4 << 16 << "unroll 16";
+        }
+        // 8 fp64 bodies per thread do not fit 1024 threads' registers: the compiled kernel says so.
+        QTest::newRow("blocked-fp64 1024 x 8") << "blocked-fp64" << 1024 << 8 << 8 << "registers";
+    }
+    void refusesBlockedParameters()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(int, block);
+        QFETCH(int, bodiesPerThread);
+        QFETCH(int, unroll);
+        QFETCH(QString, limit);
+        const KernelInfo* k = findKernel(kernel.toStdString());
+        QVERIFY(k);
+        SKIP_UNLESS_AVAILABLE(*k);
+        SimParams p;
+        p.blockSize = block;
+        p.bodiesPerThread = bodiesPerThread;
+        p.unroll = unroll;
+        try {
+            Simulation sim(cube(100), p, k->id);
+            QFAIL("unlaunchable parameters were accepted");
+        } catch (const std::invalid_argument& e) {
+            qInfo("%s", e.what());
+            QVERIFY2(QString(e.what()).contains(limit), e.what());
+        }
+    }
+    void largeNSampled_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        for (const KernelInfo& k : kernelRegistry())
+            if (k.backend == Backend::Cuda && k.params.bodiesPerThread)
+                QTest::newRow(k.id.data()) << qid(k.id);
+    }
+    void largeNSampled()
+    {
+        // N = 1 048 583 (prime, above 1e6, no multiple of any block size) with the auto launch:
+        // the accelerations of 1500 bodies drawn with a fixed seed against the fp64 sum over all
+        // N. Bound as in againstReference, with the √N growth of fp32 accumulation: √(1e6) · 6e-8
+        // ≈ 6e-5 per body at worst, plus the 1e-3 RMS floor: 1e-3 for fp32; 1e-10 for fp64.
+        QFETCH(QString, kernel);
+        const KernelInfo* k = findKernel(kernel.toStdString());
+        SKIP_UNLESS_AVAILABLE(*k);
+        const int n = 1048583;
+        const World w = cube(n, 5);
+        const SimParams p;
+        const auto a = evaluateAccelerations(k->id, w, p);
+        QCOMPARE(a.size(), w.size());
+        std::vector<std::size_t> sample;
+        std::uint64_t state = 12345;
+        for (int s = 0; s < 1500; ++s) {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            sample.push_back(std::size_t((state >> 33) % std::uint64_t(n)));
+        }
+        const auto ref = referenceAccelerationsAt(w.positions().data(), w.size(), sample, p.eps2, p.G);
+        std::vector<Double4> got(sample.size());
+        for (std::size_t s = 0; s < sample.size(); ++s)
+            got[s] = a[sample[s]];
+        const nbody::ForceError e = relativeErrors(got, ref);
+        qInfo("%s N=%d, %zu sampled bodies: max rel. error %.3g, median %.3g", qPrintable(kernel), n, sample.size(),
+              e.max, e.median);
+        QCOMPARE_LE(e.max, k->precision == Precision::Fp32 ? 1e-3 : 1e-10);
     }
     void timedForceEvaluation_data() { detectsNonFiniteState_data(); }
     void timedForceEvaluation()

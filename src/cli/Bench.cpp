@@ -29,16 +29,30 @@ namespace {
 
 std::string str(std::string_view s) { return std::string(s); }
 
-/// The launch parameters a kernel reads, as a user would write them ("block 256, tile x1").
-std::string describeLaunch(const KernelInfo& k, const SimParams& p)
+/// The launch parameters a kernel reads, resolved for n bodies as they ran ("block 256, tile x1").
+std::string describeLaunch(const KernelInfo& k, const SimParams& p, std::size_t n)
 {
+    if (k.backend != Backend::Cuda)
+        return "-";
+    DeviceForceArgs a;
+    try {
+        a = deviceForceArgs(k, p, n);
+    } catch (const std::exception&) {
+        return "-";
+    }
     std::string s;
     if (k.params.blockSize)
-        s += "block " + std::to_string(p.blockSize);
+        s += "block " + std::to_string(a.blockSize);
     if (k.params.blockRows)
-        s += "x" + std::to_string(p.blockRows);
+        s += "x" + std::to_string(a.blockRows);
     if (k.params.tileWidthFactor)
-        s += ", tile x" + std::to_string(p.tileWidthFactor);
+        s += ", tile x" + std::to_string(a.tileWidthFactor);
+    if (k.params.bodiesPerThread)
+        s += ", " + std::to_string(a.bodiesPerThread) + " i/thread";
+    if (k.params.jSplit)
+        s += ", j-split " + std::to_string(a.jSplit);
+    if (k.params.unroll)
+        s += ", unroll " + std::to_string(a.unroll);
     return s.empty() ? "-" : s;
 }
 
@@ -145,6 +159,9 @@ int benchCommand(const BenchOptions& o)
     params.blockSize = o.blockSize;
     params.blockRows = o.blockRows;
     params.tileWidthFactor = o.tileWidthFactor;
+    params.bodiesPerThread = o.bodiesPerThread;
+    params.jSplit = o.jSplit;
+    params.unroll = o.unroll;
     try {
         if (!std::isfinite(o.budgetSeconds) || !(o.budgetSeconds > 0))
             throw std::invalid_argument("--budget must be a positive number of seconds");
@@ -240,7 +257,7 @@ int benchCommand(const BenchOptions& o)
                 std::printf("%-26s %-5s %-7s %8zu %11.4f %11.4f %15.4g %10.1f  %-11s %s\n", str(k->id).c_str(),
                             str(toString(k->precision)).c_str(), str(toString(k->layout)).c_str(), n, r.forceMsMedian,
                             r.stepMsMedian, r.interactionsPerSecond, r.gflops, r.timer.c_str(),
-                            describeLaunch(*k, params).c_str());
+                            describeLaunch(*k, params, n).c_str());
             } else {
                 std::printf("%-26s %-5s %-7s %8zu  %s\n", str(k->id).c_str(), str(toString(k->precision)).c_str(),
                             str(toString(k->layout)).c_str(), n, row.note.c_str());
@@ -276,7 +293,7 @@ int benchCommand(const BenchOptions& o)
                                     {"params", {{"blockSize", params.blockSize},
                                                 {"blockRows", params.blockRows},
                                                 {"tileWidthFactor", params.tileWidthFactor},
-                                                {"used", describeLaunch(*row.kernel, params)}}}};
+                                                {"used", describeLaunch(*row.kernel, params, row.bodies)}}}};
                 if (row.result) {
                     const BenchResult& r = *row.result;
                     j.update({{"samples", r.samples},
@@ -316,7 +333,7 @@ int benchCommand(const BenchOptions& o)
                 }
                 csv += std::to_string(row.kernel->flopsPerInteraction) + "," +
                        csvField(row.result ? row.result->timer : std::string()) + "," +
-                       csvField(describeLaunch(*row.kernel, params)) + "," + csvField(row.note) + ",";
+                       csvField(describeLaunch(*row.kernel, params, row.bodies)) + "," + csvField(row.note) + ",";
                 if (const auto pc = perCore(row)) {
                     std::snprintf(buf, sizeof buf, "%.6g", *pc);
                     csv += buf;

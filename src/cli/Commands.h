@@ -47,6 +47,9 @@ struct BenchOptions {
     int blockSize = 0; // 0: auto (tuned, else the kernel's default)
     int blockRows = 1;
     int tileWidthFactor = 1;
+    int bodiesPerThread = 0; ///< `blocked` rows; 0: auto
+    int jSplit = 0;          ///< `blocked` rows; 0: auto
+    int unroll = 0;          ///< `blocked` rows; 0: auto
     std::string json;             ///< write the results as JSON here ("" = no)
     std::string csv;              ///< write the results as CSV here ("" = no)
 };

@@ -108,10 +108,7 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
 
 std::string defaultKernel()
 {
-    for (const KernelInfo& k : kernelRegistry())
-        if (k.backend == Backend::Cuda && availability(k).available)
-            return std::string(k.id);
-    return "cpu";
+    return std::string(defaultKernelId());
 }
 
 HeadlessView::HeadlessView(std::size_t n, bool wantInterop)

@@ -21,7 +21,7 @@ int main(int argc, char** argv)
     CLI::App* runCmd = app.add_subcommand("run", "Simulate a system and print progress and a summary");
     addSystemOptions(*runCmd, run.system);
     runCmd->add_option("-s,--steps", run.steps, "Steps to run (>= 0)")->capture_default_str()->check(CLI::Range(0, 1 << 30));
-    runCmd->add_option("-k,--kernel", run.kernel, "Force kernel id (see `nbody kernels`); default: tiled if a GPU is available, else cpu");
+    runCmd->add_option("-k,--kernel", run.kernel, "Force kernel id (see `nbody kernels`); default: blocked if a GPU is available, else cpu");
     runCmd->add_option("-o,--output", run.output,
                        "Write snapshots to FILE (format from the extension: .h5/.hdf5, .csv, .bin/.tipsy/.std); "
                        "{step} in the name is replaced by the step number. Written after the last step and "
@@ -63,13 +63,17 @@ int main(int argc, char** argv)
     benchCmd->add_option("--block-size", bench.blockSize, "CUDA threads per block (kernels that use it; 0: auto, the tuned or default value)")->capture_default_str();
     benchCmd->add_option("--block-rows", bench.blockRows, "Rows per block of the 2D kernels")->capture_default_str();
     benchCmd->add_option("--tile-factor", bench.tileWidthFactor, "Tile width factor of the tiled kernels")->capture_default_str();
+    benchCmd->add_option("--bodies-per-thread", bench.bodiesPerThread, "i-bodies per thread of the blocked kernels: 1, 2, 4, 8 (0: auto)")
+        ->capture_default_str();
+    benchCmd->add_option("--j-split", bench.jSplit, "Pieces of the j-range of the blocked kernels (0: auto)")->capture_default_str();
+    benchCmd->add_option("--unroll", bench.unroll, "Unroll of the blocked kernels' tile loop: 1, 2, 4, 8 (0: auto)")->capture_default_str();
     benchCmd->add_option("--json", bench.json, "Also write the results as JSON to this file (atomic)");
     benchCmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file (atomic)");
     RenderOptions render;
     CLI::App* renderCmd = app.add_subcommand(
         "render", "Simulate headless and write a frame every K steps: PNG files in a directory or an MP4 (ffmpeg)");
     addSystemOptions(*renderCmd, render.system);
-    renderCmd->add_option("-k,--kernel", render.kernel, "Force kernel id; default: tiled if a GPU is available, else cpu");
+    renderCmd->add_option("-k,--kernel", render.kernel, "Force kernel id; default: blocked if a GPU is available, else cpu");
     renderCmd->add_option("--block-size", render.blockSize, "CUDA threads per block (0: auto, the tuned or default value)")->capture_default_str();
     renderCmd->add_option("--tile-factor", render.tileWidthFactor, "Tile width factor of `tiled`")->capture_default_str();
     renderCmd->add_option("-f,--frames", render.frames, "Frames to write (frame 0 is the initial state)")

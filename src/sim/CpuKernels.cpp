@@ -3,6 +3,9 @@
 
 // cpuForcesFp32 (the `cpu` row) is in CpuForcesSimd.cpp.
 
+#include <stdexcept>
+#include <string>
+
 namespace nbody {
 
 namespace {
@@ -55,6 +58,25 @@ std::vector<Double3> referenceAccelerations(const Float4* pos, std::size_t n, do
 std::vector<Double3> referenceAccelerations(const Double4* pos, std::size_t n, double eps2, double G)
 {
     return referenceOf(pos, n, eps2, G);
+}
+
+std::vector<Double3> referenceAccelerationsAt(const Float4* pos, std::size_t n, const std::vector<std::size_t>& which,
+                                              double eps2, double G)
+{
+    for (std::size_t i : which)
+        if (i >= n)
+            throw std::out_of_range("referenceAccelerationsAt: body " + std::to_string(i) + " of " + std::to_string(n));
+    std::vector<Double3> out(which.size());
+    const auto count = static_cast<std::ptrdiff_t>(which.size());
+#pragma omp parallel for schedule(dynamic, 16)
+    for (std::ptrdiff_t s = 0; s < count; ++s) {
+        Acc3d a;
+        const Float4 bi = pos[which[std::size_t(s)]];
+        for (std::size_t j = 0; j < n; ++j)
+            bodyBodyInteraction<double>(bi, pos[j], a, eps2);
+        out[std::size_t(s)] = Double3{G * a.x, G * a.y, G * a.z};
+    }
+    return out;
 }
 
 } // namespace nbody

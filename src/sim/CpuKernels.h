@@ -64,5 +64,9 @@ void cpuForcesFp64(const HostForceArgs& args);
 /// evaluated in double precision. pos: N Float4 or N Double4 (x, y, z, mass). Returns N Double3.
 std::vector<Double3> referenceAccelerations(const Float4* pos, std::size_t n, double eps2, double G);
 std::vector<Double3> referenceAccelerations(const Double4* pos, std::size_t n, double eps2, double G);
+/// The same for the bodies `which` only (each summed over all N): out[s] is the acceleration of
+/// body which[s]. For checks of large N against a sample. Throws std::out_of_range for an index ≥ n.
+std::vector<Double3> referenceAccelerationsAt(const Float4* pos, std::size_t n, const std::vector<std::size_t>& which,
+                                              double eps2, double G);
 
 } // namespace nbody

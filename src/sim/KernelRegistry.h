@@ -127,6 +127,10 @@ struct Availability {
 /// Whether the kernel can run here (CPU rows always can).
 Availability availability(const KernelInfo& k);
 
+/// The kernel a new run uses when none is chosen: the first CUDA row that is available (the
+/// fastest fp32 kernel, `blocked`), else `cpu`.
+std::string_view defaultKernelId();
+
 /// True when this build has the CUDA kernels compiled in.
 bool builtWithCuda();
 
