@@ -13,7 +13,9 @@
 #                                   1000 steps, 262144 bodies for 20 steps, both also with
 #                                   --diagnostics, an exact restart from an HDF5 snapshot, the
 #                                   rendered galaxy, scenarios with both integrators) and
-#                                   `nbody bench` (all kernels, then sweeps).
+#                                   `nbody bench` (all kernels; the `cpu` kernel on 1 thread and
+#                                   on all cores next to the plain loop of
+#                                   ../shared/anchors/cpu-plain-loop; then sweeps).
 #
 # remote writes everything into $OUT/gpu-check.log plus the device listing ($OUT/devices.txt,
 # $OUT/devices.json), pictures ($OUT/out.png, $OUT/big.png, $OUT/collision.png),
@@ -30,7 +32,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,26s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,28s/^# \{0,1\}//p' "$0"; }
 
 prepare() {
     # 1. The GPU build: tests on, app off, machine code for Hopper plus PTX.
@@ -46,6 +48,15 @@ prepare() {
         ../shared/device/fetch-debs.sh "$device/debs"
     fi
     cp ../shared/device/unpack.sh "$device/"
+    # Highway (the `cpu` kernel's SIMD dispatch): Debian 12 has no static libhwy.a, so the shared
+    # library travels in $device/lib (remote puts it on LD_LIBRARY_PATH).
+    rm -rf "${device:?}/lib"
+    mkdir -p "$device/lib"
+    local hwy
+    hwy=$(ldd build-gpu/src/cli/nbody | awk '$1 ~ /^libhwy\.so/ {print $3}')
+    if [[ -n $hwy ]]; then
+        cp -L "$hwy" "$device/lib/"
+    fi
 
     # 3. Data and executables.
     mkdir -p "$device/data"
@@ -62,6 +73,10 @@ prepare() {
     mkdir -p "$device/anchors" "$device/obj"
     cp -r ../shared/anchors/nvidia-nbody-sample ../shared/anchors/cpu-plain-loop "$device/anchors/"
     chmod -R u+w "$device/anchors"
+    # The plain loop's run.sh compiles it there with -march=native when the GPU host has g++;
+    # this x86-64-v3 (AVX2, FMA) build is the fallback when it has none (bench part).
+    g++ -O3 -march=x86-64-v3 -ffast-math -fopenmp-simd ../shared/anchors/cpu-plain-loop/plain_loop.cpp \
+        -o "$device/anchors/cpu-plain-loop/plain_loop-x86-64-v3"
     cp build-gpu/kernels/CMakeFiles/nbody_kernels.dir/BlockedForces.cu.o "$device/obj/"
 
     # 5. Size check: the working tree that travels must stay under 64 MiB. The executables carry
@@ -87,6 +102,7 @@ remote() {
     # The libraries (unpack.sh exports LD_LIBRARY_PATH, the EGL vendor file and QT_QPA_PLATFORM).
     # shellcheck source=/dev/null
     source "$device/unpack.sh" "$device/debs"
+    export LD_LIBRARY_PATH=$PWD/$device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} # libhwy.so.1
     export NBODY_DATA_DIR=$PWD/$device/data
     export NBODY_REQUIRE_INTEROP=1 # tst_controller: CUDA rows fail instead of falling back to host uploads
     export NBODY_CLI_PATH=$PWD/$device/bin/nbody # for tests that run the CLI (build-gpu/ stays here)
@@ -237,6 +253,16 @@ remote() {
     if want bench; then
     limit=900 step "nbody bench all" "$nbody" bench --kernels all --bodies 8192,65536,262144 --steps 10 \
         --json "$OUT/bench.json" --csv "$OUT/bench.csv"
+    # The SIMD `cpu` kernel per core against the plain vectorised loop in the same run
+    # (docs/performance-cpu.md): one thread, then all cores (the plain loop is single-threaded by
+    # construction; compare its figure with the per-core line of the all-cores bench).
+    local plain=$device/anchors/cpu-plain-loop
+    local -a plainCmd=(bash "$plain/run.sh")
+    command -v g++ >/dev/null || plainCmd=(bash -c 'echo "plain loop (x86-64-v3 build, no g++ here), 1 thread, N = 8192: $("$1") interactions/s"' _ "$plain/plain_loop-x86-64-v3")
+    step "bench cpu 1 thread" env OMP_NUM_THREADS=1 "$nbody" bench --kernels cpu --bodies 8192
+    step "plain loop 1 thread" env OMP_NUM_THREADS=1 "${plainCmd[@]}"
+    step "bench cpu all cores" "$nbody" bench --kernels cpu --bodies 8192
+    step "plain loop (all cores run)" "${plainCmd[@]}"
     local b f r
     for b in 128 256 512 1024; do
         for f in 1 2 4; do

@@ -9,6 +9,9 @@
 
 #include <QtTest>
 
+#include <omp.h>
+
+#include <cmath>
 #include <cstring>
 
 using namespace nbody;
@@ -147,6 +150,100 @@ private slots:
             const auto again = evaluateAccelerations(k->id, w, p);
             QVERIFY2(sameBits(a, again), "a deterministic kernel gave different bits on a second run");
         }
+    }
+    // The `cpu` kernel on every Highway target compiled in that this CPU runs (EMU128, SSSE3,
+    // SSE4, AVX2, AVX3 on x86-64), not only the one the dispatch picks: against the fp64
+    // reference with the againstReference bound (1e-4; each term is within ~1e-6 of m/r³ after
+    // the Newton step, the fp32 sum of N terms adds ≲ √N·6e-8), with ε² = 0, with coincident
+    // bodies (pairs at zero distance: the guard with ε² = 0, (ε²)^{-3/2} finite otherwise), and
+    // bit-identical for 1 thread and all threads (each i sums j in order in its own lane).
+    void everySimdTarget_data()
+    {
+        QTest::addColumn<qlonglong>("target");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<float>("eps2");
+        QTest::addColumn<bool>("coincident");
+        const float eps2 = SimParams{}.eps2;
+        const auto targets = cpuSimdTargets();
+        QVERIFY(!targets.empty());
+        for (std::int64_t t : targets) {
+            const std::string name = cpuSimdTargetName(t);
+            for (int n : {1, 2, 31, 33, 1000, 4097}) {
+                QTest::addRow("%s N=%d default", name.c_str(), n) << qlonglong(t) << n << eps2 << false;
+                QTest::addRow("%s N=%d eps2=0", name.c_str(), n) << qlonglong(t) << n << 0.f << false;
+                QTest::addRow("%s N=%d eps2=0 coincident", name.c_str(), n) << qlonglong(t) << n << 0.f << true;
+                QTest::addRow("%s N=%d coincident", name.c_str(), n) << qlonglong(t) << n << eps2 << true;
+            }
+        }
+    }
+    void everySimdTarget()
+    {
+        QFETCH(qlonglong, target);
+        QFETCH(int, n);
+        QFETCH(float, eps2);
+        QFETCH(bool, coincident);
+        std::vector<Float4> pos = cube(n).positions();
+        if (coincident) // bodies 2k and 2k+1 at the same place (different masses)
+            for (std::size_t i = 1; i < pos.size(); i += 2)
+                pos[i] = Float4{pos[i - 1].x, pos[i - 1].y, pos[i - 1].z, pos[i].w};
+        const double G = SimParams{}.G;
+        std::vector<Float4> acc(pos.size(), Float4{-1.f, -1.f, -1.f, -1.f});
+        HostForceArgs args{pos.data(), acc.data(), pos.size(), double(eps2), G};
+        QCOMPARE(cpuForcesFp32OnTarget(args, target), std::int64_t(target));
+        std::vector<Double4> a(pos.size());
+        for (std::size_t i = 0; i < pos.size(); ++i) {
+            QVERIFY2(std::isfinite(acc[i].x) && std::isfinite(acc[i].y) && std::isfinite(acc[i].z),
+                     qPrintable(QString("body %1 is not finite").arg(i)));
+            QCOMPARE(acc[i].w, 0.f);
+            a[i] = Double4{acc[i].x, acc[i].y, acc[i].z, 0.0};
+        }
+        const auto ref = referenceAccelerations(pos.data(), pos.size(), double(eps2), G);
+        const nbody::ForceError e = relativeErrors(a, ref);
+        qInfo("%s N=%d eps2 %g%s: max rel. error %.3g (body %zu), median %.3g", cpuSimdTargetName(target).c_str(), n,
+              double(eps2), coincident ? " coincident" : "", e.max, e.worstBody, e.median);
+        QCOMPARE_LE(e.max, 1e-4);
+        // The same bits on one thread as on all of them.
+        std::vector<Float4> one(pos.size());
+        HostForceArgs oneArgs = args;
+        oneArgs.acc = one.data();
+        const int threads = omp_get_max_threads();
+        omp_set_num_threads(1);
+        cpuForcesFp32OnTarget(oneArgs, target);
+        omp_set_num_threads(threads);
+        QVERIFY2(sameBits(acc, one), "1 thread and all threads gave different bits");
+    }
+    // The reciprocal square root of the `cpu` kernel (hardware estimate + one Newton step;
+    // EMU128: bit-trick estimate + two) over every float in [1, 4): the estimates depend on the
+    // mantissa and the exponent's parity only, so this covers all normal inputs. Derived bound:
+    // 1.5·e² with e ≤ 1.5·2^-12 (rsqrtps) is 2.0e-7, plus the rounding of the 4 fp32 operations
+    // of the step (≲ 2·2^-24 relative after the final multiply dominates): 3e-7.
+    void rsqrtRefinement_data()
+    {
+        QTest::addColumn<qlonglong>("target");
+        for (std::int64_t t : cpuSimdTargets())
+            QTest::newRow(cpuSimdTargetName(t).c_str()) << qlonglong(t);
+    }
+    void rsqrtRefinement()
+    {
+        QFETCH(qlonglong, target);
+        std::vector<float> x;
+        x.reserve(std::size_t(1) << 24);
+        for (float v = 1.f; v < 4.f; v = std::nextafter(v, 5.f))
+            x.push_back(v);
+        std::vector<float> y(x.size());
+        QCOMPARE(cpuRsqrtOnTarget(x.data(), y.data(), x.size(), target), std::int64_t(target));
+        double worst = 0;
+        float at = 0;
+        for (std::size_t k = 0; k < x.size(); ++k) {
+            const double err = std::abs(double(y[k]) * std::sqrt(double(x[k])) - 1.0);
+            if (err > worst) {
+                worst = err;
+                at = x[k];
+            }
+        }
+        qInfo("%s: max |u·sqrt(x) - 1| = %.3g (%.2f·2^-23) at x = %.9g over %zu floats in [1, 4)",
+              cpuSimdTargetName(target).c_str(), worst, worst / std::ldexp(1.0, -23), double(at), x.size());
+        QCOMPARE_LE(worst, 3e-7);
     }
     void pipelineMatchesCpu_data()
     {

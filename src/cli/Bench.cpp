@@ -4,6 +4,7 @@
 
 #include "sim/AtomicFile.h"
 #include "sim/Benchmark.h"
+#include "sim/CpuKernels.h"
 #include "sim/DeviceInfo.h"
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
@@ -128,6 +129,15 @@ struct Row {
     std::optional<BenchResult> result;
     std::string note; ///< why there is no result (skipped, failed)
 };
+
+/// CPU kernels: interactions/s per OpenMP thread (the per-core figure, docs/performance-cpu.md);
+/// nothing for GPU kernels.
+std::optional<double> perCore(const Row& row)
+{
+    if (!row.result || row.kernel->backend != Backend::Cpu)
+        return std::nullopt;
+    return row.result->interactionsPerSecond / double(std::max(1, omp_get_max_threads()));
+}
 
 std::string csvField(const std::string& s)
 {
@@ -257,6 +267,13 @@ int benchCommand(const BenchOptions& o)
         }
     }
 
+    // Per core, under the table (CPU kernels only).
+    for (const Row& row : rows)
+        if (const auto pc = perCore(row))
+            std::printf("per core: %s N=%zu: %.4g interactions/s per OpenMP thread (%d threads%s)\n",
+                        str(row.kernel->id).c_str(), row.bodies, *pc, omp_get_max_threads(),
+                        row.kernel->id == "cpu" ? (", SIMD target " + cpuSimdTargetName(cpuSimdTarget())).c_str() : "");
+
     try {
         if (!o.json.empty()) {
             nlohmann::json out;
@@ -287,6 +304,8 @@ int benchCommand(const BenchOptions& o)
                               {"gflops", r.gflops},
                               {"flopsPerInteraction", r.flopsPerInteraction},
                               {"timer", r.timer}});
+                    if (const auto pc = perCore(row))
+                        j["perCore"] = *pc;
                 } else {
                     j["note"] = row.note;
                 }
@@ -298,7 +317,7 @@ int benchCommand(const BenchOptions& o)
         }
         if (!o.csv.empty()) {
             std::string csv = "kernel,precision,layout,bodies,samples,force_ms_median,force_ms_min,step_ms_median,"
-                              "interactions_per_second,gflops,flops_per_interaction,timer,params,note\n";
+                              "interactions_per_second,gflops,flops_per_interaction,timer,params,note,per_core\n";
             char buf[512];
             for (const Row& row : rows) {
                 std::snprintf(buf, sizeof buf, "%s,%s,%s,%zu,", str(row.kernel->id).c_str(),
@@ -314,7 +333,12 @@ int benchCommand(const BenchOptions& o)
                 }
                 csv += std::to_string(row.kernel->flopsPerInteraction) + "," +
                        csvField(row.result ? row.result->timer : std::string()) + "," +
-                       csvField(describeLaunch(*row.kernel, params, row.bodies)) + "," + csvField(row.note) + "\n";
+                       csvField(describeLaunch(*row.kernel, params, row.bodies)) + "," + csvField(row.note) + ",";
+                if (const auto pc = perCore(row)) {
+                    std::snprintf(buf, sizeof buf, "%.6g", *pc);
+                    csv += buf;
+                }
+                csv += "\n";
             }
             writeTextAtomically(o.csv, csv);
             std::fprintf(stderr, "bench: wrote %s\n", o.csv.c_str());

@@ -31,15 +31,17 @@ constexpr KernelParamUse kBlockedParams{true, false, false, true, true, true};
 const std::array kRegistry = {
     KernelInfo{
         "cpu", "CPU (OpenMP)",
-        "All pairs on the CPU, one OpenMP thread per chunk of bodies, fp32 arithmetic on the fp32 state. "
-        "Reads N positions N times from cache; the choice without a GPU and for small N.",
+        "All pairs on the CPU in fp32, SIMD through Highway (AVX-512, AVX2, SSE4, ... chosen at run time): "
+        "positions transposed into x/y/z/m arrays and swept in L1-sized j tiles by vectors of i bodies, "
+        "approximate 1/sqrt refined by one Newton step (fp32 accuracy), OpenMP over blocks of i. "
+        "Deterministic for any thread count; the choice without a GPU and for small N.",
         Backend::Cpu, Precision::Fp32, Layout::Float4, /*deterministic*/ true, kNoParams,
         kFlopsPerInteractionFp32, &cpuForcesFp32},
     KernelInfo{
         "reference", "CPU fp64 reference (OpenMP)",
         "All pairs on the CPU in double precision on the fp64 state (double positions, velocities and "
-        "accelerations). The reference every kernel is validated against; about as fast as the fp32 CPU "
-        "kernel on the machines measured (docs/benchmarks.md).",
+        "accelerations). The reference every kernel is validated against; scalar, about 18x slower per core "
+        "than the SIMD fp32 `cpu` kernel (docs/performance-cpu.md).",
         Backend::Cpu, Precision::Fp64, Layout::Double4, true, kNoParams, kFlopsPerInteractionFp64, &cpuForcesFp64},
     // First CUDA row: the default kernel on GPUs (defaultKernelId()).
     KernelInfo{
