@@ -9,6 +9,7 @@
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
 #include "sim/Simulation.h"
+#include "sim/Tuner.h"
 
 #include <nlohmann/json.hpp>
 
@@ -28,17 +29,11 @@ namespace {
 
 std::string str(std::string_view s) { return std::string(s); }
 
-/// The launch parameters a kernel reads, as a user would write them ("block 256, tile x1").
-std::string describeLaunch(const KernelInfo& k, const SimParams& p)
+/// The launch parameters a kernel reads at n bodies as resolved (deviceForceArgs), with where
+/// they came from: "block 128, tile x2 (tuned)", "block 256 (set); tile x1 (default)".
+std::string describeLaunch(const KernelInfo& k, const SimParams& p, std::size_t n)
 {
-    std::string s;
-    if (k.params.blockSize)
-        s += "block " + std::to_string(p.blockSize);
-    if (k.params.blockRows)
-        s += "x" + std::to_string(p.blockRows);
-    if (k.params.tileWidthFactor)
-        s += ", tile x" + std::to_string(p.tileWidthFactor);
-    return s.empty() ? "-" : s;
+    return describeResolved(k, resolveLaunch(k, p, n));
 }
 
 /// Parses "8192,65536" into N values (each 1..kMaxBodies). Throws std::invalid_argument.
@@ -135,6 +130,9 @@ int benchCommand(const BenchOptions& o)
     params.blockSize = o.blockSize;
     params.blockRows = o.blockRows;
     params.tileWidthFactor = o.tileWidthFactor;
+    params.bodiesPerThread = o.bodiesPerThread;
+    params.jSplit = o.jSplit;
+    params.unroll = o.unroll;
     try {
         if (!std::isfinite(o.budgetSeconds) || !(o.budgetSeconds > 0))
             throw std::invalid_argument("--budget must be a positive number of seconds");
@@ -207,6 +205,17 @@ int benchCommand(const BenchOptions& o)
                     row.note = note;
                 }
             }
+            if (row.note.empty() && !o.noTune && tunable(*k, params)) {
+                try { // once per device, kernel and N bucket (sim/Tuner.h); the table stays on stdout
+                    const TuneOutcome t = ensureTuned(*k, params, n, [](const std::string& s) { std::fputs(s.c_str(), stderr); });
+                    if (t.ran)
+                        std::fputs("\n", stderr);
+                    if (!t.warning.empty())
+                        std::fprintf(stderr, "bench: note: %s\n", t.warning.c_str());
+                } catch (const std::exception& e) {
+                    std::fprintf(stderr, "\nbench: note: tuning failed (%s); the defaults are used\n", e.what());
+                }
+            }
             if (row.note.empty()) {
                 std::fprintf(stderr, "bench [%zu/%zu] %s N=%zu ...\n", index, total, str(k->id).c_str(), n);
                 BenchCase c;
@@ -230,7 +239,7 @@ int benchCommand(const BenchOptions& o)
                 std::printf("%-26s %-5s %-7s %8zu %11.4f %11.4f %15.4g %10.1f  %-11s %s\n", str(k->id).c_str(),
                             str(toString(k->precision)).c_str(), str(toString(k->layout)).c_str(), n, r.forceMsMedian,
                             r.stepMsMedian, r.interactionsPerSecond, r.gflops, r.timer.c_str(),
-                            describeLaunch(*k, params).c_str());
+                            describeLaunch(*k, params, n).c_str());
             } else {
                 std::printf("%-26s %-5s %-7s %8zu  %s\n", str(k->id).c_str(), str(toString(k->precision)).c_str(),
                             str(toString(k->layout)).c_str(), n, row.note.c_str());
@@ -259,7 +268,7 @@ int benchCommand(const BenchOptions& o)
                                     {"params", {{"blockSize", params.blockSize},
                                                 {"blockRows", params.blockRows},
                                                 {"tileWidthFactor", params.tileWidthFactor},
-                                                {"used", describeLaunch(*row.kernel, params)}}}};
+                                                {"used", describeLaunch(*row.kernel, params, row.bodies)}}}};
                 if (row.result) {
                     const BenchResult& r = *row.result;
                     j.update({{"samples", r.samples},
@@ -297,7 +306,7 @@ int benchCommand(const BenchOptions& o)
                 }
                 csv += std::to_string(row.kernel->flopsPerInteraction) + "," +
                        csvField(row.result ? row.result->timer : std::string()) + "," +
-                       csvField(describeLaunch(*row.kernel, params)) + "," + csvField(row.note) + "\n";
+                       csvField(describeLaunch(*row.kernel, params, row.bodies)) + "," + csvField(row.note) + "\n";
             }
             writeTextAtomically(o.csv, csv);
             std::fprintf(stderr, "bench: wrote %s\n", o.csv.c_str());
