@@ -49,9 +49,12 @@ struct Variant {
 
 std::vector<Variant> variantsOf(const KernelInfo& k)
 {
-    std::vector<Variant> v{{"default", 256, 1, 1}};
-    if (k.params.blockSize)
-        v.push_back({"b96", 96, 1, 1}); // not a power of two: the generic reduction tree
+    // "auto": every launch parameter 0, resolved from the tuning cache or the row's defaults.
+    std::vector<Variant> v{{"auto", 0, 0, 0}};
+    if (k.params.blockSize) {
+        v.push_back({"b256", 256, 1, 1}); // the fixed default of the older rows, set explicitly
+        v.push_back({"b96", 96, 1, 1});   // not a power of two: the generic reduction tree
+    }
     if (k.params.tileWidthFactor) {
         v.push_back({"b128x2", 128, 1, 2});
         v.push_back({"b64x4", 64, 1, 4});

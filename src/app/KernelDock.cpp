@@ -1,11 +1,13 @@
 #include "KernelDock.h"
 
 #include "sim/KernelRegistry.h"
+#include "sim/Tuner.h"
 
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QTreeWidget>
@@ -32,7 +34,8 @@ QSpinBox* paramSpinBox(QWidget* parent, const QString& objectName)
 {
     auto* s = new QSpinBox(parent);
     s->setObjectName(objectName);
-    s->setRange(1, 1 << 20); // the kernel checks the device's limits and says which one
+    s->setRange(0, 1 << 20); // the kernel checks the device's limits and says which one
+    s->setSpecialValueText(KernelDock::tr("auto")); // 0: tuned for this device and N, else the kernel's default
     s->setKeyboardTracking(false); // apply on Enter / focus loss / arrows, not per keystroke
     return s;
 }
@@ -122,13 +125,27 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     auto* paramBox = new QGroupBox(tr("Launch parameters"), body);
     auto* form = new QFormLayout(paramBox);
     m_blockSize = paramSpinBox(paramBox, QStringLiteral("blockSize"));
-    m_blockSize->setMinimum(0); // 0: auto (tuned for this device and N, else the kernel's default)
-    m_blockSize->setSpecialValueText(tr("auto"));
     m_blockRows = paramSpinBox(paramBox, QStringLiteral("blockRows"));
     m_tileWidthFactor = paramSpinBox(paramBox, QStringLiteral("tileWidthFactor"));
+    m_bodiesPerThread = paramSpinBox(paramBox, QStringLiteral("bodiesPerThread"));
+    m_jSplit = paramSpinBox(paramBox, QStringLiteral("jSplit"));
+    m_unroll = paramSpinBox(paramBox, QStringLiteral("unroll"));
     form->addRow(tr("Block size:"), m_blockSize);
     form->addRow(tr("Block rows:"), m_blockRows);
     form->addRow(tr("Tile width factor:"), m_tileWidthFactor);
+    form->addRow(tr("Bodies per thread:"), m_bodiesPerThread);
+    form->addRow(tr("J-split:"), m_jSplit);
+    form->addRow(tr("Unroll:"), m_unroll);
+    m_launchInfo = new QLabel(paramBox);
+    m_launchInfo->setObjectName(QStringLiteral("launchSource"));
+    m_launchInfo->setWordWrap(true);
+    m_launchInfo->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    form->addRow(m_launchInfo);
+    m_tuneNow = new QPushButton(tr("Tune now"), paramBox);
+    m_tuneNow->setObjectName(QStringLiteral("tuneNow"));
+    m_tuneNow->setToolTip(tr("Measure this kernel's launch parameters at the current N on this device (a few "
+                             "seconds, off the GUI thread) and cache them for the parameters left on auto"));
+    form->addRow(m_tuneNow);
     m_refusal = new QLabel(paramBox);
     m_refusal->setObjectName(QStringLiteral("refusal"));
     m_refusal->setWordWrap(true);
@@ -150,6 +167,10 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     forward(m_blockSize, &KernelDock::blockSizeEdited);
     forward(m_blockRows, &KernelDock::blockRowsEdited);
     forward(m_tileWidthFactor, &KernelDock::tileWidthFactorEdited);
+    forward(m_bodiesPerThread, &KernelDock::bodiesPerThreadEdited);
+    forward(m_jSplit, &KernelDock::jSplitEdited);
+    forward(m_unroll, &KernelDock::unrollEdited);
+    connect(m_tuneNow, &QPushButton::clicked, this, &KernelDock::tuneRequested);
 
     setKernel(QString());
     setParams(nbody::SimParams{});
@@ -195,6 +216,10 @@ void KernelDock::showDetails(const nbody::KernelInfo* k)
     m_blockSize->setEnabled(use.blockSize);
     m_blockRows->setEnabled(use.blockRows);
     m_tileWidthFactor->setEnabled(use.tileWidthFactor);
+    m_bodiesPerThread->setEnabled(use.bodiesPerThread);
+    m_jSplit->setEnabled(use.jSplit);
+    m_unroll->setEnabled(use.unroll);
+    refreshLaunchInfo();
     if (!k) {
         m_title->setText(QStringLiteral("–"));
         for (QLabel* l : {m_precision, m_layout, m_deterministic, m_flops, m_description})
@@ -223,6 +248,69 @@ void KernelDock::showDetails(const nbody::KernelInfo* k)
                                           : unused);
     m_tileWidthFactor->setToolTip(use.tileWidthFactor ? tr("Bodies staged per tile = block size × factor")
                                                       : unused);
+    m_bodiesPerThread->setToolTip(use.bodiesPerThread ? tr("i-bodies each thread keeps in registers (1, 2, 4, 8)")
+                                                      : unused);
+    m_jSplit->setToolTip(use.jSplit ? tr("Pieces the j-range is split into across blocks, summed by a "
+                                         "deterministic second pass (fills the GPU at small N)")
+                                    : unused);
+    m_unroll->setToolTip(use.unroll ? tr("Unroll factor of the loop over a tile (1, 2, 4, 8)") : unused);
+}
+
+void KernelDock::setBodies(qulonglong bodies)
+{
+    if (bodies == m_bodies)
+        return;
+    m_bodies = bodies;
+    refreshLaunchInfo();
+}
+
+void KernelDock::setTuning(bool tuning)
+{
+    m_tuning = tuning;
+    refreshLaunchInfo();
+}
+
+void KernelDock::refreshLaunchInfo()
+{
+    const nbody::KernelInfo* k = nbody::findKernel(m_kernelId.toStdString());
+    const bool cuda = k && k->backend == nbody::Backend::Cuda;
+    m_tuneNow->setEnabled(cuda && !m_tuning && nbody::availability(*k).available);
+    if (!cuda) {
+        m_launchInfo->setText(k ? tr("CPU kernels have no launch parameters.") : QString());
+        return;
+    }
+    if (m_tuning) {
+        m_launchInfo->setText(tr("Tuning on this device…"));
+        return;
+    }
+    const std::size_t n = std::max<std::size_t>(1, std::size_t(m_bodies));
+    try {
+        const nbody::ResolvedLaunch r = nbody::resolveLaunch(*k, m_params, n);
+        const QString values = QString::fromStdString(nbody::describeLaunch(*k, nbody::launchValues(r.args)));
+        bool anySet = false, anyDefault = false;
+        const auto& table = nbody::launchParams();
+        for (std::size_t i = 0; i < table.size(); ++i) {
+            if (!nbody::reads(k->params, table[i].param))
+                continue;
+            anySet |= r.source[i] == nbody::LaunchSource::Set;
+            anyDefault |= r.source[i] == nbody::LaunchSource::Default;
+        }
+        QString text;
+        if (r.tuned)
+            text = tr("tuned on this device %1: %2 — %3 interactions/s")
+                       .arg(QString::fromStdString(r.tuned->date), values,
+                            QString::number(r.tuned->interactionsPerSecond, 'g', 2));
+        else if (anyDefault)
+            text = tr("default (not tuned yet): %1").arg(values);
+        else
+            text = tr("set: %1").arg(values);
+        if (anySet && (r.tuned || anyDefault))
+            text += tr(" (with your values: %1)").arg(QString::fromStdString(nbody::describeResolved(*k, r)));
+        m_launchInfo->setText(text);
+        m_launchInfo->setToolTip(QString::fromStdString(nbody::describeResolved(*k, r)));
+    } catch (const std::exception& e) {
+        m_launchInfo->setText(tr("default (the device could not be asked: %1)").arg(QString::fromUtf8(e.what())));
+    }
 }
 
 void KernelDock::setParams(const nbody::SimParams& p)
@@ -234,6 +322,11 @@ void KernelDock::setParams(const nbody::SimParams& p)
     show(m_blockSize, p.blockSize);
     show(m_blockRows, p.blockRows);
     show(m_tileWidthFactor, p.tileWidthFactor);
+    show(m_bodiesPerThread, p.bodiesPerThread);
+    show(m_jSplit, p.jSplit);
+    show(m_unroll, p.unroll);
+    m_params = p;
+    refreshLaunchInfo();
 }
 
 void KernelDock::showRefusal(const QString& message)
