@@ -4,6 +4,8 @@
 #include "sim/Tuner.h"
 
 #include <QFormLayout>
+#include <QGridLayout>
+#include <QHBoxLayout>
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -123,36 +125,48 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
 
     // -- its launch parameters (one place to edit them)
     auto* paramBox = new QGroupBox(tr("Launch parameters"), body);
-    auto* form = new QFormLayout(paramBox);
+    auto* form = new QVBoxLayout(paramBox);
+    // Two columns of three (the older rows' parameters left, the blocked rows' right), so the
+    // dock is no taller than with three: it shares the right-hand column with the other docks.
+    auto* grid = new QGridLayout;
     m_blockSize = paramSpinBox(paramBox, QStringLiteral("blockSize"));
     m_blockRows = paramSpinBox(paramBox, QStringLiteral("blockRows"));
     m_tileWidthFactor = paramSpinBox(paramBox, QStringLiteral("tileWidthFactor"));
     m_bodiesPerThread = paramSpinBox(paramBox, QStringLiteral("bodiesPerThread"));
     m_jSplit = paramSpinBox(paramBox, QStringLiteral("jSplit"));
     m_unroll = paramSpinBox(paramBox, QStringLiteral("unroll"));
-    form->addRow(tr("Block size:"), m_blockSize);
-    form->addRow(tr("Block rows:"), m_blockRows);
-    form->addRow(tr("Tile width factor:"), m_tileWidthFactor);
-    form->addRow(tr("Bodies per thread:"), m_bodiesPerThread);
-    form->addRow(tr("J-split:"), m_jSplit);
-    form->addRow(tr("Unroll:"), m_unroll);
+    const auto place = [&](int row, int pair, const QString& label, QSpinBox* box) {
+        auto* l = new QLabel(label, paramBox);
+        l->setBuddy(box);
+        grid->addWidget(l, row, 2 * pair);
+        grid->addWidget(box, row, 2 * pair + 1);
+    };
+    place(0, 0, tr("Block size:"), m_blockSize);
+    place(1, 0, tr("Block rows:"), m_blockRows);
+    place(2, 0, tr("Tile width factor:"), m_tileWidthFactor);
+    place(0, 1, tr("Bodies per thread:"), m_bodiesPerThread);
+    place(1, 1, tr("J-split:"), m_jSplit);
+    place(2, 1, tr("Unroll:"), m_unroll);
+    form->addLayout(grid);
+    auto* sourceRow = new QHBoxLayout;
     m_launchInfo = new QLabel(paramBox);
     m_launchInfo->setObjectName(QStringLiteral("launchSource"));
     m_launchInfo->setWordWrap(true);
     m_launchInfo->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    form->addRow(m_launchInfo);
     m_tuneNow = new QPushButton(tr("Tune now"), paramBox);
     m_tuneNow->setObjectName(QStringLiteral("tuneNow"));
     m_tuneNow->setToolTip(tr("Measure this kernel's launch parameters at the current N on this device (a few "
                              "seconds, off the GUI thread) and cache them for the parameters left on auto"));
-    form->addRow(m_tuneNow);
+    sourceRow->addWidget(m_launchInfo, 1);
+    sourceRow->addWidget(m_tuneNow, 0, Qt::AlignTop);
+    form->addLayout(sourceRow);
     m_refusal = new QLabel(paramBox);
     m_refusal->setObjectName(QStringLiteral("refusal"));
     m_refusal->setWordWrap(true);
     m_refusal->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_refusal->setStyleSheet(QStringLiteral("color: #d32f2f;"));
     m_refusal->hide();
-    form->addRow(m_refusal);
+    form->addWidget(m_refusal);
     column->addWidget(paramBox);
     setWidget(body);
 
