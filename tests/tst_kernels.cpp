@@ -54,7 +54,8 @@ struct Variant {
 
 std::vector<Variant> variantsOf(const KernelInfo& k)
 {
-    std::vector<Variant> v{{"default", 0, 1, 1}};
+    // "default": every launch parameter 0 (auto), resolved from the tuning cache or the row's defaults.
+    std::vector<Variant> v{{"default", 0, 0, 0}};
     if (k.params.bodiesPerThread) {
         // Every compiled bodies-per-thread and unroll value, splits that leave a short last
         // chunk (N = 4097 over 3 or 7 rows), one row, and more rows than tiles (clamped).
@@ -65,8 +66,10 @@ std::vector<Variant> variantsOf(const KernelInfo& k)
         v.push_back({"b256 r4 s1000 u8", 256, 1, 1, 4, 1000, 8});
         return v;
     }
-    if (k.params.blockSize)
-        v.push_back({"b96", 96, 1, 1}); // not a power of two: the generic reduction tree
+    if (k.params.blockSize) {
+        v.push_back({"b256", 256, 1, 1}); // the fixed default of the older rows, set explicitly
+        v.push_back({"b96", 96, 1, 1});   // not a power of two: the generic reduction tree
+    }
     if (k.params.tileWidthFactor) {
         v.push_back({"b128x2", 128, 1, 2});
         v.push_back({"b64x4", 64, 1, 4});
@@ -108,7 +111,7 @@ private slots:
                         << id << n << v.block << v.rows << v.factor << v.bodiesPerThread << v.jSplit << v.unroll
                         << eps2;
                 // ε² = 0: the zero-distance guard path (self-terms must not give NaN).
-                QTest::addRow("%s N=%d eps2=0", qPrintable(id), n) << id << n << 0 << 1 << 1 << 0 << 0 << 0 << 0.f;
+                QTest::addRow("%s N=%d eps2=0", qPrintable(id), n) << id << n << 0 << 0 << 0 << 0 << 0 << 0 << 0.f;
             }
         }
     }

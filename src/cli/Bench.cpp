@@ -10,6 +10,7 @@
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
 #include "sim/Simulation.h"
+#include "sim/Tuner.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,31 +30,11 @@ namespace {
 
 std::string str(std::string_view s) { return std::string(s); }
 
-/// The launch parameters a kernel reads, resolved for n bodies as they ran ("block 256, tile x1").
+/// The launch parameters a kernel reads at n bodies as resolved (deviceForceArgs), with where
+/// they came from: "block 128, tile x2 (tuned)", "block 256 (set); tile x1 (default)".
 std::string describeLaunch(const KernelInfo& k, const SimParams& p, std::size_t n)
 {
-    if (k.backend != Backend::Cuda)
-        return "-";
-    DeviceForceArgs a;
-    try {
-        a = deviceForceArgs(k, p, n);
-    } catch (const std::exception&) {
-        return "-";
-    }
-    std::string s;
-    if (k.params.blockSize)
-        s += "block " + std::to_string(a.blockSize);
-    if (k.params.blockRows)
-        s += "x" + std::to_string(a.blockRows);
-    if (k.params.tileWidthFactor)
-        s += ", tile x" + std::to_string(a.tileWidthFactor);
-    if (k.params.bodiesPerThread)
-        s += ", " + std::to_string(a.bodiesPerThread) + " i/thread";
-    if (k.params.jSplit)
-        s += ", j-split " + std::to_string(a.jSplit);
-    if (k.params.unroll)
-        s += ", unroll " + std::to_string(a.unroll);
-    return s.empty() ? "-" : s;
+    return describeResolved(k, resolveLaunch(k, p, n));
 }
 
 /// Parses "8192,65536" into N values (each 1..kMaxBodies). Throws std::invalid_argument.
@@ -232,6 +213,17 @@ int benchCommand(const BenchOptions& o)
                     std::snprintf(note, sizeof note, "skipped: about %.3g s predicted, over the %.3g s budget (--budget)",
                                   predicted, o.budgetSeconds);
                     row.note = note;
+                }
+            }
+            if (row.note.empty() && !o.noTune && tunable(*k, params)) {
+                try { // once per device, kernel and N bucket (sim/Tuner.h); the table stays on stdout
+                    const TuneOutcome t = ensureTuned(*k, params, n, [](const std::string& s) { std::fputs(s.c_str(), stderr); });
+                    if (t.ran)
+                        std::fputs("\n", stderr);
+                    if (!t.warning.empty())
+                        std::fprintf(stderr, "bench: note: %s\n", t.warning.c_str());
+                } catch (const std::exception& e) {
+                    std::fprintf(stderr, "\nbench: note: tuning failed (%s); the defaults are used\n", e.what());
                 }
             }
             if (row.note.empty()) {

@@ -2,7 +2,6 @@
 #include "CpuKernels.h"
 #include "DeviceInfo.h"
 #include "Interaction.h"
-#include "Tuner.h"
 
 #if NBODY_HAVE_CUDA
 #include "kernels/ForceKernels.h"
@@ -122,32 +121,7 @@ const std::array kRegistry = {
 
 } // namespace
 
-DeviceForceArgs deviceForceArgs(const KernelInfo& k, const SimParams& p, std::size_t n)
-{
-    DeviceForceArgs a;
-    a.n = n;
-    a.eps2 = p.eps2;
-    a.G = p.G;
-    a.blockSize = p.blockSize;
-    a.blockRows = p.blockRows;
-    a.tileWidthFactor = p.tileWidthFactor;
-    a.bodiesPerThread = p.bodiesPerThread;
-    a.jSplit = p.jSplit;
-    a.unroll = p.unroll;
-    if (k.backend == Backend::Cuda)
-        applyTunedLaunch(k, a); // auto parameters the tuning cache has for this device and N
-    if (k.defaults)
-        k.defaults(a);
-    if (a.blockSize == 0)
-        a.blockSize = kDefaultBlockSize;
-    if (a.bodiesPerThread == 0)
-        a.bodiesPerThread = 1;
-    if (a.jSplit == 0)
-        a.jSplit = 1;
-    if (a.unroll == 0)
-        a.unroll = 4;
-    return a;
-}
+// deviceForceArgs() is defined with the tuner (Tuner.cpp: resolveLaunch).
 
 std::string_view toString(Backend b)
 {
