@@ -95,10 +95,11 @@ private slots:
         v.bodiesPerThread = 1;
         // N = 1024: 4 i-blocks; j-split while N / split ≥ one tile of 256 bodies.
         QCOMPARE(launchCandidates(k, LaunchParam::JSplit, 1024, kDevice, v), (std::vector<int>{1, 2, 4}));
-        // N = 2^18 with 256 × 4 per block: 256 i-blocks already fill 132 SMs twice over but one
-        // split level is still tried.
+        // N = 2^18 with 256 × 4 per block: 256 i-blocks. Powers of two while the blocks stay
+        // within 8 per SM (2, 4: 512, 1024 ≤ 8 · 132), and the splits giving k · 132 blocks
+        // for k = 1 … 8 (ceil(132 k / 256) = 1, 2, 2, 3, 3, 4, 4, 5).
         v.bodiesPerThread = 4;
-        QCOMPARE(launchCandidates(k, LaunchParam::JSplit, 1 << 18, kDevice, v), (std::vector<int>{1, 2}));
+        QCOMPARE(launchCandidates(k, LaunchParam::JSplit, 1 << 18, kDevice, v), (std::vector<int>{1, 2, 3, 4, 5}));
     }
 
     void searchFindsTheMinimumQuickly()

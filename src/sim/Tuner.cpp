@@ -574,13 +574,25 @@ std::vector<int> launchCandidates(const KernelInfo& k, LaunchParam p, std::size_
     case LaunchParam::BodiesPerThread:
     case LaunchParam::Unroll: return {1, 2, 4, 8};
     case LaunchParam::JSplit: {
+        // Powers of two up to about eight blocks per SM, and the splits that make the block
+        // count a whole number of SM multiples (k · SMs blocks, k = 1 … 8: balanced waves, which
+        // the H200 sweep showed to matter more than the count itself at N ≤ 65 536), each
+        // leaving at least one tile per grid row.
         const std::size_t tile = std::size_t(std::max(1, current.blockSize > 0 ? current.blockSize : kDefaultBlockSize));
         const std::size_t perBlock = tile * std::size_t(std::max(1, current.bodiesPerThread));
         const std::size_t iBlocks = std::max<std::size_t>(1, (n + perBlock - 1) / perBlock);
-        const std::size_t wave = d.multiprocessors > 0 ? 2 * std::size_t(d.multiprocessors) : 64;
+        const std::size_t sms = d.multiprocessors > 0 ? std::size_t(d.multiprocessors) : 32;
+        const std::size_t maxSplit = std::max<std::size_t>(1, std::min<std::size_t>(1024, n / tile));
         std::vector<int> out{1};
-        for (std::size_t s = 2; s <= 1024 && n / s >= tile && iBlocks * s <= std::max(wave, iBlocks * 2); s *= 2)
+        for (std::size_t s = 2; s <= maxSplit && iBlocks * s <= 8 * sms; s *= 2)
             out.push_back(int(s));
+        for (std::size_t k = 1; k <= 8; ++k)
+            if (const std::size_t s = (k * sms + iBlocks - 1) / iBlocks; s >= 2 && s <= maxSplit)
+                out.push_back(int(s));
+        if (current.jSplit > 0 && std::size_t(current.jSplit) <= maxSplit)
+            out.push_back(current.jSplit);
+        std::sort(out.begin(), out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
         return out;
     }
     }
