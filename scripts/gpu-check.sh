@@ -283,6 +283,8 @@ remote() {
         local sample=$device/anchors/nvidia-nbody-sample/run.sh sizes=8192,16384,65536,262144,1048576
         step "nvidia sample fp32" bash -c 'set -o pipefail; "$1" 8192 16384 65536 262144 1048576 | tee "$2/sample.txt"' _ "$sample" "$OUT"
         step "nvidia sample fp64" bash -c 'set -o pipefail; "$1" --fp64 262144 | tee -a "$2/sample.txt"' _ "$sample" "$OUT"
+        # The tuner's choices for the sizes of the table (cached on that machine, then used by bench).
+        step "nbody tune" "$nbody" tune --kernels blocked,blocked-fp64,tiled --bodies 8192,16384,65536,262144 --force
         # The SM clock and power while the kernels run (every 100 ms): an issue-slot ceiling at
         # 1.98 GHz means little if the card runs slower under a full FP32 load.
         nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu,clocks_event_reasons.active \
