@@ -1,5 +1,6 @@
 #include "Simulation.h"
 #include "Integrators.h"
+#include "Parallel.h"
 #include "Scenario.h"
 
 #if NBODY_HAVE_CUDA
@@ -491,7 +492,7 @@ struct HostIntegrator {
     {
         const T half = T(0.5) * dt;
         const auto n = static_cast<std::ptrdiff_t>(vel.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelElementsFrom)
         for (std::ptrdiff_t i = 0; i < n; ++i) {
             vel[i].x += half * acc[i].x;
             vel[i].y += half * acc[i].y;
@@ -502,7 +503,7 @@ struct HostIntegrator {
     void drift(T dt)
     {
         const auto n = static_cast<std::ptrdiff_t>(pos.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelElementsFrom)
         for (std::ptrdiff_t i = 0; i < n; ++i) {
             pos[i].x += dt * vel[i].x;
             pos[i].y += dt * vel[i].y;
