@@ -38,6 +38,8 @@ std::string describeLaunch(const KernelInfo& k, const SimParams& p)
         s += "x" + std::to_string(p.blockRows);
     if (k.params.tileWidthFactor)
         s += ", tile x" + std::to_string(p.tileWidthFactor);
+    if (k.backend == Backend::Cuda && !p.cudaGraphs)
+        s += s.empty() ? "no CUDA graphs" : ", no CUDA graphs";
     return s.empty() ? "-" : s;
 }
 
@@ -135,6 +137,7 @@ int benchCommand(const BenchOptions& o)
     params.blockSize = o.blockSize;
     params.blockRows = o.blockRows;
     params.tileWidthFactor = o.tileWidthFactor;
+    params.cudaGraphs = o.cudaGraphs;
     try {
         if (!std::isfinite(o.budgetSeconds) || !(o.budgetSeconds > 0))
             throw std::invalid_argument("--budget must be a positive number of seconds");
@@ -259,6 +262,7 @@ int benchCommand(const BenchOptions& o)
                                     {"params", {{"blockSize", params.blockSize},
                                                 {"blockRows", params.blockRows},
                                                 {"tileWidthFactor", params.tileWidthFactor},
+                                                {"cudaGraphs", params.cudaGraphs},
                                                 {"used", describeLaunch(*row.kernel, params)}}}};
                 if (row.result) {
                     const BenchResult& r = *row.result;

@@ -47,6 +47,7 @@ struct BenchOptions {
     int blockSize = 0; // 0: auto (tuned, else the kernel's default)
     int blockRows = 1;
     int tileWidthFactor = 1;
+    bool cudaGraphs = true;       ///< steps of CUDA kernels replayed from CUDA graphs (SimParams::cudaGraphs)
     std::string json;             ///< write the results as JSON here ("" = no)
     std::string csv;              ///< write the results as CSV here ("" = no)
 };

@@ -63,6 +63,9 @@ int main(int argc, char** argv)
     benchCmd->add_option("--block-size", bench.blockSize, "CUDA threads per block (kernels that use it; 0: auto, the tuned or default value)")->capture_default_str();
     benchCmd->add_option("--block-rows", bench.blockRows, "Rows per block of the 2D kernels")->capture_default_str();
     benchCmd->add_option("--tile-factor", bench.tileWidthFactor, "Tile width factor of the tiled kernels")->capture_default_str();
+    benchCmd->add_flag("!--no-cuda-graphs", bench.cudaGraphs,
+                       "Step CUDA kernels with plain launches instead of replaying a captured CUDA graph "
+                       "(compares the launch overhead; results are the same)");
     benchCmd->add_option("--json", bench.json, "Also write the results as JSON to this file (atomic)");
     benchCmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file (atomic)");
     RenderOptions render;
