@@ -65,14 +65,14 @@ __device__ bool finiteXyz(const V& v)
     return finiteFp32(v.x) && finiteFp32(v.y) && finiteFp32(v.z);
 }
 
-// Lowest index i with a position, mass or velocity that is not finite in fp32 into *first
-// (initialised to n).
+// The lowest index i with a position, mass or velocity that is not finite in fp32, as n − i
+// (the largest such value) into *flag, which starts at 0 (a memset: nothing to upload).
 template <class P, class V>
-__global__ void firstNonFiniteKernel(const P* __restrict__ pos, const V* __restrict__ vel, int n, int* first)
+__global__ void firstNonFiniteKernel(const P* __restrict__ pos, const V* __restrict__ vel, int n, int* flag)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n && !(finiteXyz(pos[i]) && finiteFp32(pos[i].w) && finiteXyz(vel[i])))
-        atomicMin(first, i);
+        atomicMax(flag, n - i);
 }
 
 // The float4 copy of fp64 positions, for drawing.
@@ -125,6 +125,7 @@ DeviceState::DeviceState(std::size_t n, Layout layout, PositionStorage storage)
         NB_CUDA_CHECK(cudaMalloc(&m_acc, vecBytes));
         NB_CUDA_CHECK(cudaMemset(m_acc, 0, vecBytes));
         NB_CUDA_CHECK(cudaMalloc(&m_flag, sizeof(int)));
+        NB_CUDA_CHECK(cudaMallocHost(&m_flagHost, sizeof(int)));
         if (m_ownsPositions) {
             NB_CUDA_CHECK(cudaMalloc(&m_owned[0], posBytes));
             NB_CUDA_CHECK(cudaMalloc(&m_owned[1], posBytes));
@@ -135,6 +136,7 @@ DeviceState::DeviceState(std::size_t n, Layout layout, PositionStorage storage)
         cudaFree(m_vel);
         cudaFree(m_acc);
         cudaFree(m_flag);
+        cudaFreeHost(m_flagHost);
         cudaFree(m_owned[0]);
         cudaFree(m_owned[1]);
         throw;
@@ -150,6 +152,7 @@ DeviceState::~DeviceState()
     cudaFree(m_vel);
     cudaFree(m_acc);
     cudaFree(m_flag);
+    cudaFreeHost(m_flagHost);
     cudaFree(m_owned[0]);
     cudaFree(m_owned[1]);
     cudaFree(m_workspace);
@@ -485,16 +488,19 @@ long long DeviceState::firstNonFinite(int current)
     if (!hasPositions())
         throw std::logic_error("DeviceState::firstNonFinite: positions are not attached");
     const int n = int(m_n);
-    NB_CUDA_CHECK(cudaMemcpy(m_flag, &n, sizeof(int), cudaMemcpyHostToDevice));
+    // Stream 0 throughout, after the steps (a memset and an async copy to pinned memory: no
+    // pageable upload, one wait).
+    NB_CUDA_CHECK(cudaMemsetAsync(m_flag, 0, sizeof(int), nullptr));
     withLayout(m_layout, [&]<class P, class V>() {
         static const int block = elementwiseBlock(firstNonFiniteKernel<P, V>);
         firstNonFiniteKernel<P, V><<<gridFor(n, block), block>>>(static_cast<const P*>(m_pos[current]),
                                                                  static_cast<const V*>(m_vel), n, m_flag);
         NB_CUDA_CHECK_LAUNCH("firstNonFiniteKernel");
     });
-    int first = n;
-    NB_CUDA_CHECK(cudaMemcpy(&first, m_flag, sizeof(int), cudaMemcpyDeviceToHost));
-    return first < n ? first : -1;
+    NB_CUDA_CHECK(cudaMemcpyAsync(m_flagHost, m_flag, sizeof(int), cudaMemcpyDeviceToHost, nullptr));
+    NB_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+    const int flag = *m_flagHost; // n − (first bad index), or 0
+    return flag > 0 ? n - flag : -1;
 }
 
 DiagnosticSums DeviceState::measure(int current, double eps2, int blockSize)

@@ -126,6 +126,7 @@ private:
     void* m_workspace = nullptr;
     std::size_t m_workspaceBytes = 0;
     int* m_flag = nullptr; ///< one int for firstNonFinite()
+    int* m_flagHost = nullptr; ///< its pinned host copy
 
     std::uint64_t m_workspaceGeneration = 0; ///< bumped when the workspace is reallocated
     StepConfig m_stepConfig;     ///< the configuration the graphs below were captured for
