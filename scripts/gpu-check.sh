@@ -12,7 +12,8 @@
 #                                   1000 steps, 262144 bodies for 20 steps, both also with
 #                                   --diagnostics, an exact restart from an HDF5 snapshot, the
 #                                   rendered galaxy, scenarios with both integrators) and
-#                                   `nbody bench` (all kernels, then sweeps).
+#                                   `nbody bench` (all kernels, the app's frame loop against the
+#                                   bench at N = 65536, CUDA graphs on and off, then sweeps).
 #
 # remote writes everything into $OUT/gpu-check.log plus the device listing ($OUT/devices.txt,
 # $OUT/devices.json), pictures ($OUT/out.png, $OUT/big.png, $OUT/collision.png),
@@ -208,6 +209,19 @@ remote() {
     if want bench; then
     limit=900 step "nbody bench all" "$nbody" bench --kernels all --bodies 8192,65536,262144 --steps 10 \
         --json "$OUT/bench.json" --csv "$OUT/bench.csv"
+    # Issue 11: the app's frame loop at N = 65536 with CUDA-GL interop. tst_controller runs the
+    # app's SimulationController with the positions in two GL buffers mapped for CUDA through EGL
+    # (one step per frame, as the app) and Simulation::step alone on the same cube, and prints
+    # "frame loop tiled N=65536 (CUDA-GL interop): A ms/step in the app's frame loop, B ms/step
+    # Simulation::step alone: +x.x %"; it fails beyond 5 %. nbody bench's step_ms for the same
+    # kernel and N beside it, with CUDA graphs (the default) and without (launch gaps, issue 11).
+    step "bench tiled 65536" "$nbody" bench --kernels tiled --bodies 65536 --steps 20
+    step "frame loop tiled 65536" "$device/bin/tst_controller" "frameLoopStepTime:tiled N=65536"
+    step "bench tiled 65536 no graphs" "$nbody" bench --kernels tiled --bodies 65536 --steps 20 --no-cuda-graphs
+    # Launch gaps at small N: 2000 steps of 1024 bodies with and without CUDA graphs (ms/step).
+    step "run tiled 1024 graphs" "$nbody" run --kernel tiled --bodies 1024 --steps 2000 --no-energy
+    step "run tiled 1024 no graphs" "$nbody" run --kernel tiled --bodies 1024 --steps 2000 --no-energy \
+        --no-cuda-graphs
     local b f r
     for b in 128 256 512 1024; do
         for f in 1 2 4; do

@@ -73,6 +73,7 @@ int runCommand(const RunOptions& o)
     params.blockSize = o.blockSize;
     params.blockRows = o.blockRows;
     params.tileWidthFactor = o.tileWidthFactor;
+    params.cudaGraphs = o.cudaGraphs;
     if (!o.launchGiven && savedLaunch.first > 0) {
         params.blockSize = savedLaunch.first;
         params.tileWidthFactor = savedLaunch.second;

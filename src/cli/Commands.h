@@ -26,6 +26,7 @@ struct RunOptions {
     int blockRows = 1;
     int tileWidthFactor = 1;
     int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
+    bool cudaGraphs = true;     ///< steps of CUDA kernels replayed from CUDA graphs (SimParams::cudaGraphs)
     bool captureGiven = false;      ///< --capture given (an empty name is an error)
     bool launchGiven = false;       ///< --block-size or --tile-factor given (else a snapshot's are used)
     bool energy = true;         ///< evaluate energy and momentum (fp64, O(N²)) at start and end

@@ -37,6 +37,8 @@ int main(int argc, char** argv)
     runCmd->add_option("--tile-factor", run.tileWidthFactor, "Tile width factor of `tiled`")->capture_default_str();
     runCmd->add_option("--progress-every", run.progressEvery, "Steps between progress lines (0: about ten lines)")
         ->check(CLI::Range(0, 1 << 30));
+    runCmd->add_flag("!--no-cuda-graphs", run.cudaGraphs,
+                     "Step CUDA kernels with plain launches instead of replaying a captured CUDA graph");
     runCmd->add_flag("!--no-energy", run.energy,
                      "Skip the energy and momentum evaluation (fp64, O(N^2)) at start and end");
     CLI::Option* diagnosticsOpt = runCmd->add_option("--diagnostics", run.diagnostics,
