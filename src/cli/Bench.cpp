@@ -4,11 +4,13 @@
 
 #include "sim/AtomicFile.h"
 #include "sim/Benchmark.h"
+#include "sim/CpuKernels.h"
 #include "sim/DeviceInfo.h"
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
 #include "sim/Simulation.h"
+#include "sim/Tuner.h"
 
 #include <nlohmann/json.hpp>
 
@@ -28,19 +30,14 @@ namespace {
 
 std::string str(std::string_view s) { return std::string(s); }
 
-/// The launch parameters a kernel reads, as a user would write them ("block 256, tile x1").
-std::string describeLaunch(const KernelInfo& k, const SimParams& p)
+/// The launch parameters a kernel reads at n bodies as resolved (deviceForceArgs), with where
+/// they came from: "block 128, tile x2 (tuned)", "block 256 (set); tile x1 (default)".
+std::string describeLaunch(const KernelInfo& k, const SimParams& p, std::size_t n)
 {
-    std::string s;
-    if (k.params.blockSize)
-        s += "block " + std::to_string(p.blockSize);
-    if (k.params.blockRows)
-        s += "x" + std::to_string(p.blockRows);
-    if (k.params.tileWidthFactor)
-        s += ", tile x" + std::to_string(p.tileWidthFactor);
+    std::string s = describeResolved(k, resolveLaunch(k, p, n));
     if (k.backend == Backend::Cuda && !p.cudaGraphs)
-        s += s.empty() ? "no CUDA graphs" : ", no CUDA graphs";
-    return s.empty() ? "-" : s;
+        s = (s == "-" ? std::string() : s + ", ") + "no CUDA graphs";
+    return s;
 }
 
 /// Parses "8192,65536" into N values (each 1..kMaxBodies). Throws std::invalid_argument.
@@ -117,6 +114,15 @@ struct Row {
     std::string note; ///< why there is no result (skipped, failed)
 };
 
+/// CPU kernels: interactions/s per OpenMP thread (the per-core figure, docs/performance-cpu.md);
+/// nothing for GPU kernels.
+std::optional<double> perCore(const Row& row)
+{
+    if (!row.result || row.kernel->backend != Backend::Cpu)
+        return std::nullopt;
+    return row.result->interactionsPerSecond / double(std::max(1, omp_get_max_threads()));
+}
+
 std::string csvField(const std::string& s)
 {
     if (s.find_first_of(",\"\n") == std::string::npos)
@@ -137,6 +143,9 @@ int benchCommand(const BenchOptions& o)
     params.blockSize = o.blockSize;
     params.blockRows = o.blockRows;
     params.tileWidthFactor = o.tileWidthFactor;
+    params.bodiesPerThread = o.bodiesPerThread;
+    params.jSplit = o.jSplit;
+    params.unroll = o.unroll;
     params.cudaGraphs = o.cudaGraphs;
     try {
         if (!std::isfinite(o.budgetSeconds) || !(o.budgetSeconds > 0))
@@ -210,6 +219,17 @@ int benchCommand(const BenchOptions& o)
                     row.note = note;
                 }
             }
+            if (row.note.empty() && !o.noTune && tunable(*k, params)) {
+                try { // once per device, kernel and N bucket (sim/Tuner.h); the table stays on stdout
+                    const TuneOutcome t = ensureTuned(*k, params, n, [](const std::string& s) { std::fputs(s.c_str(), stderr); });
+                    if (t.ran)
+                        std::fputs("\n", stderr);
+                    if (!t.warning.empty())
+                        std::fprintf(stderr, "bench: note: %s\n", t.warning.c_str());
+                } catch (const std::exception& e) {
+                    std::fprintf(stderr, "\nbench: note: tuning failed (%s); the defaults are used\n", e.what());
+                }
+            }
             if (row.note.empty()) {
                 std::fprintf(stderr, "bench [%zu/%zu] %s N=%zu ...\n", index, total, str(k->id).c_str(), n);
                 BenchCase c;
@@ -233,7 +253,7 @@ int benchCommand(const BenchOptions& o)
                 std::printf("%-26s %-5s %-7s %8zu %11.4f %11.4f %15.4g %10.1f  %-11s %s\n", str(k->id).c_str(),
                             str(toString(k->precision)).c_str(), str(toString(k->layout)).c_str(), n, r.forceMsMedian,
                             r.stepMsMedian, r.interactionsPerSecond, r.gflops, r.timer.c_str(),
-                            describeLaunch(*k, params).c_str());
+                            describeLaunch(*k, params, n).c_str());
             } else {
                 std::printf("%-26s %-5s %-7s %8zu  %s\n", str(k->id).c_str(), str(toString(k->precision)).c_str(),
                             str(toString(k->layout)).c_str(), n, row.note.c_str());
@@ -242,6 +262,13 @@ int benchCommand(const BenchOptions& o)
             rows.push_back(std::move(row));
         }
     }
+
+    // Per core, under the table (CPU kernels only).
+    for (const Row& row : rows)
+        if (const auto pc = perCore(row))
+            std::printf("per core: %s N=%zu: %.4g interactions/s per OpenMP thread (%d threads%s)\n",
+                        str(row.kernel->id).c_str(), row.bodies, *pc, omp_get_max_threads(),
+                        row.kernel->id == "cpu" ? (", SIMD target " + cpuSimdTargetName(cpuSimdTarget())).c_str() : "");
 
     try {
         if (!o.json.empty()) {
@@ -263,7 +290,7 @@ int benchCommand(const BenchOptions& o)
                                                 {"blockRows", params.blockRows},
                                                 {"tileWidthFactor", params.tileWidthFactor},
                                                 {"cudaGraphs", params.cudaGraphs},
-                                                {"used", describeLaunch(*row.kernel, params)}}}};
+                                                {"used", describeLaunch(*row.kernel, params, row.bodies)}}}};
                 if (row.result) {
                     const BenchResult& r = *row.result;
                     j.update({{"samples", r.samples},
@@ -274,6 +301,8 @@ int benchCommand(const BenchOptions& o)
                               {"gflops", r.gflops},
                               {"flopsPerInteraction", r.flopsPerInteraction},
                               {"timer", r.timer}});
+                    if (const auto pc = perCore(row))
+                        j["perCore"] = *pc;
                 } else {
                     j["note"] = row.note;
                 }
@@ -285,7 +314,7 @@ int benchCommand(const BenchOptions& o)
         }
         if (!o.csv.empty()) {
             std::string csv = "kernel,precision,layout,bodies,samples,force_ms_median,force_ms_min,step_ms_median,"
-                              "interactions_per_second,gflops,flops_per_interaction,timer,params,note\n";
+                              "interactions_per_second,gflops,flops_per_interaction,timer,params,note,per_core\n";
             char buf[512];
             for (const Row& row : rows) {
                 std::snprintf(buf, sizeof buf, "%s,%s,%s,%zu,", str(row.kernel->id).c_str(),
@@ -301,7 +330,12 @@ int benchCommand(const BenchOptions& o)
                 }
                 csv += std::to_string(row.kernel->flopsPerInteraction) + "," +
                        csvField(row.result ? row.result->timer : std::string()) + "," +
-                       csvField(describeLaunch(*row.kernel, params)) + "," + csvField(row.note) + "\n";
+                       csvField(describeLaunch(*row.kernel, params, row.bodies)) + "," + csvField(row.note) + ",";
+                if (const auto pc = perCore(row)) {
+                    std::snprintf(buf, sizeof buf, "%.6g", *pc);
+                    csv += buf;
+                }
+                csv += "\n";
             }
             writeTextAtomically(o.csv, csv);
             std::fprintf(stderr, "bench: wrote %s\n", o.csv.c_str());
