@@ -267,8 +267,8 @@ remote() {
     # Issue 11: the app's frame loop at N = 65536 with CUDA-GL interop. tst_controller runs the
     # app's SimulationController with the positions in two GL buffers mapped for CUDA through EGL
     # (one step per frame, as the app) and Simulation::step alone on the same cube, and prints
-    # "frame loop tiled N=65536 (CUDA-GL interop): A ms/step in the app's frame loop, B ms/step
-    # Simulation::step alone: +x.x %"; it fails beyond 5 %. nbody bench's step_ms for the same
+    # "frame loop tiled N=65536 (CUDA-GL interop; <launch>): A ms/step in the app's frame loop,
+    # B ms/step Simulation::step alone: +x.x %"; it fails beyond 5 %. nbody bench's step_ms for the same
     # kernel and N beside it, with CUDA graphs (the default) and without (launch gaps, issue 11).
     step "bench tiled 65536" "$nbody" bench --kernels tiled --bodies 65536 --steps 20
     step "frame loop tiled 65536" "$device/bin/tst_controller" "frameLoopStepTime:tiled N=65536"
