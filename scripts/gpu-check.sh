@@ -15,7 +15,8 @@
 #                                   rendered galaxy, scenarios with both integrators) and
 #                                   `nbody bench` (all kernels; the `cpu` kernel on 1 thread and
 #                                   on all cores next to the plain loop of
-#                                   ../shared/anchors/cpu-plain-loop; then sweeps).
+#                                   ../shared/anchors/cpu-plain-loop; the app's frame loop against
+#                                   the bench at N = 65536, CUDA graphs on and off; then sweeps).
 #
 # remote writes everything into $OUT/gpu-check.log plus the device listing ($OUT/devices.txt,
 # $OUT/devices.json), pictures ($OUT/out.png, $OUT/big.png, $OUT/collision.png),
@@ -32,7 +33,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,28s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,31s/^# \{0,1\}//p' "$0"; }
 
 prepare() {
     # 1. The GPU build: tests on, app off, machine code for Hopper plus PTX.
@@ -263,6 +264,19 @@ remote() {
     step "plain loop 1 thread" env OMP_NUM_THREADS=1 "${plainCmd[@]}"
     step "bench cpu all cores" "$nbody" bench --kernels cpu --bodies 8192
     step "plain loop (all cores run)" "${plainCmd[@]}"
+    # Issue 11: the app's frame loop at N = 65536 with CUDA-GL interop. tst_controller runs the
+    # app's SimulationController with the positions in two GL buffers mapped for CUDA through EGL
+    # (one step per frame, as the app) and Simulation::step alone on the same cube, and prints
+    # "frame loop tiled N=65536 (CUDA-GL interop; <launch>): A ms/step in the app's frame loop,
+    # B ms/step Simulation::step alone: +x.x %"; it fails beyond 5 %. nbody bench's step_ms for the same
+    # kernel and N beside it, with CUDA graphs (the default) and without (launch gaps, issue 11).
+    step "bench tiled 65536" "$nbody" bench --kernels tiled --bodies 65536 --steps 20
+    step "frame loop tiled 65536" "$device/bin/tst_controller" "frameLoopStepTime:tiled N=65536"
+    step "bench tiled 65536 no graphs" "$nbody" bench --kernels tiled --bodies 65536 --steps 20 --no-cuda-graphs
+    # Launch gaps at small N: 2000 steps of 1024 bodies with and without CUDA graphs (ms/step).
+    step "run tiled 1024 graphs" "$nbody" run --kernel tiled --bodies 1024 --steps 2000 --no-energy
+    step "run tiled 1024 no graphs" "$nbody" run --kernel tiled --bodies 1024 --steps 2000 --no-energy \
+        --no-cuda-graphs
     local b f r
     for b in 128 256 512 1024; do
         for f in 1 2 4; do

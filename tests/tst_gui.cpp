@@ -44,6 +44,7 @@ constexpr int kTimeoutMs = 240'000;
 struct Run {
     int exitCode = -1;
     QString stderrText;
+    QString stdoutText;
     bool finished = false;
 };
 
@@ -67,6 +68,7 @@ Run runApp(const QStringList& args, const QProcessEnvironment& extra = {})
     }
     r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
     r.stderrText = QString::fromLocal8Bit(p.readAllStandardError());
+    r.stdoutText = QString::fromLocal8Bit(p.readAllStandardOutput());
     return r;
 }
 
@@ -122,6 +124,22 @@ QTreeWidgetItem* rowOf(const QTreeWidget* table, const QString& id)
         if (item->data(0, Qt::UserRole).toString() == id)
             return item;
     return nullptr;
+}
+
+/// The bound on the time per step the app reports for the Solar System (10 bodies, Yoshida's
+/// 4th order: 3 force evaluations of 100 pairs and 6 kicks and 3 drifts of 10 bodies per step,
+/// about 10^4 flops; the diagnostics every 10 steps add 100 pairs). That is microseconds on any
+/// core (`nbody run --scenario solar-system` measures 0.02–0.06 ms here); the bound leaves two
+/// orders of magnitude for a loaded machine and is still a third of the 16 ms between frames
+/// at 60 fps, so a figure that counted the frame pacing (≥ 16 ms at one step per frame) or that
+/// waited for a thread team on a busy machine (100–200 ms per step before the fix) fails it.
+constexpr double kSolarStepBoundMs = 5.0;
+
+/// The number before " ms/step" in a status-bar or summary text; -1 when there is none.
+double msPerStepIn(const QString& text)
+{
+    const QRegularExpressionMatch m = QRegularExpression(QStringLiteral("([0-9]+(\\.[0-9]+)?) ms/step")).match(text);
+    return m.hasMatch() ? m.captured(1).toDouble() : -1.0;
 }
 
 /// The step count in the status bar ("step 1,234" in any locale's grouping).
@@ -355,6 +373,55 @@ private slots:
             }
         qInfo("green pixels %d, red pixels %d", green, red);
         QVERIFY(green >= 20 && red >= 20);
+    }
+
+    /// The status bar's ms/step is the time spent stepping, not the frame interval: the Solar
+    /// System at one step per frame for a second and a half, on each CPU kernel.
+    void statusBarMeasuresSteps_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::newRow("reference (the scenario's)") << QStringLiteral("reference");
+        QTest::newRow("cpu") << QStringLiteral("cpu");
+    }
+
+    void statusBarMeasuresSteps()
+    {
+        QFETCH(QString, kernel);
+        nbody::app::StartupConfig config;
+        config.scenario = QStringLiteral("solar-system");
+        config.kernelId = kernel;
+        config.kernelGiven = true;
+        config.stepsPerFrame = 1;
+        config.startRunning = true;
+        config.diagnosticsInterval = 10; // as the app's default
+        MainWindow w(config, nbody::app::Automation{});
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const auto* label = w.findChild<QLabel*>(QStringLiteral("msLabel"));
+        QVERIFY(label);
+        QTRY_VERIFY_WITH_TIMEOUT(shownStep(w) >= 1, kWaitMs);
+        QTest::qWait(1500);
+        const qlonglong steps = shownStep(w);
+        const double ms = msPerStepIn(label->text());
+        qInfo("%s after %lld steps", qPrintable(label->text()), steps);
+        QVERIFY2(label->text().contains(QLatin1String(" fps")), qPrintable(label->text()));
+        QVERIFY2(ms > 0, qPrintable(label->text()));
+        QVERIFY2(steps >= 10, "fewer than 10 frames in 1.5 s");
+        QVERIFY2(ms < kSolarStepBoundMs,
+                 qPrintable(QStringLiteral("%1 ms/step for 10 bodies (bound %2 ms)").arg(ms).arg(kSolarStepBoundMs)));
+    }
+
+    /// A scripted run prints its time per step at exit (stdout), to compare with `nbody bench`.
+    void quitPrintsStepTime()
+    {
+        const Run run = runApp({QStringLiteral("--scenario"), QStringLiteral("solar-system"), QStringLiteral("--steps"),
+                                QStringLiteral("60"), QStringLiteral("--quit")});
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
+        qInfo("%s", qPrintable(run.stdoutText.trimmed()));
+        QVERIFY2(run.stdoutText.contains(QLatin1String("nbody-sandbox: reference, N = 10: ")), qPrintable(run.stdoutText));
+        QVERIFY2(run.stdoutText.contains(QLatin1String(" over 59 steps after the first frame")), qPrintable(run.stdoutText));
+        const double ms = msPerStepIn(run.stdoutText);
+        QVERIFY2(ms > 0 && ms < kSolarStepBoundMs, qPrintable(run.stdoutText));
     }
 
     void badOptions_data()

@@ -740,11 +740,14 @@ void SimulationController::publishState()
 {
     if (!m_sim)
         return;
-    const QString kernel = QString::fromUtf8(m_sim->kernel().id.data(),
-                                             static_cast<qsizetype>(m_sim->kernel().id.size()));
-    if (kernel != m_publishedKernel) {
-        m_publishedKernel = kernel;
-        emit kernelChanged(kernel);
+    if (&m_sim->kernel() != m_publishedKernelRow) { // a pointer compare: no string per frame
+        m_publishedKernelRow = &m_sim->kernel();
+        const QString kernel = QString::fromUtf8(m_sim->kernel().id.data(),
+                                                 static_cast<qsizetype>(m_sim->kernel().id.size()));
+        if (kernel != m_publishedKernel) {
+            m_publishedKernel = kernel;
+            emit kernelChanged(kernel);
+        }
     }
     const SimParams& p = m_sim->params();
     const bool paramsSame = m_publishedParams && m_publishedParams->G == p.G &&

@@ -23,7 +23,7 @@
 
 #include "sim/Snapshot.h"
 
-namespace nbody { class Simulation; class World; struct EditRecord; struct Fp64State; struct ScenarioSpec; struct BuiltScenario; }
+namespace nbody { class Simulation; class World; struct EditRecord; struct Fp64State; struct ScenarioSpec; struct BuiltScenario; struct KernelInfo; }
 
 namespace nbody::app {
 
@@ -244,6 +244,7 @@ private:
 
     // last published values (signals are emitted only on change)
     QString m_publishedKernel;
+    const nbody::KernelInfo* m_publishedKernelRow = nullptr;
     std::optional<nbody::SimParams> m_publishedParams;
     qulonglong m_publishedBodies = 0;
 };

@@ -34,7 +34,10 @@ std::string str(std::string_view s) { return std::string(s); }
 /// they came from: "block 128, tile x2 (tuned)", "block 256 (set); tile x1 (default)".
 std::string describeLaunch(const KernelInfo& k, const SimParams& p, std::size_t n)
 {
-    return describeResolved(k, resolveLaunch(k, p, n));
+    std::string s = describeResolved(k, resolveLaunch(k, p, n));
+    if (k.backend == Backend::Cuda && !p.cudaGraphs)
+        s = (s == "-" ? std::string() : s + ", ") + "no CUDA graphs";
+    return s;
 }
 
 /// Parses "8192,65536" into N values (each 1..kMaxBodies). Throws std::invalid_argument.
@@ -143,6 +146,7 @@ int benchCommand(const BenchOptions& o)
     params.bodiesPerThread = o.bodiesPerThread;
     params.jSplit = o.jSplit;
     params.unroll = o.unroll;
+    params.cudaGraphs = o.cudaGraphs;
     try {
         if (!std::isfinite(o.budgetSeconds) || !(o.budgetSeconds > 0))
             throw std::invalid_argument("--budget must be a positive number of seconds");
@@ -285,6 +289,7 @@ int benchCommand(const BenchOptions& o)
                                     {"params", {{"blockSize", params.blockSize},
                                                 {"blockRows", params.blockRows},
                                                 {"tileWidthFactor", params.tileWidthFactor},
+                                                {"cudaGraphs", params.cudaGraphs},
                                                 {"used", describeLaunch(*row.kernel, params, row.bodies)}}}};
                 if (row.result) {
                     const BenchResult& r = *row.result;

@@ -74,6 +74,7 @@ int runCommand(const RunOptions& o)
     params.blockSize = o.blockSize;
     params.blockRows = o.blockRows;
     params.tileWidthFactor = o.tileWidthFactor;
+    params.cudaGraphs = o.cudaGraphs;
     params.bodiesPerThread = o.bodiesPerThread;
     params.jSplit = o.jSplit;
     params.unroll = o.unroll;

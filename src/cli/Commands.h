@@ -30,6 +30,7 @@ struct RunOptions {
     int unroll = 0;
     bool noTune = false;        ///< --no-tune: never measure; auto parameters take the defaults
     int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
+    bool cudaGraphs = true;     ///< steps of CUDA kernels replayed from CUDA graphs (SimParams::cudaGraphs)
     bool captureGiven = false;      ///< --capture given (an empty name is an error)
     bool launchGiven = false;       ///< a launch option was given (else a snapshot's are used)
     bool energy = true;         ///< evaluate energy and momentum (fp64, O(N²)) at start and end
@@ -55,6 +56,7 @@ struct BenchOptions {
     int jSplit = 0;
     int unroll = 0;
     bool noTune = false;          ///< --no-tune: auto parameters take the defaults, nothing is measured
+    bool cudaGraphs = true;       ///< steps of CUDA kernels replayed from CUDA graphs (SimParams::cudaGraphs)
     std::string json;             ///< write the results as JSON here ("" = no)
     std::string csv;              ///< write the results as CSV here ("" = no)
 };

@@ -39,6 +39,8 @@ int main(int argc, char** argv)
     addNoTuneOption(*runCmd, run.noTune);
     runCmd->add_option("--progress-every", run.progressEvery, "Steps between progress lines (0: about ten lines)")
         ->check(CLI::Range(0, 1 << 30));
+    runCmd->add_flag("!--no-cuda-graphs", run.cudaGraphs,
+                     "Step CUDA kernels with plain launches instead of replaying a captured CUDA graph");
     runCmd->add_flag("!--no-energy", run.energy,
                      "Skip the energy and momentum evaluation (fp64, O(N^2)) at start and end");
     CLI::Option* diagnosticsOpt = runCmd->add_option("--diagnostics", run.diagnostics,
@@ -67,6 +69,9 @@ int main(int argc, char** argv)
     benchCmd->add_option("--tile-factor", bench.tileWidthFactor, "Tile width factor of the tiled kernels (0: auto)")->capture_default_str();
     addBlockedLaunchOptions(*benchCmd, bench.bodiesPerThread, bench.jSplit, bench.unroll);
     addNoTuneOption(*benchCmd, bench.noTune);
+    benchCmd->add_flag("!--no-cuda-graphs", bench.cudaGraphs,
+                       "Step CUDA kernels with plain launches instead of replaying a captured CUDA graph "
+                       "(compares the launch overhead; results are the same)");
     benchCmd->add_option("--json", bench.json, "Also write the results as JSON to this file (atomic)");
     benchCmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file (atomic)");
     RenderOptions render;

@@ -13,6 +13,7 @@
 
 #include "sim/CpuKernels.h"
 #include "sim/Interaction.h"
+#include "sim/Parallel.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -101,7 +102,7 @@ void Forces(const float* HWY_RESTRICT x, const float* HWY_RESTRICT y, const floa
     const std::size_t group = kGroupBlocks * block;
     const auto groups = static_cast<std::ptrdiff_t>(padded / group);
 
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (std::ptrdiff_t(n) >= kParallelPairsFrom)
     for (std::ptrdiff_t g = 0; g < groups; ++g) {
         const std::size_t i0 = std::size_t(g) * group;
         // Running sums of the group's bodies between j tiles (stored and reloaded exactly, so
@@ -201,7 +202,7 @@ void transpose(const Float4* pos, std::size_t n, std::size_t padded, SoaBuffer& 
         soa.data.resize(4 * padded);
     float* out = soa.data.data();
     const auto count = static_cast<std::ptrdiff_t>(padded);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (count >= kParallelElementsFrom)
     for (std::ptrdiff_t i = 0; i < count; ++i) {
         // Pads: zero-mass bodies at the origin (only ever i bodies, whose results are dropped).
         const Float4 p = std::size_t(i) < n ? pos[i] : Float4{0.f, 0.f, 0.f, 0.f};

@@ -1,5 +1,6 @@
 #include "CpuKernels.h"
 #include "Interaction.h"
+#include "Parallel.h"
 
 // cpuForcesFp32 (the `cpu` row) is in CpuForcesSimd.cpp.
 
@@ -17,7 +18,7 @@ template <class T, class Acc, class P, class Out>
 void allPairs(const P* pos, std::size_t n, T eps2, T G, Out&& store)
 {
     const auto count = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (count >= kParallelPairsFrom)
     for (std::ptrdiff_t i = 0; i < count; ++i) {
         Acc a;
         const P bi = pos[i];

@@ -59,7 +59,12 @@ struct DeviceForceArgs {
     int bodiesPerThread = 1;     ///< `blocked` rows: i-bodies per thread (register blocking)
     int jSplit = 1;              ///< `blocked` rows: pieces of the j-range, one grid row each
     int unroll = 4;              ///< `blocked` rows: unroll factor of the loop over a tile
-    void* stream = nullptr;      ///< cudaStream_t (nullptr: the default stream)
+    /// cudaStream_t (nullptr: the default stream). A launcher enqueues all its work (launches,
+    /// memsets) into it and nowhere else: a step's CUDA graph is captured from this stream.
+    void* stream = nullptr;
+
+    /// Every field (a captured CUDA graph is replayed only for the arguments it was captured with).
+    bool operator==(const DeviceForceArgs&) const = default;
 };
 
 struct KernelInfo;

@@ -25,6 +25,9 @@ struct SimParams {
     int jSplit = 0;              ///< `blocked` rows: pieces the j-range is split into across blocks (≥ 1; 0 auto)
     int unroll = 0;              ///< `blocked` rows: unroll of the loop over a tile (1, 2, 4, 8; 0 auto)
     int diagnosticsInterval = 0; ///< steps between automatic energy/momentum evaluations; 0 = on request only
+    /// CUDA kernels: a step is captured once into a CUDA graph and replayed (one launch per step
+    /// instead of four per substep; bit-identical results); false: plain launches every step.
+    bool cudaGraphs = true;
     std::string integrator = "leapfrog"; ///< time integrator, a row of the integrator registry (Integrators.h)
 };
 

@@ -1,5 +1,6 @@
 #include "Simulation.h"
 #include "Integrators.h"
+#include "Parallel.h"
 #include "Scenario.h"
 
 #if NBODY_HAVE_CUDA
@@ -385,6 +386,15 @@ void Simulation::step(int count)
     m_timing.interactionsPerSecond = m_timing.msPerStep > 0 ? n * n / (m_timing.msPerStep * 1e-3) : 0.0;
 }
 
+GraphStats Simulation::graphStats() const
+{
+#if NBODY_HAVE_CUDA
+    if (m_device)
+        return m_device->graphStats();
+#endif
+    return {};
+}
+
 void Simulation::computeAccelerations()
 {
     if (deviceResident()) {
@@ -486,7 +496,7 @@ struct HostIntegrator {
     {
         const T half = T(0.5) * dt;
         const auto n = static_cast<std::ptrdiff_t>(vel.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelElementsFrom)
         for (std::ptrdiff_t i = 0; i < n; ++i) {
             vel[i].x += half * acc[i].x;
             vel[i].y += half * acc[i].y;
@@ -497,7 +507,7 @@ struct HostIntegrator {
     void drift(T dt)
     {
         const auto n = static_cast<std::ptrdiff_t>(pos.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelElementsFrom)
         for (std::ptrdiff_t i = 0; i < n; ++i) {
             pos[i].x += dt * vel[i].x;
             pos[i].y += dt * vel[i].y;
@@ -551,12 +561,9 @@ void Simulation::stepDevice(int count)
             m_device->computeForces(*m_kernel, m_params, m_current); // gravity: a_n
             m_world.accelerationsValid = true;
         }
-        for (const double w : weights) {                                 // KDK substeps of w·dt
-            m_device->kickDrift(w * dt, m_current);                      // integrate: kick + drift,
-            m_current = 1 - m_current;                                   // into the other buffer
-            m_device->computeForces(*m_kernel, m_params, m_current);     // gravity: a at the new x
-            m_device->kick(w * dt);                                      // integrate: closing kick
-        }
+        // integrate and gravity: per substep w·dt, kick + drift into the other buffer, a at the
+        // new positions, closing kick (replayed as one CUDA graph when SimParams::cudaGraphs)
+        m_current = m_device->step(*m_kernel, m_params, weights, m_current);
         m_world.time += dt;
         ++m_world.step;
         m_hostStale = true;
