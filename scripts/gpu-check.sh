@@ -270,9 +270,13 @@ remote() {
     # "frame loop tiled N=65536 (CUDA-GL interop; <launch>): A ms/step in the app's frame loop,
     # B ms/step Simulation::step alone: +x.x %"; it fails beyond 5 %. nbody bench's step_ms for the same
     # kernel and N beside it, with CUDA graphs (the default) and without (launch gaps, issue 11).
-    step "bench tiled 65536" "$nbody" bench --kernels tiled --bodies 65536 --steps 20
+    step "bench blocked,tiled 65536" "$nbody" bench --kernels blocked,tiled --bodies 65536 --steps 20
+    step "frame loop blocked 65536" "$device/bin/tst_controller" "frameLoopStepTime:blocked N=65536"
     step "frame loop tiled 65536" "$device/bin/tst_controller" "frameLoopStepTime:tiled N=65536"
-    step "bench tiled 65536 no graphs" "$nbody" bench --kernels tiled --bodies 65536 --steps 20 --no-cuda-graphs
+    step "bench blocked,tiled 65536 no graphs" "$nbody" bench --kernels blocked,tiled --bodies 65536 --steps 20 --no-cuda-graphs
+    # The whole step at small N, where launch gaps count: blocked at 8192 with and without graphs.
+    step "bench blocked 8192,16384 graphs" "$nbody" bench --kernels blocked --bodies 8192,16384 --steps 50
+    step "bench blocked 8192,16384 no graphs" "$nbody" bench --kernels blocked --bodies 8192,16384 --steps 50 --no-cuda-graphs
     # Launch gaps at small N: 2000 steps of 1024 bodies with and without CUDA graphs (ms/step).
     step "run tiled 1024 graphs" "$nbody" run --kernel tiled --bodies 1024 --steps 2000 --no-energy
     step "run tiled 1024 no graphs" "$nbody" run --kernel tiled --bodies 1024 --steps 2000 --no-energy \

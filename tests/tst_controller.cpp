@@ -1226,6 +1226,7 @@ void TestController::frameLoopStepTime_data()
     QTest::addColumn<int>("frames");
     // The GPU row is the check (run by scripts/gpu-check.sh next to `nbody bench --kernels tiled
     // --bodies 65536`); the CPU row runs the same code here and only reports its figures.
+    QTest::newRow("blocked N=65536") << QStringLiteral("blocked") << 65536 << 60; // the default GPU kernel
     QTest::newRow("tiled N=65536") << QStringLiteral("tiled") << 65536 << 60;
     QTest::newRow("cpu N=1024") << QStringLiteral("cpu") << 1024 << 10;
 }
