@@ -49,6 +49,9 @@ struct BenchOptions {
     int tileWidthFactor = 1;
     std::string json;             ///< write the results as JSON here ("" = no)
     std::string csv;              ///< write the results as CSV here ("" = no)
+    std::string plot;             ///< chart of interactions/s against N, FILE.png or FILE.svg ("" = no)
+    std::string reference;        ///< reference series for the chart, CSV label,N,interactions_per_second
+    std::string from;             ///< print (and plot) a saved --json file instead of measuring
 };
 
 int runCommand(const RunOptions& o);
