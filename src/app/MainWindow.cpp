@@ -12,6 +12,7 @@
 
 #include "gl/FrameSink.h"
 #include "gl/Renderer.h"
+#include "sim/DeviceInfo.h"
 #include "sim/KernelRegistry.h"
 
 #include <QAction>
@@ -53,6 +54,8 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     m_runDock = new RunDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_runDock);
     m_kernelDock = new KernelDock(this);
+    if (const nbody::CudaRuntimeInfo cuda = nbody::queryCuda(); !cuda.devices.empty())
+        m_kernelDock->setDevice(cuda.devices.front()); // the kernels run on device 0
     addDockWidget(Qt::RightDockWidgetArea, m_kernelDock);
     tabifyDockWidget(m_runDock, m_kernelDock); // each gets the full height; Run is in front
     m_runDock->raise();
@@ -524,6 +527,7 @@ void MainWindow::onFrameReady(const FrameResult& result)
     if (result.step == 0 && result.timing.steps == 0) { // a fresh or reset system
         m_msLabel->setText(tr("– ms/step"));
         m_rateLabel->setText(tr("– int/s"));
+        m_kernelDock->setMeasuredRate(result.kernelId, 0);
     } else if (result.timing.steps > 0) {
         m_msLabel->setText(tr("%1 ms/step").arg(result.timing.msPerStep, 0, 'f',
                                                 result.timing.msPerStep < 10 ? 3 : 1));
@@ -531,6 +535,7 @@ void MainWindow::onFrameReady(const FrameResult& result)
         m_rateLabel->setText(tr("%1: %2 int/s")
                                  .arg(result.kernelId,
                                       QString::number(result.timing.interactionsPerSecond, 'e', 2)));
+        m_kernelDock->setMeasuredRate(result.kernelId, result.timing.interactionsPerSecond); // its ceiling %
     }
 
     if (!result.error.isEmpty()) {
