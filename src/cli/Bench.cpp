@@ -393,8 +393,11 @@ void writeOutputs(const BenchOptions& o, const std::vector<Row>& rows, nlohmann:
     if (!o.plot.empty()) {
 #if NBODY_HAVE_PLOT
         std::string device;
-        if (header.contains("device") && header["device"].is_object())
+        if (header.contains("device") && header["device"].is_object()) {
             device = header["device"].value("name", std::string());
+        } else if (const std::string m = header.value("machine", std::string()); m.rfind("no CUDA device", 0) != 0) {
+            device = m.substr(0, m.find(" (CUDA driver")); // a file from before "device" was written
+        }
         plot::writeBenchChart(chartOf(rows, device, references), o.plot);
         std::fprintf(stderr, "bench: wrote %s\n", o.plot.c_str());
 #else
