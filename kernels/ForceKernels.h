@@ -24,6 +24,22 @@ std::string checkTiled(const DeviceForceArgs& args);
 void launchTiledFp64(const DeviceForceArgs& args);
 std::string checkTiledFp64(const DeviceForceArgs& args);
 
+// ---- register-blocked all-pairs with a j-split (BlockedForces.cu) ---------------------------
+/// `blocked` (fp32, float4 layout) and `blocked-fp64` (double4): B threads per block, R i-bodies
+/// per thread in registers, tiles of B j-bodies through shared memory, the loop over a tile
+/// unrolled U times, the j-range split S ways across grid rows with a deterministic second pass
+/// (workspace S' × N vectors). Parameters: blockSize (B, a multiple of 32), bodiesPerThread (R:
+/// 1, 2, 4, 8), unroll (U: 1, 2, 4, 8), jSplit (S ≥ 1). 13 issue slots per interaction in fp32
+/// (-ftz=true), 17 fp64 + 1 MUFU in fp64. defaults*() fill auto (0) parameters for the device.
+void launchBlocked(const DeviceForceArgs& args);
+std::string checkBlocked(const DeviceForceArgs& args);
+std::size_t workspaceBlocked(const DeviceForceArgs& args);
+void defaultsBlocked(DeviceForceArgs& args);
+void launchBlockedFp64(const DeviceForceArgs& args);
+std::string checkBlockedFp64(const DeviceForceArgs& args);
+std::size_t workspaceBlockedFp64(const DeviceForceArgs& args);
+void defaultsBlockedFp64(DeviceForceArgs& args);
+
 // ---- 2D decomposition (Reduction2D.cu) -----------------------------------------------------
 // Grid over the N×N interaction matrix: blocks of blockSize (j, along x) × blockRows (i, along
 // y) threads; each thread computes F pairs (First Add During Load, F = 1, 2, 4) with positions

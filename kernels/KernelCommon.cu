@@ -19,6 +19,8 @@ Limits deviceLimits()
     NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.sharedDefault, cudaDevAttrMaxSharedMemoryPerBlock, dev));
     NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.sharedOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.warpSize, cudaDevAttrWarpSize, dev));
+    NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.multiprocessors, cudaDevAttrMultiProcessorCount, dev));
+    NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.maxThreadsPerSM, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
     cache.emplace(dev, l);
     return l;
 }

@@ -19,6 +19,8 @@ struct Limits {
     int sharedDefault = 0; ///< shared memory bytes per block without opting in
     int sharedOptin = 0;   ///< shared memory bytes per block after cudaFuncSetAttribute
     int warpSize = 32;
+    int multiprocessors = 1; ///< streaming multiprocessors (SMs)
+    int maxThreadsPerSM = 2048;
 };
 /// The current device's limits. Throws CudaError.
 Limits deviceLimits();

@@ -6,13 +6,16 @@
 #                                   libraries (debs), the data and the executables, so that only
 #                                   .device/ has to travel to the GPU machine (< 64 MiB).
 #   scripts/gpu-check.sh remote     there, from the repo root, with $OUT set: unpacks the
-#                                   libraries, runs every test, compute-sanitizer (memcheck and
-#                                   racecheck) on every CUDA kernel at N = 1000 and 4097 (force and
-#                                   diagnostics kernels), the CLI (kernels, devices, the galaxy for
+#                                   libraries, runs every test, compute-sanitizer (memcheck,
+#                                   racecheck, synccheck, initcheck) on every CUDA kernel at N = 1000
+#                                   and 4097 (the blocked kernels at every launch variant; force
+#                                   and diagnostics kernels), the CLI (kernels, devices, the galaxy for
 #                                   1000 steps, 262144 bodies for 20 steps, both also with
 #                                   --diagnostics, an exact restart from an HDF5 snapshot, the
 #                                   rendered galaxy, scenarios with both integrators) and
-#                                   `nbody bench` (all kernels, then sweeps).
+#                                   `nbody bench` (all kernels; the `cpu` kernel on 1 thread and
+#                                   on all cores next to the plain loop of
+#                                   ../shared/anchors/cpu-plain-loop; then sweeps).
 #
 # remote writes everything into $OUT/gpu-check.log plus the device listing ($OUT/devices.txt,
 # $OUT/devices.json), pictures ($OUT/out.png, $OUT/big.png, $OUT/collision.png),
@@ -21,13 +24,15 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=tests,sanitizers,cli,bench (the default: all) picks parts, so that a run can be
-# split over several calls of a limited length.
+# GPU_CHECK_PARTS=tests,sanitizers,cli,bench,perf (the default: all) picks parts, so that a run
+# can be split over several calls of a limited length. perf: NVIDIA's sample and `nbody bench`
+# of the GPU kernels at the sizes of issue 11 (8192 … 1048576, fp64 at 262144) in the same call,
+# a launch-parameter sweep of `blocked` ($OUT/sweep.txt) and the SASS of its inner loop.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,26s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,28s/^# \{0,1\}//p' "$0"; }
 
 prepare() {
     # 1. The GPU build: tests on, app off, plotting off (the GPU machine has no Qt Gui, so the
@@ -49,6 +54,15 @@ prepare() {
         ../shared/device/fetch-debs.sh "$device/debs"
     fi
     cp ../shared/device/unpack.sh "$device/"
+    # Highway (the `cpu` kernel's SIMD dispatch): Debian 12 has no static libhwy.a, so the shared
+    # library travels in $device/lib (remote puts it on LD_LIBRARY_PATH).
+    rm -rf "${device:?}/lib"
+    mkdir -p "$device/lib"
+    local hwy
+    hwy=$(ldd build-gpu/src/cli/nbody | awk '$1 ~ /^libhwy\.so/ {print $3}')
+    if [[ -n $hwy ]]; then
+        cp -L "$hwy" "$device/lib/"
+    fi
 
     # 3. Data and executables.
     mkdir -p "$device/data"
@@ -59,23 +73,42 @@ prepare() {
     find build-gpu/tests -type f -name 'tst_*' -executable \
         -not -path '*/CMakeFiles/*' -not -path '*_autogen/*' -exec cp {} "$device/bin/" \;
 
-    # 4. Size check: the working tree that travels must stay under 64 MiB.
-    if (($(du -sm "$device" | cut -f1) > 60)); then
-        echo "gpu-check: $device is over 60 MiB; stripping the executables"
-        strip --strip-unneeded "$device"/bin/*
+    # 4. The measuring instruments (issue 11): NVIDIA's nbody sample and the plain CPU loop, run
+    # in the same call as `nbody bench`; the blocked kernels' object file for cuobjdump there.
+    rm -rf "$device/anchors" "$device/obj"
+    mkdir -p "$device/anchors" "$device/obj"
+    cp -r ../shared/anchors/nvidia-nbody-sample ../shared/anchors/cpu-plain-loop "$device/anchors/"
+    chmod -R u+w "$device/anchors"
+    # The plain loop's run.sh compiles it there with -march=native when the GPU host has g++;
+    # this x86-64-v3 (AVX2, FMA) build is the fallback when it has none (bench part).
+    g++ -O3 -march=x86-64-v3 -ffast-math -fopenmp-simd ../shared/anchors/cpu-plain-loop/plain_loop.cpp \
+        -o "$device/anchors/cpu-plain-loop/plain_loop-x86-64-v3"
+    cp build-gpu/kernels/CMakeFiles/nbody_kernels.dir/BlockedForces.cu.o "$device/obj/"
+
+    # 5. Size check: the working tree that travels must stay under 64 MiB. The executables carry
+    # every kernel's machine code (fatbins) and compress about 3:1, so they travel as bin.tgz.
+    strip --strip-unneeded "$device"/bin/*
+    tar -czf "$device/bin.tgz" -C "$device" bin
+    rm -rf "${device:?}/bin"
+    du -sh "$device"/*
+    if (($(du -sm "$device" | cut -f1) > 62)); then
+        echo "gpu-check: $device is over 62 MiB, too large to travel" >&2
+        exit 1
     fi
-    ls -l "$device/bin"
-    du -sh "$device"
     echo "gpu-check: ready. On the GPU machine (carry .device): scripts/gpu-check.sh remote"
 }
 
 remote() {
     : "${OUT:?gpu-check remote: set OUT to the folder that comes back}"
+    if [[ -f $device/bin.tgz ]]; then
+        tar -xzf "$device/bin.tgz" -C "$device"
+    fi
     [[ -d $device/bin ]] || { echo "gpu-check: $device/bin missing: run 'prepare' first" >&2; exit 1; }
 
     # The libraries (unpack.sh exports LD_LIBRARY_PATH, the EGL vendor file and QT_QPA_PLATFORM).
     # shellcheck source=/dev/null
     source "$device/unpack.sh" "$device/debs"
+    export LD_LIBRARY_PATH=$PWD/$device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} # libhwy.so.1
     export NBODY_DATA_DIR=$PWD/$device/data
     export NBODY_REQUIRE_INTEROP=1 # tst_controller: CUDA rows fail instead of falling back to host uploads
     export NBODY_CLI_PATH=$PWD/$device/bin/nbody # for tests that run the CLI (build-gpu/ stays here)
@@ -111,7 +144,7 @@ remote() {
         results+=("$result")
     }
 
-    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench}, == *,$1,* ]]; }
+    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench,perf}, == *,$1,* ]]; }
 
     step nvidia-smi nvidia-smi
 
@@ -136,6 +169,18 @@ remote() {
             echo "   sanitizer rows: ${#rows[@]}"
             step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$device/bin/tst_kernels" "${rows[@]}"
             step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$device/bin/tst_kernels" "${rows[@]}"
+            step synccheck compute-sanitizer --tool synccheck --error-exitcode 1 "$device/bin/tst_kernels" "${rows[@]}"
+            step initcheck compute-sanitizer --tool initcheck --error-exitcode 1 "$device/bin/tst_kernels" "${rows[@]}"
+            # The blocked kernels at every compiled bodies-per-thread / unroll value and with
+            # short last chunks (N = 4097 over 3 and 7 grid rows), all four tools.
+            local -a blockedRows=()
+            mapfile -t blockedRows < <("$device/bin/tst_kernels" -datatags |
+                sed -n 's/^TestKernels againstReference \(blocked.* N=\(1000\|4097\) .*\)$/againstReference:\1/p')
+            echo "   blocked sanitizer rows: ${#blockedRows[@]}"
+            local tool
+            for tool in memcheck racecheck synccheck initcheck; do
+                step "$tool blocked" compute-sanitizer --tool "$tool" --error-exitcode 1 "$device/bin/tst_kernels" "${blockedRows[@]}"
+            done
             # The diagnostics kernels: every layout at N = 1000 and 4097, the occupancy block and 96.
             if [[ -x $device/bin/tst_gpu_diagnostics ]]; then
                 mapfile -t rows < <("$device/bin/tst_gpu_diagnostics" -datatags |
@@ -214,6 +259,16 @@ remote() {
     if want bench; then
     limit=900 step "nbody bench all" "$nbody" bench --kernels all --bodies 8192,65536,262144 --steps 10 \
         --json "$OUT/bench.json" --csv "$OUT/bench.csv"
+    # The SIMD `cpu` kernel per core against the plain vectorised loop in the same run
+    # (docs/performance-cpu.md): one thread, then all cores (the plain loop is single-threaded by
+    # construction; compare its figure with the per-core line of the all-cores bench).
+    local plain=$device/anchors/cpu-plain-loop
+    local -a plainCmd=(bash "$plain/run.sh")
+    command -v g++ >/dev/null || plainCmd=(bash -c 'echo "plain loop (x86-64-v3 build, no g++ here), 1 thread, N = 8192: $("$1") interactions/s"' _ "$plain/plain_loop-x86-64-v3")
+    step "bench cpu 1 thread" env OMP_NUM_THREADS=1 "$nbody" bench --kernels cpu --bodies 8192
+    step "plain loop 1 thread" env OMP_NUM_THREADS=1 "${plainCmd[@]}"
+    step "bench cpu all cores" "$nbody" bench --kernels cpu --bodies 8192
+    step "plain loop (all cores run)" "${plainCmd[@]}"
     local b f r
     for b in 128 256 512 1024; do
         for f in 1 2 4; do
@@ -227,6 +282,33 @@ remote() {
                 --steps 5 --block-size "$b" --block-rows "$r"
         done
     done
+    fi
+
+    # Issue 11: our kernels beside NVIDIA's sample, same call, same N.
+    if want perf; then
+        local sample=$device/anchors/nvidia-nbody-sample/run.sh sizes=8192,16384,65536,262144,1048576
+        step "nvidia sample fp32" bash -c 'set -o pipefail; "$1" 8192 16384 65536 262144 1048576 | tee "$2/sample.txt"' _ "$sample" "$OUT"
+        step "nvidia sample fp64" bash -c 'set -o pipefail; "$1" --fp64 262144 | tee -a "$2/sample.txt"' _ "$sample" "$OUT"
+        # The tuner's choices for the sizes of the table (cached on that machine, then used by bench).
+        step "nbody tune" "$nbody" tune --kernels blocked,blocked-fp64,tiled --bodies 8192,16384,65536,262144 --force
+        # The SM clock and power while the kernels run (every 100 ms): an issue-slot ceiling at
+        # 1.98 GHz means little if the card runs slower under a full FP32 load.
+        nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu,clocks_event_reasons.active \
+            --format=csv -lms 100 >"$OUT/clocks.csv" 2>&1 &
+        local smi=$!
+        limit=600 step "nbody bench perf" "$nbody" bench --kernels blocked,tiled,reduction2d-fadl4-float3 \
+            --bodies "$sizes" --steps 10 --budget 600 --json "$OUT/bench-perf.json" --csv "$OUT/bench-perf.csv"
+        limit=600 step "nbody bench perf fp64" "$nbody" bench --kernels blocked-fp64,tiled-fp64 --bodies 65536,262144 \
+            --steps 5 --budget 600 --json "$OUT/bench-perf-fp64.json"
+        step "sample fp32 again" "$sample" 8192 65536 262144
+        kill "$smi" 2>/dev/null || true
+        step "clocks under load" awk -F", " -f scripts/clocks-summary.awk "$OUT/clocks.csv"
+        # The launch-parameter space of `blocked` (scripts/sweep-launch.sh), into $OUT/sweep.txt.
+        limit=600 step "sweep blocked" bash -c 'set -o pipefail; scripts/sweep-launch.sh "$1" blocked | tee "$2/sweep.txt"' _ "$nbody" "$OUT"
+        limit=600 step "sweep blocked-fp64" bash -c 'set -o pipefail; scripts/sweep-launch.sh "$1" blocked-fp64 | tee -a "$2/sweep.txt"' _ "$nbody" "$OUT"
+        step "sass blocked" bash -c 'cuobjdump -sass "$1" > /tmp/blocked.sass && grep -c . /tmp/blocked.sass &&
+            awk "/Function : .*blockedKernelI6float4Li4ELi4ELb0/,/EXIT/" /tmp/blocked.sass | grep -oE "^ +/\*[0-9a-f]+\*/ +[A-Z0-9.]+" |
+            awk "{print \$2}" | sort | uniq -c | sort -rn | head -25' _ "$device/obj/BlockedForces.cu.o"
     fi
 
     # Summary, on the screen and at the end of the log.

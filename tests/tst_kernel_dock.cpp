@@ -41,16 +41,16 @@ private slots:
         KernelDock dock;
         dock.setDevice(h200());
         dock.setKernel(QStringLiteral("tiled"));
-        // 132 × 128 × 1.98e9 / 17 = 1.968e12; nothing measured yet.
-        QCOMPARE(ceilingText(dock), QStringLiteral("this device's ceiling is 1.97 e12 interactions/s for 17 slots per "
+        // 132 × 128 × 1.98e9 / 16 = 2.091e12; nothing measured yet.
+        QCOMPARE(ceilingText(dock), QStringLiteral("this device's ceiling is 2.09 e12 interactions/s for 16 slots per "
                                                    "interaction; no rate measured yet"));
         dock.setMeasuredRate(QStringLiteral("tiled"), 1.453e12);
         QCOMPARE(dock.measuredRate(), 1.453e12);
-        QCOMPARE(ceilingText(dock), QStringLiteral("73.8 % of this device's ceiling (1.97 e12 interactions/s for 17 "
+        QCOMPARE(ceilingText(dock), QStringLiteral("69.5 % of this device's ceiling (2.09 e12 interactions/s for 16 "
                                                    "slots per interaction)"));
         // A rate of another kernel (a frame from before a switch) changes nothing.
         dock.setMeasuredRate(QStringLiteral("cpu"), 2e9);
-        QVERIFY(ceilingText(dock).startsWith(QLatin1String("73.8 %")));
+        QVERIFY(ceilingText(dock).startsWith(QLatin1String("69.5 %")));
         // A fresh system: no rate.
         dock.setMeasuredRate(QStringLiteral("tiled"), 0);
         QVERIFY(ceilingText(dock).endsWith(QLatin1String("no rate measured yet")));
@@ -62,11 +62,11 @@ private slots:
         dock.setDevice(h200());
         dock.setKernel(QStringLiteral("tiled"));
         dock.setMeasuredRate(QStringLiteral("tiled"), 1.453e12);
-        // A switch forgets the old kernel's rate; fp64 counts the fp64 pipe (64 lanes, 18 slots).
+        // A switch forgets the old kernel's rate; fp64 counts the fp64 pipe (64 lanes, 17 slots).
         dock.setKernel(QStringLiteral("tiled-fp64"));
         QCOMPARE(dock.measuredRate(), 0.0);
         dock.setMeasuredRate(QStringLiteral("tiled-fp64"), 6.92e11);
-        QCOMPARE(ceilingText(dock), QStringLiteral("74.5 % of this device's ceiling (9.29 e11 interactions/s for 18 "
+        QCOMPARE(ceilingText(dock), QStringLiteral("70.3 % of this device's ceiling (9.84 e11 interactions/s for 17 "
                                                    "slots per interaction)"));
         dock.setKernel(QStringLiteral("cpu"));
         dock.setMeasuredRate(QStringLiteral("cpu"), 2e9);

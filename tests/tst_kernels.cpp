@@ -9,6 +9,9 @@
 
 #include <QtTest>
 
+#include <omp.h>
+
+#include <cmath>
 #include <cstring>
 
 using namespace nbody;
@@ -41,17 +44,32 @@ bool sameBits(const std::vector<V>& a, const std::vector<V>& b)
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(V)) == 0;
 }
 
-/// Launch parameter variants of a row: (label, blockSize, blockRows, tileWidthFactor).
+/// Launch parameter variants of a row: (label, blockSize, blockRows, tileWidthFactor, bodies per
+/// thread, j-split, unroll); 0 = auto (the row's default or the tuned value).
 struct Variant {
     const char* label;
     int block, rows, factor;
+    int bodiesPerThread = 0, jSplit = 0, unroll = 0;
 };
 
 std::vector<Variant> variantsOf(const KernelInfo& k)
 {
-    std::vector<Variant> v{{"default", 256, 1, 1}};
-    if (k.params.blockSize)
-        v.push_back({"b96", 96, 1, 1}); // not a power of two: the generic reduction tree
+    // "default": every launch parameter 0 (auto), resolved from the tuning cache or the row's defaults.
+    std::vector<Variant> v{{"default", 0, 0, 0}};
+    if (k.params.bodiesPerThread) {
+        // Every compiled bodies-per-thread and unroll value, splits that leave a short last
+        // chunk (N = 4097 over 3 or 7 rows), one row, and more rows than tiles (clamped).
+        v.push_back({"b32 r1 s1 u1", 32, 1, 1, 1, 1, 1});
+        v.push_back({"b64 r2 s3 u2", 64, 1, 1, 2, 3, 2});
+        v.push_back({"b128 r4 s7 u4", 128, 1, 1, 4, 7, 4});
+        v.push_back({"b96 r8 s2 u8", 96, 1, 1, 8, 2, 8});
+        v.push_back({"b256 r4 s1000 u8", 256, 1, 1, 4, 1000, 8});
+        return v;
+    }
+    if (k.params.blockSize) {
+        v.push_back({"b256", 256, 1, 1}); // the fixed default of the older rows, set explicitly
+        v.push_back({"b96", 96, 1, 1});   // not a power of two: the generic reduction tree
+    }
     if (k.params.tileWidthFactor) {
         v.push_back({"b128x2", 128, 1, 2});
         v.push_back({"b64x4", 64, 1, 4});
@@ -80,6 +98,9 @@ private slots:
         QTest::addColumn<int>("block");
         QTest::addColumn<int>("rows");
         QTest::addColumn<int>("factor");
+        QTest::addColumn<int>("bodiesPerThread");
+        QTest::addColumn<int>("jSplit");
+        QTest::addColumn<int>("unroll");
         QTest::addColumn<float>("eps2");
         const float eps2 = SimParams{}.eps2;
         for (const KernelInfo& k : kernelRegistry()) {
@@ -87,9 +108,10 @@ private slots:
             for (int n : {1, 2, 31, 33, 1000, 4097, 8192}) {
                 for (const Variant& v : variantsOf(k))
                     QTest::addRow("%s N=%d %s", qPrintable(id), n, v.label)
-                        << id << n << v.block << v.rows << v.factor << eps2;
+                        << id << n << v.block << v.rows << v.factor << v.bodiesPerThread << v.jSplit << v.unroll
+                        << eps2;
                 // ε² = 0: the zero-distance guard path (self-terms must not give NaN).
-                QTest::addRow("%s N=%d eps2=0", qPrintable(id), n) << id << n << 256 << 1 << 1 << 0.f;
+                QTest::addRow("%s N=%d eps2=0", qPrintable(id), n) << id << n << 0 << 0 << 0 << 0 << 0 << 0 << 0.f;
             }
         }
     }
@@ -100,6 +122,9 @@ private slots:
         QFETCH(int, block);
         QFETCH(int, rows);
         QFETCH(int, factor);
+        QFETCH(int, bodiesPerThread);
+        QFETCH(int, jSplit);
+        QFETCH(int, unroll);
         QFETCH(float, eps2);
         const KernelInfo* k = findKernel(kernel.toStdString());
         QVERIFY(k);
@@ -109,6 +134,9 @@ private slots:
         p.blockSize = block;
         p.blockRows = rows;
         p.tileWidthFactor = factor;
+        p.bodiesPerThread = bodiesPerThread;
+        p.jSplit = jSplit;
+        p.unroll = unroll;
         p.eps2 = eps2;
         const auto ref = referenceAccelerations(w.positions().data(), w.size(), p.eps2, p.G);
         const auto a = evaluateAccelerations(k->id, w, p);
@@ -125,6 +153,100 @@ private slots:
             const auto again = evaluateAccelerations(k->id, w, p);
             QVERIFY2(sameBits(a, again), "a deterministic kernel gave different bits on a second run");
         }
+    }
+    // The `cpu` kernel on every Highway target compiled in that this CPU runs (EMU128, SSSE3,
+    // SSE4, AVX2, AVX3 on x86-64), not only the one the dispatch picks: against the fp64
+    // reference with the againstReference bound (1e-4; each term is within ~1e-6 of m/r³ after
+    // the Newton step, the fp32 sum of N terms adds ≲ √N·6e-8), with ε² = 0, with coincident
+    // bodies (pairs at zero distance: the guard with ε² = 0, (ε²)^{-3/2} finite otherwise), and
+    // bit-identical for 1 thread and all threads (each i sums j in order in its own lane).
+    void everySimdTarget_data()
+    {
+        QTest::addColumn<qlonglong>("target");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<float>("eps2");
+        QTest::addColumn<bool>("coincident");
+        const float eps2 = SimParams{}.eps2;
+        const auto targets = cpuSimdTargets();
+        QVERIFY(!targets.empty());
+        for (std::int64_t t : targets) {
+            const std::string name = cpuSimdTargetName(t);
+            for (int n : {1, 2, 31, 33, 1000, 4097}) {
+                QTest::addRow("%s N=%d default", name.c_str(), n) << qlonglong(t) << n << eps2 << false;
+                QTest::addRow("%s N=%d eps2=0", name.c_str(), n) << qlonglong(t) << n << 0.f << false;
+                QTest::addRow("%s N=%d eps2=0 coincident", name.c_str(), n) << qlonglong(t) << n << 0.f << true;
+                QTest::addRow("%s N=%d coincident", name.c_str(), n) << qlonglong(t) << n << eps2 << true;
+            }
+        }
+    }
+    void everySimdTarget()
+    {
+        QFETCH(qlonglong, target);
+        QFETCH(int, n);
+        QFETCH(float, eps2);
+        QFETCH(bool, coincident);
+        std::vector<Float4> pos = cube(n).positions();
+        if (coincident) // bodies 2k and 2k+1 at the same place (different masses)
+            for (std::size_t i = 1; i < pos.size(); i += 2)
+                pos[i] = Float4{pos[i - 1].x, pos[i - 1].y, pos[i - 1].z, pos[i].w};
+        const double G = SimParams{}.G;
+        std::vector<Float4> acc(pos.size(), Float4{-1.f, -1.f, -1.f, -1.f});
+        HostForceArgs args{pos.data(), acc.data(), pos.size(), double(eps2), G};
+        QCOMPARE(cpuForcesFp32OnTarget(args, target), std::int64_t(target));
+        std::vector<Double4> a(pos.size());
+        for (std::size_t i = 0; i < pos.size(); ++i) {
+            QVERIFY2(std::isfinite(acc[i].x) && std::isfinite(acc[i].y) && std::isfinite(acc[i].z),
+                     qPrintable(QString("body %1 is not finite").arg(i)));
+            QCOMPARE(acc[i].w, 0.f);
+            a[i] = Double4{acc[i].x, acc[i].y, acc[i].z, 0.0};
+        }
+        const auto ref = referenceAccelerations(pos.data(), pos.size(), double(eps2), G);
+        const nbody::ForceError e = relativeErrors(a, ref);
+        qInfo("%s N=%d eps2 %g%s: max rel. error %.3g (body %zu), median %.3g", cpuSimdTargetName(target).c_str(), n,
+              double(eps2), coincident ? " coincident" : "", e.max, e.worstBody, e.median);
+        QCOMPARE_LE(e.max, 1e-4);
+        // The same bits on one thread as on all of them.
+        std::vector<Float4> one(pos.size());
+        HostForceArgs oneArgs = args;
+        oneArgs.acc = one.data();
+        const int threads = omp_get_max_threads();
+        omp_set_num_threads(1);
+        cpuForcesFp32OnTarget(oneArgs, target);
+        omp_set_num_threads(threads);
+        QVERIFY2(sameBits(acc, one), "1 thread and all threads gave different bits");
+    }
+    // The reciprocal square root of the `cpu` kernel (hardware estimate + one Newton step;
+    // EMU128: bit-trick estimate + two) over every float in [1, 4): the estimates depend on the
+    // mantissa and the exponent's parity only, so this covers all normal inputs. Derived bound:
+    // 1.5·e² with e ≤ 1.5·2^-12 (rsqrtps) is 2.0e-7, plus the rounding of the 4 fp32 operations
+    // of the step (≲ 2·2^-24 relative after the final multiply dominates): 3e-7.
+    void rsqrtRefinement_data()
+    {
+        QTest::addColumn<qlonglong>("target");
+        for (std::int64_t t : cpuSimdTargets())
+            QTest::newRow(cpuSimdTargetName(t).c_str()) << qlonglong(t);
+    }
+    void rsqrtRefinement()
+    {
+        QFETCH(qlonglong, target);
+        std::vector<float> x;
+        x.reserve(std::size_t(1) << 24);
+        for (float v = 1.f; v < 4.f; v = std::nextafter(v, 5.f))
+            x.push_back(v);
+        std::vector<float> y(x.size());
+        QCOMPARE(cpuRsqrtOnTarget(x.data(), y.data(), x.size(), target), std::int64_t(target));
+        double worst = 0;
+        float at = 0;
+        for (std::size_t k = 0; k < x.size(); ++k) {
+            const double err = std::abs(double(y[k]) * std::sqrt(double(x[k])) - 1.0);
+            if (err > worst) {
+                worst = err;
+                at = x[k];
+            }
+        }
+        qInfo("%s: max |u·sqrt(x) - 1| = %.3g (%.2f·2^-23) at x = %.9g over %zu floats in [1, 4)",
+              cpuSimdTargetName(target).c_str(), worst, worst / std::ldexp(1.0, -23), double(at), x.size());
+        QCOMPARE_LE(worst, 3e-7);
     }
     void pipelineMatchesCpu_data()
     {
@@ -264,6 +386,80 @@ private slots:
         Simulation other(cube(100), p, "cpu");
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, other.setKernel(k->id));
         QCOMPARE(qid(other.kernel().id), QString("cpu"));
+    }
+    void refusesBlockedParameters_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<int>("block");
+        QTest::addColumn<int>("bodiesPerThread");
+        QTest::addColumn<int>("unroll");
+        QTest::addColumn<QString>("limit");
+        for (const char* id : {"blocked", "blocked-fp64"}) {
+            QTest::addRow("%s block 48", id) << id << 48 << 4 << 4 << "warp size";
+            QTest::addRow("%s block 2048", id) << id << 2048 << 1 << 1 << "threads per block";
+            QTest::addRow("%s 3 per thread", id) << id << 128 << 3 << 4 << "bodies per thread 3";
+            QTest::addRow("%s unroll 16", id) << id << 128 << 4 << 16 << "unroll 16";
+        }
+        // 8 fp64 bodies per thread do not fit 1024 threads' registers: the compiled kernel says so.
+        QTest::newRow("blocked-fp64 1024 x 8") << "blocked-fp64" << 1024 << 8 << 8 << "registers";
+    }
+    void refusesBlockedParameters()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(int, block);
+        QFETCH(int, bodiesPerThread);
+        QFETCH(int, unroll);
+        QFETCH(QString, limit);
+        const KernelInfo* k = findKernel(kernel.toStdString());
+        QVERIFY(k);
+        SKIP_UNLESS_AVAILABLE(*k);
+        SimParams p;
+        p.blockSize = block;
+        p.bodiesPerThread = bodiesPerThread;
+        p.unroll = unroll;
+        try {
+            Simulation sim(cube(100), p, k->id);
+            QFAIL("unlaunchable parameters were accepted");
+        } catch (const std::invalid_argument& e) {
+            qInfo("%s", e.what());
+            QVERIFY2(QString(e.what()).contains(limit), e.what());
+        }
+    }
+    void largeNSampled_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        for (const KernelInfo& k : kernelRegistry())
+            if (k.backend == Backend::Cuda && k.params.bodiesPerThread)
+                QTest::newRow(k.id.data()) << qid(k.id);
+    }
+    void largeNSampled()
+    {
+        // N = 1 048 583 (prime, above 1e6, no multiple of any block size) with the auto launch:
+        // the accelerations of 1500 bodies drawn with a fixed seed against the fp64 sum over all
+        // N. Bound as in againstReference, with the √N growth of fp32 accumulation: √(1e6) · 6e-8
+        // ≈ 6e-5 per body at worst, plus the 1e-3 RMS floor: 1e-3 for fp32; 1e-10 for fp64.
+        QFETCH(QString, kernel);
+        const KernelInfo* k = findKernel(kernel.toStdString());
+        SKIP_UNLESS_AVAILABLE(*k);
+        const int n = 1048583;
+        const World w = cube(n, 5);
+        const SimParams p;
+        const auto a = evaluateAccelerations(k->id, w, p);
+        QCOMPARE(a.size(), w.size());
+        std::vector<std::size_t> sample;
+        std::uint64_t state = 12345;
+        for (int s = 0; s < 1500; ++s) {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            sample.push_back(std::size_t((state >> 33) % std::uint64_t(n)));
+        }
+        const auto ref = referenceAccelerationsAt(w.positions().data(), w.size(), sample, p.eps2, p.G);
+        std::vector<Double4> got(sample.size());
+        for (std::size_t s = 0; s < sample.size(); ++s)
+            got[s] = a[sample[s]];
+        const nbody::ForceError e = relativeErrors(got, ref);
+        qInfo("%s N=%d, %zu sampled bodies: max rel. error %.3g, median %.3g", qPrintable(kernel), n, sample.size(),
+              e.max, e.median);
+        QCOMPARE_LE(e.max, k->precision == Precision::Fp32 ? 1e-3 : 1e-10);
     }
     void timedForceEvaluation_data() { detectsNonFiniteState_data(); }
     void timedForceEvaluation()

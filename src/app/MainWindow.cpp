@@ -455,6 +455,22 @@ void MainWindow::connectController()
     connect(m_kernelDock, &KernelDock::blockSizeEdited, c, &SimulationController::setBlockSize);
     connect(m_kernelDock, &KernelDock::blockRowsEdited, c, &SimulationController::setBlockRows);
     connect(m_kernelDock, &KernelDock::tileWidthFactorEdited, c, &SimulationController::setTileWidthFactor);
+    connect(m_kernelDock, &KernelDock::bodiesPerThreadEdited, c, &SimulationController::setBodiesPerThread);
+    connect(m_kernelDock, &KernelDock::jSplitEdited, c, &SimulationController::setJSplit);
+    connect(m_kernelDock, &KernelDock::unrollEdited, c, &SimulationController::setUnroll);
+    connect(m_kernelDock, &KernelDock::tuneRequested, c, &SimulationController::tuneNow);
+    // The tuner runs on the controller's thread; the status bar and the dock say so meanwhile.
+    connect(c, &SimulationController::tuningStarted, this, [this](const QString& message) {
+        m_kernelDock->setTuning(true);
+        statusBar()->showMessage(message);
+    });
+    connect(c, &SimulationController::tuningFinished, this, [this](const QString& message) {
+        m_kernelDock->setTuning(false); // re-reads the cache: the tuned values and their date
+        if (message.isEmpty())
+            statusBar()->clearMessage();
+        else
+            statusBar()->showMessage(message, 10000);
+    });
 
     connect(c, &SimulationController::frameReady, this, &MainWindow::onFrameReady);
     connect(c, &SimulationController::workQueued, this, [this] { m_frameWanted = true; });
@@ -605,6 +621,7 @@ void MainWindow::onParamsChanged(const nbody::SimParams& params)
 void MainWindow::onBodiesChanged(qulonglong n)
 {
     m_runDock->setBodies(n);
+    m_kernelDock->setBodies(n);
 }
 
 void MainWindow::onCommandFailed(const QString& what, const QString& message)
@@ -616,7 +633,9 @@ void MainWindow::onCommandFailed(const QString& what, const QString& message)
     const QString text = tr("Could not apply %1: %2").arg(what, message);
     statusBar()->showMessage(text, 15000);
     static const QStringList kernelCommands = {QStringLiteral("kernel"), QStringLiteral("block size"),
-                                               QStringLiteral("block rows"), QStringLiteral("tile width factor")};
+                                               QStringLiteral("block rows"), QStringLiteral("tile width factor"),
+                                               QStringLiteral("bodies per thread"), QStringLiteral("j-split"),
+                                               QStringLiteral("unroll"), QStringLiteral("tuning")};
     const bool kernelCommand = kernelCommands.contains(what);
     if (kernelCommand) {
         // The Kernel dock says why next to the value it put back (no dialog to dismiss).

@@ -64,7 +64,8 @@ int main(int argc, char* argv[])
     parser.addVersionOption();
     const QCommandLineOption kernelOpt(QStringLiteral("kernel"),
                                        QStringLiteral("Force kernel (%1).").arg(knownKernels()),
-                                       QStringLiteral("ID"), QStringLiteral("cpu"));
+                                       QStringLiteral("ID"), QString::fromUtf8(nbody::defaultKernelId().data(),
+                                                                               qsizetype(nbody::defaultKernelId().size())));
     const QCommandLineOption bodiesOpt(QStringLiteral("bodies"),
                                        QStringLiteral("Bodies in the default system (uniform cube)."),
                                        QStringLiteral("N"), QStringLiteral("8192"));

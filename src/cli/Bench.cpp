@@ -8,11 +8,13 @@
 #include "sim/AtomicFile.h"
 #include "sim/Benchmark.h"
 #include "sim/Ceiling.h"
+#include "sim/CpuKernels.h"
 #include "sim/DeviceInfo.h"
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
 #include "sim/Simulation.h"
+#include "sim/Tuner.h"
 
 #include <nlohmann/json.hpp>
 
@@ -33,34 +35,18 @@ namespace {
 
 std::string str(std::string_view s) { return std::string(s); }
 
-/// The launch parameters a kernel reads, as resolved for n bodies by deviceForceArgs() (auto
-/// values from the tuning cache or the row's defaults), so the table shows what ran, written as
-/// a user would ("block 256, tile x1"); "-" for CPU rows.
+/// The launch parameters a kernel reads at n bodies as resolved (deviceForceArgs), with where
+/// they came from: "block 128, tile x2 (tuned)", "block 256 (set); tile x1 (default)"; "-" for
+/// CPU rows. This is what ran: the table's `params` column.
 std::string describeLaunch(const KernelInfo& k, const SimParams& p, std::size_t n)
 {
     if (k.backend != Backend::Cuda)
         return "-";
-    DeviceForceArgs a;
     try {
-        a = deviceForceArgs(k, p, n);
+        return describeResolved(k, resolveLaunch(k, p, n));
     } catch (const std::exception& e) {
         return std::string("unresolved: ") + e.what();
     }
-    std::string s;
-    const auto add = [&s](const std::string& part) { s += (s.empty() ? "" : ", ") + part; };
-    if (k.params.blockSize)
-        add("block " + std::to_string(a.blockSize) + (k.params.blockRows ? "x" + std::to_string(a.blockRows) : ""));
-    else if (k.params.blockRows)
-        add("rows " + std::to_string(a.blockRows));
-    if (k.params.tileWidthFactor)
-        add("tile x" + std::to_string(a.tileWidthFactor));
-    if (k.params.bodiesPerThread)
-        add("bodies/thread " + std::to_string(a.bodiesPerThread));
-    if (k.params.jSplit)
-        add("j-split " + std::to_string(a.jSplit));
-    if (k.params.unroll)
-        add("unroll " + std::to_string(a.unroll));
-    return s.empty() ? "-" : s;
 }
 
 /// The launch parameters of a row for the JSON: those asked for (0 = auto) and, for CUDA rows,
@@ -178,6 +164,7 @@ struct Row {
     std::string launch;          ///< describeLaunch()
     nlohmann::json params;       ///< launchJson()
     std::optional<BenchResult> result;
+    std::optional<double> perCore; ///< CPU kernels: interactions/s per OpenMP thread (docs/performance-cpu.md)
     std::string note;            ///< why there is no result (skipped, failed)
 
     double share() const { return result ? shareOfCeiling(result->interactionsPerSecond, ceiling) : 0; }
@@ -222,6 +209,8 @@ nlohmann::json toJson(const Row& row)
                   {"gflops", r.gflops},
                   {"shareOfCeiling", row.ceiling > 0 ? nlohmann::json(row.share()) : nullptr},
                   {"timer", r.timer}});
+        if (row.perCore)
+            j["perCore"] = *row.perCore;
     } else {
         j["note"] = row.note;
     }
@@ -263,6 +252,8 @@ Row rowFromJson(const nlohmann::json& j, std::size_t index)
             b.flopsPerInteraction = r.flopsPerInteraction;
             b.timer = j.value("timer", std::string());
             r.result = b;
+            if (const auto pc = j.find("perCore"); pc != j.end() && pc->is_number())
+                r.perCore = pc->get<double>();
         } else {
             r.note = j.value("note", std::string("no measurement"));
         }
@@ -270,6 +261,17 @@ Row rowFromJson(const nlohmann::json& j, std::size_t index)
     } catch (const nlohmann::json::exception& e) {
         throw std::invalid_argument(where + " (kernel " + j.value("kernel", std::string("?")) + "): " + e.what());
     }
+}
+
+/// Per core, under the table (CPU kernels only); `simd`: the SIMD target the `cpu` kernel
+/// dispatched to ("" for a saved table).
+void printPerCore(const std::vector<Row>& rows, int threads, const std::string& simd)
+{
+    for (const Row& row : rows)
+        if (row.perCore)
+            std::printf("per core: %s N=%zu: %.4g interactions/s per OpenMP thread (%d threads%s)\n",
+                        row.kernel.c_str(), row.bodies, *row.perCore, threads,
+                        row.kernel == "cpu" && !simd.empty() ? (", SIMD target " + simd).c_str() : "");
 }
 
 const char* const kHeaderFormat = "%-26s %-5s %-7s %8s %11s %11s %15s %10s %9s  %-11s %s\n";
@@ -311,7 +313,7 @@ std::string csvText(const std::vector<Row>& rows)
 {
     std::string csv = "kernel,precision,layout,bodies,samples,force_ms_median,force_ms_min,step_ms_median,"
                       "interactions_per_second,gflops,flops_per_interaction,timer,params,note,"
-                      "slots_per_interaction,ceiling_interactions_per_second,share_of_ceiling\n";
+                      "slots_per_interaction,ceiling_interactions_per_second,share_of_ceiling,per_core\n";
     char buf[512];
     for (const Row& row : rows) {
         std::snprintf(buf, sizeof buf, "%s,%s,%s,%zu,", row.kernel.c_str(), row.precision.c_str(), row.layout.c_str(),
@@ -338,6 +340,11 @@ std::string csvText(const std::vector<Row>& rows)
             }
         } else {
             csv += ",";
+        }
+        csv += ",";
+        if (row.perCore) {
+            std::snprintf(buf, sizeof buf, "%.6g", *row.perCore);
+            csv += buf;
         }
         csv += "\n";
     }
@@ -456,6 +463,7 @@ int replayCommand(const BenchOptions& o)
     printHeader();
     for (const Row& row : rows)
         printRow(row);
+    printPerCore(rows, saved.value("threads", 0), {});
     try {
         saved.erase("results");
         writeOutputs(o, rows, saved, references);
@@ -479,6 +487,9 @@ int benchCommand(const BenchOptions& o)
     params.blockSize = o.blockSize;
     params.blockRows = o.blockRows;
     params.tileWidthFactor = o.tileWidthFactor;
+    params.bodiesPerThread = o.bodiesPerThread;
+    params.jSplit = o.jSplit;
+    params.unroll = o.unroll;
     try {
         if (!std::isfinite(o.budgetSeconds) || !(o.budgetSeconds > 0))
             throw std::invalid_argument("--budget must be a positive number of seconds");
@@ -550,6 +561,20 @@ int benchCommand(const BenchOptions& o)
             } catch (const std::exception&) {
                 // no prediction: the case itself will report the problem
             }
+            if (row.note.empty() && !o.noTune && tunable(*k, params)) {
+                try { // once per device, kernel and N bucket (sim/Tuner.h); the table stays on stdout
+                    const TuneOutcome t = ensureTuned(*k, params, n, [](const std::string& s) { std::fputs(s.c_str(), stderr); });
+                    if (t.ran)
+                        std::fputs("\n", stderr);
+                    if (!t.warning.empty())
+                        std::fprintf(stderr, "bench: note: %s\n", t.warning.c_str());
+                } catch (const std::exception& e) {
+                    std::fprintf(stderr, "\nbench: note: tuning failed (%s); the defaults are used\n", e.what());
+                }
+                // What ran is what the tuner chose: resolve the row's launch again.
+                row.launch = describeLaunch(*k, params, n);
+                row.params = launchJson(*k, params, n);
+            }
             if (row.note.empty()) {
                 std::fprintf(stderr, "bench [%zu/%zu] %s N=%zu ...\n", index, total, str(k->id).c_str(), n);
                 BenchCase c;
@@ -563,6 +588,8 @@ int benchCommand(const BenchOptions& o)
                 try {
                     row.result = runBenchmark(c, [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); });
                     last = EvaluationTiming{n, row.result->forceMsMedian};
+                    if (k->backend == Backend::Cpu)
+                        row.perCore = row.result->interactionsPerSecond / double(std::max(1, omp_get_max_threads()));
                 } catch (const std::exception& e) {
                     row.note = std::string("failed: ") + e.what();
                     failed = true;
@@ -573,9 +600,12 @@ int benchCommand(const BenchOptions& o)
         }
     }
 
+    printPerCore(rows, omp_get_max_threads(), cpuSimdTargetName(cpuSimdTarget()));
+
     try {
         nlohmann::json header;
         header["machine"] = machine;
+        header["threads"] = omp_get_max_threads();
         header["device"] = deviceJson(cuda);
         header["system"] = {{"scenario", "uniform cube"}, {"seed", o.seed}};
         header["samples"] = o.steps;

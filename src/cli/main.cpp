@@ -21,7 +21,7 @@ int main(int argc, char** argv)
     CLI::App* runCmd = app.add_subcommand("run", "Simulate a system and print progress and a summary");
     addSystemOptions(*runCmd, run.system);
     runCmd->add_option("-s,--steps", run.steps, "Steps to run (>= 0)")->capture_default_str()->check(CLI::Range(0, 1 << 30));
-    runCmd->add_option("-k,--kernel", run.kernel, "Force kernel id (see `nbody kernels`); default: tiled if a GPU is available, else cpu");
+    runCmd->add_option("-k,--kernel", run.kernel, "Force kernel id (see `nbody kernels`); default: blocked if a GPU is available, else cpu");
     runCmd->add_option("-o,--output", run.output,
                        "Write snapshots to FILE (format from the extension: .h5/.hdf5, .csv, .bin/.tipsy/.std); "
                        "{step} in the name is replaced by the step number. Written after the last step and "
@@ -33,8 +33,10 @@ int main(int argc, char** argv)
     runCmd->add_option("--width", run.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
     runCmd->add_option("--height", run.height, "Capture height in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
     runCmd->add_option("--block-size", run.blockSize, "CUDA threads per block (0: auto, the tuned or default value)")->capture_default_str();
-    runCmd->add_option("--block-rows", run.blockRows, "Rows (bodies i) per block of the 2D kernels")->capture_default_str();
-    runCmd->add_option("--tile-factor", run.tileWidthFactor, "Tile width factor of `tiled`")->capture_default_str();
+    runCmd->add_option("--block-rows", run.blockRows, "Rows (bodies i) per block of the 2D kernels (0: auto)")->capture_default_str();
+    runCmd->add_option("--tile-factor", run.tileWidthFactor, "Tile width factor of `tiled` (0: auto)")->capture_default_str();
+    addBlockedLaunchOptions(*runCmd, run.bodiesPerThread, run.jSplit, run.unroll);
+    addNoTuneOption(*runCmd, run.noTune);
     runCmd->add_option("--progress-every", run.progressEvery, "Steps between progress lines (0: about ten lines)")
         ->check(CLI::Range(0, 1 << 30));
     runCmd->add_flag("!--no-energy", run.energy,
@@ -61,8 +63,10 @@ int main(int argc, char** argv)
         ->capture_default_str();
     benchCmd->add_option("--seed", bench.seed, "Seed of the uniform cube")->capture_default_str();
     benchCmd->add_option("--block-size", bench.blockSize, "CUDA threads per block (kernels that use it; 0: auto, the tuned or default value)")->capture_default_str();
-    benchCmd->add_option("--block-rows", bench.blockRows, "Rows per block of the 2D kernels")->capture_default_str();
-    benchCmd->add_option("--tile-factor", bench.tileWidthFactor, "Tile width factor of the tiled kernels")->capture_default_str();
+    benchCmd->add_option("--block-rows", bench.blockRows, "Rows per block of the 2D kernels (0: auto)")->capture_default_str();
+    benchCmd->add_option("--tile-factor", bench.tileWidthFactor, "Tile width factor of the tiled kernels (0: auto)")->capture_default_str();
+    addBlockedLaunchOptions(*benchCmd, bench.bodiesPerThread, bench.jSplit, bench.unroll);
+    addNoTuneOption(*benchCmd, bench.noTune);
     benchCmd->add_option("--json", bench.json, "Also write the results as JSON to this file (atomic)");
     benchCmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file (atomic)");
     benchCmd->add_option("--plot", bench.plot,
@@ -76,15 +80,19 @@ int main(int argc, char** argv)
         "--from", bench.from,
         "Print (and with --plot/--csv/--json write) a saved `nbody bench --json` file instead of measuring");
     for (const char* measuring : {"--kernels", "--bodies", "--steps", "--warmup", "--budget", "--seed", "--block-size",
-                                  "--block-rows", "--tile-factor"})
+                                  "--block-rows", "--tile-factor", "--bodies-per-thread", "--j-split", "--unroll",
+                                  "--no-tune"})
         fromOpt->excludes(benchCmd->get_option(measuring));
     RenderOptions render;
     CLI::App* renderCmd = app.add_subcommand(
         "render", "Simulate headless and write a frame every K steps: PNG files in a directory or an MP4 (ffmpeg)");
     addSystemOptions(*renderCmd, render.system);
-    renderCmd->add_option("-k,--kernel", render.kernel, "Force kernel id; default: tiled if a GPU is available, else cpu");
+    renderCmd->add_option("-k,--kernel", render.kernel, "Force kernel id; default: blocked if a GPU is available, else cpu");
     renderCmd->add_option("--block-size", render.blockSize, "CUDA threads per block (0: auto, the tuned or default value)")->capture_default_str();
-    renderCmd->add_option("--tile-factor", render.tileWidthFactor, "Tile width factor of `tiled`")->capture_default_str();
+    renderCmd->add_option("--block-rows", render.blockRows, "Rows (bodies i) per block of the 2D kernels (0: auto)")->capture_default_str();
+    renderCmd->add_option("--tile-factor", render.tileWidthFactor, "Tile width factor of `tiled` (0: auto)")->capture_default_str();
+    addBlockedLaunchOptions(*renderCmd, render.bodiesPerThread, render.jSplit, render.unroll);
+    addNoTuneOption(*renderCmd, render.noTune);
     renderCmd->add_option("-f,--frames", render.frames, "Frames to write (frame 0 is the initial state)")
         ->required()->check(CLI::Range(1, 1 << 24));
     renderCmd->add_option("-e,--every", render.every, "Steps between frames")->capture_default_str()->check(CLI::Range(1, 1 << 24));
@@ -97,6 +105,15 @@ int main(int argc, char** argv)
 
     ValidateOptions validate;
     CLI::App* validateCmd = addValidateCommand(app, validate);
+
+    TuneCommandOptions tune;
+    CLI::App* tuneCmd = app.add_subcommand(
+        "tune", "Measure the launch parameters of the CUDA kernels for this device and cache them (docs/tuner.md)");
+    tuneCmd->add_option("-k,--kernels", tune.kernels, "all (every tunable CUDA kernel available here) or a list: tiled,blocked")
+        ->capture_default_str();
+    tuneCmd->add_option("-n,--bodies", tune.bodies, "Comma-separated N values (each is tuned at its power-of-two bucket)")
+        ->capture_default_str();
+    tuneCmd->add_flag("--force", tune.force, "Re-tune entries the cache already has");
 
     bool kernelsJson = false;
     CLI::App* kernelsCmd = app.add_subcommand("kernels", "List the registered force kernels");
@@ -130,7 +147,7 @@ int main(int argc, char** argv)
         if (*runCmd) {
             noteGiven(*runCmd, run.system);
             run.captureGiven = runCmd->count("--capture") > 0;
-            run.launchGiven = runCmd->count("--block-size") + runCmd->count("--tile-factor") > 0;
+            run.launchGiven = launchOptionsGiven(*runCmd) > 0;
             run.diagnosticsGiven = runCmd->count("--diagnostics") > 0;
             return runCommand(run);
         }
@@ -140,6 +157,8 @@ int main(int argc, char** argv)
             noteGiven(*renderCmd, render.system);
             return renderCommand(render);
         }
+        if (*tuneCmd)
+            return tuneCommand(tune);
         if (*validateCmd)
             return validateCommand(*validateCmd, validate);
         if (*kernelsCmd)

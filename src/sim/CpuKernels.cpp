@@ -1,11 +1,15 @@
 #include "CpuKernels.h"
 #include "Interaction.h"
 
+// cpuForcesFp32 (the `cpu` row) is in CpuForcesSimd.cpp.
+
+#include <stdexcept>
+#include <string>
+
 namespace nbody {
 
 namespace {
 
-struct Acc3f { float x = 0, y = 0, z = 0; };
 struct Acc3d { double x = 0, y = 0, z = 0; };
 
 /// For each i: store(i, G Σ_j interaction(i, j)) in arithmetic T over positions P.
@@ -24,13 +28,6 @@ void allPairs(const P* pos, std::size_t n, T eps2, T G, Out&& store)
 }
 
 } // namespace
-
-void cpuForcesFp32(const HostForceArgs& a)
-{
-    auto* acc = static_cast<Float4*>(a.acc);
-    allPairs<float, Acc3f>(static_cast<const Float4*>(a.pos), a.n, float(a.eps2), float(a.G),
-                           [&](std::size_t i, float x, float y, float z) { acc[i] = Float4{x, y, z, 0.f}; });
-}
 
 void cpuForcesFp64(const HostForceArgs& a)
 {
@@ -61,6 +58,25 @@ std::vector<Double3> referenceAccelerations(const Float4* pos, std::size_t n, do
 std::vector<Double3> referenceAccelerations(const Double4* pos, std::size_t n, double eps2, double G)
 {
     return referenceOf(pos, n, eps2, G);
+}
+
+std::vector<Double3> referenceAccelerationsAt(const Float4* pos, std::size_t n, const std::vector<std::size_t>& which,
+                                              double eps2, double G)
+{
+    for (std::size_t i : which)
+        if (i >= n)
+            throw std::out_of_range("referenceAccelerationsAt: body " + std::to_string(i) + " of " + std::to_string(n));
+    std::vector<Double3> out(which.size());
+    const auto count = static_cast<std::ptrdiff_t>(which.size());
+#pragma omp parallel for schedule(dynamic, 16)
+    for (std::ptrdiff_t s = 0; s < count; ++s) {
+        Acc3d a;
+        const Float4 bi = pos[which[std::size_t(s)]];
+        for (std::size_t j = 0; j < n; ++j)
+            bodyBodyInteraction<double>(bi, pos[j], a, eps2);
+        out[std::size_t(s)] = Double3{G * a.x, G * a.y, G * a.z};
+    }
+    return out;
 }
 
 } // namespace nbody

@@ -2,7 +2,6 @@
 #include "CpuKernels.h"
 #include "DeviceInfo.h"
 #include "Interaction.h"
-#include "Tuner.h"
 
 #if NBODY_HAVE_CUDA
 #include "kernels/ForceKernels.h"
@@ -22,27 +21,29 @@ namespace {
 constexpr KernelParamUse kNoParams{};
 constexpr KernelParamUse kTiledParams{true, false, true};
 constexpr KernelParamUse k2DParams{true, true, false};
+constexpr KernelParamUse kBlockedParams{true, false, false, true, true, true};
 
-// Issue slots per interaction (KernelInfo::slotsPerInteraction), counted in the sm_90 machine
-// code of each kernel's inner loop (nvcc 13.0, -O3, no -ftz, the unguarded interaction that
-// ε² ≥ kMinUnguardedEps2 selects); docs/performance.md, "The ceiling". Only the arithmetic is
-// counted: loads, index arithmetic, loop control and reductions are what a kernel adds on top,
-// and what its share of the ceiling shows.
+// Issue slots per interaction (KernelInfo::slotsPerInteraction) of the rows compiled without
+// -ftz (tiled, tiled-fp64, the 2D family), counted in the sm_90 machine code of the unrolled inner
+// loop (nvcc 13.0, -O3, the unguarded interaction that ε² ≥ kMinUnguardedEps2 selects);
+// docs/performance.md, "The ceiling". Only the arithmetic is counted: loads, index arithmetic,
+// loop control and reductions are what a kernel adds on top, and what its share shows. The
+// blocked rows state theirs beside them (13 and 17, -ftz and nbRsqrtFast).
 //
-// fp32 bodyBodyInteraction (sim/Interaction.h), 17 fp32-pipe slots:
-//   FADD  4  r = x_j − x_i (3), r² + ε² (1: ε² is added last, not folded into an FMA)
-//   FFMA  5  r² (2), a += r·s (3)
-//   FMUL  6  ry² (1), s = m·inv·inv·inv (3), rsqrtf's denormal fix-up (2, predicated: scale a
-//            tiny r² into MUFU's range and the result back)
+// fp32 bodyBodyInteraction (sim/Interaction.h, ε² folded into the first FMA), 16 fp32 slots:
+//   FADD  3  r = x_j − x_i
+//   FFMA  6  r² + ε² (3), a += r·s (3)
+//   FMUL  5  s = m·inv·inv·inv (3), rsqrtf's denormal fix-up (2, predicated: scale a tiny r²
+//            into MUFU's range and the result back)
 //   FSETP 1  rsqrtf's fix-up test |r²| < FLT_MIN
-//   MUFU  1  MUFU.RSQ (its own pipe, 16 lanes/SM on sm_90; one issue slot)
-// (tiled adds an LDS.128 and ~1.1 slots of loop control per interaction, 8× unrolled: its issue
-// bound is ~19 slots, 89 % of this ceiling.) The 2D kernels run the same 17 per pair.
-constexpr int kSlotsFp32 = 17;
-// fp64 (tiled-fp64), 18 fp64-pipe slots: DADD 4 (r 3, + ε² 1), DMUL 6 (ry² 1, m·inv³ 3,
-// rsqrt's Newton step 2), DFMA 8 (r² 2, a += r·s 3, Newton step 3). The MUFU.RSQ64H seed and
+//   MUFU  1  MUFU.RSQ (its own 16-lane pipe on sm_90; one issue slot)
+// (tiled adds an LDS.128 and ~1.3 slots of loop control per interaction, unrolled 8 times: 18.5
+// issue slots in all.) The 2D kernels run the same 16 per pair.
+constexpr int kSlotsFp32 = 16;
+// fp64 (tiled-fp64, CUDA's rsqrt(double)), 17 fp64-pipe slots: DADD 3 (r), DMUL 5 (m·inv³ 3,
+// rsqrt's Newton step 2), DFMA 9 (r² + ε² 3, a += r·s 3, Newton step 3). The MUFU.RSQ64H seed and
 // its range check (~10 integer, move and branch slots) issue elsewhere and are not counted.
-constexpr int kSlotsFp64 = 18;
+constexpr int kSlotsFp64 = 17;
 
 #define NB_2D_ROW(id, name, description, layout, deterministic, Fn)                              \
     KernelInfo{id, name, description, Backend::Cuda, Precision::Fp32, layout, deterministic, k2DParams, \
@@ -52,16 +53,39 @@ constexpr int kSlotsFp64 = 18;
 const std::array kRegistry = {
     KernelInfo{
         "cpu", "CPU (OpenMP)",
-        "All pairs on the CPU, one OpenMP thread per chunk of bodies, fp32 arithmetic on the fp32 state. "
-        "Reads N positions N times from cache; the choice without a GPU and for small N.",
+        "All pairs on the CPU in fp32, SIMD through Highway (AVX-512, AVX2, SSE4, ... chosen at run time): "
+        "positions transposed into x/y/z/m arrays and swept in L1-sized j tiles by vectors of i bodies, "
+        "approximate 1/sqrt refined by one Newton step (fp32 accuracy), OpenMP over blocks of i. "
+        "Deterministic for any thread count; the choice without a GPU and for small N.",
         Backend::Cpu, Precision::Fp32, Layout::Float4, /*deterministic*/ true, kNoParams,
         kFlopsPerInteractionFp32, &cpuForcesFp32},
     KernelInfo{
         "reference", "CPU fp64 reference (OpenMP)",
         "All pairs on the CPU in double precision on the fp64 state (double positions, velocities and "
-        "accelerations). The reference every kernel is validated against; about as fast as the fp32 CPU "
-        "kernel on the machines measured (docs/benchmarks.md).",
+        "accelerations). The reference every kernel is validated against; scalar, about 18x slower per core "
+        "than the SIMD fp32 `cpu` kernel (docs/performance-cpu.md).",
         Backend::Cpu, Precision::Fp64, Layout::Double4, true, kNoParams, kFlopsPerInteractionFp64, &cpuForcesFp64},
+    // First CUDA row: the default kernel on GPUs (defaultKernelId()).
+    KernelInfo{
+        "blocked", "Register-blocked tiles, j-split (CUDA)",
+        "The fastest all-pairs kernel here: each thread keeps several bodies (i) in registers, so "
+        "every position read from the shared-memory tile feeds several interactions; softening folded "
+        "into the first FMA and denormals flushed (bare hardware rsqrt): 13 issue slots per "
+        "interaction. When N is too small to fill the GPU the j-range is split across blocks and "
+        "summed by a second, deterministic pass. Parameters (auto: tuned per device and N): block "
+        "size, bodies per thread, j-split, unroll.",
+        Backend::Cuda, Precision::Fp32, Layout::Float4, true, kBlockedParams, kFlopsPerInteractionFp32, nullptr,
+        NB_GPU(launchBlocked), NB_GPU(checkBlocked), NB_GPU(workspaceBlocked), /*slots*/ 13,
+        NB_GPU(defaultsBlocked)},
+    KernelInfo{
+        "blocked-fp64", "Register-blocked tiles, j-split, fp64 (CUDA)",
+        "The blocked kernel on the fp64 state: double positions, velocities and accelerations, with "
+        "the reciprocal square root from the hardware approximation refined by one third-order "
+        "Newton step to full fp64 accuracy (17 fp64 operations per interaction instead of about 25). "
+        "30 flops per interaction by the nbody sample's count. Parameters as for blocked.",
+        Backend::Cuda, Precision::Fp64, Layout::Double4, true, kBlockedParams, kFlopsPerInteractionFp64, nullptr,
+        NB_GPU(launchBlockedFp64), NB_GPU(checkBlockedFp64), NB_GPU(workspaceBlockedFp64), /*slots*/ 17,
+        NB_GPU(defaultsBlockedFp64)},
     KernelInfo{
         "tiled", "Tiled shared memory (CUDA)",
         "GPU Gems 3 ch. 31: one thread per body; the block stages tiles of blockSize x tile factor "
@@ -120,32 +144,7 @@ const std::array kRegistry = {
 
 } // namespace
 
-DeviceForceArgs deviceForceArgs(const KernelInfo& k, const SimParams& p, std::size_t n)
-{
-    DeviceForceArgs a;
-    a.n = n;
-    a.eps2 = p.eps2;
-    a.G = p.G;
-    a.blockSize = p.blockSize;
-    a.blockRows = p.blockRows;
-    a.tileWidthFactor = p.tileWidthFactor;
-    a.bodiesPerThread = p.bodiesPerThread;
-    a.jSplit = p.jSplit;
-    a.unroll = p.unroll;
-    if (k.backend == Backend::Cuda)
-        applyTunedLaunch(k, a); // auto parameters the tuning cache has for this device and N
-    if (k.defaults)
-        k.defaults(a);
-    if (a.blockSize == 0)
-        a.blockSize = kDefaultBlockSize;
-    if (a.bodiesPerThread == 0)
-        a.bodiesPerThread = 1;
-    if (a.jSplit == 0)
-        a.jSplit = 1;
-    if (a.unroll == 0)
-        a.unroll = 4;
-    return a;
-}
+// deviceForceArgs() is defined with the tuner (Tuner.cpp: resolveLaunch).
 
 std::string_view toString(Backend b)
 {
@@ -188,6 +187,14 @@ const KernelInfo* findKernel(std::string_view id)
         if (k.id == id)
             return &k;
     return nullptr;
+}
+
+std::string_view defaultKernelId()
+{
+    for (const KernelInfo& k : kRegistry)
+        if (k.backend == Backend::Cuda && availability(k).available)
+            return k.id;
+    return "cpu";
 }
 
 bool builtWithCuda()

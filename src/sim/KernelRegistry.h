@@ -66,7 +66,9 @@ struct KernelInfo;
 /// The launch arguments of the parameters `p` for row k and n bodies (pointers left null), with
 /// every launch parameter resolved (> 0): the user's non-zero values as they are; auto (0) ones
 /// from the tuning cache for this device, row and N bucket (sim/Tuner.h) where it has them,
-/// else from the row's defaults (KernelInfo::defaults), else 256 threads per block.
+/// else from the row's defaults (KernelInfo::defaults), else 256 threads per block and 1 row,
+/// tile ×1, 1 i/thread, j-split 1, unroll 4. Defined in Tuner.cpp (resolveLaunch also says
+/// where each value came from).
 DeviceForceArgs deviceForceArgs(const KernelInfo& k, const SimParams& p, std::size_t n);
 
 using HostForceFn = void (*)(const HostForceArgs&);
@@ -126,6 +128,10 @@ struct Availability {
 };
 /// Whether the kernel can run here (CPU rows always can).
 Availability availability(const KernelInfo& k);
+
+/// The kernel a new run uses when none is chosen: the first CUDA row that is available (the
+/// fastest fp32 kernel, `blocked`), else `cpu`.
+std::string_view defaultKernelId();
 
 /// True when this build has the CUDA kernels compiled in.
 bool builtWithCuda();

@@ -45,18 +45,13 @@ void validateParams(const SimParams& p)
         throw std::invalid_argument("softening eps2 must be >= 0 and finite (got " + num(p.eps2) + ")");
     if (!std::isfinite(p.dt) || !(p.dt > 0))
         throw std::invalid_argument("time step dt must be positive and finite (got " + num(p.dt) + ")");
-    if (p.blockSize < 0)
-        throw std::invalid_argument("block size must be at least 1, or 0 for auto (got " + std::to_string(p.blockSize) + ")");
-    for (const auto& [name, value] : {std::pair{"bodies per thread", p.bodiesPerThread}, std::pair{"j-split", p.jSplit},
-                                      std::pair{"unroll", p.unroll}})
+    for (const auto& [name, value] :
+         {std::pair{"block size", p.blockSize}, std::pair{"block rows", p.blockRows},
+          std::pair{"tile width factor", p.tileWidthFactor}, std::pair{"bodies per thread", p.bodiesPerThread},
+          std::pair{"j-split", p.jSplit}, std::pair{"unroll", p.unroll}})
         if (value < 0)
             throw std::invalid_argument(std::string(name) + " must be at least 1, or 0 for auto (got " +
                                         std::to_string(value) + ")");
-    if (p.blockRows < 1)
-        throw std::invalid_argument("block rows must be at least 1 (got " + std::to_string(p.blockRows) + ")");
-    if (p.tileWidthFactor < 1)
-        throw std::invalid_argument("tile width factor must be at least 1 (got " +
-                                    std::to_string(p.tileWidthFactor) + ")");
     if (p.diagnosticsInterval < 0)
         throw std::invalid_argument("diagnostics interval must be >= 0");
     (void)integratorOrThrow(p.integrator);
