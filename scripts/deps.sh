@@ -14,6 +14,8 @@ packages=(
     build-essential cmake ninja-build pkg-config git
     # Qt 6 (Core, Gui, Widgets, OpenGL, OpenGLWidgets, Test, Charts) and its platform plugins (xcb, offscreen)
     qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-qpa-plugins qt6-charts-dev
+    # Qt 6 Svg: `nbody bench --plot FILE.svg` (QSvgGenerator)
+    qt6-svg-dev
     # header-only libraries: maths, PNG writer, command line, JSON
     libglm-dev libstb-dev libcli11-dev nlohmann-json3-dev
     # snapshots in HDF5 (GADGET-4/SWIFT layout)

@@ -36,11 +36,17 @@ device=.device
 usage() { sed -n '2,31s/^# \{0,1\}//p' "$0"; }
 
 prepare() {
-    # 1. The GPU build: tests on, app off, machine code for Hopper plus PTX.
-    scripts/build.sh --tests build-gpu -DNBODY_BUILD_APP=OFF \
+    # 1. The GPU build: tests on, app off, plotting off (the GPU machine has no Qt Gui, so the
+    #    carried nbody must not link nbody::plot: `bench --json` there, `bench --from --plot`
+    #    here), machine code for Hopper plus PTX.
+    scripts/build.sh --tests build-gpu -DNBODY_BUILD_APP=OFF -DNBODY_BUILD_PLOT=OFF \
         "-DCMAKE_CUDA_ARCHITECTURES=90-real;90-virtual"
     if ! grep -q '^CMAKE_CUDA_COMPILER:[A-Z]*=.*nvcc' build-gpu/CMakeCache.txt; then
         echo "gpu-check: nvcc was not found, build-gpu/ has no CUDA kernels" >&2
+        exit 1
+    fi
+    if ldd build-gpu/src/cli/nbody | grep -q 'libQt6Gui'; then
+        echo "gpu-check: build-gpu/src/cli/nbody links Qt Gui (NBODY_BUILD_PLOT must be OFF there)" >&2
         exit 1
     fi
 

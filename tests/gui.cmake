@@ -12,3 +12,6 @@ set_target_properties(tst_gui PROPERTIES AUTOMOC ON)
 # NBODY_SCREENSHOT_DIR=DIR saves the pictures of docs/images (validation-report.png, validation-dock.png).
 nbody_add_test(NAME tst_validation_dock SOURCES tst_validation_dock.cpp LIBS nbody::app Qt6::Widgets LABELS gui
   TIMEOUT 300)
+# tst_kernel_dock: the Kernel dock's share of the device's ceiling, read back from its label (a
+# dock of its own, no OpenGL: runs on the offscreen platform too); label gui.
+nbody_add_test(NAME tst_kernel_dock SOURCES tst_kernel_dock.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 60)

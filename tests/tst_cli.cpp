@@ -379,6 +379,10 @@ private slots:
             QCOMPARE(v["flopsPerInteraction"].toInt(), flops);
             QCOMPARE_LE(std::abs(v["gflops"].toDouble() - ips * flops / 1e9) / v["gflops"].toDouble(), 1e-9);
             QCOMPARE(v["timer"].toString(), QString("wall clock"));
+            // CPU rows have no issue-slot ceiling: the fields are there, and null.
+            QVERIFY(v.toObject().contains("ceilingInteractionsPerSecond") && v["ceilingInteractionsPerSecond"].isNull());
+            QVERIFY(v.toObject().contains("shareOfCeiling") && v["shareOfCeiling"].isNull());
+            QCOMPARE(v["slotsPerInteraction"].toInt(), 0);
         }
         QCOMPARE(results[0]["kernel"].toString(), QString("cpu"));
         QCOMPARE(results[3]["bodies"].toInt(), 517);
@@ -388,7 +392,28 @@ private slots:
         QCOMPARE(lines.size(), 5);
         QVERIFY(lines[0].startsWith("kernel,precision,layout,bodies,samples,force_ms_median"));
         QVERIFY(lines[4].startsWith("reference,fp64,double4,517,3,"));
+        QVERIFY(lines[0].endsWith(",slots_per_interaction,ceiling_interactions_per_second,share_of_ceiling,per_core"));
+        // No ceiling for a CPU row (empty fields), then its per-core rate.
+        QVERIFY2(lines[4].contains(QRegularExpression(",,,,[0-9.e+]+$")), qPrintable(lines[4]));
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 2);
+    }
+    void benchPlot()
+    {
+        // A build without nbody::plot (the GPU machine's) refuses --plot before measuring and says
+        // how to get the chart; one with it writes the PNG.
+        QTemporaryDir dir;
+        const QString png = dir.filePath("bench.png");
+        const Result r = nbody({"bench", "--kernels", "cpu", "--bodies", "10,20", "--steps", "1", "--plot", png});
+        if (!NBODY_HAVE_PLOT) {
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains("this nbody was built without plotting (NBODY_BUILD_PLOT=OFF)"), qPrintable(r.err));
+            QVERIFY(r.err.contains("re-plot with --from"));
+            QVERIFY(!r.err.contains("bench [1/"));
+            QVERIFY(!QFile::exists(png));
+        } else {
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+            QVERIFY(isPng(png));
+        }
     }
     void benchBudgetSkips()
     {

@@ -587,6 +587,11 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(rate->text().startsWith(QLatin1String("cpu: ")), kWaitMs);
         QTRY_VERIFY_WITH_TIMEOUT(shownStep(*w) >= 2, kWaitMs);
         const qlonglong before = shownStep(*w);
+        // The status bar's rate reaches the dock's ceiling line (tst_kernel_dock checks the share).
+        QTRY_VERIFY_WITH_TIMEOUT(dock->measuredRate() > 0, kWaitMs);
+        const auto* ceiling = w->findChild<QLabel*>(QStringLiteral("kernelCeiling"));
+        QVERIFY(ceiling);
+        QCOMPARE(ceiling->text(), QStringLiteral("not defined for CPU kernels"));
 
         QSignalSpy requested(w.get(), &MainWindow::kernelRequested);
         QTreeWidgetItem* reference = rowOf(table, QStringLiteral("reference"));
@@ -598,6 +603,7 @@ private slots:
         QCOMPARE(dock->kernelId(), QStringLiteral("reference"));
         QTRY_VERIFY_WITH_TIMEOUT(rate->text().startsWith(QLatin1String("reference: ")), kWaitMs);
         QVERIFY2(rate->text().endsWith(QLatin1String(" int/s")), qPrintable(rate->text()));
+        QTRY_VERIFY_WITH_TIMEOUT(dock->measuredRate() > 0, kWaitMs); // the new kernel's rate
         QVERIFY2(shownStep(*w) > before, "the run did not continue after the switch");
         emit w->pauseRequested();
 

@@ -1,5 +1,6 @@
 #include "KernelDock.h"
 
+#include "sim/Ceiling.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Tuner.h"
 
@@ -14,6 +15,8 @@
 #include <QSpinBox>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+
+#include <cmath>
 
 namespace nbody::app {
 
@@ -40,6 +43,13 @@ QSpinBox* paramSpinBox(QWidget* parent, const QString& objectName)
     s->setSpecialValueText(KernelDock::tr("auto")); // 0: tuned for this device and N, else the kernel's default
     s->setKeyboardTracking(false); // apply on Enter / focus loss / arrows, not per keystroke
     return s;
+}
+
+/// "1.97 e12" (three significant digits, the exponent apart so that it reads like the status bar).
+QString scientific(double v)
+{
+    const int exponent = v > 0 ? int(std::floor(std::log10(v))) : 0;
+    return QStringLiteral("%1 e%2").arg(v / std::pow(10.0, exponent), 0, 'f', 2).arg(exponent);
 }
 
 } // namespace
@@ -110,10 +120,25 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
         factsForm->addRow(label, value);
         return value;
     };
-    m_precision = fact(tr("Precision:"), QStringLiteral("kernelPrecision"));
+    // Precision and flops share a row, so the ceiling's row costs the dock no height (the window
+    // keeps its 1280x820 default, tst_validation_dock).
+    m_precision = new QLabel(detailBox);
+    m_precision->setObjectName(QStringLiteral("kernelPrecision"));
+    m_flops = new QLabel(detailBox);
+    m_flops->setObjectName(QStringLiteral("kernelFlops"));
+    auto* precisionRow = new QHBoxLayout;
+    precisionRow->addWidget(m_precision);
+    precisionRow->addSpacing(12);
+    precisionRow->addWidget(new QLabel(tr("Flops per interaction:"), detailBox));
+    precisionRow->addWidget(m_flops);
+    precisionRow->addStretch(1);
+    factsForm->addRow(tr("Precision:"), precisionRow);
     m_layout = fact(tr("Layout:"), QStringLiteral("kernelLayout"));
     m_deterministic = fact(tr("Deterministic:"), QStringLiteral("kernelDeterministic"));
-    m_flops = fact(tr("Flops per interaction:"), QStringLiteral("kernelFlops"));
+    m_ceiling = fact(tr("Ceiling:"), QStringLiteral("kernelCeiling"));
+    m_ceiling->setToolTip(tr("Measured interactions per second over this device's issue-slot ceiling: SMs × "
+                             "fp32 (or fp64) lanes per SM × clock ÷ the kernel's slots per interaction "
+                             "(docs/performance.md)"));
     m_description = new QLabel(detailBox);
     m_description->setObjectName(QStringLiteral("kernelDescription"));
     m_description->setWordWrap(true);
@@ -203,6 +228,8 @@ void KernelDock::onCurrentItemChanged(QTreeWidgetItem* item)
 
 void KernelDock::setKernel(const QString& id)
 {
+    if (id != m_kernelId)
+        m_rate = 0; // until a step of the new kernel is timed
     m_kernelId = id;
     const nbody::KernelInfo* k = nbody::findKernel(id.toStdString());
     {
@@ -236,10 +263,11 @@ void KernelDock::showDetails(const nbody::KernelInfo* k)
     refreshLaunchInfo();
     if (!k) {
         m_title->setText(QStringLiteral("–"));
-        for (QLabel* l : {m_precision, m_layout, m_deterministic, m_flops, m_description})
+        for (QLabel* l : {m_precision, m_layout, m_deterministic, m_flops, m_ceiling, m_description})
             l->clear();
         return;
     }
+    showCeiling();
     const QString name = qstr(k->name);
     m_title->setText(QStringLiteral("<b>%1</b> (%2, %3)")
                          .arg(name.toHtmlEscaped(), qstr(k->id), backendTitle(k->backend)));
@@ -325,6 +353,59 @@ void KernelDock::refreshLaunchInfo()
     } catch (const std::exception& e) {
         m_launchInfo->setText(tr("default (the device could not be asked: %1)").arg(QString::fromUtf8(e.what())));
     }
+}
+
+void KernelDock::setDevice(const std::optional<nbody::CudaDeviceInfo>& device)
+{
+    m_device = device;
+    showCeiling();
+}
+
+void KernelDock::setMeasuredRate(const QString& kernelId, double interactionsPerSecond)
+{
+    if (kernelId != m_kernelId)
+        return;
+    m_rate = interactionsPerSecond > 0 ? interactionsPerSecond : 0;
+    showCeiling();
+}
+
+void KernelDock::showCeiling()
+{
+    const nbody::KernelInfo* k = nbody::findKernel(m_kernelId.toStdString());
+    if (!k) {
+        m_ceiling->clear();
+        return;
+    }
+    if (k->backend != nbody::Backend::Cuda) {
+        m_ceiling->setText(tr("not defined for CPU kernels"));
+        return;
+    }
+    if (!m_device) {
+        m_ceiling->setText(tr("no CUDA device to compute it for"));
+        return;
+    }
+    if (k->slotsPerInteraction <= 0) {
+        m_ceiling->setText(tr("not stated for this kernel (no slots per interaction)"));
+        return;
+    }
+    const double ceiling = nbody::interactionCeiling(*k, *m_device);
+    if (!(ceiling > 0)) {
+        m_ceiling->setText(tr("unknown for this device (compute capability %1.%2, %3 SMs, %4 kHz)")
+                               .arg(m_device->major)
+                               .arg(m_device->minor)
+                               .arg(m_device->multiprocessors)
+                               .arg(m_device->clockKHz));
+        return;
+    }
+    const QString of = tr("%1 interactions/s for %2 slots per interaction")
+                           .arg(scientific(ceiling))
+                           .arg(k->slotsPerInteraction);
+    if (m_rate > 0)
+        m_ceiling->setText(tr("%1 % of this device's ceiling (%2)")
+                               .arg(100 * nbody::shareOfCeiling(m_rate, ceiling), 0, 'f', 1)
+                               .arg(of));
+    else
+        m_ceiling->setText(tr("this device's ceiling is %1; no rate measured yet").arg(of));
 }
 
 void KernelDock::setParams(const nbody::SimParams& p)

@@ -11,8 +11,14 @@
 /// nothing, so the dock, the Kernel menu and the controller cannot loop. A refused edit (the
 /// Simulation throws std::invalid_argument naming the limit) is shown inline by showRefusal()
 /// while the setters put the value in use back.
+///
+/// It also shows the running kernel's share of this device's issue-slot ceiling (sim/Ceiling.h)
+/// from the rate the status bar shows (MainWindow feeds setMeasuredRate() from each timed frame).
 
+#include "sim/DeviceInfo.h"
 #include "sim/SimParams.h"
+
+#include <optional>
 
 #include <QDockWidget>
 #include <QString>
@@ -41,6 +47,12 @@ public:
     void setKernel(const QString& id);
     /// Shows the launch parameters in use. Emits nothing.
     void setParams(const nbody::SimParams& params);
+    /// The CUDA device the kernels run on (device 0; nullopt: none), for the ceiling. Emits nothing.
+    void setDevice(const std::optional<nbody::CudaDeviceInfo>& device);
+    /// The interactions per second measured for `kernelId` (the status bar's rate); ignored
+    /// unless it is the kernel shown; 0: none measured yet (a fresh system). Emits nothing.
+    void setMeasuredRate(const QString& kernelId, double interactionsPerSecond);
+    double measuredRate() const { return m_rate; }
     /// The number of bodies (the tuner's N bucket depends on it). Emits nothing.
     void setBodies(qulonglong bodies);
     /// Re-reads what the launch parameters resolve to (after the tuner wrote the cache).
@@ -68,6 +80,7 @@ signals:
 private:
     void onCurrentItemChanged(QTreeWidgetItem* item);
     void showDetails(const nbody::KernelInfo* kernel);
+    void showCeiling();
 
     QString m_kernelId;
     QTreeWidget* m_table;
@@ -76,6 +89,9 @@ private:
     QLabel* m_layout;
     QLabel* m_deterministic;
     QLabel* m_flops;
+    QLabel* m_ceiling;
+    std::optional<nbody::CudaDeviceInfo> m_device;
+    double m_rate = 0;
     QLabel* m_description;
     QSpinBox* m_blockSize;
     QSpinBox* m_blockRows;

@@ -12,6 +12,7 @@
 
 #include "gl/FrameSink.h"
 #include "gl/Renderer.h"
+#include "sim/DeviceInfo.h"
 #include "sim/KernelRegistry.h"
 
 #include <QAction>
@@ -53,6 +54,8 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     m_runDock = new RunDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_runDock);
     m_kernelDock = new KernelDock(this);
+    if (const nbody::CudaRuntimeInfo cuda = nbody::queryCuda(); !cuda.devices.empty())
+        m_kernelDock->setDevice(cuda.devices.front()); // the kernels run on device 0
     addDockWidget(Qt::RightDockWidgetArea, m_kernelDock);
     tabifyDockWidget(m_runDock, m_kernelDock); // each gets the full height; Run is in front
     m_runDock->raise();
@@ -606,6 +609,7 @@ void MainWindow::showStepTime()
         const double n = double(m_stepTimeBodies);
         const double rate = ms > 0 ? n * n / (ms * 1e-3) : 0.0;
         m_rateLabel->setText(tr("%1: %2 int/s").arg(m_stepTimeKernel, QString::number(rate, 'e', 2)));
+        m_kernelDock->setMeasuredRate(m_stepTimeKernel, rate); // its share of the device's ceiling
     }
 }
 

@@ -1,9 +1,13 @@
 // `nbody bench`: the kernel × N table of sim/Benchmark.h, printed and optionally written as JSON
-// and CSV.
+// and CSV and plotted (--plot, through nbody::plot where this build has it); --from prints and
+// plots a saved --json file instead of measuring.
+#include "BenchReport.h"
 #include "Commands.h"
 
+#include "plot/BenchPlot.h"
 #include "sim/AtomicFile.h"
 #include "sim/Benchmark.h"
+#include "sim/Ceiling.h"
 #include "sim/CpuKernels.h"
 #include "sim/DeviceInfo.h"
 #include "sim/Errors.h"
@@ -20,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -31,13 +36,45 @@ namespace {
 std::string str(std::string_view s) { return std::string(s); }
 
 /// The launch parameters a kernel reads at n bodies as resolved (deviceForceArgs), with where
-/// they came from: "block 128, tile x2 (tuned)", "block 256 (set); tile x1 (default)".
+/// they came from: "block 128, tile x2 (tuned)", "block 256 (set); tile x1 (default)"; "-" for
+/// CPU rows. This is what ran: the table's `params` column.
 std::string describeLaunch(const KernelInfo& k, const SimParams& p, std::size_t n)
 {
-    std::string s = describeResolved(k, resolveLaunch(k, p, n));
-    if (k.backend == Backend::Cuda && !p.cudaGraphs)
-        s = (s == "-" ? std::string() : s + ", ") + "no CUDA graphs";
-    return s;
+    if (k.backend != Backend::Cuda)
+        return "-";
+    try {
+        std::string s = describeResolved(k, resolveLaunch(k, p, n));
+        if (!p.cudaGraphs)
+            s += ", no CUDA graphs";
+        return s;
+    } catch (const std::exception& e) {
+        return std::string("unresolved: ") + e.what();
+    }
+}
+
+/// The launch parameters of a row for the JSON: those asked for (0 = auto) and, for CUDA rows,
+/// those deviceForceArgs() resolved for n.
+nlohmann::json launchJson(const KernelInfo& k, const SimParams& p, std::size_t n)
+{
+    nlohmann::json j = {{"blockSize", p.blockSize},
+                        {"blockRows", p.blockRows},
+                        {"tileWidthFactor", p.tileWidthFactor},
+                        {"bodiesPerThread", p.bodiesPerThread},
+                        {"jSplit", p.jSplit},
+                        {"unroll", p.unroll},
+                        {"cudaGraphs", p.cudaGraphs},
+                        {"used", describeLaunch(k, p, n)}};
+    if (k.backend == Backend::Cuda) {
+        try {
+            const DeviceForceArgs a = deviceForceArgs(k, p, n);
+            j["resolved"] = {{"blockSize", a.blockSize},          {"blockRows", a.blockRows},
+                             {"tileWidthFactor", a.tileWidthFactor}, {"bodiesPerThread", a.bodiesPerThread},
+                             {"jSplit", a.jSplit},                  {"unroll", a.unroll}};
+        } catch (const std::exception&) {
+            // "used" says why
+        }
+    }
+    return j;
 }
 
 /// Parses "8192,65536" into N values (each 1..kMaxBodies). Throws std::invalid_argument.
@@ -97,9 +134,8 @@ std::vector<const KernelInfo*> parseKernels(const std::string& list)
     return out;
 }
 
-std::string machineDescription()
+std::string machineDescription(const CudaRuntimeInfo& cuda)
 {
-    const CudaRuntimeInfo cuda = queryCuda();
     std::string s = cuda.devices.empty() ? "no CUDA device (" + cuda.whyNone + ")"
                                          : cuda.devices[0].name + " (CUDA driver " +
                                                cudaVersionString(cuda.driverVersion) + ", runtime " +
@@ -107,20 +143,167 @@ std::string machineDescription()
     return s + ", " + std::to_string(omp_get_max_threads()) + " OpenMP threads";
 }
 
+/// The device the CUDA rows run on and what its ceiling is made of (null without a device).
+nlohmann::json deviceJson(const CudaRuntimeInfo& cuda)
+{
+    if (cuda.devices.empty())
+        return nullptr;
+    const CudaDeviceInfo& d = cuda.devices[0];
+    const PipeLanes lanes = pipeLanes(d.major, d.minor);
+    return {{"name", d.name},
+            {"computeCapability", std::to_string(d.major) + "." + std::to_string(d.minor)},
+            {"multiprocessors", d.multiprocessors},
+            {"clockKHz", d.clockKHz},
+            {"fp32LanesPerMultiprocessor", lanes.fp32},
+            {"fp64LanesPerMultiprocessor", lanes.fp64},
+            {"fp32SlotsPerSecond", issueSlotsPerSecond(d, Precision::Fp32)},
+            {"fp64SlotsPerSecond", issueSlotsPerSecond(d, Precision::Fp64)}};
+}
+
+/// One line of the table: everything the table, the JSON, the CSV and the chart show, from a
+/// measurement or from a saved --json file (--from), so both print and plot alike.
 struct Row {
-    const KernelInfo* kernel;
-    std::size_t bodies;
+    std::string kernel, name, backend, precision, layout;
+    std::size_t bodies = 0;
+    int flopsPerInteraction = 0;
+    int slotsPerInteraction = 0; ///< KernelInfo::slotsPerInteraction (0: not stated)
+    double ceiling = 0;          ///< interactions/s (sim/Ceiling.h); 0: not defined (CPU rows, no device)
+    std::string launch;          ///< describeLaunch()
+    nlohmann::json params;       ///< launchJson()
     std::optional<BenchResult> result;
-    std::string note; ///< why there is no result (skipped, failed)
+    std::optional<double> perCore; ///< CPU kernels: interactions/s per OpenMP thread (docs/performance-cpu.md)
+    std::string note;            ///< why there is no result (skipped, failed)
+
+    double share() const { return result ? shareOfCeiling(result->interactionsPerSecond, ceiling) : 0; }
 };
 
-/// CPU kernels: interactions/s per OpenMP thread (the per-core figure, docs/performance-cpu.md);
-/// nothing for GPU kernels.
-std::optional<double> perCore(const Row& row)
+Row makeRow(const KernelInfo& k, std::size_t n, const SimParams& params, const CudaDeviceInfo* device)
 {
-    if (!row.result || row.kernel->backend != Backend::Cpu)
-        return std::nullopt;
-    return row.result->interactionsPerSecond / double(std::max(1, omp_get_max_threads()));
+    Row r;
+    r.kernel = str(k.id);
+    r.name = str(k.name);
+    r.backend = str(toString(k.backend));
+    r.precision = str(toString(k.precision));
+    r.layout = str(toString(k.layout));
+    r.bodies = n;
+    r.flopsPerInteraction = k.flopsPerInteraction;
+    r.slotsPerInteraction = k.slotsPerInteraction;
+    r.ceiling = device ? interactionCeiling(k, *device) : 0;
+    r.launch = describeLaunch(k, params, n);
+    r.params = launchJson(k, params, n);
+    return r;
+}
+
+nlohmann::json toJson(const Row& row)
+{
+    nlohmann::json j = {{"kernel", row.kernel},
+                        {"name", row.name},
+                        {"backend", row.backend},
+                        {"precision", row.precision},
+                        {"layout", row.layout},
+                        {"bodies", row.bodies},
+                        {"params", row.params},
+                        {"flopsPerInteraction", row.flopsPerInteraction},
+                        {"slotsPerInteraction", row.slotsPerInteraction},
+                        {"ceilingInteractionsPerSecond", row.ceiling > 0 ? nlohmann::json(row.ceiling) : nullptr}};
+    if (row.result) {
+        const BenchResult& r = *row.result;
+        j.update({{"samples", r.samples},
+                  {"forceMsMedian", r.forceMsMedian},
+                  {"forceMsMin", r.forceMsMin},
+                  {"stepMsMedian", r.stepMsMedian},
+                  {"interactionsPerSecond", r.interactionsPerSecond},
+                  {"gflops", r.gflops},
+                  {"shareOfCeiling", row.ceiling > 0 ? nlohmann::json(row.share()) : nullptr},
+                  {"timer", r.timer}});
+        if (row.perCore)
+            j["perCore"] = *row.perCore;
+    } else {
+        j["note"] = row.note;
+    }
+    return j;
+}
+
+/// A row of a saved --json file. Throws std::invalid_argument naming the entry and the field.
+Row rowFromJson(const nlohmann::json& j, std::size_t index)
+{
+    const auto where = "results[" + std::to_string(index) + "]";
+    if (!j.is_object())
+        throw std::invalid_argument(where + " is not an object");
+    try {
+        Row r;
+        r.kernel = j.at("kernel").get<std::string>();
+        r.name = j.value("name", r.kernel);
+        r.backend = j.value("backend", std::string());
+        r.precision = j.value("precision", std::string());
+        r.layout = j.value("layout", std::string());
+        r.bodies = j.at("bodies").get<std::size_t>();
+        r.flopsPerInteraction = j.value("flopsPerInteraction", 0);
+        r.slotsPerInteraction = j.value("slotsPerInteraction", 0);
+        if (const auto c = j.find("ceilingInteractionsPerSecond"); c != j.end() && c->is_number())
+            r.ceiling = c->get<double>();
+        if (const auto p = j.find("params"); p != j.end() && p->is_object()) {
+            r.params = *p;
+            r.launch = p->value("used", std::string("-"));
+        }
+        if (j.contains("interactionsPerSecond")) {
+            BenchResult b;
+            b.kernel = r.kernel;
+            b.bodies = r.bodies;
+            b.samples = j.value("samples", 0);
+            b.forceMsMedian = j.at("forceMsMedian").get<double>();
+            b.forceMsMin = j.value("forceMsMin", b.forceMsMedian);
+            b.stepMsMedian = j.value("stepMsMedian", 0.0);
+            b.interactionsPerSecond = j.at("interactionsPerSecond").get<double>();
+            b.gflops = j.value("gflops", 0.0);
+            b.flopsPerInteraction = r.flopsPerInteraction;
+            b.timer = j.value("timer", std::string());
+            r.result = b;
+            if (const auto pc = j.find("perCore"); pc != j.end() && pc->is_number())
+                r.perCore = pc->get<double>();
+        } else {
+            r.note = j.value("note", std::string("no measurement"));
+        }
+        return r;
+    } catch (const nlohmann::json::exception& e) {
+        throw std::invalid_argument(where + " (kernel " + j.value("kernel", std::string("?")) + "): " + e.what());
+    }
+}
+
+/// Per core, under the table (CPU kernels only); `simd`: the SIMD target the `cpu` kernel
+/// dispatched to ("" for a saved table).
+void printPerCore(const std::vector<Row>& rows, int threads, const std::string& simd)
+{
+    for (const Row& row : rows)
+        if (row.perCore)
+            std::printf("per core: %s N=%zu: %.4g interactions/s per OpenMP thread (%d threads%s)\n",
+                        row.kernel.c_str(), row.bodies, *row.perCore, threads,
+                        row.kernel == "cpu" && !simd.empty() ? (", SIMD target " + simd).c_str() : "");
+}
+
+const char* const kHeaderFormat = "%-26s %-5s %-7s %8s %11s %11s %15s %10s %9s  %-11s %s\n";
+
+void printHeader()
+{
+    std::printf(kHeaderFormat, "kernel", "prec", "layout", "N", "force ms", "step ms", "interactions/s", "GFLOP/s",
+                "ceiling %", "timer", "params");
+}
+
+void printRow(const Row& row)
+{
+    if (row.result) {
+        const BenchResult& r = *row.result;
+        char share[32] = "-";
+        if (row.ceiling > 0)
+            std::snprintf(share, sizeof share, "%.1f", 100 * row.share());
+        std::printf("%-26s %-5s %-7s %8zu %11.4f %11.4f %15.4g %10.1f %9s  %-11s %s\n", row.kernel.c_str(),
+                    row.precision.c_str(), row.layout.c_str(), row.bodies, r.forceMsMedian, r.stepMsMedian,
+                    r.interactionsPerSecond, r.gflops, share, r.timer.c_str(), row.launch.c_str());
+    } else {
+        std::printf("%-26s %-5s %-7s %8zu  %s\n", row.kernel.c_str(), row.precision.c_str(), row.layout.c_str(),
+                    row.bodies, row.note.c_str());
+    }
+    std::fflush(stdout);
 }
 
 std::string csvField(const std::string& s)
@@ -133,12 +316,180 @@ std::string csvField(const std::string& s)
     return q + "\"";
 }
 
+std::string csvText(const std::vector<Row>& rows)
+{
+    std::string csv = "kernel,precision,layout,bodies,samples,force_ms_median,force_ms_min,step_ms_median,"
+                      "interactions_per_second,gflops,flops_per_interaction,timer,params,note,"
+                      "slots_per_interaction,ceiling_interactions_per_second,share_of_ceiling,per_core\n";
+    char buf[512];
+    for (const Row& row : rows) {
+        std::snprintf(buf, sizeof buf, "%s,%s,%s,%zu,", row.kernel.c_str(), row.precision.c_str(), row.layout.c_str(),
+                      row.bodies);
+        csv += buf;
+        if (const auto& r = row.result) {
+            std::snprintf(buf, sizeof buf, "%d,%.6g,%.6g,%.6g,%.6g,%.6g,", r->samples, r->forceMsMedian,
+                          r->forceMsMin, r->stepMsMedian, r->interactionsPerSecond, r->gflops);
+            csv += buf;
+        } else {
+            csv += ",,,,,,"; // skipped or failed: no measurement (not zeros)
+        }
+        csv += std::to_string(row.flopsPerInteraction) + "," + csvField(row.result ? row.result->timer : std::string()) +
+               "," + csvField(row.launch) + "," + csvField(row.note) + ",";
+        // The ceiling's fields: empty where it is not defined (CPU rows, no device, no slots).
+        csv += row.slotsPerInteraction > 0 ? std::to_string(row.slotsPerInteraction) : std::string();
+        csv += ",";
+        if (row.ceiling > 0) {
+            std::snprintf(buf, sizeof buf, "%.6g,", row.ceiling);
+            csv += buf;
+            if (row.result) {
+                std::snprintf(buf, sizeof buf, "%.6g", row.share());
+                csv += buf;
+            }
+        } else {
+            csv += ",";
+        }
+        csv += ",";
+        if (row.perCore) {
+            std::snprintf(buf, sizeof buf, "%.6g", *row.perCore);
+            csv += buf;
+        }
+        csv += "\n";
+    }
+    return csv;
+}
+
+/// The chart of the rows: one series per kernel (in the order the kernels first appear), the
+/// references, and one ceiling line per precision and slot count that the rows have.
+[[maybe_unused]] plot::BenchChart chartOf(const std::vector<Row>& rows, const std::string& device,
+                         std::vector<plot::Series> references)
+{
+    plot::BenchChart chart;
+    chart.title = "nbody bench: interactions per second against N" + (device.empty() ? "" : " on " + device);
+    std::map<std::string, std::size_t> index;
+    for (const Row& row : rows) {
+        if (!row.result || !(row.result->interactionsPerSecond > 0))
+            continue;
+        auto [it, added] = index.try_emplace(row.kernel, chart.kernels.size());
+        if (added)
+            chart.kernels.push_back({row.kernel + " (" + row.precision + ")", {}});
+        chart.kernels[it->second].points.push_back({double(row.bodies), row.result->interactionsPerSecond});
+    }
+    std::map<std::pair<std::string, double>, bool> seen;
+    for (const Row& row : rows) {
+        if (row.ceiling > 0 && !seen[{row.precision, row.ceiling}]) {
+            seen[{row.precision, row.ceiling}] = true;
+            char label[160];
+            std::snprintf(label, sizeof label, "%s ceiling, %d slots/interaction: %.3g/s", row.precision.c_str(),
+                          row.slotsPerInteraction, row.ceiling);
+            chart.ceilings.push_back({label, row.ceiling});
+        }
+    }
+    chart.references = std::move(references);
+    return chart;
+}
+
+/// Writes --json, --csv and --plot. Throws (WriteError, std::invalid_argument, …).
+void writeOutputs(const BenchOptions& o, const std::vector<Row>& rows, nlohmann::json header,
+                  const std::vector<plot::Series>& references)
+{
+    if (!o.json.empty()) {
+        nlohmann::json results = nlohmann::json::array();
+        for (const Row& row : rows)
+            results.push_back(toJson(row));
+        header["results"] = std::move(results);
+        writeTextAtomically(o.json, header.dump(2) + "\n");
+        std::fprintf(stderr, "bench: wrote %s\n", o.json.c_str());
+    }
+    if (!o.csv.empty()) {
+        writeTextAtomically(o.csv, csvText(rows));
+        std::fprintf(stderr, "bench: wrote %s\n", o.csv.c_str());
+    }
+    if (!o.plot.empty()) {
+#if NBODY_HAVE_PLOT
+        std::string device;
+        if (header.contains("device") && header["device"].is_object()) {
+            device = header["device"].value("name", std::string());
+        } else if (const std::string m = header.value("machine", std::string()); m.rfind("no CUDA device", 0) != 0) {
+            device = m.substr(0, m.find(" (CUDA driver")); // a file from before "device" was written
+        }
+        plot::writeBenchChart(chartOf(rows, device, references), o.plot);
+        std::fprintf(stderr, "bench: wrote %s\n", o.plot.c_str());
+#else
+        (void)references;
+#endif
+    }
+}
+
+constexpr const char* kNoPlot = "this nbody was built without plotting (NBODY_BUILD_PLOT=OFF); write --json "
+                                "and re-plot with --from on a build that has it";
+
+/// Checks the options shared by measuring and --from. Throws std::invalid_argument.
+std::vector<plot::Series> checkOutputs(const BenchOptions& o)
+{
+    if (!o.plot.empty()) {
+        if (!NBODY_HAVE_PLOT)
+            throw std::invalid_argument(kNoPlot);
+        if (!plot::isChartPath(o.plot))
+            throw std::invalid_argument("--plot '" + o.plot + "': the name must end in .png or .svg");
+    }
+    if (!o.reference.empty() && o.plot.empty())
+        throw std::invalid_argument("--reference needs --plot (it adds series to the chart)");
+    for (const std::string& path : {o.json, o.csv, o.plot})
+        if (!path.empty())
+            if (const WriteTarget t = resolveWriteTarget(path); !t.problem.empty())
+                throw std::invalid_argument("cannot write '" + path + "': " + t.problem);
+    return o.reference.empty() ? std::vector<plot::Series>{} : readReferenceCsv(o.reference);
+}
+
+/// `nbody bench --from FILE.json`: the saved table printed again, and written or plotted as asked.
+int replayCommand(const BenchOptions& o)
+{
+    std::vector<Row> rows;
+    nlohmann::json saved;
+    std::vector<plot::Series> references;
+    try {
+        references = checkOutputs(o);
+        std::ifstream in(o.from);
+        if (!in)
+            throw std::invalid_argument("--from '" + o.from + "': cannot read it");
+        try {
+            in >> saved;
+        } catch (const nlohmann::json::exception& e) {
+            throw std::invalid_argument("--from '" + o.from + "': not JSON (" + e.what() + ")");
+        }
+        if (!saved.is_object() || !saved.contains("results") || !saved["results"].is_array())
+            throw std::invalid_argument("--from '" + o.from + "': not a `nbody bench --json` file (no results array)");
+        for (std::size_t i = 0; i < saved["results"].size(); ++i)
+            rows.push_back(rowFromJson(saved["results"][i], i));
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "nbody bench: " << e.what() << "\n";
+        return 2;
+    }
+    std::printf("Benchmark: %s (saved; not measured again)\n", o.from.c_str());
+    std::printf("Machine:   %s\n\n", saved.value("machine", std::string("?")).c_str());
+    printHeader();
+    for (const Row& row : rows)
+        printRow(row);
+    printPerCore(rows, saved.value("threads", 0), {});
+    try {
+        saved.erase("results");
+        writeOutputs(o, rows, saved, references);
+    } catch (const std::exception& e) {
+        std::cerr << "nbody bench: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}
+
 } // namespace
 
 int benchCommand(const BenchOptions& o)
 {
+    if (!o.from.empty())
+        return replayCommand(o);
     std::vector<std::size_t> bodies;
     std::vector<const KernelInfo*> kernels;
+    std::vector<plot::Series> references;
     SimParams params;
     params.blockSize = o.blockSize;
     params.blockRows = o.blockRows;
@@ -159,10 +510,7 @@ int benchCommand(const BenchOptions& o)
             Simulation probe(one, params, "cpu");
             probe.setKernel(k->id);
         }
-        for (const std::string& path : {o.json, o.csv})
-            if (!path.empty())
-                if (const WriteTarget t = resolveWriteTarget(path); !t.problem.empty())
-                    throw std::invalid_argument("cannot write '" + path + "': " + t.problem);
+        references = checkOutputs(o);
     } catch (const std::invalid_argument& e) {
         std::cerr << "nbody bench: " << e.what() << "\n";
         return 2;
@@ -172,52 +520,54 @@ int benchCommand(const BenchOptions& o)
         return 2;
     }
 
-    const std::string machine = machineDescription();
+    const CudaRuntimeInfo cuda = queryCuda();
+    const CudaDeviceInfo* device = cuda.devices.empty() ? nullptr : &cuda.devices[0];
+    const std::string machine = machineDescription(cuda);
     std::printf("Benchmark: uniform cube (seed %llu), %d timed samples after %d warm-up evaluations per kernel and N\n",
                 static_cast<unsigned long long>(o.seed), o.steps, o.warmup);
     std::printf("Machine:   %s\n", machine.c_str());
     std::printf("Counting:  N^2 interactions per force evaluation (as NVIDIA's nbody sample); 20 flops per "
-                "interaction in fp32, 30 in fp64\n\n");
-    const char* header = "%-26s %-5s %-7s %8s %11s %11s %15s %10s  %-11s %s\n";
-    std::printf(header, "kernel", "prec", "layout", "N", "force ms", "step ms", "interactions/s", "GFLOP/s", "timer",
-                "params");
-    std::fflush(stdout);
+                "interaction in fp32, 30 in fp64; ceiling %% = interactions/s over SMs x lanes x clock / slots per "
+                "interaction (docs/performance.md)\n\n");
+    printHeader();
 
     std::vector<Row> rows;
     bool failed = false;
     const std::size_t total = kernels.size() * bodies.size();
     std::size_t index = 0;
+    // A case makes warm-up evaluations, one untimed step and at least one sample (an evaluation
+    // and a step): about warmup + 3 evaluations.
+    const int caseEvaluations = o.warmup + 3;
     for (const KernelInfo* k : kernels) {
-        std::optional<std::pair<std::size_t, double>> last; // (N, force ms) of the last case run
-        // The first N is predicted too, from one force evaluation at a small N (a fraction of a
-        // second even on a laptop CPU), so --budget also guards a first N that is too large.
-        if (const std::size_t probe = std::min<std::size_t>(bodies.front(), 1024); probe < bodies.front()) {
-            try {
-                CubeParams cube;
-                cube.bodies = probe;
-                cube.seed = o.seed;
-                Simulation sim(makeUniformCube(cube), params, "cpu");
-                sim.setKernel(k->id);
-                sim.timedForceEvaluation(); // warm-up (module load, allocation)
-                last = std::pair{probe, sim.timedForceEvaluation()};
-            } catch (const std::exception&) {
-                // no prediction: the case itself will report the problem
-            }
-        }
+        std::optional<EvaluationTiming> last; // the last case of this kernel that ran
+        const std::size_t limit = probeLimit(k->backend, device ? device->multiprocessors : 0);
+        // One force evaluation at n after an untimed one (module load, allocation), for the
+        // budget's prediction (sim/Benchmark.h, predictCase).
+        const auto probe = [&](std::size_t n) {
+            CubeParams cube;
+            cube.bodies = n;
+            cube.seed = o.seed;
+            Simulation sim(makeUniformCube(cube), params, "cpu");
+            sim.setKernel(k->id);
+            sim.timedForceEvaluation();
+            return sim.timedForceEvaluation();
+        };
         for (std::size_t n : bodies) {
             ++index;
-            Row row{k, n, std::nullopt, {}};
-            // A case whose predicted time (from the last N, scaling as N²) exceeds the budget is
-            // skipped rather than left running for minutes (the CPU kernels at large N).
-            if (last) {
-                const double ratio = double(n) / double(last->first);
-                const double predicted = last->second * 1e-3 * ratio * ratio * (o.warmup + 3);
-                if (predicted > o.budgetSeconds) {
-                    char note[160];
-                    std::snprintf(note, sizeof note, "skipped: about %.3g s predicted, over the %.3g s budget (--budget)",
-                                  predicted, o.budgetSeconds);
+            Row row = makeRow(*k, n, params, device);
+            // A case whose predicted time exceeds the budget is skipped rather than left running
+            // for minutes (the CPU kernels at large N).
+            try {
+                const CasePrediction p = predictCase(n, caseEvaluations, o.budgetSeconds, limit, last, probe);
+                if (p.seconds > o.budgetSeconds) {
+                    char note[200];
+                    std::snprintf(note, sizeof note,
+                                  "skipped: about %.3g s predicted (from N=%zu), over the %.3g s budget (--budget)",
+                                  p.seconds, p.from.bodies, o.budgetSeconds);
                     row.note = note;
                 }
+            } catch (const std::exception&) {
+                // no prediction: the case itself will report the problem
             }
             if (row.note.empty() && !o.noTune && tunable(*k, params)) {
                 try { // once per device, kernel and N bucket (sim/Tuner.h); the table stays on stdout
@@ -229,6 +579,9 @@ int benchCommand(const BenchOptions& o)
                 } catch (const std::exception& e) {
                     std::fprintf(stderr, "\nbench: note: tuning failed (%s); the defaults are used\n", e.what());
                 }
+                // What ran is what the tuner chose: resolve the row's launch again.
+                row.launch = describeLaunch(*k, params, n);
+                row.params = launchJson(*k, params, n);
             }
             if (row.note.empty()) {
                 std::fprintf(stderr, "bench [%zu/%zu] %s N=%zu ...\n", index, total, str(k->id).c_str(), n);
@@ -242,104 +595,32 @@ int benchCommand(const BenchOptions& o)
                 c.budgetSeconds = o.budgetSeconds;
                 try {
                     row.result = runBenchmark(c, [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); });
-                    last = std::pair{n, row.result->forceMsMedian};
+                    last = EvaluationTiming{n, row.result->forceMsMedian};
+                    if (k->backend == Backend::Cpu)
+                        row.perCore = row.result->interactionsPerSecond / double(std::max(1, omp_get_max_threads()));
                 } catch (const std::exception& e) {
                     row.note = std::string("failed: ") + e.what();
                     failed = true;
                 }
             }
-            if (row.result) {
-                const BenchResult& r = *row.result;
-                std::printf("%-26s %-5s %-7s %8zu %11.4f %11.4f %15.4g %10.1f  %-11s %s\n", str(k->id).c_str(),
-                            str(toString(k->precision)).c_str(), str(toString(k->layout)).c_str(), n, r.forceMsMedian,
-                            r.stepMsMedian, r.interactionsPerSecond, r.gflops, r.timer.c_str(),
-                            describeLaunch(*k, params, n).c_str());
-            } else {
-                std::printf("%-26s %-5s %-7s %8zu  %s\n", str(k->id).c_str(), str(toString(k->precision)).c_str(),
-                            str(toString(k->layout)).c_str(), n, row.note.c_str());
-            }
-            std::fflush(stdout);
+            printRow(row);
             rows.push_back(std::move(row));
         }
     }
 
-    // Per core, under the table (CPU kernels only).
-    for (const Row& row : rows)
-        if (const auto pc = perCore(row))
-            std::printf("per core: %s N=%zu: %.4g interactions/s per OpenMP thread (%d threads%s)\n",
-                        str(row.kernel->id).c_str(), row.bodies, *pc, omp_get_max_threads(),
-                        row.kernel->id == "cpu" ? (", SIMD target " + cpuSimdTargetName(cpuSimdTarget())).c_str() : "");
+    printPerCore(rows, omp_get_max_threads(), cpuSimdTargetName(cpuSimdTarget()));
 
     try {
-        if (!o.json.empty()) {
-            nlohmann::json out;
-            out["machine"] = machine;
-            out["system"] = {{"scenario", "uniform cube"}, {"seed", o.seed}};
-            out["samples"] = o.steps;
-            out["warmup"] = o.warmup;
-            out["counting"] = "N^2 interactions per force evaluation; 20 flops per interaction (fp32), 30 (fp64)";
-            nlohmann::json results = nlohmann::json::array();
-            for (const Row& row : rows) {
-                nlohmann::json j = {{"kernel", row.kernel->id},
-                                    {"name", row.kernel->name},
-                                    {"backend", toString(row.kernel->backend)},
-                                    {"precision", toString(row.kernel->precision)},
-                                    {"layout", toString(row.kernel->layout)},
-                                    {"bodies", row.bodies},
-                                    {"params", {{"blockSize", params.blockSize},
-                                                {"blockRows", params.blockRows},
-                                                {"tileWidthFactor", params.tileWidthFactor},
-                                                {"cudaGraphs", params.cudaGraphs},
-                                                {"used", describeLaunch(*row.kernel, params, row.bodies)}}}};
-                if (row.result) {
-                    const BenchResult& r = *row.result;
-                    j.update({{"samples", r.samples},
-                              {"forceMsMedian", r.forceMsMedian},
-                              {"forceMsMin", r.forceMsMin},
-                              {"stepMsMedian", r.stepMsMedian},
-                              {"interactionsPerSecond", r.interactionsPerSecond},
-                              {"gflops", r.gflops},
-                              {"flopsPerInteraction", r.flopsPerInteraction},
-                              {"timer", r.timer}});
-                    if (const auto pc = perCore(row))
-                        j["perCore"] = *pc;
-                } else {
-                    j["note"] = row.note;
-                }
-                results.push_back(std::move(j));
-            }
-            out["results"] = std::move(results);
-            writeTextAtomically(o.json, out.dump(2) + "\n");
-            std::fprintf(stderr, "bench: wrote %s\n", o.json.c_str());
-        }
-        if (!o.csv.empty()) {
-            std::string csv = "kernel,precision,layout,bodies,samples,force_ms_median,force_ms_min,step_ms_median,"
-                              "interactions_per_second,gflops,flops_per_interaction,timer,params,note,per_core\n";
-            char buf[512];
-            for (const Row& row : rows) {
-                std::snprintf(buf, sizeof buf, "%s,%s,%s,%zu,", str(row.kernel->id).c_str(),
-                              str(toString(row.kernel->precision)).c_str(), str(toString(row.kernel->layout)).c_str(),
-                              row.bodies);
-                csv += buf;
-                if (const auto& r = row.result) {
-                    std::snprintf(buf, sizeof buf, "%d,%.6g,%.6g,%.6g,%.6g,%.6g,", r->samples, r->forceMsMedian,
-                                  r->forceMsMin, r->stepMsMedian, r->interactionsPerSecond, r->gflops);
-                    csv += buf;
-                } else {
-                    csv += ",,,,,,"; // skipped or failed: no measurement (not zeros)
-                }
-                csv += std::to_string(row.kernel->flopsPerInteraction) + "," +
-                       csvField(row.result ? row.result->timer : std::string()) + "," +
-                       csvField(describeLaunch(*row.kernel, params, row.bodies)) + "," + csvField(row.note) + ",";
-                if (const auto pc = perCore(row)) {
-                    std::snprintf(buf, sizeof buf, "%.6g", *pc);
-                    csv += buf;
-                }
-                csv += "\n";
-            }
-            writeTextAtomically(o.csv, csv);
-            std::fprintf(stderr, "bench: wrote %s\n", o.csv.c_str());
-        }
+        nlohmann::json header;
+        header["machine"] = machine;
+        header["threads"] = omp_get_max_threads();
+        header["device"] = deviceJson(cuda);
+        header["system"] = {{"scenario", "uniform cube"}, {"seed", o.seed}};
+        header["samples"] = o.steps;
+        header["warmup"] = o.warmup;
+        header["counting"] = "N^2 interactions per force evaluation; 20 flops per interaction (fp32), 30 (fp64); "
+                             "ceiling = SMs x lanes per SM x clock / slots per interaction";
+        writeOutputs(o, rows, std::move(header), references);
     } catch (const std::exception& e) {
         std::cerr << "nbody bench: " << e.what() << "\n";
         return 1;

@@ -59,6 +59,9 @@ struct BenchOptions {
     bool cudaGraphs = true;       ///< steps of CUDA kernels replayed from CUDA graphs (SimParams::cudaGraphs)
     std::string json;             ///< write the results as JSON here ("" = no)
     std::string csv;              ///< write the results as CSV here ("" = no)
+    std::string plot;             ///< chart of interactions/s against N, FILE.png or FILE.svg ("" = no)
+    std::string reference;        ///< reference series for the chart, CSV label,N,interactions_per_second
+    std::string from;             ///< print (and plot) a saved --json file instead of measuring
 };
 
 /// `nbody tune`: measures and caches the launch parameters of CUDA rows (sim/Tuner.h).

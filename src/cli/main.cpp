@@ -74,6 +74,20 @@ int main(int argc, char** argv)
                        "(compares the launch overhead; results are the same)");
     benchCmd->add_option("--json", bench.json, "Also write the results as JSON to this file (atomic)");
     benchCmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file (atomic)");
+    benchCmd->add_option("--plot", bench.plot,
+                         "Also plot interactions/s against N (log axes), one series per kernel and the device's "
+                         "ceiling per precision, into FILE.png (1600x1000) or FILE.svg (atomic; needs a build "
+                         "with NBODY_BUILD_PLOT)");
+    benchCmd->add_option("--reference", bench.reference,
+                         "Reference series for --plot: a CSV of lines label,N,interactions_per_second "
+                         "(e.g. \"NVIDIA sample,65536,1.409e12\")");
+    CLI::Option* fromOpt = benchCmd->add_option(
+        "--from", bench.from,
+        "Print (and with --plot/--csv/--json write) a saved `nbody bench --json` file instead of measuring");
+    for (const char* measuring : {"--kernels", "--bodies", "--steps", "--warmup", "--budget", "--seed", "--block-size",
+                                  "--block-rows", "--tile-factor", "--bodies-per-thread", "--j-split", "--unroll",
+                                  "--no-tune"})
+        fromOpt->excludes(benchCmd->get_option(measuring));
     RenderOptions render;
     CLI::App* renderCmd = app.add_subcommand(
         "render", "Simulate headless and write a frame every K steps: PNG files in a directory or an MP4 (ffmpeg)");

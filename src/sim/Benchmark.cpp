@@ -22,6 +22,44 @@ double median(std::vector<double> v)
     return 0.5 * (lower + upper);
 }
 
+std::size_t probeLimit(Backend backend, int multiprocessors)
+{
+    if (backend == Backend::Cpu)
+        return kFirstProbeBodies;
+    return std::max<std::size_t>(65536, 512 * std::size_t(std::max(multiprocessors, 0)));
+}
+
+CasePrediction predictCase(std::size_t n, int evaluations, double budgetSeconds, std::size_t limit,
+                           std::optional<EvaluationTiming> known,
+                           const std::function<double(std::size_t)>& probe)
+{
+    CasePrediction p;
+    const auto scaled = [](const EvaluationTiming& t, std::size_t to, int count) {
+        const double ratio = double(to) / double(std::max<std::size_t>(t.bodies, 1));
+        return std::max(t.ms, 0.0) * 1e-3 * ratio * ratio * count;
+    };
+    if (!known) {
+        if (n <= kFirstProbeBodies)
+            return p;
+        known = EvaluationTiming{kFirstProbeBodies, probe(kFirstProbeBodies)};
+        ++p.probes;
+    }
+    const std::size_t top = std::min(n, std::max(limit, kFirstProbeBodies));
+    for (;;) {
+        p.from = *known;
+        p.seconds = scaled(*known, n, evaluations);
+        if (p.seconds <= budgetSeconds || known->bodies >= top)
+            return p;
+        const std::size_t next = std::min(top, known->bodies * 4);
+        // A probe below the real N may take a tenth of the budget; one at the real N the whole
+        // budget (it is what the case would start with).
+        if (scaled(*known, next, 2) > (next == n ? budgetSeconds : budgetSeconds / 10))
+            return p;
+        known = EvaluationTiming{next, probe(next)};
+        ++p.probes;
+    }
+}
+
 BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std::string&)>& progress)
 {
     const auto say = [&](const std::string& s) {
@@ -37,17 +75,19 @@ BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std:
     sim.setKernel(c.kernel);
     const KernelInfo& k = sim.kernel();
 
-    // Warm-up: allocation, module load, workspace, caches. The first evaluation also sizes the
+    // Warm-up: allocation, module load, workspace, caches. The last warm-up evaluation (the
+    // first only when there is one: it includes the module load and allocations) sizes the
     // sample count to the budget (each sample is one evaluation and one step, ~2 evaluations).
-    const auto t0 = std::chrono::steady_clock::now();
-    sim.timedForceEvaluation();
-    const double firstSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    for (int i = 1; i < c.warmup; ++i)
+    double warmSeconds = 0;
+    for (int i = 0; i < std::max(c.warmup, 1); ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
         sim.timedForceEvaluation();
+        warmSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
     sim.step(1);
     int samples = c.samples;
-    if (firstSeconds > 0) {
-        const double fit = std::floor(c.budgetSeconds / (2.0 * firstSeconds));
+    if (warmSeconds > 0) {
+        const double fit = std::floor(c.budgetSeconds / (2.0 * warmSeconds));
         samples = int(std::clamp(fit, 1.0, double(c.samples)));
     }
     if (samples < c.samples)

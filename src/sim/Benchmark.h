@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,49 @@ struct BenchResult {
 /// parameter set or N = 0; CudaError when the GPU fails. `progress` (may be empty) receives
 /// one-line messages.
 BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std::string&)>& progress = {});
+
+/// A force evaluation timed at `bodies` bodies.
+struct EvaluationTiming {
+    std::size_t bodies = 0;
+    double ms = 0;
+};
+
+/// What predictCase() decided.
+struct CasePrediction {
+    double seconds = 0;    ///< predicted time of the case, s (0: nothing to predict, run it)
+    EvaluationTiming from; ///< the timing it scaled from
+    int probes = 0;        ///< evaluations predictCase() had timed for it (probe() calls)
+};
+
+/// The first probe of predictCase(): small enough to take well under a second on any CPU.
+inline constexpr std::size_t kFirstProbeBodies = 1024;
+
+/// The largest N predictCase() probes at for a row: for CUDA rows the N from which a GPU with
+/// `multiprocessors` SMs is filled and an evaluation grows as N² (512 bodies per SM, at least
+/// 65 536: `tiled` on an H200 runs within 10 % of its peak rate there, docs/benchmarks.md);
+/// for CPU rows kFirstProbeBodies (an OpenMP kernel is throughput-bound from there, so the
+/// N = 1024 probe scaled by N² is a good prediction).
+std::size_t probeLimit(Backend backend, int multiprocessors);
+
+/// Predicts the time of a benchmark case at `n` bodies that makes `evaluations` force
+/// evaluations, for --budget's skip decision, by scaling a timed evaluation as N². That is an
+/// upper bound: below the N that fills a device an evaluation grows more slowly than N² (it is
+/// latency-bound), which is why a GPU evaluation timed at N = 1024 alone predicted 234 s for a
+/// case at N = 1 048 576 that takes 4 s. So, for a row whose `limit` (probeLimit()) is larger:
+///
+/// 1. start from `known` (an evaluation of this kernel already timed, e.g. the previous N's
+///    median) or else from probe(min(n, kFirstProbeBodies)) — nothing is probed and 0 s is
+///    predicted when n ≤ kFirstProbeBodies and there is no `known`;
+/// 2. while the prediction exceeds `budgetSeconds` and the timing's N is below min(n, limit),
+///    time again at 4× that N (at most min(n, limit): the real N when it is below the limit),
+///    unless that probe itself (a warm-up and a timed evaluation, predicted the same way) would
+///    take more than a tenth of the budget (the whole budget for a probe at the real N).
+///
+/// `probe(N)` times one force evaluation at N in ms (warm-up is the caller's) and may throw;
+/// predictCase() passes the exception on. Pure apart from probe(): the tests feed it timings.
+CasePrediction predictCase(std::size_t n, int evaluations, double budgetSeconds, std::size_t limit,
+                           std::optional<EvaluationTiming> known,
+                           const std::function<double(std::size_t bodies)>& probe);
 
 /// Median of the values (the mean of the two middle ones for an even count); 0 when empty.
 double median(std::vector<double> values);

@@ -23,9 +23,32 @@ constexpr KernelParamUse kTiledParams{true, false, true};
 constexpr KernelParamUse k2DParams{true, true, false};
 constexpr KernelParamUse kBlockedParams{true, false, false, true, true, true};
 
+// Issue slots per interaction (KernelInfo::slotsPerInteraction) of the rows compiled without
+// -ftz (tiled, tiled-fp64, the 2D family), counted in the sm_90 machine code of the unrolled inner
+// loop (nvcc 13.0, -O3, the unguarded interaction that ε² ≥ kMinUnguardedEps2 selects);
+// docs/performance.md, "The ceiling". Only the arithmetic is counted: loads, index arithmetic,
+// loop control and reductions are what a kernel adds on top, and what its share shows. The
+// blocked rows state theirs beside them (13 and 17, -ftz and nbRsqrtFast).
+//
+// fp32 bodyBodyInteraction (sim/Interaction.h, ε² folded into the first FMA), 16 fp32 slots:
+//   FADD  3  r = x_j − x_i
+//   FFMA  6  r² + ε² (3), a += r·s (3)
+//   FMUL  5  s = m·inv·inv·inv (3), rsqrtf's denormal fix-up (2, predicated: scale a tiny r²
+//            into MUFU's range and the result back)
+//   FSETP 1  rsqrtf's fix-up test |r²| < FLT_MIN
+//   MUFU  1  MUFU.RSQ (its own 16-lane pipe on sm_90; one issue slot)
+// (tiled adds an LDS.128 and ~1.3 slots of loop control per interaction, unrolled 8 times: 18.5
+// issue slots in all.) The 2D kernels run the same 16 per pair.
+constexpr int kSlotsFp32 = 16;
+// fp64 (tiled-fp64, CUDA's rsqrt(double)), 17 fp64-pipe slots: DADD 3 (r), DMUL 5 (m·inv³ 3,
+// rsqrt's Newton step 2), DFMA 9 (r² + ε² 3, a += r·s 3, Newton step 3). The MUFU.RSQ64H seed and
+// its range check (~10 integer, move and branch slots) issue elsewhere and are not counted.
+constexpr int kSlotsFp64 = 17;
+
 #define NB_2D_ROW(id, name, description, layout, deterministic, Fn)                              \
     KernelInfo{id, name, description, Backend::Cuda, Precision::Fp32, layout, deterministic, k2DParams, \
-               kFlopsPerInteractionFp32, nullptr, NB_GPU(launch##Fn), NB_GPU(check##Fn), NB_GPU(workspace##Fn)}
+               kFlopsPerInteractionFp32, nullptr, NB_GPU(launch##Fn), NB_GPU(check##Fn), NB_GPU(workspace##Fn), \
+               kSlotsFp32}
 
 const std::array kRegistry = {
     KernelInfo{
@@ -69,7 +92,7 @@ const std::array kRegistry = {
         "positions through shared memory, so global memory is read N/tile times instead of N. "
         "20 flops per interaction; compute-bound for large N. Parameters: block size, tile width factor.",
         Backend::Cuda, Precision::Fp32, Layout::Float4, true, kTiledParams, kFlopsPerInteractionFp32, nullptr,
-        NB_GPU(launchTiled), NB_GPU(checkTiled)},
+        NB_GPU(launchTiled), NB_GPU(checkTiled), nullptr, kSlotsFp32},
     NB_2D_ROW("reduction2d", "2D reduction (CUDA)",
               "A 2D grid over the N x N interaction matrix: each thread computes one pair (i = y, j = x); "
               "the block sums its row with a shared-memory tree; one partial per (body, block column) "
@@ -114,7 +137,7 @@ const std::array kRegistry = {
         "For long or close-encounter runs where fp32 round-off matters; speed follows the device's "
         "fp64 throughput. Parameters: block size, tile width factor.",
         Backend::Cuda, Precision::Fp64, Layout::Double4, true, kTiledParams, kFlopsPerInteractionFp64, nullptr,
-        NB_GPU(launchTiledFp64), NB_GPU(checkTiledFp64)},
+        NB_GPU(launchTiledFp64), NB_GPU(checkTiledFp64), nullptr, kSlotsFp64},
 };
 
 #undef NB_2D_ROW

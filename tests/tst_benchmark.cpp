@@ -1,0 +1,174 @@
+// The benchmark's pure parts, no GPU needed: the budget prediction of `nbody bench` (fed with
+// model timings of a latency-bound GPU and of a CPU) and the issue-slot ceiling (sim/Ceiling.h)
+// with the H200's numbers.
+#include "sim/Benchmark.h"
+#include "sim/Ceiling.h"
+#include "sim/KernelRegistry.h"
+
+#include <QtTest>
+
+#include <vector>
+
+using namespace nbody;
+
+namespace {
+
+/// An H200 as queryCuda() reports it: 132 SMs, compute capability 9.0, 1.98 GHz.
+CudaDeviceInfo h200()
+{
+    CudaDeviceInfo d;
+    d.name = "NVIDIA H200";
+    d.major = 9;
+    d.minor = 0;
+    d.multiprocessors = 132;
+    d.clockKHz = 1980000;
+    return d;
+}
+
+/// A GPU evaluation: a launch latency, then N² at the peak rate once the device is full.
+double gpuMs(std::size_t n)
+{
+    const double nn = double(n) * double(n);
+    return 0.04 + nn / 1.5e12 * 1e3;
+}
+
+} // namespace
+
+class TestBenchmark : public QObject {
+    Q_OBJECT
+private slots:
+    /// The case of issue 11: `tiled` at N = 1 048 576 (about 0.7 s an evaluation) must not be
+    /// skipped by a 60 s budget because N = 1024 is latency-bound.
+    void gpuPredictionFillsTheDevice()
+    {
+        std::vector<std::size_t> probed;
+        const auto probe = [&](std::size_t n) {
+            probed.push_back(n);
+            return gpuMs(n);
+        };
+        const std::size_t n = 1 << 20;
+        const int evaluations = 5; // 2 warm-up + 1 step + 1 sample, as bench counts
+        const CasePrediction p = predictCase(n, evaluations, 60, probeLimit(Backend::Cuda, 132), std::nullopt, probe);
+        const double truth = gpuMs(n) * 1e-3 * evaluations;
+        // The N = 1024 probe alone would predict about 220 s: skipped.
+        QVERIFY(gpuMs(1024) * 1e-3 * 1024.0 * 1024.0 * evaluations > 60);
+        QVERIFY2(p.seconds <= 60, qPrintable(QString::number(p.seconds)));
+        QVERIFY(p.seconds >= truth * 0.999); // N² scaling stays an upper bound
+        QVERIFY(p.probes >= 2 && p.probes == int(probed.size()));
+        QCOMPARE(probed.front(), kFirstProbeBodies);
+        for (std::size_t i = 1; i < probed.size(); ++i)
+            QCOMPARE(probed[i], std::min<std::size_t>(probed[i - 1] * 4, probeLimit(Backend::Cuda, 132)));
+        QCOMPARE(p.from.bodies, probed.back());
+    }
+
+    /// A case that really is over the budget is still skipped, after probes that each stay
+    /// within a tenth of the budget; the probe never goes past the limit.
+    void gpuOverBudgetStillSkips()
+    {
+        std::vector<std::size_t> probed;
+        const auto probe = [&](std::size_t n) {
+            probed.push_back(n);
+            return gpuMs(n) * 100; // a slow kernel: 100× the model
+        };
+        const std::size_t limit = probeLimit(Backend::Cuda, 132);
+        QCOMPARE(limit, std::size_t(67584)); // 512 per SM
+        const CasePrediction p = predictCase(1 << 20, 5, 60, limit, std::nullopt, probe);
+        QVERIFY(p.seconds > 60);
+        double spent = 0;
+        for (std::size_t n : probed) {
+            QVERIFY(n <= limit);
+            spent += 2 * gpuMs(n) * 100 * 1e-3;
+        }
+        QVERIFY2(spent < 60, qPrintable(QString::number(spent)));
+    }
+
+    /// CPU rows: the N = 1024 probe scaled by N² (one probe), as before.
+    void cpuPredictionIsOneProbe()
+    {
+        int calls = 0;
+        const auto cpuMs = [&](std::size_t n) {
+            ++calls;
+            return double(n) * double(n) / 2e9 * 1e3;
+        };
+        const CasePrediction p = predictCase(262144, 5, 60, probeLimit(Backend::Cpu, 0), std::nullopt, cpuMs);
+        QCOMPARE(calls, 1);
+        QCOMPARE(p.from.bodies, kFirstProbeBodies);
+        QVERIFY(qAbs(p.seconds - 262144.0 * 262144.0 / 2e9 * 5) < 1e-6 * p.seconds);
+        QVERIFY(p.seconds > 60);
+    }
+
+    /// A timing of the previous N is used without probing; a small first N predicts nothing.
+    void knownTimingAndSmallN()
+    {
+        int calls = 0;
+        const auto probe = [&](std::size_t) {
+            ++calls;
+            return 1.0;
+        };
+        const CasePrediction p = predictCase(20000, 5, 60, probeLimit(Backend::Cpu, 0), EvaluationTiming{10000, 100}, probe);
+        QCOMPARE(calls, 0);
+        QVERIFY(qAbs(p.seconds - 0.1 * 4 * 5) < 1e-12);
+        const CasePrediction small = predictCase(1000, 5, 60, 65536, std::nullopt, probe);
+        QCOMPARE(calls, 0);
+        QCOMPARE(small.seconds, 0.0);
+        // Below the limit, the last probe is at the real N (a latency-bound model whose N²
+        // prediction from N = 1024 exceeds the budget).
+        const CasePrediction real = predictCase(3000, 5, 2.6e-5, 65536, std::nullopt, [](std::size_t n) {
+            return double(n) * 1e-6;
+        });
+        QVERIFY(real.seconds <= 2.6e-5);
+        QCOMPARE(real.from.bodies, std::size_t(3000));
+    }
+
+    /// The ceiling's numbers for the H200 (docs/performance.md, "The ceiling").
+    void ceilingH200()
+    {
+        const CudaDeviceInfo d = h200();
+        QVERIFY(qAbs(issueSlotsPerSecond(d, Precision::Fp32) - 132.0 * 128 * 1.98e9) < 1);
+        QVERIFY(qAbs(issueSlotsPerSecond(d, Precision::Fp32) - 3.345e13) < 0.001e13);
+        QVERIFY(qAbs(issueSlotsPerSecond(d, Precision::Fp64) - 132.0 * 64 * 1.98e9) < 1);
+        const KernelInfo* tiled = findKernel("tiled");
+        QVERIFY(tiled);
+        QCOMPARE(tiled->slotsPerInteraction, 16);
+        QVERIFY(qAbs(interactionCeiling(*tiled, d) - 3.345e13 / 16) < 1e9);
+        QVERIFY(qAbs(shareOfCeiling(1.55e12, interactionCeiling(*tiled, d)) - 0.741) < 0.001);
+        const KernelInfo* fp64 = findKernel("tiled-fp64");
+        QVERIFY(fp64);
+        QCOMPARE(fp64->slotsPerInteraction, 17);
+        QVERIFY(qAbs(interactionCeiling(*fp64, d) - 132.0 * 64 * 1.98e9 / 17) < 1e9);
+        const KernelInfo* blocked = findKernel("blocked");
+        QVERIFY(blocked);
+        QVERIFY(qAbs(interactionCeiling(*blocked, d) - 3.345e13 / 13) < 1e9);
+        // The minimum of docs/performance.md: 13 slots → 2.58e12.
+        QVERIFY(qAbs(issueSlotsPerSecond(d, Precision::Fp32) / 13 - 2.573e12) < 0.001e12);
+    }
+
+    /// Every CUDA row states its slots; CPU rows and unknown devices have no ceiling.
+    void ceilingRows()
+    {
+        const CudaDeviceInfo d = h200();
+        for (const KernelInfo& k : kernelRegistry()) {
+            if (k.backend == Backend::Cuda) {
+                QVERIFY2(k.slotsPerInteraction > 0, k.id.data());
+                QVERIFY(interactionCeiling(k, d) > 0);
+            } else {
+                QCOMPARE(interactionCeiling(k, d), 0.0);
+            }
+        }
+        CudaDeviceInfo unknown = d;
+        unknown.major = 3; // not in the table
+        QCOMPARE(interactionCeiling(*findKernel("tiled"), unknown), 0.0);
+        CudaDeviceInfo noClock = d;
+        noClock.clockKHz = 0;
+        QCOMPARE(interactionCeiling(*findKernel("tiled"), noClock), 0.0);
+        QCOMPARE(shareOfCeiling(1e12, 0), 0.0);
+        QCOMPARE(pipeLanes(8, 0).fp32, 64);
+        QCOMPARE(pipeLanes(8, 0).fp64, 32);
+        QCOMPARE(pipeLanes(8, 9).fp32, 128);
+        QCOMPARE(pipeLanes(8, 9).fp64, 2);
+        QCOMPARE(pipeLanes(12, 0).fp32, 128);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBenchmark)
+#include "tst_benchmark.moc"
