@@ -212,6 +212,8 @@ nlohmann::json toJson(const Row& row)
                   {"forceMsMedian", r.forceMsMedian},
                   {"forceMsMin", r.forceMsMin},
                   {"stepMsMedian", r.stepMsMedian},
+                  {"stepsPerSample", r.stepsPerSample},
+                  {"stepInteractionsPerSecond", r.stepMsMedian > 0 ? double(row.bodies) * double(row.bodies) / (r.stepMsMedian * 1e-3) : 0.0},
                   {"interactionsPerSecond", r.interactionsPerSecond},
                   {"gflops", r.gflops},
                   {"shareOfCeiling", row.ceiling > 0 ? nlohmann::json(row.share()) : nullptr},

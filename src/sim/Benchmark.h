@@ -33,7 +33,9 @@ struct BenchResult {
     int samples = 0;            ///< timed samples actually taken (≤ BenchCase::samples)
     double forceMsMedian = 0;   ///< median force evaluation, ms
     double forceMsMin = 0;
-    double stepMsMedian = 0;    ///< median whole step (kick, drift, forces, kick), ms
+    double stepMsMedian = 0;    ///< median whole step (kick, drift, forces, kick), ms: each sample
+                                ///< is step(stepsPerSample) divided by its steps
+    int stepsPerSample = 1;     ///< steps per step sample (about 2 ms of stepping, 1 … 100)
     double interactionsPerSecond = 0; ///< N² / forceMsMedian
     double gflops = 0;          ///< interactionsPerSecond × flops per interaction / 1e9
     int flopsPerInteraction = 0;
