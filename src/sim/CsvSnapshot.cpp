@@ -290,8 +290,7 @@ Snapshot readCsvSnapshot(const std::string& path)
 
 void writeCsvSnapshot(const std::string& path, const World& world, const RestartParams* params)
 {
-    writeAtomically(path, [&](const std::string& temp) {
-        FileSink sink(temp);
+    writeStreamAtomically(path, [&](FileSink& sink) {
         std::string text = "# nbody-sandbox snapshot\n# bodies = " + std::to_string(world.size())
             + "\n# time = " + shortest(world.time) + "\n# step = " + std::to_string(world.step) + "\n";
         if (params)
@@ -318,7 +317,6 @@ void writeCsvSnapshot(const std::string& path, const World& world, const Restart
             }
         }
         sink.write(text);
-        sink.close();
     });
 }
 

@@ -384,8 +384,7 @@ void writeTipsy(const std::string& path, const World& world, const TipsyLayout& 
 
     const Encoder e(layout.bigEndian);
     const std::uint64_t pb = posBytes(layout.precision), vb = velBytes(layout.precision);
-    writeAtomically(path, [&](const std::string& temp) {
-        FileSink sink(temp);
+    writeStreamAtomically(path, [&](FileSink& sink) {
         std::array<unsigned char, 32> head{};
         e.putF64(head.data(), h.time);
         const std::int64_t counts[5] = {h.nbodies, h.ndim, h.nsph, h.ndark, h.nstar};
@@ -424,7 +423,6 @@ void writeTipsy(const std::string& path, const World& world, const TipsyLayout& 
             sink.write(buffer.data(), buffer.size());
             buffer.clear();
         }
-        sink.close();
     });
 }
 
