@@ -422,7 +422,7 @@ void verifyHdf5File(const std::string& path, const Manifest& manifest)
 }
 
 /// The whole file as bytes: built with the core driver in memory, no backing store.
-std::vector<unsigned char> buildImage(const std::string& name, const World& world, const RestartParams* params,
+std::vector<unsigned char> buildImage(const std::string& fileName, const World& world, const RestartParams* params,
                                       const std::array<std::vector<std::size_t>, kWrittenTypes>& members,
                                       Manifest& manifest)
 {
@@ -431,7 +431,7 @@ std::vector<unsigned char> buildImage(const std::string& name, const World& worl
     Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     check(fapl.valid() && H5Pset_fapl_core(fapl, std::size_t(1) << 20, /*backing_store*/ 0) >= 0,
           "cannot set up the in-memory file");
-    Handle file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose);
+    Handle file(H5Fcreate(fileName.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose);
     check(file.valid(), "cannot create the file");
 
     std::array<unsigned long long, kWrittenTypes> counts{};
