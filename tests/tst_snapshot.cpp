@@ -285,6 +285,8 @@ private slots:
     void tipsyDoublePositionsByHand();
     void detectionIgnoresExtension();
     void csvForeignFile();
+    void csvFromOtherTools_data();
+    void csvFromOtherTools();
     void orderPerFormat();
     void hdf5ForeignLayouts();
 
@@ -519,6 +521,62 @@ void TestSnapshot::csvForeignFile()
     QVERIFY(!s.params.has_value());
 }
 
+void TestSnapshot::csvFromOtherTools_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QStringList>("ignored"); // columns the warning must name; none: no warning
+    const QByteArray rows = "1,2,3,0.5,0,0,7\n-1,-2,-3,0,0.25,0,8\n";
+    QTest::newRow("UTF-8 byte order mark") << "\xEF\xBB\xBFx,y,z,vx,vy,vz,m\n" + rows << QStringList{};
+    QTest::newRow("BOM, CRLF (a spreadsheet)")
+        << QByteArray("\xEF\xBB\xBFx,y,z,vx,vy,vz,m\r\n1,2,3,0.5,0,0,7\r\n-1,-2,-3,0,0.25,0,8\r\n") << QStringList{};
+    QTest::newRow("quoted header and fields")
+        << QByteArray("\"x\",\"y\",\"z\",\"vx\",\"vy\",\"vz\",\"m\"\n\"1\",\"2\",\"3\",\"0.5\",\"0\",\"0\",\"7\"\n"
+                      "-1,-2,-3,0,\"0.25\",0,8\n")
+        << QStringList{};
+    QTest::newRow("extra columns: name (quoted, with commas, quotes, a line end) and rho")
+        << QByteArray("name,x,y,z,vx,vy,vz,m,rho\n\"Sun, the \"\"star\"\"\",1,2,3,0.5,0,0,7,1.4\n"
+                      "\"two\nlines\",-1,-2,-3,0,0.25,0,8,0.1\n")
+        << QStringList{"'name'", "'rho'"};
+    QTest::newRow("CR-only line ends (old Mac)")
+        << QByteArray("# bodies = 2\rx,y,z,vx,vy,vz,m\r1,2,3,0.5,0,0,7\r-1,-2,-3,0,0.25,0,8\r") << QStringList{};
+}
+
+void TestSnapshot::csvFromOtherTools()
+{
+    // Files as spreadsheets and other tools write them (today's reader: "unknown column
+    // '\ufeffx'", quoted headers and extra columns refused, "unknown column 'm0'" for CR-only).
+    QFETCH(QByteArray, bytes);
+    QFETCH(QStringList, ignored);
+    for (const char* name : {"other.csv", "other-no-extension"}) { // detected from the content too
+        const QString path = file(QString::fromLatin1(name));
+        writeBytes(path, bytes);
+        Snapshot s;
+        try {
+            s = readSnapshot(path.toStdString());
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
+        QCOMPARE(s.formatId, std::string("csv"));
+        QCOMPARE(s.world.size(), std::size_t(2));
+        QCOMPARE(s.world.positions()[0].x, 1.f);
+        QCOMPARE(s.world.positions()[0].z, 3.f);
+        QCOMPARE(s.world.positions()[0].w, 7.f);
+        QCOMPARE(s.world.velocities()[0].x, 0.5f);
+        QCOMPARE(s.world.positions()[1].y, -2.f);
+        QCOMPARE(s.world.velocities()[1].y, 0.25f);
+        QCOMPARE(s.world.positions()[1].w, 8.f);
+        if (ignored.isEmpty()) {
+            QVERIFY2(s.warnings.empty(), s.warnings.empty() ? "" : s.warnings.front().c_str());
+        } else {
+            QCOMPARE(s.warnings.size(), std::size_t(1)); // one line for all of them
+            const QString w = QString::fromStdString(s.warnings.front());
+            QVERIFY2(w.contains(path) && w.contains("ignored"), qPrintable(w));
+            for (const QString& column : ignored)
+                QVERIFY2(w.contains(column), qPrintable(w));
+        }
+    }
+}
+
 void TestSnapshot::orderPerFormat()
 {
     // Groups interleaved: CSV keeps the order, HDF5 and Tipsy store type by type (ids show it).
@@ -616,8 +674,8 @@ void TestSnapshot::refused_data()
     QTest::newRow("csv: not a number") << "bad.csv" << "csv:15:3:abc" << QStringList{"column 'vx'", "not a number"};
     QTest::newRow("csv: bad group") << "bad.csv" << "csv:15:8:halo" << QStringList{"column 'group'", "halo"};
     QTest::newRow("csv: too many rows for the header") << "bad.csv" << "dupfirstrow" << QStringList{"more rows than"};
-    QTest::newRow("csv: unknown column") << "bad.csv" << "header:x,y,z,vx,vy,vz,m,id,colour"
-                                         << QStringList{"unknown column 'colour'"};
+    QTest::newRow("csv: unterminated quote") << "bad.csv" << "header:x,y,z,vx,vy,vz,\"m,id,group"
+                                             << QStringList{"line 9", "header row", "quoted field", "not closed"};
     QTest::newRow("csv: missing column") << "bad.csv" << "header:x,y,vx,vy,vz,m,id,group"
                                          << QStringList{"no column 'z'"};
     QTest::newRow("csv: bodies = 2^40") << "bad.csv" << "replace:# bodies = 37:# bodies = 1099511627776"

@@ -26,6 +26,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace nbody {
 
@@ -46,6 +47,9 @@ struct Snapshot {
     World world;
     std::optional<RestartParams> params; ///< when the file carries them (all of G, eps2, dt)
     std::string formatId;                ///< the format it was read as ("tipsy", "csv", "hdf5")
+    /// What the reader skipped and the user should hear about, one line each, naming the file
+    /// ("CSV file 'a.csv': line 1: ignored unknown columns 'name', 'rho' (…)"); front ends print them.
+    std::vector<std::string> warnings;
 };
 
 /// One row of the format table.
