@@ -10,7 +10,7 @@
 /// fp32 state exactly and the accelerations are recomputed from the positions at the first step.
 ///
 /// | id    | extensions             | stores                                                      |
-/// | tipsy | .bin .tipsy .std       | bodies (family order), time; no ids (big-endian), no step or parameters |
+/// | tipsy | .bin .tipsy .std       | bodies (family order), ids (in the phi slots), time; no step or parameters |
 /// | csv   | .csv                   | bodies, ids, groups; time, step and parameters as `# key = value` lines |
 /// | hdf5  | .h5 .hdf5 .hdf         | bodies (type order), ids, groups; Header/Time; Parameters group |
 ///
