@@ -3,6 +3,7 @@
 #include "DiagnosticsKernels.h"
 #include "KernelCommon.cuh"
 
+#include <atomic>
 #include <cstdio>
 #include <stdexcept>
 #include <vector>
@@ -64,14 +65,14 @@ __device__ bool finiteXyz(const V& v)
     return finiteFp32(v.x) && finiteFp32(v.y) && finiteFp32(v.z);
 }
 
-// Lowest index i with a position, mass or velocity that is not finite in fp32 into *first
-// (initialised to n).
+// The lowest index i with a position, mass or velocity that is not finite in fp32, as n − i
+// (the largest such value) into *flag, which starts at 0 (a memset: nothing to upload).
 template <class P, class V>
-__global__ void firstNonFiniteKernel(const P* __restrict__ pos, const V* __restrict__ vel, int n, int* first)
+__global__ void firstNonFiniteKernel(const P* __restrict__ pos, const V* __restrict__ vel, int n, int* flag)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n && !(finiteXyz(pos[i]) && finiteFp32(pos[i].w) && finiteXyz(vel[i])))
-        atomicMin(first, i);
+        atomicMax(flag, n - i);
 }
 
 // The float4 copy of fp64 positions, for drawing.
@@ -124,6 +125,7 @@ DeviceState::DeviceState(std::size_t n, Layout layout, PositionStorage storage)
         NB_CUDA_CHECK(cudaMalloc(&m_acc, vecBytes));
         NB_CUDA_CHECK(cudaMemset(m_acc, 0, vecBytes));
         NB_CUDA_CHECK(cudaMalloc(&m_flag, sizeof(int)));
+        NB_CUDA_CHECK(cudaMallocHost(&m_flagHost, sizeof(int)));
         if (m_ownsPositions) {
             NB_CUDA_CHECK(cudaMalloc(&m_owned[0], posBytes));
             NB_CUDA_CHECK(cudaMalloc(&m_owned[1], posBytes));
@@ -134,6 +136,7 @@ DeviceState::DeviceState(std::size_t n, Layout layout, PositionStorage storage)
         cudaFree(m_vel);
         cudaFree(m_acc);
         cudaFree(m_flag);
+        cudaFreeHost(m_flagHost);
         cudaFree(m_owned[0]);
         cudaFree(m_owned[1]);
         throw;
@@ -143,9 +146,13 @@ DeviceState::DeviceState(std::size_t n, Layout layout, PositionStorage storage)
 DeviceState::~DeviceState()
 {
     // Destructors never throw: errors here are reported by the next checked call.
+    dropGraphs();
+    if (m_stream)
+        cudaStreamDestroy(static_cast<cudaStream_t>(m_stream));
     cudaFree(m_vel);
     cudaFree(m_acc);
     cudaFree(m_flag);
+    cudaFreeHost(m_flagHost);
     cudaFree(m_owned[0]);
     cudaFree(m_owned[1]);
     cudaFree(m_workspace);
@@ -256,6 +263,7 @@ void DeviceState::ensureWorkspace(std::size_t bytes)
                         " (choose a larger block size, a FADL variant or fewer bodies)");
     }
     m_workspaceBytes = bytes;
+    ++m_workspaceGeneration; // graphs captured with the old pointer are stale
 }
 
 DeviceForceArgs DeviceState::forceArgs(const KernelInfo& k, const SimParams& p, int current)
@@ -307,29 +315,161 @@ double DeviceState::timedForces(const KernelInfo& k, const SimParams& p, int cur
 
 void DeviceState::kickDrift(double dt, int current)
 {
+    kickDriftOn(dt, current, nullptr);
+}
+
+void DeviceState::kick(double dt)
+{
+    kickOn(dt, nullptr);
+}
+
+void DeviceState::kickDriftOn(double dt, int current, void* stream)
+{
     if (!hasPositions())
         throw std::logic_error("DeviceState::kickDrift: positions are not attached");
     const int n = int(m_n);
     withLayout(m_layout, [&]<class P, class V>() {
         using T = typename ScalarOf<P>::type;
         static const int block = elementwiseBlock(kickDriftKernel<P, V>);
-        kickDriftKernel<P, V><<<gridFor(n, block), block>>>(static_cast<const P*>(m_pos[current]),
-                                                            static_cast<P*>(m_pos[1 - current]),
-                                                            static_cast<V*>(m_vel), static_cast<const V*>(m_acc), n,
-                                                            T(dt));
+        kickDriftKernel<P, V><<<gridFor(n, block), block, 0, static_cast<cudaStream_t>(stream)>>>(
+            static_cast<const P*>(m_pos[current]), static_cast<P*>(m_pos[1 - current]), static_cast<V*>(m_vel),
+            static_cast<const V*>(m_acc), n, T(dt));
         NB_CUDA_CHECK_LAUNCH("kickDriftKernel");
     });
 }
 
-void DeviceState::kick(double dt)
+void DeviceState::kickOn(double dt, void* stream)
 {
     const int n = int(m_n);
     withLayout(m_layout, [&]<class P, class V>() {
         using T = typename ScalarOf<P>::type;
         static const int block = elementwiseBlock(kickKernel<V, T>);
-        kickKernel<V, T><<<gridFor(n, block), block>>>(static_cast<V*>(m_vel), static_cast<const V*>(m_acc), n, T(dt));
+        kickKernel<V, T><<<gridFor(n, block), block, 0, static_cast<cudaStream_t>(stream)>>>(
+            static_cast<V*>(m_vel), static_cast<const V*>(m_acc), n, T(dt));
         NB_CUDA_CHECK_LAUNCH("kickKernel");
     });
+}
+
+void DeviceState::enqueueStep(const StepConfig& c, int current, void* stream)
+{
+    for (std::size_t s = 0; s < c.substeps; ++s) {
+        const double dt = c.weights[s] * c.dt;
+        kickDriftOn(dt, current, stream); // integrate: kick + drift, into the other buffer
+        current = 1 - current;
+        DeviceForceArgs a = c.args; // gravity: a at the new positions
+        a.pos = m_pos[current];
+        a.stream = stream;
+        c.kernel->device(a);
+        kickOn(dt, stream); // integrate: closing kick
+    }
+}
+
+void DeviceState::dropGraphs() noexcept
+{
+    for (void*& g : m_graphs) {
+        if (g)
+            cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(g)); // never throws (destructor path)
+        g = nullptr;
+    }
+}
+
+bool DeviceState::captureStep(const StepConfig& c, int current)
+{
+    cudaGraph_t graph = nullptr;
+    try {
+        if (!m_stream) {
+            cudaStream_t s = nullptr;
+            // Non-blocking: no implicit tie to the legacy stream, which other threads may use
+            // while this one captures (see the header).
+            NB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+            m_stream = s;
+        }
+        const auto stream = static_cast<cudaStream_t>(m_stream);
+        // Thread-local: only this thread's calls that capture forbids (cudaMalloc, synchronous
+        // copies) invalidate it, not other threads' CUDA calls.
+        NB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        try {
+            enqueueStep(c, current, m_stream);
+        } catch (...) {
+            // End the invalidated capture so the stream can be used again; its status is the
+            // failure already being reported.
+            cudaGraph_t broken = nullptr;
+            (void)cudaStreamEndCapture(stream, &broken);
+            if (broken)
+                (void)cudaGraphDestroy(broken);
+            throw;
+        }
+        NB_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+        // Each substep is a kick-drift, the force launch(es) and a kick. A launcher that enqueued
+        // its work elsewhere than DeviceForceArgs::stream ran it at capture time instead of
+        // recording it: replays would skip the forces.
+        std::size_t nodes = 0;
+        NB_CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
+        if (nodes < 3 * c.substeps)
+            throw CudaError("the captured step has " + std::to_string(nodes) + " operations for " +
+                            std::to_string(c.substeps) + " substeps: kernel '" + std::string(c.kernel->id) +
+                            "' does not enqueue into DeviceForceArgs::stream");
+        cudaGraphExec_t exec = nullptr;
+        NB_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+        m_graphs[current] = exec;
+        NB_CUDA_CHECK(cudaGraphDestroy(graph));
+        graph = nullptr;
+        ++m_graphStats.captures;
+        return true;
+    } catch (const std::exception& e) {
+        if (graph)
+            (void)cudaGraphDestroy(graph);
+        (void)cudaGetLastError(); // a capture error is not sticky: plain launches go on
+        m_captureFailed = true;
+        m_graphStats.failure = e.what();
+        static std::atomic<bool> told{false};
+        if (!told.exchange(true))
+            std::fprintf(stderr, "nbody: capturing a step into a CUDA graph failed; stepping with plain launches "
+                                 "(%s)\n", e.what());
+        return false;
+    }
+}
+
+int DeviceState::step(const KernelInfo& k, const SimParams& p, std::span<const double> weights, int current)
+{
+    StepConfig c;
+    c.kernel = &k;
+    c.args = forceArgs(k, p, current); // resolves the launch and allocates the workspace first
+    c.args.pos = nullptr;
+    c.weights = weights.data();
+    c.substeps = weights.size();
+    c.dt = double(p.dt);
+    c.pos[0] = m_pos[0];
+    c.pos[1] = m_pos[1];
+    c.workspaceGeneration = m_workspaceGeneration;
+    const int next = weights.size() % 2 ? 1 - current : current;
+
+    if (p.cudaGraphs && !(c == m_stepConfig)) {
+        dropGraphs();
+        m_stepConfig = c;
+        m_warm = false;
+        m_captureFailed = false;
+    }
+    if (!p.cudaGraphs || !m_warm || m_captureFailed) {
+        enqueueStep(c, current, nullptr);
+        m_warm = p.cudaGraphs;
+        ++m_graphStats.plainSteps;
+        return next;
+    }
+    if (!m_graphs[current]) {
+        // Both start buffers at once when the step swaps them, so only this step pays.
+        const bool captured = captureStep(c, current) && (next == current || m_graphs[next] || captureStep(c, next));
+        if (!captured) {
+            dropGraphs();
+            enqueueStep(c, current, nullptr);
+            ++m_graphStats.plainSteps;
+            return next;
+        }
+    }
+    // Into stream 0, where the plain launches go: ordered with the interop, diagnostics and copies.
+    NB_CUDA_CHECK(cudaGraphLaunch(static_cast<cudaGraphExec_t>(m_graphs[current]), nullptr));
+    ++m_graphStats.replays;
+    return next;
 }
 
 void DeviceState::publish(int current)
@@ -348,16 +488,19 @@ long long DeviceState::firstNonFinite(int current)
     if (!hasPositions())
         throw std::logic_error("DeviceState::firstNonFinite: positions are not attached");
     const int n = int(m_n);
-    NB_CUDA_CHECK(cudaMemcpy(m_flag, &n, sizeof(int), cudaMemcpyHostToDevice));
+    // Stream 0 throughout, after the steps (a memset and an async copy to pinned memory: no
+    // pageable upload, one wait).
+    NB_CUDA_CHECK(cudaMemsetAsync(m_flag, 0, sizeof(int), nullptr));
     withLayout(m_layout, [&]<class P, class V>() {
         static const int block = elementwiseBlock(firstNonFiniteKernel<P, V>);
         firstNonFiniteKernel<P, V><<<gridFor(n, block), block>>>(static_cast<const P*>(m_pos[current]),
                                                                  static_cast<const V*>(m_vel), n, m_flag);
         NB_CUDA_CHECK_LAUNCH("firstNonFiniteKernel");
     });
-    int first = n;
-    NB_CUDA_CHECK(cudaMemcpy(&first, m_flag, sizeof(int), cudaMemcpyDeviceToHost));
-    return first < n ? first : -1;
+    NB_CUDA_CHECK(cudaMemcpyAsync(m_flagHost, m_flag, sizeof(int), cudaMemcpyDeviceToHost, nullptr));
+    NB_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+    const int flag = *m_flagHost; // n − (first bad index), or 0
+    return flag > 0 ? n - flag : -1;
 }
 
 DiagnosticSums DeviceState::measure(int current, double eps2, int blockSize)

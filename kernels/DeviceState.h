@@ -6,6 +6,11 @@
 /// storage — buffers the caller provides (mapped GL buffers). The fp64 layout always owns its
 /// double positions; External buffers then receive a float4 copy for drawing (publish()).
 /// Host API without CUDA headers; every method throws CudaError on a CUDA failure.
+///
+/// Streams: everything runs in the legacy default stream (stream 0), as the CUDA-GL interop's
+/// map and unmap do, replayed step graphs included. Graphs are captured from a non-blocking
+/// stream of this object: capturing a blocking one would make every use of the legacy stream
+/// by any thread of the process (the interop, a validation run) invalid while it lasts.
 
 #include "sim/KernelRegistry.h"
 #include "sim/SimParams.h"
@@ -13,6 +18,8 @@
 #include "sim/World.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <span>
 
 namespace nbody {
 
@@ -53,6 +60,24 @@ public:
     void kickDrift(double dt, int current);
     /// Closing kick: vel += ½ acc dt.
     void kick(double dt);
+    /// One step of KDK leapfrog substeps of lengths w·p.dt (w in `weights`, Integrators.h): for
+    /// each, kickDrift, forces at the new positions with kernel k, kick. Starts from positions
+    /// `current`; returns the buffer holding the new ones (the other one for an odd count).
+    ///
+    /// With p.cudaGraphs the first step of a configuration — kernel row, resolved launch arguments
+    /// (G, ε², block sizes …), dt, integrator, position buffers, workspace — runs as plain launches
+    /// (a warm-up: lazy module loading, cudaFuncSetAttribute, workspace allocation and the
+    /// elementwise block sizes happen outside any capture); the next one captures the step into a
+    /// CUDA graph per start buffer (both of them when the substep count is odd), and later steps
+    /// replay it with one cudaGraphLaunch. Any change of the configuration drops the graphs and
+    /// starts again from a warm-up. A capture that fails (a launcher that calls something stream
+    /// capture forbids) leaves plain launches for that configuration, with one message on stderr
+    /// per process and the reason in graphStats(); it never throws for that. Plain launches and
+    /// replays run the same kernels with the same arguments: the results are bit-identical.
+    /// Throws CudaError when a launch fails, std::invalid_argument when k refuses p.
+    int step(const KernelInfo& k, const SimParams& p, std::span<const double> weights, int current);
+    /// How step() launched so far.
+    const GraphStats& graphStats() const { return m_graphStats; }
     /// Double4 layout with External storage attached: writes the float4 copy of positions
     /// `current` into attached buffer `current` (for drawing). No-op otherwise.
     void publish(int current);
@@ -68,8 +93,26 @@ public:
     void synchronize() const;
 
 private:
+    /// What a captured step depends on: replayed only while all of it is the same.
+    struct StepConfig {
+        const KernelInfo* kernel = nullptr;
+        DeviceForceArgs args;                  ///< resolved, pos = nullptr (set per substep)
+        const double* weights = nullptr;       ///< the integrator row's substep weights
+        std::size_t substeps = 0;
+        double dt = 0.0;
+        const void* pos[2] = {nullptr, nullptr};
+        std::uint64_t workspaceGeneration = 0;
+        bool operator==(const StepConfig&) const = default;
+    };
     void ensureWorkspace(std::size_t bytes);
     DeviceForceArgs forceArgs(const KernelInfo& k, const SimParams& p, int current);
+    void kickDriftOn(double dt, int current, void* stream);
+    void kickOn(double dt, void* stream);
+    /// The launches of one step from buffer `current` into `stream` (nullptr: stream 0).
+    void enqueueStep(const StepConfig& c, int current, void* stream);
+    /// Captures the step from buffer `current` into m_graphs[current]; false on failure.
+    bool captureStep(const StepConfig& c, int current);
+    void dropGraphs() noexcept;
 
     std::size_t m_n = 0;
     Layout m_layout;
@@ -83,6 +126,15 @@ private:
     void* m_workspace = nullptr;
     std::size_t m_workspaceBytes = 0;
     int* m_flag = nullptr; ///< one int for firstNonFinite()
+    int* m_flagHost = nullptr; ///< its pinned host copy
+
+    std::uint64_t m_workspaceGeneration = 0; ///< bumped when the workspace is reallocated
+    StepConfig m_stepConfig;     ///< the configuration the graphs below were captured for
+    bool m_warm = false;         ///< a plain step of m_stepConfig has run
+    bool m_captureFailed = false; ///< capturing m_stepConfig failed: plain launches
+    void* m_graphs[2] = {nullptr, nullptr}; ///< cudaGraphExec_t per start buffer
+    void* m_stream = nullptr;    ///< cudaStream_t the graphs are captured from (non-blocking; created at the first capture)
+    GraphStats m_graphStats;
 };
 
 } // namespace nbody

@@ -18,6 +18,9 @@ packages=(
     libglm-dev libstb-dev libcli11-dev nlohmann-json3-dev
     # snapshots in HDF5 (GADGET-4/SWIFT layout)
     libhdf5-dev
+    # SIMD for the `cpu` force kernel: Highway (hwy/highway.h, run-time dispatch over SSE4/AVX2/
+    # AVX-512; 1.0.3 in Debian 12, shared library only, see scripts/gpu-check.sh)
+    libhwy-dev
     # OpenGL / EGL: GL function loader, glvnd headers, Mesa drivers for machines without a GPU
     libepoxy-dev libegl-dev libgl-dev libopengl-dev libgl1-mesa-dri libegl-mesa0 libglx-mesa0
     # headless runs and GUI tests: a virtual X server, and a font so Qt can draw text

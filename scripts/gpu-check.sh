@@ -13,7 +13,10 @@
 #                                   1000 steps, 262144 bodies for 20 steps, both also with
 #                                   --diagnostics, an exact restart from an HDF5 snapshot, the
 #                                   rendered galaxy, scenarios with both integrators) and
-#                                   `nbody bench` (all kernels, then sweeps).
+#                                   `nbody bench` (all kernels; the `cpu` kernel on 1 thread and
+#                                   on all cores next to the plain loop of
+#                                   ../shared/anchors/cpu-plain-loop; the app's frame loop against
+#                                   the bench at N = 65536, CUDA graphs on and off; then sweeps).
 #
 # remote writes everything into $OUT/gpu-check.log plus the device listing ($OUT/devices.txt,
 # $OUT/devices.json), pictures ($OUT/out.png, $OUT/big.png, $OUT/collision.png),
@@ -30,7 +33,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,26s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,31s/^# \{0,1\}//p' "$0"; }
 
 prepare() {
     # 1. The GPU build: tests on, app off, machine code for Hopper plus PTX.
@@ -46,6 +49,15 @@ prepare() {
         ../shared/device/fetch-debs.sh "$device/debs"
     fi
     cp ../shared/device/unpack.sh "$device/"
+    # Highway (the `cpu` kernel's SIMD dispatch): Debian 12 has no static libhwy.a, so the shared
+    # library travels in $device/lib (remote puts it on LD_LIBRARY_PATH).
+    rm -rf "${device:?}/lib"
+    mkdir -p "$device/lib"
+    local hwy
+    hwy=$(ldd build-gpu/src/cli/nbody | awk '$1 ~ /^libhwy\.so/ {print $3}')
+    if [[ -n $hwy ]]; then
+        cp -L "$hwy" "$device/lib/"
+    fi
 
     # 3. Data and executables.
     mkdir -p "$device/data"
@@ -62,6 +74,10 @@ prepare() {
     mkdir -p "$device/anchors" "$device/obj"
     cp -r ../shared/anchors/nvidia-nbody-sample ../shared/anchors/cpu-plain-loop "$device/anchors/"
     chmod -R u+w "$device/anchors"
+    # The plain loop's run.sh compiles it there with -march=native when the GPU host has g++;
+    # this x86-64-v3 (AVX2, FMA) build is the fallback when it has none (bench part).
+    g++ -O3 -march=x86-64-v3 -ffast-math -fopenmp-simd ../shared/anchors/cpu-plain-loop/plain_loop.cpp \
+        -o "$device/anchors/cpu-plain-loop/plain_loop-x86-64-v3"
     cp build-gpu/kernels/CMakeFiles/nbody_kernels.dir/BlockedForces.cu.o "$device/obj/"
 
     # 5. Size check: the working tree that travels must stay under 64 MiB. The executables carry
@@ -87,6 +103,7 @@ remote() {
     # The libraries (unpack.sh exports LD_LIBRARY_PATH, the EGL vendor file and QT_QPA_PLATFORM).
     # shellcheck source=/dev/null
     source "$device/unpack.sh" "$device/debs"
+    export LD_LIBRARY_PATH=$PWD/$device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} # libhwy.so.1
     export NBODY_DATA_DIR=$PWD/$device/data
     export NBODY_REQUIRE_INTEROP=1 # tst_controller: CUDA rows fail instead of falling back to host uploads
     export NBODY_CLI_PATH=$PWD/$device/bin/nbody # for tests that run the CLI (build-gpu/ stays here)
@@ -237,6 +254,29 @@ remote() {
     if want bench; then
     limit=900 step "nbody bench all" "$nbody" bench --kernels all --bodies 8192,65536,262144 --steps 10 \
         --json "$OUT/bench.json" --csv "$OUT/bench.csv"
+    # The SIMD `cpu` kernel per core against the plain vectorised loop in the same run
+    # (docs/performance-cpu.md): one thread, then all cores (the plain loop is single-threaded by
+    # construction; compare its figure with the per-core line of the all-cores bench).
+    local plain=$device/anchors/cpu-plain-loop
+    local -a plainCmd=(bash "$plain/run.sh")
+    command -v g++ >/dev/null || plainCmd=(bash -c 'echo "plain loop (x86-64-v3 build, no g++ here), 1 thread, N = 8192: $("$1") interactions/s"' _ "$plain/plain_loop-x86-64-v3")
+    step "bench cpu 1 thread" env OMP_NUM_THREADS=1 "$nbody" bench --kernels cpu --bodies 8192
+    step "plain loop 1 thread" env OMP_NUM_THREADS=1 "${plainCmd[@]}"
+    step "bench cpu all cores" "$nbody" bench --kernels cpu --bodies 8192
+    step "plain loop (all cores run)" "${plainCmd[@]}"
+    # Issue 11: the app's frame loop at N = 65536 with CUDA-GL interop. tst_controller runs the
+    # app's SimulationController with the positions in two GL buffers mapped for CUDA through EGL
+    # (one step per frame, as the app) and Simulation::step alone on the same cube, and prints
+    # "frame loop tiled N=65536 (CUDA-GL interop; <launch>): A ms/step in the app's frame loop,
+    # B ms/step Simulation::step alone: +x.x %"; it fails beyond 5 %. nbody bench's step_ms for the same
+    # kernel and N beside it, with CUDA graphs (the default) and without (launch gaps, issue 11).
+    step "bench tiled 65536" "$nbody" bench --kernels tiled --bodies 65536 --steps 20
+    step "frame loop tiled 65536" "$device/bin/tst_controller" "frameLoopStepTime:tiled N=65536"
+    step "bench tiled 65536 no graphs" "$nbody" bench --kernels tiled --bodies 65536 --steps 20 --no-cuda-graphs
+    # Launch gaps at small N: 2000 steps of 1024 bodies with and without CUDA graphs (ms/step).
+    step "run tiled 1024 graphs" "$nbody" run --kernel tiled --bodies 1024 --steps 2000 --no-energy
+    step "run tiled 1024 no graphs" "$nbody" run --kernel tiled --bodies 1024 --steps 2000 --no-energy \
+        --no-cuda-graphs
     local b f r
     for b in 128 256 512 1024; do
         for f in 1 2 4; do
@@ -257,6 +297,8 @@ remote() {
         local sample=$device/anchors/nvidia-nbody-sample/run.sh sizes=8192,16384,65536,262144,1048576
         step "nvidia sample fp32" bash -c 'set -o pipefail; "$1" 8192 16384 65536 262144 1048576 | tee "$2/sample.txt"' _ "$sample" "$OUT"
         step "nvidia sample fp64" bash -c 'set -o pipefail; "$1" --fp64 262144 | tee -a "$2/sample.txt"' _ "$sample" "$OUT"
+        # The tuner's choices for the sizes of the table (cached on that machine, then used by bench).
+        step "nbody tune" "$nbody" tune --kernels blocked,blocked-fp64,tiled --bodies 8192,16384,65536,262144 --force
         # The SM clock and power while the kernels run (every 100 ms): an issue-slot ceiling at
         # 1.98 GHz means little if the card runs slower under a full FP32 load.
         nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu,clocks_event_reasons.active \

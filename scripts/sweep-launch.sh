@@ -2,7 +2,8 @@
 # Sweeps the launch parameters of the `blocked` kernels with `nbody bench` and prints one line
 # per case: the parameters asked for, then bench's row (N, force ms, step ms, interactions/s, …,
 # and the parameters as resolved). A measuring aid for docs/performance.md; the tuner
-# (nbody tune) makes the same kind of measurement per device and N automatically.
+# (nbody tune) makes the same kind of measurement per device and N automatically; the sweep
+# passes --no-tune so that parameters left on auto take the row's defaults, not a cached choice.
 #
 #   scripts/sweep-launch.sh NBODY [KERNEL]      e.g. scripts/sweep-launch.sh .device/bin/nbody blocked
 # KERNEL blocked-fp64 sweeps block, bodies per thread and unroll at N = 65536 and 262144.
@@ -13,7 +14,7 @@ kernel=${2:-blocked}
 run() { # run LABEL N BENCH-OPTIONS...
     local label=$1 n=$2
     shift 2
-    "$nbody" bench --kernels "$kernel" --bodies "$n" --steps 5 --warmup 1 "$@" 2>/dev/null |
+    "$nbody" bench --kernels "$kernel" --bodies "$n" --steps 5 --warmup 1 --no-tune "$@" 2>/dev/null |
         awk -v tag="$label" -v k="$kernel" '$1 == k { print tag, $0 }'
 }
 

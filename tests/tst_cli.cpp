@@ -73,7 +73,15 @@ bool kernelAvailable(const QString& id)
 
 class TestCli : public QObject {
     Q_OBJECT
+    QTemporaryDir m_cacheDir;
 private slots:
+    void initTestCase()
+    {
+        // Runs of CUDA kernels tune before they start (GPU machine): into a cache of our own,
+        // not the user's (the nbody processes inherit the variable).
+        QVERIFY(m_cacheDir.isValid());
+        qputenv("NBODY_TUNING_CACHE", m_cacheDir.filePath(QStringLiteral("launch-tuning.json")).toUtf8());
+    }
     void kernelsJson()
     {
         const Result r = nbody({"kernels", "--json"});
@@ -90,9 +98,46 @@ private slots:
                 QVERIFY(v["available"].toBool());
         }
         QVERIFY(ids.contains("cpu") && ids.contains("reference") && ids.contains("tiled"));
+        for (const QJsonValue& v : o["kernels"].toArray()) {
+            for (const char* key : {"blockSize", "blockRows", "tileWidthFactor", "bodiesPerThread", "jSplit", "unroll"})
+                QVERIFY2(v["parameters"].toObject().contains(QLatin1String(key)), key);
+            QVERIFY(v["tuned"].isArray()); // the cached choices for this device (none in a fresh cache)
+            QVERIFY(v["tuned"].toArray().isEmpty());
+        }
+        QCOMPARE(o["tuningCache"].toString(), m_cacheDir.filePath(QStringLiteral("launch-tuning.json")));
         const Result table = nbody({"kernels"});
         QCOMPARE(table.code, 0);
         QVERIFY(table.out.contains("tiled"));
+        QVERIFY(table.out.contains("blockSize,tileWidthFactor")); // the launch parameters column
+    }
+    /// The launch options of the blocked rows reach the parameters (CPU rows ignore them).
+    void blockedLaunchOptions()
+    {
+        const Result r = nbody({"run", "--bodies", "10", "--steps", "1", "--kernel", "cpu", "--bodies-per-thread", "2",
+                                "--j-split", "4", "--unroll", "8", "--no-tune", "--no-energy"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("i/thread=2 j-split=4 unroll=8"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("block=auto"), qPrintable(r.out));
+    }
+    /// `nbody tune` without a device says so (exit 2); with one it tunes tiled at one bucket and
+    /// a second call finds it cached.
+    void tune()
+    {
+        if (!kernelAvailable("tiled")) {
+            const Result r = nbody({"tune"});
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains("without a CUDA device"), qPrintable(r.err));
+            return;
+        }
+        const Result r = nbody({"tune", "--kernels", "tiled", "--bodies", "8192"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("Tuning tiled for N≈8192"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("tuned now"), qPrintable(r.out));
+        const Result again = nbody({"tune", "--kernels", "tiled", "--bodies", "8000"});
+        QCOMPARE(again.code, 0);
+        QVERIFY2(again.out.contains("cached"), qPrintable(again.out));
+        const Result kernels = nbody({"kernels"});
+        QVERIFY2(kernels.out.contains("Tuned launch parameters on"), qPrintable(kernels.out));
     }
     void devices()
     {
@@ -227,7 +272,14 @@ private slots:
                                          << ".png";
         QTest::newRow("empty capture name") << QStringList{"run", "--bodies", "10", "--capture", ""} << "file name";
         QTest::newRow("dt below fp32") << QStringList{"run", "--bodies", "10", "--dt", "1e-300"} << "fp32";
-        QTest::newRow("block size 0") << QStringList{"run", "--bodies", "10", "--block-size", "0"} << "block size";
+        // 0 is auto (the tuned or default value); below that is refused.
+        QTest::newRow("block size -1") << QStringList{"run", "--bodies", "10", "--block-size", "-1"}
+                                       << "block size must be at least 1, or 0 for auto";
+        QTest::newRow("negative unroll") << QStringList{"run", "--bodies", "10", "--unroll", "-1"} << "--unroll";
+        QTest::newRow("bench negative j-split") << QStringList{"bench", "--kernels", "cpu", "--j-split", "-2"} << "--j-split";
+        QTest::newRow("tune a CPU kernel") << QStringList{"tune", "--kernels", "cpu"} << "no launch parameters";
+        QTest::newRow("tune unknown kernel") << QStringList{"tune", "--kernels", "nosuch"} << "'nosuch'";
+        QTest::newRow("tune bad bodies") << QStringList{"tune", "--bodies", "8192,x"} << "'x'";
         QTest::newRow("bench unknown kernel") << QStringList{"bench", "--kernels", "cpu,nosuch"} << "nosuch";
         QTest::newRow("bench zero bodies") << QStringList{"bench", "--kernels", "cpu", "--bodies", "10,0"} << "'0'";
         QTest::newRow("bench bad bodies") << QStringList{"bench", "--kernels", "cpu", "--bodies", "1e3"} << "'1e3'";

@@ -22,6 +22,7 @@
 #include "sim/Simulation.h"
 #include "sim/Snapshot.h"
 #include "sim/Tipsy.h"
+#include "sim/Tuner.h"
 
 #include <QFile>
 #include <QPointer>
@@ -200,6 +201,10 @@ public:
                 request.device0 = reinterpret_cast<quintptr>(p0);
                 request.device1 = reinterpret_cast<quintptr>(p1);
                 m_mappedThisFrame = true;
+                if (m_lastMapped[0] && (m_lastMapped[0] != p0 || m_lastMapped[1] != p1))
+                    ++mappedPointerChanges;
+                m_lastMapped[0] = p0;
+                m_lastMapped[1] = p1;
             } catch (const std::exception& e) {
                 // as the Viewport: a failing map leaves the host path
                 m_interop.reset();
@@ -317,6 +322,7 @@ public:
     QList<qulonglong> bodies;
     QList<qulonglong> reallocations;
     QString interopWhyNot;
+    int mappedPointerChanges = 0; ///< maps that returned other device pointers than the last one
 
 signals:
     void frameRequested(const nbody::app::FrameRequest& request);
@@ -347,6 +353,7 @@ private:
     quint64 m_serial = 0;
     bool m_inFlight = false;
     bool m_mappedThisFrame = false;
+    const Float4* m_lastMapped[2] = {nullptr, nullptr};
     bool m_drawable = false;
     int m_current = 0;
     std::size_t m_count = 0;
@@ -418,6 +425,8 @@ private slots:
     void blowUpPauses();
     void scenarios_data();
     void scenarios();
+    void frameLoopStepTime_data();
+    void frameLoopStepTime();
 
 private:
     void addKernelRows();
@@ -1206,6 +1215,111 @@ void TestController::scenarios()
     QCOMPARE(loop.params.back().dt, 0.005f);
     QCOMPARE(loop.params.back().G, 1.0);
     QCOMPARE(loop.params.back().integrator, std::string("leapfrog"));
+}
+
+// ---- the frame loop's time per step against Simulation::step alone (issue 11) ----
+
+void TestController::frameLoopStepTime_data()
+{
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<int>("bodies");
+    QTest::addColumn<int>("frames");
+    // The GPU row is the check (run by scripts/gpu-check.sh next to `nbody bench --kernels tiled
+    // --bodies 65536`); the CPU row runs the same code here and only reports its figures.
+    QTest::newRow("tiled N=65536") << QStringLiteral("tiled") << 65536 << 60;
+    QTest::newRow("cpu N=1024") << QStringLiteral("cpu") << 1024 << 10;
+}
+
+namespace {
+
+double medianOf(std::vector<double> v)
+{
+    if (v.empty())
+        return 0.0;
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+} // namespace
+
+void TestController::frameLoopStepTime()
+{
+    // The app's frame loop — SimulationController::advance on its worker thread, the positions in
+    // the two GL buffers mapped for CUDA each frame (EGL + CudaGlInterop, as the Viewport does),
+    // one step per frame, the non-finite check after it — against Simulation::step(1) on a copy
+    // of the same system with owned buffers, as `nbody bench` times its steps (after a warm-up,
+    // the median of single steps, device synchronised; no diagnostics). Both medians are of the
+    // time spent in Simulation::step: the frame loop must not slow the steps (no allocation,
+    // synchronisation or host copy in them); what a frame costs around them (map, unmap, the
+    // check, the signals) is the frame rate's business. With a CUDA kernel the two must agree
+    // within 5 %; the CPU row only reports (its timing on a shared machine is too noisy).
+    QFETCH(QString, kernel);
+    QFETCH(int, bodies);
+    QFETCH(int, frames);
+    REQUIRE_EGL();
+    REQUIRE_KERNEL(kernel);
+    const bool gpu = isCuda(kernel);
+    const std::size_t n = std::size_t(bodies);
+
+    // The launch parameters on auto resolve from the tuning cache: tune first, as the controller
+    // (before its first step) and nbody bench do, so that both sides run the same launch.
+    const KernelInfo& row = *findKernel(kernel.toStdString());
+    if (gpu && tunable(row, SimParams{}))
+        (void)ensureTuned(row, SimParams{}, n, {}, false);
+    const std::string launch = describeResolved(row, resolveLaunch(row, SimParams{}, n));
+
+    // 1. Simulation::step alone.
+    std::vector<double> alone;
+    {
+        Simulation sim(cube(n), SimParams{}, kernel.toStdString());
+        sim.step(3); // warm-up: allocation, first forces, module load, graph capture
+        for (int i = 0; i < frames; ++i) {
+            sim.step(1);
+            alone.push_back(sim.lastTiming().msPerStep);
+        }
+        QCOMPARE(QString::fromStdString(sim.checkFinite()), QString());
+    }
+
+    // 2. The same system through the frame protocol.
+    FrameLoop loop(*m_context);
+    loop.initialize(kernel, n, 1, true);
+    FrameResult r;
+    FRAME(loop, r);
+    CHECK_INTEROP(loop, kernel);
+    if (gpu && !loop.hasInterop())
+        QSKIP(qPrintable("no CUDA-GL interop here (" + loop.interopWhyNot + "): nothing to compare"));
+    std::vector<double> inLoop;
+    int warm = 3; // the same warm-up as above
+    for (int f = 0; int(inLoop.size()) < frames && f < 10 * frames; ++f) {
+        FRAME(loop, r);
+        QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+        if (r.timing.steps != 1)
+            continue;
+        if (warm > 0) {
+            --warm;
+            continue;
+        }
+        CHECK_DRAW_PATH(loop, r, kernel);
+        inLoop.push_back(r.timing.msPerStep);
+    }
+    QCOMPARE(int(inLoop.size()), frames);
+    loop.command(&SimulationController::pause);
+    FRAME(loop, r);
+
+    const double a = medianOf(alone);
+    const double b = medianOf(inLoop);
+    const double diff = a > 0 ? (b - a) / a : 0.0;
+    qInfo("frame loop %s N=%d (%s; %s): %.4f ms/step in the app's frame loop, %.4f ms/step Simulation::step "
+          "alone: %+.1f %% (medians of %d single steps; the mapped buffers moved %d times)",
+          qPrintable(kernel), bodies, launch.c_str(),
+          loop.hasInterop() ? "CUDA-GL interop" : qPrintable("host upload: " + loop.interopWhyNot), b, a,
+          100.0 * diff, frames, loop.mappedPointerChanges);
+    QVERIFY(a > 0 && b > 0);
+    if (gpu)
+        QVERIFY2(std::abs(diff) <= 0.05,
+                 qPrintable(QStringLiteral("the frame loop's step time differs by %1 % from Simulation::step's (limit 5 %)")
+                                .arg(100.0 * diff, 0, 'f', 1)));
 }
 
 QTEST_GUILESS_MAIN(TestController)

@@ -12,12 +12,14 @@
 #include "SimulationController.h"
 
 #include "sim/KernelRegistry.h"
+#include "sim/Tuner.h"
 
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QPushButton>
 #include <QFileInfo>
 #include <QImage>
 #include <QLabel>
@@ -42,6 +44,7 @@ constexpr int kTimeoutMs = 240'000;
 struct Run {
     int exitCode = -1;
     QString stderrText;
+    QString stdoutText;
     bool finished = false;
 };
 
@@ -65,6 +68,7 @@ Run runApp(const QStringList& args, const QProcessEnvironment& extra = {})
     }
     r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
     r.stderrText = QString::fromLocal8Bit(p.readAllStandardError());
+    r.stdoutText = QString::fromLocal8Bit(p.readAllStandardOutput());
     return r;
 }
 
@@ -122,6 +126,22 @@ QTreeWidgetItem* rowOf(const QTreeWidget* table, const QString& id)
     return nullptr;
 }
 
+/// The bound on the time per step the app reports for the Solar System (10 bodies, Yoshida's
+/// 4th order: 3 force evaluations of 100 pairs and 6 kicks and 3 drifts of 10 bodies per step,
+/// about 10^4 flops; the diagnostics every 10 steps add 100 pairs). That is microseconds on any
+/// core (`nbody run --scenario solar-system` measures 0.02–0.06 ms here); the bound leaves two
+/// orders of magnitude for a loaded machine and is still a third of the 16 ms between frames
+/// at 60 fps, so a figure that counted the frame pacing (≥ 16 ms at one step per frame) or that
+/// waited for a thread team on a busy machine (100–200 ms per step before the fix) fails it.
+constexpr double kSolarStepBoundMs = 5.0;
+
+/// The number before " ms/step" in a status-bar or summary text; -1 when there is none.
+double msPerStepIn(const QString& text)
+{
+    const QRegularExpressionMatch m = QRegularExpression(QStringLiteral("([0-9]+(\\.[0-9]+)?) ms/step")).match(text);
+    return m.hasMatch() ? m.captured(1).toDouble() : -1.0;
+}
+
 /// The step count in the status bar ("step 1,234" in any locale's grouping).
 qlonglong shownStep(const MainWindow& w)
 {
@@ -141,6 +161,9 @@ private slots:
         QVERIFY(cut.open(QIODevice::WriteOnly));
         cut.write("# bodies = 5\nx,y,z,vx,vy,vz,m\n1,0,0,0,0,0,1\n2,0,0,0,0,0,1\n");
         cut.close();
+        // The app tunes CUDA kernels on a GPU machine: into a cache of the test's own.
+        qputenv("NBODY_TUNING_CACHE", m_dir.filePath(QStringLiteral("launch-tuning.json")).toUtf8());
+        nbody::tuningCache().reopen(nbody::tuningCachePath());
         if (!nbody::test::haveDisplay())
             QSKIP("needs a display with OpenGL: run under xvfb-run -a");
     }
@@ -352,6 +375,55 @@ private slots:
         QVERIFY(green >= 20 && red >= 20);
     }
 
+    /// The status bar's ms/step is the time spent stepping, not the frame interval: the Solar
+    /// System at one step per frame for a second and a half, on each CPU kernel.
+    void statusBarMeasuresSteps_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::newRow("reference (the scenario's)") << QStringLiteral("reference");
+        QTest::newRow("cpu") << QStringLiteral("cpu");
+    }
+
+    void statusBarMeasuresSteps()
+    {
+        QFETCH(QString, kernel);
+        nbody::app::StartupConfig config;
+        config.scenario = QStringLiteral("solar-system");
+        config.kernelId = kernel;
+        config.kernelGiven = true;
+        config.stepsPerFrame = 1;
+        config.startRunning = true;
+        config.diagnosticsInterval = 10; // as the app's default
+        MainWindow w(config, nbody::app::Automation{});
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const auto* label = w.findChild<QLabel*>(QStringLiteral("msLabel"));
+        QVERIFY(label);
+        QTRY_VERIFY_WITH_TIMEOUT(shownStep(w) >= 1, kWaitMs);
+        QTest::qWait(1500);
+        const qlonglong steps = shownStep(w);
+        const double ms = msPerStepIn(label->text());
+        qInfo("%s after %lld steps", qPrintable(label->text()), steps);
+        QVERIFY2(label->text().contains(QLatin1String(" fps")), qPrintable(label->text()));
+        QVERIFY2(ms > 0, qPrintable(label->text()));
+        QVERIFY2(steps >= 10, "fewer than 10 frames in 1.5 s");
+        QVERIFY2(ms < kSolarStepBoundMs,
+                 qPrintable(QStringLiteral("%1 ms/step for 10 bodies (bound %2 ms)").arg(ms).arg(kSolarStepBoundMs)));
+    }
+
+    /// A scripted run prints its time per step at exit (stdout), to compare with `nbody bench`.
+    void quitPrintsStepTime()
+    {
+        const Run run = runApp({QStringLiteral("--scenario"), QStringLiteral("solar-system"), QStringLiteral("--steps"),
+                                QStringLiteral("60"), QStringLiteral("--quit")});
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
+        qInfo("%s", qPrintable(run.stdoutText.trimmed()));
+        QVERIFY2(run.stdoutText.contains(QLatin1String("nbody-sandbox: reference, N = 10: ")), qPrintable(run.stdoutText));
+        QVERIFY2(run.stdoutText.contains(QLatin1String(" over 59 steps after the first frame")), qPrintable(run.stdoutText));
+        const double ms = msPerStepIn(run.stdoutText);
+        QVERIFY2(ms > 0 && ms < kSolarStepBoundMs, qPrintable(run.stdoutText));
+    }
+
     void badOptions_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -546,10 +618,11 @@ private slots:
 
     /// A parameter the simulation refuses: the dock shows the message naming the limit and the
     /// spin box goes back to the value in use; the next accepted edit clears the message.
-    /// No CPU kernel reads the block size and every value the box offers (1..2^20) is valid for
-    /// the CPU rows, so the one refusal a machine without a GPU can produce is SimParams'
-    /// "block size must be at least 1": the test lowers the box's minimum to 0 and enters 0, as a
-    /// user on a GPU enters 2048 that the device refuses (tst_kernels checks those on the H200).
+    /// No CPU kernel reads the block size and every value the box offers (0 = auto..2^20) is valid
+    /// for the CPU rows, so the one refusal a machine without a GPU can produce is SimParams'
+    /// "block size must be at least 1, or 0 for auto": the test lowers the box's minimum to -1 and
+    /// enters -1, as a user on a GPU enters 2048 that the device refuses (tst_kernels checks those
+    /// on the H200).
     void kernelDockShowsRefusedParameter()
     {
         const std::unique_ptr<MainWindow> w = openWindow();
@@ -561,10 +634,10 @@ private slots:
         QCOMPARE(blockSize->value(), inUse);
         QVERIFY(refusal->isHidden());
 
-        blockSize->setMinimum(0);
-        blockSize->setValue(0); // emits blockSizeEdited(0) → the controller → Simulation::setParams
+        blockSize->setMinimum(-1);
+        blockSize->setValue(-1); // emits blockSizeEdited(-1) → the controller → Simulation::setParams
         QTRY_VERIFY_WITH_TIMEOUT(refusal->isVisible(), kWaitMs);
-        QVERIFY2(refusal->text().contains(QLatin1String("block size must be at least 1 (got 0)")),
+        QVERIFY2(refusal->text().contains(QLatin1String("block size must be at least 1, or 0 for auto (got -1)")),
                  qPrintable(refusal->text()));
         QCOMPARE(blockSize->value(), inUse); // put back, not clamped
 
@@ -576,6 +649,92 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(shownStep(*w) == before + 1, kWaitMs);
         QVERIFY(refusal->isHidden());
         QCOMPARE(blockSize->value(), 200);
+    }
+
+    /// The launch parameters of the blocked rows: spin boxes that show "auto" for 0, enabled per
+    /// the row's KernelParamUse, whose edits emit their signals; the source line says "default"
+    /// for a CUDA row not tuned yet (always so without a GPU) and the "Tune now" button exists.
+    void kernelDockLaunchParamsAuto()
+    {
+        KernelDock dock;
+        QSignalSpy bpt(&dock, &KernelDock::bodiesPerThreadEdited);
+        QSignalSpy split(&dock, &KernelDock::jSplitEdited);
+        QSignalSpy unroll(&dock, &KernelDock::unrollEdited);
+        QSignalSpy tune(&dock, &KernelDock::tuneRequested);
+        const QStringList names{"blockSize", "blockRows", "tileWidthFactor", "bodiesPerThread", "jSplit", "unroll"};
+        for (const QString& name : names) {
+            auto* box = dock.findChild<QSpinBox*>(name);
+            QVERIFY2(box, qPrintable(name));
+            QCOMPARE(box->value(), 0);
+            QCOMPARE(box->text(), QStringLiteral("auto"));
+        }
+        auto* boxBpt = dock.findChild<QSpinBox*>(QStringLiteral("bodiesPerThread"));
+        auto* boxSplit = dock.findChild<QSpinBox*>(QStringLiteral("jSplit"));
+        auto* boxUnroll = dock.findChild<QSpinBox*>(QStringLiteral("unroll"));
+        const auto* source = dock.findChild<QLabel*>(QStringLiteral("launchSource"));
+        auto* tuneNow = dock.findChild<QPushButton*>(QStringLiteral("tuneNow"));
+        QVERIFY(source && tuneNow);
+        for (const nbody::KernelInfo& k : nbody::kernelRegistry()) {
+            dock.setKernel(qstr(k.id));
+            QCOMPARE(boxBpt->isEnabled(), k.params.bodiesPerThread);
+            QCOMPARE(boxSplit->isEnabled(), k.params.jSplit);
+            QCOMPARE(boxUnroll->isEnabled(), k.params.unroll);
+            QCOMPARE(tuneNow->isEnabled(), k.backend == nbody::Backend::Cuda && nbody::availability(k).available);
+        }
+        dock.setBodies(8192);
+        dock.setKernel(QStringLiteral("tiled"));
+        if (nbody::currentTuningDevice().name.empty()) {
+            QVERIFY2(source->text().startsWith(QLatin1String("default (not tuned yet)")), qPrintable(source->text()));
+            QVERIFY2(source->text().contains(QLatin1String("block 256, tile x1")), qPrintable(source->text()));
+        }
+        // A value set by the user is named as such; the setter emits nothing.
+        nbody::SimParams p;
+        p.blockSize = 128;
+        p.tileWidthFactor = 2;
+        dock.setParams(p);
+        QVERIFY2(source->text().startsWith(QLatin1String("set: block 128, tile x2")), qPrintable(source->text()));
+        boxBpt->setValue(4);
+        boxSplit->setValue(8);
+        boxUnroll->setValue(2);
+        QCOMPARE(bpt.count(), 1);
+        QCOMPARE(bpt.front().front().toInt(), 4);
+        QCOMPARE(split.front().front().toInt(), 8);
+        QCOMPARE(unroll.front().front().toInt(), 2);
+        boxSplit->setValue(0);
+        QCOMPARE(boxSplit->text(), QStringLiteral("auto"));
+        QCOMPARE(split.back().front().toInt(), 0);
+        if (tuneNow->isEnabled()) {
+            tuneNow->click();
+            QCOMPARE(tune.count(), 1);
+        }
+        dock.setKernel(QStringLiteral("cpu"));
+        QVERIFY(!tuneNow->isEnabled());
+    }
+
+    /// The new launch parameters' edits reach the running simulation's parameters through the
+    /// controller: a refused value (negative) comes back as the refusal naming it, an accepted
+    /// one stays after a step (the controller published it back).
+    void kernelDockLaunchEditsReachParams()
+    {
+        const std::unique_ptr<MainWindow> w = openWindow();
+        QVERIFY2(w, "the window did not come up with the cpu kernel");
+        auto* split = w->findChild<QSpinBox*>(QStringLiteral("jSplit"));
+        const auto* refusal = w->findChild<QLabel*>(QStringLiteral("refusal"));
+        QVERIFY(split && refusal);
+        QCOMPARE(split->value(), 0);
+        split->setMinimum(-1);
+        split->setValue(-1);
+        QTRY_VERIFY_WITH_TIMEOUT(refusal->isVisible(), kWaitMs);
+        QVERIFY2(refusal->text().contains(QLatin1String("j-split must be at least 1, or 0 for auto (got -1)")),
+                 qPrintable(refusal->text()));
+        QCOMPARE(split->value(), 0);
+        split->setValue(8);
+        QVERIFY(refusal->isHidden());
+        const qlonglong before = shownStep(*w);
+        emit w->stepRequested();
+        QTRY_VERIFY_WITH_TIMEOUT(shownStep(*w) == before + 1, kWaitMs);
+        QVERIFY(refusal->isHidden());
+        QCOMPARE(split->value(), 8);
     }
 
     /// A kernel the controller refuses (here: one that cannot run on this machine, requested as

@@ -9,7 +9,11 @@
 
 #include <QtTest>
 
+#include <omp.h>
+
+#include <cmath>
 #include <cstring>
+#include <memory>
 
 using namespace nbody;
 
@@ -51,7 +55,8 @@ struct Variant {
 
 std::vector<Variant> variantsOf(const KernelInfo& k)
 {
-    std::vector<Variant> v{{"default", 0, 1, 1}};
+    // "default": every launch parameter 0 (auto), resolved from the tuning cache or the row's defaults.
+    std::vector<Variant> v{{"default", 0, 0, 0}};
     if (k.params.bodiesPerThread) {
         // Every compiled bodies-per-thread and unroll value, splits that leave a short last
         // chunk (N = 4097 over 3 or 7 rows), one row, and more rows than tiles (clamped).
@@ -62,8 +67,10 @@ std::vector<Variant> variantsOf(const KernelInfo& k)
         v.push_back({"b256 r4 s1000 u8", 256, 1, 1, 4, 1000, 8});
         return v;
     }
-    if (k.params.blockSize)
-        v.push_back({"b96", 96, 1, 1}); // not a power of two: the generic reduction tree
+    if (k.params.blockSize) {
+        v.push_back({"b256", 256, 1, 1}); // the fixed default of the older rows, set explicitly
+        v.push_back({"b96", 96, 1, 1});   // not a power of two: the generic reduction tree
+    }
     if (k.params.tileWidthFactor) {
         v.push_back({"b128x2", 128, 1, 2});
         v.push_back({"b64x4", 64, 1, 4});
@@ -105,7 +112,7 @@ private slots:
                         << id << n << v.block << v.rows << v.factor << v.bodiesPerThread << v.jSplit << v.unroll
                         << eps2;
                 // ε² = 0: the zero-distance guard path (self-terms must not give NaN).
-                QTest::addRow("%s N=%d eps2=0", qPrintable(id), n) << id << n << 0 << 1 << 1 << 0 << 0 << 0 << 0.f;
+                QTest::addRow("%s N=%d eps2=0", qPrintable(id), n) << id << n << 0 << 0 << 0 << 0 << 0 << 0 << 0.f;
             }
         }
     }
@@ -147,6 +154,100 @@ private slots:
             const auto again = evaluateAccelerations(k->id, w, p);
             QVERIFY2(sameBits(a, again), "a deterministic kernel gave different bits on a second run");
         }
+    }
+    // The `cpu` kernel on every Highway target compiled in that this CPU runs (EMU128, SSSE3,
+    // SSE4, AVX2, AVX3 on x86-64), not only the one the dispatch picks: against the fp64
+    // reference with the againstReference bound (1e-4; each term is within ~1e-6 of m/r³ after
+    // the Newton step, the fp32 sum of N terms adds ≲ √N·6e-8), with ε² = 0, with coincident
+    // bodies (pairs at zero distance: the guard with ε² = 0, (ε²)^{-3/2} finite otherwise), and
+    // bit-identical for 1 thread and all threads (each i sums j in order in its own lane).
+    void everySimdTarget_data()
+    {
+        QTest::addColumn<qlonglong>("target");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<float>("eps2");
+        QTest::addColumn<bool>("coincident");
+        const float eps2 = SimParams{}.eps2;
+        const auto targets = cpuSimdTargets();
+        QVERIFY(!targets.empty());
+        for (std::int64_t t : targets) {
+            const std::string name = cpuSimdTargetName(t);
+            for (int n : {1, 2, 31, 33, 1000, 4097}) {
+                QTest::addRow("%s N=%d default", name.c_str(), n) << qlonglong(t) << n << eps2 << false;
+                QTest::addRow("%s N=%d eps2=0", name.c_str(), n) << qlonglong(t) << n << 0.f << false;
+                QTest::addRow("%s N=%d eps2=0 coincident", name.c_str(), n) << qlonglong(t) << n << 0.f << true;
+                QTest::addRow("%s N=%d coincident", name.c_str(), n) << qlonglong(t) << n << eps2 << true;
+            }
+        }
+    }
+    void everySimdTarget()
+    {
+        QFETCH(qlonglong, target);
+        QFETCH(int, n);
+        QFETCH(float, eps2);
+        QFETCH(bool, coincident);
+        std::vector<Float4> pos = cube(n).positions();
+        if (coincident) // bodies 2k and 2k+1 at the same place (different masses)
+            for (std::size_t i = 1; i < pos.size(); i += 2)
+                pos[i] = Float4{pos[i - 1].x, pos[i - 1].y, pos[i - 1].z, pos[i].w};
+        const double G = SimParams{}.G;
+        std::vector<Float4> acc(pos.size(), Float4{-1.f, -1.f, -1.f, -1.f});
+        HostForceArgs args{pos.data(), acc.data(), pos.size(), double(eps2), G};
+        QCOMPARE(cpuForcesFp32OnTarget(args, target), std::int64_t(target));
+        std::vector<Double4> a(pos.size());
+        for (std::size_t i = 0; i < pos.size(); ++i) {
+            QVERIFY2(std::isfinite(acc[i].x) && std::isfinite(acc[i].y) && std::isfinite(acc[i].z),
+                     qPrintable(QString("body %1 is not finite").arg(i)));
+            QCOMPARE(acc[i].w, 0.f);
+            a[i] = Double4{acc[i].x, acc[i].y, acc[i].z, 0.0};
+        }
+        const auto ref = referenceAccelerations(pos.data(), pos.size(), double(eps2), G);
+        const nbody::ForceError e = relativeErrors(a, ref);
+        qInfo("%s N=%d eps2 %g%s: max rel. error %.3g (body %zu), median %.3g", cpuSimdTargetName(target).c_str(), n,
+              double(eps2), coincident ? " coincident" : "", e.max, e.worstBody, e.median);
+        QCOMPARE_LE(e.max, 1e-4);
+        // The same bits on one thread as on all of them.
+        std::vector<Float4> one(pos.size());
+        HostForceArgs oneArgs = args;
+        oneArgs.acc = one.data();
+        const int threads = omp_get_max_threads();
+        omp_set_num_threads(1);
+        cpuForcesFp32OnTarget(oneArgs, target);
+        omp_set_num_threads(threads);
+        QVERIFY2(sameBits(acc, one), "1 thread and all threads gave different bits");
+    }
+    // The reciprocal square root of the `cpu` kernel (hardware estimate + one Newton step;
+    // EMU128: bit-trick estimate + two) over every float in [1, 4): the estimates depend on the
+    // mantissa and the exponent's parity only, so this covers all normal inputs. Derived bound:
+    // 1.5·e² with e ≤ 1.5·2^-12 (rsqrtps) is 2.0e-7, plus the rounding of the 4 fp32 operations
+    // of the step (≲ 2·2^-24 relative after the final multiply dominates): 3e-7.
+    void rsqrtRefinement_data()
+    {
+        QTest::addColumn<qlonglong>("target");
+        for (std::int64_t t : cpuSimdTargets())
+            QTest::newRow(cpuSimdTargetName(t).c_str()) << qlonglong(t);
+    }
+    void rsqrtRefinement()
+    {
+        QFETCH(qlonglong, target);
+        std::vector<float> x;
+        x.reserve(std::size_t(1) << 24);
+        for (float v = 1.f; v < 4.f; v = std::nextafter(v, 5.f))
+            x.push_back(v);
+        std::vector<float> y(x.size());
+        QCOMPARE(cpuRsqrtOnTarget(x.data(), y.data(), x.size(), target), std::int64_t(target));
+        double worst = 0;
+        float at = 0;
+        for (std::size_t k = 0; k < x.size(); ++k) {
+            const double err = std::abs(double(y[k]) * std::sqrt(double(x[k])) - 1.0);
+            if (err > worst) {
+                worst = err;
+                at = x[k];
+            }
+        }
+        qInfo("%s: max |u·sqrt(x) - 1| = %.3g (%.2f·2^-23) at x = %.9g over %zu floats in [1, 4)",
+              cpuSimdTargetName(target).c_str(), worst, worst / std::ldexp(1.0, -23), double(at), x.size());
+        QCOMPARE_LE(worst, 3e-7);
     }
     void pipelineMatchesCpu_data()
     {
@@ -374,6 +475,88 @@ private slots:
         QVERIFY(ms > 0 && std::isfinite(ms));
         if (k->deterministic)
             QVERIFY(sameBits(sim.accelerations64(), evaluateAccelerations(k->id, cube(1000), SimParams{})));
+    }
+    void graphsMatchPlainLaunches_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<QString>("integrator");
+        for (const KernelInfo& k : kernelRegistry())
+            if (k.backend == Backend::Cuda && k.deterministic)
+                for (const int n : {1000, 4097})
+                    for (const char* integrator : {"leapfrog", "yoshida4"})
+                        QTest::addRow("%s N=%d %s", k.id.data(), n, integrator) << qid(k.id) << n << QString(integrator);
+    }
+    void graphsMatchPlainLaunches()
+    {
+        // 50 steps replayed from CUDA graphs against 50 steps of plain launches: the same bits
+        // (positions, velocities and accelerations in the kernel's precision), and the diagnostics
+        // every 10 steps at the same steps with the same values. The steps come in calls of
+        // 1, 7 and 12 (so graphs are replayed across calls), dt changes after step 30 (the graphs
+        // must be captured again) and leapfrog's one substep swaps the buffers every step (a
+        // graph per start buffer), Yoshida's three do too. A deterministic kernel only: atomics
+        // may add in another order on every run, graph or not.
+        QFETCH(QString, kernel);
+        QFETCH(int, n);
+        QFETCH(QString, integrator);
+        const KernelInfo* k = findKernel(kernel.toStdString());
+        SKIP_UNLESS_AVAILABLE(*k);
+        const World w = cube(n, 5);
+        SimParams p;
+        p.integrator = integrator.toStdString();
+        p.diagnosticsInterval = 10;
+        struct Run {
+            std::unique_ptr<Simulation> sim;
+            std::vector<Diagnostics> diagnostics;
+        };
+        auto run = [&](bool graphs) {
+            SimParams q = p;
+            q.cudaGraphs = graphs;
+            Run r{std::make_unique<Simulation>(w, q, k->id), {}};
+            r.sim->setDiagnosticsObserver([&r](const Diagnostics& d) { r.diagnostics.push_back(d); });
+            for (const int count : {1, 1, 1, 7, 12, 8}) // to step 30
+                r.sim->step(count);
+            q.dt *= 0.5f;
+            r.sim->setParams(q);
+            for (const int count : {12, 8}) // to step 50
+                r.sim->step(count);
+            return r;
+        };
+        const Run plain = run(false);
+        const Run graphs = run(true);
+        const GraphStats gs = graphs.sim->graphStats();
+        const GraphStats ps = plain.sim->graphStats();
+        qInfo("graphs: %llu captured, %llu steps replayed, %llu plain%s", (unsigned long long)gs.captures,
+              (unsigned long long)gs.replays, (unsigned long long)gs.plainSteps,
+              gs.failure.empty() ? "" : (", capture failed: " + gs.failure).c_str());
+        QVERIFY2(gs.failure.empty(), gs.failure.c_str());
+        QCOMPARE(ps.replays, std::uint64_t(0));
+        QCOMPARE(ps.plainSteps, std::uint64_t(50));
+        // A warm-up step and a capture per configuration (two start buffers: every row here swaps
+        // them, one or three substeps); 48 of the 50 steps replayed.
+        QCOMPARE(gs.captures, std::uint64_t(4));
+        QCOMPARE(gs.plainSteps, std::uint64_t(2));
+        QCOMPARE(gs.replays, std::uint64_t(48));
+
+        QCOMPARE(graphs.sim->stepCount(), std::uint64_t(50));
+        QCOMPARE(graphs.sim->currentBuffer(), plain.sim->currentBuffer());
+        const Fp64State a = graphs.sim->state64();
+        const Fp64State b = plain.sim->state64();
+        QVERIFY2(sameBits(a.position, b.position), "positions differ between graph replays and plain launches");
+        QVERIFY2(sameBits(a.velocity, b.velocity), "velocities differ");
+        QVERIFY2(sameBits(a.acceleration, b.acceleration), "accelerations differ");
+        QCOMPARE(graphs.diagnostics.size(), std::size_t(6)); // E0, then steps 10, 20, …, 50
+        QCOMPARE(plain.diagnostics.size(), graphs.diagnostics.size());
+        for (std::size_t i = 0; i < plain.diagnostics.size(); ++i) {
+            const Diagnostics& d = graphs.diagnostics[i];
+            const Diagnostics& e = plain.diagnostics[i];
+            QCOMPARE(d.step, std::uint64_t(10 * i));
+            QCOMPARE(d.step, e.step);
+            QVERIFY2(std::memcmp(&d.kinetic, &e.kinetic, sizeof d.kinetic) == 0 &&
+                         std::memcmp(&d.potential, &e.potential, sizeof d.potential) == 0,
+                     qPrintable(QStringLiteral("diagnostics at step %1 differ").arg(d.step)));
+        }
+        QCOMPARE(QString::fromStdString(graphs.sim->checkFinite()), QString());
     }
     void cpuOnlyBuildSaysWhy()
     {

@@ -154,8 +154,12 @@ private slots:
         bad.dt = std::nanf("");
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, s.setParams(bad));
         bad = SimParams{};
-        bad.blockRows = 0;
+        bad.blockRows = -1; // 0 is auto (the tuned or default value); negative values are refused
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, s.setParams(bad));
+        bad = SimParams{};
+        bad.blockRows = 0;
+        bad.tileWidthFactor = 0;
+        s.setParams(bad);
         bad = SimParams{};
         bad.eps2 = -1;
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, s.setParams(bad));

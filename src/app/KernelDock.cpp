@@ -1,11 +1,15 @@
 #include "KernelDock.h"
 
 #include "sim/KernelRegistry.h"
+#include "sim/Tuner.h"
 
 #include <QFormLayout>
+#include <QGridLayout>
+#include <QHBoxLayout>
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QTreeWidget>
@@ -32,7 +36,8 @@ QSpinBox* paramSpinBox(QWidget* parent, const QString& objectName)
 {
     auto* s = new QSpinBox(parent);
     s->setObjectName(objectName);
-    s->setRange(1, 1 << 20); // the kernel checks the device's limits and says which one
+    s->setRange(0, 1 << 20); // the kernel checks the device's limits and says which one
+    s->setSpecialValueText(KernelDock::tr("auto")); // 0: tuned for this device and N, else the kernel's default
     s->setKeyboardTracking(false); // apply on Enter / focus loss / arrows, not per keystroke
     return s;
 }
@@ -120,22 +125,48 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
 
     // -- its launch parameters (one place to edit them)
     auto* paramBox = new QGroupBox(tr("Launch parameters"), body);
-    auto* form = new QFormLayout(paramBox);
+    auto* form = new QVBoxLayout(paramBox);
+    // Two columns of three (the older rows' parameters left, the blocked rows' right), so the
+    // dock is no taller than with three: it shares the right-hand column with the other docks.
+    auto* grid = new QGridLayout;
     m_blockSize = paramSpinBox(paramBox, QStringLiteral("blockSize"));
-    m_blockSize->setMinimum(0); // 0: auto (tuned for this device and N, else the kernel's default)
-    m_blockSize->setSpecialValueText(tr("auto"));
     m_blockRows = paramSpinBox(paramBox, QStringLiteral("blockRows"));
     m_tileWidthFactor = paramSpinBox(paramBox, QStringLiteral("tileWidthFactor"));
-    form->addRow(tr("Block size:"), m_blockSize);
-    form->addRow(tr("Block rows:"), m_blockRows);
-    form->addRow(tr("Tile width factor:"), m_tileWidthFactor);
+    m_bodiesPerThread = paramSpinBox(paramBox, QStringLiteral("bodiesPerThread"));
+    m_jSplit = paramSpinBox(paramBox, QStringLiteral("jSplit"));
+    m_unroll = paramSpinBox(paramBox, QStringLiteral("unroll"));
+    const auto place = [&](int row, int pair, const QString& label, QSpinBox* box) {
+        auto* l = new QLabel(label, paramBox);
+        l->setBuddy(box);
+        grid->addWidget(l, row, 2 * pair);
+        grid->addWidget(box, row, 2 * pair + 1);
+    };
+    place(0, 0, tr("Block size:"), m_blockSize);
+    place(1, 0, tr("Block rows:"), m_blockRows);
+    place(2, 0, tr("Tile width factor:"), m_tileWidthFactor);
+    place(0, 1, tr("Bodies per thread:"), m_bodiesPerThread);
+    place(1, 1, tr("J-split:"), m_jSplit);
+    place(2, 1, tr("Unroll:"), m_unroll);
+    form->addLayout(grid);
+    auto* sourceRow = new QHBoxLayout;
+    m_launchInfo = new QLabel(paramBox);
+    m_launchInfo->setObjectName(QStringLiteral("launchSource"));
+    m_launchInfo->setWordWrap(true);
+    m_launchInfo->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_tuneNow = new QPushButton(tr("Tune now"), paramBox);
+    m_tuneNow->setObjectName(QStringLiteral("tuneNow"));
+    m_tuneNow->setToolTip(tr("Measure this kernel's launch parameters at the current N on this device (a few "
+                             "seconds, off the GUI thread) and cache them for the parameters left on auto"));
+    sourceRow->addWidget(m_launchInfo, 1);
+    sourceRow->addWidget(m_tuneNow, 0, Qt::AlignTop);
+    form->addLayout(sourceRow);
     m_refusal = new QLabel(paramBox);
     m_refusal->setObjectName(QStringLiteral("refusal"));
     m_refusal->setWordWrap(true);
     m_refusal->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_refusal->setStyleSheet(QStringLiteral("color: #d32f2f;"));
     m_refusal->hide();
-    form->addRow(m_refusal);
+    form->addWidget(m_refusal);
     column->addWidget(paramBox);
     setWidget(body);
 
@@ -150,6 +181,10 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     forward(m_blockSize, &KernelDock::blockSizeEdited);
     forward(m_blockRows, &KernelDock::blockRowsEdited);
     forward(m_tileWidthFactor, &KernelDock::tileWidthFactorEdited);
+    forward(m_bodiesPerThread, &KernelDock::bodiesPerThreadEdited);
+    forward(m_jSplit, &KernelDock::jSplitEdited);
+    forward(m_unroll, &KernelDock::unrollEdited);
+    connect(m_tuneNow, &QPushButton::clicked, this, &KernelDock::tuneRequested);
 
     setKernel(QString());
     setParams(nbody::SimParams{});
@@ -195,6 +230,10 @@ void KernelDock::showDetails(const nbody::KernelInfo* k)
     m_blockSize->setEnabled(use.blockSize);
     m_blockRows->setEnabled(use.blockRows);
     m_tileWidthFactor->setEnabled(use.tileWidthFactor);
+    m_bodiesPerThread->setEnabled(use.bodiesPerThread);
+    m_jSplit->setEnabled(use.jSplit);
+    m_unroll->setEnabled(use.unroll);
+    refreshLaunchInfo();
     if (!k) {
         m_title->setText(QStringLiteral("–"));
         for (QLabel* l : {m_precision, m_layout, m_deterministic, m_flops, m_description})
@@ -223,6 +262,69 @@ void KernelDock::showDetails(const nbody::KernelInfo* k)
                                           : unused);
     m_tileWidthFactor->setToolTip(use.tileWidthFactor ? tr("Bodies staged per tile = block size × factor")
                                                       : unused);
+    m_bodiesPerThread->setToolTip(use.bodiesPerThread ? tr("i-bodies each thread keeps in registers (1, 2, 4, 8)")
+                                                      : unused);
+    m_jSplit->setToolTip(use.jSplit ? tr("Pieces the j-range is split into across blocks, summed by a "
+                                         "deterministic second pass (fills the GPU at small N)")
+                                    : unused);
+    m_unroll->setToolTip(use.unroll ? tr("Unroll factor of the loop over a tile (1, 2, 4, 8)") : unused);
+}
+
+void KernelDock::setBodies(qulonglong bodies)
+{
+    if (bodies == m_bodies)
+        return;
+    m_bodies = bodies;
+    refreshLaunchInfo();
+}
+
+void KernelDock::setTuning(bool tuning)
+{
+    m_tuning = tuning;
+    refreshLaunchInfo();
+}
+
+void KernelDock::refreshLaunchInfo()
+{
+    const nbody::KernelInfo* k = nbody::findKernel(m_kernelId.toStdString());
+    const bool cuda = k && k->backend == nbody::Backend::Cuda;
+    m_tuneNow->setEnabled(cuda && !m_tuning && nbody::availability(*k).available);
+    if (!cuda) {
+        m_launchInfo->setText(k ? tr("CPU kernels have no launch parameters.") : QString());
+        return;
+    }
+    if (m_tuning) {
+        m_launchInfo->setText(tr("Tuning on this device…"));
+        return;
+    }
+    const std::size_t n = std::max<std::size_t>(1, std::size_t(m_bodies));
+    try {
+        const nbody::ResolvedLaunch r = nbody::resolveLaunch(*k, m_params, n);
+        const QString values = QString::fromStdString(nbody::describeLaunch(*k, nbody::launchValues(r.args)));
+        bool anySet = false, anyDefault = false;
+        const auto& table = nbody::launchParams();
+        for (std::size_t i = 0; i < table.size(); ++i) {
+            if (!nbody::reads(k->params, table[i].param))
+                continue;
+            anySet |= r.source[i] == nbody::LaunchSource::Set;
+            anyDefault |= r.source[i] == nbody::LaunchSource::Default;
+        }
+        QString text;
+        if (r.tuned)
+            text = tr("tuned on this device %1: %2 — %3 interactions/s")
+                       .arg(QString::fromStdString(r.tuned->date), values,
+                            QString::number(r.tuned->interactionsPerSecond, 'g', 2));
+        else if (anyDefault)
+            text = tr("default (not tuned yet): %1").arg(values);
+        else
+            text = tr("set: %1").arg(values);
+        if (anySet && (r.tuned || anyDefault))
+            text += tr(" (with your values: %1)").arg(QString::fromStdString(nbody::describeResolved(*k, r)));
+        m_launchInfo->setText(text);
+        m_launchInfo->setToolTip(QString::fromStdString(nbody::describeResolved(*k, r)));
+    } catch (const std::exception& e) {
+        m_launchInfo->setText(tr("default (the device could not be asked: %1)").arg(QString::fromUtf8(e.what())));
+    }
 }
 
 void KernelDock::setParams(const nbody::SimParams& p)
@@ -234,6 +336,11 @@ void KernelDock::setParams(const nbody::SimParams& p)
     show(m_blockSize, p.blockSize);
     show(m_blockRows, p.blockRows);
     show(m_tileWidthFactor, p.tileWidthFactor);
+    show(m_bodiesPerThread, p.bodiesPerThread);
+    show(m_jSplit, p.jSplit);
+    show(m_unroll, p.unroll);
+    m_params = p;
+    refreshLaunchInfo();
 }
 
 void KernelDock::showRefusal(const QString& message)

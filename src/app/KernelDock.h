@@ -2,8 +2,11 @@
 /// \file KernelDock.h
 /// The "Kernel" dock: every row of the kernel registry grouped by backend (with precision and
 /// layout as columns), the running kernel's description and facts, and its
-/// launch parameters (block size, block rows, tile width factor; only those the kernel reads
-/// are enabled). Like RunDock it only shows values and reports edits: MainWindow forwards the
+/// launch parameters (block size, block rows, tile width factor, bodies per thread, j-split,
+/// unroll; only those the kernel reads are enabled; 0 shows as "auto": the tuned value for this
+/// device and N, else the kernel's default), a line saying what they resolve to and where from
+/// ("tuned on this device 2026-12-01: block 128, … — 1.2e12 interactions/s" or "default (not
+/// tuned yet): …"), and a "Tune now" button. Like RunDock it only shows values and reports edits: MainWindow forwards the
 /// edits to the SimulationController and feeds its answers back through the setters, which emit
 /// nothing, so the dock, the Kernel menu and the controller cannot loop. A refused edit (the
 /// Simulation throws std::invalid_argument naming the limit) is shown inline by showRefusal()
@@ -15,6 +18,7 @@
 #include <QString>
 
 class QLabel;
+class QPushButton;
 class QSpinBox;
 class QTreeWidget;
 class QTreeWidgetItem;
@@ -37,6 +41,12 @@ public:
     void setKernel(const QString& id);
     /// Shows the launch parameters in use. Emits nothing.
     void setParams(const nbody::SimParams& params);
+    /// The number of bodies (the tuner's N bucket depends on it). Emits nothing.
+    void setBodies(qulonglong bodies);
+    /// Re-reads what the launch parameters resolve to (after the tuner wrote the cache).
+    void refreshLaunchInfo();
+    /// While true the "Tune now" button is disabled and the line says the tuner is running.
+    void setTuning(bool tuning);
     /// Shows why an edit was refused (cleared by the next edit or kernel choice).
     void showRefusal(const QString& message);
     void clearRefusal();
@@ -49,6 +59,11 @@ signals:
     void blockSizeEdited(int blockSize);
     void blockRowsEdited(int blockRows);
     void tileWidthFactorEdited(int factor);
+    void bodiesPerThreadEdited(int bodies);
+    void jSplitEdited(int pieces);
+    void unrollEdited(int factor);
+    /// "Tune now": measure the running kernel's launch parameters again at the current N.
+    void tuneRequested();
 
 private:
     void onCurrentItemChanged(QTreeWidgetItem* item);
@@ -65,7 +80,15 @@ private:
     QSpinBox* m_blockSize;
     QSpinBox* m_blockRows;
     QSpinBox* m_tileWidthFactor;
+    QSpinBox* m_bodiesPerThread;
+    QSpinBox* m_jSplit;
+    QSpinBox* m_unroll;
+    QLabel* m_launchInfo;
+    QPushButton* m_tuneNow;
     QLabel* m_refusal;
+    nbody::SimParams m_params;
+    qulonglong m_bodies = 0;
+    bool m_tuning = false;
 };
 
 } // namespace nbody::app

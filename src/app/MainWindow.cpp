@@ -382,19 +382,20 @@ void MainWindow::createStatusBar()
     };
     m_stepLabel = add(tr("Steps taken since the system was created or loaded"), 90);
     m_timeLabel = add(tr("Simulated time"), 110);
-    m_msLabel = add(tr("Wall time per step"), 110);
+    m_msLabel = add(tr("Time per step: the wall time spent in the simulation's step (device synchronised), "
+                       "averaged over the last one to two seconds; and frames drawn per second"),
+                    170);
     m_rateLabel = add(tr("Pairwise interactions per second (N² per step)"), 110);
-    m_fpsLabel = add(tr("Frames drawn per second"), 60);
     m_interopLabel = add(QString(), 120);
     m_interopLabel->setMaximumWidth(320);
     m_interopLabel->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     m_stepLabel->setObjectName(QStringLiteral("stepLabel"));
     m_rateLabel->setObjectName(QStringLiteral("rateLabel"));
+    m_msLabel->setObjectName(QStringLiteral("msLabel"));
     m_stepLabel->setText(tr("step 0"));
     m_timeLabel->setText(tr("t = 0"));
-    m_msLabel->setText(tr("– ms/step"));
+    showStepTime();
     m_rateLabel->setText(tr("– int/s"));
-    m_fpsLabel->setText(tr("0 fps"));
     m_interopLabel->setText(tr("starting…"));
     m_recordLabel = new QLabel(this);
     m_recordLabel->setStyleSheet(QStringLiteral("QLabel { color: white; background: #d01010; font-weight: bold; "
@@ -452,6 +453,22 @@ void MainWindow::connectController()
     connect(m_kernelDock, &KernelDock::blockSizeEdited, c, &SimulationController::setBlockSize);
     connect(m_kernelDock, &KernelDock::blockRowsEdited, c, &SimulationController::setBlockRows);
     connect(m_kernelDock, &KernelDock::tileWidthFactorEdited, c, &SimulationController::setTileWidthFactor);
+    connect(m_kernelDock, &KernelDock::bodiesPerThreadEdited, c, &SimulationController::setBodiesPerThread);
+    connect(m_kernelDock, &KernelDock::jSplitEdited, c, &SimulationController::setJSplit);
+    connect(m_kernelDock, &KernelDock::unrollEdited, c, &SimulationController::setUnroll);
+    connect(m_kernelDock, &KernelDock::tuneRequested, c, &SimulationController::tuneNow);
+    // The tuner runs on the controller's thread; the status bar and the dock say so meanwhile.
+    connect(c, &SimulationController::tuningStarted, this, [this](const QString& message) {
+        m_kernelDock->setTuning(true);
+        statusBar()->showMessage(message);
+    });
+    connect(c, &SimulationController::tuningFinished, this, [this](const QString& message) {
+        m_kernelDock->setTuning(false); // re-reads the cache: the tuned values and their date
+        if (message.isEmpty())
+            statusBar()->clearMessage();
+        else
+            statusBar()->showMessage(message, 10000);
+    });
 
     connect(c, &SimulationController::frameReady, this, &MainWindow::onFrameReady);
     connect(c, &SimulationController::workQueued, this, [this] { m_frameWanted = true; });
@@ -465,8 +482,7 @@ void MainWindow::connectController()
         m_runDock->setSource(source);
         setWindowTitle(tr("%1 — N-Body Sandbox").arg(source));
         statusBar()->clearMessage(); // "Loading …" is over
-        m_msLabel->setText(tr("– ms/step")); // the last figures belong to the previous system
-        m_rateLabel->setText(tr("– int/s"));
+        restartStepTime(); // the last figures belong to the previous system
     });
     connect(m_diagnosticsDock, &DiagnosticsDock::intervalEdited, c, &SimulationController::setDiagnosticsInterval);
     connect(c, &SimulationController::diagnosticsMeasured, m_diagnosticsDock, &DiagnosticsDock::appendDiagnostics);
@@ -522,15 +538,22 @@ void MainWindow::onFrameReady(const FrameResult& result)
     m_stepLabel->setText(tr("step %L1").arg(result.step));
     m_timeLabel->setText(tr("t = %1").arg(result.time, 0, 'g', 6));
     if (result.step == 0 && result.timing.steps == 0) { // a fresh or reset system
-        m_msLabel->setText(tr("– ms/step"));
-        m_rateLabel->setText(tr("– int/s"));
+        restartStepTime();
     } else if (result.timing.steps > 0) {
-        m_msLabel->setText(tr("%1 ms/step").arg(result.timing.msPerStep, 0, 'f',
-                                                result.timing.msPerStep < 10 ? 3 : 1));
-        // The steps of this frame ran on result.kernelId (a switch applies before them).
-        m_rateLabel->setText(tr("%1: %2 int/s")
-                                 .arg(result.kernelId,
-                                      QString::number(result.timing.interactionsPerSecond, 'e', 2)));
+        // The steps of this frame ran on result.kernelId with result.bodies (a switch or an edit
+        // applies before them): an average over another kernel or N would describe neither.
+        if (result.kernelId != m_stepTimeKernel || result.bodies != m_stepTimeBodies) {
+            m_stepTime.clear();
+            m_stepTimeKernel = result.kernelId;
+            m_stepTimeBodies = result.bodies;
+        }
+        m_stepTime.add(result.timing.steps, result.timing.msPerStep);
+        if (m_runTotals.warmupSteps == 0) {
+            m_runClock.start();
+            m_runFrames = m_viewport->framesDrawn();
+        }
+        m_runTotals.add(result.timing.steps, result.timing.msPerStep);
+        showStepTime();
     }
 
     if (!result.error.isEmpty()) {
@@ -561,9 +584,59 @@ void MainWindow::updateFps()
 {
     const quint64 frames = m_viewport->framesDrawn();
     const qint64 ms = m_fpsClock.restart();
-    const double fps = ms > 0 ? double(frames - m_fpsFrames) * 1000.0 / double(ms) : 0.0;
+    m_fps = ms > 0 ? double(frames - m_fpsFrames) * 1000.0 / double(ms) : 0.0;
     m_fpsFrames = frames;
-    m_fpsLabel->setText(tr("%1 fps").arg(fps, 0, 'f', fps < 10 ? 1 : 0));
+    m_stepTime.roll();
+    showStepTime();
+}
+
+void MainWindow::showStepTime()
+{
+    // Paused (nothing stepped in the last two seconds): the last average stays up.
+    if (m_stepTime.steps() > 0)
+        m_shownMsPerStep = m_stepTime.msPerStep();
+    const QString fps = tr("%1 fps").arg(m_fps, 0, 'f', m_fps < 10 ? 1 : 0);
+    const double ms = m_shownMsPerStep;
+    if (ms < 0) {
+        m_msLabel->setText(tr("– ms/step · %1").arg(fps));
+        return;
+    }
+    m_msLabel->setText(tr("%1 ms/step · %2").arg(ms, 0, 'f', ms < 1 ? 3 : ms < 10 ? 2 : 1).arg(fps));
+    if (m_stepTime.steps() > 0) {
+        const double n = double(m_stepTimeBodies);
+        const double rate = ms > 0 ? n * n / (ms * 1e-3) : 0.0;
+        m_rateLabel->setText(tr("%1: %2 int/s").arg(m_stepTimeKernel, QString::number(rate, 'e', 2)));
+    }
+}
+
+void MainWindow::restartStepTime()
+{
+    m_stepTime.clear();
+    m_stepTimeKernel.clear();
+    m_stepTimeBodies = 0;
+    m_shownMsPerStep = -1.0;
+    m_runTotals = {};
+    m_rateLabel->setText(tr("– int/s"));
+    showStepTime();
+}
+
+void MainWindow::printRunSummary() const
+{
+    if (m_runTotals.warmupSteps == 0)
+        return;
+    const double seconds = m_runClock.isValid() ? double(m_runClock.elapsed()) / 1000.0 : 0.0;
+    const double fps = seconds > 0 ? double(m_viewport->framesDrawn() - m_runFrames) / seconds : 0.0;
+    const std::uint64_t timed = m_runTotals.steps > 0 ? m_runTotals.steps : m_runTotals.warmupSteps;
+    QString diagnostics;
+    if (m_params && m_params->diagnosticsInterval > 0)
+        diagnostics = QStringLiteral(", diagnostics every %1 steps").arg(m_params->diagnosticsInterval);
+    // stdout, one line, so scripts can compare it with `nbody bench`'s step time.
+    std::printf("nbody-sandbox: %s, N = %llu: %.4f ms/step over %llu steps%s (time in the simulation's step, "
+                "device synchronised%s), %.1f fps\n",
+                qPrintable(m_stepTimeKernel), static_cast<unsigned long long>(m_bodies), m_runTotals.msPerStep(),
+                static_cast<unsigned long long>(timed),
+                m_runTotals.steps > 0 ? " after the first frame" : "", qPrintable(diagnostics), fps);
+    std::fflush(stdout);
 }
 
 // ---- controller state -----------------------------------------------------------------------
@@ -578,7 +651,7 @@ void MainWindow::onRunningChanged(bool running)
 
 void MainWindow::onKernelChanged(const QString& id)
 {
-    if (id != m_kernelId)
+    if (id != m_kernelId && m_stepTimeKernel != id)
         m_rateLabel->setText(tr("– int/s")); // until a step of the new kernel is timed
     m_kernelId = id;
     for (QAction* a : m_kernelGroup->actions()) {
@@ -599,7 +672,9 @@ void MainWindow::onParamsChanged(const nbody::SimParams& params)
 
 void MainWindow::onBodiesChanged(qulonglong n)
 {
+    m_bodies = n;
     m_runDock->setBodies(n);
+    m_kernelDock->setBodies(n);
 }
 
 void MainWindow::onCommandFailed(const QString& what, const QString& message)
@@ -611,7 +686,9 @@ void MainWindow::onCommandFailed(const QString& what, const QString& message)
     const QString text = tr("Could not apply %1: %2").arg(what, message);
     statusBar()->showMessage(text, 15000);
     static const QStringList kernelCommands = {QStringLiteral("kernel"), QStringLiteral("block size"),
-                                               QStringLiteral("block rows"), QStringLiteral("tile width factor")};
+                                               QStringLiteral("block rows"), QStringLiteral("tile width factor"),
+                                               QStringLiteral("bodies per thread"), QStringLiteral("j-split"),
+                                               QStringLiteral("unroll"), QStringLiteral("tuning")};
     const bool kernelCommand = kernelCommands.contains(what);
     if (kernelCommand) {
         // The Kernel dock says why next to the value it put back (no dialog to dismiss).
@@ -852,6 +929,7 @@ void MainWindow::exitWith(int code, const QString& message)
     if (m_exiting)
         return; // the first failure decides the exit code
     m_exiting = true;
+    printRunSummary();
     if (!message.isEmpty())
         std::fprintf(stderr, "nbody-sandbox: %s\n", qPrintable(message));
     shutdownController();

@@ -7,6 +7,7 @@
 #include "CaptureDialogs.h"
 #include "FrameProtocol.h"
 #include "SimulationController.h"
+#include "StepTimeAverage.h"
 
 #include <QElapsedTimer>
 #include <QMainWindow>
@@ -105,6 +106,12 @@ private:
     void stopRecording(const QString& failure = QString());
     void recordFrame();
     void updateRecordUi();
+    /// The status bar's "x ms/step · y fps" from m_stepTime and m_fps.
+    void showStepTime();
+    /// Forgets the step times (a new system): the status bar shows "–" until the next steps.
+    void restartStepTime();
+    /// A scripted run's last word on stdout: steps, mean ms/step after the first frame, fps.
+    void printRunSummary() const;
 
     Viewport* m_viewport = nullptr;
     RunDock* m_runDock = nullptr;
@@ -120,6 +127,15 @@ private:
     QTimer m_fpsTimer;
     QElapsedTimer m_fpsClock;
     quint64 m_fpsFrames = 0;
+    double m_fps = 0.0;             ///< frames drawn per second over the last second
+    StepTimeAverage m_stepTime;     ///< the status bar's ms/step (time in Simulation::step)
+    QString m_stepTimeKernel;       ///< the kernel and N the average belongs to
+    qulonglong m_stepTimeBodies = 0;
+    double m_shownMsPerStep = -1.0; ///< the figure on display; < 0: none yet
+    StepTimeTotals m_runTotals;     ///< since the system was created: printed at a scripted exit
+    QElapsedTimer m_runClock;       ///< since the first stepping frame of the system
+    quint64 m_runFrames = 0;        ///< frames drawn before it
+    qulonglong m_bodies = 0;
 
     StartupConfig m_config;
     Automation m_automation;
@@ -165,7 +181,6 @@ private:
     QLabel* m_timeLabel = nullptr;
     QLabel* m_msLabel = nullptr;
     QLabel* m_rateLabel = nullptr;
-    QLabel* m_fpsLabel = nullptr;
     QLabel* m_interopLabel = nullptr;
     QLabel* m_recordLabel = nullptr;
     QPointer<QMessageBox> m_warningBox;

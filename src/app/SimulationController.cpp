@@ -8,6 +8,7 @@
 #include "sim/Scenarios.h"
 #include "sim/Simulation.h"
 #include "sim/Snapshot.h"
+#include "sim/Tuner.h"
 #include "sim/World.h"
 
 #include <QFileInfo>
@@ -152,7 +153,7 @@ void SimulationController::applyFileParams(SimParams& params, const RestartParam
     params.G = file.G;
     params.dt = file.dt;
     params.eps2 = file.eps2;
-    if (file.blockSize > 0) {
+    if (file.blockSize > 0 || file.tileWidthFactor > 0) { // 0: auto (not stored)
         params.blockSize = file.blockSize;
         params.tileWidthFactor = file.tileWidthFactor;
     }
@@ -412,6 +413,69 @@ void SimulationController::setTileWidthFactor(int factor)
 void SimulationController::setBlockRows(int rows)
 {
     changeParams(QStringLiteral("block rows"), [rows](SimParams& p) { p.blockRows = rows; });
+}
+
+void SimulationController::setBodiesPerThread(int bodies)
+{
+    changeParams(QStringLiteral("bodies per thread"), [bodies](SimParams& p) { p.bodiesPerThread = bodies; });
+}
+
+void SimulationController::setJSplit(int pieces)
+{
+    changeParams(QStringLiteral("j-split"), [pieces](SimParams& p) { p.jSplit = pieces; });
+}
+
+void SimulationController::setUnroll(int factor)
+{
+    changeParams(QStringLiteral("unroll"), [factor](SimParams& p) { p.unroll = factor; });
+}
+
+void SimulationController::tuneNow()
+{
+    Command c;
+    c.what = QStringLiteral("tuning");
+    c.apply = [this] { tuneIfNeeded(true); };
+    enqueue(std::move(c));
+}
+
+void SimulationController::tuneIfNeeded(bool force)
+{
+    if (!m_sim)
+        return;
+    const KernelInfo& k = m_sim->kernel();
+    if (!tunable(k, force ? SimParams{} : m_sim->params()))
+        return;
+    const TuningDevice device = currentTuningDevice();
+    const std::size_t bucket = tuningBucket(m_sim->size());
+    const std::pair<std::string, std::size_t> key{std::string(k.id), bucket};
+    if (!force) {
+        // Once per kernel and bucket per session (a failed search is not retried every frame),
+        // and only when the cache lacks the entry.
+        if (device.name.empty() || std::find(m_tuneAttempted.begin(), m_tuneAttempted.end(), key) != m_tuneAttempted.end() ||
+            tuningCache().find(device, k.id, bucket))
+            return;
+    }
+    m_tuneAttempted.push_back(key);
+    const QString id = QString::fromStdString(key.first);
+    emit tuningStarted(tr("Tuning %1 for N≈%2 on %3 (once per device)…")
+                           .arg(id).arg(bucket).arg(QString::fromStdString(device.name)));
+    try {
+        const TuneOutcome t = ensureTuned(k, m_sim->params(), m_sim->size(), {}, force);
+        QString text = t.entry ? tr("Tuned %1 for N≈%2: %3")
+                                     .arg(id)
+                                     .arg(bucket)
+                                     .arg(QString::fromStdString(describeTuned(k, *t.entry)))
+                               : tr("%1 needs no tuning").arg(id);
+        if (!t.warning.empty())
+            text += QStringLiteral(" (%1)").arg(QString::fromStdString(t.warning));
+        emit tuningFinished(text);
+    } catch (const CudaError&) {
+        emit tuningFinished(QString());
+        throw; // the frame falls back to the CPU
+    } catch (const std::exception& e) {
+        emit tuningFinished(QString());
+        emit commandFailed(QStringLiteral("tuning"), QString::fromUtf8(e.what()));
+    }
 }
 
 void SimulationController::setDiagnosticsInterval(int steps)
@@ -676,11 +740,14 @@ void SimulationController::publishState()
 {
     if (!m_sim)
         return;
-    const QString kernel = QString::fromUtf8(m_sim->kernel().id.data(),
-                                             static_cast<qsizetype>(m_sim->kernel().id.size()));
-    if (kernel != m_publishedKernel) {
-        m_publishedKernel = kernel;
-        emit kernelChanged(kernel);
+    if (&m_sim->kernel() != m_publishedKernelRow) { // a pointer compare: no string per frame
+        m_publishedKernelRow = &m_sim->kernel();
+        const QString kernel = QString::fromUtf8(m_sim->kernel().id.data(),
+                                                 static_cast<qsizetype>(m_sim->kernel().id.size()));
+        if (kernel != m_publishedKernel) {
+            m_publishedKernel = kernel;
+            emit kernelChanged(kernel);
+        }
     }
     const SimParams& p = m_sim->params();
     const bool paramsSame = m_publishedParams && m_publishedParams->G == p.G &&
@@ -688,6 +755,8 @@ void SimulationController::publishState()
                             m_publishedParams->blockSize == p.blockSize &&
                             m_publishedParams->tileWidthFactor == p.tileWidthFactor &&
                             m_publishedParams->blockRows == p.blockRows &&
+                            m_publishedParams->bodiesPerThread == p.bodiesPerThread &&
+                            m_publishedParams->jSplit == p.jSplit && m_publishedParams->unroll == p.unroll &&
                             m_publishedParams->diagnosticsInterval == p.diagnosticsInterval &&
                             m_publishedParams->integrator == p.integrator;
     if (!paramsSame) {
@@ -768,6 +837,9 @@ void SimulationController::advance(const FrameRequest& request)
             }
         }
         publishState();
+        // A tunable CUDA kernel at an N bucket the cache lacks: measured here, on this thread
+        // (the GUI thread goes on; the status bar says so), applied from the next evaluation.
+        tuneIfNeeded(false);
 
         if (m_sim) {
             attach();

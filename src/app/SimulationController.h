@@ -17,11 +17,13 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/Snapshot.h"
 
-namespace nbody { class Simulation; class World; struct EditRecord; struct Fp64State; struct ScenarioSpec; struct BuiltScenario; }
+namespace nbody { class Simulation; class World; struct EditRecord; struct Fp64State; struct ScenarioSpec; struct BuiltScenario; struct KernelInfo; }
 
 namespace nbody::app {
 
@@ -101,6 +103,14 @@ public slots:
     void setTileWidthFactor(int factor);
     /// 2D kernels: rows (bodies i) per block.
     void setBlockRows(int rows);
+    /// `blocked` rows: i-bodies per thread, j-split, unroll (0: auto, like every launch parameter).
+    void setBodiesPerThread(int bodies);
+    void setJSplit(int pieces);
+    void setUnroll(int factor);
+    /// Re-tunes the running CUDA kernel at the current N's bucket now (on this thread, at the
+    /// next frame), even when the cache has the entry: tuningStarted(), then tuningFinished() or
+    /// commandFailed("tuning", …).
+    void tuneNow();
     /// Steps between diagnostics evaluations (SimParams::diagnosticsInterval; 0: none).
     void setDiagnosticsInterval(int steps);
     /// 0 = until paused; > 0: the next run pauses after that many steps.
@@ -168,6 +178,13 @@ signals:
     /// A new system was installed (start-up, reset, load): earlier samples belong to another run.
     void diagnosticsRestarted();
     void scenarioSaved(const QString& path);
+    /// The tuner started on this thread: "Tuning tiled for N≈8192 on NVIDIA H200 (once per device)…".
+    /// It runs when a tunable CUDA kernel (one with a launch parameter on auto) runs at an N bucket
+    /// the tuning cache lacks, once per kernel and bucket per session, or on tuneNow().
+    void tuningStarted(const QString& message);
+    /// It finished: "Tuned tiled for N≈8192: block 128, tile x2: 1.2e12 interactions/s"; the
+    /// choice applies from the next force evaluation.
+    void tuningFinished(const QString& message);
     /// The answer to requestValidationSystem() (a failure goes to commandFailed("validation system", …)).
     void validationSystemReady(std::shared_ptr<const nbody::app::SystemCopy> system);
 
@@ -189,6 +206,8 @@ private:
                          const QString& what);
     void installScenario(nbody::BuiltScenario& built, const nbody::ScenarioSpec& spec);
     void changeParams(const QString& what, const std::function<void(nbody::SimParams&)>& edit);
+    /// Runs the tuner for the running kernel when it needs it (or always with `force`).
+    void tuneIfNeeded(bool force);
     void publishState();
     bool pendingWork() const;
     /// `steps` shortened so the frame ends on the next recorded step.
@@ -221,9 +240,11 @@ private:
     quint64 m_recordOrigin = 0;    ///< step at which recording (or the current system) began
     std::optional<quint64> m_lastRecorded; ///< step of the last frame flagged for recording
     QList<nbody::Diagnostics> m_newDiagnostics; ///< evaluated in this frame, not yet emitted
+    std::vector<std::pair<std::string, std::size_t>> m_tuneAttempted; ///< (kernel, bucket) tried this session
 
     // last published values (signals are emitted only on change)
     QString m_publishedKernel;
+    const nbody::KernelInfo* m_publishedKernelRow = nullptr;
     std::optional<nbody::SimParams> m_publishedParams;
     qulonglong m_publishedBodies = 0;
 };

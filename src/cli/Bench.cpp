@@ -4,11 +4,13 @@
 
 #include "sim/AtomicFile.h"
 #include "sim/Benchmark.h"
+#include "sim/CpuKernels.h"
 #include "sim/DeviceInfo.h"
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
 #include "sim/Simulation.h"
+#include "sim/Tuner.h"
 
 #include <nlohmann/json.hpp>
 
@@ -28,31 +30,14 @@ namespace {
 
 std::string str(std::string_view s) { return std::string(s); }
 
-/// The launch parameters a kernel reads, resolved for n bodies as they ran ("block 256, tile x1").
+/// The launch parameters a kernel reads at n bodies as resolved (deviceForceArgs), with where
+/// they came from: "block 128, tile x2 (tuned)", "block 256 (set); tile x1 (default)".
 std::string describeLaunch(const KernelInfo& k, const SimParams& p, std::size_t n)
 {
-    if (k.backend != Backend::Cuda)
-        return "-";
-    DeviceForceArgs a;
-    try {
-        a = deviceForceArgs(k, p, n);
-    } catch (const std::exception&) {
-        return "-";
-    }
-    std::string s;
-    if (k.params.blockSize)
-        s += "block " + std::to_string(a.blockSize);
-    if (k.params.blockRows)
-        s += "x" + std::to_string(a.blockRows);
-    if (k.params.tileWidthFactor)
-        s += ", tile x" + std::to_string(a.tileWidthFactor);
-    if (k.params.bodiesPerThread)
-        s += ", " + std::to_string(a.bodiesPerThread) + " i/thread";
-    if (k.params.jSplit)
-        s += ", j-split " + std::to_string(a.jSplit);
-    if (k.params.unroll)
-        s += ", unroll " + std::to_string(a.unroll);
-    return s.empty() ? "-" : s;
+    std::string s = describeResolved(k, resolveLaunch(k, p, n));
+    if (k.backend == Backend::Cuda && !p.cudaGraphs)
+        s = (s == "-" ? std::string() : s + ", ") + "no CUDA graphs";
+    return s;
 }
 
 /// Parses "8192,65536" into N values (each 1..kMaxBodies). Throws std::invalid_argument.
@@ -129,6 +114,15 @@ struct Row {
     std::string note; ///< why there is no result (skipped, failed)
 };
 
+/// CPU kernels: interactions/s per OpenMP thread (the per-core figure, docs/performance-cpu.md);
+/// nothing for GPU kernels.
+std::optional<double> perCore(const Row& row)
+{
+    if (!row.result || row.kernel->backend != Backend::Cpu)
+        return std::nullopt;
+    return row.result->interactionsPerSecond / double(std::max(1, omp_get_max_threads()));
+}
+
 std::string csvField(const std::string& s)
 {
     if (s.find_first_of(",\"\n") == std::string::npos)
@@ -152,6 +146,7 @@ int benchCommand(const BenchOptions& o)
     params.bodiesPerThread = o.bodiesPerThread;
     params.jSplit = o.jSplit;
     params.unroll = o.unroll;
+    params.cudaGraphs = o.cudaGraphs;
     try {
         if (!std::isfinite(o.budgetSeconds) || !(o.budgetSeconds > 0))
             throw std::invalid_argument("--budget must be a positive number of seconds");
@@ -224,6 +219,17 @@ int benchCommand(const BenchOptions& o)
                     row.note = note;
                 }
             }
+            if (row.note.empty() && !o.noTune && tunable(*k, params)) {
+                try { // once per device, kernel and N bucket (sim/Tuner.h); the table stays on stdout
+                    const TuneOutcome t = ensureTuned(*k, params, n, [](const std::string& s) { std::fputs(s.c_str(), stderr); });
+                    if (t.ran)
+                        std::fputs("\n", stderr);
+                    if (!t.warning.empty())
+                        std::fprintf(stderr, "bench: note: %s\n", t.warning.c_str());
+                } catch (const std::exception& e) {
+                    std::fprintf(stderr, "\nbench: note: tuning failed (%s); the defaults are used\n", e.what());
+                }
+            }
             if (row.note.empty()) {
                 std::fprintf(stderr, "bench [%zu/%zu] %s N=%zu ...\n", index, total, str(k->id).c_str(), n);
                 BenchCase c;
@@ -257,6 +263,13 @@ int benchCommand(const BenchOptions& o)
         }
     }
 
+    // Per core, under the table (CPU kernels only).
+    for (const Row& row : rows)
+        if (const auto pc = perCore(row))
+            std::printf("per core: %s N=%zu: %.4g interactions/s per OpenMP thread (%d threads%s)\n",
+                        str(row.kernel->id).c_str(), row.bodies, *pc, omp_get_max_threads(),
+                        row.kernel->id == "cpu" ? (", SIMD target " + cpuSimdTargetName(cpuSimdTarget())).c_str() : "");
+
     try {
         if (!o.json.empty()) {
             nlohmann::json out;
@@ -276,6 +289,7 @@ int benchCommand(const BenchOptions& o)
                                     {"params", {{"blockSize", params.blockSize},
                                                 {"blockRows", params.blockRows},
                                                 {"tileWidthFactor", params.tileWidthFactor},
+                                                {"cudaGraphs", params.cudaGraphs},
                                                 {"used", describeLaunch(*row.kernel, params, row.bodies)}}}};
                 if (row.result) {
                     const BenchResult& r = *row.result;
@@ -287,6 +301,8 @@ int benchCommand(const BenchOptions& o)
                               {"gflops", r.gflops},
                               {"flopsPerInteraction", r.flopsPerInteraction},
                               {"timer", r.timer}});
+                    if (const auto pc = perCore(row))
+                        j["perCore"] = *pc;
                 } else {
                     j["note"] = row.note;
                 }
@@ -298,7 +314,7 @@ int benchCommand(const BenchOptions& o)
         }
         if (!o.csv.empty()) {
             std::string csv = "kernel,precision,layout,bodies,samples,force_ms_median,force_ms_min,step_ms_median,"
-                              "interactions_per_second,gflops,flops_per_interaction,timer,params,note\n";
+                              "interactions_per_second,gflops,flops_per_interaction,timer,params,note,per_core\n";
             char buf[512];
             for (const Row& row : rows) {
                 std::snprintf(buf, sizeof buf, "%s,%s,%s,%zu,", str(row.kernel->id).c_str(),
@@ -314,7 +330,12 @@ int benchCommand(const BenchOptions& o)
                 }
                 csv += std::to_string(row.kernel->flopsPerInteraction) + "," +
                        csvField(row.result ? row.result->timer : std::string()) + "," +
-                       csvField(describeLaunch(*row.kernel, params, row.bodies)) + "," + csvField(row.note) + "\n";
+                       csvField(describeLaunch(*row.kernel, params, row.bodies)) + "," + csvField(row.note) + ",";
+                if (const auto pc = perCore(row)) {
+                    std::snprintf(buf, sizeof buf, "%.6g", *pc);
+                    csv += buf;
+                }
+                csv += "\n";
             }
             writeTextAtomically(o.csv, csv);
             std::fprintf(stderr, "bench: wrote %s\n", o.csv.c_str());

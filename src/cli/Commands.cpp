@@ -11,6 +11,7 @@
 #include "sim/KernelRegistry.h"
 #include "sim/Simulation.h"
 #include "sim/Snapshot.h"
+#include "sim/Tuner.h"
 #include "SnapshotOutput.h"
 
 #include <nlohmann/json.hpp>
@@ -73,7 +74,11 @@ int runCommand(const RunOptions& o)
     params.blockSize = o.blockSize;
     params.blockRows = o.blockRows;
     params.tileWidthFactor = o.tileWidthFactor;
-    if (!o.launchGiven && savedLaunch.first > 0) {
+    params.cudaGraphs = o.cudaGraphs;
+    params.bodiesPerThread = o.bodiesPerThread;
+    params.jSplit = o.jSplit;
+    params.unroll = o.unroll;
+    if (!o.launchGiven && (savedLaunch.first > 0 || savedLaunch.second > 0)) {
         params.blockSize = savedLaunch.first;
         params.tileWidthFactor = savedLaunch.second;
     }
@@ -111,6 +116,7 @@ int runCommand(const RunOptions& o)
     std::printf("Params:  %s\n", describe(params).c_str());
     std::printf("Kernel:  %s (%s, %s, %s)\n", std::string(k.id).c_str(), std::string(k.name).c_str(),
                 std::string(toString(k.backend)).c_str(), std::string(toString(k.precision)).c_str());
+    tuneBeforeRun("run", k, params, world.size(), o.noTune);
 
     // ---- headless view and interop ----
     std::optional<HeadlessView> view;
@@ -260,15 +266,48 @@ int runCommand(const RunOptions& o)
     return 0;
 }
 
+namespace {
+
+/// The launch parameters row k reads, by key ("blockSize, tileWidthFactor"); "-" for none.
+std::string launchParamNames(const KernelInfo& k, const char* separator)
+{
+    std::string s;
+    for (const LaunchParamInfo& p : launchParams())
+        if (reads(k.params, p.param))
+            s += (s.empty() ? "" : separator) + std::string(p.key);
+    return s.empty() ? "-" : s;
+}
+
+} // namespace
+
 int kernelsCommand(bool json)
 {
-    const CudaRuntimeInfo cuda = queryCuda();
+    const TuningDevice device = currentTuningDevice();
+    const std::vector<TunedEntry> tuned = device.name.empty() ? std::vector<TunedEntry>{}
+                                                              : tuningCache().entriesFor(device);
     if (json) {
         nlohmann::json out;
         out["builtWithCuda"] = builtWithCuda();
+        out["tuningCache"] = tuningCache().path();
+        out["tuningDevice"] = device.name.empty() ? nlohmann::json() : nlohmann::json{{"name", device.name},
+                                                                                      {"driver", device.driverVersion}};
         nlohmann::json rows = nlohmann::json::array();
         for (const KernelInfo& k : kernelRegistry()) {
             const Availability a = availability(k);
+            nlohmann::json parameters = nlohmann::json::object();
+            for (const LaunchParamInfo& p : launchParams())
+                parameters[std::string(p.key)] = reads(k.params, p.param);
+            nlohmann::json choices = nlohmann::json::array();
+            for (const TunedEntry& e : tuned) {
+                if (e.kernel != k.id)
+                    continue;
+                nlohmann::json values = nlohmann::json::object();
+                for (const LaunchParamInfo& p : launchParams())
+                    if (e.launch[p.param] > 0)
+                        values[std::string(p.key)] = e.launch[p.param];
+                choices.push_back({{"bucket", e.bucket}, {"params", values}, {"forceMs", e.forceMs},
+                                   {"interactionsPerSecond", e.interactionsPerSecond}, {"date", e.date}});
+            }
             rows.push_back({{"id", k.id},
                             {"name", k.name},
                             {"description", k.description},
@@ -277,9 +316,8 @@ int kernelsCommand(bool json)
                             {"layout", toString(k.layout)},
                             {"deterministic", k.deterministic},
                             {"flopsPerInteraction", k.flopsPerInteraction},
-                            {"parameters", {{"blockSize", k.params.blockSize},
-                                            {"blockRows", k.params.blockRows},
-                                            {"tileWidthFactor", k.params.tileWidthFactor}}},
+                            {"parameters", parameters},
+                            {"tuned", choices},
                             {"available", a.available},
                             {"whyNot", a.reason}});
         }
@@ -288,19 +326,34 @@ int kernelsCommand(bool json)
         return 0;
     }
     std::printf("%s\n\n", builtWithCuda() ? "Build: with CUDA kernels" : "Build: CPU-only (built without CUDA)");
-    int idWidth = 2, nameWidth = 4;
+    int idWidth = 2, nameWidth = 4, paramWidth = 17;
     for (const KernelInfo& k : kernelRegistry()) {
         idWidth = std::max(idWidth, int(k.id.size()));
         nameWidth = std::max(nameWidth, int(k.name.size()));
+        paramWidth = std::max(paramWidth, int(launchParamNames(k, ",").size()));
     }
-    std::printf("%-*s  %-*s  %-7s  %-9s  %-7s  %-9s  %s\n", idWidth, "id", nameWidth, "name", "backend", "precision",
-                "layout", "available", "why not");
+    std::printf("%-*s  %-*s  %-7s  %-9s  %-7s  %-*s  %-9s  %s\n", idWidth, "id", nameWidth, "name", "backend",
+                "precision", "layout", paramWidth, "launch parameters", "available", "why not");
     for (const KernelInfo& k : kernelRegistry()) {
         const Availability a = availability(k);
-        std::printf("%-*s  %-*s  %-7s  %-9s  %-7s  %-9s  %s\n", idWidth, std::string(k.id).c_str(), nameWidth,
+        std::printf("%-*s  %-*s  %-7s  %-9s  %-7s  %-*s  %-9s  %s\n", idWidth, std::string(k.id).c_str(), nameWidth,
                     std::string(k.name).c_str(), std::string(toString(k.backend)).c_str(),
-                    std::string(toString(k.precision)).c_str(), std::string(toString(k.layout)).c_str(),
-                    a.available ? "yes" : "no", a.reason.c_str());
+                    std::string(toString(k.precision)).c_str(), std::string(toString(k.layout)).c_str(), paramWidth,
+                    launchParamNames(k, ",").c_str(), a.available ? "yes" : "no", a.reason.c_str());
+    }
+    // The tuner's choices for this device (what "auto" launch parameters resolve to).
+    if (device.name.empty())
+        return 0;
+    std::printf("\nTuned launch parameters on %s (driver %s; cache %s):\n", device.name.c_str(),
+                cudaVersionString(device.driverVersion).c_str(), tuningCache().path().c_str());
+    if (tuned.empty())
+        std::printf("  none yet: `nbody tune`, or the first run of a CUDA kernel, measures them\n");
+    for (const TunedEntry& e : tuned) {
+        const KernelInfo* k = findKernel(e.kernel);
+        if (!k)
+            continue; // a row this build does not have
+        std::printf("  %-*s  N~%-7zu  %-44s  %10.4g interactions/s  %s\n", idWidth, e.kernel.c_str(), e.bucket,
+                    describeLaunch(*k, e.launch).c_str(), e.interactionsPerSecond, e.date.c_str());
     }
     return 0;
 }

@@ -22,12 +22,17 @@ struct RunOptions {
     int every = 0;              ///< write a snapshot when the step is a multiple of this; 0: at the end only
     std::string capture;        ///< PNG path; empty: no capture
     int width = 1024, height = 768;
-    int blockSize = 0; // 0: auto (tuned, else the kernel's default)
-    int blockRows = 1;
-    int tileWidthFactor = 1;
+    int blockSize = 0;          ///< launch parameters: 0 auto (tuned, else the kernel's default)
+    int blockRows = 0;
+    int tileWidthFactor = 0;
+    int bodiesPerThread = 0;
+    int jSplit = 0;
+    int unroll = 0;
+    bool noTune = false;        ///< --no-tune: never measure; auto parameters take the defaults
     int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
+    bool cudaGraphs = true;     ///< steps of CUDA kernels replayed from CUDA graphs (SimParams::cudaGraphs)
     bool captureGiven = false;      ///< --capture given (an empty name is an error)
-    bool launchGiven = false;       ///< --block-size or --tile-factor given (else a snapshot's are used)
+    bool launchGiven = false;       ///< a launch option was given (else a snapshot's are used)
     bool energy = true;         ///< evaluate energy and momentum (fp64, O(N²)) at start and end
     std::string diagnostics;    ///< CSV of the diagnostics every diagnosticsEvery steps; empty: none
     bool diagnosticsGiven = false; ///< --diagnostics given (an empty name is an error)
@@ -44,18 +49,29 @@ struct BenchOptions {
     int warmup = 2;               ///< untimed force evaluations first
     double budgetSeconds = 60;    ///< per kernel and N: fewer samples, or skipped when predicted longer
     std::uint64_t seed = 42;
-    int blockSize = 0; // 0: auto (tuned, else the kernel's default)
-    int blockRows = 1;
-    int tileWidthFactor = 1;
-    int bodiesPerThread = 0; ///< `blocked` rows; 0: auto
-    int jSplit = 0;          ///< `blocked` rows; 0: auto
-    int unroll = 0;          ///< `blocked` rows; 0: auto
+    int blockSize = 0;            ///< launch parameters: 0 auto (tuned, else the kernel's default)
+    int blockRows = 0;
+    int tileWidthFactor = 0;
+    int bodiesPerThread = 0;
+    int jSplit = 0;
+    int unroll = 0;
+    bool noTune = false;          ///< --no-tune: auto parameters take the defaults, nothing is measured
+    bool cudaGraphs = true;       ///< steps of CUDA kernels replayed from CUDA graphs (SimParams::cudaGraphs)
     std::string json;             ///< write the results as JSON here ("" = no)
     std::string csv;              ///< write the results as CSV here ("" = no)
 };
 
+/// `nbody tune`: measures and caches the launch parameters of CUDA rows (sim/Tuner.h).
+struct TuneCommandOptions {
+    std::string kernels = "all";  ///< "all" (every tunable CUDA row available here) or "id,id,…"
+    std::string bodies = "8192,65536,262144"; ///< N values; each is tuned at its bucket
+    bool force = false;           ///< re-tune entries the cache already has
+};
+
 int runCommand(const RunOptions& o);
 int benchCommand(const BenchOptions& o);
+/// Exit code 0; 1 when a search failed; 2 for bad options or no CUDA device.
+int tuneCommand(const TuneCommandOptions& o);
 int kernelsCommand(bool json);
 int scenariosCommand(bool json);
 int integratorsCommand(bool json);

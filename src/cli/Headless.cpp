@@ -9,6 +9,7 @@
 #include "sim/Scenario.h"
 #include "sim/Scenarios.h"
 #include "sim/Tipsy.h"
+#include "sim/Tuner.h"
 
 #include <cmath>
 #include <cstdio>
@@ -39,6 +40,58 @@ void addSystemOptions(CLI::App& c, SystemOptions& o, DefaultSystem d)
     c.add_option("--eps2", o.eps2,
                  "Softening eps^2 (default " + formatString("%g", double(row->eps2)) + of +
                      "; the scenario's, or derived for a file)");
+}
+
+void addBlockedLaunchOptions(CLI::App& c, int& bodiesPerThread, int& jSplit, int& unroll)
+{
+    c.add_option("--bodies-per-thread", bodiesPerThread,
+                 "i-bodies per thread of the blocked kernels: 1, 2, 4, 8 (0: auto, the tuned or default value)")
+        ->capture_default_str()->check(CLI::Range(0, 1 << 10));
+    c.add_option("--j-split", jSplit,
+                 "Pieces the j-range is split into across blocks, blocked kernels (0: auto, the tuned or default value)")
+        ->capture_default_str()->check(CLI::Range(0, 1 << 16));
+    c.add_option("--unroll", unroll,
+                 "Unroll of the loop over a tile, blocked kernels: 1, 2, 4, 8 (0: auto, the tuned or default value)")
+        ->capture_default_str()->check(CLI::Range(0, 1 << 10));
+}
+
+void addNoTuneOption(CLI::App& c, bool& noTune)
+{
+    c.add_flag("--no-tune", noTune,
+               "Do not measure launch parameters before running: auto (0) ones take the tuning cache's or the "
+               "kernel's defaults (see `nbody tune`, docs/tuner.md)");
+}
+
+std::size_t launchOptionsGiven(const CLI::App& c)
+{
+    std::size_t n = 0;
+    for (const char* name : {"--block-size", "--block-rows", "--tile-factor", "--bodies-per-thread", "--j-split", "--unroll"})
+        if (c.get_option_no_throw(name))
+            n += c.count(name);
+    return n;
+}
+
+void tuneBeforeRun(const char* command, const KernelInfo& k, const SimParams& p, std::size_t n, bool noTune)
+{
+    if (k.backend != Backend::Cuda)
+        return;
+    if (!noTune && tunable(k, p)) {
+        try {
+            const TuneOutcome t = ensureTuned(k, p, n, [](const std::string& piece) {
+                std::fputs(piece.c_str(), stdout);
+                std::fflush(stdout);
+            });
+            if (t.ran)
+                std::fputs("\n", stdout);
+            if (!t.warning.empty())
+                std::fprintf(stderr, "nbody %s: note: %s\n", command, t.warning.c_str());
+        } catch (const std::exception& e) {
+            std::fputs("\n", stdout);
+            std::fprintf(stderr, "nbody %s: note: tuning failed (%s); the defaults are used\n", command, e.what());
+        }
+    }
+    std::printf("Launch:  %s\n", describeResolved(k, resolveLaunch(k, p, n)).c_str());
+    std::fflush(stdout);
 }
 
 void noteGiven(const CLI::App& c, SystemOptions& o)

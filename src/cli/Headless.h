@@ -60,6 +60,21 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o);
 /// --scenario and --input, N out of range, dt or eps2 not representable in fp32).
 int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& out);
 
+/// Adds --bodies-per-thread, --j-split and --unroll (0: auto) to a subcommand.
+void addBlockedLaunchOptions(CLI::App& command, int& bodiesPerThread, int& jSplit, int& unroll);
+/// Adds --no-tune to a subcommand that tunes before it runs.
+void addNoTuneOption(CLI::App& command, bool& noTune);
+/// How many launch options (--block-size, --block-rows, --tile-factor, --bodies-per-thread,
+/// --j-split, --unroll) were given on `command`.
+std::size_t launchOptionsGiven(const CLI::App& command);
+
+/// Before a run with row k at n bodies: when k is tunable with `p` (a CUDA row with an auto
+/// parameter it reads), the cache lacks the entry and not `noTune`, tunes it (sim/Tuner.h),
+/// printing "Tuning <kernel> for N≈<bucket> on <device> (once; cached in <path>) … block 128,
+/// …: 1.23e12 interactions/s" to stdout. A failure is a note on stderr ("nbody <command>: note:
+/// …; the defaults are used"), never fatal. Then prints "Launch:  <resolved parameters>" for CUDA rows.
+void tuneBeforeRun(const char* command, const KernelInfo& k, const SimParams& p, std::size_t n, bool noTune);
+
 /// The fastest kernel available here: the first available CUDA row, else `cpu`.
 std::string defaultKernel();
 

@@ -126,7 +126,11 @@ int renderCommand(const RenderOptions& o)
     if (const int rc = prepareSystem("render", o.system, prepared); rc != 0)
         return rc;
     prepared.params.blockSize = o.blockSize;
+    prepared.params.blockRows = o.blockRows;
     prepared.params.tileWidthFactor = o.tileWidthFactor;
+    prepared.params.bodiesPerThread = o.bodiesPerThread;
+    prepared.params.jSplit = o.jSplit;
+    prepared.params.unroll = o.unroll;
     const std::string kernelId = !o.kernel.empty() ? o.kernel : !prepared.scenarioKernel.empty() ? prepared.scenarioKernel : defaultKernel();
     const std::size_t n = prepared.world.size();
     std::unique_ptr<Simulation> sim;
@@ -142,6 +146,7 @@ int renderCommand(const RenderOptions& o)
     std::printf("Params:  %s\n", describe(prepared.params).c_str());
     std::printf("Kernel:  %s (%s, %s, %s)\n", std::string(k.id).c_str(), std::string(k.name).c_str(),
                 std::string(toString(k.backend)).c_str(), std::string(toString(k.precision)).c_str());
+    tuneBeforeRun("render", k, prepared.params, n, o.noTune);
 
     gl::SinkOptions so;
     so.target = o.out;

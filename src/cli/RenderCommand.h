@@ -12,8 +12,13 @@ namespace nbody::cli {
 struct RenderOptions {
     SystemOptions system;
     std::string kernel;        ///< empty: the fastest available (tiled, else cpu)
-    int blockSize = 0; // 0: auto (tuned, else the kernel's default)
-    int tileWidthFactor = 1;
+    int blockSize = 0;         ///< launch parameters: 0 auto (tuned, else the kernel's default)
+    int blockRows = 0;
+    int tileWidthFactor = 0;
+    int bodiesPerThread = 0;
+    int jSplit = 0;
+    int unroll = 0;
+    bool noTune = false;       ///< --no-tune: auto parameters take the defaults, nothing is measured
     int frames = 0;            ///< frames to write (≥ 1); frame 0 is the initial state
     int every = 1;             ///< steps between frames
     std::string size = "1280x720"; ///< WxH in pixels

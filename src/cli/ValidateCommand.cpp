@@ -115,8 +115,9 @@ CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
                   "(a self-contained page with charts), atomically; repeatable");
     c->add_option("--integrator", o.integrator, "Time integrator id (see `nbody integrators`); default: the system's");
     c->add_option("--block-size", o.blockSize, "CUDA threads per block (0: auto, the tuned or default value)")->capture_default_str();
-    c->add_option("--block-rows", o.blockRows, "Rows (bodies i) per block of the 2D kernels")->capture_default_str();
-    c->add_option("--tile-factor", o.tileWidthFactor, "Tile width factor of the tiled kernels")->capture_default_str();
+    c->add_option("--block-rows", o.blockRows, "Rows (bodies i) per block of the 2D kernels (0: auto)")->capture_default_str();
+    c->add_option("--tile-factor", o.tileWidthFactor, "Tile width factor of the tiled kernels (0: auto)")->capture_default_str();
+    addBlockedLaunchOptions(*c, o.bodiesPerThread, o.jSplit, o.unroll);
     c->add_option("--budget", o.budget,
                   "Refuse a run predicted to take longer than this many seconds here (the fp64 reference and "
                   "CPU kernels cost N^2 per step; measured on 2048 bodies before the run)")
@@ -129,7 +130,7 @@ CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
 int validateCommand(const CLI::App& command, ValidateOptions& o)
 {
     noteGiven(command, o.system);
-    o.launchGiven = command.count("--block-size") + command.count("--block-rows") + command.count("--tile-factor") > 0;
+    o.launchGiven = launchOptionsGiven(command) > 0;
 
     // ---- everything that can be refused is checked before the run ----
     std::vector<const KernelInfo*> kernels;
@@ -180,7 +181,10 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     params.blockSize = o.blockSize;
     params.blockRows = o.blockRows;
     params.tileWidthFactor = o.tileWidthFactor;
-    if (!o.launchGiven && prepared.savedLaunch.first > 0) {
+    params.bodiesPerThread = o.bodiesPerThread;
+    params.jSplit = o.jSplit;
+    params.unroll = o.unroll;
+    if (!o.launchGiven && (prepared.savedLaunch.first > 0 || prepared.savedLaunch.second > 0)) {
         params.blockSize = prepared.savedLaunch.first;
         params.tileWidthFactor = prepared.savedLaunch.second;
     }

@@ -35,10 +35,14 @@ int main(int argc, char** argv)
     runCmd->add_option("--width", run.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
     runCmd->add_option("--height", run.height, "Capture height in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
     runCmd->add_option("--block-size", run.blockSize, "CUDA threads per block (0: auto, the tuned or default value)")->capture_default_str();
-    runCmd->add_option("--block-rows", run.blockRows, "Rows (bodies i) per block of the 2D kernels")->capture_default_str();
-    runCmd->add_option("--tile-factor", run.tileWidthFactor, "Tile width factor of `tiled`")->capture_default_str();
+    runCmd->add_option("--block-rows", run.blockRows, "Rows (bodies i) per block of the 2D kernels (0: auto)")->capture_default_str();
+    runCmd->add_option("--tile-factor", run.tileWidthFactor, "Tile width factor of `tiled` (0: auto)")->capture_default_str();
+    addBlockedLaunchOptions(*runCmd, run.bodiesPerThread, run.jSplit, run.unroll);
+    addNoTuneOption(*runCmd, run.noTune);
     runCmd->add_option("--progress-every", run.progressEvery, "Steps between progress lines (0: about ten lines)")
         ->check(CLI::Range(0, 1 << 30));
+    runCmd->add_flag("!--no-cuda-graphs", run.cudaGraphs,
+                     "Step CUDA kernels with plain launches instead of replaying a captured CUDA graph");
     runCmd->add_flag("!--no-energy", run.energy,
                      "Skip the energy and momentum evaluation (fp64, O(N^2)) at start and end");
     CLI::Option* diagnosticsOpt = runCmd->add_option("--diagnostics", run.diagnostics,
@@ -63,12 +67,13 @@ int main(int argc, char** argv)
         ->capture_default_str();
     benchCmd->add_option("--seed", bench.seed, "Seed of the uniform cube")->capture_default_str();
     benchCmd->add_option("--block-size", bench.blockSize, "CUDA threads per block (kernels that use it; 0: auto, the tuned or default value)")->capture_default_str();
-    benchCmd->add_option("--block-rows", bench.blockRows, "Rows per block of the 2D kernels")->capture_default_str();
-    benchCmd->add_option("--tile-factor", bench.tileWidthFactor, "Tile width factor of the tiled kernels")->capture_default_str();
-    benchCmd->add_option("--bodies-per-thread", bench.bodiesPerThread, "i-bodies per thread of the blocked kernels: 1, 2, 4, 8 (0: auto)")
-        ->capture_default_str();
-    benchCmd->add_option("--j-split", bench.jSplit, "Pieces of the j-range of the blocked kernels (0: auto)")->capture_default_str();
-    benchCmd->add_option("--unroll", bench.unroll, "Unroll of the blocked kernels' tile loop: 1, 2, 4, 8 (0: auto)")->capture_default_str();
+    benchCmd->add_option("--block-rows", bench.blockRows, "Rows per block of the 2D kernels (0: auto)")->capture_default_str();
+    benchCmd->add_option("--tile-factor", bench.tileWidthFactor, "Tile width factor of the tiled kernels (0: auto)")->capture_default_str();
+    addBlockedLaunchOptions(*benchCmd, bench.bodiesPerThread, bench.jSplit, bench.unroll);
+    addNoTuneOption(*benchCmd, bench.noTune);
+    benchCmd->add_flag("!--no-cuda-graphs", bench.cudaGraphs,
+                       "Step CUDA kernels with plain launches instead of replaying a captured CUDA graph "
+                       "(compares the launch overhead; results are the same)");
     benchCmd->add_option("--json", bench.json, "Also write the results as JSON to this file (atomic)");
     benchCmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file (atomic)");
     RenderOptions render;
@@ -77,7 +82,10 @@ int main(int argc, char** argv)
     addSystemOptions(*renderCmd, render.system);
     renderCmd->add_option("-k,--kernel", render.kernel, "Force kernel id; default: blocked if a GPU is available, else cpu");
     renderCmd->add_option("--block-size", render.blockSize, "CUDA threads per block (0: auto, the tuned or default value)")->capture_default_str();
-    renderCmd->add_option("--tile-factor", render.tileWidthFactor, "Tile width factor of `tiled`")->capture_default_str();
+    renderCmd->add_option("--block-rows", render.blockRows, "Rows (bodies i) per block of the 2D kernels (0: auto)")->capture_default_str();
+    renderCmd->add_option("--tile-factor", render.tileWidthFactor, "Tile width factor of `tiled` (0: auto)")->capture_default_str();
+    addBlockedLaunchOptions(*renderCmd, render.bodiesPerThread, render.jSplit, render.unroll);
+    addNoTuneOption(*renderCmd, render.noTune);
     renderCmd->add_option("-f,--frames", render.frames, "Frames to write (frame 0 is the initial state)")
         ->required()->check(CLI::Range(1, 1 << 24));
     renderCmd->add_option("-e,--every", render.every, "Steps between frames")->capture_default_str()->check(CLI::Range(1, 1 << 24));
@@ -90,6 +98,15 @@ int main(int argc, char** argv)
 
     ValidateOptions validate;
     CLI::App* validateCmd = addValidateCommand(app, validate);
+
+    TuneCommandOptions tune;
+    CLI::App* tuneCmd = app.add_subcommand(
+        "tune", "Measure the launch parameters of the CUDA kernels for this device and cache them (docs/tuner.md)");
+    tuneCmd->add_option("-k,--kernels", tune.kernels, "all (every tunable CUDA kernel available here) or a list: tiled,blocked")
+        ->capture_default_str();
+    tuneCmd->add_option("-n,--bodies", tune.bodies, "Comma-separated N values (each is tuned at its power-of-two bucket)")
+        ->capture_default_str();
+    tuneCmd->add_flag("--force", tune.force, "Re-tune entries the cache already has");
 
     bool kernelsJson = false;
     CLI::App* kernelsCmd = app.add_subcommand("kernels", "List the registered force kernels");
@@ -123,7 +140,7 @@ int main(int argc, char** argv)
         if (*runCmd) {
             noteGiven(*runCmd, run.system);
             run.captureGiven = runCmd->count("--capture") > 0;
-            run.launchGiven = runCmd->count("--block-size") + runCmd->count("--tile-factor") > 0;
+            run.launchGiven = launchOptionsGiven(*runCmd) > 0;
             run.diagnosticsGiven = runCmd->count("--diagnostics") > 0;
             return runCommand(run);
         }
@@ -133,6 +150,8 @@ int main(int argc, char** argv)
             noteGiven(*renderCmd, render.system);
             return renderCommand(render);
         }
+        if (*tuneCmd)
+            return tuneCommand(tune);
         if (*validateCmd)
             return validateCommand(*validateCmd, validate);
         if (*kernelsCmd)

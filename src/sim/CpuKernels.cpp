@@ -1,5 +1,8 @@
 #include "CpuKernels.h"
 #include "Interaction.h"
+#include "Parallel.h"
+
+// cpuForcesFp32 (the `cpu` row) is in CpuForcesSimd.cpp.
 
 #include <stdexcept>
 #include <string>
@@ -8,7 +11,6 @@ namespace nbody {
 
 namespace {
 
-struct Acc3f { float x = 0, y = 0, z = 0; };
 struct Acc3d { double x = 0, y = 0, z = 0; };
 
 /// For each i: store(i, G Σ_j interaction(i, j)) in arithmetic T over positions P.
@@ -16,7 +18,7 @@ template <class T, class Acc, class P, class Out>
 void allPairs(const P* pos, std::size_t n, T eps2, T G, Out&& store)
 {
     const auto count = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (count >= kParallelPairsFrom)
     for (std::ptrdiff_t i = 0; i < count; ++i) {
         Acc a;
         const P bi = pos[i];
@@ -27,13 +29,6 @@ void allPairs(const P* pos, std::size_t n, T eps2, T G, Out&& store)
 }
 
 } // namespace
-
-void cpuForcesFp32(const HostForceArgs& a)
-{
-    auto* acc = static_cast<Float4*>(a.acc);
-    allPairs<float, Acc3f>(static_cast<const Float4*>(a.pos), a.n, float(a.eps2), float(a.G),
-                           [&](std::size_t i, float x, float y, float z) { acc[i] = Float4{x, y, z, 0.f}; });
-}
 
 void cpuForcesFp64(const HostForceArgs& a)
 {

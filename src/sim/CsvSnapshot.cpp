@@ -413,9 +413,11 @@ void writeCsvSnapshot(const std::string& path, const World& world, const Restart
         if (params)
             text += "# G = " + shortest(params->G) + "\n# eps2 = " + shortest(params->eps2) + "\n# dt = "
                 + shortest(params->dt) + "\n# kernel = " + params->kernel + "\n";
+        // Launch parameters on auto (0) are not written: the reader's run resolves them again.
         if (params && params->blockSize > 0)
-            text += "# block_size = " + std::to_string(params->blockSize) + "\n# tile_factor = "
-                + std::to_string(params->tileWidthFactor) + "\n";
+            text += "# block_size = " + std::to_string(params->blockSize) + "\n";
+        if (params && params->tileWidthFactor > 0)
+            text += "# tile_factor = " + std::to_string(params->tileWidthFactor) + "\n";
         text += "x,y,z,vx,vy,vz,m,id,group\n";
         const auto& p = world.positions();
         const auto& v = world.velocities();

@@ -1,5 +1,6 @@
 #include "Diagnostics.h"
 #include "Interaction.h"
+#include "Parallel.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -16,7 +17,8 @@ DiagnosticSums sums(const std::vector<V>& pos, const std::vector<V>& vel, double
         throw std::invalid_argument("measureSums: positions and velocities differ in length");
     const auto n = static_cast<std::ptrdiff_t>(pos.size());
     double m = 0, mx = 0, my = 0, mz = 0, k = 0, px = 0, py = 0, pz = 0, lx = 0, ly = 0, lz = 0, w = 0;
-#pragma omp parallel for reduction(+ : m, mx, my, mz, k, px, py, pz, lx, ly, lz) schedule(static)
+#pragma omp parallel for reduction(+ : m, mx, my, mz, k, px, py, pz, lx, ly, lz) schedule(static) \
+    if (n >= kParallelElementsFrom)
     for (std::ptrdiff_t i = 0; i < n; ++i) {
         const double mi = pos[i].w;
         const double x = pos[i].x, y = pos[i].y, z = pos[i].z;
@@ -30,7 +32,7 @@ DiagnosticSums sums(const std::vector<V>& pos, const std::vector<V>& vel, double
         lz += mi * (x * vy - y * vx);
     }
     // Σ_{i<j} −m_i m_j / sqrt(r² + ε²); rows have different lengths, so schedule dynamically.
-#pragma omp parallel for reduction(+ : w) schedule(dynamic, 64)
+#pragma omp parallel for reduction(+ : w) schedule(dynamic, 64) if (n >= kParallelPairsFrom)
     for (std::ptrdiff_t i = 0; i < n; ++i) {
         double wi = 0;
         for (std::ptrdiff_t j = i + 1; j < n; ++j)

@@ -474,10 +474,11 @@ std::vector<unsigned char> buildImage(const std::string& fileName, const World& 
         w.scalar(p, P, "NBody_Eps2", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, params->eps2);
         w.scalar(p, P, "NBody_Dt", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, params->dt);
         w.string(p, P, "NBody_Kernel", params->kernel);
-        if (params->blockSize > 0) {
+        // Launch parameters on auto (0) are not written: the reader's run resolves them again.
+        if (params->blockSize > 0)
             w.scalar(p, P, "NBody_BlockSize", H5T_STD_I32LE, H5T_NATIVE_INT, params->blockSize);
+        if (params->tileWidthFactor > 0)
             w.scalar(p, P, "NBody_TileWidthFactor", H5T_STD_I32LE, H5T_NATIVE_INT, params->tileWidthFactor);
-        }
     }
     for (std::size_t t = 0; t < kWrittenTypes; ++t) {
         const auto& m = members[t];
@@ -595,12 +596,13 @@ Snapshot readHdf5Snapshot(const std::string& path)
             p.kernel = r.stringAttribute(params, "Parameters", "NBody_Kernel").value_or("");
             const auto block = r.attribute<int>(params, "Parameters", "NBody_BlockSize", H5T_NATIVE_INT, 1);
             const auto factor = r.attribute<int>(params, "Parameters", "NBody_TileWidthFactor", H5T_NATIVE_INT, 1);
-            if (block && factor) {
-                if ((*block)[0] < 1 || (*factor)[0] < 1)
-                    r.fail("Parameters/NBody_BlockSize or NBody_TileWidthFactor is not positive");
+            // Each is written only when it was not on auto (0).
+            if ((block && (*block)[0] < 1) || (factor && (*factor)[0] < 1))
+                r.fail("Parameters/NBody_BlockSize or NBody_TileWidthFactor is not positive");
+            if (block)
                 p.blockSize = (*block)[0];
+            if (factor)
                 p.tileWidthFactor = (*factor)[0];
-            }
             snap.params = p;
         }
     }

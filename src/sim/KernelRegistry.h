@@ -59,14 +59,21 @@ struct DeviceForceArgs {
     int bodiesPerThread = 1;     ///< `blocked` rows: i-bodies per thread (register blocking)
     int jSplit = 1;              ///< `blocked` rows: pieces of the j-range, one grid row each
     int unroll = 4;              ///< `blocked` rows: unroll factor of the loop over a tile
-    void* stream = nullptr;      ///< cudaStream_t (nullptr: the default stream)
+    /// cudaStream_t (nullptr: the default stream). A launcher enqueues all its work (launches,
+    /// memsets) into it and nowhere else: a step's CUDA graph is captured from this stream.
+    void* stream = nullptr;
+
+    /// Every field (a captured CUDA graph is replayed only for the arguments it was captured with).
+    bool operator==(const DeviceForceArgs&) const = default;
 };
 
 struct KernelInfo;
 /// The launch arguments of the parameters `p` for row k and n bodies (pointers left null), with
 /// every launch parameter resolved (> 0): the user's non-zero values as they are; auto (0) ones
 /// from the tuning cache for this device, row and N bucket (sim/Tuner.h) where it has them,
-/// else from the row's defaults (KernelInfo::defaults), else 256 threads per block.
+/// else from the row's defaults (KernelInfo::defaults), else 256 threads per block and 1 row,
+/// tile ×1, 1 i/thread, j-split 1, unroll 4. Defined in Tuner.cpp (resolveLaunch also says
+/// where each value came from).
 DeviceForceArgs deviceForceArgs(const KernelInfo& k, const SimParams& p, std::size_t n);
 
 using HostForceFn = void (*)(const HostForceArgs&);

@@ -19,12 +19,15 @@ struct SimParams {
     // default (KernelInfo::defaults; 256 threads, factor 1, 1 row for the older rows). A non-zero
     // value is the user's and overrides the tuner. deviceForceArgs() resolves them.
     int blockSize = 0;           ///< CUDA threads per block for GPU kernels (1..device limit; 0 auto)
-    int tileWidthFactor = 1;     ///< `tiled`: bodies staged per tile = blockSize × factor (1, 2, 4, …)
-    int blockRows = 1;           ///< 2D kernels: rows (bodies i) per block; threads = blockSize × blockRows
+    int tileWidthFactor = 0;     ///< `tiled`: bodies staged per tile = blockSize × factor (1, 2, 4, …; 0 auto)
+    int blockRows = 0;           ///< 2D kernels: rows (bodies i) per block; threads = blockSize × blockRows (0 auto)
     int bodiesPerThread = 0;     ///< `blocked` rows: i-bodies each thread keeps in registers (1, 2, 4, 8; 0 auto)
     int jSplit = 0;              ///< `blocked` rows: pieces the j-range is split into across blocks (≥ 1; 0 auto)
     int unroll = 0;              ///< `blocked` rows: unroll of the loop over a tile (1, 2, 4, 8; 0 auto)
     int diagnosticsInterval = 0; ///< steps between automatic energy/momentum evaluations; 0 = on request only
+    /// CUDA kernels: a step is captured once into a CUDA graph and replayed (one launch per step
+    /// instead of four per substep; bit-identical results); false: plain launches every step.
+    bool cudaGraphs = true;
     std::string integrator = "leapfrog"; ///< time integrator, a row of the integrator registry (Integrators.h)
 };
 

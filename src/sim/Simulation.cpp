@@ -1,5 +1,6 @@
 #include "Simulation.h"
 #include "Integrators.h"
+#include "Parallel.h"
 #include "Scenario.h"
 
 #if NBODY_HAVE_CUDA
@@ -45,18 +46,13 @@ void validateParams(const SimParams& p)
         throw std::invalid_argument("softening eps2 must be >= 0 and finite (got " + num(p.eps2) + ")");
     if (!std::isfinite(p.dt) || !(p.dt > 0))
         throw std::invalid_argument("time step dt must be positive and finite (got " + num(p.dt) + ")");
-    if (p.blockSize < 0)
-        throw std::invalid_argument("block size must be at least 1, or 0 for auto (got " + std::to_string(p.blockSize) + ")");
-    for (const auto& [name, value] : {std::pair{"bodies per thread", p.bodiesPerThread}, std::pair{"j-split", p.jSplit},
-                                      std::pair{"unroll", p.unroll}})
+    for (const auto& [name, value] :
+         {std::pair{"block size", p.blockSize}, std::pair{"block rows", p.blockRows},
+          std::pair{"tile width factor", p.tileWidthFactor}, std::pair{"bodies per thread", p.bodiesPerThread},
+          std::pair{"j-split", p.jSplit}, std::pair{"unroll", p.unroll}})
         if (value < 0)
             throw std::invalid_argument(std::string(name) + " must be at least 1, or 0 for auto (got " +
                                         std::to_string(value) + ")");
-    if (p.blockRows < 1)
-        throw std::invalid_argument("block rows must be at least 1 (got " + std::to_string(p.blockRows) + ")");
-    if (p.tileWidthFactor < 1)
-        throw std::invalid_argument("tile width factor must be at least 1 (got " +
-                                    std::to_string(p.tileWidthFactor) + ")");
     if (p.diagnosticsInterval < 0)
         throw std::invalid_argument("diagnostics interval must be >= 0");
     (void)integratorOrThrow(p.integrator);
@@ -390,6 +386,15 @@ void Simulation::step(int count)
     m_timing.interactionsPerSecond = m_timing.msPerStep > 0 ? n * n / (m_timing.msPerStep * 1e-3) : 0.0;
 }
 
+GraphStats Simulation::graphStats() const
+{
+#if NBODY_HAVE_CUDA
+    if (m_device)
+        return m_device->graphStats();
+#endif
+    return {};
+}
+
 void Simulation::computeAccelerations()
 {
     if (deviceResident()) {
@@ -491,7 +496,7 @@ struct HostIntegrator {
     {
         const T half = T(0.5) * dt;
         const auto n = static_cast<std::ptrdiff_t>(vel.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelElementsFrom)
         for (std::ptrdiff_t i = 0; i < n; ++i) {
             vel[i].x += half * acc[i].x;
             vel[i].y += half * acc[i].y;
@@ -502,7 +507,7 @@ struct HostIntegrator {
     void drift(T dt)
     {
         const auto n = static_cast<std::ptrdiff_t>(pos.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelElementsFrom)
         for (std::ptrdiff_t i = 0; i < n; ++i) {
             pos[i].x += dt * vel[i].x;
             pos[i].y += dt * vel[i].y;
@@ -556,12 +561,9 @@ void Simulation::stepDevice(int count)
             m_device->computeForces(*m_kernel, m_params, m_current); // gravity: a_n
             m_world.accelerationsValid = true;
         }
-        for (const double w : weights) {                                 // KDK substeps of w·dt
-            m_device->kickDrift(w * dt, m_current);                      // integrate: kick + drift,
-            m_current = 1 - m_current;                                   // into the other buffer
-            m_device->computeForces(*m_kernel, m_params, m_current);     // gravity: a at the new x
-            m_device->kick(w * dt);                                      // integrate: closing kick
-        }
+        // integrate and gravity: per substep w·dt, kick + drift into the other buffer, a at the
+        // new positions, closing kick (replayed as one CUDA graph when SimParams::cudaGraphs)
+        m_current = m_device->step(*m_kernel, m_params, weights, m_current);
         m_world.time += dt;
         ++m_world.step;
         m_hostStale = true;

@@ -15,7 +15,9 @@
 /// buffers used ping-pong (the drift reads one and writes the other), velocities and
 /// accelerations in device columns, in the kernel's layout (float4, float3, double4). Positions
 /// can live in buffers the caller provides (OpenGL buffers mapped for CUDA, see
-/// attachDevicePositions) so they never cross to the host.
+/// attachDevicePositions) so they never cross to the host. With SimParams::cudaGraphs (the
+/// default) a step's launches are captured once into a CUDA graph and replayed, one launch per
+/// step (DeviceState::step: warm-up, capture, replay, re-capture on any change; bit-identical).
 ///
 /// fp64 kernels (Layout::Double4) advance an fp64 copy of the state (Fp64State: on the host for
 /// `reference`, on the device for CUDA rows); the World's fp32 columns then hold its rounding,
@@ -42,6 +44,14 @@ struct StepTiming {
     int steps = 0;                    ///< steps in the call
     double msPerStep = 0.0;           ///< wall time per step (device synchronised), ms
     double interactionsPerSecond = 0; ///< N² per step over msPerStep (as NVIDIA's nbody sample counts)
+};
+
+/// How the steps of CUDA kernels were launched (SimParams::cudaGraphs; see DeviceState::step).
+struct GraphStats {
+    std::uint64_t captures = 0;   ///< CUDA graphs captured (one per start buffer and configuration)
+    std::uint64_t replays = 0;    ///< steps run as one cudaGraphLaunch
+    std::uint64_t plainSteps = 0; ///< steps run as plain launches (graphs off, warm-up, fallback)
+    std::string failure;          ///< why the last capture failed; "" when none did
 };
 
 /// Where the device positions live for CUDA kernels.
@@ -114,6 +124,8 @@ public:
     double time() const { return m_world.time; }
     std::uint64_t stepCount() const { return m_world.step; }
     const StepTiming& lastTiming() const { return m_timing; }
+    /// How the device state's steps were launched since it was created (zeros for CPU kernels).
+    GraphStats graphStats() const;
 
     /// "" when every position, mass and velocity is finite, else a message naming the first bad
     /// body ("body 17: position, mass or velocity is not finite"). On the device it reads 4

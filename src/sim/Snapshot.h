@@ -37,7 +37,8 @@ struct RestartParams {
     float dt = 0.1f;     ///< time step, time units
     std::string kernel;  ///< force kernel id ("cpu", "tiled", …); may be empty
     /// Launch parameters of CUDA kernels (SimParams::blockSize, tileWidthFactor): kept so that a
-    /// GPU run continues with the same configuration; 0 when the file has none.
+    /// GPU run continues with the same configuration; 0 when the file has none (auto: each is
+    /// written only when the run had it set, > 0).
     int blockSize = 0;
     int tileWidthFactor = 0;
 };

@@ -3,14 +3,240 @@
 /// The launch-parameter tuner: per device, kernel row and N bucket, a short measurement picks the
 /// launch parameters the row reads (KernelParamUse); the choices are cached in a file in the
 /// user's cache directory and applied to the parameters a user left on auto (0).
+///
+/// Resolution of one launch parameter a row reads (deviceForceArgs → resolveLaunch):
+///   1. the user's value when it is non-zero ("set");
+///   2. else the tuned value for this device (name + driver), row and N bucket ("tuned");
+///   3. else the row's heuristic (KernelInfo::defaults), else the fixed fallback of the
+///      parameter (256 threads, 1 row, tile ×1, 1 i/thread, j-split 1, unroll 4) ("default").
+///
+/// N bucket: N rounded to the nearest power of two on a log scale (2^k where |log2 N − k| ≤ ½),
+/// clamped to [2^10, 2^18]; the representative N measured is the bucket itself. N below 1448
+/// shares the 1024 bucket; N above 2^17.5 ≈ 185 000 shares the 2^18 bucket (the GPU is full
+/// there, the choice no longer depends on N, and larger measurements would make tuning slow).
+///
+/// The cache file (JSON, schema "nbody-launch-tuning/1", docs/tuner.md) is
+/// $NBODY_TUNING_CACHE, else $XDG_CACHE_HOME/nbody-sandbox/launch-tuning.json, else
+/// $HOME/.cache/nbody-sandbox/launch-tuning.json. An unreadable or malformed file is ignored with
+/// a warning (and replaced by the next write); entries of another device name or driver version
+/// are kept in the file but never used here.
 
 #include "KernelRegistry.h"
+#include "SimParams.h"
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace nbody {
 
+// ---- the launch parameters, as a table ------------------------------------------------------
+
+enum class LaunchParam { BlockSize, BlockRows, TileWidthFactor, BodiesPerThread, JSplit, Unroll };
+
+struct LaunchParamInfo {
+    LaunchParam param;
+    std::string_view key;   ///< JSON key and SimParams field name ("blockSize")
+    std::string_view label; ///< as the user reads it ("block size")
+    int fallback;           ///< value when neither the user, the tuner nor the row chooses
+};
+
+/// Every launch parameter, in the order they are described and searched.
+const std::array<LaunchParamInfo, 6>& launchParams();
+bool reads(const KernelParamUse& use, LaunchParam p);
+
+/// Values of the six launch parameters; 0 = not chosen (auto, or not read by the row).
+struct LaunchValues {
+    int blockSize = 0, blockRows = 0, tileWidthFactor = 0, bodiesPerThread = 0, jSplit = 0, unroll = 0;
+    int& operator[](LaunchParam p);
+    int operator[](LaunchParam p) const;
+    bool operator==(const LaunchValues&) const = default;
+};
+LaunchValues launchValues(const SimParams& p);
+LaunchValues launchValues(const DeviceForceArgs& a);
+void applyLaunchValues(const LaunchValues& v, SimParams& p);
+
+/// The parameters row k reads, as a user would write them: "block 128, 4 i/thread, j-split 8,
+/// unroll 4"; "block 256, tile x2"; "block 256, rows 2". "-" when the row reads none.
+std::string describeLaunch(const KernelInfo& k, const LaunchValues& v);
+
+// ---- device and buckets ---------------------------------------------------------------------
+
+/// What identifies a device to the cache (name + driver) and bounds the candidates.
+struct TuningDevice {
+    std::string name;            ///< "NVIDIA H200"; empty: no CUDA device
+    int driverVersion = 0;       ///< cudaDriverGetVersion (13000 = 13.0)
+    int multiprocessors = 0;     ///< 0: unknown
+    int maxThreadsPerBlock = 0;  ///< 0: unknown (1024 assumed)
+};
+/// Device 0 as the CUDA runtime reports it, queried once per process (empty name without one).
+TuningDevice currentTuningDevice();
+/// Tests and tools: pretend the current device is `d` (nullopt: the real one again).
+void overrideTuningDevice(std::optional<TuningDevice> d);
+
+inline constexpr std::size_t kMinTuningBucket = std::size_t(1) << 10;
+inline constexpr std::size_t kMaxTuningBucket = std::size_t(1) << 18;
+/// The N bucket of n (see the file comment): a power of two in [2^10, 2^18].
+std::size_t tuningBucket(std::size_t n);
+
+// ---- the cache ------------------------------------------------------------------------------
+
+/// One cached choice.
+struct TunedEntry {
+    std::string device;              ///< device name
+    int driverVersion = 0;
+    std::string kernel;              ///< registry id
+    std::size_t bucket = 0;          ///< tuningBucket() (also the N measured)
+    LaunchValues launch;             ///< the parameters the row reads (others 0)
+    double forceMs = 0;              ///< median force evaluation at N = bucket, ms
+    double interactionsPerSecond = 0; ///< bucket² / forceMs
+    std::string date;                ///< UTC date of the measurement, "2026-12-01"
+};
+
+/// "tuned on this device 2026-12-01: block 128, 4 i/thread — 1.2e12 interactions/s"-style text
+/// pieces: "block 128, 4 i/thread, j-split 8, unroll 4: 1.23e12 interactions/s".
+std::string describeTuned(const KernelInfo& k, const TunedEntry& e);
+
+/// The cache path (see the file comment); "" when neither XDG_CACHE_HOME nor HOME is set.
+std::string tuningCachePath();
+
+/// The tuning cache file, loaded into memory. Thread-safe: any thread may read while another
+/// stores. Never throws on reading: an unreadable or malformed file gives an empty cache and a
+/// warning().
+class TuningCache {
+public:
+    explicit TuningCache(std::string path);
+
+    /// Re-reads the file at `path` (and keeps that path for writes).
+    void reopen(std::string path);
+    std::string path() const;
+    /// Why the file was ignored when it was ("" otherwise; a missing file is no warning).
+    std::string warning() const;
+
+    /// The entry for this device (name and driver), kernel and bucket.
+    std::optional<TunedEntry> find(const TuningDevice& d, std::string_view kernel, std::size_t bucket) const;
+    /// Every entry for this device (name and driver), ordered by kernel id and bucket.
+    std::vector<TunedEntry> entriesFor(const TuningDevice& d) const;
+    /// Adds or replaces the entry (same device, driver, kernel, bucket): the file is re-read (so
+    /// entries other processes wrote are kept), written atomically (sim/AtomicFile.h) and read
+    /// back to verify. The entry is in memory even when writing fails; throws WriteError or
+    /// std::runtime_error ("… did not read back") then.
+    void store(const TunedEntry& e);
+    /// Increases with every change of the contents (store, reopen).
+    std::uint64_t generation() const { return m_generation.load(std::memory_order_acquire); }
+
+private:
+    mutable std::mutex m_mutex;
+    std::string m_path;
+    std::string m_warning;
+    std::vector<TunedEntry> m_entries;
+    std::atomic<std::uint64_t> m_generation{0};
+};
+
+/// Parses the text of a cache file. Throws std::runtime_error naming what is malformed.
+std::vector<TunedEntry> parseTuningCache(const std::string& text);
+std::string tuningCacheJson(const std::vector<TunedEntry>& entries);
+
+/// The process-wide cache at tuningCachePath() (read on first use; its warning, if any, goes to
+/// stderr once). Tests that change NBODY_TUNING_CACHE call reopen(tuningCachePath()).
+TuningCache& tuningCache();
+
 /// Fills the auto (0) launch parameters of `args` that row k reads with the tuned choice for the
 /// current device and args.n's bucket, when the tuning cache has one; leaves them 0 otherwise.
-/// Never throws (an unreadable cache is treated as empty).
+/// Never throws. Cheap: the lookup is memoised per thread until the cache changes.
 void applyTunedLaunch(const KernelInfo& k, DeviceForceArgs& args);
+
+// ---- resolution with sources -----------------------------------------------------------------
+
+enum class LaunchSource { Set, Tuned, Default };
+std::string_view toString(LaunchSource s); ///< "set", "tuned", "default"
+
+struct ResolvedLaunch {
+    DeviceForceArgs args;                   ///< every parameter resolved (> 0)
+    std::array<LaunchSource, 6> source{};   ///< per launchParams() entry (meaningful where read)
+    std::optional<TunedEntry> tuned;        ///< the cache entry used, if any
+};
+/// deviceForceArgs() with where each value came from. Throws what KernelInfo::defaults throws.
+ResolvedLaunch resolveLaunch(const KernelInfo& k, const SimParams& p, std::size_t n);
+/// "block 128, tile x2 (tuned); rows 1 (set)" — the parameters row k reads with their sources.
+std::string describeResolved(const KernelInfo& k, const ResolvedLaunch& r);
+
+// ---- the search -----------------------------------------------------------------------------
+
+/// Milliseconds of one force evaluation of the row with these launch parameters (all the row
+/// reads set, > 0), as the median of a few timed evaluations. Throws std::invalid_argument when
+/// the row refuses the combination (the search skips it); other exceptions end the search.
+using LaunchMeasureFn = std::function<double(const LaunchValues& candidate)>;
+
+struct TuneOptions {
+    double budgetSeconds = 2.5; ///< wall-clock budget of one search; it stops with the best so far
+    int maxPasses = 2;          ///< coordinate-descent passes (a pass that improves nothing ends it)
+};
+
+struct TuneResult {
+    LaunchValues launch;       ///< the best candidate (parameters the row reads; others 0)
+    double forceMs = 0;        ///< its measured time at N
+    double interactionsPerSecond = 0;
+    int measured = 0;          ///< candidates measured
+    int refused = 0;           ///< candidates the row refused
+    double seconds = 0;        ///< wall time of the search
+    bool budgetExhausted = false;
+};
+
+/// Candidate values of parameter p for row k at n bodies on device d, given the current values
+/// of the others (j-split depends on the block size and i-bodies per thread):
+///   blockSize {64, 128, 256, 512, 1024} ≤ the device's max threads per block;
+///   blockRows {1, 2, 4}; tileWidthFactor {1, 2, 4}; bodiesPerThread {1, 2, 4, 8};
+///   unroll {1, 2, 4, 8}; jSplit {1, 2, 4, …} while n / jSplit ≥ one tile (blockSize bodies)
+///   and the i-blocks × jSplit stay within two waves of blocks (2 × SMs; 64 when SMs unknown).
+std::vector<int> launchCandidates(const KernelInfo& k, LaunchParam p, std::size_t n, const TuningDevice& d,
+                                  const LaunchValues& current);
+
+/// The row's starting point: every parameter it reads from KernelInfo::defaults where it has
+/// them (a failure there is ignored) and the fixed fallbacks otherwise.
+LaunchValues defaultLaunch(const KernelInfo& k, std::size_t n);
+
+/// Coordinate descent from `start` (defaultLaunch): for each parameter the row reads in turn
+/// (block size, rows, tile factor, i/thread, unroll, then j-split, which depends on the others),
+/// measure every candidate with the others held, keep the fastest; repeat while a pass improves
+/// (at most maxPasses). Each distinct combination is measured once. With the default measure
+/// (3 samples after a warm-up at N ≤ 2^18) a search is about 15–30 measurements: well under
+/// the 2.5 s budget on an H200 for the fp32 rows (a force evaluation at 2^18 takes a few ms);
+/// the budget caps the slower fp64 rows. Throws std::invalid_argument when every candidate is
+/// refused, and what `measure` throws besides std::invalid_argument.
+TuneResult searchLaunch(const KernelInfo& k, std::size_t n, const TuningDevice& d, const LaunchMeasureFn& measure,
+                        const LaunchValues& start, const TuneOptions& options = {});
+
+/// The real measure: a uniform cube of n bodies (seed 42) in a Simulation on row k; each
+/// candidate is set with Simulation::setParams (its check refuses → std::invalid_argument), one
+/// warm-up evaluation, then the median of `samples` timed ones (1 when the warm-up took over 50 ms).
+LaunchMeasureFn forceEvaluationTimer(const KernelInfo& k, std::size_t n, int samples = 3);
+
+// ---- who tunes -----------------------------------------------------------------------------
+
+/// True for a CUDA row that can run here with at least one parameter it reads on auto in p.
+bool tunable(const KernelInfo& k, const SimParams& p);
+
+/// What ensureTuned did.
+struct TuneOutcome {
+    bool ran = false;              ///< a search ran (else the cache had the entry, or not tunable)
+    std::optional<TunedEntry> entry;
+    std::string message;           ///< the whole "Tuning … : 1.23e12 interactions/s" line
+    std::string warning;           ///< e.g. the cache could not be written (the entry is in memory)
+};
+
+/// Tunes row k at n's bucket on the current device when tunable(k, p) and the cache lacks the
+/// entry (or `force`), and stores the result. `progress` (may be empty) gets the opening
+/// "Tuning <kernel> for N≈<bucket> on <device> (once; cached in <path>) … " before the search
+/// and the closing "block 128, …: 1.23e12 interactions/s" after it. Throws what the search
+/// throws (CudaError, std::invalid_argument when nothing could run); never for a failed write.
+TuneOutcome ensureTuned(const KernelInfo& k, const SimParams& p, std::size_t n,
+                        const std::function<void(const std::string&)>& progress = {}, bool force = false);
 
 } // namespace nbody

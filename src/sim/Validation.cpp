@@ -1,4 +1,5 @@
 #include "Validation.h"
+#include "Tuner.h"
 
 #include "DeviceInfo.h"
 #include "Diagnostics.h"
@@ -105,17 +106,17 @@ std::string format(const char* fmt, double v)
     return buf;
 }
 
-std::string launchText(const KernelInfo& k, const SimParams& p)
+/// The launch parameters row k reads at n bodies as they resolve (auto ones from the tuning cache
+/// or the row's defaults, sim/Tuner.h) with their sources; "" for rows that read none.
+std::string launchText(const KernelInfo& k, const SimParams& p, std::size_t n)
 {
     std::string out;
-    const auto add = [&](const std::string& s) { out += (out.empty() ? "" : ", ") + s; };
-    if (k.params.blockSize)
-        add("block " + std::to_string(p.blockSize));
-    if (k.params.blockRows)
-        add("rows " + std::to_string(p.blockRows));
-    if (k.params.tileWidthFactor)
-        add("tile ×" + std::to_string(p.tileWidthFactor));
-    return out;
+    try {
+        out = describeResolved(k, resolveLaunch(k, p, n));
+    } catch (const std::exception&) {
+        out = describeLaunch(k, launchValues(p)); // the device could not be asked: as given
+    }
+    return out == "-" ? std::string() : out;
 }
 
 /// The checkpoints 1..K: round(c·K / C) for c = 1..C, without repeats (K always included).
@@ -364,7 +365,7 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
         r.precision = k->precision;
         r.backend = k->backend;
         r.layout = k->layout;
-        r.launch = launchText(*k, params);
+        r.launch = launchText(*k, params, initial.size());
         const auto t0 = Clock::now();
         try {
             run.sim = std::make_unique<Simulation>(initial, exact, params, "cpu");

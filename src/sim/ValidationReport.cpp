@@ -146,7 +146,10 @@ std::string textTable(const std::vector<std::vector<std::string>>& rows, const s
 
 std::string launchDescription(const SimParams& p)
 {
-    return formatString("block size %d, block rows %d, tile width factor %d", p.blockSize, p.blockRows, p.tileWidthFactor);
+    const auto v = [](int x) { return x > 0 ? std::to_string(x) : std::string("auto"); };
+    return "block size " + v(p.blockSize) + ", block rows " + v(p.blockRows) + ", tile width factor " +
+           v(p.tileWidthFactor) + ", bodies per thread " + v(p.bodiesPerThread) + ", j-split " + v(p.jSplit) +
+           ", unroll " + v(p.unroll);
 }
 
 // ---------------------------------------------------------------------------------------- JSON
@@ -570,7 +573,10 @@ std::string validationJson(const ValidationReport& r)
                        {"integrator", r.params.integrator},
                        {"blockSize", r.params.blockSize},
                        {"blockRows", r.params.blockRows},
-                       {"tileWidthFactor", r.params.tileWidthFactor}};
+                       {"tileWidthFactor", r.params.tileWidthFactor},
+                       {"bodiesPerThread", r.params.bodiesPerThread},
+                       {"jSplit", r.params.jSplit},
+                       {"unroll", r.params.unroll}};
     j["thresholds"] = {{"forceFp32", num(r.thresholds.forceFp32)},
                        {"forceFp64", num(r.thresholds.forceFp64)},
                        {"energy", num(r.thresholds.energy)},
