@@ -1032,7 +1032,8 @@ void TestSnapshot::staleTemporariesRemoved()
     const QStringList kept{"t.h5.tmp-1-a1B2c3",  // pid 1 is alive
                            "other.h5.tmp-" + QString::fromStdString(dead) + "-a1B2c3", // another target
                            "t.h5.tmp-" + QString::fromStdString(dead) + "-not-ours", // not our naming
-                           "t.h5.tmp-" + QString::fromStdString(dead) + "-fresh1"};  // newer than us
+                           "t.h5.tmp-" + QString::fromStdString(dead) + "-fresh1",  // newer than us
+                           "t.h5.tmp-123456"};                                       // a video's "<pid>"
     const auto old = fs::file_time_type::clock::now() - std::chrono::hours(1);
     for (const QStringList& names : {removed, kept})
         for (const QString& n : names) {

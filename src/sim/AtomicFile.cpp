@@ -4,6 +4,7 @@
 
 #include "AtomicFile.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
@@ -122,12 +123,13 @@ std::string pidTemplate(const std::string& prefix)
 }
 
 /// Whether `rest` (what follows ".tmp-" or ".nbody-probe-") is "<pid>-XXXXXX" (pid set) or
-/// "XXXXXX" (an earlier version's name: pid 0); false for anything else.
+/// "XXXXXX" (an earlier version's name: pid 0); false for anything else, such as FrameSink's
+/// "<pid>" of a video in progress.
 bool parseTemporarySuffix(std::string_view rest, long& pid)
 {
     pid = 0;
-    if (rest.size() == 6)
-        return true;
+    if (rest.size() == 6) // mkstemp's letters; all digits would be a pid (FrameSink's videos)
+        return !std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; });
     const std::size_t dash = rest.find('-');
     if (dash == std::string_view::npos || dash == 0 || rest.size() - dash - 1 != 6)
         return false;
