@@ -11,6 +11,7 @@
 #include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -490,6 +491,46 @@ private slots:
         QVERIFY2(straight == restarted, "the restarted run differs from the straight one");
         // No temporary files are left.
         QVERIFY(QDir(dir.path()).entryList({"*.tmp-*"}).isEmpty());
+    }
+    void foreignCsvWarns()
+    {
+        // A CSV file from another tool: extra columns are ignored, and the run says which.
+        QTemporaryDir dir;
+        QFile f(dir.filePath("foreign.csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("\xEF\xBB\xBF\"name\",\"x\",\"y\",\"z\",\"vx\",\"vy\",\"vz\",\"m\",\"rho\"\r\n"
+                "\"a, b\",1,0,0,0,0.1,0,1,3\r\n\"c\",-1,0,0,0,-0.1,0,1,4\r\n");
+        f.close();
+        const Result r = nbody({"run", "--kernel", "cpu", "--input", f.fileName(), "--steps", "1", "--no-energy"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("nbody run: warning: ") && r.err.contains(f.fileName()) && r.err.contains("'name'")
+                     && r.err.contains("'rho'"),
+                 qPrintable(r.err));
+        QVERIFY2(r.out.contains("2 bodies"), qPrintable(r.out));
+    }
+    void sigtermLeavesNoTemporaries()
+    {
+        // SIGTERM while a run writes a snapshot every step: the process ends by the signal (the
+        // cleanup handler re-raises it), no temporary file is left, and the snapshot is whole.
+        QTemporaryDir dir;
+        const QString out = dir.filePath("s.csv");
+        QProcess p;
+        p.start(cliPath(), {"run", "--kernel", "cpu", "--bodies", "3000", "--steps", "100000", "--no-energy",
+                            "--every", "1", "--output", out});
+        QVERIFY(p.waitForStarted());
+        QElapsedTimer t;
+        t.start();
+        while (!QFile::exists(out) && t.elapsed() < 60000)
+            QTest::qWait(20);
+        QVERIFY2(QFile::exists(out), "no snapshot after 60 s");
+        QTest::qWait(100);
+        p.terminate(); // SIGTERM
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitStatus(), QProcess::CrashExit); // ended by the signal, not by exit()
+        QVERIFY2(QDir(dir.path()).entryList({"*.tmp-*", ".nbody-probe-*"}, QDir::AllEntries | QDir::Hidden).isEmpty(),
+                 qPrintable(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden).join(' ')));
+        const Result r = nbody({"run", "--kernel", "cpu", "--input", out, "--steps", "1", "--no-energy"});
+        QVERIFY2(r.code == 0 && r.out.contains("3000 bodies"), qPrintable(r.err + r.out));
     }
     void captureTargets()
     {

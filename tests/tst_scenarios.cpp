@@ -554,6 +554,75 @@ private slots:
         }
         QVERIFY_THROWS_EXCEPTION(ScenarioError, readScenarioFile(dir.filePath("missing.json").toStdString()));
     }
+
+    void fileErrorsNameTheField_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("words");
+        // nlohmann keeps the last of two equal keys silently; its overflow error (out_of_range.406)
+        // named neither the file nor the field.
+        QTest::newRow("duplicate top-level key") << "{'G': 1, 'dt': 0.1, 'G': 2, 'bodies': {'generator': 'cube'}}"
+                                                 << "G" << "given twice";
+        QTest::newRow("duplicate nested key") << "{'bodies': {'generator': 'plummer', 'N': 10, 'N': 20}}"
+                                              << "bodies.N" << "given twice";
+        QTest::newRow("duplicate argument") << "{'bodies': {'generator': 'plummer', 'args': {'massRatio': 2, "
+                                               "'massRatio': 3}}}"
+                                            << "bodies.args.massRatio" << "given twice";
+        QTest::newRow("G beyond a double") << "{'G': 1e400, 'bodies': {'generator': 'cube'}}" << "G"
+                                           << "1e400' is beyond the range of a double";
+        QTest::newRow("N beyond a double") << "{'bodies': {'generator': 'plummer', 'N': -2e999}}" << "bodies.N"
+                                           << "beyond the range of a double";
+        QTest::newRow("overflow in an array") << "{'name': 'a', 'bodies': {'generator': 'plummer', 'args': "
+                                                 "{'list': [1, 2, 3e500]}}}"
+                                              << "bodies.args.list[2]" << "beyond the range";
+    }
+    void fileErrorsNameTheField()
+    {
+        QFETCH(QString, json);
+        QFETCH(QString, field);
+        QFETCH(QString, words);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("scenario.json").toStdString();
+        std::ofstream(path) << js(json);
+        try {
+            readScenarioFile(path);
+            QFAIL("accepted");
+        } catch (const ScenarioError& e) {
+            const QString what = QString::fromUtf8(e.what());
+            QCOMPARE(QString::fromStdString(e.field()), field);
+            QVERIFY2(what.startsWith(QString::fromStdString(path) + ": field '" + field + "': "), e.what());
+            QVERIFY2(what.contains(words), e.what());
+        } catch (const std::exception& e) {
+            QFAIL(qPrintable(QStringLiteral("not a ScenarioError: ") + e.what()));
+        }
+    }
+
+    void snapshotFormatContradicted()
+    {
+        // "format" says one thing, the file's content another: refused naming the scenario file,
+        // the field and the snapshot (today's build read the file as whatever it was).
+        QTemporaryDir dir;
+        World w;
+        for (int i = 0; i < 5; ++i)
+            w.addBody({float(i), 0.f, 0.f, 1.f}, {});
+        writeSnapshot(dir.filePath("s.csv").toStdString(), w);
+        const std::string json = dir.filePath("s.json").toStdString();
+        std::ofstream(json) << js("{'bodies': {'snapshot': 's.csv', 'format': 'tipsy'}}");
+        const ScenarioSpec spec = readScenarioFile(json);
+        try {
+            buildScenario(spec);
+            QFAIL("accepted");
+        } catch (const ScenarioError& e) {
+            const QString what = QString::fromUtf8(e.what());
+            QCOMPARE(e.field(), std::string("bodies.format"));
+            QVERIFY2(what.startsWith(QString::fromStdString(json) + ": field 'bodies.format': "), e.what());
+            QVERIFY2(what.contains("s.csv") && what.contains("tipsy") && what.contains("CSV"), e.what());
+        }
+        // The right format, or none, reads it.
+        std::ofstream(json) << js("{'bodies': {'snapshot': 's.csv', 'format': 'csv'}}");
+        QCOMPARE(buildScenario(readScenarioFile(json)).bodies.world.size(), std::size_t(5));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestScenarios)

@@ -38,8 +38,13 @@
 #include <limits>
 #include <random>
 
+#include <csignal>
+#include <functional>
+
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace nbody;
@@ -185,6 +190,78 @@ void h5Attribute(hid_t loc, const char* name, hid_t fileType, hid_t memType, con
     H5Sclose(space);
 }
 
+/// How a child process ended and what it reported.
+struct ChildOutcome {
+    bool exited = false; ///< by _exit (else killed by `signal`)
+    int code = -1;
+    int signal = 0;
+    QString message;
+};
+
+/// Runs `body` in a child process (fork) and waits for it. `body` returns the child's exit code
+/// and may fill `message`, which comes back through a pipe. The child leaves through H5close()
+/// and _exit(): HDF5's own clean-up runs (where a file that failed to close would crash it),
+/// Qt Test's does not.
+ChildOutcome inChild(const std::function<int(std::string& message)>& body)
+{
+    int fds[2];
+    if (::pipe(fds) != 0)
+        return {};
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(fds[0]);
+        std::string message;
+        int code = 99;
+        try {
+            code = body(message);
+        } catch (const std::exception& e) {
+            message = std::string("unexpected exception: ") + e.what();
+        }
+        H5close();
+        for (std::size_t done = 0; done < message.size();) {
+            const ssize_t n = ::write(fds[1], message.data() + done, message.size() - done);
+            if (n <= 0)
+                break;
+            done += std::size_t(n);
+        }
+        ::_exit(code);
+    }
+    ::close(fds[1]);
+    ChildOutcome out;
+    QByteArray bytes;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+        bytes.append(buf, qsizetype(n));
+    ::close(fds[0]);
+    int status = 0;
+    if (pid < 0 || ::waitpid(pid, &status, 0) != pid)
+        return out;
+    out.exited = WIFEXITED(status);
+    out.code = out.exited ? WEXITSTATUS(status) : -1;
+    out.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    out.message = QString::fromUtf8(bytes);
+    return out;
+}
+
+/// The names in `dir` matching `pattern` (e.g. "*.tmp-*"), hidden files included.
+QStringList entries(const QString& dir, const QString& pattern)
+{
+    return QDir(dir).entryList({pattern}, QDir::AllEntries | QDir::System | QDir::Hidden);
+}
+
+/// A pid that is not in use: a child that has exited and been reaped.
+pid_t deadPid()
+{
+    const pid_t pid = ::fork();
+    if (pid == 0)
+        ::_exit(0);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return pid;
+}
+
 /// Runs `steps` steps of a copy of `world` with `kernel`.
 World runFor(const World& world, const SimParams& p, const char* kernel, int steps)
 {
@@ -208,6 +285,8 @@ private slots:
     void tipsyDoublePositionsByHand();
     void detectionIgnoresExtension();
     void csvForeignFile();
+    void csvFromOtherTools_data();
+    void csvFromOtherTools();
     void orderPerFormat();
     void hdf5ForeignLayouts();
 
@@ -219,6 +298,11 @@ private slots:
     void writeFailures();
     void devFullFails();
     void failedWriteKeepsOldFile();
+    void fullDiskKeepsOldFile_data();
+    void fullDiskKeepsOldFile();
+    void staleTemporariesRemoved();
+    void signalRemovesTemporaries_data();
+    void signalRemovesTemporaries();
 
     void exactRestart_data();
     void exactRestart();
@@ -283,8 +367,8 @@ void TestSnapshot::roundTrip()
         const Group expected = (name.endsWith(".bin") && w.groups()[i] == Group::Generic) ? Group::DarkMatter
                                                                                            : w.groups()[i];
         QCOMPARE(int(s.world.groups()[i]), int(expected));
-        // Standard (big-endian) Tipsy has no ids: the index in the file.
-        QCOMPARE(s.world.ids()[i], name.endsWith(".bin") ? std::uint32_t(i) : w.ids()[i]);
+        // Every format keeps the ids (standard big-endian Tipsy in the phi slots).
+        QCOMPARE(s.world.ids()[i], w.ids()[i]);
     }
     if (f->storesParams) {
         QCOMPARE(s.world.step, w.step);
@@ -437,6 +521,62 @@ void TestSnapshot::csvForeignFile()
     QVERIFY(!s.params.has_value());
 }
 
+void TestSnapshot::csvFromOtherTools_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QStringList>("ignored"); // columns the warning must name; none: no warning
+    const QByteArray rows = "1,2,3,0.5,0,0,7\n-1,-2,-3,0,0.25,0,8\n";
+    QTest::newRow("UTF-8 byte order mark") << "\xEF\xBB\xBFx,y,z,vx,vy,vz,m\n" + rows << QStringList{};
+    QTest::newRow("BOM, CRLF (a spreadsheet)")
+        << QByteArray("\xEF\xBB\xBFx,y,z,vx,vy,vz,m\r\n1,2,3,0.5,0,0,7\r\n-1,-2,-3,0,0.25,0,8\r\n") << QStringList{};
+    QTest::newRow("quoted header and fields")
+        << QByteArray("\"x\",\"y\",\"z\",\"vx\",\"vy\",\"vz\",\"m\"\n\"1\",\"2\",\"3\",\"0.5\",\"0\",\"0\",\"7\"\n"
+                      "-1,-2,-3,0,\"0.25\",0,8\n")
+        << QStringList{};
+    QTest::newRow("extra columns: name (quoted, with commas, quotes, a line end) and rho")
+        << QByteArray("name,x,y,z,vx,vy,vz,m,rho\n\"Sun, the \"\"star\"\"\",1,2,3,0.5,0,0,7,1.4\n"
+                      "\"two\nlines\",-1,-2,-3,0,0.25,0,8,0.1\n")
+        << QStringList{"'name'", "'rho'"};
+    QTest::newRow("CR-only line ends (old Mac)")
+        << QByteArray("# bodies = 2\rx,y,z,vx,vy,vz,m\r1,2,3,0.5,0,0,7\r-1,-2,-3,0,0.25,0,8\r") << QStringList{};
+}
+
+void TestSnapshot::csvFromOtherTools()
+{
+    // Files as spreadsheets and other tools write them (today's reader: "unknown column
+    // '\ufeffx'", quoted headers and extra columns refused, "unknown column 'm0'" for CR-only).
+    QFETCH(QByteArray, bytes);
+    QFETCH(QStringList, ignored);
+    for (const char* name : {"other.csv", "other-no-extension"}) { // detected from the content too
+        const QString path = file(QString::fromLatin1(name));
+        writeBytes(path, bytes);
+        Snapshot s;
+        try {
+            s = readSnapshot(path.toStdString());
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
+        QCOMPARE(s.formatId, std::string("csv"));
+        QCOMPARE(s.world.size(), std::size_t(2));
+        QCOMPARE(s.world.positions()[0].x, 1.f);
+        QCOMPARE(s.world.positions()[0].z, 3.f);
+        QCOMPARE(s.world.positions()[0].w, 7.f);
+        QCOMPARE(s.world.velocities()[0].x, 0.5f);
+        QCOMPARE(s.world.positions()[1].y, -2.f);
+        QCOMPARE(s.world.velocities()[1].y, 0.25f);
+        QCOMPARE(s.world.positions()[1].w, 8.f);
+        if (ignored.isEmpty()) {
+            QVERIFY2(s.warnings.empty(), s.warnings.empty() ? "" : s.warnings.front().c_str());
+        } else {
+            QCOMPARE(s.warnings.size(), std::size_t(1)); // one line for all of them
+            const QString w = QString::fromStdString(s.warnings.front());
+            QVERIFY2(w.contains(path) && w.contains("ignored"), qPrintable(w));
+            for (const QString& column : ignored)
+                QVERIFY2(w.contains(column), qPrintable(w));
+        }
+    }
+}
+
 void TestSnapshot::orderPerFormat()
 {
     // Groups interleaved: CSV keeps the order, HDF5 and Tipsy store type by type (ids show it).
@@ -534,8 +674,8 @@ void TestSnapshot::refused_data()
     QTest::newRow("csv: not a number") << "bad.csv" << "csv:15:3:abc" << QStringList{"column 'vx'", "not a number"};
     QTest::newRow("csv: bad group") << "bad.csv" << "csv:15:8:halo" << QStringList{"column 'group'", "halo"};
     QTest::newRow("csv: too many rows for the header") << "bad.csv" << "dupfirstrow" << QStringList{"more rows than"};
-    QTest::newRow("csv: unknown column") << "bad.csv" << "header:x,y,z,vx,vy,vz,m,id,colour"
-                                         << QStringList{"unknown column 'colour'"};
+    QTest::newRow("csv: unterminated quote") << "bad.csv" << "header:x,y,z,vx,vy,vz,\"m,id,group"
+                                             << QStringList{"line 9", "header row", "quoted field", "not closed"};
     QTest::newRow("csv: missing column") << "bad.csv" << "header:x,y,vx,vy,vz,m,id,group"
                                          << QStringList{"no column 'z'"};
     QTest::newRow("csv: bodies = 2^40") << "bad.csv" << "replace:# bodies = 37:# bodies = 1099511627776"
@@ -758,8 +898,7 @@ void TestSnapshot::devFullFails()
     // And through writeAtomically: a failing fill leaves neither the target nor a temporary file.
     const QString target = file(QStringLiteral("full.csv"));
     try {
-        writeAtomically(target.toStdString(), [](const std::string& temp) {
-            FileSink tempSink(temp);
+        writeStreamAtomically(target.toStdString(), [](FileSink& tempSink) {
             tempSink.write("partial", 7);
             FileSink full("/dev/full");
             std::vector<unsigned char> data(1 << 16, 0x2a);
@@ -791,6 +930,177 @@ void TestSnapshot::failedWriteKeepsOldFile()
     QCOMPARE(readSnapshot(path.toStdString()).world.time, 99.0);
     namespace fs = std::filesystem;
     QCOMPARE(fs::status(path.toStdString()).permissions(), fs::perms::owner_read | fs::perms::owner_write);
+}
+
+void TestSnapshot::fullDiskKeepsOldFile_data()
+{
+    QTest::addColumn<QString>("writer"); // a snapshot format, or "text" (writeTextAtomically: scenario
+                                         // files, diagnostics CSV, reports, bench output)
+    QTest::addColumn<QString>("limit");  // "rlimit": RLIMIT_FSIZE; "tmpfs": a 64 KiB tmpfs (root only)
+    for (const char* limit : {"rlimit", "tmpfs"})
+        for (const char* writer : {"hdf5", "csv", "tipsy", "text"})
+            QTest::addRow("%s, %s", writer, limit) << QString(writer) << QString(limit);
+}
+
+void TestSnapshot::fullDiskKeepsOldFile()
+{
+    // A small valid file, then a big one that does not fit (a file size limit of 32 KiB, or a
+    // 64 KiB file system): the write must fail naming the file and the OS error, leave the old
+    // file byte-identical and no temporary file, and the process must end normally (HDF5 1.10
+    // crashed at exit after a failed H5Fclose, and on a full tmpfs reported success).
+    QFETCH(QString, writer);
+    QFETCH(QString, limit);
+    QString dir = m_tmp.path();
+    struct Unmount {
+        QString path;
+        ~Unmount()
+        {
+            if (!path.isEmpty())
+                ::umount2(path.toLocal8Bit().constData(), MNT_DETACH);
+        }
+    } unmount;
+    if (limit == "tmpfs") {
+        dir = file("small-" + writer);
+        QVERIFY(QDir().mkpath(dir));
+        if (::mount("tmpfs", dir.toLocal8Bit().constData(), "tmpfs", 0, "size=64k") != 0)
+            QSKIP(qPrintable(QStringLiteral("cannot mount a tmpfs here (%1): the rlimit rows cover the failure")
+                                 .arg(QString::fromLocal8Bit(std::strerror(errno)))));
+        unmount.path = dir;
+    }
+    const QString ext = writer == "hdf5" ? "h5" : writer == "csv" ? "csv" : writer == "tipsy" ? "bin" : "json";
+    const std::string target = (dir + "/restart." + ext).toStdString();
+    const RestartParams params;
+    auto write = [&](const World& w) {
+        if (writer == "text")
+            writeTextAtomically(target, std::string(w.size() * 60, 'x') + "\n");
+        else
+            writeSnapshot(target, w, &params, writer.toStdString());
+    };
+    write(mixedWorld());
+    const QByteArray before = readBytes(QString::fromStdString(target));
+    QVERIFY(!before.isEmpty() && before.size() < 16 * 1024);
+
+    World big;
+    for (int i = 0; i < 3000; ++i)
+        big.addBody(Float4{float(i), -0.5f * float(i), 1e-3f * float(i), 1.f + float(i % 7)},
+                    Float4{0.25f, float(i % 11), -1.f, 0.f}, Group(i % 4), std::uint32_t(7 * i));
+    const ChildOutcome child = inChild([&](std::string& message) {
+        if (limit == "rlimit") {
+            std::signal(SIGXFSZ, SIG_IGN); // the write fails with EFBIG instead of ending the process
+            rlimit r{};
+            ::getrlimit(RLIMIT_FSIZE, &r);
+            r.rlim_cur = 32 * 1024;
+            if (::setrlimit(RLIMIT_FSIZE, &r) != 0)
+                return message = "setrlimit failed", 2;
+        }
+        try {
+            write(big);
+            message = "the write succeeded";
+            return 1;
+        } catch (const WriteError& e) {
+            message = e.what();
+            return 0;
+        }
+    });
+    QVERIFY2(child.exited, qPrintable(QStringLiteral("the writer was killed by signal %1 after: %2")
+                                          .arg(child.signal)
+                                          .arg(child.message)));
+    QVERIFY2(child.code == 0, qPrintable(child.message));
+    const QString osError = limit == "rlimit" ? QString::fromLocal8Bit(std::strerror(EFBIG))
+                                              : QString::fromLocal8Bit(std::strerror(ENOSPC));
+    QVERIFY2(child.message.contains(QString::fromStdString(target)) && child.message.contains(osError),
+             qPrintable(child.message));
+    QCOMPARE(readBytes(QString::fromStdString(target)), before);
+    QVERIFY2(entries(dir, "*.tmp-*").isEmpty() && entries(dir, ".nbody-probe-*").isEmpty(),
+             qPrintable(entries(dir, "*").join(' ')));
+    if (writer != "text")
+        QCOMPARE(readSnapshot(target).world.size(), mixedWorld().size());
+}
+
+void TestSnapshot::staleTemporariesRemoved()
+{
+    // What a killed writer leaves: temporary files and directory probes named with its pid.
+    // The next write to the same target removes those of dead processes written before this
+    // process started, and keeps the rest (a live writer's, another target's, a fresh one).
+    namespace fs = std::filesystem;
+    const QString dir = file("stale");
+    QVERIFY(QDir().mkpath(dir));
+    const std::string dead = std::to_string(deadPid());
+    QVERIFY(::kill(pid_t(std::stol(dead)), 0) != 0);
+    const QStringList removed{"t.h5.tmp-" + QString::fromStdString(dead) + "-a1B2c3", "t.h5.tmp-Zz9yX8",
+                              ".nbody-probe-" + QString::fromStdString(dead) + "-q0W9e8", ".nbody-probe-Ab12Cd"};
+    const QStringList kept{"t.h5.tmp-1-a1B2c3",  // pid 1 is alive
+                           "other.h5.tmp-" + QString::fromStdString(dead) + "-a1B2c3", // another target
+                           "t.h5.tmp-" + QString::fromStdString(dead) + "-not-ours", // not our naming
+                           "t.h5.tmp-" + QString::fromStdString(dead) + "-fresh1",  // newer than us
+                           "t.h5.tmp-123456"};                                       // a video's "<pid>"
+    const auto old = fs::file_time_type::clock::now() - std::chrono::hours(1);
+    for (const QStringList& names : {removed, kept})
+        for (const QString& n : names) {
+            writeBytes(dir + "/" + n, "partial");
+            if (!n.endsWith("fresh1"))
+                fs::last_write_time((dir + "/" + n).toStdString(), old);
+        }
+    writeSnapshot((dir + "/t.h5").toStdString(), mixedWorld());
+    for (const QString& n : removed)
+        QVERIFY2(!QFile::exists(dir + "/" + n), qPrintable(n + " was left"));
+    for (const QString& n : kept)
+        QVERIFY2(QFile::exists(dir + "/" + n), qPrintable(n + " was removed"));
+    QCOMPARE(readSnapshot((dir + "/t.h5").toStdString()).world.size(), mixedWorld().size());
+    QCOMPARE(removeStaleTemporaries((dir + "/t.h5").toStdString()), std::size_t(0));
+}
+
+void TestSnapshot::signalRemovesTemporaries_data()
+{
+    QTest::addColumn<int>("sig");
+    QTest::newRow("SIGTERM") << int(SIGTERM);
+    QTest::newRow("SIGINT") << int(SIGINT);
+}
+
+void TestSnapshot::signalRemovesTemporaries()
+{
+    // A writer killed in the middle of a write (a hook in the fill waits for the signal): with
+    // installTemporaryFileCleanup (as the command line does), the temporary file goes, the old
+    // file stays, and the process still ends by the signal.
+    QFETCH(int, sig);
+    const QString dir = file("signalled");
+    QVERIFY(QDir().mkpath(dir));
+    const QString target = dir + "/s.csv";
+    writeSnapshot(target.toStdString(), mixedWorld());
+    const QByteArray before = readBytes(target);
+    int ready[2];
+    QVERIFY(::pipe(ready) == 0);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(ready[0]);
+        // As in a fresh `nbody` process: Qt Test's crash handlers off, the default actions back.
+        std::signal(SIGTERM, SIG_DFL);
+        std::signal(SIGINT, SIG_DFL);
+        installTemporaryFileCleanup();
+        try {
+            writeStreamAtomically(target.toStdString(), [&](FileSink& sink) {
+                sink.write("x,y,z,vx,vy,vz,m\n", 17);
+                (void)!::write(ready[1], "r", 1);
+                for (;;)
+                    ::pause(); // mid-write until the signal ends the process
+            });
+        } catch (...) {
+        }
+        ::_exit(3);
+    }
+    ::close(ready[1]);
+    char c = 0;
+    QCOMPARE(::read(ready[0], &c, 1), ssize_t(1));
+    ::close(ready[0]);
+    QCOMPARE(entries(dir, "s.csv.tmp-*").size(), qsizetype(1)); // the write is in progress
+    QCOMPARE(::kill(pid, sig), 0);
+    int status = 0;
+    QCOMPARE(::waitpid(pid, &status, 0), pid);
+    QVERIFY2(WIFSIGNALED(status) && WTERMSIG(status) == sig, qPrintable(QString::number(status)));
+    QVERIFY2(entries(dir, "*.tmp-*").isEmpty(), qPrintable(entries(dir, "*").join(' ')));
+    QCOMPARE(readBytes(target), before);
 }
 
 void TestSnapshot::exactRestart_data()

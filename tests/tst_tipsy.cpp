@@ -8,6 +8,7 @@
 /// compiled in as NBODY_DATA_DIR); the real-file tests skip when the file is absent.
 
 #include "sim/Scenario.h"
+#include "sim/Snapshot.h"
 #include "sim/Tipsy.h"
 
 #include "FormatErrors.h"
@@ -140,6 +141,8 @@ private slots:
 
     void roundTrip_data();
     void roundTrip();
+    void bigEndianIds_data();
+    void bigEndianIds();
 
     void malformed_data();
     void malformed();
@@ -315,6 +318,62 @@ void TestTipsy::roundTrip()
         QCOMPARE(world.groups()[k], g);
         QCOMPARE(world.ids()[k], bigEndian ? std::uint32_t(i) : std::uint32_t(1000 + 7 * i));
     }
+}
+
+void TestTipsy::bigEndianIds_data()
+{
+    QTest::addColumn<int>("phiKind"); // 0: ids, 1: all 0 (unset), 2: potentials, 3: ids but one repeated
+    QTest::addColumn<bool>("idsKept");
+    QTest::newRow("ids in the phi slots") << 0 << true;
+    QTest::newRow("phi all 0") << 1 << false;
+    QTest::newRow("phi potentials (negative floats)") << 2 << false;
+    QTest::newRow("phi integers with a repeat") << 3 << false;
+}
+
+void TestTipsy::bigEndianIds()
+{
+    // A big-endian file whose phi slots hold the particle ids as int32 (as Bonsai stores them, and
+    // as the snapshot writer does): the ids survive (they read back as 0..N-1 before). Slots that
+    // are potentials or unset give the index, as before.
+    QFETCH(int, phiKind);
+    QFETCH(bool, idsKept);
+    const int nsph = 2, ndark = 3, nstar = 4, n = nsph + ndark + nstar;
+    TipsyWriter w(true, 28);
+    w.header(0.5, n, 3, nsph, ndark, nstar);
+    const int extra[3] = {5, 2, 4};
+    auto idOf = [](int i) { return qint32(5000 + 13 * (n - i)); }; // not the index, not sorted
+    for (int i = 0; i < n; ++i) {
+        const int family = i < nsph ? 0 : i < nsph + ndark ? 1 : 2;
+        for (int f = 0; f < 7; ++f)
+            w.f32(1.f + float(i) + 0.125f * float(f));
+        for (int e = 0; e < extra[family] - 1; ++e)
+            w.f32(0.f);
+        switch (phiKind) {
+        case 0: w.i32(idOf(i)); break;
+        case 1: w.f32(0.f); break;
+        case 2: w.f32(-0.75f - float(i)); break;
+        default: w.i32(i == 4 ? idOf(3) : idOf(i)); break;
+        }
+    }
+    const QString path = m_tmp.filePath(QStringLiteral("big-ids.bin"));
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        QCOMPARE(f.write(w.bytes()), qint64(w.bytes().size()));
+    }
+    TipsyInfo info;
+    const World world = readTipsy(path.toStdString(), &info);
+    QVERIFY(info.bigEndian);
+    QCOMPARE(info.idsInPhi, idsKept);
+    QCOMPARE(world.size(), std::size_t(n));
+    for (int i = 0; i < n; ++i) {
+        QCOMPARE(world.ids()[std::size_t(i)], idsKept ? std::uint32_t(idOf(i)) : std::uint32_t(i));
+        QCOMPARE(world.positions()[std::size_t(i)].w, 1.f + float(i));
+    }
+    // The snapshot writer's standard (big-endian) file keeps them too.
+    const QString out = m_tmp.filePath(QStringLiteral("again.bin"));
+    writeSnapshot(out.toStdString(), world);
+    QCOMPARE(readSnapshot(out.toStdString()).world.ids(), world.ids());
 }
 
 void TestTipsy::malformed_data()

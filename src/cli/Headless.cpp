@@ -109,6 +109,8 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
             out = scenarioSystem(command, o);
         } else if (!o.input.empty()) {
             Snapshot snap = readSnapshot(o.input); // any format, detected from the content
+            for (const std::string& w : snap.warnings)
+                std::fprintf(stderr, "nbody %s: warning: %s\n", command, w.c_str());
             out.world = std::move(snap.world);
             if (snap.params) { // the run's own parameters: an exact continuation
                 out.params.G = snap.params->G;

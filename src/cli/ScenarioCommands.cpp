@@ -51,6 +51,8 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
                      command);
     }
     BuiltScenario b = buildScenario(spec);
+    for (const std::string& w : b.warnings)
+        std::fprintf(stderr, "nbody %s: warning: %s\n", command, w.c_str());
     PreparedSystem s;
     s.world = std::move(b.bodies.world);
     s.exact = std::move(b.bodies.exact);

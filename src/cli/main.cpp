@@ -5,6 +5,7 @@
 #include "Headless.h"
 #include "RenderCommand.h"
 #include "ValidateCommand.h"
+#include "sim/AtomicFile.h"
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +14,7 @@
 int main(int argc, char** argv)
 {
     using namespace nbody::cli;
+    nbody::installTemporaryFileCleanup(); // SIGINT/SIGTERM/SIGHUP leave no temporary files behind
     CLI::App app{"N-Body Sandbox command line: gravitational N-body simulation on the CPU and CUDA GPUs"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("nbody 0.1.0"));

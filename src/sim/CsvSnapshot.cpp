@@ -44,18 +44,115 @@ std::string_view trim(std::string_view s)
     return s;
 }
 
-std::vector<std::string_view> splitFields(std::string_view line)
+/// Splits a record into fields (RFC 4180): comma-separated; a field may be quoted ("…"), with ""
+/// for a quote inside and commas and line ends as data; spaces around a field are trimmed.
+/// Returns false (and `problem`) for an unterminated quote or text after a closing quote.
+bool splitFields(std::string_view record, std::vector<std::string>& out, std::string& problem)
 {
-    std::vector<std::string_view> out;
-    std::size_t start = 0;
+    out.clear();
+    std::size_t i = 0;
     for (;;) {
-        const std::size_t comma = line.find(',', start);
-        out.push_back(trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
-        if (comma == std::string_view::npos)
-            return out;
-        start = comma + 1;
+        while (i < record.size() && (record[i] == ' ' || record[i] == '\t'))
+            ++i;
+        std::string field;
+        if (i < record.size() && record[i] == '"') {
+            const std::size_t open = i++;
+            for (;;) {
+                if (i >= record.size()) {
+                    problem = "a quoted field (opened at column " + std::to_string(open + 1) + ") is not closed";
+                    return false;
+                }
+                if (record[i] == '"') {
+                    if (i + 1 < record.size() && record[i + 1] == '"') {
+                        field += '"';
+                        i += 2;
+                        continue;
+                    }
+                    ++i;
+                    break;
+                }
+                field += record[i++];
+            }
+            while (i < record.size() && (record[i] == ' ' || record[i] == '\t'))
+                ++i;
+            if (i < record.size() && record[i] != ',') {
+                problem = "text after the closing quote of a field (column " + std::to_string(i + 1) + ")";
+                return false;
+            }
+        } else {
+            const std::size_t comma = std::min(record.find(',', i), record.size());
+            field = std::string(trim(record.substr(i, comma - i)));
+            i = comma;
+        }
+        out.push_back(std::move(field));
+        if (i >= record.size())
+            return true;
+        ++i; // the comma
     }
 }
+
+/// Reads records from a stream: line ends may be LF, CRLF or CR alone (old Mac files); a line
+/// end inside a quoted field belongs to the field (RFC 4180), except in comment lines (`#`).
+/// Counts physical lines, so messages name the line where a record starts.
+class RecordReader {
+public:
+    explicit RecordReader(std::istream& in) : m_in(in) {}
+
+    /// The next record without its line end; false at the end of the file.
+    bool next(std::string& record)
+    {
+        record.clear();
+        m_line = m_nextLine;
+        bool quoted = false, any = false, comment = false, content = false;
+        for (int c; (c = get()) != EOF;) {
+            any = true;
+            if (!content && c != ' ' && c != '\t') {
+                content = true;
+                comment = c == '#';
+            }
+            if (c == '"' && !comment)
+                quoted = !quoted;
+            if (c == '\n' || c == '\r') {
+                if (c == '\r' && peek() == '\n')
+                    get();
+                ++m_nextLine;
+                if (!quoted)
+                    return true;
+            }
+            record += char(c);
+        }
+        return any;
+    }
+    /// The physical line (1-based) where the last record started.
+    std::uint64_t line() const { return m_line; }
+    bool bad() const { return m_in.bad(); }
+
+private:
+    int get()
+    {
+        if (m_pos == m_end && !fill())
+            return EOF;
+        return static_cast<unsigned char>(m_buffer[m_pos++]);
+    }
+    int peek()
+    {
+        if (m_pos == m_end && !fill())
+            return EOF;
+        return static_cast<unsigned char>(m_buffer[m_pos]);
+    }
+    bool fill()
+    {
+        m_in.read(m_buffer.data(), std::streamsize(m_buffer.size()));
+        m_pos = 0;
+        m_end = std::size_t(m_in.gcount());
+        return m_end > 0;
+    }
+
+    std::istream& m_in;
+    std::array<char, 1 << 16> m_buffer{};
+    std::size_t m_pos = 0, m_end = 0;
+    std::uint64_t m_line = 0, m_nextLine = 1;
+};
 
 template <typename T>
 std::optional<T> parseNumber(std::string_view s, std::errc* error = nullptr)
@@ -83,7 +180,9 @@ std::string shortest(T v)
 
 bool looksLikeCsv(std::span<const unsigned char> head, std::uint64_t)
 {
-    if (head.empty() || !(head[0] == '#' || std::isalpha(head[0])))
+    if (head.size() >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF)
+        head = head.subspan(3); // a UTF-8 byte order mark
+    if (head.empty() || !(head[0] == '#' || head[0] == '"' || std::isalpha(head[0])))
         return false;
     return std::all_of(head.begin(), head.end(), [](unsigned char c) {
         return c == '\n' || c == '\r' || c == '\t' || (c >= 0x20 && c < 0x7f) || c >= 0x80;
@@ -105,22 +204,28 @@ Snapshot readCsvSnapshot(const std::string& path)
     bool endsWithNewline = false;
     if (fileSize > 0) {
         in.seekg(-1, std::ios::end);
-        endsWithNewline = in.get() == '\n';
+        const int last = in.get();
+        endsWithNewline = last == '\n' || last == '\r';
         in.seekg(0);
     }
 
     // ---- comments and the header row ----
     std::map<std::string, std::string> keys;
     std::string line;
-    std::uint64_t lineNo = 0;
+    RecordReader reader(in);
     std::array<int, kColumns> where;
     where.fill(-1);
     std::size_t fieldCount = 0;
-    for (;;) {
-        if (!std::getline(in, line))
+    std::vector<std::string> fields;
+    std::string splitProblem;
+    std::vector<std::string> ignored; // unknown columns, as named in the file
+    for (bool first = true;; first = false) {
+        if (!reader.next(line))
             fail(path, "no header row (x,y,z,vx,vy,vz,m[,id][,group])");
-        ++lineNo;
+        if (first && line.starts_with("\xEF\xBB\xBF"))
+            line.erase(0, 3); // a UTF-8 byte order mark (spreadsheets write one)
         const std::string_view t = trim(line);
+        const std::string at = "line " + std::to_string(reader.line()) + ": ";
         if (t.empty())
             continue;
         if (t.front() == '#') {
@@ -129,32 +234,42 @@ Snapshot readCsvSnapshot(const std::string& path)
                 keys[std::string(trim(body.substr(0, eq)))] = std::string(trim(body.substr(eq + 1)));
             continue;
         }
-        const auto names = splitFields(t);
-        fieldCount = names.size();
-        for (std::size_t i = 0; i < names.size(); ++i) {
-            std::string n(names[i]);
+        if (!splitFields(t, fields, splitProblem))
+            fail(path, at + "the header row: " + splitProblem);
+        fieldCount = fields.size();
+        for (std::size_t i = 0; i < fields.size(); ++i) {
+            std::string n = fields[i];
             std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return char(std::tolower(c)); });
             if (n == "mass")
                 n = "m";
             const auto it = std::find(kColumnNames.begin(), kColumnNames.end(), n);
-            if (it == kColumnNames.end())
-                fail(path, "line " + std::to_string(lineNo) + ": unknown column '" + std::string(names[i])
-                               + "' (known: x, y, z, vx, vy, vz, m, id, group)");
+            if (it == kColumnNames.end()) {
+                ignored.push_back(fields[i]);
+                continue;
+            }
             const auto c = std::size_t(it - kColumnNames.begin());
             if (where[c] >= 0)
-                fail(path, "line " + std::to_string(lineNo) + ": column '" + n + "' appears twice");
+                fail(path, at + "column '" + n + "' appears twice");
             where[c] = int(i);
         }
         for (int c = X; c <= M; ++c)
             if (where[std::size_t(c)] < 0)
-                fail(path, "line " + std::to_string(lineNo) + ": the header row has no column '"
-                               + kColumnNames[std::size_t(c)] + "' (x, y, z, vx, vy, vz, m are required)");
+                fail(path, at + "the header row has no column '" + kColumnNames[std::size_t(c)]
+                               + "' (x, y, z, vx, vy, vz, m are required)");
         break;
     }
 
     // ---- the key = value comments ----
     Snapshot snap;
     snap.formatId = "csv";
+    if (!ignored.empty()) {
+        std::string names;
+        for (const std::string& n : ignored)
+            names += (names.empty() ? "'" : ", '") + n + "'";
+        snap.warnings.push_back("CSV file '" + path + "': line " + std::to_string(reader.line()) + ": ignored "
+                                + (ignored.size() == 1 ? "an unknown column " : "unknown columns ") + names
+                                + " (known: x, y, z, vx, vy, vz, m, id, group)");
+    }
     auto key = [&](const char* name) -> const std::string* {
         const auto it = keys.find(name);
         return it == keys.end() ? nullptr : &it->second;
@@ -223,22 +338,24 @@ Snapshot readCsvSnapshot(const std::string& path)
     if (declared)
         world.reserve(std::size_t(*declared));
     std::uint64_t index = 0;
-    while (std::getline(in, line)) {
-        ++lineNo;
+    while (reader.next(line)) {
         const std::string_view t = trim(line);
         if (t.empty() || t.front() == '#')
             continue;
-        auto where_ = [&] { return "line " + std::to_string(lineNo) + " (particle " + std::to_string(index) + ")"; };
+        auto where_ = [&] {
+            return "line " + std::to_string(reader.line()) + " (particle " + std::to_string(index) + ")";
+        };
         if (index >= (declared ? *declared : std::uint64_t(kMaxBodies)))
             fail(path, where_() + ": more rows than " + (declared ? "the header's bodies = " + std::to_string(*declared)
                                                                   : "the limit of " + std::to_string(kMaxBodies) + " bodies"));
-        const auto fields = splitFields(t);
+        if (!splitFields(t, fields, splitProblem))
+            fail(path, where_() + ": " + splitProblem);
         if (fields.size() != fieldCount)
             fail(path, where_() + ": " + std::to_string(fields.size()) + " fields, the header row has "
                            + std::to_string(fieldCount) + (fields.size() < fieldCount ? " (truncated?)" : ""));
         std::array<float, 7> v{};
         for (int c = X; c <= M; ++c) {
-            const std::string_view text = fields[std::size_t(where[std::size_t(c)])];
+            const std::string_view text = trim(fields[std::size_t(where[std::size_t(c)])]);
             std::errc err{};
             auto f = parseNumber<float>(text, &err);
             if (!f && err == std::errc::result_out_of_range) {
@@ -256,7 +373,7 @@ Snapshot readCsvSnapshot(const std::string& path)
         }
         std::uint32_t id = World::kAutoId;
         if (where[Id] >= 0) {
-            const std::string_view text = fields[std::size_t(where[Id])];
+            const std::string_view text = trim(fields[std::size_t(where[Id])]);
             const auto n = parseNumber<std::uint32_t>(text);
             if (!n || *n == World::kAutoId)
                 fail(path, where_() + ": column 'id': '" + std::string(text) + "' is not an id (0 .. 4294967294)");
@@ -264,7 +381,7 @@ Snapshot readCsvSnapshot(const std::string& path)
         }
         Group group = Group::Generic;
         if (where[Grp] >= 0) {
-            std::string text(fields[std::size_t(where[Grp])]);
+            std::string text(trim(fields[std::size_t(where[Grp])]));
             std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
             const auto named = std::find(kGroupNames.begin(), kGroupNames.end(), text);
             const auto number = parseNumber<unsigned>(text);
@@ -278,8 +395,8 @@ Snapshot readCsvSnapshot(const std::string& path)
         world.addBody(Float4{v[X], v[Y], v[Z], v[M]}, Float4{v[VX], v[VY], v[VZ], 0.f}, group, id);
         ++index;
     }
-    if (in.bad())
-        fail(path, "read error after line " + std::to_string(lineNo));
+    if (reader.bad())
+        fail(path, "read error after line " + std::to_string(reader.line()));
     if (declared && index != *declared)
         fail(path, "truncated: the header says " + std::to_string(*declared) + " bodies, the file has "
                        + std::to_string(index) + " rows");
@@ -290,8 +407,7 @@ Snapshot readCsvSnapshot(const std::string& path)
 
 void writeCsvSnapshot(const std::string& path, const World& world, const RestartParams* params)
 {
-    writeAtomically(path, [&](const std::string& temp) {
-        FileSink sink(temp);
+    writeStreamAtomically(path, [&](FileSink& sink) {
         std::string text = "# nbody-sandbox snapshot\n# bodies = " + std::to_string(world.size())
             + "\n# time = " + shortest(world.time) + "\n# step = " + std::to_string(world.step) + "\n";
         if (params)
@@ -320,7 +436,6 @@ void writeCsvSnapshot(const std::string& path, const World& world, const Restart
             }
         }
         sink.write(text);
-        sink.close();
     });
 }
 

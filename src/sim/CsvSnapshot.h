@@ -20,13 +20,19 @@
 /// Comment lines (`#`) come before the header row; `key = value` comments carry the number of
 /// bodies, time, step and the run's parameters (RestartParams when G, eps2 and dt are all
 /// there). The header row names the columns, in any order: x, y, z, vx, vy, vz, m (or mass) are
-/// required, id (unsigned 32-bit) and group (generic, dark, star, gas or 0..3) optional. Numbers
-/// are written in the shortest form that reads back to the same fp32 value (std::to_chars), so a
-/// round trip is bitwise; the time is written as a double the same way.
+/// required, id (unsigned 32-bit) and group (generic, dark, star, gas or 0..3) optional; other
+/// columns (a name, a density from another tool) are ignored, with one line in
+/// Snapshot::warnings naming them. Numbers are written in the shortest form that reads back to
+/// the same fp32 value (std::to_chars), so a round trip is bitwise; the time is written as a
+/// double the same way.
+///
+/// Files from other tools are read as RFC 4180 describes them: a UTF-8 byte order mark is
+/// skipped; fields may be quoted ("x","y"; "" for a quote, commas and line ends inside quotes are
+/// data); line ends may be LF, CRLF or CR alone (old Mac files).
 ///
 /// When a `# bodies = N` line is present, N is checked against the file size before anything is
 /// allocated, the rows must number exactly N, and the file must end with a line end (a
-/// truncated file is refused). Fields are separated by commas; quoting is not supported.
+/// truncated file is refused).
 
 #include "Snapshot.h"
 
@@ -36,7 +42,8 @@
 
 namespace nbody {
 
-/// Text whose first line is a comment or starts with a letter, with printable bytes only.
+/// Text whose first line (after a UTF-8 byte order mark) is a comment or starts with a letter or
+/// a quote, with printable bytes only.
 bool looksLikeCsv(std::span<const unsigned char> head, std::uint64_t fileSize);
 /// Throws FormatError naming the file, the line, the particle and the column.
 Snapshot readCsvSnapshot(const std::string& path);

@@ -406,6 +406,87 @@ ScenarioSpec parseScenario(const json& doc, const std::string& baseDir)
     return s;
 }
 
+namespace {
+
+/// Parses JSON text, tracking the path of what is being parsed ("bodies.N", "a[2].b") so that
+/// the errors nlohmann's parser gives without one name the field: a key given twice in one
+/// object (the parser keeps the last silently) and a number beyond the range of a double
+/// (out_of_range.406 "number overflow"). Throws ScenarioError (with `source`).
+json parseTracked(const std::string& text, const std::string& source)
+{
+    struct Level {
+        bool isObject;
+        std::set<std::string> keys;
+        std::string current; ///< the key being parsed (objects)
+        std::size_t index = 0; ///< the element being parsed (arrays)
+    };
+    std::vector<Level> stack;
+    auto pathOf = [&] {
+        std::string p;
+        for (const Level& l : stack) {
+            if (l.isObject)
+                p += (p.empty() ? "" : ".") + l.current;
+            else
+                p += "[" + std::to_string(l.index) + "]";
+        }
+        return p;
+    };
+    std::string duplicate; // the first key given twice
+    auto callback = [&](int, json::parse_event_t event, json& parsed) -> bool {
+        switch (event) {
+        case json::parse_event_t::object_start:
+            stack.push_back({true, {}, {}, 0});
+            break;
+        case json::parse_event_t::array_start:
+            stack.push_back({false, {}, {}, 0});
+            break;
+        case json::parse_event_t::object_end:
+        case json::parse_event_t::array_end:
+            if (!stack.empty())
+                stack.pop_back();
+            if (!stack.empty() && !stack.back().isObject)
+                ++stack.back().index;
+            break;
+        case json::parse_event_t::key:
+            if (!stack.empty()) {
+                Level& top = stack.back();
+                top.current = parsed.is_string() ? parsed.get<std::string>() : parsed.dump();
+                if (!top.keys.insert(top.current).second && duplicate.empty())
+                    duplicate = pathOf();
+            }
+            break;
+        case json::parse_event_t::value:
+            if (!stack.empty() && !stack.back().isObject)
+                ++stack.back().index;
+            break;
+        }
+        return true;
+    };
+    json doc;
+    try {
+        doc = json::parse(text, callback);
+    } catch (const json::parse_error& e) {
+        throw ScenarioError("", std::string("not valid JSON: ") + e.what(), source);
+    } catch (const json::out_of_range& e) {
+        // 406: a number that does not fit a double; the message quotes it.
+        const std::string what = e.what();
+        const std::size_t q = what.find('\'');
+        const std::string number = q == std::string::npos ? "" : what.substr(q);
+        throw ScenarioError(pathOf(), e.id == 406 ? "the number " + number + " is beyond the range of a double (about "
+                                                        "1.8e308)"
+                                                  : what,
+                            source);
+    } catch (const json::exception& e) {
+        throw ScenarioError(pathOf(), e.what(), source);
+    }
+    if (!duplicate.empty())
+        throw ScenarioError(duplicate, "is given twice in the same object (only one value can count: remove the other)",
+                            source);
+    return doc;
+}
+
+} // namespace
+
 ScenarioSpec readScenarioFile(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
@@ -413,16 +494,15 @@ ScenarioSpec readScenarioFile(const std::string& path)
         throw ScenarioError("", "cannot open the scenario file", path);
     std::stringstream buf;
     buf << in.rdbuf();
-    json doc;
+    const json doc = parseTracked(buf.str(), path);
     try {
-        doc = json::parse(buf.str());
-    } catch (const json::parse_error& e) {
-        throw ScenarioError("", std::string("not valid JSON: ") + e.what(), path);
-    }
-    try {
-        return parseScenario(doc, dirOf(path));
+        ScenarioSpec s = parseScenario(doc, dirOf(path));
+        s.source = path;
+        return s;
     } catch (const ScenarioError& e) {
         throw ScenarioError(e.field(), e.problem(), path);
+    } catch (const json::exception& e) { // a value that cannot be converted (should not happen: types are checked)
+        throw ScenarioError("", e.what(), path);
     }
 }
 
@@ -479,20 +559,20 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
         const ScenarioInfo* row = findScenario(spec.generator);
         if (!row)
             throw ScenarioError("bodies.generator", "unknown generator '" + spec.generator + "' (known: " +
-                                                        knownScenarioIds() + ")");
+                                                        knownScenarioIds() + ")", spec.source);
         if (row->fixedBodies && spec.bodies && *spec.bodies != row->defaultBodies)
             throw ScenarioError("bodies.N", "'" + std::string(row->id) + "' has a fixed number of bodies (" +
-                                                std::to_string(row->defaultBodies) + ")");
+                                                std::to_string(row->defaultBodies) + ")", spec.source);
         const std::size_t n = spec.bodies.value_or(row->defaultBodies);
         if (n < 1 || n > kMaxBodies)
             throw ScenarioError("bodies.N", "must be from 1 to " + std::to_string(kMaxBodies) + " (got " +
-                                                std::to_string(n) + ")");
+                                                std::to_string(n) + ")", spec.source);
         try {
             b.bodies = row->generate(spec.args, n, spec.seed);
-        } catch (const ScenarioError&) {
-            throw;
+        } catch (const ScenarioError& e) {
+            throw ScenarioError(e.field(), e.problem(), spec.source);
         } catch (const std::invalid_argument& e) {
-            throw ScenarioError("bodies", e.what()); // the model's own check (names the quantity)
+            throw ScenarioError("bodies", e.what(), spec.source); // the model's own check (names the quantity)
         }
         b.params.G = row->G;
         b.params.eps2 = row->eps2;
@@ -511,7 +591,15 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
     } else {
         // Any snapshot format, detected from the content as File → Open snapshot does (FormatError
         // names the file and the problem).
-        b.bodies.world = readSnapshot(spec.snapshot).world;
+        Snapshot snap = readSnapshot(spec.snapshot);
+        if (!spec.snapshotFormat.empty() && snap.formatId != spec.snapshotFormat)
+            throw ScenarioError("bodies.format",
+                                "says \"" + spec.snapshotFormat + "\", but the content of '" + spec.snapshot
+                                    + "' is " + std::string(findSnapshotFormat(snap.formatId)->name)
+                                    + " (correct the format, or leave it out: it is detected from the file)",
+                                spec.source);
+        b.bodies.world = std::move(snap.world);
+        b.warnings = std::move(snap.warnings);
         b.params.G = spec.G.value_or(1.0);
         const ScaleDefaults d = deriveScaleDefaults(b.bodies.world, b.params.G);
         b.params.dt = d.dt;

@@ -20,7 +20,10 @@
 ///     }
 ///
 /// A malformed file is a ScenarioError whose field() is the JSON path of the culprit
-/// ("bodies.N", "dt", "bodies.args.massCutoff"); unknown keys are refused, so typos show.
+/// ("bodies.N", "dt", "bodies.args.massCutoff"); unknown keys are refused, so typos show, and so
+/// are a key given twice in one object (JSON allows it, and the last would silently win), a number
+/// beyond the range of a double ("G": 1e400), and a "bodies.format" that the snapshot file's
+/// content contradicts.
 
 #include "Models.h"
 #include "SimParams.h"
@@ -32,6 +35,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace nbody {
 
@@ -86,6 +90,7 @@ struct ScenarioSpec {
     nlohmann::json args = nlohmann::json::object();
     std::string snapshot;           ///< snapshot path (absolute once parsed from a file)
     std::string snapshotFormat;  ///< a snapshot format id ("tipsy", "csv", "hdf5"); "" = detected from the file
+    std::string source;          ///< the scenario file it was read from ("" otherwise), for messages
 };
 
 /// The recipe of registry row `id` (throws ScenarioError naming "bodies.generator" for an
@@ -112,6 +117,7 @@ struct BuiltScenario {
     std::string kernel;     ///< "" = the front end's default
     std::string summary;    ///< "Plummer sphere: 4096 bodies, seed 42 (Hénon units …)"
     std::string units;      ///< units label
+    std::vector<std::string> warnings; ///< the snapshot reader's (Snapshot::warnings), for the front end to show
 };
 /// Runs the generator or reads the snapshot (its errors: FormatError from the reader,
 /// ScenarioError for the recipe) and resolves the parameters over `base` (block size etc. kept).

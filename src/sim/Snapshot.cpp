@@ -24,12 +24,14 @@ namespace {
 
 Snapshot readTipsySnapshot(const std::string& path)
 {
-    return Snapshot{readTipsy(path), std::nullopt, "tipsy"};
+    return Snapshot{readTipsy(path), std::nullopt, "tipsy", {}};
 }
 
 void writeTipsySnapshot(const std::string& path, const World& world, const RestartParams*)
 {
-    writeTipsy(path, world, TipsyLayout{}); // standard: big-endian, 32-byte header, float
+    // Standard: big-endian, 32-byte header, float; the ids in the phi slots (as Bonsai does), so
+    // that they survive a round trip.
+    writeTipsy(path, world, TipsyLayout{true, 32, TipsyPrecision::Float, true});
 }
 
 bool detectTipsy(std::span<const unsigned char> head, std::uint64_t fileSize)

@@ -10,7 +10,7 @@
 /// fp32 state exactly and the accelerations are recomputed from the positions at the first step.
 ///
 /// | id    | extensions             | stores                                                      |
-/// | tipsy | .bin .tipsy .std       | bodies (family order), time; no ids (big-endian), no step or parameters |
+/// | tipsy | .bin .tipsy .std       | bodies (family order), ids (in the phi slots), time; no step or parameters |
 /// | csv   | .csv                   | bodies, ids, groups; time, step and parameters as `# key = value` lines |
 /// | hdf5  | .h5 .hdf5 .hdf         | bodies (type order), ids, groups; Header/Time; Parameters group |
 ///
@@ -26,6 +26,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace nbody {
 
@@ -47,6 +48,9 @@ struct Snapshot {
     World world;
     std::optional<RestartParams> params; ///< when the file carries them (all of G, eps2, dt)
     std::string formatId;                ///< the format it was read as ("tipsy", "csv", "hdf5")
+    /// What the reader skipped and the user should hear about, one line each, naming the file
+    /// ("CSV file 'a.csv': line 1: ignored unknown columns 'name', 'rho' (…)"); front ends print them.
+    std::vector<std::string> warnings;
 };
 
 /// One row of the format table.

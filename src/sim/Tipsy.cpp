@@ -177,6 +177,28 @@ std::optional<Match> matchSize(const Header& h, std::uint64_t fileSize)
     return std::nullopt;
 }
 
+/// Whether the phi slots of a big-endian file hold particle ids (as int32, the way Bonsai and
+/// writeTipsy with idsInPhi store them) rather than potentials: every value is a non-negative
+/// int32, no two are equal, and at least one is below 2^23, i.e. zero or subnormal as a float,
+/// which no potential is. Potentials are negative floats (sign bit set), and a file whose phi
+/// slots are all 0 (unset) has equal values: both keep the index as the id.
+bool phiHoldsIds(const std::vector<std::uint32_t>& phi)
+{
+    if (phi.empty())
+        return false;
+    bool small = false;
+    for (const std::uint32_t v : phi) {
+        if (v >= 0x80000000u)
+            return false;
+        small = small || v < (1u << 23);
+    }
+    if (!small)
+        return false;
+    std::vector<std::uint32_t> sorted = phi;
+    std::sort(sorted.begin(), sorted.end());
+    return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+}
+
 } // namespace
 
 bool looksLikeTipsy(std::span<const unsigned char> head, std::uint64_t fileSize)
@@ -303,6 +325,11 @@ World readTipsy(const std::string& path, TipsyInfo* info)
     in.seekg(match.headerBytes, std::ios::beg);
     const Decoder d(h.bigEndian);
     const bool idsInFile = !h.bigEndian; // Bonsai's little-endian variant: id in the phi slot
+    // Big-endian files: the phi slots are kept and taken as ids afterwards when they look like
+    // ids rather than potentials (phiHoldsIds).
+    std::vector<std::uint32_t> phiBits;
+    if (!idsInFile)
+        phiBits.reserve(std::size_t(h.nbodies));
     const std::uint64_t pb = posBytes(match.precision), vb = velBytes(match.precision);
 
     static constexpr const char* kFieldNames[7] = {"mass", "position.x", "position.y",
@@ -345,6 +372,8 @@ World readTipsy(const std::string& path, TipsyInfo* info)
                 }
                 const std::uint32_t id
                     = idsInFile ? std::uint32_t(d.i32(rec + rb - 4)) : std::uint32_t(index);
+                if (!idsInFile)
+                    phiBits.push_back(d.u32(rec + rb - 4));
                 world.addBody(Float4{f[1], f[2], f[3], f[0]}, Float4{f[4], f[5], f[6], 0.f},
                               fam.group, id);
             }
@@ -352,7 +381,12 @@ World readTipsy(const std::string& path, TipsyInfo* info)
         }
     }
 
+    const bool idsFromPhi = idsInFile || phiHoldsIds(phiBits);
+    if (!idsInFile && idsFromPhi)
+        world.setIds(std::move(phiBits));
+
     if (info) {
+        info->idsInPhi = idsFromPhi;
         info->time = h.time;
         info->nsph = int(h.nsph);
         info->ndark = int(h.ndark);
@@ -384,8 +418,7 @@ void writeTipsy(const std::string& path, const World& world, const TipsyLayout& 
 
     const Encoder e(layout.bigEndian);
     const std::uint64_t pb = posBytes(layout.precision), vb = velBytes(layout.precision);
-    writeAtomically(path, [&](const std::string& temp) {
-        FileSink sink(temp);
+    writeStreamAtomically(path, [&](FileSink& sink) {
         std::array<unsigned char, 32> head{};
         e.putF64(head.data(), h.time);
         const std::int64_t counts[5] = {h.nbodies, h.ndim, h.nsph, h.ndark, h.nstar};
@@ -424,7 +457,6 @@ void writeTipsy(const std::string& path, const World& world, const TipsyLayout& 
             sink.write(buffer.data(), buffer.size());
             buffer.clear();
         }
-        sink.close();
     });
 }
 

@@ -52,10 +52,14 @@ struct TipsyInfo {
     bool bigEndian = false;
     int headerBytes = 32;
     TipsyPrecision precision = TipsyPrecision::Float;
+    bool idsInPhi = false; ///< the ids came from the phi slots (else: the index in the file)
 };
 
 /// Reads a Tipsy file into a new World (N bodies, groups Gas, DarkMatter, Star in file order;
-/// ids from the phi slot in the little-endian variant, else the index in the file; time from the
+/// ids from the phi slot in the little-endian variant; in a big-endian file from the phi slot
+/// when the slots hold ids rather than potentials (every one a non-negative int32, all
+/// different, at least one below 2^23 — zero or subnormal as a float, which no potential is),
+/// else the index in the file; time from the
 /// header; double-precision fields rounded to fp32). Throws FormatError for a missing or
 /// unreadable file, an inconsistent header, a size that does not match the counts, no bodies or
 /// more than kMaxBodies, or non-finite / negative / beyond-fp32 values (naming the particle and

@@ -87,6 +87,21 @@ void World::clear()
     accelerationsValid = false;
 }
 
+void World::setIds(std::vector<std::uint32_t> ids)
+{
+    if (ids.size() != size())
+        throw std::invalid_argument("World::setIds: " + std::to_string(ids.size()) + " ids for " +
+                                    std::to_string(size()) + " bodies");
+    std::uint32_t next = 0;
+    for (const std::uint32_t id : ids) {
+        if (id == kAutoId)
+            throw std::invalid_argument("World::setIds: the id 4294967295 is reserved");
+        next = std::max(next, id + 1);
+    }
+    m_id = std::move(ids);
+    m_nextId = next;
+}
+
 std::pair<float, float> World::massRange() const
 {
     if (m_position.empty())

@@ -50,6 +50,9 @@ public:
     std::vector<Float4>& accelerations() { return m_acceleration; }
     const std::vector<Float4>& accelerations() const { return m_acceleration; }
     const std::vector<std::uint32_t>& ids() const { return m_id; }
+    /// Replaces every body's id (a reader that learns the ids after the bodies). Throws
+    /// std::invalid_argument when the count differs from size() or an id is kAutoId.
+    void setIds(std::vector<std::uint32_t> ids);
     const std::vector<Group>& groups() const { return m_group; }
 
     /// Smallest and largest mass (0, 0 when empty).
