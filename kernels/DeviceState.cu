@@ -147,6 +147,9 @@ DeviceState::~DeviceState()
 {
     // Destructors never throw: errors here are reported by the next checked call.
     dropGraphs();
+    for (void* e : m_stepEvents)
+        if (e)
+            cudaEventDestroy(static_cast<cudaEvent_t>(e));
     if (m_stream)
         cudaStreamDestroy(static_cast<cudaStream_t>(m_stream));
     cudaFree(m_vel);
@@ -288,6 +291,29 @@ DeviceForceArgs DeviceState::forceArgs(const KernelInfo& k, const SimParams& p, 
 void DeviceState::computeForces(const KernelInfo& k, const SimParams& p, int current)
 {
     k.device(forceArgs(k, p, current));
+}
+
+void DeviceState::markStepsStart()
+{
+    for (void*& e : m_stepEvents)
+        if (!e) {
+            cudaEvent_t ev = nullptr;
+            NB_CUDA_CHECK(cudaEventCreate(&ev));
+            e = ev;
+        }
+    NB_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_stepEvents[0]), nullptr));
+}
+
+double DeviceState::stepsElapsedMs()
+{
+    if (!m_stepEvents[0] || !m_stepEvents[1])
+        throw std::logic_error("DeviceState::stepsElapsedMs: markStepsStart() was not called");
+    const auto stop = static_cast<cudaEvent_t>(m_stepEvents[1]);
+    NB_CUDA_CHECK(cudaEventRecord(stop, nullptr));
+    NB_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0.f;
+    NB_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(m_stepEvents[0]), stop));
+    return double(ms);
 }
 
 double DeviceState::timedForces(const KernelInfo& k, const SimParams& p, int current)

@@ -91,6 +91,13 @@ public:
     DiagnosticSums measure(int current, double eps2, int blockSize = 0);
     /// Waits for the device (checked).
     void synchronize() const;
+    /// Step timing on the device: markStepsStart() records an event on the default stream
+    /// before the steps' work, stepsElapsedMs() one after it, waits for it and returns the
+    /// milliseconds between the two on the GPU's timeline. Launch gaps between them count; work
+    /// queued before the start (an OpenGL draw that mapping the interop buffers waits for) does
+    /// not. Events are created on first use and reused.
+    void markStepsStart();
+    double stepsElapsedMs();
 
 private:
     /// What a captured step depends on: replayed only while all of it is the same.
@@ -125,6 +132,7 @@ private:
     void* m_acc = nullptr;
     void* m_workspace = nullptr;
     std::size_t m_workspaceBytes = 0;
+    void* m_stepEvents[2] = {nullptr, nullptr}; ///< cudaEvent_t: markStepsStart / stepsElapsedMs
     int* m_flag = nullptr; ///< one int for firstNonFinite()
     int* m_flagHost = nullptr; ///< its pinned host copy
 

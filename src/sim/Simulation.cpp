@@ -374,12 +374,17 @@ void Simulation::step(int count)
     if (m_params.diagnosticsInterval > 0 && !m_initialDiagnostics)
         runDiagnosticsSystem(); // E0: the first evaluation of this system
     m_exact64.reset(); // the state moves on: a later switch to fp64 widens the current one
-    const auto t0 = std::chrono::steady_clock::now();
-    if (deviceResident())
-        stepDevice(count);
-    else
+    // CUDA kernels: the GPU's time from before the first step's work to after the last (CUDA
+    // events; launch gaps count, work queued before — an OpenGL draw that mapping the interop
+    // buffers waits for — does not). CPU kernels: the wall clock.
+    double ms = 0;
+    if (deviceResident()) {
+        ms = stepDevice(count);
+    } else {
+        const auto t0 = std::chrono::steady_clock::now();
         stepHost(count);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
     m_timing.steps = count;
     m_timing.msPerStep = ms / count;
     const double n = double(m_world.size());
@@ -550,10 +555,11 @@ void Simulation::stepHost(int count)
     }
 }
 
-void Simulation::stepDevice(int count)
+double Simulation::stepDevice(int count)
 {
 #if NBODY_HAVE_CUDA
     ensureDevice();
+    m_device->markStepsStart();
     const double dt = m_params.dt;
     const std::span<const double> weights = integratorOrThrow(m_params.integrator).weights;
     for (int s = 0; s < count; ++s) {
@@ -570,7 +576,9 @@ void Simulation::stepDevice(int count)
         runDiagnosticsSystem();
     }
     m_device->publish(m_current); // fp64 state: the float4 copy that is drawn
+    const double ms = m_device->stepsElapsedMs();
     m_device->synchronize();
+    return ms;
 #else
     (void)count;
     throw std::logic_error("built without CUDA");

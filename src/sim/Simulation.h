@@ -42,7 +42,9 @@ namespace nbody {
 /// Timing of the last call to step().
 struct StepTiming {
     int steps = 0;                    ///< steps in the call
-    double msPerStep = 0.0;           ///< wall time per step (device synchronised), ms
+    double msPerStep = 0.0;           ///< time per step, ms: the GPU's (CUDA events from before the first
+                                      ///< step's work to after the last, launch gaps included) for CUDA
+                                      ///< kernels, the wall clock for CPU kernels
     double interactionsPerSecond = 0; ///< N² per step over msPerStep (as NVIDIA's nbody sample counts)
 };
 
@@ -181,7 +183,7 @@ private:
     void stepHostT(int count, std::vector<V>& pos, std::vector<V>& vel, std::vector<V>& acc);
     bool fp64State() const;
     void narrowIfStale();
-    void stepDevice(int count);
+    double stepDevice(int count); ///< returns the GPU's milliseconds for the steps (CUDA events)
     void hostForces();
     void syncHost();
     void ensureDevice();
