@@ -25,7 +25,7 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=tests,sanitizers,cli,bench,perf (the default: all) picks parts, so that a run
+# GPU_CHECK_PARTS=tests,sanitizers,cli,bench,sweeps,perf (the default: all) picks parts, so that a run
 # can be split over several calls of a limited length. perf: NVIDIA's sample and `nbody bench`
 # of the GPU kernels at the sizes of issue 11 (8192 … 1048576, fp64 at 262144) in the same call,
 # a launch-parameter sweep of `blocked` ($OUT/sweep.txt) and the SASS of its inner loop.
@@ -153,7 +153,7 @@ remote() {
         results+=("$result")
     }
 
-    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench,perf}, == *,$1,* ]]; }
+    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench,sweeps,perf}, == *,$1,* ]]; }
 
     step nvidia-smi nvidia-smi
 
@@ -295,6 +295,9 @@ remote() {
     step "run tiled 1024 graphs" "$nbody" run --kernel tiled --bodies 1024 --steps 2000 --no-energy
     step "run tiled 1024 no graphs" "$nbody" run --kernel tiled --bodies 1024 --steps 2000 --no-energy \
         --no-cuda-graphs
+    fi
+    # The launch sweeps of issue 3 (tiled block × tile factor, the 2D rows' block × rows).
+    if want sweeps; then
     local b f r
     for b in 128 256 512 1024; do
         for f in 1 2 4; do
@@ -322,8 +325,15 @@ remote() {
         nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu,clocks_event_reasons.active \
             --format=csv -lms 100 >"$OUT/clocks.csv" 2>&1 &
         local smi=$!
-        limit=600 step "nbody bench perf" "$nbody" bench --kernels blocked,tiled,reduction2d-fadl4-float3 \
+        limit=600 step "nbody bench perf" "$nbody" bench --kernels blocked,tiled \
             --bodies "$sizes" --steps 10 --budget 600 --json "$OUT/bench-perf.json" --csv "$OUT/bench-perf.csv"
+        # Every GPU kernel at the table's two sizes that `bench all` does not cover (cases over
+        # the budget, the 2D rows at 1 048 576, are skipped with their predicted time).
+        local gpuKernels
+        gpuKernels=$("$nbody" kernels --json | grep -o '"id": *"[^"]*"' | sed 's/.*"\([^"]*\)"$/\1/' |
+            grep -vx -e cpu -e reference | paste -sd, -)
+        limit=600 step "nbody bench every GPU kernel 16384,1048576" "$nbody" bench --kernels "$gpuKernels" \
+            --bodies 16384,1048576 --steps 5 --budget 20 --json "$OUT/bench-perf-all.json"
         limit=600 step "nbody bench perf fp64" "$nbody" bench --kernels blocked-fp64,tiled-fp64 --bodies 65536,262144 \
             --steps 5 --budget 600 --json "$OUT/bench-perf-fp64.json"
         step "sample fp32 again" "$sample" 8192 65536 262144
