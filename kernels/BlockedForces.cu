@@ -196,18 +196,18 @@ std::size_t workspaceBlockedT(const DeviceForceArgs& a)
     return s > 1 ? std::size_t(s) * a.n * sizeof(P) : 0;
 }
 
-/// Heuristic launch, from the H200 sweep of docs/performance.md: fp32 B = 256 threads, R = 2
-/// bodies per thread below 2^17 bodies and 8 from there, unroll 8; fp64 B = 128, R = 2, unroll
-/// 4; and a j-split that gives about 16 warps per SM (4 per scheduler, each with R independent
-/// chains), at least one tile per grid row. The tuner measures instead (sim/Tuner.h).
+/// Heuristic launch, from the tuner's choices on the H200 (docs/performance.md): B = 512 threads,
+/// R = 2 bodies per thread, unroll 8 (fp32) or 4 (fp64), and a j-split that gives about 16 warps
+/// per SM (4 per scheduler, each with R independent chains), at least one tile per grid row.
+/// The tuner measures instead (sim/Tuner.h).
 template <class P>
 void defaultsBlockedT(DeviceForceArgs& a)
 {
     constexpr bool fp64 = std::is_same_v<P, double4_32a>;
     if (a.blockSize == 0)
-        a.blockSize = fp64 ? 128 : 256;
+        a.blockSize = 512;
     if (a.bodiesPerThread == 0)
-        a.bodiesPerThread = fp64 ? 2 : a.n >= (std::size_t(1) << 17) ? 8 : 2;
+        a.bodiesPerThread = 2;
     if (a.unroll == 0)
         a.unroll = fp64 ? 4 : 8;
     if (a.jSplit == 0) {
