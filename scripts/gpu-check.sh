@@ -269,7 +269,7 @@ remote() {
     limit=900 step "nbody bench all" "$nbody" bench --kernels all --bodies 8192,65536,262144 --steps 10 \
         --json "$OUT/bench.json" --csv "$OUT/bench.csv"
     # The SIMD `cpu` kernel per core against the plain vectorised loop in the same run
-    # (docs/performance-cpu.md): one thread, then all cores (the plain loop is single-threaded by
+    # (docs/performance.md, The CPU kernel): one thread, then all cores (the plain loop is single-threaded by
     # construction; compare its figure with the per-core line of the all-cores bench).
     local plain=$device/anchors/cpu-plain-loop
     local -a plainCmd=(bash "$plain/run.sh")

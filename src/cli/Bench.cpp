@@ -171,7 +171,7 @@ struct Row {
     std::string launch;          ///< describeLaunch()
     nlohmann::json params;       ///< launchJson()
     std::optional<BenchResult> result;
-    std::optional<double> perCore; ///< CPU kernels: interactions/s per OpenMP thread (docs/performance-cpu.md)
+    std::optional<double> perCore; ///< CPU kernels: interactions/s per OpenMP thread (docs/performance.md, The CPU kernel)
     std::string note;            ///< why there is no result (skipped, failed)
 
     double share() const { return result ? shareOfCeiling(result->interactionsPerSecond, ceiling) : 0; }

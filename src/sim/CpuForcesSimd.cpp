@@ -2,7 +2,7 @@
 /// The `cpu` kernel: all pairs in fp32 through Highway (hwy/highway.h), compiled once per SIMD
 /// target (foreach_target.h: EMU128, SSSE3, SSE4, AVX2, AVX3 on x86-64 with Highway 1.0.3) and
 /// chosen at run time (HWY_DYNAMIC_DISPATCH). See CpuKernels.h for the contract and the error
-/// bound; docs/performance-cpu.md for the measurements behind the choices made here.
+/// bound; docs/performance.md, The CPU kernel for the measurements behind the choices made here.
 
 // Re-included by foreach_target.h once per target (HWY_TARGET_INCLUDE names this file).
 #undef HWY_TARGET_INCLUDE
@@ -27,7 +27,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 /// i vectors per register block: each broadcast j body is used by kRows vectors of i bodies
 /// (12 live registers of i positions and sums; fits the 16 of SSE/AVX2). Measured on Zen 4
-/// (docs/performance-cpu.md): 2 beats 1 by 20 % (AVX-512), 3–4 % (AVX2), 15 % (SSE4); 3 and 4 gain
+/// (docs/performance.md, The CPU kernel): 2 beats 1 by 20 % (AVX-512), 3–4 % (AVX2), 15 % (SSE4); 3 and 4 gain
 /// nothing more on AVX-512.
 constexpr std::size_t kRows = 2;
 

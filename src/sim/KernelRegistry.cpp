@@ -63,7 +63,7 @@ const std::array kRegistry = {
         "reference", "CPU fp64 reference (OpenMP)",
         "All pairs on the CPU in double precision on the fp64 state (double positions, velocities and "
         "accelerations). The reference every kernel is validated against; scalar, about 18x slower per core "
-        "than the SIMD fp32 `cpu` kernel (docs/performance-cpu.md).",
+        "than the SIMD fp32 `cpu` kernel (docs/performance.md, The CPU kernel).",
         Backend::Cpu, Precision::Fp64, Layout::Double4, true, kNoParams, kFlopsPerInteractionFp64, &cpuForcesFp64},
     // First CUDA row: the default kernel on GPUs (defaultKernelId()).
     KernelInfo{
