@@ -77,29 +77,6 @@ nlohmann::json launchJson(const KernelInfo& k, const SimParams& p, std::size_t n
     return j;
 }
 
-/// Parses "8192,65536" into N values (each 1..kMaxBodies). Throws std::invalid_argument.
-std::vector<std::size_t> parseBodies(const std::string& list)
-{
-    std::vector<std::size_t> out;
-    std::stringstream in(list);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        std::size_t used = 0;
-        unsigned long long v = 0;
-        try {
-            v = std::stoull(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == 0 || used != item.size() || item[0] == '-' || v == 0 || v > kMaxBodies)
-            throw std::invalid_argument("--bodies: '" + item + "' is not a body count in 1.." +
-                                        std::to_string(kMaxBodies));
-        out.push_back(std::size_t(v));
-    }
-    if (out.empty())
-        throw std::invalid_argument("--bodies: no body counts given");
-    return out;
-}
 
 /// The kernels to run: "all" = every kernel available here; otherwise each id must be known and
 /// available. Throws std::invalid_argument naming the problem.
@@ -493,17 +470,12 @@ int benchCommand(const BenchOptions& o)
     std::vector<const KernelInfo*> kernels;
     std::vector<plot::Series> references;
     SimParams params;
-    params.blockSize = o.blockSize;
-    params.blockRows = o.blockRows;
-    params.tileWidthFactor = o.tileWidthFactor;
-    params.bodiesPerThread = o.bodiesPerThread;
-    params.jSplit = o.jSplit;
-    params.unroll = o.unroll;
+    o.launch.applyTo(params);
     params.cudaGraphs = o.cudaGraphs;
     try {
         if (!std::isfinite(o.budgetSeconds) || !(o.budgetSeconds > 0))
             throw std::invalid_argument("--budget must be a positive number of seconds");
-        bodies = parseBodies(o.bodies);
+        bodies = parseBodyList(o.bodies);
         kernels = parseKernels(o.kernels);
         // Launch parameters are checked against every selected kernel before anything runs.
         World one;

@@ -71,13 +71,8 @@ int runCommand(const RunOptions& o)
         }
         params.diagnosticsInterval = o.diagnosticsEvery;
     }
-    params.blockSize = o.blockSize;
-    params.blockRows = o.blockRows;
-    params.tileWidthFactor = o.tileWidthFactor;
+    o.launch.applyTo(params);
     params.cudaGraphs = o.cudaGraphs;
-    params.bodiesPerThread = o.bodiesPerThread;
-    params.jSplit = o.jSplit;
-    params.unroll = o.unroll;
     if (!o.launchGiven && (savedLaunch.first > 0 || savedLaunch.second > 0)) {
         params.blockSize = savedLaunch.first;
         params.tileWidthFactor = savedLaunch.second;

@@ -22,12 +22,7 @@ struct RunOptions {
     int every = 0;              ///< write a snapshot when the step is a multiple of this; 0: at the end only
     std::string capture;        ///< PNG path; empty: no capture
     int width = 1024, height = 768;
-    int blockSize = 0;          ///< launch parameters: 0 auto (tuned, else the kernel's default)
-    int blockRows = 0;
-    int tileWidthFactor = 0;
-    int bodiesPerThread = 0;
-    int jSplit = 0;
-    int unroll = 0;
+    LaunchOptions launch;       ///< --block-size … --unroll (0: auto)
     bool noTune = false;        ///< --no-tune: never measure; auto parameters take the defaults
     int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
     bool cudaGraphs = true;     ///< steps of CUDA kernels replayed from CUDA graphs (SimParams::cudaGraphs)
@@ -49,12 +44,7 @@ struct BenchOptions {
     int warmup = 2;               ///< untimed force evaluations first
     double budgetSeconds = 60;    ///< per kernel and N: fewer samples, or skipped when predicted longer
     std::uint64_t seed = 42;
-    int blockSize = 0;            ///< launch parameters: 0 auto (tuned, else the kernel's default)
-    int blockRows = 0;
-    int tileWidthFactor = 0;
-    int bodiesPerThread = 0;
-    int jSplit = 0;
-    int unroll = 0;
+    LaunchOptions launch;       ///< --block-size … --unroll (0: auto)
     bool noTune = false;          ///< --no-tune: auto parameters take the defaults, nothing is measured
     bool cudaGraphs = true;       ///< steps of CUDA kernels replayed from CUDA graphs (SimParams::cudaGraphs)
     std::string json;             ///< write the results as JSON here ("" = no)

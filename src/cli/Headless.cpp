@@ -42,15 +42,52 @@ void addSystemOptions(CLI::App& c, SystemOptions& o, DefaultSystem d)
                      "; the scenario's, or derived for a file)");
 }
 
-void addBlockedLaunchOptions(CLI::App& c, int& bodiesPerThread, int& jSplit, int& unroll)
+std::vector<std::size_t> parseBodyList(const std::string& list)
 {
-    c.add_option("--bodies-per-thread", bodiesPerThread,
+    std::vector<std::size_t> out;
+    std::stringstream in(list);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        std::size_t used = 0;
+        unsigned long long v = 0;
+        try {
+            v = std::stoull(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || used != item.size() || item[0] == '-' || v == 0 || v > kMaxBodies)
+            throw std::invalid_argument("--bodies: '" + item + "' is not a body count in 1.." +
+                                        std::to_string(kMaxBodies));
+        out.push_back(std::size_t(v));
+    }
+    if (out.empty())
+        throw std::invalid_argument("--bodies: no body counts given");
+    return out;
+}
+
+void LaunchOptions::applyTo(SimParams& p) const
+{
+    p.blockSize = blockSize;
+    p.blockRows = blockRows;
+    p.tileWidthFactor = tileWidthFactor;
+    p.bodiesPerThread = bodiesPerThread;
+    p.jSplit = jSplit;
+    p.unroll = unroll;
+}
+
+void addLaunchOptions(CLI::App& c, LaunchOptions& o)
+{
+    c.add_option("--block-size", o.blockSize, "CUDA threads per block (kernels that use it; 0: auto, the tuned or default value)")
+        ->capture_default_str();
+    c.add_option("--block-rows", o.blockRows, "Rows (bodies i) per block of the 2D kernels (0: auto)")->capture_default_str();
+    c.add_option("--tile-factor", o.tileWidthFactor, "Tile width factor of the tiled kernels (0: auto)")->capture_default_str();
+    c.add_option("--bodies-per-thread", o.bodiesPerThread,
                  "i-bodies per thread of the blocked kernels: 1, 2, 4, 8 (0: auto, the tuned or default value)")
         ->capture_default_str()->check(CLI::Range(0, 1 << 10));
-    c.add_option("--j-split", jSplit,
+    c.add_option("--j-split", o.jSplit,
                  "Pieces the j-range is split into across blocks, blocked kernels (0: auto, the tuned or default value)")
         ->capture_default_str()->check(CLI::Range(0, 1 << 16));
-    c.add_option("--unroll", unroll,
+    c.add_option("--unroll", o.unroll,
                  "Unroll of the loop over a tile, blocked kernels: 1, 2, 4, 8 (0: auto, the tuned or default value)")
         ->capture_default_str()->check(CLI::Range(0, 1 << 10));
 }

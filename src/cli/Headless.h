@@ -17,6 +17,7 @@ namespace CLI { class App; }
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace nbody::cli {
 
@@ -60,8 +61,25 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o);
 /// --scenario and --input, N out of range, dt or eps2 not representable in fp32).
 int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& out);
 
-/// Adds --bodies-per-thread, --j-split and --unroll (0: auto) to a subcommand.
-void addBlockedLaunchOptions(CLI::App& command, int& bodiesPerThread, int& jSplit, int& unroll);
+/// Parses --bodies' "8192,65536" into N values, in the order given (each 1..kMaxBodies).
+/// Throws std::invalid_argument naming the item.
+std::vector<std::size_t> parseBodyList(const std::string& list);
+
+/// The launch options of run, render, bench and validate (SimParams' launch parameters; 0: auto,
+/// the tuned value or the kernel's default).
+struct LaunchOptions {
+    int blockSize = 0;
+    int blockRows = 0;
+    int tileWidthFactor = 0;
+    int bodiesPerThread = 0;
+    int jSplit = 0;
+    int unroll = 0;
+    /// Copies the six into `p`.
+    void applyTo(SimParams& p) const;
+};
+/// Adds --block-size, --block-rows, --tile-factor, --bodies-per-thread, --j-split and --unroll
+/// (0: auto) to a subcommand.
+void addLaunchOptions(CLI::App& command, LaunchOptions& o);
 /// Adds --no-tune to a subcommand that tunes before it runs.
 void addNoTuneOption(CLI::App& command, bool& noTune);
 /// How many launch options (--block-size, --block-rows, --tile-factor, --bodies-per-thread,

@@ -125,12 +125,7 @@ int renderCommand(const RenderOptions& o)
     PreparedSystem prepared;
     if (const int rc = prepareSystem("render", o.system, prepared); rc != 0)
         return rc;
-    prepared.params.blockSize = o.blockSize;
-    prepared.params.blockRows = o.blockRows;
-    prepared.params.tileWidthFactor = o.tileWidthFactor;
-    prepared.params.bodiesPerThread = o.bodiesPerThread;
-    prepared.params.jSplit = o.jSplit;
-    prepared.params.unroll = o.unroll;
+    o.launch.applyTo(prepared.params);
     const std::string kernelId = !o.kernel.empty() ? o.kernel : !prepared.scenarioKernel.empty() ? prepared.scenarioKernel : defaultKernel();
     const std::size_t n = prepared.world.size();
     std::unique_ptr<Simulation> sim;

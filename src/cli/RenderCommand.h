@@ -12,12 +12,7 @@ namespace nbody::cli {
 struct RenderOptions {
     SystemOptions system;
     std::string kernel;        ///< empty: the fastest available (tiled, else cpu)
-    int blockSize = 0;         ///< launch parameters: 0 auto (tuned, else the kernel's default)
-    int blockRows = 0;
-    int tileWidthFactor = 0;
-    int bodiesPerThread = 0;
-    int jSplit = 0;
-    int unroll = 0;
+    LaunchOptions launch;       ///< --block-size … --unroll (0: auto)
     bool noTune = false;       ///< --no-tune: auto parameters take the defaults, nothing is measured
     int frames = 0;            ///< frames to write (≥ 1); frame 0 is the initial state
     int every = 1;             ///< steps between frames

@@ -33,19 +33,8 @@ std::vector<std::string> splitList(const std::string& list)
 std::set<std::size_t> parseBuckets(const std::string& list)
 {
     std::set<std::size_t> out;
-    for (const std::string& item : splitList(list)) {
-        std::size_t used = 0;
-        unsigned long long v = 0;
-        try {
-            v = std::stoull(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == 0 || used != item.size() || item[0] == '-' || v == 0 || v > kMaxBodies)
-            throw std::invalid_argument("--bodies: '" + item + "' is not a body count in 1.." +
-                                        std::to_string(kMaxBodies));
-        out.insert(tuningBucket(std::size_t(v)));
-    }
+    for (const std::size_t n : parseBodyList(list))
+        out.insert(tuningBucket(n));
     if (out.empty())
         throw std::invalid_argument("--bodies: no body counts given");
     return out;

@@ -114,10 +114,7 @@ CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
                   "Write the report to FILE.json (schema nbody-validation/1, docs/validation.md) or FILE.html "
                   "(a self-contained page with charts), atomically; repeatable");
     c->add_option("--integrator", o.integrator, "Time integrator id (see `nbody integrators`); default: the system's");
-    c->add_option("--block-size", o.blockSize, "CUDA threads per block (0: auto, the tuned or default value)")->capture_default_str();
-    c->add_option("--block-rows", o.blockRows, "Rows (bodies i) per block of the 2D kernels (0: auto)")->capture_default_str();
-    c->add_option("--tile-factor", o.tileWidthFactor, "Tile width factor of the tiled kernels (0: auto)")->capture_default_str();
-    addBlockedLaunchOptions(*c, o.bodiesPerThread, o.jSplit, o.unroll);
+    addLaunchOptions(*c, o.launch);
     c->add_option("--budget", o.budget,
                   "Refuse a run predicted to take longer than this many seconds here (the fp64 reference and "
                   "CPU kernels cost N^2 per step; measured on 2048 bodies before the run)")
@@ -178,12 +175,7 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     if (!withinBudget(prepared.world.size()))
         return 2;
     SimParams params = prepared.params;
-    params.blockSize = o.blockSize;
-    params.blockRows = o.blockRows;
-    params.tileWidthFactor = o.tileWidthFactor;
-    params.bodiesPerThread = o.bodiesPerThread;
-    params.jSplit = o.jSplit;
-    params.unroll = o.unroll;
+    o.launch.applyTo(params);
     if (!o.launchGiven && (prepared.savedLaunch.first > 0 || prepared.savedLaunch.second > 0)) {
         params.blockSize = prepared.savedLaunch.first;
         params.tileWidthFactor = prepared.savedLaunch.second;

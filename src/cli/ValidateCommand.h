@@ -26,12 +26,7 @@ struct ValidateOptions {
     int checkpoints = 50;                  ///< points of the error growth curve besides step 0
     std::vector<std::string> reports;      ///< FILE.json and/or FILE.html (--report is repeatable)
     std::string integrator;                ///< integrator id; empty: the system's (leapfrog)
-    int blockSize = 0;                     ///< launch parameters: 0 auto (tuned, else the kernel's default)
-    int blockRows = 0;
-    int tileWidthFactor = 0;
-    int bodiesPerThread = 0;
-    int jSplit = 0;
-    int unroll = 0;
+    LaunchOptions launch;       ///< --block-size … --unroll (0: auto)
     bool launchGiven = false;              ///< a launch option was given (else a snapshot's are used)
     bool quiet = false;                    ///< no progress line on stderr
     double budget = 3600;                  ///< refuse runs predicted to take longer, s (estimateValidationSeconds)

@@ -34,10 +34,7 @@ int main(int argc, char** argv)
     runCmd->add_option("-c,--capture", run.capture, "Write a PNG of the final state (headless, EGL)");
     runCmd->add_option("--width", run.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
     runCmd->add_option("--height", run.height, "Capture height in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
-    runCmd->add_option("--block-size", run.blockSize, "CUDA threads per block (0: auto, the tuned or default value)")->capture_default_str();
-    runCmd->add_option("--block-rows", run.blockRows, "Rows (bodies i) per block of the 2D kernels (0: auto)")->capture_default_str();
-    runCmd->add_option("--tile-factor", run.tileWidthFactor, "Tile width factor of `tiled` (0: auto)")->capture_default_str();
-    addBlockedLaunchOptions(*runCmd, run.bodiesPerThread, run.jSplit, run.unroll);
+    addLaunchOptions(*runCmd, run.launch);
     addNoTuneOption(*runCmd, run.noTune);
     runCmd->add_option("--progress-every", run.progressEvery, "Steps between progress lines (0: about ten lines)")
         ->check(CLI::Range(0, 1 << 30));
@@ -66,10 +63,7 @@ int main(int argc, char** argv)
                          "its predicted time exceeds it")
         ->capture_default_str();
     benchCmd->add_option("--seed", bench.seed, "Seed of the uniform cube")->capture_default_str();
-    benchCmd->add_option("--block-size", bench.blockSize, "CUDA threads per block (kernels that use it; 0: auto, the tuned or default value)")->capture_default_str();
-    benchCmd->add_option("--block-rows", bench.blockRows, "Rows per block of the 2D kernels (0: auto)")->capture_default_str();
-    benchCmd->add_option("--tile-factor", bench.tileWidthFactor, "Tile width factor of the tiled kernels (0: auto)")->capture_default_str();
-    addBlockedLaunchOptions(*benchCmd, bench.bodiesPerThread, bench.jSplit, bench.unroll);
+    addLaunchOptions(*benchCmd, bench.launch);
     addNoTuneOption(*benchCmd, bench.noTune);
     benchCmd->add_flag("!--no-cuda-graphs", bench.cudaGraphs,
                        "Step CUDA kernels with plain launches instead of replaying a captured CUDA graph "
@@ -95,10 +89,7 @@ int main(int argc, char** argv)
         "render", "Simulate headless and write a frame every K steps: PNG files in a directory or an MP4 (ffmpeg)");
     addSystemOptions(*renderCmd, render.system);
     renderCmd->add_option("-k,--kernel", render.kernel, "Force kernel id; default: blocked if a GPU is available, else cpu");
-    renderCmd->add_option("--block-size", render.blockSize, "CUDA threads per block (0: auto, the tuned or default value)")->capture_default_str();
-    renderCmd->add_option("--block-rows", render.blockRows, "Rows (bodies i) per block of the 2D kernels (0: auto)")->capture_default_str();
-    renderCmd->add_option("--tile-factor", render.tileWidthFactor, "Tile width factor of `tiled` (0: auto)")->capture_default_str();
-    addBlockedLaunchOptions(*renderCmd, render.bodiesPerThread, render.jSplit, render.unroll);
+    addLaunchOptions(*renderCmd, render.launch);
     addNoTuneOption(*renderCmd, render.noTune);
     renderCmd->add_option("-f,--frames", render.frames, "Frames to write (frame 0 is the initial state)")
         ->required()->check(CLI::Range(1, 1 << 24));
