@@ -1,4 +1,5 @@
 #include "KernelDock.h"
+#include "DockScroll.h"
 
 #include "sim/Ceiling.h"
 #include "sim/KernelRegistry.h"
@@ -193,7 +194,7 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     m_refusal->hide();
     form->addWidget(m_refusal);
     column->addWidget(paramBox);
-    setWidget(body);
+    setScrollableWidget(this, body);
 
     connect(m_table, &QTreeWidget::currentItemChanged, this,
             [this](QTreeWidgetItem* item) { onCurrentItemChanged(item); });
@@ -351,7 +352,13 @@ void KernelDock::refreshLaunchInfo()
         m_launchInfo->setText(text);
         m_launchInfo->setToolTip(QString::fromStdString(nbody::describeResolved(*k, r)));
     } catch (const std::exception& e) {
-        m_launchInfo->setText(tr("default (the device could not be asked: %1)").arg(QString::fromUtf8(e.what())));
+        // Defaults that depend on the device (the blocked kernels' j-split: its SM count) need one.
+        if (const nbody::Availability a = nbody::availability(*k); !a.available)
+            m_launchInfo->setText(tr("chosen on a CUDA device (auto: tuned there, else the kernel's defaults); "
+                                     "not available here: %1")
+                                      .arg(QString::fromStdString(a.reason)));
+        else
+            m_launchInfo->setText(tr("default (the device could not be asked: %1)").arg(QString::fromUtf8(e.what())));
     }
 }
 

@@ -1,5 +1,8 @@
 #include "MainWindow.h"
 
+#include <QGuiApplication>
+#include <QScreen>
+
 #include "DeviceDock.h"
 #include "KernelDock.h"
 #include "DiagnosticsDock.h"
@@ -142,7 +145,11 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     m_fpsTimer.start();
     m_fpsClock.start();
 
-    resize(1280, 820);
+    // 1280 × 820, or less on a smaller screen (a 1366 × 768 laptop): the docks scroll.
+    QSize size(1280, 820);
+    if (const QScreen* screen = QGuiApplication::primaryScreen())
+        size = size.boundedTo(screen->availableGeometry().size());
+    resize(size);
 }
 
 MainWindow::~MainWindow()

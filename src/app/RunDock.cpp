@@ -1,4 +1,5 @@
 #include "RunDock.h"
+#include "DockScroll.h"
 
 #include "sim/KernelRegistry.h"
 
@@ -125,7 +126,7 @@ RunDock::RunDock(QWidget* parent) : QDockWidget(tr("Run"), parent)
     paramForm->addRow(tr("ε² (eps2):"), m_eps2);
     column->addWidget(paramBox);
     column->addStretch(1);
-    setWidget(body);
+    setScrollableWidget(this, body);
 
     connect(m_stepsToRun, &QSpinBox::valueChanged, this, &RunDock::stepsToRunEdited);
     connect(m_stepsPerFrame, &QSpinBox::valueChanged, this, &RunDock::stepsPerFrameEdited);

@@ -1,4 +1,5 @@
 #include "ValidationDock.h"
+#include "DockScroll.h"
 
 #include "sim/ValidationReport.h"
 
@@ -174,7 +175,7 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
     column->addWidget(m_progress);
     column->addWidget(m_status);
     column->addWidget(m_result);
-    setWidget(body);
+    setScrollableWidget(this, body);
 
     m_reportAction = new QAction(tr("Validation re&port…"), this);
     m_reportAction->setObjectName(QStringLiteral("validationReportAction"));

@@ -1,4 +1,5 @@
 #include "ViewDock.h"
+#include "DockScroll.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -125,7 +126,7 @@ ViewDock::ViewDock(QWidget* parent) : QDockWidget(tr("View"), parent)
     connect(trails, &QCheckBox::toggled, this, &ViewDock::trailsToggled);
     connect(bounds, &QCheckBox::toggled, this, &ViewDock::boundsToggled);
     connect(axes, &QCheckBox::toggled, this, &ViewDock::axesToggled);
-    setWidget(body);
+    setScrollableWidget(this, body);
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int) {
         emit colourModeChanged(nbody::gl::findColourMode(m_mode->currentData().toString().toStdString()));
     });
