@@ -97,7 +97,7 @@ private slots:
         const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR");
         if (dir.isEmpty())
             QSKIP("set NBODY_SCREENSHOT_DIR to save kernel-dock.png");
-        dock.resize(420, 760);
+        dock.resize(460, 760);
         dock.show();
         QVERIFY(QTest::qWaitForWindowExposed(&dock));
         const QString path = QDir(dir).filePath(QStringLiteral("kernel-dock.png"));
