@@ -1,5 +1,9 @@
 #include "FrameSink.h"
 
+#include "sim/AtomicFile.h"
+
+#include <memory>
+
 #include "sim/PathNames.h"
 
 #include <algorithm>
@@ -170,6 +174,7 @@ public:
         if (ffmpeg.empty())
             fail(m_options.target, why);
         m_temp = m_final + ".tmp-" + std::to_string(::getpid());
+        m_registered = std::make_unique<RegisteredTemporary>(m_temp); // removed on Ctrl-C / SIGTERM
         const fs::path p(m_final);
         m_partial = (p.parent_path() / (p.stem().string() + ".partial.mp4")).string();
         start(ffmpeg);
@@ -370,6 +375,7 @@ private:
     }
 
     std::string m_final, m_temp, m_partial;
+    std::unique_ptr<RegisteredTemporary> m_registered; ///< the signal cleanup of sim/AtomicFile.h
     pid_t m_pid = -1;
     int m_pipe = -1;
     std::FILE* m_log = nullptr;

@@ -88,17 +88,6 @@ private:
     sigset_t m_old;
 };
 
-/// A registered temporary path for the duration of a scope.
-class RegisteredTemporary {
-public:
-    explicit RegisteredTemporary(const std::string& path) : m_slot(registerTemporary(path)) {}
-    ~RegisteredTemporary() { unregisterTemporary(m_slot); }
-    RegisteredTemporary(const RegisteredTemporary&) = delete;
-    RegisteredTemporary& operator=(const RegisteredTemporary&) = delete;
-
-private:
-    int m_slot;
-};
 
 extern "C" void removeTemporariesAndReraise(int sig)
 {
@@ -167,6 +156,13 @@ std::uint64_t mix(std::uint64_t h)
 }
 
 } // namespace
+
+RegisteredTemporary::RegisteredTemporary(const std::string& path) : m_slot(registerTemporary(path)) {}
+
+RegisteredTemporary::~RegisteredTemporary()
+{
+    unregisterTemporary(m_slot);
+}
 
 // ---- ContentChecksum --------------------------------------------------------------------------
 

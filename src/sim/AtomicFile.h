@@ -123,4 +123,18 @@ std::size_t removeStaleTemporaries(const std::string& target);
 /// signal, so the process ends as it would have. For front ends (the command line); idempotent.
 void installTemporaryFileCleanup();
 
+/// Registers a temporary file for removal by that signal cleanup while this object lives, for
+/// writers that do not go through writeAtomically (the video recorder's file that ffmpeg
+/// writes). A path too long, or more than 64 at once, is simply not registered.
+class RegisteredTemporary {
+public:
+    explicit RegisteredTemporary(const std::string& path);
+    ~RegisteredTemporary();
+    RegisteredTemporary(const RegisteredTemporary&) = delete;
+    RegisteredTemporary& operator=(const RegisteredTemporary&) = delete;
+
+private:
+    int m_slot;
+};
+
 } // namespace nbody
