@@ -10,6 +10,8 @@
 #include <bit>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -67,27 +69,6 @@ void unregisterTemporary(int slot)
     if (slot >= 0)
         g_slots[std::size_t(slot)].state.store(0);
 }
-
-/// SIGINT, SIGTERM and SIGHUP blocked in this thread for a scope: a temporary file is created and
-/// registered with no signal in between.
-class BlockedSignals {
-public:
-    BlockedSignals()
-    {
-        sigset_t set;
-        sigemptyset(&set);
-        for (const int sig : {SIGINT, SIGTERM, SIGHUP})
-            sigaddset(&set, sig);
-        ::pthread_sigmask(SIG_BLOCK, &set, &m_old);
-    }
-    ~BlockedSignals() { ::pthread_sigmask(SIG_SETMASK, &m_old, nullptr); }
-    BlockedSignals(const BlockedSignals&) = delete;
-    BlockedSignals& operator=(const BlockedSignals&) = delete;
-
-private:
-    sigset_t m_old;
-};
-
 
 extern "C" void removeTemporariesAndReraise(int sig)
 {
@@ -163,6 +144,44 @@ RegisteredTemporary::~RegisteredTemporary()
 {
     unregisterTemporary(m_slot);
 }
+
+namespace {
+
+/// Creates a new file `prefix<pid>-XXXXXX` (six letters and digits; O_CREAT | O_EXCL, mode 0600)
+/// and registers it with the signal cleanup before it exists, so that a signal delivered to any
+/// thread at any moment leaves nothing behind (the handler's unlink of a name not yet created
+/// touches nothing: the name carries this process's pid). Blocking the signals in the calling
+/// thread alone is not enough: OpenMP's threads take them too. Retries a taken name. Returns
+/// the descriptor, or -1 with errno set.
+int createRegisteredTemporary(const std::string& prefix, std::string& path, std::optional<RegisteredTemporary>& reg)
+{
+    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    static std::atomic<std::uint64_t> counter{0};
+    std::uint64_t state = std::uint64_t(::getpid()) * 0x9E3779B97F4A7C15ULL ^
+                          std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                          (counter.fetch_add(1) << 32);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        path = pidTemplate(prefix);
+        for (std::size_t i = path.size() - 6; i < path.size(); ++i) {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            path[i] = kAlphabet[(state >> 33) % (sizeof kAlphabet - 1)];
+        }
+        reg.emplace(path);
+        const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            return fd;
+        const int e = errno;
+        reg.reset();
+        if (e != EEXIST) {
+            errno = e;
+            return -1;
+        }
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+} // namespace
 
 // ---- ContentChecksum --------------------------------------------------------------------------
 
@@ -270,12 +289,10 @@ WriteTarget resolveWriteTarget(const std::string& path)
     }
     // access() says yes to root everywhere except on read-only mounts; /proc and /sys still refuse
     // new files. Creating (and removing) a probe file is the answer the write itself would get.
-    std::string probe = pidTemplate((dir / ".nbody-probe-").string());
-    std::optional<BlockedSignals> blocked(std::in_place);
-    const int fd = ::mkstemp(probe.data());
+    std::string probe;
+    std::optional<RegisteredTemporary> registered;
+    const int fd = createRegisteredTemporary((dir / ".nbody-probe-").string(), probe, registered);
     const int probeErrno = errno;
-    const RegisteredTemporary registered(fd >= 0 ? probe : std::string());
-    blocked.reset();
     if (fd < 0) {
         t.problem = "directory '" + dir.string() + "' is not writable (a new file cannot be created there: " +
                     std::strerror(probeErrno) + ")";
@@ -352,14 +369,12 @@ void writeAtomically(const std::string& path, const std::function<void(const std
     removeStaleTemporaries(target.path);
 
     // A new, unique temporary file beside the target (mkstemp: O_CREAT | O_EXCL), so no
-    // existing file is ever opened for writing. Created and registered with signals blocked, so
-    // that SIGINT or SIGTERM at any moment from here on leaves nothing behind.
-    std::string temp = pidTemplate(target.path + ".tmp-");
-    std::optional<BlockedSignals> blocked(std::in_place);
-    const int fd = ::mkstemp(temp.data());
+    // existing file is ever opened for writing. Registered before it is created, so that SIGINT
+    // or SIGTERM at any moment from here on leaves nothing behind.
+    std::string temp;
+    std::optional<RegisteredTemporary> registered;
+    const int fd = createRegisteredTemporary(target.path + ".tmp-", temp, registered);
     const int createErrno = errno;
-    const RegisteredTemporary registered(fd >= 0 ? temp : std::string());
-    blocked.reset();
     if (fd < 0)
         fail(std::string("cannot create a temporary file beside it: ") + std::strerror(createErrno));
     ::fchmod(fd, 0644); // as a file created by open(…, 0644) with the usual umask
