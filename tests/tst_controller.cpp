@@ -425,6 +425,7 @@ private slots:
     void blowUpPauses();
     void scenarios_data();
     void scenarios();
+    void snapshotAfterScenario();
     void frameLoopStepTime_data();
     void frameLoopStepTime();
 
@@ -1124,6 +1125,46 @@ void TestController::blowUpPauses()
 void TestController::scenarios_data()
 {
     addCpuAndGpuRows();
+}
+
+void TestController::snapshotAfterScenario()
+{
+    // Issue 12, item 1: the Solar System (G = 2.959e-4, Yoshida, the fp64 `reference` kernel it
+    // picks for itself), then galaxy_20K.bin, which stores no parameters: the galaxy gets a new
+    // system's G = 1 and leapfrog, dt and ε² derived with G = 1 (0.0185, not 1.074 from the old
+    // G), and the user's kernel back (cpu), not the scenario's.
+    REQUIRE_EGL();
+    const QString path = nbodyDataDir() + QStringLiteral("/galaxy_20K.bin");
+    if (!QFile::exists(path))
+        QSKIP(qPrintable(path + " is absent"));
+    const World file = readTipsy(path.toStdString());
+    FrameLoop loop(*m_context);
+    loop.initialize(QStringLiteral("cpu"), 1001);
+    FrameResult r;
+    FRAME(loop, r);
+    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0));
+    FRAME(loop, r);
+    QCOMPARE(loop.params.back().G, kGaussG);
+    QCOMPARE(loop.kernels.back(), QStringLiteral("reference"));
+    loop.command(&SimulationController::loadFile, path);
+    FRAME(loop, r);
+    QVERIFY2(loop.loadFailures.isEmpty(), qPrintable(loop.loadFailures.value(0).second));
+    QCOMPARE(r.bodies, qulonglong(file.size()));
+    const ScaleDefaults sd = deriveScaleDefaults(file, 1.0);
+    QCOMPARE(loop.params.back().G, 1.0);
+    QCOMPARE(loop.params.back().dt, sd.dt);
+    QCOMPARE(loop.params.back().eps2, sd.eps2);
+    QCOMPARE(loop.params.back().integrator, std::string("leapfrog"));
+    QCOMPARE(loop.kernels.back(), QStringLiteral("cpu"));
+    // A kernel the user picks after a scenario stays through a later load.
+    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0));
+    FRAME(loop, r);
+    loop.command(&SimulationController::setKernel, QStringLiteral("reference"));
+    FRAME(loop, r);
+    loop.command(&SimulationController::loadFile, path);
+    FRAME(loop, r);
+    QCOMPARE(loop.params.back().G, 1.0);
+    QCOMPARE(loop.kernels.back(), QStringLiteral("reference"));
 }
 
 void TestController::scenarios()

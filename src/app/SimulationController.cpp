@@ -165,6 +165,13 @@ void SimulationController::installWorld(World world, const QString& source, bool
     if (!m_sim)
         throw std::logic_error("no simulation");
     SimParams params = m_sim->params();
+    if (deriveParams || fileParams) {
+        // A system read from a file: what it stores, else a new system's defaults (G = 1, the
+        // leapfrog; dt and ε² derived below), never the previous system's physics.
+        const SimParams fresh;
+        params.G = fresh.G;
+        params.integrator = fresh.integrator;
+    }
     if (deriveParams) {
         const ScaleDefaults sd = deriveScaleDefaults(world, params.G);
         params.dt = sd.dt;
@@ -248,6 +255,20 @@ void SimulationController::loadFile(const QString& path)
         try {
             installWorld(std::move(*world), name, !fileParams, fileParams);
             m_spec = std::make_unique<ScenarioSpec>(snapshotSpec(path));
+            // A kernel a scenario chose for itself (an fp64 one for the Solar System) does not
+            // suit the file: back to the user's, unless the file named its own.
+            if (!m_scenarioKernel.empty() && m_scenarioKernel == std::string(m_sim->kernel().id) &&
+                !(fileParams && !fileParams->kernel.empty())) {
+                const KernelInfo* k = findKernel(m_kernelBeforeScenario);
+                const std::string back =
+                    k && availability(*k).available ? m_kernelBeforeScenario : std::string(defaultKernelId());
+                try {
+                    m_sim->setKernel(back);
+                } catch (const std::invalid_argument&) {
+                    // the scenario's kernel stays (publishState reports which one runs)
+                }
+            }
+            m_scenarioKernel.clear();
         } catch (const std::invalid_argument& e) {
             emit loadFailed(path, QString::fromUtf8(e.what()));
         }
@@ -280,7 +301,10 @@ void SimulationController::setKernel(const QString& id)
 {
     Command c;
     c.what = QStringLiteral("kernel");
-    c.apply = [this, id] { m_sim->setKernel(id.toStdString()); };
+    c.apply = [this, id] {
+        m_sim->setKernel(id.toStdString());
+        m_scenarioKernel.clear(); // the user's choice from now on
+    };
     enqueue(std::move(c));
 }
 
@@ -344,7 +368,11 @@ void SimulationController::installScenario(BuiltScenario& built, const ScenarioS
     m_spec = std::make_unique<ScenarioSpec>(spec);
     if (!built.kernel.empty() && built.kernel != std::string(m_sim->kernel().id)) {
         try {
+            const std::string before(m_sim->kernel().id);
             m_sim->setKernel(built.kernel);
+            if (m_scenarioKernel.empty())
+                m_kernelBeforeScenario = before;
+            m_scenarioKernel = built.kernel;
         } catch (const std::invalid_argument& e) {
             // The scenario runs on the current kernel; say why its own could not be used.
             emit commandFailed(QStringLiteral("the scenario's kernel"), QString::fromUtf8(e.what()));

@@ -221,6 +221,10 @@ private:
     std::uint64_t m_editSeed = 1;                  ///< seeds of added clusters
     std::unique_ptr<nbody::Fp64State> m_initialExact; ///< its exact fp64 state, when it has one
     std::unique_ptr<nbody::ScenarioSpec> m_spec;  ///< the recipe of the current system (Save scenario)
+    /// The kernel a scenario switched to (the Solar System's fp64 `reference`), and the one the
+    /// user had before; a snapshot opened later goes back to the user's (issue 12: a loaded
+    /// system takes what it stores, else a new system's defaults). Empty once the user picks one.
+    std::string m_scenarioKernel, m_kernelBeforeScenario;
     QString m_source;
     std::vector<Command> m_pending;
     bool m_running = false;
