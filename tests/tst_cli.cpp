@@ -220,6 +220,37 @@ private slots:
         // t = 12 · 0.1
         QVERIFY2(r.out.contains("t = 1.2"), qPrintable(r.out));
     }
+    void gravitationalConstant()
+    {
+        // --G on run (and render, validate, bench, which share the option): it reaches the
+        // parameters, a file's derived dt scales as t_dyn ∝ G^(-1/2) (G = 4 halves it: 0.0695
+        // against 0.139 for this 100-body file), and G <= 0 is refused naming the option.
+        QTemporaryDir dir;
+        const QString file = dir.filePath("cube.tipsy");
+        QCOMPARE(nbody({"run", "--bodies", "101", "--steps", "1", "--no-energy", "--kernel", "cpu", "--output", file}).code, 0);
+        const auto derivedDt = [&](const char* g) {
+            const Result r = nbody({"run", "--input", file, "--steps", "1", "--no-energy", "--kernel", "cpu", "--G", g});
+            const QRegularExpression re(QStringLiteral("Params: +G=(\\S+) .* dt=(\\S+) "));
+            const QRegularExpressionMatch m = re.match(r.out);
+            return std::pair{r.code == 0 && m.hasMatch() ? m.captured(1).toDouble() : -1.0,
+                             m.hasMatch() ? m.captured(2).toDouble() : -1.0};
+        };
+        const auto [g1, dt1] = derivedDt("1");
+        const auto [g4, dt4] = derivedDt("4");
+        QCOMPARE(g1, 1.0);
+        QCOMPARE(g4, 4.0);
+        QVERIFY(dt1 > 0);
+        QVERIFY2(std::abs(dt4 / dt1 - 0.5) < 1e-4, qPrintable(QString("dt %1 with G = 4, %2 with G = 1").arg(dt4).arg(dt1)));
+        const Result cube = nbody({"run", "--bodies", "64", "--steps", "1", "--no-energy", "--kernel", "cpu", "--G", "2.5"});
+        QVERIFY2(cube.code == 0 && cube.out.contains("G=2.5 "), qPrintable(cube.out + cube.err));
+        for (const char* bad : {"0", "-1", "nan"}) {
+            const Result r = nbody({"run", "--bodies", "64", "--steps", "1", "--G", bad});
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains("--G"), qPrintable(r.err));
+        }
+        const Result bench = nbody({"bench", "--kernels", "cpu", "--bodies", "33", "--steps", "1", "--G", "3"});
+        QVERIFY2(bench.code == 0, qPrintable(bench.err));
+    }
     void runCaptures_data()
     {
         QTest::addColumn<QString>("kernel");

@@ -471,6 +471,7 @@ int benchCommand(const BenchOptions& o)
     std::vector<plot::Series> references;
     SimParams params;
     o.launch.applyTo(params);
+    params.G = o.G;
     params.cudaGraphs = o.cudaGraphs;
     try {
         if (!std::isfinite(o.budgetSeconds) || !(o.budgetSeconds > 0))

@@ -44,6 +44,7 @@ struct BenchOptions {
     int warmup = 2;               ///< untimed force evaluations first
     double budgetSeconds = 60;    ///< per kernel and N: fewer samples, or skipped when predicted longer
     std::uint64_t seed = 42;
+    double G = 1.0;               ///< gravitational constant of the cube (--G)
     LaunchOptions launch;       ///< --block-size … --unroll (0: auto)
     bool noTune = false;          ///< --no-tune: auto parameters take the defaults, nothing is measured
     bool cudaGraphs = true;       ///< steps of CUDA kernels replayed from CUDA graphs (SimParams::cudaGraphs)

@@ -40,6 +40,9 @@ void addSystemOptions(CLI::App& c, SystemOptions& o, DefaultSystem d)
     c.add_option("--eps2", o.eps2,
                  "Softening eps^2 (default " + formatString("%g", double(row->eps2)) + of +
                      "; the scenario's, or derived for a file)");
+    c.add_option("--G", o.G,
+                 "Gravitational constant, length^3 mass^-1 time^-2 (default 1; the scenario's, or a file's when it "
+                 "stores one); a file's dt and eps2 are derived with it");
 }
 
 std::vector<std::size_t> parseBodyList(const std::string& list)
@@ -139,6 +142,10 @@ void noteGiven(const CLI::App& c, SystemOptions& o)
 
 int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& out)
 {
+    if (o.G && !(std::isfinite(*o.G) && *o.G > 0)) {
+        std::cerr << "nbody " << command << ": --G " << *o.G << " must be a positive, finite number\n";
+        return 2;
+    }
     try {
         if (!o.scenario.empty() && !o.input.empty())
             throw std::invalid_argument("--scenario and --input both name the bodies: give one");
@@ -159,6 +166,8 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
                                   o.input.c_str(), snap.formatId.c_str(), out.world.size(),
                                   static_cast<unsigned long long>(out.world.step), out.world.time);
             } else {
+                if (o.G)
+                    out.params.G = *o.G; // the derived dt depends on G
                 const ScaleDefaults d = deriveScaleDefaults(out.world, out.params.G);
                 out.params.dt = d.dt;
                 out.params.eps2 = d.eps2;
@@ -195,6 +204,8 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
         out.params.dt = float(*o.dt); // Simulation refuses 0, negative and non-finite values
     if (o.eps2)
         out.params.eps2 = float(*o.eps2);
+    if (o.G)
+        out.params.G = *o.G;
     return 0;
 }
 

@@ -31,12 +31,13 @@ struct SystemOptions {
     bool seedGiven = false;     ///< --seed given
     std::optional<double> dt;   ///< unset: the system's default
     std::optional<double> eps2; ///< unset: the system's default
+    std::optional<double> G;    ///< unset: the system's (1, a scenario's, or a file's when it stores one)
 };
 
 /// The system a subcommand simulates when neither --scenario nor --input is given (for help texts).
 enum class DefaultSystem { Cube, Plummer };
 
-/// Adds the options that choose the system (--scenario, --input, --bodies, --seed, --dt, --eps2)
+/// Adds the options that choose the system (--scenario, --input, --bodies, --seed, --dt, --eps2, --G)
 /// to a subcommand; call noteGiven() after parsing.
 void addSystemOptions(CLI::App& command, SystemOptions& o, DefaultSystem d = DefaultSystem::Cube);
 /// Records which of --bodies / --seed were given on `command`.

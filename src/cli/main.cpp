@@ -63,6 +63,8 @@ int main(int argc, char** argv)
                          "its predicted time exceeds it")
         ->capture_default_str();
     benchCmd->add_option("--seed", bench.seed, "Seed of the uniform cube")->capture_default_str();
+    benchCmd->add_option("--G", bench.G, "Gravitational constant of the cube (the rate does not depend on it)")
+        ->capture_default_str();
     addLaunchOptions(*benchCmd, bench.launch);
     addNoTuneOption(*benchCmd, bench.noTune);
     benchCmd->add_flag("!--no-cuda-graphs", bench.cudaGraphs,
@@ -80,7 +82,7 @@ int main(int argc, char** argv)
     CLI::Option* fromOpt = benchCmd->add_option(
         "--from", bench.from,
         "Print (and with --plot/--csv/--json write) a saved `nbody bench --json` file instead of measuring");
-    for (const char* measuring : {"--kernels", "--bodies", "--steps", "--warmup", "--budget", "--seed", "--block-size",
+    for (const char* measuring : {"--kernels", "--bodies", "--steps", "--warmup", "--budget", "--seed", "--G", "--block-size",
                                   "--block-rows", "--tile-factor", "--bodies-per-thread", "--j-split", "--unroll",
                                   "--no-tune"})
         fromOpt->excludes(benchCmd->get_option(measuring));
