@@ -384,6 +384,26 @@ private slots:
         QTest::newRow("cpu") << QStringLiteral("cpu");
     }
 
+    void runDockShowsAndEditsG()
+    {
+        // Issue 12, item 2: the Run dock shows the system's G (the Solar System's Gaussian
+        // constant 2.959e-4 AU³ M☉⁻¹ day⁻²) and an edit reaches the simulation, which publishes
+        // it back; a refused value (0) is reverted to the running one.
+        nbody::app::StartupConfig config;
+        config.scenario = QStringLiteral("solar-system");
+        MainWindow w(config, nbody::app::Automation{});
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* g = w.findChild<QDoubleSpinBox*>(QStringLiteral("gravitationalConstant"));
+        QVERIFY(g);
+        QTRY_VERIFY_WITH_TIMEOUT(std::abs(g->value() - 2.959122e-4) < 1e-9, 10000);
+        g->setValue(1.5e-4);
+        QTest::qWait(300);
+        QTRY_VERIFY_WITH_TIMEOUT(std::abs(g->value() - 1.5e-4) < 1e-12, 10000);
+        g->setValue(0.0);
+        QTRY_VERIFY_WITH_TIMEOUT(std::abs(g->value() - 1.5e-4) < 1e-12, 10000);
+    }
+
     void statusBarMeasuresSteps()
     {
         QFETCH(QString, kernel);

@@ -122,8 +122,13 @@ RunDock::RunDock(QWidget* parent) : QDockWidget(tr("Run"), parent)
     m_dt->setToolTip(tr("Time step of the kick-drift-kick leapfrog, time units (arrows: ×2 / ÷2)"));
     m_eps2 = new ScientificSpinBox(paramBox);
     m_eps2->setToolTip(tr("Softening ε², length² (arrows: ×2 / ÷2)"));
+    m_G = new ScientificSpinBox(paramBox);
+    m_G->setObjectName(QStringLiteral("gravitationalConstant"));
+    m_G->setToolTip(tr("Gravitational constant G, length³ mass⁻¹ time⁻² in the system's units (1 in N-body "
+                       "units; 2.959e-4 AU³ M☉⁻¹ day⁻² for the Solar System). Arrows: ×2 / ÷2"));
     paramForm->addRow(tr("dt:"), m_dt);
     paramForm->addRow(tr("ε² (eps2):"), m_eps2);
+    paramForm->addRow(tr("G:"), m_G);
     column->addWidget(paramBox);
     column->addStretch(1);
     setScrollableWidget(this, body);
@@ -132,6 +137,7 @@ RunDock::RunDock(QWidget* parent) : QDockWidget(tr("Run"), parent)
     connect(m_stepsPerFrame, &QSpinBox::valueChanged, this, &RunDock::stepsPerFrameEdited);
     connect(m_dt, &QDoubleSpinBox::valueChanged, this, &RunDock::dtEdited);
     connect(m_eps2, &QDoubleSpinBox::valueChanged, this, &RunDock::eps2Edited);
+    connect(m_G, &QDoubleSpinBox::valueChanged, this, &RunDock::gravitationalConstantEdited);
 
     setKernel(nullptr);
     setParams(nbody::SimParams{});
@@ -158,6 +164,10 @@ void RunDock::setParams(const nbody::SimParams& p)
     {
         const QSignalBlocker b(m_eps2);
         m_eps2->setValue(static_cast<double>(p.eps2));
+    }
+    {
+        const QSignalBlocker b(m_G);
+        m_G->setValue(p.G);
     }
 }
 

@@ -49,6 +49,7 @@ signals:
     void stepsPerFrameEdited(int steps);
     void dtEdited(double dt);
     void eps2Edited(double eps2);
+    void gravitationalConstantEdited(double G);
 
 private:
     QSpinBox* m_stepsToRun;
@@ -59,6 +60,7 @@ private:
     QLabel* m_source;
     ScientificSpinBox* m_dt;
     ScientificSpinBox* m_eps2;
+    ScientificSpinBox* m_G;
 };
 
 } // namespace nbody::app

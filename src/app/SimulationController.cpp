@@ -422,6 +422,11 @@ void SimulationController::setDt(double dt)
     changeParams(QStringLiteral("dt"), [dt](SimParams& p) { p.dt = static_cast<float>(dt); });
 }
 
+void SimulationController::setGravitationalConstant(double G)
+{
+    changeParams(QStringLiteral("G"), [G](SimParams& p) { p.G = G; });
+}
+
 void SimulationController::setEps2(double eps2)
 {
     changeParams(QStringLiteral("eps2"), [eps2](SimParams& p) { p.eps2 = static_cast<float>(eps2); });

@@ -99,6 +99,8 @@ public slots:
     void setIntegrator(const QString& id);
     void setDt(double dt);
     void setEps2(double eps2);
+    /// G, length³ mass⁻¹ time⁻²; refused (commandFailed) unless positive and finite.
+    void setGravitationalConstant(double G);
     void setBlockSize(int blockSize);
     void setTileWidthFactor(int factor);
     /// 2D kernels: rows (bodies i) per block.
