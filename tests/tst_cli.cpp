@@ -563,6 +563,43 @@ private slots:
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("no longer finite"), qPrintable(r.err));
     }
+    void hugeSystemRefused_data()
+    {
+        // A system inside the accepted range of N whose columns cannot fit in the memory the
+        // process may use (here a 2 GB RLIMIT_AS): refused before allocating, bytes named, exit 2.
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("scenario"); // a scenario file's content, or empty
+        const QString n = QString::number(1 << 28);
+        QTest::newRow("run cube") << QStringList{"run", "--bodies", n, "--steps", "1"} << QString();
+        QTest::newRow("render cube") << QStringList{"render", "--bodies", n, "--frames", "1", "--out", "@DIR@/frames"}
+                                     << QString();
+        QTest::newRow("run scenario file")
+            << QStringList{"run", "--scenario", "@DIR@/huge.json", "--steps", "1"}
+            << QStringLiteral(R"({"bodies": {"generator": "plummer", "N": 268435456}})");
+    }
+    void hugeSystemRefused()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, scenario);
+        QTemporaryDir dir;
+        if (!scenario.isEmpty()) {
+            QFile f(dir.filePath("huge.json"));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(scenario.toUtf8());
+        }
+        for (QString& a : args)
+            a.replace("@DIR@", dir.path());
+        QProcess p;
+        p.start("bash", QStringList{"-c", "ulimit -v 2000000 && exec \"$0\" \"$@\"", cliPath()} + args);
+        QVERIFY(p.waitForFinished(120000));
+        const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(p.exitCode() == 2, qPrintable(err));
+        QVERIFY2(err.contains("N = 268435456 needs about") && err.contains("GB of host memory") &&
+                     err.contains("available (RLIMIT_AS)"),
+                 qPrintable(err));
+        QVERIFY2(!err.contains("bad_alloc"), qPrintable(err));
+    }
     void renderSequence_data()
     {
         QTest::addColumn<QString>("kernel");

@@ -4,6 +4,8 @@
 // files written and read back, and malformed files refused with the field named.
 #include "sim/Diagnostics.h"
 #include "sim/Integrators.h"
+#include "sim/KernelRegistry.h"
+#include "sim/MemoryBudget.h"
 #include "sim/Models.h"
 #include "sim/Scenarios.h"
 #include "sim/Simulation.h"
@@ -18,6 +20,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numbers>
 
 using namespace nbody;
@@ -84,6 +87,28 @@ private slots:
         omp_set_num_threads(1);
     }
 
+    void hostMemoryEstimate()
+    {
+        // Two Worlds (53 B a body: 3 Float4 + id + group) and the CPU kernels' fp32 SoA (16 B);
+        // an fp64 kernel adds its state and a widened copy (2 x 96 B).
+        QCOMPARE(kWorldBytesPerBody, std::size_t(53));
+        QCOMPARE(kFp64StateBytesPerBody, std::size_t(96));
+        QCOMPARE(hostBytesFor(1), std::size_t(122));
+        QCOMPARE(hostBytesFor(std::size_t(1) << 28), std::size_t(122) << 28); // 32.7 GB
+        const KernelInfo* fp32 = findKernel("cpu");
+        const KernelInfo* fp64 = findKernel("reference");
+        QVERIFY(fp32 && fp64);
+        QCOMPARE(hostBytesFor(1000, fp32), std::size_t(122000));
+        QCOMPARE(hostBytesFor(1000, fp64), std::size_t(122000 + 192000));
+        QCOMPARE(hostBytesFor(std::numeric_limits<std::size_t>::max(), fp64), std::numeric_limits<std::size_t>::max());
+        QCOMPARE(formatBytes(32749125632ull), std::string("32.7 GB"));
+        QCOMPARE(formatBytes(512), std::string("512 bytes"));
+        // This process has some memory available, and a small system passes the check.
+        const MemoryAvailable a = availableHostMemory();
+        QVERIFY(a.known() && a.bytes > 0);
+        checkHostMemory(1000, fp64);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, checkHostMemory(std::numeric_limits<std::size_t>::max() / 64));
+    }
     void henonUnits()
     {
         // The closed forms the tests below use: for the complete model in Hénon units K = 1/4,

@@ -9,6 +9,7 @@
 #include "sim/DeviceInfo.h"
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
+#include "sim/MemoryBudget.h"
 #include "sim/Simulation.h"
 #include "sim/Snapshot.h"
 #include "sim/Tuner.h"
@@ -22,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <new>
 #include <memory>
 #include <optional>
 
@@ -253,6 +255,9 @@ int runCommand(const RunOptions& o)
                         o.height);
     } catch (const CudaError& e) {
         std::cerr << "nbody run: GPU error: " << e.what() << "\n";
+        return 1;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "nbody run: " << outOfMemoryMessage() << "\n";
         return 1;
     } catch (const std::exception& e) {
         std::cerr << "nbody run: " << e.what() << "\n";

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/Format.h"
+#include "sim/MemoryBudget.h"
 #include "sim/Snapshot.h"
 
 #include "sim/KernelRegistry.h"
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <new>
 
 namespace nbody::cli {
 
@@ -175,6 +177,9 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
             out.what = formatString("uniform cube: %zu bodies in +-%.3g, masses %.3g..%.3g, seed %llu", out.world.size(),
                               cube.halfWidth, cube.massMin, cube.massMax, static_cast<unsigned long long>(cube.seed));
         }
+    } catch (const std::bad_alloc&) {
+        std::cerr << "nbody " << command << ": " << outOfMemoryMessage() << "\n";
+        return 2;
     } catch (const std::exception& e) {
         std::cerr << "nbody " << command << ": " << e.what() << "\n";
         return 2;

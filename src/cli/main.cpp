@@ -6,6 +6,9 @@
 #include "RenderCommand.h"
 #include "ValidateCommand.h"
 #include "sim/AtomicFile.h"
+#include "sim/MemoryBudget.h"
+
+#include <new>
 
 #include <CLI/CLI.hpp>
 
@@ -167,6 +170,9 @@ int main(int argc, char** argv)
             return integratorsCommand(integratorsJson);
         if (*devicesCmd)
             return devicesCommand(devicesJson);
+    } catch (const std::bad_alloc&) {
+        std::cerr << "nbody: error: " << nbody::outOfMemoryMessage() << "\n";
+        return 1;
     } catch (const std::exception& e) {
         std::cerr << "nbody: error: " << e.what() << "\n";
         return 1;

@@ -1,4 +1,5 @@
 #include "Scenario.h"
+#include "MemoryBudget.h"
 #include "Random.h"
 
 #include <cmath>
@@ -18,6 +19,7 @@ World makeUniformCube(const CubeParams& p)
         throw std::invalid_argument("the cube's half width must be positive and finite");
     if (!(p.massMin >= 0) || !(p.massMax >= p.massMin) || !std::isfinite(p.massMax))
         throw std::invalid_argument("the mass range must satisfy 0 <= massMin <= massMax < inf");
+    checkHostMemory(p.bodies); // before anything is allocated for them
     Xoshiro256 rng(p.seed);
     World w;
     w.reserve(p.bodies);

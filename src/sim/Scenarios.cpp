@@ -1,4 +1,5 @@
 #include "Scenarios.h"
+#include "MemoryBudget.h"
 #include "Snapshot.h"
 
 #include "AtomicFile.h"
@@ -567,6 +568,11 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
         if (n < 1 || n > kMaxBodies)
             throw ScenarioError("bodies.N", "must be from 1 to " + std::to_string(kMaxBodies) + " (got " +
                                                 std::to_string(n) + ")", spec.source);
+        try {
+            checkHostMemory(n); // before the generator allocates anything
+        } catch (const std::invalid_argument& e) {
+            throw ScenarioError("bodies.N", e.what(), spec.source);
+        }
         try {
             b.bodies = row->generate(spec.args, n, spec.seed);
         } catch (const ScenarioError& e) {
