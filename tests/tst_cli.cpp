@@ -600,6 +600,37 @@ private slots:
                  qPrintable(err));
         QVERIFY2(!err.contains("bad_alloc"), qPrintable(err));
     }
+    void energyBlowUpWarns()
+    {
+        // Two 1e30 masses one unit apart at dt = 1e-5 (fp64 kernel): no NaN, but the energy grows
+        // by a factor of about 2.4e19. The summary warns; --strict makes it a failure (exit 1); a
+        // tolerance above the change is silent.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("two.csv");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1e30\n1,0,0,0,0,0,1e30\n");
+        f.close();
+        const QStringList base{"run", "-i", path, "--dt", "1e-5", "--steps", "1", "--kernel", "reference"};
+        const Result warned = nbody(base);
+        QVERIFY2(warned.code == 0, qPrintable(warned.err));
+        QVERIFY2(warned.err.contains("warning: the relative energy change 2.4") &&
+                     warned.err.contains("exceeds the tolerance 0.01"),
+                 qPrintable(warned.err));
+        const Result strict = nbody(base + QStringList{"--strict"});
+        QCOMPARE(strict.code, 1);
+        QVERIFY2(strict.err.contains("error: the relative energy change"), qPrintable(strict.err));
+        QVERIFY2(strict.out.contains("Summary"), qPrintable(strict.out)); // the summary is still printed
+        const Result tolerant = nbody(base + QStringList{"--strict", "--energy-tolerance", "1e20"});
+        QVERIFY2(tolerant.code == 0, qPrintable(tolerant.err));
+        QVERIFY2(!tolerant.err.contains("energy change"), qPrintable(tolerant.err));
+        // A well-resolved run stays quiet, also with --strict.
+        const Result quiet = nbody({"run", "--bodies", "200", "--steps", "20", "--kernel", "cpu", "--strict"});
+        QVERIFY2(quiet.code == 0, qPrintable(quiet.err));
+        QVERIFY2(!quiet.err.contains("energy change"), qPrintable(quiet.err));
+        // --strict without the energy evaluation has nothing to check: refused.
+        QCOMPARE(nbody({"run", "--bodies", "10", "--steps", "1", "--strict", "--no-energy"}).code, 2);
+    }
     void renderSequence_data()
     {
         QTest::addColumn<QString>("kernel");
