@@ -631,6 +631,46 @@ private slots:
         // --strict without the energy evaluation has nothing to check: refused.
         QCOMPARE(nbody({"run", "--bodies", "10", "--steps", "1", "--strict", "--no-energy"}).code, 2);
     }
+    void derivedScaleOutsideFp32()
+    {
+        // Coordinates near 1e30 (1e-30): the dt derived from the scale overflows (underflows) in
+        // fp32. The refusal says it was derived from the system's scale, not "dt must be
+        // positive" about a value the user never gave; giving --dt (and --eps2) runs.
+        QTemporaryDir dir;
+        for (const char* x : {"1e30", "1e-30"}) {
+            const QString path = dir.filePath(QStringLiteral("scale%1.csv").arg(x));
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray("x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n") + x + ",0,0,0,0,0,1\n");
+            f.close();
+            for (const char* command : {"run", "validate"}) {
+                const Result r = nbody({command, "-i", path, "--steps", "1"});
+                QCOMPARE(r.code, 2);
+                QVERIFY2(r.err.contains("dt derived from the system's scale (R_rms") &&
+                             r.err.contains("the scale is outside fp32's range") && r.err.contains("give --dt"),
+                         qPrintable(r.err));
+                QVERIFY2(!r.err.contains("must be"), qPrintable(r.err));
+            }
+            // With --dt only, the derived eps2 is still out of range: named the same way.
+            const Result eps = nbody({"run", "-i", path, "--steps", "1", "--dt", "1e-3"});
+            QCOMPARE(eps.code, 2);
+            QVERIFY2(eps.err.contains("eps2 derived from the system's scale") && eps.err.contains("give --eps2"),
+                     qPrintable(eps.err));
+            // The same file through a scenario that names it.
+            const QString scenario = dir.filePath("s.json");
+            QFile sf(scenario);
+            QVERIFY(sf.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            sf.write(QJsonDocument(QJsonObject{{"bodies", QJsonObject{{"snapshot", path}}}}).toJson());
+            sf.close();
+            const Result viaScenario = nbody({"run", "--scenario", scenario, "--steps", "1"});
+            QCOMPARE(viaScenario.code, 2);
+            QVERIFY2(viaScenario.err.contains("dt derived from the system's scale"), qPrintable(viaScenario.err));
+            // Both given: the user's values are used.
+            const Result given = nbody({"run", "-i", path, "--steps", "1", "--dt", "1e-3", "--eps2", "1e-3",
+                                        "--no-energy", "--kernel", "cpu"});
+            QVERIFY2(!given.err.contains("derived from the system's scale"), qPrintable(given.err));
+        }
+    }
     void renderSequence_data()
     {
         QTest::addColumn<QString>("kernel");

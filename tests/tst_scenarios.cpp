@@ -7,6 +7,7 @@
 #include "sim/KernelRegistry.h"
 #include "sim/MemoryBudget.h"
 #include "sim/Models.h"
+#include "sim/Scenario.h"
 #include "sim/Scenarios.h"
 #include "sim/Simulation.h"
 #include "sim/Snapshot.h"
@@ -21,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <tuple>
 #include <numbers>
 
 using namespace nbody;
@@ -108,6 +110,23 @@ private slots:
         QVERIFY(a.known() && a.bytes > 0);
         checkHostMemory(1000, fp64);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, checkHostMemory(std::numeric_limits<std::size_t>::max() / 64));
+    }
+    void derivedScaleProblems()
+    {
+        // Scales fp32 cannot hold: the derived dt / eps2 carry a problem naming the scale.
+        for (const auto& [x, dtBad, eps2Bad] : {std::tuple{1e30f, true, true}, std::tuple{1e-30f, true, true},
+                                                std::tuple{1.0f, false, false}}) {
+            World w;
+            w.addBody({0, 0, 0, 1}, {});
+            w.addBody({x, 0, 0, 1}, {});
+            const ScaleDefaults d = deriveScaleDefaults(w, 1.0);
+            QCOMPARE(!d.dtProblem.empty(), dtBad);
+            QCOMPARE(!d.eps2Problem.empty(), eps2Bad);
+            if (dtBad)
+                QVERIFY2(d.dtProblem.find("dt derived from the system's scale (R_rms") == 0 &&
+                             d.dtProblem.find("outside fp32's range") != std::string::npos,
+                         d.dtProblem.c_str());
+        }
     }
     void henonUnits()
     {

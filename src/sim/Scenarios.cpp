@@ -610,6 +610,8 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
         const ScaleDefaults d = deriveScaleDefaults(b.bodies.world, b.params.G);
         b.params.dt = d.dt;
         b.params.eps2 = d.eps2;
+        b.dtProblem = spec.dt ? "" : d.dtProblem;
+        b.eps2Problem = spec.eps2 ? "" : d.eps2Problem;
         b.params.integrator = "leapfrog";
         b.units = "the snapshot's own (G = " + num(b.params.G) + ")";
         std::snprintf(line, sizeof line, "%s: %zu bodies",
