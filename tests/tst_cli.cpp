@@ -594,6 +594,114 @@ private slots:
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("no longer finite"), qPrintable(r.err));
     }
+    void hugeSystemRefused_data()
+    {
+        // A system inside the accepted range of N whose columns cannot fit in the memory the
+        // process may use (here a 2 GB RLIMIT_AS): refused before allocating, bytes named, exit 2.
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("scenario"); // a scenario file's content, or empty
+        const QString n = QString::number(1 << 28);
+        QTest::newRow("run cube") << QStringList{"run", "--bodies", n, "--steps", "1"} << QString();
+        QTest::newRow("render cube") << QStringList{"render", "--bodies", n, "--frames", "1", "--out", "@DIR@/frames"}
+                                     << QString();
+        QTest::newRow("run scenario file")
+            << QStringList{"run", "--scenario", "@DIR@/huge.json", "--steps", "1"}
+            << QStringLiteral(R"({"bodies": {"generator": "plummer", "N": 268435456}})");
+    }
+    void hugeSystemRefused()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, scenario);
+        QTemporaryDir dir;
+        if (!scenario.isEmpty()) {
+            QFile f(dir.filePath("huge.json"));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(scenario.toUtf8());
+        }
+        for (QString& a : args)
+            a.replace("@DIR@", dir.path());
+        QProcess p;
+        p.start("bash", QStringList{"-c", "ulimit -v 2000000 && exec \"$0\" \"$@\"", cliPath()} + args);
+        QVERIFY(p.waitForFinished(120000));
+        const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(p.exitCode() == 2, qPrintable(err));
+        QVERIFY2(err.contains("N = 268435456 needs about") && err.contains("GB of host memory") &&
+                     err.contains("available (RLIMIT_AS)"),
+                 qPrintable(err));
+        QVERIFY2(!err.contains("bad_alloc"), qPrintable(err));
+    }
+    void energyBlowUpWarns()
+    {
+        // Two 1e30 masses one unit apart at dt = 1e-5 (fp64 kernel): no NaN, but the energy grows
+        // by a factor of about 2.4e19. The summary warns; --strict makes it a failure (exit 1); a
+        // tolerance above the change is silent.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("two.csv");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1e30\n1,0,0,0,0,0,1e30\n");
+        f.close();
+        const QStringList base{"run", "-i", path, "--dt", "1e-5", "--steps", "1", "--kernel", "reference"};
+        const Result warned = nbody(base);
+        QVERIFY2(warned.code == 0, qPrintable(warned.err));
+        QVERIFY2(warned.err.contains("warning: the relative energy change 2.4") &&
+                     warned.err.contains("exceeds the tolerance 0.01"),
+                 qPrintable(warned.err));
+        const Result strict = nbody(base + QStringList{"--strict"});
+        QCOMPARE(strict.code, 1);
+        QVERIFY2(strict.err.contains("error: the relative energy change"), qPrintable(strict.err));
+        QVERIFY2(strict.out.contains("Summary"), qPrintable(strict.out)); // the summary is still printed
+        const Result tolerant = nbody(base + QStringList{"--strict", "--energy-tolerance", "1e20"});
+        QVERIFY2(tolerant.code == 0, qPrintable(tolerant.err));
+        QVERIFY2(!tolerant.err.contains("energy change"), qPrintable(tolerant.err));
+        // A well-resolved run stays quiet, also with --strict.
+        const Result quiet = nbody({"run", "--bodies", "200", "--steps", "20", "--kernel", "cpu", "--strict"});
+        QVERIFY2(quiet.code == 0, qPrintable(quiet.err));
+        QVERIFY2(!quiet.err.contains("energy change"), qPrintable(quiet.err));
+        // --strict without the energy evaluation has nothing to check: refused.
+        QCOMPARE(nbody({"run", "--bodies", "10", "--steps", "1", "--strict", "--no-energy"}).code, 2);
+    }
+    void derivedScaleOutsideFp32()
+    {
+        // Coordinates near 1e30 (1e-30): the dt derived from the scale overflows (underflows) in
+        // fp32. The refusal says it was derived from the system's scale, not "dt must be
+        // positive" about a value the user never gave; giving --dt (and --eps2) runs.
+        QTemporaryDir dir;
+        for (const char* x : {"1e30", "1e-30"}) {
+            const QString path = dir.filePath(QStringLiteral("scale%1.csv").arg(x));
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray("x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n") + x + ",0,0,0,0,0,1\n");
+            f.close();
+            for (const char* command : {"run", "validate"}) {
+                const Result r = nbody({command, "-i", path, "--steps", "1"});
+                QCOMPARE(r.code, 2);
+                QVERIFY2(r.err.contains("dt derived from the system's scale (R_rms") &&
+                             r.err.contains("the scale is outside fp32's range") && r.err.contains("give --dt"),
+                         qPrintable(r.err));
+                QVERIFY2(!r.err.contains("must be"), qPrintable(r.err));
+            }
+            // With --dt only, the derived eps2 is still out of range: named the same way.
+            const Result eps = nbody({"run", "-i", path, "--steps", "1", "--dt", "1e-3"});
+            QCOMPARE(eps.code, 2);
+            QVERIFY2(eps.err.contains("eps2 derived from the system's scale") && eps.err.contains("give --eps2"),
+                     qPrintable(eps.err));
+            // The same file through a scenario that names it.
+            const QString scenario = dir.filePath("s.json");
+            QFile sf(scenario);
+            QVERIFY(sf.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            sf.write(QJsonDocument(QJsonObject{{"bodies", QJsonObject{{"snapshot", path}}}}).toJson());
+            sf.close();
+            const Result viaScenario = nbody({"run", "--scenario", scenario, "--steps", "1"});
+            QCOMPARE(viaScenario.code, 2);
+            QVERIFY2(viaScenario.err.contains("dt derived from the system's scale"), qPrintable(viaScenario.err));
+            // Both given: the user's values are used.
+            const Result given = nbody({"run", "-i", path, "--steps", "1", "--dt", "1e-3", "--eps2", "1e-3",
+                                        "--no-energy", "--kernel", "cpu"});
+            QVERIFY2(!given.err.contains("derived from the system's scale"), qPrintable(given.err));
+        }
+    }
     void renderSequence_data()
     {
         QTest::addColumn<QString>("kernel");

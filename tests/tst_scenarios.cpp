@@ -4,7 +4,10 @@
 // files written and read back, and malformed files refused with the field named.
 #include "sim/Diagnostics.h"
 #include "sim/Integrators.h"
+#include "sim/KernelRegistry.h"
+#include "sim/MemoryBudget.h"
 #include "sim/Models.h"
+#include "sim/Scenario.h"
 #include "sim/Scenarios.h"
 #include "sim/Simulation.h"
 #include "sim/Snapshot.h"
@@ -18,6 +21,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <tuple>
 #include <numbers>
 
 using namespace nbody;
@@ -84,6 +89,45 @@ private slots:
         omp_set_num_threads(1);
     }
 
+    void hostMemoryEstimate()
+    {
+        // Two Worlds (53 B a body: 3 Float4 + id + group) and the CPU kernels' fp32 SoA (16 B);
+        // an fp64 kernel adds its state and a widened copy (2 x 96 B).
+        QCOMPARE(kWorldBytesPerBody, std::size_t(53));
+        QCOMPARE(kFp64StateBytesPerBody, std::size_t(96));
+        QCOMPARE(hostBytesFor(1), std::size_t(122));
+        QCOMPARE(hostBytesFor(std::size_t(1) << 28), std::size_t(122) << 28); // 32.7 GB
+        const KernelInfo* fp32 = findKernel("cpu");
+        const KernelInfo* fp64 = findKernel("reference");
+        QVERIFY(fp32 && fp64);
+        QCOMPARE(hostBytesFor(1000, fp32), std::size_t(122000));
+        QCOMPARE(hostBytesFor(1000, fp64), std::size_t(122000 + 192000));
+        QCOMPARE(hostBytesFor(std::numeric_limits<std::size_t>::max(), fp64), std::numeric_limits<std::size_t>::max());
+        QCOMPARE(formatBytes(32749125632ull), std::string("32.7 GB"));
+        QCOMPARE(formatBytes(512), std::string("512 bytes"));
+        // This process has some memory available, and a small system passes the check.
+        const MemoryAvailable a = availableHostMemory();
+        QVERIFY(a.known() && a.bytes > 0);
+        checkHostMemory(1000, fp64);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, checkHostMemory(std::numeric_limits<std::size_t>::max() / 64));
+    }
+    void derivedScaleProblems()
+    {
+        // Scales fp32 cannot hold: the derived dt / eps2 carry a problem naming the scale.
+        for (const auto& [x, dtBad, eps2Bad] : {std::tuple{1e30f, true, true}, std::tuple{1e-30f, true, true},
+                                                std::tuple{1.0f, false, false}}) {
+            World w;
+            w.addBody({0, 0, 0, 1}, {});
+            w.addBody({x, 0, 0, 1}, {});
+            const ScaleDefaults d = deriveScaleDefaults(w, 1.0);
+            QCOMPARE(!d.dtProblem.empty(), dtBad);
+            QCOMPARE(!d.eps2Problem.empty(), eps2Bad);
+            if (dtBad)
+                QVERIFY2(d.dtProblem.find("dt derived from the system's scale (R_rms") == 0 &&
+                             d.dtProblem.find("outside fp32's range") != std::string::npos,
+                         d.dtProblem.c_str());
+        }
+    }
     void henonUnits()
     {
         // The closed forms the tests below use: for the complete model in Hénon units K = 1/4,

@@ -9,6 +9,7 @@
 #include "sim/DeviceInfo.h"
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
+#include "sim/MemoryBudget.h"
 #include "sim/Simulation.h"
 #include "sim/Snapshot.h"
 #include "sim/Tuner.h"
@@ -22,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <new>
 #include <memory>
 #include <optional>
 
@@ -142,6 +144,11 @@ int runCommand(const RunOptions& o)
             f();
     };
 
+    if (o.strict && !o.energy) {
+        std::cerr << "nbody run: --strict checks the energy change: it cannot be used with --no-energy\n";
+        return 2;
+    }
+    bool energyExceeded = false;
     try {
         Diagnostics e0, e1;
         // With --diagnostics the first step() evaluates E0 itself: no second O(N²) evaluation.
@@ -240,6 +247,16 @@ int runCommand(const RunOptions& o)
                         e0.angularMomentum.x, e0.angularMomentum.y, e0.angularMomentum.z, e1.angularMomentum.x,
                         e1.angularMomentum.y, e1.angularMomentum.z);
             std::printf("  virial ratio 2K/|W|:    %.6g -> %.6g\n", e0.virialRatio, e1.virialRatio);
+            const double dE = relativeEnergyChange(e0, e1);
+            if (!(std::fabs(dE) <= o.energyTolerance)) { // NaN too
+                energyExceeded = true;
+                std::fflush(stdout);
+                std::fprintf(stderr,
+                             "nbody run: %s: the relative energy change %.3e exceeds the tolerance %.3g "
+                             "(--energy-tolerance): the run is not to be trusted (the time step is probably too "
+                             "large, or close encounters are unsoftened)\n",
+                             o.strict ? "error" : "warning", dE, o.energyTolerance);
+            }
         }
         if (diagnostics)
             diagnostics->write(o.diagnostics, o.diagnosticsEvery);
@@ -254,11 +271,14 @@ int runCommand(const RunOptions& o)
     } catch (const CudaError& e) {
         std::cerr << "nbody run: GPU error: " << e.what() << "\n";
         return 1;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "nbody run: " << outOfMemoryMessage() << "\n";
+        return 1;
     } catch (const std::exception& e) {
         std::cerr << "nbody run: " << e.what() << "\n";
         return 1;
     }
-    return 0;
+    return energyExceeded && o.strict ? 1 : 0;
 }
 
 namespace {

@@ -33,6 +33,8 @@ struct RunOptions {
     bool diagnosticsGiven = false; ///< --diagnostics given (an empty name is an error)
     int diagnosticsEvery = 10;  ///< steps between rows of the diagnostics CSV (≥ 1)
     std::string integrator;     ///< integrator id; empty: the scenario's (leapfrog for the cube and files)
+    double energyTolerance = 1e-2; ///< |dE/E0| above this is warned about in the summary (with energy)
+    bool strict = false;        ///< exit 1 when the energy tolerance is exceeded
 };
 
 

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/Format.h"
+#include "sim/MemoryBudget.h"
 #include "sim/Snapshot.h"
 
 #include "sim/KernelRegistry.h"
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <new>
 
 namespace nbody::cli {
 
@@ -171,6 +173,8 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
                 const ScaleDefaults d = deriveScaleDefaults(out.world, out.params.G);
                 out.params.dt = d.dt;
                 out.params.eps2 = d.eps2;
+                out.dtProblem = d.dtProblem;
+                out.eps2Problem = d.eps2Problem;
                 out.what = formatString("%s (%s): %zu bodies (dt %.4g and eps2 %.4g derived from its scale: R_rms %.4g, "
                                   "t_dyn %.4g)",
                                   o.input.c_str(), snap.formatId.c_str(), out.world.size(), double(d.dt),
@@ -184,6 +188,9 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
             out.what = formatString("uniform cube: %zu bodies in +-%.3g, masses %.3g..%.3g, seed %llu", out.world.size(),
                               cube.halfWidth, cube.massMin, cube.massMax, static_cast<unsigned long long>(cube.seed));
         }
+    } catch (const std::bad_alloc&) {
+        std::cerr << "nbody " << command << ": " << outOfMemoryMessage() << "\n";
+        return 2;
     } catch (const std::exception& e) {
         std::cerr << "nbody " << command << ": " << e.what() << "\n";
         return 2;
@@ -200,6 +207,12 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
             return 2;
         }
     }
+    // A derived dt / eps2 that fp32 cannot hold is the system's scale, not the user's doing.
+    for (const std::string* problem : {o.dt ? nullptr : &out.dtProblem, o.eps2 ? nullptr : &out.eps2Problem})
+        if (problem && !problem->empty()) {
+            std::cerr << "nbody " << command << ": " << *problem << "\n";
+            return 2;
+        }
     if (o.dt)
         out.params.dt = float(*o.dt); // Simulation refuses 0, negative and non-finite values
     if (o.eps2)

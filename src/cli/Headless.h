@@ -51,6 +51,7 @@ struct PreparedSystem {
     std::pair<int, int> savedLaunch{0, 0}; ///< and its block size and tile width factor (0: none)
     std::optional<Fp64State> exact;        ///< a scenario's exact fp64 state, when it has one
     std::string scenarioKernel;            ///< a scenario's kernel ("" = the default)
+    std::string dtProblem, eps2Problem;    ///< derived dt / eps2 not representable (ScaleDefaults)
 };
 
 /// The system of `--scenario ID|FILE.json` (with --bodies / --seed for generators). Throws

@@ -58,6 +58,8 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
     s.exact = std::move(b.bodies.exact);
     s.params = b.params;
     s.scenarioKernel = b.kernel;
+    s.dtProblem = b.dtProblem;
+    s.eps2Problem = b.eps2Problem;
     char line[768];
     std::snprintf(line, sizeof line, "%s; units: %s", b.summary.c_str(), b.units.c_str());
     s.what = line;

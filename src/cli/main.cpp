@@ -6,6 +6,9 @@
 #include "RenderCommand.h"
 #include "ValidateCommand.h"
 #include "sim/AtomicFile.h"
+#include "sim/MemoryBudget.h"
+
+#include <new>
 
 #include <CLI/CLI.hpp>
 
@@ -45,6 +48,11 @@ int main(int argc, char** argv)
     CLI::Option* diagnosticsOpt = runCmd->add_option("--diagnostics", run.diagnostics,
                        "Write energies, momenta, centre of mass and virial ratio every --diagnostics-every "
                        "steps to this CSV file (atomic)");
+    runCmd->add_option("--energy-tolerance", run.energyTolerance,
+                       "Warn in the summary when the relative energy change |E - E0| / |E0| exceeds this "
+                       "(a blown-up run without NaN; needs the energy evaluation)")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    runCmd->add_flag("--strict", run.strict, "Exit 1 when the relative energy change exceeds --energy-tolerance");
     runCmd->add_option("--diagnostics-every", run.diagnosticsEvery, "Steps between rows of the --diagnostics CSV")
         ->capture_default_str()->check(CLI::Range(1, 1 << 30))->needs(diagnosticsOpt);
 
@@ -169,6 +177,9 @@ int main(int argc, char** argv)
             return integratorsCommand(integratorsJson);
         if (*devicesCmd)
             return devicesCommand(devicesJson);
+    } catch (const std::bad_alloc&) {
+        std::cerr << "nbody: error: " << nbody::outOfMemoryMessage() << "\n";
+        return 1;
     } catch (const std::exception& e) {
         std::cerr << "nbody: error: " << e.what() << "\n";
         return 1;

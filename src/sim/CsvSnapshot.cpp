@@ -2,6 +2,7 @@
 /// CSV snapshots (see CsvSnapshot.h for the layout).
 
 #include "CsvSnapshot.h"
+#include "MemoryBudget.h"
 
 #include "AtomicFile.h"
 #include "Scenario.h"
@@ -335,8 +336,10 @@ Snapshot readCsvSnapshot(const std::string& path)
 
     // ---- rows ----
     World& world = snap.world;
-    if (declared)
+    if (declared) {
+        checkHostMemory(std::size_t(*declared)); // the header's N, before reserving for it
         world.reserve(std::size_t(*declared));
+    }
     std::uint64_t index = 0;
     while (reader.next(line)) {
         const std::string_view t = trim(line);

@@ -2,6 +2,7 @@
 /// HDF5 snapshots in the GADGET-4/SWIFT layout (see Hdf5Snapshot.h), with the HDF5 C API.
 
 #include "Hdf5Snapshot.h"
+#include "MemoryBudget.h"
 
 #include "AtomicFile.h"
 #include "Scenario.h"
@@ -630,6 +631,7 @@ Snapshot readHdf5Snapshot(const std::string& path)
     }
 
     // ---- particles, type by type ----
+    checkHostMemory(std::size_t(total)); // the header's N, before reserving for it
     world.reserve(std::size_t(total));
     std::uint64_t index = 0;
     static constexpr const char* kCoordinateNames[3] = {"Coordinates.x", "Coordinates.y", "Coordinates.z"};

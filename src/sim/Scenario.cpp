@@ -1,7 +1,9 @@
 #include "Scenario.h"
+#include "MemoryBudget.h"
 #include "Random.h"
 
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +20,7 @@ World makeUniformCube(const CubeParams& p)
         throw std::invalid_argument("the cube's half width must be positive and finite");
     if (!(p.massMin >= 0) || !(p.massMax >= p.massMin) || !std::isfinite(p.massMax))
         throw std::invalid_argument("the mass range must satisfy 0 <= massMin <= massMax < inf");
+    checkHostMemory(p.bodies); // before anything is allocated for them
     Xoshiro256 rng(p.seed);
     World w;
     w.reserve(p.bodies);
@@ -56,6 +59,22 @@ ScaleDefaults deriveScaleDefaults(const World& world, double G)
     s.dt = float(s.dynamicalTime / 1000.0);
     const double eps = s.rmsRadius * std::pow(double(pos.size()), -1.0 / 3.0) / 4.0;
     s.eps2 = float(eps * eps);
+    // dt and eps2 are fp32: a scale far from 1 gives values fp32 cannot hold (issue 13).
+    char scale[160];
+    std::snprintf(scale, sizeof scale, "R_rms %.3g, M %.3g, G %.3g, N %zu", s.rmsRadius, m, G, pos.size());
+    auto problem = [&](const char* name, const char* rule, double exact) {
+        char buf[512];
+        std::snprintf(buf, sizeof buf,
+                      "%s derived from the system's scale (%s: %s = %.3g) is not representable in fp32: the "
+                      "scale is outside fp32's range (about 1.2e-38 to 3.4e38); give %s, or rescale the system",
+                      name, scale, rule, exact, name[0] == 'd' ? "--dt" : "--eps2");
+        return std::string(buf);
+    };
+    const double dtExact = s.dynamicalTime / 1000.0;
+    if (!std::isfinite(s.dt) || !(s.dt > 0) || !std::isnormal(s.dt))
+        s.dtProblem = problem("dt", "t_dyn / 1000", dtExact);
+    if (!std::isfinite(s.eps2) || (eps * eps > 0 && !std::isnormal(s.eps2)))
+        s.eps2Problem = problem("eps2", "(R_rms N^(-1/3) / 4)^2", eps * eps);
     return s;
 }
 

@@ -5,6 +5,8 @@
 #include "SimParams.h"
 #include "World.h"
 
+#include <string>
+
 namespace nbody {
 
 /// The predecessor's default system (seeds 002 §6.1): `p.bodies` bodies with positions uniform
@@ -29,6 +31,10 @@ struct ScaleDefaults {
     double rmsRadius;     ///< R, length units
     double totalMass;     ///< M, mass units
     double dynamicalTime; ///< t_dyn, time units
+    /// Empty, or why dt (eps2) is not what the rule gives: the value overflows to infinity or
+    /// underflows to 0 in fp32 ("dt derived from the system's scale (…) is 3.5e+41: the scale is
+    /// outside fp32's range …"). The front end reports it unless the user gives the parameter.
+    std::string dtProblem, eps2Problem;
 };
 ScaleDefaults deriveScaleDefaults(const World& world, double G);
 

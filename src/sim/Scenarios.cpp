@@ -1,4 +1,5 @@
 #include "Scenarios.h"
+#include "MemoryBudget.h"
 #include "Snapshot.h"
 
 #include "AtomicFile.h"
@@ -568,6 +569,11 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
             throw ScenarioError("bodies.N", "must be from 1 to " + std::to_string(kMaxBodies) + " (got " +
                                                 std::to_string(n) + ")", spec.source);
         try {
+            checkHostMemory(n); // before the generator allocates anything
+        } catch (const std::invalid_argument& e) {
+            throw ScenarioError("bodies.N", e.what(), spec.source);
+        }
+        try {
             b.bodies = row->generate(spec.args, n, spec.seed);
         } catch (const ScenarioError& e) {
             throw ScenarioError(e.field(), e.problem(), spec.source);
@@ -604,6 +610,8 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
         const ScaleDefaults d = deriveScaleDefaults(b.bodies.world, b.params.G);
         b.params.dt = d.dt;
         b.params.eps2 = d.eps2;
+        b.dtProblem = spec.dt ? "" : d.dtProblem;
+        b.eps2Problem = spec.eps2 ? "" : d.eps2Problem;
         b.params.integrator = "leapfrog";
         b.units = "the snapshot's own (G = " + num(b.params.G) + ")";
         std::snprintf(line, sizeof line, "%s: %zu bodies",

@@ -118,6 +118,10 @@ struct BuiltScenario {
     std::string summary;    ///< "Plummer sphere: 4096 bodies, seed 42 (Hénon units …)"
     std::string units;      ///< units label
     std::vector<std::string> warnings; ///< the snapshot reader's (Snapshot::warnings), for the front end to show
+    /// A snapshot's dt (eps2) derived from its scale and not representable in fp32, when the
+    /// scenario does not give it (ScaleDefaults::dtProblem); the front end reports it unless the
+    /// user gives the parameter.
+    std::string dtProblem, eps2Problem;
 };
 /// Runs the generator or reads the snapshot (its errors: FormatError from the reader,
 /// ScenarioError for the recipe) and resolves the parameters over `base` (block size etc. kept).

@@ -6,6 +6,7 @@
 /// kMaxBodies bodies, then reserve the World and read the particles in fixed-size chunks.
 
 #include "Tipsy.h"
+#include "MemoryBudget.h"
 
 #include "AtomicFile.h"
 #include "Scenario.h"
@@ -318,6 +319,7 @@ World readTipsy(const std::string& path, TipsyInfo* info)
         fail(path, "header time is not finite");
 
     // ---- particles ------------------------------------------------------------------------
+    checkHostMemory(std::size_t(h.nbodies)); // the header's N, before reserving for it
     World world;
     world.reserve(std::size_t(h.nbodies));
     world.time = h.time;

@@ -1,0 +1,148 @@
+#include "MemoryBudget.h"
+#include "KernelRegistry.h"
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace nbody {
+
+namespace {
+
+constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
+
+std::size_t mulSat(std::size_t a, std::size_t b)
+{
+    if (a != 0 && b > kMax / a)
+        return kMax;
+    return a * b;
+}
+
+/// The value in kB of `key` ("MemAvailable:", "VmSize:") in a /proc file, times 1024; -1 if absent.
+long long procKb(const char* file, const std::string& key)
+{
+    std::ifstream in(file);
+    std::string line;
+    while (std::getline(in, line))
+        if (line.compare(0, key.size(), key) == 0) {
+            std::istringstream s(line.substr(key.size()));
+            long long kb = -1;
+            if (s >> kb)
+                return kb * 1024;
+        }
+    return -1;
+}
+
+/// A number from a file holding one ("max" and anything unreadable: -1).
+long long readNumber(const std::string& path)
+{
+    std::ifstream in(path);
+    std::string word;
+    if (!(in >> word) || word == "max")
+        return -1;
+    try {
+        return std::stoll(word);
+    } catch (const std::exception&) {
+        return -1;
+    }
+}
+
+void consider(MemoryAvailable& m, long long bytes, const char* source)
+{
+    if (bytes < 0)
+        return;
+    if (!m.known() || std::size_t(bytes) < m.bytes) {
+        m.bytes = std::size_t(bytes);
+        m.source = source;
+    }
+}
+
+void considerLimit(MemoryAvailable& m, int resource, long long used, const char* source)
+{
+    rlimit r{};
+    if (getrlimit(resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
+        return;
+    const long long limit = r.rlim_cur > rlim_t(std::numeric_limits<long long>::max())
+                                ? std::numeric_limits<long long>::max()
+                                : (long long)r.rlim_cur;
+    consider(m, limit > used ? limit - (used > 0 ? used : 0) : 0, source);
+}
+
+} // namespace
+
+std::size_t hostBytesFor(std::size_t n, const KernelInfo* kernel)
+{
+    std::size_t perBody = 2 * kWorldBytesPerBody + 16;
+    if (kernel && kernel->layout == Layout::Double4)
+        perBody += 2 * kFp64StateBytesPerBody;
+    return mulSat(n, perBody);
+}
+
+MemoryAvailable availableHostMemory()
+{
+    MemoryAvailable m;
+    consider(m, procKb("/proc/meminfo", "MemAvailable:"), "MemAvailable");
+    considerLimit(m, RLIMIT_AS, procKb("/proc/self/status", "VmSize:"), "RLIMIT_AS");
+    considerLimit(m, RLIMIT_DATA, procKb("/proc/self/status", "VmData:"), "RLIMIT_DATA");
+    // cgroup v2: the line "0::/path" of /proc/self/cgroup.
+    std::ifstream cg("/proc/self/cgroup");
+    std::string line;
+    while (std::getline(cg, line)) {
+        if (line.compare(0, 3, "0::") != 0)
+            continue;
+        const std::string dir = "/sys/fs/cgroup" + line.substr(3);
+        const long long max = readNumber(dir + "/memory.max");
+        if (max >= 0) {
+            const long long current = readNumber(dir + "/memory.current");
+            consider(m, current >= 0 && current < max ? max - current : (current >= 0 ? 0 : max),
+                     "cgroup memory.max");
+        }
+    }
+    return m;
+}
+
+std::string formatBytes(std::size_t bytes)
+{
+    const double b = double(bytes);
+    const char* unit = "bytes";
+    double v = b;
+    if (b >= 1e12) { v = b / 1e12; unit = "TB"; }
+    else if (b >= 1e9) { v = b / 1e9; unit = "GB"; }
+    else if (b >= 1e6) { v = b / 1e6; unit = "MB"; }
+    else if (b >= 1e3) { v = b / 1e3; unit = "kB"; }
+    char buf[64];
+    if (unit[0] == 'b')
+        std::snprintf(buf, sizeof buf, "%zu bytes", bytes);
+    else
+        std::snprintf(buf, sizeof buf, "%.3g %s", v, unit);
+    return buf;
+}
+
+std::string outOfMemoryMessage()
+{
+    const MemoryAvailable a = availableHostMemory();
+    std::string s = "out of host memory (std::bad_alloc): an allocation did not fit";
+    if (a.known())
+        s += " (" + formatBytes(a.bytes) + " available now, " + a.source + ")";
+    return s + "; try fewer bodies or a larger memory limit";
+}
+
+void checkHostMemory(std::size_t n, const KernelInfo* kernel) { checkHostBytes(n, hostBytesFor(n, kernel)); }
+
+void checkHostBytes(std::size_t n, std::size_t need)
+{
+    const MemoryAvailable a = availableHostMemory();
+    if (!a.known())
+        return;
+    if (need <= a.bytes)
+        return;
+    throw std::invalid_argument("N = " + std::to_string(n) + " needs about " + formatBytes(need) +
+                                " of host memory; " + formatBytes(a.bytes) + " are available (" + a.source + ")");
+}
+
+} // namespace nbody
