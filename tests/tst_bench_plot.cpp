@@ -3,6 +3,8 @@
 // SVG, with a --reference series; the files' size and content; a bad reference CSV and a bad
 // plot name refused with a message naming the problem. Built only where nbody has plotting
 // (NBODY_HAVE_PLOT); needs no display (the plot runs on Qt's offscreen platform).
+#include "CliRunner.h"
+
 #include <QtTest>
 
 #include <QColor>
@@ -14,28 +16,12 @@
 
 namespace {
 
-struct Result {
-    int code = -1;
-    QString out, err;
-};
-
-QString cliPath()
-{
-    const QByteArray env = qgetenv("NBODY_CLI_PATH");
-    return env.isEmpty() ? QStringLiteral(NBODY_CLI_PATH) : QString::fromLocal8Bit(env);
-}
+using Result = nbody_test::CliResult;
+using nbody_test::cliPath;
 
 Result nbody(const QStringList& args)
 {
-    QProcess p;
-    p.start(cliPath(), args);
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        return {-2, {}, QStringLiteral("timed out")};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromLocal8Bit(p.readAllStandardOutput()), QString::fromLocal8Bit(p.readAllStandardError())};
+    return nbody_test::runCli(args, 120000);
 }
 
 void writeFile(const QString& path, const QByteArray& text)

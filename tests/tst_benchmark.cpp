@@ -5,6 +5,8 @@
 #include "sim/Ceiling.h"
 #include "sim/KernelRegistry.h"
 
+#include "TestDevices.h"
+
 #include <QtTest>
 
 #include <vector>
@@ -13,17 +15,7 @@ using namespace nbody;
 
 namespace {
 
-/// An H200 as queryCuda() reports it: 132 SMs, compute capability 9.0, 1.98 GHz.
-CudaDeviceInfo h200()
-{
-    CudaDeviceInfo d;
-    d.name = "NVIDIA H200";
-    d.major = 9;
-    d.minor = 0;
-    d.multiprocessors = 132;
-    d.clockKHz = 1980000;
-    return d;
-}
+using nbody_test::h200;
 
 /// A GPU evaluation: a launch latency, then N² at the peak rate once the device is full.
 double gpuMs(std::size_t n)

@@ -2,6 +2,8 @@
 // Runs on the GPU machine too (Qt Core only), where `tiled` rows exercise CUDA-GL interop.
 #include "TestData.h"
 
+#include "CliRunner.h"
+
 #include <QtTest>
 
 #include <QJsonArray>
@@ -20,38 +22,12 @@
 
 namespace {
 
-struct Result {
-    int code = -1;
-    QString out, err;
-};
-
-// $NBODY_CLI_PATH (set by scripts/gpu-check.sh, where the build tree does not travel), else the
-// path CMake compiled in.
-QString cliPath()
-{
-    const QByteArray env = qgetenv("NBODY_CLI_PATH");
-    return env.isEmpty() ? QStringLiteral(NBODY_CLI_PATH) : QString::fromLocal8Bit(env);
-}
+using Result = nbody_test::CliResult;
+using nbody_test::cliPath;
 
 Result nbody(const QStringList& args, int timeoutMs = 240000, const QProcessEnvironment& extra = {})
 {
-    QProcess p;
-    if (!extra.isEmpty()) {
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(extra);
-        p.setProcessEnvironment(env);
-    }
-    p.start(cliPath(), args);
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        return {-2, {}, QStringLiteral("timed out")};
-    }
-    Result r;
-    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromLocal8Bit(p.readAllStandardOutput());
-    r.err = QString::fromLocal8Bit(p.readAllStandardError());
-    return r;
+    return nbody_test::runCli(args, timeoutMs, extra);
 }
 
 bool isPng(const QString& path)

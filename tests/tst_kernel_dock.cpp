@@ -9,22 +9,15 @@
 
 #include <QDir>
 #include <QLabel>
+#include "TestDevices.h"
+
 #include <QtTest>
 
 using nbody::app::KernelDock;
 
 namespace {
 
-nbody::CudaDeviceInfo h200()
-{
-    nbody::CudaDeviceInfo d;
-    d.name = "NVIDIA H200";
-    d.major = 9;
-    d.minor = 0;
-    d.multiprocessors = 132;
-    d.clockKHz = 1980000;
-    return d;
-}
+using nbody_test::h200;
 
 QString ceilingText(const KernelDock& dock)
 {
