@@ -470,7 +470,7 @@ int benchCommand(const BenchOptions& o)
     std::vector<const KernelInfo*> kernels;
     std::vector<plot::Series> references;
     SimParams params;
-    o.launch.applyTo(params);
+    applyLaunchValues(o.launch, params);
     params.G = o.G;
     params.cudaGraphs = o.cudaGraphs;
     try {

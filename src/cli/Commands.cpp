@@ -73,7 +73,7 @@ int runCommand(const RunOptions& o)
         }
         params.diagnosticsInterval = o.diagnosticsEvery;
     }
-    o.launch.applyTo(params);
+    applyLaunchValues(o.launch, params);
     params.cudaGraphs = o.cudaGraphs;
     if (!o.launchGiven && (savedLaunch.first > 0 || savedLaunch.second > 0)) {
         params.blockSize = savedLaunch.first;

@@ -70,16 +70,6 @@ std::vector<std::size_t> parseBodyList(const std::string& list)
     return out;
 }
 
-void LaunchOptions::applyTo(SimParams& p) const
-{
-    p.blockSize = blockSize;
-    p.blockRows = blockRows;
-    p.tileWidthFactor = tileWidthFactor;
-    p.bodiesPerThread = bodiesPerThread;
-    p.jSplit = jSplit;
-    p.unroll = unroll;
-}
-
 void addLaunchOptions(CLI::App& c, LaunchOptions& o)
 {
     c.add_option("--block-size", o.blockSize, "CUDA threads per block (kernels that use it; 0: auto, the tuned or default value)")

@@ -8,6 +8,7 @@
 #include "gl/EglContext.h"
 #include "gl/Renderer.h"
 #include "sim/Simulation.h"
+#include "sim/Tuner.h"
 #include "sim/World.h"
 
 namespace CLI { class App; }
@@ -67,18 +68,9 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
 /// Throws std::invalid_argument naming the item.
 std::vector<std::size_t> parseBodyList(const std::string& list);
 
-/// The launch options of run, render, bench and validate (SimParams' launch parameters; 0: auto,
-/// the tuned value or the kernel's default).
-struct LaunchOptions {
-    int blockSize = 0;
-    int blockRows = 0;
-    int tileWidthFactor = 0;
-    int bodiesPerThread = 0;
-    int jSplit = 0;
-    int unroll = 0;
-    /// Copies the six into `p`.
-    void applyTo(SimParams& p) const;
-};
+/// The launch options of run, render, bench and validate: the tuner's LaunchValues (0: auto,
+/// the tuned value or the kernel's default), applied with applyLaunchValues().
+using LaunchOptions = LaunchValues;
 /// Adds --block-size, --block-rows, --tile-factor, --bodies-per-thread, --j-split and --unroll
 /// (0: auto) to a subcommand.
 void addLaunchOptions(CLI::App& command, LaunchOptions& o);
