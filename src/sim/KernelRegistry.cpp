@@ -166,6 +166,11 @@ std::string_view toString(Layout l)
     return "?";
 }
 
+std::string_view toString(ForceMethod m)
+{
+    return m == ForceMethod::AllPairs ? "all pairs" : "tree";
+}
+
 std::size_t vectorBytes(Layout l)
 {
     return l == Layout::Float4 ? sizeof(Float4) : l == Layout::Float3 ? sizeof(Float3) : sizeof(Double4);

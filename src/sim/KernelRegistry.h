@@ -14,6 +14,10 @@ namespace nbody {
 
 enum class Backend { Cpu, Cuda };
 
+/// How a row evaluates the forces: every pair (N² interactions, exact up to rounding), or a
+/// Barnes–Hut tree (sim/Tree.h: O(N log N), approximate; error set by θ).
+enum class ForceMethod { AllPairs, Tree };
+
 /// Threads per block of CUDA rows whose block size is on auto and that state no default.
 inline constexpr int kDefaultBlockSize = 256;
 enum class Precision { Fp32, Fp64 };
@@ -28,6 +32,7 @@ enum class Layout {
 std::string_view toString(Backend b);
 std::string_view toString(Precision p);
 std::string_view toString(Layout l);
+std::string_view toString(ForceMethod m);
 /// Bytes of one velocity / acceleration element of the layout (16, 12, 32).
 std::size_t vectorBytes(Layout l);
 /// Bytes of one position element of the layout (16, 16, 32).
@@ -42,6 +47,8 @@ struct HostForceArgs {
     std::size_t n = 0;
     double eps2 = 0.0; ///< softening ε², length²
     double G = 1.0;    ///< gravitational constant
+    double openingAngle = 0.5; ///< tree rows: opening angle θ (SimParams::openingAngle)
+    int leafSize = 16;         ///< tree rows: bodies per leaf cell at most (SimParams::leafSize)
 };
 
 /// Arguments of a CUDA force kernel: same contract, device pointers, plus launch parameters.
@@ -59,6 +66,8 @@ struct DeviceForceArgs {
     int bodiesPerThread = 1;     ///< `blocked` rows: i-bodies per thread (register blocking)
     int jSplit = 1;              ///< `blocked` rows: pieces of the j-range, one grid row each
     int unroll = 4;              ///< `blocked` rows: unroll factor of the loop over a tile
+    float openingAngle = 0.5f;   ///< tree rows: opening angle θ (SimParams::openingAngle)
+    int leafSize = 16;           ///< tree rows: bodies per leaf cell at most (SimParams::leafSize)
     /// cudaStream_t (nullptr: the default stream). A launcher enqueues all its work (launches,
     /// memsets) into it and nowhere else: a step's CUDA graph is captured from this stream.
     void* stream = nullptr;
@@ -120,6 +129,7 @@ struct KernelInfo {
     /// SMs × lanes per SM × clock ÷ slots (docs/performance.md). 0: not stated.
     int slotsPerInteraction = 0;
     LaunchDefaultsFn defaults = nullptr; ///< CUDA rows with parameters beyond the block size
+    ForceMethod method = ForceMethod::AllPairs; ///< all pairs, or a tree (reads openingAngle, leafSize)
 };
 
 /// Every registered kernel, CPU rows first. Rows exist in CPU-only builds too (unavailable).

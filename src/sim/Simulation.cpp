@@ -474,6 +474,8 @@ void Simulation::hostForces()
     a.n = m_world.size();
     a.eps2 = m_params.eps2;
     a.G = m_params.G;
+    a.openingAngle = m_params.openingAngle;
+    a.leafSize = m_params.leafSize;
     m_kernel->host(a);
     m_world.accelerationsValid = true;
 }

@@ -489,6 +489,8 @@ void resolveInto(ResolvedLaunch& r, const KernelInfo& k, const SimParams& p, std
     a.n = n;
     a.eps2 = p.eps2;
     a.G = p.G;
+    a.openingAngle = p.openingAngle;
+    a.leafSize = p.leafSize;
     const LaunchValues user = launchValues(p);
     setArgs(a, user);
     if (k.backend == Backend::Cuda)
