@@ -11,6 +11,8 @@
 
 #include <hwy/highway.h>
 
+#include "sim/SimdRsqrt-inl.h"
+
 #include "sim/CpuKernels.h"
 #include "sim/Interaction.h"
 #include "sim/Parallel.h"
@@ -31,16 +33,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 /// nothing more on AVX-512.
 constexpr std::size_t kRows = 2;
 
-/// Newton–Raphson steps after hn::ApproximateReciprocalSqrt. x86 rsqrtps has relative error
-/// e ≤ 1.5·2^-12, rsqrt14 e ≤ 2^-14: one step leaves ≤ 1.5 e² ≤ 2.0e-7. Highway's EMU128 and
-/// SCALAR targets approximate with the 0x5F3759DF bit trick plus one step (e ≈ 1.75e-3): they
-/// take a second step (1.5·(4.6e-6)² ≈ 3e-11).
-#if HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
-constexpr int kNewtonSteps = 2;
-#else
-constexpr int kNewtonSteps = 1;
-#endif
-
 /// j bodies per tile: 4 floats each, 1024 bodies = 16 KiB, half of a 32 KiB L1d, so a tile
 /// stays in L1 while every i block of a group sweeps it.
 constexpr std::size_t kTileJ = 1024;
@@ -56,20 +48,6 @@ std::size_t GroupBodies()
 
 /// HWY_TARGET of this compilation (to report which target the dispatch chose).
 std::int64_t TargetId() { return HWY_TARGET; }
-
-/// 2/√r2 (twice the reciprocal square root, the ½ of Newton's step left out): the estimate
-/// refined by kNewtonSteps steps u ← u·(3 − r2·u²) (halving u before the second).
-template <class D, class V>
-HWY_INLINE V TwiceRsqrt(D d, V r2)
-{
-    V u = hn::ApproximateReciprocalSqrt(r2);
-    for (int k = 0; k < kNewtonSteps; ++k) {
-        if (k > 0)
-            u = hn::Mul(u, hn::Set(d, 0.5f));
-        u = hn::Mul(u, hn::NegMulAdd(hn::Mul(r2, u), u, hn::Set(d, 3.0f)));
-    }
-    return u;
-}
 
 /// out[k] = TwiceRsqrt(x[k]) / 2 for k < n (tests measure the refinement's error with it).
 void RsqrtBatch(const float* HWY_RESTRICT x, float* HWY_RESTRICT out, std::size_t n)
