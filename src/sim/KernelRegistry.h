@@ -47,8 +47,8 @@ struct HostForceArgs {
     std::size_t n = 0;
     double eps2 = 0.0; ///< softening ε², length²
     double G = 1.0;    ///< gravitational constant
-    double openingAngle = 0.5; ///< tree rows: opening angle θ (SimParams::openingAngle)
-    int leafSize = 16;         ///< tree rows: bodies per leaf cell at most (SimParams::leafSize)
+    double openingAngle = SimParams{}.openingAngle; ///< tree rows: opening angle θ (SimParams::openingAngle)
+    int leafSize = SimParams{}.leafSize;            ///< tree rows: bodies per leaf cell at most (SimParams::leafSize)
 };
 
 /// Arguments of a CUDA force kernel: same contract, device pointers, plus launch parameters.
@@ -66,8 +66,8 @@ struct DeviceForceArgs {
     int bodiesPerThread = 1;     ///< `blocked` rows: i-bodies per thread (register blocking)
     int jSplit = 1;              ///< `blocked` rows: pieces of the j-range, one grid row each
     int unroll = 4;              ///< `blocked` rows: unroll factor of the loop over a tile
-    float openingAngle = 0.5f;   ///< tree rows: opening angle θ (SimParams::openingAngle)
-    int leafSize = 16;           ///< tree rows: bodies per leaf cell at most (SimParams::leafSize)
+    float openingAngle = SimParams{}.openingAngle; ///< tree rows: opening angle θ (SimParams::openingAngle)
+    int leafSize = SimParams{}.leafSize;           ///< tree rows: bodies per leaf cell at most (SimParams::leafSize)
     /// cudaStream_t (nullptr: the default stream). A launcher enqueues all its work (launches,
     /// memsets) into it and nowhere else: a step's CUDA graph is captured from this stream.
     void* stream = nullptr;

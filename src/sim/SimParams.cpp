@@ -1,4 +1,7 @@
 #include "SimParams.h"
+#include "Tree.h"
+
+#include <cmath>
 
 #include <sstream>
 
@@ -11,8 +14,19 @@ std::string describe(const SimParams& p)
     s << "G=" << p.G << " eps2=" << p.eps2 << " dt=" << p.dt << " block=" << launch(p.blockSize)
       << (p.tileWidthFactor > 0 ? " tile x" : " tile ") << launch(p.tileWidthFactor) << " rows=" << launch(p.blockRows) << " i/thread=" << launch(p.bodiesPerThread)
       << " j-split=" << launch(p.jSplit) << " unroll=" << launch(p.unroll) << " integrator=" << p.integrator;
+    s << " theta=" << p.openingAngle << " leaf=" << p.leafSize;
     if (!p.cudaGraphs)
         s << " cuda-graphs=off";
+    return s.str();
+}
+
+std::string treeParamsProblem(double theta, int leafSize)
+{
+    std::ostringstream s;
+    if (!std::isfinite(theta) || !(theta > 0) || theta > kMaxOpeningAngle)
+        s << "opening angle theta = " << theta << " is outside (0, " << kMaxOpeningAngle << "]";
+    else if (leafSize < 1 || leafSize > tree::kMaxLeafSize)
+        s << "leaf size " << leafSize << " is outside 1.." << tree::kMaxLeafSize;
     return s.str();
 }
 

@@ -26,8 +26,17 @@ struct SimParams {
     int unroll = 0;              ///< `blocked` rows: unroll of the loop over a tile (1, 2, 4, 8; 0 auto)
     // Parameters of the tree rows (KernelInfo::method == ForceMethod::Tree; sim/Tree.h). All-pairs
     // rows ignore them.
-    float openingAngle = 0.5f;   ///< Barnes–Hut opening angle θ (> 0): a cell of size l is used as one multipole when its distance exceeds l/θ + its offset
-    int leafSize = 16;           ///< tree rows: a cell of at most this many bodies is summed body by body (1..kMaxLeafSize)
+    /// Barnes–Hut opening angle θ, in (0, kMaxOpeningAngle]: a cell of size l acts as one
+    /// multipole on a group farther than l/θ + its offset. 0.3 is the largest θ (in steps of
+    /// 0.05) that meets the accuracy goal (p99 relative force error ≤ 1e-3, median ≤ 1e-4) with
+    /// margin on a Plummer sphere and the galaxy collision at N = 65 536 and 100 000 (the
+    /// binding case, Plummer at N = 100 000: median 7.9e-5, p99 5.0e-4; θ = 0.35 gives a
+    /// median of 1.03e-4); docs/tree.md.
+    float openingAngle = 0.3f;
+    /// Tree rows: an opened cell of at most this many bodies is summed body by body
+    /// (1..tree::kMaxLeafSize). 16 leaves margin on the median at θ = 0.3 (12: 8.4e-5, 16:
+    /// 7.9e-5 at the binding case) for 13 % more work; docs/tree.md.
+    int leafSize = 16;
     int diagnosticsInterval = 0; ///< steps between automatic energy/momentum evaluations; 0 = on request only
     /// CUDA kernels: a step is captured once into a CUDA graph and replayed (one launch per step
     /// instead of four per substep; bit-identical results); false: plain launches every step.
@@ -43,6 +52,13 @@ struct CubeParams {
     double massMax = 1.0e9;
     std::uint64_t seed = 42;     ///< seed of the generator: the same seed gives the same bodies
 };
+
+/// Largest opening angle θ a tree row accepts (θ > 1 accepts cells that contain the group).
+inline constexpr double kMaxOpeningAngle = 2.0;
+
+/// "" when a tree row can use opening angle θ and this leaf size, else what is wrong, naming the
+/// parameter ("opening angle theta = 3 is outside (0, 2]", "leaf size 40 is outside 1..32").
+std::string treeParamsProblem(double theta, int leafSize);
 
 /// Returns a one-line human description ("G=1 eps2=0.002 dt=0.1 block=256 tile×1").
 std::string describe(const SimParams& p);

@@ -56,6 +56,8 @@ void validateParams(const SimParams& p)
                                         std::to_string(value) + ")");
     if (p.diagnosticsInterval < 0)
         throw std::invalid_argument("diagnostics interval must be >= 0");
+    if (const std::string why = treeParamsProblem(p.openingAngle, p.leafSize); !why.empty())
+        throw std::invalid_argument(why);
     (void)integratorOrThrow(p.integrator);
 }
 

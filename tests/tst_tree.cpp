@@ -1,0 +1,502 @@
+// The Barnes–Hut tree rows (sim/Tree.h, sim/TreeCpu.h): `tree-cpu` against the fp64 reference
+// (N = 1 … 100 000, degenerate boxes), the error against θ, the radix tree's invariants, the
+// quadrupole moments in closed form, bit-identical runs for any thread count, and the CUDA row
+// `tree` against `tree-cpu` where a device is present.
+//
+// Error measure: ErrorStats.h (relative to max(|a_ref|, 1e-3 · RMS|a_ref|)). The accuracy goal
+// of issue 14, asserted at the default θ and leaf size: p99 ≤ 1e-3 and median ≤ 1e-4.
+#include "ErrorStats.h"
+
+#include "sim/CpuKernels.h"
+#include "sim/KernelRegistry.h"
+#include "sim/Models.h"
+#include "sim/Random.h"
+#include "sim/Scenario.h"
+#include "sim/SimParams.h"
+#include "sim/Simulation.h"
+#include "sim/Tree.h"
+#include "sim/TreeCpu.h"
+
+#include <QtTest>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <numeric>
+
+using namespace nbody;
+
+namespace {
+
+/// The accuracy goal at the defaults (issue 14).
+constexpr double kGoalP99 = 1e-3;
+constexpr double kGoalMedian = 1e-4;
+
+/// Bodies evaluated against all N in fp64 when N is large (as the validation engine samples).
+constexpr std::size_t kSample = 3000;
+
+std::vector<Float4> plummer(std::size_t n, std::uint64_t seed = 7)
+{
+    PlummerParams p;
+    p.bodies = n;
+    p.seed = seed;
+    const World w = makePlummer(p).world;
+    return {w.positions().begin(), w.positions().end()};
+}
+
+/// Degenerate and awkward systems built from a Plummer sphere of n bodies.
+std::vector<Float4> system(const QString& shape, std::size_t n)
+{
+    std::vector<Float4> b = plummer(n);
+    if (shape == "plummer")
+        return b;
+    if (shape == "coincident") { // every body has a twin at the same position (pairs at r = 0)
+        for (std::size_t i = 1; i < n; i += 2)
+            b[i] = Float4{b[i - 1].x, b[i - 1].y, b[i - 1].z, b[i].w};
+        return b;
+    }
+    if (shape == "point") { // all bodies at one point: every key equal, a box of size 0
+        for (Float4& p : b)
+            p = Float4{0.25f, -0.5f, 1.0f, p.w};
+        return b;
+    }
+    if (shape == "far") { // one body 10^4 virial radii away: the rest share a few key cells
+        b.back() = Float4{1.0e4f, -3.0e3f, 2.0e3f, b.back().w};
+        return b;
+    }
+    if (shape == "line") { // all on the x axis: a box of sides (l, 0, 0)
+        for (Float4& p : b)
+            p = Float4{p.x, 0.f, 0.f, p.w};
+        return b;
+    }
+    if (shape == "plane") { // all in z = 0
+        for (Float4& p : b)
+            p.z = 0.f;
+        return b;
+    }
+    qFatal("unknown shape");
+}
+
+HostForceArgs argsOf(const std::vector<Float4>& pos, std::vector<Float4>& acc, double theta, int leaf, double eps2)
+{
+    acc.assign(pos.size(), Float4{});
+    HostForceArgs a;
+    a.pos = pos.data();
+    a.acc = acc.data();
+    a.n = pos.size();
+    a.eps2 = eps2;
+    a.G = 1.0;
+    a.openingAngle = theta;
+    a.leafSize = leaf;
+    return a;
+}
+
+std::vector<Float4> treeForces(const std::vector<Float4>& pos, double theta, int leaf, double eps2)
+{
+    std::vector<Float4> acc;
+    cpuTreeForces(argsOf(pos, acc, theta, leaf, eps2));
+    return acc;
+}
+
+/// `count` distinct body indices below n drawn with a fixed seed (all of them when n ≤ count).
+std::vector<std::size_t> sampleOf(std::size_t n, std::size_t count)
+{
+    std::vector<std::size_t> idx(n);
+    std::iota(idx.begin(), idx.end(), std::size_t(0));
+    if (n <= count)
+        return idx;
+    Xoshiro256 rng(12345);
+    for (std::size_t i = 0; i < count; ++i) // partial Fisher–Yates
+        std::swap(idx[i], idx[i + std::size_t(rng.next() % (n - i))]);
+    idx.resize(count);
+    std::sort(idx.begin(), idx.end());
+    return idx;
+}
+
+/// The error of acc on the bodies `which` against the fp64 reference (each against all N).
+ForceError errorOn(const std::vector<Float4>& pos, const std::vector<Float4>& acc, const std::vector<std::size_t>& which,
+                   double eps2)
+{
+    const std::vector<Double3> ref = referenceAccelerationsAt(pos.data(), pos.size(), which, eps2, 1.0);
+    std::vector<Double4> a(which.size());
+    for (std::size_t s = 0; s < which.size(); ++s) {
+        const Float4& v = acc[which[s]];
+        a[s] = Double4{v.x, v.y, v.z, 0};
+    }
+    return relativeErrors(a, ref);
+}
+
+ForceError treeError(const std::vector<Float4>& pos, double theta, int leaf, double eps2)
+{
+    return errorOn(pos, treeForces(pos, theta, leaf, eps2), sampleOf(pos.size(), kSample), eps2);
+}
+
+template <class V>
+bool sameBits(const std::vector<V>& a, const std::vector<V>& b)
+{
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(V)) == 0;
+}
+
+/// Restores the OpenMP thread count on scope exit.
+struct Threads {
+    int saved = omp_get_max_threads();
+    ~Threads() { omp_set_num_threads(saved); }
+};
+
+} // namespace
+
+class TestTree : public QObject {
+    Q_OBJECT
+private slots:
+    void registryRow()
+    {
+        const KernelInfo* k = findKernel("tree-cpu");
+        QVERIFY(k);
+        QVERIFY(k->method == ForceMethod::Tree);
+        QVERIFY(k->backend == Backend::Cpu);
+        QVERIFY(k->layout == Layout::Float4);
+        QVERIFY(k->deterministic);
+        QVERIFY(k->host == &cpuTreeForces);
+        QCOMPARE(QString::fromUtf8(toString(k->method).data()), QStringLiteral("tree"));
+    }
+
+    // The accuracy goal at the default θ and leaf size, for N not a multiple of the group
+    // (32) or of any SIMD block, and for boxes that are degenerate (a point, a line, a plane)
+    // or very unequal (one far body), with ε² = 0 where pairs coincide only with a guard.
+    //
+    // Bodies on a line or a plane are held to the goal at θ = 0.1: a 1-D or 2-D distribution
+    // has no 3-D averaging of its higher multipoles (at the default θ the line's median is
+    // ~2e-3), and its forces cancel along the line (the relative measure's floor is 1e-3 of the
+    // RMS only). What those rows test is that degenerate boxes (sides of 0, keys equal in one or
+    // two axes) build a correct tree whose error converges like any other.
+    void againstReference_data()
+    {
+        QTest::addColumn<QString>("shape");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<double>("eps2");
+        QTest::addColumn<double>("theta");
+        const double eps2 = double(SimParams{}.eps2);
+        const double theta = double(SimParams{}.openingAngle);
+        for (int n : {1, 2, 31, 33, 1000, 4097, 100000})
+            QTest::addRow("plummer N=%d", n) << QStringLiteral("plummer") << n << eps2 << theta;
+        for (int n : {2, 33, 4097}) {
+            QTest::addRow("plummer eps2=0 N=%d", n) << QStringLiteral("plummer") << n << 0.0 << theta;
+            QTest::addRow("coincident N=%d", n) << QStringLiteral("coincident") << n << eps2 << theta;
+            QTest::addRow("coincident eps2=0 N=%d", n) << QStringLiteral("coincident") << n << 0.0 << theta;
+            QTest::addRow("far N=%d", n) << QStringLiteral("far") << n << eps2 << theta;
+            QTest::addRow("line N=%d", n) << QStringLiteral("line") << n << eps2 << 0.1;
+            QTest::addRow("plane N=%d", n) << QStringLiteral("plane") << n << eps2 << 0.1;
+            QTest::addRow("point N=%d", n) << QStringLiteral("point") << n << eps2 << theta;
+        }
+        QTest::addRow("far N=100000") << QStringLiteral("far") << 100000 << eps2 << theta;
+        QTest::addRow("coincident N=100000") << QStringLiteral("coincident") << 100000 << eps2 << theta;
+        QTest::addRow("plane N=100000") << QStringLiteral("plane") << 100000 << eps2 << 0.1;
+    }
+    void againstReference()
+    {
+        QFETCH(QString, shape);
+        QFETCH(int, n);
+        QFETCH(double, eps2);
+        QFETCH(double, theta);
+        SimParams p;
+        p.openingAngle = float(theta);
+        const std::vector<Float4> pos = system(shape, std::size_t(n));
+        const std::vector<Float4> acc = treeForces(pos, p.openingAngle, p.leafSize, eps2);
+        for (const Float4& a : acc)
+            QVERIFY2(std::isfinite(a.x) && std::isfinite(a.y) && std::isfinite(a.z) && a.w == 0.f, "non-finite");
+        const ForceError e = errorOn(pos, acc, sampleOf(pos.size(), kSample), eps2);
+        qInfo("%s N=%d eps2=%g theta=%g leaf=%d: median %.3g, p99 %.3g, max %.3g (sampled %zu)", qPrintable(shape), n,
+              eps2, double(p.openingAngle), p.leafSize, e.median, e.p99, e.max, std::min<std::size_t>(kSample, pos.size()));
+        QCOMPARE_LE(e.median, kGoalMedian);
+        QCOMPARE_LE(e.p99, kGoalP99);
+        // N ≤ leaf size + 1: every cell is a leaf or the root, summed body by body: all-pairs
+        // accuracy (the `cpu` bound of tst_kernels, 1e-4; fp32 sums of ≤ 33 terms are ≲ 1e-6).
+        if (n <= p.leafSize + 1)
+            QCOMPARE_LE(e.max, 1e-5);
+        // A system at one point: cells of size 0 and no quadrupole; the sum is exact up to
+        // fp32 rounding whatever the tree accepts (their monopole is the bodies' sum).
+        if (shape == "point")
+            QCOMPARE_LE(e.max, 1e-5);
+    }
+
+    // The error falls as θ falls (p99 and median, each at least 1.5× per halving at N = 4097
+    // measured > 3×), and with θ = 1e-4 every cell of positive size is opened: all pairs, so
+    // the error is fp32 rounding (≲ √N · 6e-8 ≈ 4e-6 typical, measured 8e-6 for the worst of
+    // 3000 bodies; bound 2e-5).
+    void errorFallsWithTheta()
+    {
+        const std::vector<Float4> pos = plummer(4097);
+        const double eps2 = double(SimParams{}.eps2);
+        ForceError last = treeError(pos, 1.0, 16, eps2);
+        qInfo("theta 1: median %.3g p99 %.3g max %.3g", last.median, last.p99, last.max);
+        for (double theta : {0.5, 0.25, 0.125}) {
+            const ForceError e = treeError(pos, theta, 16, eps2);
+            qInfo("theta %g: median %.3g p99 %.3g max %.3g", theta, e.median, e.p99, e.max);
+            QCOMPARE_LE(e.p99 * 1.5, last.p99);
+            QCOMPARE_LE(e.median * 1.5, last.median);
+            last = e;
+        }
+        const ForceError exact = treeError(pos, 1e-4, 16, eps2);
+        qInfo("theta 1e-4: max %.3g", exact.max);
+        QCOMPARE_LE(exact.max, 2e-5);
+        // And the same holds against the `cpu` all-pairs kernel directly.
+        const std::vector<Float4> tree = treeForces(pos, 1e-4, 16, eps2);
+        std::vector<Float4> all(pos.size());
+        HostForceArgs a;
+        a.pos = pos.data();
+        a.acc = all.data();
+        a.n = pos.size();
+        a.eps2 = eps2;
+        cpuForcesFp32(a);
+        double worst = 0;
+        for (std::size_t i = 0; i < pos.size(); ++i) {
+            const double d = std::hypot(tree[i].x - all[i].x, tree[i].y - all[i].y, tree[i].z - all[i].z);
+            worst = std::max(worst, d / std::hypot(all[i].x, all[i].y, all[i].z));
+        }
+        // Two fp32 sums of 4097 terms in different orders (list order vs. index order), each
+        // measured within 8e-6 of fp64 (bounded as above by 2e-5): they differ by at most 4e-5.
+        qInfo("theta 1e-4 vs cpu: max relative difference %.3g", worst);
+        QCOMPARE_LE(worst, 4e-5);
+    }
+
+    // Karras's radix tree over sorted keys: the root covers every body, children split their
+    // parent's range at one point (a partition), every body is the child of exactly one node,
+    // every node but the root has one parent, and the depth is bounded (≤ 63 key bits + 32
+    // index bits; for all-equal keys the index bits alone: ≤ ⌈log2 N⌉).
+    void radixInvariants_data()
+    {
+        QTest::addColumn<QString>("shape");
+        QTest::addColumn<int>("n");
+        for (int n : {2, 3, 31, 33, 1000, 4097})
+            for (const char* s : {"plummer", "coincident", "point", "line", "far"})
+                QTest::addRow("%s N=%d", s, n) << QString::fromLatin1(s) << n;
+    }
+    void radixInvariants()
+    {
+        QFETCH(QString, shape);
+        QFETCH(int, n);
+        const std::vector<Float4> pos = system(shape, std::size_t(n));
+        HostTree t;
+        buildTree(pos.data(), pos.size(), 0.5, t);
+        QCOMPARE(t.root, 0);
+        // order is a permutation; (key, index) strictly increasing; positions follow order.
+        std::vector<int> seen(std::size_t(n), 0);
+        for (std::size_t s = 0; s < t.n; ++s) {
+            ++seen[t.order[s]];
+            QCOMPARE(std::memcmp(&t.sorted[s], &pos[t.order[s]], sizeof(Float4)), 0);
+            if (s > 0)
+                QVERIFY(t.keys[s - 1] < t.keys[s] || (t.keys[s - 1] == t.keys[s] && t.order[s - 1] < t.order[s]));
+        }
+        QVERIFY(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));
+        std::vector<int> bodyParents(std::size_t(n), 0), nodeParents(std::size_t(n - 1), 0);
+        const auto range = [&](int ref) {
+            return tree::isBodyRef(ref) ? std::pair{tree::bodyOf(ref), tree::bodyOf(ref)}
+                                        : std::pair{t.nodes[std::size_t(ref)].first, t.nodes[std::size_t(ref)].last};
+        };
+        for (int i = 0; i < n - 1; ++i) {
+            const tree::RadixNode& r = t.nodes[std::size_t(i)];
+            const auto [lf, ll] = range(r.left);
+            const auto [rf, rl] = range(r.right);
+            QCOMPARE(lf, r.first);
+            QCOMPARE(rl, r.last);
+            QCOMPARE(ll + 1, rf);
+            for (int c : {r.left, r.right})
+                ++(tree::isBodyRef(c) ? bodyParents[std::size_t(tree::bodyOf(c))] : nodeParents[std::size_t(c)]);
+            QCOMPARE(t.cells[std::size_t(i)].count, r.last - r.first + 1);
+        }
+        QCOMPARE(t.nodes[0].first, 0);
+        QCOMPARE(t.nodes[0].last, n - 1);
+        QCOMPARE(nodeParents[0], 0);
+        QVERIFY(std::all_of(nodeParents.begin() + 1, nodeParents.end(), [](int c) { return c == 1; }));
+        QVERIFY(std::all_of(bodyParents.begin(), bodyParents.end(), [](int c) { return c == 1; }));
+        // Depth by a walk from the root.
+        int depth = 0;
+        std::vector<std::pair<int, int>> stack{{0, 1}};
+        while (!stack.empty()) {
+            const auto [ref, d] = stack.back();
+            stack.pop_back();
+            depth = std::max(depth, d);
+            if (!tree::isBodyRef(ref))
+                for (int c : {t.nodes[std::size_t(ref)].left, t.nodes[std::size_t(ref)].right})
+                    stack.push_back({c, d + 1});
+        }
+        const int log2n = int(std::ceil(std::log2(double(n))));
+        QVERIFY2(depth <= 63 + 32 + 1, qPrintable(QString::number(depth)));
+        if (shape == "point")
+            QVERIFY2(depth <= log2n + 1, qPrintable(QStringLiteral("depth %1, log2 N %2").arg(depth).arg(log2n)));
+        // The root's moments are the system's: mass and centre of mass as fp64 sums.
+        double m = 0, cx = 0, cy = 0, cz = 0;
+        for (const Float4& p : pos)
+            m += p.w, cx += double(p.w) * p.x, cy += double(p.w) * p.y, cz += double(p.w) * p.z;
+        const tree::Moments& root = t.moments[0];
+        QCOMPARE_LE(std::abs(root.m - m), 1e-13 * m);
+        const double scale = 1e-12 * (1 + std::abs(cx / m) + std::abs(cy / m) + std::abs(cz / m)) * 1e4;
+        QCOMPARE_LE(std::abs(root.cx - cx / m), scale);
+        QCOMPARE_LE(std::abs(root.cy - cy / m), scale);
+        QCOMPARE_LE(std::abs(root.cz - cz / m), scale);
+    }
+
+    // The quadrupole Q_ab = Σ m (3 s_a s_b − |s|² δ_ab) of configurations with closed forms:
+    //  - 8 bodies of mass m at (±1, ±2, ±3): Σ m s_a s_b = 8m diag(1, 4, 9), |s|² = 14, so
+    //    Q = 8m diag(3 − 14, 12 − 14, 27 − 14) = m diag(−88, −16, 104), off-diagonals 0;
+    //  - two bodies m1, m2 a vector d apart: Σ m s s = μ d d (μ = m1 m2 / (m1 + m2)), so
+    //    Q = μ (3 d dᵀ − |d|² I).
+    // Combined bottom-up in fp64 from exactly representable inputs: agreement to 1e-12.
+    void quadrupoleClosedForm()
+    {
+        std::vector<Float4> cube;
+        const float m = 0.375f;
+        for (int sx : {-1, 1})
+            for (int sy : {-1, 1})
+                for (int sz : {-1, 1})
+                    cube.push_back(Float4{float(sx) + 0.5f, 2.f * float(sy) - 1.f, 3.f * float(sz) + 2.f, m});
+        HostTree t;
+        buildTree(cube.data(), cube.size(), 0.5, t);
+        const tree::Moments& q = t.moments[0];
+        const double tol = 1e-12;
+        QCOMPARE_LE(std::abs(q.cx - 0.5) + std::abs(q.cy + 1.0) + std::abs(q.cz - 2.0), tol);
+        QCOMPARE_LE(std::abs(q.qxx + 88 * double(m)), tol);
+        QCOMPARE_LE(std::abs(q.qyy + 16 * double(m)), tol);
+        QCOMPARE_LE(std::abs(q.qzz - 104 * double(m)), tol);
+        QCOMPARE_LE(std::abs(q.qxy) + std::abs(q.qxz) + std::abs(q.qyz), tol);
+        QCOMPARE_LE(std::abs(q.qxx + q.qyy + q.qzz), tol); // traceless
+        // The cell's box and r_crit² = (l/θ + δ)²: l = 6 (the z side), δ = 0.
+        QCOMPARE_LE(std::abs(tree::criticalRadius2(q, 0.5) - 144.0), 1e-9);
+
+        const std::vector<Float4> two{{0.f, 0.f, 0.f, 1.f}, {1.f, 2.f, -2.f, 3.f}};
+        buildTree(two.data(), two.size(), 0.5, t);
+        const double mu = 3.0 / 4.0, dx = 1, dy = 2, dz = -2, d2 = 9;
+        const tree::Moments& r = t.moments[0];
+        QCOMPARE_LE(std::abs(r.qxx - mu * (3 * dx * dx - d2)), tol);
+        QCOMPARE_LE(std::abs(r.qyy - mu * (3 * dy * dy - d2)), tol);
+        QCOMPARE_LE(std::abs(r.qzz - mu * (3 * dz * dz - d2)), tol);
+        QCOMPARE_LE(std::abs(r.qxy - mu * 3 * dx * dy), tol);
+        QCOMPARE_LE(std::abs(r.qxz - mu * 3 * dx * dz), tol);
+        QCOMPARE_LE(std::abs(r.qyz - mu * 3 * dy * dz), tol);
+        QCOMPARE_LE(std::abs(r.cx - 0.75) + std::abs(r.cy - 1.5) + std::abs(r.cz + 1.5), tol);
+    }
+
+    // cellInteraction is the multipole expansion to second order. For the 8 bodies at
+    // (±1, ±2, ±3) seen from distance R, the monopole alone (quadrupole zeroed) leaves the
+    // quadrupole term, a relative error ∝ R⁻² (doubling R divides it by 4; asserted 3.5…4.5);
+    // with the quadrupole the next term is the octupole, zero by the configuration's symmetry
+    // about its centre of mass, then the hexadecapole ∝ R⁻⁴ (divided by 16; asserted > 10), and
+    // it is more than 10× smaller than the monopole's at R = 40. fp64 evaluation (the cell's
+    // fp32 moments are exact here: small integers).
+    void cellInteractionOrder()
+    {
+        std::vector<Float4> cube;
+        for (int sx : {-1, 1})
+            for (int sy : {-1, 1})
+                for (int sz : {-1, 1})
+                    cube.push_back(Float4{float(sx), 2.f * float(sy), 3.f * float(sz), 1.f});
+        HostTree t;
+        buildTree(cube.data(), cube.size(), 0.5, t);
+        const tree::Cell cell = t.cells[0];
+        tree::Cell mono = cell;
+        mono.qxx = mono.qyy = mono.qzz = mono.qxy = mono.qxz = mono.qyz = 0.f;
+        const auto relErr = [&](const tree::Cell& c, double R) {
+            const Double4 bi{R * 0.48, R * 0.6, R * 0.64, 0}; // |direction| = 1
+            Double3 exact{0, 0, 0}, approx{0, 0, 0};
+            for (const Float4& b : cube)
+                bodyBodyInteraction<double>(bi, Double4{b.x, b.y, b.z, b.w}, exact, 0.0);
+            tree::cellInteraction<double>(bi, c, approx, 0.0);
+            return std::hypot(approx.x - exact.x, approx.y - exact.y, approx.z - exact.z) /
+                   std::hypot(exact.x, exact.y, exact.z);
+        };
+        for (double R : {40.0, 80.0}) {
+            const double q1 = relErr(cell, R), q2 = relErr(cell, 2 * R);
+            const double m1 = relErr(mono, R), m2 = relErr(mono, 2 * R);
+            qInfo("R=%g: quadrupole %.3g -> %.3g, monopole %.3g -> %.3g", R, q1, q2, m1, m2);
+            QVERIFY(q1 < m1 / 10);
+            QCOMPARE_GE(q1 / q2, 10.0);
+            QCOMPARE_GE(m1 / m2, 3.5);
+            QCOMPARE_LE(m1 / m2, 4.5);
+        }
+    }
+
+    // Deterministic: bit-identical accelerations on a second run and with 1 thread against 2
+    // (keys, sort of a total order, nodes, moments combined left then right, each body's sums in
+    // list order whatever the schedule), for N with a partial last group.
+    void bitIdentical()
+    {
+        Threads restore;
+        const std::vector<Float4> pos = plummer(20011);
+        const double eps2 = double(SimParams{}.eps2);
+        omp_set_num_threads(2);
+        const std::vector<Float4> a = treeForces(pos, 0.6, 16, eps2);
+        const std::vector<Float4> b = treeForces(pos, 0.6, 16, eps2);
+        QVERIFY2(sameBits(a, b), "two runs differ");
+        HostTree t2, t1;
+        buildTree(pos.data(), pos.size(), 0.6, t2);
+        omp_set_num_threads(1);
+        const std::vector<Float4> c = treeForces(pos, 0.6, 16, eps2);
+        QVERIFY2(sameBits(a, c), "1 and 2 threads differ");
+        buildTree(pos.data(), pos.size(), 0.6, t1);
+        QVERIFY(sameBits(t1.cells, t2.cells));
+    }
+
+    // Refused parameters name the parameter and the range.
+    void refusesBadParameters()
+    {
+        const std::vector<Float4> pos = plummer(100);
+        std::vector<Float4> acc;
+        for (const auto& [theta, leaf, want] : {std::tuple{0.0, 16, "opening angle theta = 0 is outside (0, 2]"},
+                                               std::tuple{2.5, 16, "opening angle theta = 2.5 is outside (0, 2]"},
+                                               std::tuple{0.5, 0, "leaf size 0 is outside 1..32"},
+                                               std::tuple{0.5, 33, "leaf size 33 is outside 1..32"}}) {
+            try {
+                cpuTreeForces(argsOf(pos, acc, theta, leaf, 0.002));
+                QFAIL("accepted");
+            } catch (const std::invalid_argument& e) {
+                QCOMPARE(QString::fromStdString(e.what()), QString::fromLatin1(want));
+            }
+        }
+        SimParams p;
+        p.leafSize = 40;
+        World w;
+        w.addBody({0, 0, 0, 1}, {});
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Simulation(w, p, "tree-cpu"));
+    }
+
+    // The CUDA row `tree` against `tree-cpu` (same tree, same lists): they differ by the
+    // rounding of their fp32 sums (hardware rsqrt vs. Newton-refined estimate: ~1e-7 per term,
+    // ≲ √terms · 1e-7 ≈ 1e-5 summed) and, where a cell sits on the opening boundary within
+    // fp32 rounding of the group box, by one cell opened on one side only (a difference of the
+    // order of the tree's own error there, ≤ 1e-3). Bounds: median 1e-5, p99 1e-4, max 1e-2.
+    void gpuAgreesWithCpu_data()
+    {
+        QTest::addColumn<int>("n");
+        for (int n : {33, 4097, 100000})
+            QTest::addRow("N=%d", n) << n;
+    }
+    void gpuAgreesWithCpu()
+    {
+        QFETCH(int, n);
+        const KernelInfo* gpu = findKernel("tree");
+        if (!gpu)
+            QSKIP("no `tree` row in this build's registry");
+        if (const Availability a = availability(*gpu); !a.available)
+            QSKIP(qPrintable(QString::fromStdString(a.reason)));
+        PlummerParams pp;
+        pp.bodies = std::size_t(n);
+        const World w = makePlummer(pp).world;
+        const SimParams p;
+        const std::vector<Double4> g = evaluateAccelerations("tree", w, p);
+        const std::vector<Double4> c = evaluateAccelerations("tree-cpu", w, p);
+        std::vector<Double3> ref(c.size());
+        for (std::size_t i = 0; i < c.size(); ++i)
+            ref[i] = Double3{c[i].x, c[i].y, c[i].z};
+        const ForceError e = relativeErrors(g, ref);
+        qInfo("tree vs tree-cpu N=%d: median %.3g p99 %.3g max %.3g", n, e.median, e.p99, e.max);
+        QCOMPARE_LE(e.median, 1e-5);
+        QCOMPARE_LE(e.p99, 1e-4);
+        QCOMPARE_LE(e.max, 1e-2);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTree)
+#include "tst_tree.moc"
