@@ -89,6 +89,29 @@ private slots:
         QVERIFY(p.seconds > 60);
     }
 
+    /// Tree rows scale as N log₂ N, not N²: from 1024 to 4096 bodies ×(4096·12)/(1024·10) = 4.8
+    /// (all pairs ×16), and `tree` timed at 1 048 576 bodies in 5 ms predicts 16 777 216 bodies at
+    /// 5 ms × 16 × 24/20 = 96 ms per evaluation (as N² it would be 1.28 s: 256×).
+    void treeScalesAsNLogN()
+    {
+        QCOMPARE(evaluationScale(1024, 4096, ForceMethod::AllPairs), 16.0);
+        QVERIFY(qAbs(evaluationScale(1024, 4096, ForceMethod::Tree) - 4.8) < 1e-12);
+        QCOMPARE(evaluationScale(1, 1, ForceMethod::Tree), 1.0); // log₂ taken as at least 1
+        int calls = 0;
+        const auto probe = [&](std::size_t) {
+            ++calls;
+            return 5.0;
+        };
+        const std::size_t m = std::size_t(1) << 20;
+        const CasePrediction p = predictCase(16 * m, 5, 60, probeLimit(Backend::Cuda, 132), EvaluationTiming{m, 5.0},
+                                             probe, ForceMethod::Tree);
+        QCOMPARE(calls, 0);
+        QVERIFY(qAbs(p.seconds - 5e-3 * 16 * 24.0 / 20.0 * 5) < 1e-12);
+        const CasePrediction allPairs = predictCase(16 * m, 5, 60, probeLimit(Backend::Cuda, 132),
+                                                    EvaluationTiming{m, 5.0}, probe);
+        QVERIFY(qAbs(allPairs.seconds - 5e-3 * 256 * 5) < 1e-9);
+    }
+
     /// A timing of the previous N is used without probing; a small first N predicts nothing.
     void knownTimingAndSmallN()
     {

@@ -86,6 +86,33 @@ private slots:
         QVERIFY(table.out.contains("tiled"));
         QVERIFY(table.out.contains("blockSize,tileWidthFactor")); // the launch parameters column
     }
+    /// The tree rows: listed with their method and parameters; --theta and --leaf-size reach the
+    /// parameters; bench reports bodies/s and marks the N²/t of a tree row as all-pairs equivalent.
+    void treeRows()
+    {
+        const Result k = nbody({"kernels", "--json"});
+        bool found = false;
+        for (const QJsonValue& v : QJsonDocument::fromJson(k.out.toUtf8()).object()["kernels"].toArray()) {
+            const bool tree = v["method"].toString() == "tree";
+            QVERIFY(tree || v["method"].toString() == "all pairs");
+            QCOMPARE(v["parameters"].toObject()["openingAngle"].toBool(), tree);
+            found = found || v["id"].toString() == "tree-cpu";
+            if (v["id"].toString() == "tree-cpu")
+                QVERIFY(tree);
+        }
+        QVERIFY(found);
+        const Result table = nbody({"kernels"});
+        QVERIFY2(table.out.contains("openingAngle,leafSize"), qPrintable(table.out));
+        const Result r = nbody({"run", "--bodies", "100", "--steps", "2", "--kernel", "tree-cpu", "--theta", "0.4",
+                                "--leaf-size", "8", "--no-energy"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("theta=0.4 leaf=8"), qPrintable(r.out));
+        const Result b = nbody({"bench", "--kernels", "tree-cpu", "--bodies", "1000", "--steps", "1", "--scenario", "plummer"});
+        QCOMPARE(b.code, 0);
+        QVERIFY2(b.out.contains("bodies/s") && b.out.contains("all-pairs-equivalent"), qPrintable(b.out));
+        QVERIFY2(b.out.contains(QRegularExpression("tree-cpu .* 1000 .*\\*")), qPrintable(b.out));
+        QVERIFY(b.out.contains("scenario plummer"));
+    }
     /// The launch options of the blocked rows reach the parameters (CPU rows ignore them).
     void blockedLaunchOptions()
     {
@@ -284,6 +311,11 @@ private slots:
                                        << "block size must be at least 1, or 0 for auto";
         QTest::newRow("negative unroll") << QStringList{"run", "--bodies", "10", "--unroll", "-1"} << "--unroll";
         QTest::newRow("bench negative j-split") << QStringList{"bench", "--kernels", "cpu", "--j-split", "-2"} << "--j-split";
+        QTest::newRow("theta above 2") << QStringList{"run", "--bodies", "10", "--theta", "3"}
+                                       << "--theta: opening angle 3 is outside (0, 2]";
+        QTest::newRow("theta 0") << QStringList{"bench", "--kernels", "tree-cpu", "--theta", "0"}
+                                 << "--theta: opening angle 0 is outside (0, 2]";
+        QTest::newRow("leaf size 40") << QStringList{"validate", "--bodies", "10", "--leaf-size", "40"} << "--leaf-size";
         QTest::newRow("tune a CPU kernel") << QStringList{"tune", "--kernels", "cpu"} << "no launch parameters";
         QTest::newRow("tune unknown kernel") << QStringList{"tune", "--kernels", "nosuch"} << "'nosuch'";
         QTest::newRow("tune bad bodies") << QStringList{"tune", "--bodies", "8192,x"} << "'x'";
@@ -400,9 +432,10 @@ private slots:
         QCOMPARE(lines.size(), 5);
         QVERIFY(lines[0].startsWith("kernel,precision,layout,bodies,samples,force_ms_median"));
         QVERIFY(lines[4].startsWith("reference,fp64,double4,517,3,"));
-        QVERIFY(lines[0].endsWith(",slots_per_interaction,ceiling_interactions_per_second,share_of_ceiling,per_core"));
-        // No ceiling for a CPU row (empty fields), then its per-core rate.
-        QVERIFY2(lines[4].contains(QRegularExpression(",,,,[0-9.e+]+$")), qPrintable(lines[4]));
+        QVERIFY(lines[0].endsWith(",slots_per_interaction,ceiling_interactions_per_second,share_of_ceiling,per_core,"
+                                  "method,bodies_per_second"));
+        // No ceiling for a CPU row (empty fields), then its per-core rate, its method and bodies/s.
+        QVERIFY2(lines[4].contains(QRegularExpression(",,,,[0-9.e+]+,all pairs,[0-9.e+]+$")), qPrintable(lines[4]));
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 2);
     }
     void benchPlot()

@@ -13,6 +13,7 @@
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
+#include "sim/Scenarios.h"
 #include "sim/Simulation.h"
 #include "sim/Tuner.h"
 
@@ -141,6 +142,7 @@ nlohmann::json deviceJson(const CudaRuntimeInfo& cuda)
 /// measurement or from a saved --json file (--from), so both print and plot alike.
 struct Row {
     std::string kernel, name, backend, precision, layout;
+    std::string method = "all pairs"; ///< toString(ForceMethod): a tree's N²/t is all-pairs equivalent
     std::size_t bodies = 0;
     int flopsPerInteraction = 0;
     int slotsPerInteraction = 0; ///< KernelInfo::slotsPerInteraction (0: not stated)
@@ -152,6 +154,7 @@ struct Row {
     std::string note;            ///< why there is no result (skipped, failed)
 
     double share() const { return result ? shareOfCeiling(result->interactionsPerSecond, ceiling) : 0; }
+    bool tree() const { return method == toString(ForceMethod::Tree); }
 };
 
 Row makeRow(const KernelInfo& k, std::size_t n, const SimParams& params, const CudaDeviceInfo* device)
@@ -162,6 +165,7 @@ Row makeRow(const KernelInfo& k, std::size_t n, const SimParams& params, const C
     r.backend = str(toString(k.backend));
     r.precision = str(toString(k.precision));
     r.layout = str(toString(k.layout));
+    r.method = str(toString(k.method));
     r.bodies = n;
     r.flopsPerInteraction = k.flopsPerInteraction;
     r.slotsPerInteraction = k.slotsPerInteraction;
@@ -178,6 +182,7 @@ nlohmann::json toJson(const Row& row)
                         {"backend", row.backend},
                         {"precision", row.precision},
                         {"layout", row.layout},
+                        {"method", row.method},
                         {"bodies", row.bodies},
                         {"params", row.params},
                         {"flopsPerInteraction", row.flopsPerInteraction},
@@ -192,7 +197,9 @@ nlohmann::json toJson(const Row& row)
                   {"stepsPerSample", r.stepsPerSample},
                   {"stepInteractionsPerSecond", r.stepMsMedian > 0 ? double(row.bodies) * double(row.bodies) / (r.stepMsMedian * 1e-3) : 0.0},
                   {"interactionsPerSecond", r.interactionsPerSecond},
-                  {"gflops", r.gflops},
+                  {"allPairsEquivalent", row.tree()},
+                  {"bodiesPerSecond", r.bodiesPerSecond},
+                  {"gflops", row.tree() ? nlohmann::json(nullptr) : nlohmann::json(r.gflops)},
                   {"shareOfCeiling", row.ceiling > 0 ? nlohmann::json(row.share()) : nullptr},
                   {"timer", r.timer}});
         if (row.perCore)
@@ -216,6 +223,7 @@ Row rowFromJson(const nlohmann::json& j, std::size_t index)
         r.backend = j.value("backend", std::string());
         r.precision = j.value("precision", std::string());
         r.layout = j.value("layout", std::string());
+        r.method = j.value("method", std::string(toString(ForceMethod::AllPairs)));
         r.bodies = j.at("bodies").get<std::size_t>();
         r.flopsPerInteraction = j.value("flopsPerInteraction", 0);
         r.slotsPerInteraction = j.value("slotsPerInteraction", 0);
@@ -234,7 +242,10 @@ Row rowFromJson(const nlohmann::json& j, std::size_t index)
             b.forceMsMin = j.value("forceMsMin", b.forceMsMedian);
             b.stepMsMedian = j.value("stepMsMedian", 0.0);
             b.interactionsPerSecond = j.at("interactionsPerSecond").get<double>();
-            b.gflops = j.value("gflops", 0.0);
+            if (const auto g = j.find("gflops"); g != j.end() && g->is_number())
+                b.gflops = g->get<double>();
+            b.bodiesPerSecond = j.value("bodiesPerSecond", b.forceMsMedian > 0 ? double(r.bodies) / (b.forceMsMedian * 1e-3) : 0.0);
+            b.method = r.tree() ? ForceMethod::Tree : ForceMethod::AllPairs;
             b.flopsPerInteraction = r.flopsPerInteraction;
             b.timer = j.value("timer", std::string());
             r.result = b;
@@ -260,12 +271,12 @@ void printPerCore(const std::vector<Row>& rows, int threads, const std::string& 
                         row.kernel == "cpu" && !simd.empty() ? (", SIMD target " + simd).c_str() : "");
 }
 
-const char* const kHeaderFormat = "%-26s %-5s %-7s %8s %11s %11s %15s %10s %9s  %-11s %s\n";
+const char* const kHeaderFormat = "%-26s %-5s %-7s %8s %11s %11s %11s %16s %10s %9s  %-11s %s\n";
 
 void printHeader()
 {
-    std::printf(kHeaderFormat, "kernel", "prec", "layout", "N", "force ms", "step ms", "interactions/s", "GFLOP/s",
-                "ceiling %", "timer", "params");
+    std::printf(kHeaderFormat, "kernel", "prec", "layout", "N", "force ms", "step ms", "bodies/s", "interactions/s",
+                "GFLOP/s", "ceiling %", "timer", "params");
 }
 
 void printRow(const Row& row)
@@ -275,9 +286,14 @@ void printRow(const Row& row)
         char share[32] = "-";
         if (row.ceiling > 0)
             std::snprintf(share, sizeof share, "%.1f", 100 * row.share());
-        std::printf("%-26s %-5s %-7s %8zu %11.4f %11.4f %15.4g %10.1f %9s  %-11s %s\n", row.kernel.c_str(),
+        // A tree row's N²/t is the all-pairs equivalent (marked *), and it claims no GFLOP/s.
+        char rate[32], gflops[32] = "-";
+        std::snprintf(rate, sizeof rate, row.tree() ? "%.4g*" : "%.4g", r.interactionsPerSecond);
+        if (!row.tree())
+            std::snprintf(gflops, sizeof gflops, "%.1f", r.gflops);
+        std::printf("%-26s %-5s %-7s %8zu %11.4f %11.4f %11.4g %16s %10s %9s  %-11s %s\n", row.kernel.c_str(),
                     row.precision.c_str(), row.layout.c_str(), row.bodies, r.forceMsMedian, r.stepMsMedian,
-                    r.interactionsPerSecond, r.gflops, share, r.timer.c_str(), row.launch.c_str());
+                    r.bodiesPerSecond, rate, gflops, share, r.timer.c_str(), row.launch.c_str());
     } else {
         std::printf("%-26s %-5s %-7s %8zu  %s\n", row.kernel.c_str(), row.precision.c_str(), row.layout.c_str(),
                     row.bodies, row.note.c_str());
@@ -299,7 +315,8 @@ std::string csvText(const std::vector<Row>& rows)
 {
     std::string csv = "kernel,precision,layout,bodies,samples,force_ms_median,force_ms_min,step_ms_median,"
                       "interactions_per_second,gflops,flops_per_interaction,timer,params,note,"
-                      "slots_per_interaction,ceiling_interactions_per_second,share_of_ceiling,per_core\n";
+                      "slots_per_interaction,ceiling_interactions_per_second,share_of_ceiling,per_core,"
+                      "method,bodies_per_second\n";
     char buf[512];
     for (const Row& row : rows) {
         std::snprintf(buf, sizeof buf, "%s,%s,%s,%zu,", row.kernel.c_str(), row.precision.c_str(), row.layout.c_str(),
@@ -332,6 +349,11 @@ std::string csvText(const std::vector<Row>& rows)
             std::snprintf(buf, sizeof buf, "%.6g", *row.perCore);
             csv += buf;
         }
+        csv += "," + row.method + ",";
+        if (row.result) {
+            std::snprintf(buf, sizeof buf, "%.6g", row.result->bodiesPerSecond);
+            csv += buf;
+        }
         csv += "\n";
     }
     return csv;
@@ -350,7 +372,7 @@ std::string csvText(const std::vector<Row>& rows)
             continue;
         auto [it, added] = index.try_emplace(row.kernel, chart.kernels.size());
         if (added)
-            chart.kernels.push_back({row.kernel + " (" + row.precision + ")", {}});
+            chart.kernels.push_back({row.kernel + " (" + row.precision + (row.tree() ? ", tree: all-pairs equivalent N^2/t)" : ")"), {}});
         chart.kernels[it->second].points.push_back({double(row.bodies), row.result->interactionsPerSecond});
     }
     std::map<std::pair<std::string, double>, bool> seen;
@@ -470,7 +492,7 @@ int benchCommand(const BenchOptions& o)
     std::vector<const KernelInfo*> kernels;
     std::vector<plot::Series> references;
     SimParams params;
-    applyLaunchValues(o.launch, params);
+    applyLaunchOptions(o.launch, params);
     params.G = o.G;
     params.cudaGraphs = o.cudaGraphs;
     try {
@@ -478,6 +500,8 @@ int benchCommand(const BenchOptions& o)
             throw std::invalid_argument("--budget must be a positive number of seconds");
         bodies = parseBodyList(o.bodies);
         kernels = parseKernels(o.kernels);
+        if (!o.scenario.empty() && !findScenario(o.scenario))
+            throw std::invalid_argument("--scenario: unknown scenario '" + o.scenario + "' (known: " + knownScenarioIds() + ")");
         // Launch parameters are checked against every selected kernel before anything runs.
         World one;
         one.addBody({0, 0, 0, 1}, {});
@@ -498,12 +522,14 @@ int benchCommand(const BenchOptions& o)
     const CudaRuntimeInfo cuda = queryCuda();
     const CudaDeviceInfo* device = cuda.devices.empty() ? nullptr : &cuda.devices[0];
     const std::string machine = machineDescription(cuda);
-    std::printf("Benchmark: uniform cube (seed %llu), %d timed samples after %d warm-up evaluations per kernel and N\n",
-                static_cast<unsigned long long>(o.seed), o.steps, o.warmup);
+    const std::string system = o.scenario.empty() ? std::string("uniform cube") : "scenario " + o.scenario;
+    std::printf("Benchmark: %s (seed %llu), %d timed samples after %d warm-up evaluations per kernel and N\n",
+                system.c_str(), static_cast<unsigned long long>(o.seed), o.steps, o.warmup);
     std::printf("Machine:   %s\n", machine.c_str());
     std::printf("Counting:  N^2 interactions per force evaluation (as NVIDIA's nbody sample); 20 flops per "
                 "interaction in fp32, 30 in fp64; ceiling %% = interactions/s over SMs x lanes x clock / slots per "
-                "interaction (docs/performance.md)\n\n");
+                "interaction (docs/performance.md); bodies/s = N / force time. Tree rows (*): N^2/t is the "
+                "all-pairs-equivalent rate only (their work is O(N log N); no GFLOP/s claimed): compare times and bodies/s\n\n");
     printHeader();
 
     std::vector<Row> rows;
@@ -519,13 +545,15 @@ int benchCommand(const BenchOptions& o)
         // One force evaluation at n after an untimed one (module load, allocation), for the
         // budget's prediction (sim/Benchmark.h, predictCase).
         const auto probe = [&](std::size_t n) {
-            CubeParams cube;
-            cube.bodies = n;
-            cube.seed = o.seed;
-            Simulation sim(makeUniformCube(cube), params, "cpu");
-            sim.setKernel(k->id);
-            sim.timedForceEvaluation();
-            return sim.timedForceEvaluation();
+            BenchCase c;
+            c.kernel = str(k->id);
+            c.bodies = n;
+            c.seed = o.seed;
+            c.scenario = o.scenario;
+            c.params = params;
+            const std::unique_ptr<Simulation> sim = benchmarkSystem(c);
+            sim->timedForceEvaluation();
+            return sim->timedForceEvaluation();
         };
         for (std::size_t n : bodies) {
             ++index;
@@ -533,7 +561,7 @@ int benchCommand(const BenchOptions& o)
             // A case whose predicted time exceeds the budget is skipped rather than left running
             // for minutes (the CPU kernels at large N).
             try {
-                const CasePrediction p = predictCase(n, caseEvaluations, o.budgetSeconds, limit, last, probe);
+                const CasePrediction p = predictCase(n, caseEvaluations, o.budgetSeconds, limit, last, probe, k->method);
                 if (p.seconds > o.budgetSeconds) {
                     char note[200];
                     std::snprintf(note, sizeof note,
@@ -564,6 +592,7 @@ int benchCommand(const BenchOptions& o)
                 c.kernel = str(k->id);
                 c.bodies = n;
                 c.seed = o.seed;
+                c.scenario = o.scenario;
                 c.params = params;
                 c.samples = o.steps;
                 c.warmup = o.warmup;
@@ -571,7 +600,7 @@ int benchCommand(const BenchOptions& o)
                 try {
                     row.result = runBenchmark(c, [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); });
                     last = EvaluationTiming{n, row.result->forceMsMedian};
-                    if (k->backend == Backend::Cpu)
+                    if (k->backend == Backend::Cpu && k->method == ForceMethod::AllPairs)
                         row.perCore = row.result->interactionsPerSecond / double(std::max(1, omp_get_max_threads()));
                 } catch (const std::exception& e) {
                     row.note = std::string("failed: ") + e.what();
@@ -590,11 +619,12 @@ int benchCommand(const BenchOptions& o)
         header["machine"] = machine;
         header["threads"] = omp_get_max_threads();
         header["device"] = deviceJson(cuda);
-        header["system"] = {{"scenario", "uniform cube"}, {"seed", o.seed}};
+        header["system"] = {{"scenario", o.scenario.empty() ? std::string("uniform cube") : o.scenario}, {"seed", o.seed}};
         header["samples"] = o.steps;
         header["warmup"] = o.warmup;
         header["counting"] = "N^2 interactions per force evaluation; 20 flops per interaction (fp32), 30 (fp64); "
-                             "ceiling = SMs x lanes per SM x clock / slots per interaction";
+                             "ceiling = SMs x lanes per SM x clock / slots per interaction; tree rows: N^2/t is the "
+                             "all-pairs equivalent (allPairsEquivalent), bodiesPerSecond = N/t";
         writeOutputs(o, rows, std::move(header), references);
     } catch (const std::exception& e) {
         std::cerr << "nbody bench: " << e.what() << "\n";

@@ -73,7 +73,7 @@ int runCommand(const RunOptions& o)
         }
         params.diagnosticsInterval = o.diagnosticsEvery;
     }
-    applyLaunchValues(o.launch, params);
+    applyLaunchOptions(o.launch, params);
     params.cudaGraphs = o.cudaGraphs;
     if (!o.launchGiven && (savedLaunch.first > 0 || savedLaunch.second > 0)) {
         params.blockSize = savedLaunch.first;
@@ -290,6 +290,9 @@ std::string launchParamNames(const KernelInfo& k, const char* separator)
     for (const LaunchParamInfo& p : launchParams())
         if (reads(k.params, p.param))
             s += (s.empty() ? "" : separator) + std::string(p.key);
+    if (k.method == ForceMethod::Tree) // the tree rows' parameters (SimParams)
+        for (const char* key : {"openingAngle", "leafSize"})
+            s += (s.empty() ? "" : separator) + std::string(key);
     return s.empty() ? "-" : s;
 }
 
@@ -312,6 +315,7 @@ int kernelsCommand(bool json)
             nlohmann::json parameters = nlohmann::json::object();
             for (const LaunchParamInfo& p : launchParams())
                 parameters[std::string(p.key)] = reads(k.params, p.param);
+            parameters["openingAngle"] = parameters["leafSize"] = k.method == ForceMethod::Tree;
             nlohmann::json choices = nlohmann::json::array();
             for (const TunedEntry& e : tuned) {
                 if (e.kernel != k.id)
@@ -329,6 +333,7 @@ int kernelsCommand(bool json)
                             {"backend", toString(k.backend)},
                             {"precision", toString(k.precision)},
                             {"layout", toString(k.layout)},
+                            {"method", toString(k.method)},
                             {"deterministic", k.deterministic},
                             {"flopsPerInteraction", k.flopsPerInteraction},
                             {"parameters", parameters},
@@ -347,14 +352,15 @@ int kernelsCommand(bool json)
         nameWidth = std::max(nameWidth, int(k.name.size()));
         paramWidth = std::max(paramWidth, int(launchParamNames(k, ",").size()));
     }
-    std::printf("%-*s  %-*s  %-7s  %-9s  %-7s  %-*s  %-9s  %s\n", idWidth, "id", nameWidth, "name", "backend",
-                "precision", "layout", paramWidth, "launch parameters", "available", "why not");
+    std::printf("%-*s  %-*s  %-7s  %-9s  %-7s  %-9s  %-*s  %-9s  %s\n", idWidth, "id", nameWidth, "name", "backend",
+                "precision", "layout", "method", paramWidth, "launch parameters", "available", "why not");
     for (const KernelInfo& k : kernelRegistry()) {
         const Availability a = availability(k);
-        std::printf("%-*s  %-*s  %-7s  %-9s  %-7s  %-*s  %-9s  %s\n", idWidth, std::string(k.id).c_str(), nameWidth,
-                    std::string(k.name).c_str(), std::string(toString(k.backend)).c_str(),
-                    std::string(toString(k.precision)).c_str(), std::string(toString(k.layout)).c_str(), paramWidth,
-                    launchParamNames(k, ",").c_str(), a.available ? "yes" : "no", a.reason.c_str());
+        std::printf("%-*s  %-*s  %-7s  %-9s  %-7s  %-9s  %-*s  %-9s  %s\n", idWidth, std::string(k.id).c_str(),
+                    nameWidth, std::string(k.name).c_str(), std::string(toString(k.backend)).c_str(),
+                    std::string(toString(k.precision)).c_str(), std::string(toString(k.layout)).c_str(),
+                    std::string(toString(k.method)).c_str(), paramWidth, launchParamNames(k, ",").c_str(),
+                    a.available ? "yes" : "no", a.reason.c_str());
     }
     // The tuner's choices for this device (what "auto" launch parameters resolve to).
     if (device.name.empty())

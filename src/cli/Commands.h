@@ -46,6 +46,7 @@ struct BenchOptions {
     int warmup = 2;               ///< untimed force evaluations first
     double budgetSeconds = 60;    ///< per kernel and N: fewer samples, or skipped when predicted longer
     std::uint64_t seed = 42;
+    std::string scenario;         ///< "" the uniform cube, else a scenario id (--scenario plummer)
     double G = 1.0;               ///< gravitational constant of the cube (--G)
     LaunchOptions launch;       ///< --block-size … --unroll (0: auto)
     bool noTune = false;          ///< --no-tune: auto parameters take the defaults, nothing is measured
@@ -62,6 +63,7 @@ struct TuneCommandOptions {
     std::string kernels = "all";  ///< "all" (every tunable CUDA row available here) or "id,id,…"
     std::string bodies = "8192,65536,262144"; ///< N values; each is tuned at its bucket
     bool force = false;           ///< re-tune entries the cache already has
+    TreeOptions tree;             ///< --theta, --leaf-size: the tree rows are tuned with these
 };
 
 int runCommand(const RunOptions& o);

@@ -10,6 +10,7 @@
 #include "sim/Scenario.h"
 #include "sim/Scenarios.h"
 #include "sim/Tipsy.h"
+#include "sim/Tree.h"
 #include "sim/Tuner.h"
 
 #include <cmath>
@@ -85,6 +86,48 @@ void addLaunchOptions(CLI::App& c, LaunchOptions& o)
     c.add_option("--unroll", o.unroll,
                  "Unroll of the loop over a tile, blocked kernels: 1, 2, 4, 8 (0: auto, the tuned or default value)")
         ->capture_default_str()->check(CLI::Range(0, 1 << 10));
+    addTreeOptions(c, o.tree);
+}
+
+void addTreeOptions(CLI::App& c, TreeOptions& o)
+{
+    const auto num = [](double v) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%g", v);
+        return std::string(b);
+    };
+    c.add_option("--theta", o.theta,
+                 "Opening angle theta of the tree kernels (tree, tree-cpu): smaller is more accurate and slower, in (0, " +
+                     num(kMaxOpeningAngle) + "]")
+        ->capture_default_str()
+        ->check(CLI::Validator(
+            [num](std::string& v) -> std::string {
+                double x = 0;
+                try {
+                    x = std::stod(v);
+                } catch (const std::exception&) {
+                    return "'" + v + "' is not a number";
+                }
+                return treeParamsProblem(x, 1).empty() ? std::string()
+                                                        : "opening angle " + v + " is outside (0, " + num(kMaxOpeningAngle) + "]";
+            },
+            "(0, " + num(kMaxOpeningAngle) + "]"));
+    c.add_option("--leaf-size", o.leafSize,
+                 "Bodies per leaf cell at most of the tree kernels, 1.." + std::to_string(tree::kMaxLeafSize))
+        ->capture_default_str()
+        ->check(CLI::Range(1, tree::kMaxLeafSize));
+}
+
+void applyTreeOptions(const TreeOptions& o, SimParams& p)
+{
+    p.openingAngle = o.theta;
+    p.leafSize = o.leafSize;
+}
+
+void applyLaunchOptions(const LaunchOptions& o, SimParams& p)
+{
+    applyLaunchValues(o, p);
+    applyTreeOptions(o.tree, p);
 }
 
 void addNoTuneOption(CLI::App& c, bool& noTune)

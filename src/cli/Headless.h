@@ -68,12 +68,28 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
 /// Throws std::invalid_argument naming the item.
 std::vector<std::size_t> parseBodyList(const std::string& list);
 
+/// The tree rows' options of run, render, bench, validate and tune: --theta and --leaf-size
+/// (SimParams::openingAngle, leafSize; defaults SimParams's). All-pairs rows ignore them.
+struct TreeOptions {
+    float theta = SimParams{}.openingAngle;
+    int leafSize = SimParams{}.leafSize;
+};
+/// Adds --theta (refused outside (0, kMaxOpeningAngle]) and --leaf-size (refused outside
+/// 1..tree::kMaxLeafSize), each message naming the option and the range.
+void addTreeOptions(CLI::App& command, TreeOptions& o);
+void applyTreeOptions(const TreeOptions& o, SimParams& p);
+
 /// The launch options of run, render, bench and validate: the tuner's LaunchValues (0: auto,
-/// the tuned value or the kernel's default), applied with applyLaunchValues().
-using LaunchOptions = LaunchValues;
+/// the tuned value or the kernel's default) and the tree rows' θ and leaf size, applied with
+/// applyLaunchOptions().
+struct LaunchOptions : LaunchValues {
+    TreeOptions tree;
+};
 /// Adds --block-size, --block-rows, --tile-factor, --bodies-per-thread, --j-split and --unroll
-/// (0: auto) to a subcommand.
+/// (0: auto) and the tree options (addTreeOptions) to a subcommand.
 void addLaunchOptions(CLI::App& command, LaunchOptions& o);
+/// applyLaunchValues and applyTreeOptions.
+void applyLaunchOptions(const LaunchOptions& o, SimParams& p);
 /// Adds --no-tune to a subcommand that tunes before it runs.
 void addNoTuneOption(CLI::App& command, bool& noTune);
 /// How many launch options (--block-size, --block-rows, --tile-factor, --bodies-per-thread,

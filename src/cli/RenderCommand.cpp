@@ -125,7 +125,7 @@ int renderCommand(const RenderOptions& o)
     PreparedSystem prepared;
     if (const int rc = prepareSystem("render", o.system, prepared); rc != 0)
         return rc;
-    applyLaunchValues(o.launch, prepared.params);
+    applyLaunchOptions(o.launch, prepared.params);
     const std::string kernelId = !o.kernel.empty() ? o.kernel : !prepared.scenarioKernel.empty() ? prepared.scenarioKernel : defaultKernel();
     const std::size_t n = prepared.world.size();
     std::unique_ptr<Simulation> sim;

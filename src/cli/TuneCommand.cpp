@@ -108,11 +108,13 @@ int tuneCommand(const TuneCommandOptions& o)
     };
     std::vector<Row> rows;
     bool failed = false;
+    SimParams params; // the tree rows are timed at --theta and --leaf-size
+    applyTreeOptions(o.tree, params);
     for (const KernelInfo* k : kernels) {
         for (std::size_t bucket : buckets) {
             Row row{k, bucket, std::nullopt, {}};
             try {
-                const TuneOutcome t = ensureTuned(*k, SimParams{}, bucket, [](const std::string& piece) {
+                const TuneOutcome t = ensureTuned(*k, params, bucket, [](const std::string& piece) {
                     std::fputs(piece.c_str(), stdout);
                     std::fflush(stdout);
                 }, o.force);

@@ -175,7 +175,7 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     if (!withinBudget(prepared.world.size()))
         return 2;
     SimParams params = prepared.params;
-    applyLaunchValues(o.launch, params);
+    applyLaunchOptions(o.launch, params);
     if (!o.launchGiven && (prepared.savedLaunch.first > 0 || prepared.savedLaunch.second > 0)) {
         params.blockSize = prepared.savedLaunch.first;
         params.tileWidthFactor = prepared.savedLaunch.second;

@@ -70,7 +70,10 @@ int main(int argc, char** argv)
                          "Seconds allowed per kernel and N: fewer samples, or the case is skipped when "
                          "its predicted time exceeds it")
         ->capture_default_str();
-    benchCmd->add_option("--seed", bench.seed, "Seed of the uniform cube")->capture_default_str();
+    benchCmd->add_option("--seed", bench.seed, "Seed of the uniform cube or the scenario")->capture_default_str();
+    benchCmd->add_option("--scenario", bench.scenario,
+                         "Benchmark a scenario of the registry (plummer, galaxy-collision, ...; see `nbody scenarios`) "
+                         "at each N with its G, eps2 and dt, instead of the uniform cube");
     benchCmd->add_option("--G", bench.G, "Gravitational constant of the cube (the rate does not depend on it)")
         ->capture_default_str();
     addLaunchOptions(*benchCmd, bench.launch);
@@ -90,9 +93,9 @@ int main(int argc, char** argv)
     CLI::Option* fromOpt = benchCmd->add_option(
         "--from", bench.from,
         "Print (and with --plot/--csv/--json write) a saved `nbody bench --json` file instead of measuring");
-    for (const char* measuring : {"--kernels", "--bodies", "--steps", "--warmup", "--budget", "--seed", "--G", "--block-size",
+    for (const char* measuring : {"--kernels", "--bodies", "--steps", "--warmup", "--budget", "--seed", "--scenario", "--G", "--block-size",
                                   "--block-rows", "--tile-factor", "--bodies-per-thread", "--j-split", "--unroll",
-                                  "--no-tune"})
+                                  "--theta", "--leaf-size", "--no-tune"})
         fromOpt->excludes(benchCmd->get_option(measuring));
     RenderOptions render;
     CLI::App* renderCmd = app.add_subcommand(
@@ -122,6 +125,7 @@ int main(int argc, char** argv)
     tuneCmd->add_option("-n,--bodies", tune.bodies, "Comma-separated N values (each is tuned at its power-of-two bucket)")
         ->capture_default_str();
     tuneCmd->add_flag("--force", tune.force, "Re-tune entries the cache already has");
+    addTreeOptions(*tuneCmd, tune.tree);
 
     bool kernelsJson = false;
     CLI::App* kernelsCmd = app.add_subcommand("kernels", "List the registered force kernels");

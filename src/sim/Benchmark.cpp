@@ -1,5 +1,6 @@
 #include "Benchmark.h"
 #include "Scenario.h"
+#include "Scenarios.h"
 #include "Simulation.h"
 
 #include <algorithm>
@@ -29,14 +30,21 @@ std::size_t probeLimit(Backend backend, int multiprocessors)
     return std::max<std::size_t>(65536, 512 * std::size_t(std::max(multiprocessors, 0)));
 }
 
+double evaluationScale(std::size_t from, std::size_t to, ForceMethod method)
+{
+    const double a = double(std::max<std::size_t>(from, 1)), b = double(to);
+    if (method == ForceMethod::AllPairs)
+        return (b / a) * (b / a);
+    return (b * std::max(1.0, std::log2(b))) / (a * std::max(1.0, std::log2(a)));
+}
+
 CasePrediction predictCase(std::size_t n, int evaluations, double budgetSeconds, std::size_t limit,
                            std::optional<EvaluationTiming> known,
-                           const std::function<double(std::size_t)>& probe)
+                           const std::function<double(std::size_t)>& probe, ForceMethod method)
 {
     CasePrediction p;
-    const auto scaled = [](const EvaluationTiming& t, std::size_t to, int count) {
-        const double ratio = double(to) / double(std::max<std::size_t>(t.bodies, 1));
-        return std::max(t.ms, 0.0) * 1e-3 * ratio * ratio * count;
+    const auto scaled = [method](const EvaluationTiming& t, std::size_t to, int count) {
+        return std::max(t.ms, 0.0) * 1e-3 * evaluationScale(t.bodies, to, method) * count;
     };
     if (!known) {
         if (n <= kFirstProbeBodies)
@@ -60,6 +68,22 @@ CasePrediction predictCase(std::size_t n, int evaluations, double budgetSeconds,
     }
 }
 
+std::unique_ptr<Simulation> benchmarkSystem(const BenchCase& c)
+{
+    std::unique_ptr<Simulation> sim;
+    if (c.scenario.empty()) {
+        CubeParams cube;
+        cube.bodies = c.bodies;
+        cube.seed = c.seed;
+        sim = std::make_unique<Simulation>(makeUniformCube(cube), c.params, "cpu");
+    } else {
+        BuiltScenario b = buildScenario(scenarioSpec(c.scenario, c.bodies, c.seed), c.params);
+        sim = std::make_unique<Simulation>(std::move(b.bodies.world), b.params, "cpu");
+    }
+    sim->setKernel(c.kernel);
+    return sim;
+}
+
 BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std::string&)>& progress)
 {
     const auto say = [&](const std::string& s) {
@@ -68,11 +92,8 @@ BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std:
     };
     if (c.samples < 1)
         throw std::invalid_argument("benchmark samples must be at least 1");
-    CubeParams cube;
-    cube.bodies = c.bodies;
-    cube.seed = c.seed;
-    Simulation sim(makeUniformCube(cube), c.params, "cpu");
-    sim.setKernel(c.kernel);
+    const std::unique_ptr<Simulation> owned = benchmarkSystem(c);
+    Simulation& sim = *owned;
     const KernelInfo& k = sim.kernel();
 
     // Warm-up: allocation, module load, workspace, caches. The last warm-up evaluation (the
@@ -123,8 +144,10 @@ BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std:
     r.stepsPerSample = stepsPerSample;
     const double n = double(c.bodies);
     r.interactionsPerSecond = r.forceMsMedian > 0 ? n * n / (r.forceMsMedian * 1e-3) : 0;
+    r.bodiesPerSecond = r.forceMsMedian > 0 ? n / (r.forceMsMedian * 1e-3) : 0;
+    r.method = k.method;
     r.flopsPerInteraction = k.flopsPerInteraction;
-    r.gflops = r.interactionsPerSecond * k.flopsPerInteraction / 1e9;
+    r.gflops = k.method == ForceMethod::AllPairs ? r.interactionsPerSecond * k.flopsPerInteraction / 1e9 : 0;
     r.timer = k.backend == Backend::Cuda ? "CUDA events" : "wall clock";
     r.params = c.params;
     return r;

@@ -4,13 +4,17 @@
 /// force evaluation (CUDA events around the launch(es) for CUDA kernels, the wall clock for CPU
 /// kernels) and of the whole KDK step (wall clock, device synchronised), after warm-up.
 /// Interactions per second count N² per evaluation, as NVIDIA's nbody sample does; GFLOP/s use
-/// the kernel's flops per interaction (20 in fp32, 30 in fp64).
+/// the kernel's flops per interaction (20 in fp32, 30 in fp64). A tree row (ForceMethod::Tree)
+/// does O(N log N) work, so for it N²/t is only the all-pairs-equivalent rate (what an all-pairs
+/// kernel would need to match it), labelled as such, and no GFLOP/s are claimed; every row also
+/// reports bodies per second (N/t) and the time per step, which compare honestly across methods.
 
 #include "KernelRegistry.h"
 #include "SimParams.h"
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,8 +23,12 @@ namespace nbody {
 
 struct BenchCase {
     std::string kernel;        ///< registry id
-    std::size_t bodies = 8192; ///< N of the uniform cube (CubeParams, seed below)
+    std::size_t bodies = 8192; ///< N of the system
     std::uint64_t seed = 42;
+    /// The system: "" the uniform cube (CubeParams with this seed, params' G, ε², dt), else a
+    /// scenario registry id ("plummer") made with N and the seed, with the scenario's G, ε² and
+    /// dt (the launch and tree parameters stay params's).
+    std::string scenario;
     SimParams params;          ///< G, ε², dt and the launch parameters
     int samples = 10;          ///< timed force evaluations and timed steps, each (≥ 1)
     int warmup = 2;            ///< untimed force evaluations before them (plus one untimed step)
@@ -36,12 +44,19 @@ struct BenchResult {
     double stepMsMedian = 0;    ///< median whole step (kick, drift, forces, kick), ms: each sample
                                 ///< is step(stepsPerSample) divided by its steps
     int stepsPerSample = 1;     ///< steps per step sample (about 2 ms of stepping, 1 … 100)
-    double interactionsPerSecond = 0; ///< N² / forceMsMedian
-    double gflops = 0;          ///< interactionsPerSecond × flops per interaction / 1e9
+    double interactionsPerSecond = 0; ///< N² / forceMsMedian (for a tree row: the all-pairs equivalent)
+    double gflops = 0;          ///< interactionsPerSecond × flops per interaction / 1e9 (0 for a tree row)
+    double bodiesPerSecond = 0; ///< N / forceMsMedian: bodies whose force is evaluated per second
+    ForceMethod method = ForceMethod::AllPairs; ///< the row's (KernelInfo::method)
     int flopsPerInteraction = 0;
     std::string timer;          ///< "CUDA events" or "wall clock"
     SimParams params;
 };
+
+class Simulation;
+/// The case's system with its kernel set (the uniform cube or the scenario; see BenchCase).
+/// Throws as runBenchmark.
+std::unique_ptr<Simulation> benchmarkSystem(const BenchCase& c);
 
 /// Runs the case. Throws std::invalid_argument for an unknown or unavailable kernel, a refused
 /// parameter set or N = 0; CudaError when the GPU fails. `progress` (may be empty) receives
@@ -87,9 +102,18 @@ std::size_t probeLimit(Backend backend, int multiprocessors);
 ///
 /// `probe(N)` times one force evaluation at N in ms (warm-up is the caller's) and may throw;
 /// predictCase() passes the exception on. Pure apart from probe(): the tests feed it timings.
+///
+/// `method`: how an evaluation grows with N (evaluationScale): N² for all-pairs rows, N log₂ N
+/// for tree rows (Barnes & Hut 1986: N walks of depth ~ log N), so a tree row is not predicted
+/// as if it were all-pairs (which would skip `tree` long before N = 16 M).
 CasePrediction predictCase(std::size_t n, int evaluations, double budgetSeconds, std::size_t limit,
                            std::optional<EvaluationTiming> known,
-                           const std::function<double(std::size_t bodies)>& probe);
+                           const std::function<double(std::size_t bodies)>& probe,
+                           ForceMethod method = ForceMethod::AllPairs);
+
+/// The factor by which one evaluation's time grows from `from` to `to` bodies: (to/from)² for
+/// all pairs, (to log₂ to)/(from log₂ from) for a tree (log₂ taken as at least 1).
+double evaluationScale(std::size_t from, std::size_t to, ForceMethod method);
 
 /// Median of the values (the mean of the two middle ones for an even count); 0 when empty.
 double median(std::vector<double> values);
