@@ -7,6 +7,7 @@
 #include "sim/Models.h"
 #include "sim/Simulation.h"
 #include "sim/Validation.h"
+#include "sim/ValidationReport.h"
 
 #include <QtTest>
 
@@ -164,6 +165,12 @@ private slots:
                 // Same trajectory; the energies differ only by the order of the OpenMP pair sum
                 // (fp64, ~1e-14 of E).
                 QVERIFY(std::abs(k.energyChange - r.referenceEnergyChange) < 1e-12);
+            } else if (k.method == ForceMethod::Tree) {
+                // Approximate by design: judged on the distribution (ValidationThresholds::treeForce*).
+                QVERIFY(k.force0.max > 0);
+                QVERIFY(k.force0.p99 <= r.thresholds.treeForceP99 && k.force0.median <= r.thresholds.treeForceMedian);
+                QVERIFY(k.force0.median <= k.force0.p99 && k.force0.p99 <= k.force0.max);
+                QVERIFY(k.momentumError0 > 0 && k.momentumError0 < 1e-4); // measured 8e-7 at N = 65 536
             } else if (k.precision == Precision::Fp32) {
                 QVERIFY(k.force0.max > 0); // fp32 rounding is there …
                 QVERIFY(k.force0.max < 1e-4);
@@ -288,6 +295,33 @@ private slots:
     }
 
     /// `all` is every available row but the reference, in registry order.
+    /// Above forceSampleAbove the step-0 force errors come from a sample (each body against all N
+    /// in fp64): the sampled figures of `cpu` equal the full comparison's on those bodies, the
+    /// report says so, and a tree row states its momentum error.
+    void largeNIsSampled()
+    {
+        const ModelBodies m = plummer();
+        ValidationConfig c = config({findKernel("cpu"), findKernel("tree-cpu")}, 2, 1);
+        c.forceSampleAbove = 500; // N = 777
+        c.forceSample = 300;
+        const ValidationReport r = validate(m.world, m.exact, c);
+        const KernelValidation& cpu = resultOf(r, "cpu");
+        const KernelValidation& tree = resultOf(r, "tree-cpu");
+        QCOMPARE(cpu.force0.sampled, std::size_t(300));
+        QCOMPARE(tree.force0.sampled, std::size_t(300));
+        // The same bodies of the full comparison: the sample's max is at most the full max, and
+        // fp32 all-pairs stays within its bound (1e-4) on them.
+        const ValidationReport full = validate(m.world, m.exact, config({findKernel("cpu")}, 2, 1));
+        QVERIFY(cpu.force0.max > 0 && cpu.force0.max <= resultOf(full, "cpu").force0.max * (1 + 1e-9));
+        QVERIFY(tree.verdict == Verdict::Pass);
+        // Momentum: all pairs cancel to fp32 rounding (~1e-7 of Σ m|a|), the tree does not exactly.
+        QVERIFY2(cpu.momentumError0 < 1e-5, qPrintable(QString::number(cpu.momentumError0)));
+        QVERIFY(tree.momentumError0 > 0 && tree.momentumError0 < 1e-4);
+        const QString text = QString::fromStdString(validationSummaryText(r));
+        QVERIFY2(text.contains("random sample of 300 of the 777 bodies"), qPrintable(text));
+        QVERIFY2(text.contains("Tree tree-cpu:") && text.contains("momentum error"), qPrintable(text));
+    }
+
     void allMeansAvailableButReference()
     {
         const auto all = availableKernelsToValidate();

@@ -61,8 +61,10 @@ std::vector<Double3> referenceAccelerations(const Double4* pos, std::size_t n, d
     return referenceOf(pos, n, eps2, G);
 }
 
-std::vector<Double3> referenceAccelerationsAt(const Float4* pos, std::size_t n, const std::vector<std::size_t>& which,
-                                              double eps2, double G)
+namespace {
+
+template <class P>
+std::vector<Double3> referenceAt(const P* pos, std::size_t n, const std::vector<std::size_t>& which, double eps2, double G)
 {
     for (std::size_t i : which)
         if (i >= n)
@@ -72,12 +74,26 @@ std::vector<Double3> referenceAccelerationsAt(const Float4* pos, std::size_t n, 
 #pragma omp parallel for schedule(dynamic, 16)
     for (std::ptrdiff_t s = 0; s < count; ++s) {
         Acc3d a;
-        const Float4 bi = pos[which[std::size_t(s)]];
+        const P bi = pos[which[std::size_t(s)]];
         for (std::size_t j = 0; j < n; ++j)
             bodyBodyInteraction<double>(bi, pos[j], a, eps2);
         out[std::size_t(s)] = Double3{G * a.x, G * a.y, G * a.z};
     }
     return out;
+}
+
+} // namespace
+
+std::vector<Double3> referenceAccelerationsAt(const Float4* pos, std::size_t n, const std::vector<std::size_t>& which,
+                                              double eps2, double G)
+{
+    return referenceAt(pos, n, which, eps2, G);
+}
+
+std::vector<Double3> referenceAccelerationsAt(const Double4* pos, std::size_t n, const std::vector<std::size_t>& which,
+                                              double eps2, double G)
+{
+    return referenceAt(pos, n, which, eps2, G);
 }
 
 } // namespace nbody

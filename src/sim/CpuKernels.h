@@ -68,5 +68,7 @@ std::vector<Double3> referenceAccelerations(const Double4* pos, std::size_t n, d
 /// body which[s]. For checks of large N against a sample. Throws std::out_of_range for an index ≥ n.
 std::vector<Double3> referenceAccelerationsAt(const Float4* pos, std::size_t n, const std::vector<std::size_t>& which,
                                               double eps2, double G);
+std::vector<Double3> referenceAccelerationsAt(const Double4* pos, std::size_t n, const std::vector<std::size_t>& which,
+                                              double eps2, double G);
 
 } // namespace nbody

@@ -53,6 +53,11 @@ struct ValidationThresholds {
     double forceFp32 = 1e-4;
     /// The same for fp64 kernels (u = 1.1e-16; measured 3e-15 at N = 8192).
     double forceFp64 = 1e-10;
+    /// Tree rows (ForceMethod::Tree) approximate by design, so they are held to the accuracy
+    /// goal of issue 14 on the distribution instead of the max: step-0 p99 ≤ treeForceP99 and
+    /// median ≤ treeForceMedian (a few bodies near a cell's opening boundary may err more).
+    double treeForceP99 = 1e-3;
+    double treeForceMedian = 1e-4;
     /// Smallest allowed |ΔE/E0 (kernel) − ΔE/E0 (reference)| bound (see the file comment).
     double energy = 1e-4;
     /// The predecessor's per-component criteria, reported only.
@@ -70,6 +75,12 @@ struct ValidationConfig {
     SimParams params;            ///< G, ε², dt, integrator and launch parameters of every run
     ValidationThresholds thresholds;
     std::string system;          ///< one line saying what the initial state is, for the report
+    /// Above this N the step-0 force errors are measured on a random sample of forceSample
+    /// bodies (seed forceSampleSeed), each against all N in fp64 (referenceAccelerationsAt on the
+    /// exact state), instead of all N; the report says so (ForceError::sampled).
+    std::size_t forceSampleAbove = 20000;
+    std::size_t forceSample = 4096;
+    std::uint64_t forceSampleSeed = 14;
 };
 
 /// Max, median and root mean square of N per-body errors.
@@ -97,6 +108,7 @@ struct ForceError {
     double median = 0;
     std::size_t worstBody = 0;
     double floor = 0;  ///< 1e-3 · RMS |a_ref|, acceleration units
+    std::size_t sampled = 0; ///< bodies compared when a sample was (ValidationConfig::forceSample); 0: all N
 };
 
 /// One point of the error growth curve.
@@ -119,6 +131,7 @@ struct KernelValidation {
     Precision precision = Precision::Fp32;
     Backend backend = Backend::Cpu;
     Layout layout = Layout::Float4;
+    ForceMethod method = ForceMethod::AllPairs;
     std::string launch;        ///< launch parameters the kernel reads ("block 256, tile ×1"; "" for CPU rows)
     Verdict verdict = Verdict::Error;
     /// Why it failed, one line per failed criterion ("step-0 force error 3.1e-2 > 1e-4 (body 17)"),
@@ -126,6 +139,10 @@ struct KernelValidation {
     std::vector<std::string> reasons;
     bool finite = true;        ///< the state stayed finite over the whole run
     ForceError force0;         ///< at step 0
+    /// The step-0 forces' momentum error |Σ m a| / Σ m |a| (Newton's third law makes all-pairs
+    /// sums cancel up to rounding, ~1e-7 in fp32; a tree does not conserve momentum exactly:
+    /// a body's force on a cell's multipole is not the cell's on the body).
+    double momentumError0 = 0;
     FieldErrors position, velocity, acceleration; ///< after K steps
     std::vector<GrowthPoint> growth; ///< step 0, then the checkpoints up to K
     double energyChange = 0;   ///< ΔE/E0 after K steps
@@ -198,6 +215,10 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
                           const ValidationConfig& config,
                           const std::function<void(const ValidationProgress&)>& progress = {},
                           std::stop_token stop = {});
+
+/// |Σ m_i a_i| / Σ m_i |a_i| over the bodies (pos: N positions with the mass in w; a: N
+/// accelerations; 0 when every force is 0). Throws std::invalid_argument when the sizes differ.
+double momentumError(const std::vector<Double4>& pos, const std::vector<Double4>& a);
 
 /// The step-0 force error of accelerations `a` against `ref` (N Double4 each, x, y, z used; w
 /// ignored): see the file comment. Throws std::invalid_argument when the sizes differ.
