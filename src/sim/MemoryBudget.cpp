@@ -1,5 +1,6 @@
 #include "MemoryBudget.h"
 #include "KernelRegistry.h"
+#include "TreeCpu.h"
 
 #include <sys/resource.h>
 
@@ -80,6 +81,8 @@ std::size_t hostBytesFor(std::size_t n, const KernelInfo* kernel)
     std::size_t perBody = 2 * kWorldBytesPerBody + 16;
     if (kernel && kernel->layout == Layout::Double4)
         perBody += 2 * kFp64StateBytesPerBody;
+    if (kernel && kernel->method == ForceMethod::Tree && kernel->backend == Backend::Cpu)
+        perBody += kTreeHostBytesPerBody; // the host tree (TreeCpu.h); a CUDA tree's lives on the device
     return mulSat(n, perBody);
 }
 

@@ -19,7 +19,9 @@ inline constexpr std::size_t kFp64StateBytesPerBody = 3 * 32;
 /// Estimated peak host bytes to simulate n bodies: the system as made plus the Simulation's copy
 /// of the World (2 x kWorldBytesPerBody), the CPU kernels' fp32 structure-of-arrays scratch (16),
 /// and for an fp64 kernel (Layout::Double4, or `kernel` null: unknown, the fp32 case is assumed)
-/// the fp64 state and one widened copy (2 x kFp64StateBytesPerBody). Saturates at SIZE_MAX.
+/// the fp64 state and one widened copy (2 x kFp64StateBytesPerBody), and for a CPU tree row
+/// (ForceMethod::Tree) the host tree, kTreeHostBytesPerBody (TreeCpu.h: keys, indices, sorted
+/// positions, nodes, fp64 moments, cells and the construction's scratch). Saturates at SIZE_MAX.
 std::size_t hostBytesFor(std::size_t n, const KernelInfo* kernel = nullptr);
 
 /// What this process may still allocate: the smallest of /proc/meminfo MemAvailable,
