@@ -3,8 +3,10 @@
 
 #include "sim/Ceiling.h"
 #include "sim/KernelRegistry.h"
+#include "sim/Tree.h"
 #include "sim/Tuner.h"
 
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -194,6 +196,28 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     m_refusal->hide();
     form->addWidget(m_refusal);
     column->addWidget(paramBox);
+
+    // -- the tree rows' parameters (SimParams::openingAngle, leafSize), for tree rows only
+    m_treeBox = new QGroupBox(tr("Tree parameters"), body);
+    m_treeBox->setObjectName(QStringLiteral("treeParams"));
+    auto* treeForm = new QFormLayout(m_treeBox);
+    m_openingAngle = new QDoubleSpinBox(m_treeBox);
+    m_openingAngle->setObjectName(QStringLiteral("openingAngle"));
+    m_openingAngle->setDecimals(3);
+    m_openingAngle->setRange(0.001, nbody::kMaxOpeningAngle);
+    m_openingAngle->setSingleStep(0.05);
+    m_openingAngle->setKeyboardTracking(false);
+    m_openingAngle->setToolTip(tr("Opening angle θ: a cell of size l acts as one multipole (monopole + "
+                                  "quadrupole) on a group of bodies farther than l/θ plus its offset; smaller "
+                                  "is more accurate and slower (docs/tree.md)"));
+    m_leafSize = new QSpinBox(m_treeBox);
+    m_leafSize->setObjectName(QStringLiteral("leafSize"));
+    m_leafSize->setRange(1, nbody::tree::kMaxLeafSize);
+    m_leafSize->setKeyboardTracking(false);
+    m_leafSize->setToolTip(tr("A cell of at most this many bodies that is opened is summed body by body"));
+    treeForm->addRow(tr("Opening angle θ:"), m_openingAngle);
+    treeForm->addRow(tr("Leaf size:"), m_leafSize);
+    column->addWidget(m_treeBox);
     setScrollableWidget(this, body);
 
     connect(m_table, &QTreeWidget::currentItemChanged, this,
@@ -210,6 +234,11 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     forward(m_bodiesPerThread, &KernelDock::bodiesPerThreadEdited);
     forward(m_jSplit, &KernelDock::jSplitEdited);
     forward(m_unroll, &KernelDock::unrollEdited);
+    forward(m_leafSize, &KernelDock::leafSizeEdited);
+    connect(m_openingAngle, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        clearRefusal();
+        emit openingAngleEdited(v);
+    });
     connect(m_tuneNow, &QPushButton::clicked, this, &KernelDock::tuneRequested);
 
     setKernel(QString());
@@ -261,6 +290,7 @@ void KernelDock::showDetails(const nbody::KernelInfo* k)
     m_bodiesPerThread->setEnabled(use.bodiesPerThread);
     m_jSplit->setEnabled(use.jSplit);
     m_unroll->setEnabled(use.unroll);
+    m_treeBox->setVisible(k && k->method == nbody::ForceMethod::Tree);
     refreshLaunchInfo();
     if (!k) {
         m_title->setText(QStringLiteral("–"));
@@ -427,6 +457,11 @@ void KernelDock::setParams(const nbody::SimParams& p)
     show(m_bodiesPerThread, p.bodiesPerThread);
     show(m_jSplit, p.jSplit);
     show(m_unroll, p.unroll);
+    show(m_leafSize, p.leafSize);
+    {
+        const QSignalBlocker block(m_openingAngle);
+        m_openingAngle->setValue(double(p.openingAngle));
+    }
     m_params = p;
     refreshLaunchInfo();
 }

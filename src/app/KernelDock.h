@@ -6,7 +6,8 @@
 /// unroll; only those the kernel reads are enabled; 0 shows as "auto": the tuned value for this
 /// device and N, else the kernel's default), a line saying what they resolve to and where from
 /// ("tuned on this device 2026-12-01: block 128, … — 1.2e12 interactions/s" or "default (not
-/// tuned yet): …"), and a "Tune now" button. Like RunDock it only shows values and reports edits: MainWindow forwards the
+/// tuned yet): …"), and a "Tune now" button; for tree rows (ForceMethod::Tree) only, the opening
+/// angle θ and the leaf size. Like RunDock it only shows values and reports edits: MainWindow forwards the
 /// edits to the SimulationController and feeds its answers back through the setters, which emit
 /// nothing, so the dock, the Kernel menu and the controller cannot loop. A refused edit (the
 /// Simulation throws std::invalid_argument naming the limit) is shown inline by showRefusal()
@@ -23,6 +24,8 @@
 #include <QDockWidget>
 #include <QString>
 
+class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -74,6 +77,9 @@ signals:
     void bodiesPerThreadEdited(int bodies);
     void jSplitEdited(int pieces);
     void unrollEdited(int factor);
+    /// Tree rows (KernelInfo::method == ForceMethod::Tree): opening angle θ and leaf size.
+    void openingAngleEdited(double theta);
+    void leafSizeEdited(int leafSize);
     /// "Tune now": measure the running kernel's launch parameters again at the current N.
     void tuneRequested();
 
@@ -99,6 +105,9 @@ private:
     QSpinBox* m_bodiesPerThread;
     QSpinBox* m_jSplit;
     QSpinBox* m_unroll;
+    QGroupBox* m_treeBox;           ///< shown for tree rows only
+    QDoubleSpinBox* m_openingAngle;
+    QSpinBox* m_leafSize;
     QLabel* m_launchInfo;
     QPushButton* m_tuneNow;
     QLabel* m_refusal;

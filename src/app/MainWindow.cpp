@@ -467,6 +467,8 @@ void MainWindow::connectController()
     connect(m_kernelDock, &KernelDock::bodiesPerThreadEdited, c, &SimulationController::setBodiesPerThread);
     connect(m_kernelDock, &KernelDock::jSplitEdited, c, &SimulationController::setJSplit);
     connect(m_kernelDock, &KernelDock::unrollEdited, c, &SimulationController::setUnroll);
+    connect(m_kernelDock, &KernelDock::openingAngleEdited, c, &SimulationController::setOpeningAngle);
+    connect(m_kernelDock, &KernelDock::leafSizeEdited, c, &SimulationController::setLeafSize);
     connect(m_kernelDock, &KernelDock::tuneRequested, c, &SimulationController::tuneNow);
     // The tuner runs on the controller's thread; the status bar and the dock say so meanwhile.
     connect(c, &SimulationController::tuningStarted, this, [this](const QString& message) {
@@ -700,7 +702,8 @@ void MainWindow::onCommandFailed(const QString& what, const QString& message)
     static const QStringList kernelCommands = {QStringLiteral("kernel"), QStringLiteral("block size"),
                                                QStringLiteral("block rows"), QStringLiteral("tile width factor"),
                                                QStringLiteral("bodies per thread"), QStringLiteral("j-split"),
-                                               QStringLiteral("unroll"), QStringLiteral("tuning")};
+                                               QStringLiteral("unroll"), QStringLiteral("opening angle"),
+                                               QStringLiteral("leaf size"), QStringLiteral("tuning")};
     const bool kernelCommand = kernelCommands.contains(what);
     if (kernelCommand) {
         // The Kernel dock says why next to the value it put back (no dialog to dismiss).

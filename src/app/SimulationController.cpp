@@ -463,6 +463,16 @@ void SimulationController::setUnroll(int factor)
     changeParams(QStringLiteral("unroll"), [factor](SimParams& p) { p.unroll = factor; });
 }
 
+void SimulationController::setOpeningAngle(double theta)
+{
+    changeParams(QStringLiteral("opening angle"), [theta](SimParams& p) { p.openingAngle = float(theta); });
+}
+
+void SimulationController::setLeafSize(int leafSize)
+{
+    changeParams(QStringLiteral("leaf size"), [leafSize](SimParams& p) { p.leafSize = leafSize; });
+}
+
 void SimulationController::tuneNow()
 {
     Command c;
@@ -790,6 +800,8 @@ void SimulationController::publishState()
                             m_publishedParams->blockRows == p.blockRows &&
                             m_publishedParams->bodiesPerThread == p.bodiesPerThread &&
                             m_publishedParams->jSplit == p.jSplit && m_publishedParams->unroll == p.unroll &&
+                            m_publishedParams->openingAngle == p.openingAngle &&
+                            m_publishedParams->leafSize == p.leafSize &&
                             m_publishedParams->diagnosticsInterval == p.diagnosticsInterval &&
                             m_publishedParams->integrator == p.integrator;
     if (!paramsSame) {

@@ -109,6 +109,10 @@ public slots:
     void setBodiesPerThread(int bodies);
     void setJSplit(int pieces);
     void setUnroll(int factor);
+    /// Tree rows: opening angle θ and leaf size (refused, commandFailed, outside (0, 2] and
+    /// 1..tree::kMaxLeafSize; all-pairs rows ignore them).
+    void setOpeningAngle(double theta);
+    void setLeafSize(int leafSize);
     /// Re-tunes the running CUDA kernel at the current N's bucket now (on this thread, at the
     /// next frame), even when the cache has the entry: tuningStarted(), then tuningFinished() or
     /// commandFailed("tuning", …).
