@@ -26,8 +26,8 @@ struct SimParams {
     int unroll = 0;              ///< `blocked` rows: unroll of the loop over a tile (1, 2, 4, 8; 0 auto)
     // Parameters of the tree rows (KernelInfo::method == ForceMethod::Tree; sim/Tree.h). All-pairs
     // rows ignore them.
-    float openingAngle = 0.5f;   ///< Barnes–Hut opening angle θ (> 0): a cell of size l is used as one multipole when its distance exceeds l/θ + its offset
-    int leafSize = 16;           ///< tree rows: a cell of at most this many bodies is summed body by body (1..kMaxLeafSize)
+    float openingAngle = 0.4f;   ///< Barnes–Hut opening angle θ (> 0): a cell of size l is used as one multipole when its distance exceeds l/θ + its offset
+    int leafSize = 8;            ///< tree rows: a cell of at most this many bodies is summed body by body (1..kMaxLeafSize)
     int diagnosticsInterval = 0; ///< steps between automatic energy/momentum evaluations; 0 = on request only
     /// CUDA kernels: a step is captured once into a CUDA graph and replayed (one launch per step
     /// instead of four per substep; bit-identical results); false: plain launches every step.
