@@ -40,6 +40,15 @@ std::string checkBlockedFp64(const DeviceForceArgs& args);
 std::size_t workspaceBlockedFp64(const DeviceForceArgs& args);
 void defaultsBlockedFp64(DeviceForceArgs& args);
 
+// ---- Barnes–Hut tree (TreeForces.cu) ---------------------------------------------------------
+/// `tree`: the binary radix tree of sim/Tree.h rebuilt every call (CUB sort, Karras nodes, fp64
+/// moments bottom-up) and walked by one warp per group of 32 bodies. Positions float4 (x, y, z,
+/// m) in, accelerations float4 (ax, ay, az, 0) out. Reads openingAngle (θ in (0, 2]) and
+/// leafSize (1..tree::kMaxLeafSize); 47 flops per body–cell and 20 per body–body interaction.
+void launchTree(const DeviceForceArgs& args);
+std::string checkTree(const DeviceForceArgs& args);
+std::size_t workspaceTree(const DeviceForceArgs& args);
+
 // ---- 2D decomposition (Reduction2D.cu) -----------------------------------------------------
 // Grid over the N×N interaction matrix: blocks of blockSize (j, along x) × blockRows (i, along
 // y) threads; each thread computes F pairs (First Add During Load, F = 1, 2, 4) with positions

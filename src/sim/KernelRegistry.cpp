@@ -104,6 +104,17 @@ const std::array kRegistry = {
         "20 flops per interaction; compute-bound for large N. Parameters: block size, tile width factor.",
         Backend::Cuda, Precision::Fp32, Layout::Float4, true, kTiledParams, kFlopsPerInteractionFp32, nullptr,
         NB_GPU(launchTiled), NB_GPU(checkTiled), nullptr, kSlotsFp32},
+    KernelInfo{
+        "tree", "Barnes-Hut tree (CUDA)",
+        "Barnes & Hut (1986) on the GPU: every evaluation sorts the bodies by Morton key (CUB radix sort), "
+        "builds a binary radix tree over them (Karras 2012), sums monopole and quadrupole moments bottom-up "
+        "in fp64, and walks the tree once per warp for each group of 32 neighbouring bodies; distant cells "
+        "act as one multipole, near ones body by body with the softened interaction. O(N log N): the choice "
+        "for N above ~100 000. Approximate: the opening angle theta sets the error (smaller is more accurate "
+        "and slower); leaf size sets how many bodies a cell may hold before it is opened.",
+        Backend::Cuda, Precision::Fp32, Layout::Float4, /*deterministic*/ true, kNoParams, kFlopsPerInteractionFp32,
+        nullptr, NB_GPU(launchTree), NB_GPU(checkTree), NB_GPU(workspaceTree), /*slots*/ 0, nullptr,
+        ForceMethod::Tree},
     NB_2D_ROW("reduction2d", "2D reduction (CUDA)",
               "A 2D grid over the N x N interaction matrix: each thread computes one pair (i = y, j = x); "
               "the block sums its row with a shared-memory tree; one partial per (body, block column) "

@@ -216,13 +216,21 @@ NB_HD double criticalRadius2(const Moments& c, double theta)
 
 /// A cell as the traversal reads it, fp32, 64 bytes: centre of mass and mass; the quadrupole;
 /// r_crit²; its children and its range of sorted bodies.
-struct Cell {
+struct alignas(16) Cell {
     float cx, cy, cz, m;
     float qxx, qyy, qzz, qxy;
     float qxz, qyz, rcrit2, pad;
     int left, right, first, count;
 };
 static_assert(sizeof(Cell) == 64);
+
+/// The first 48 bytes of a Cell: what a body–cell interaction reads.
+struct alignas(16) Multipole {
+    float cx, cy, cz, m;
+    float qxx, qyy, qzz, qxy;
+    float qxz, qyz, pad0, pad1;
+};
+static_assert(sizeof(Multipole) == 48);
 
 NB_HD Cell packCell(const Moments& c, double theta, const RadixNode& node)
 {
@@ -276,8 +284,9 @@ NB_HD bool acceptCell(const Cell& c, float gx, float gy, float gz, float hx, flo
 /// (the softened monopole is exactly bodyBodyInteraction of a body of mass M at c; the
 /// quadrupole terms use the same softened r). 47 flops: 3 (d) + 6 (r²) + 4 (rsqrt and powers)
 /// + 15 (Q d) + 5 (dᵀQd) + 14 (combine and accumulate).
-template <class T, class P, class A>
-NB_HD void cellInteraction(const P& bi, const Cell& c, A& ai, T eps2)
+/// C is Cell or any type with its first ten members (cx, cy, cz, m, qxx, qyy, qzz, qxy, qxz, qyz).
+template <class T, class P, class C, class A>
+NB_HD void cellInteraction(const P& bi, const C& c, A& ai, T eps2)
 {
     const T dx = T(c.cx) - T(bi.x);
     const T dy = T(c.cy) - T(bi.y);
