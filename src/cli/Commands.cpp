@@ -1,4 +1,5 @@
 #include "Commands.h"
+#include "DistributedSystem.h"
 #include "Headless.h"
 
 #include "gl/CudaGlInterop.h"
@@ -32,8 +33,12 @@ namespace nbody::cli {
 int runCommand(const RunOptions& o)
 {
     // ---- the system and its parameters ----
+    // Several processes (mpirun): rank 0 builds the system, the others receive it; only rank 0
+    // checks and writes the outputs (DistributedSystem.h).
+    mpi::Session* const mpiSession = distributedSession();
+    const bool root = writesOutputs();
     PreparedSystem prepared;
-    if (const int rc = prepareSystem("run", o.system, prepared); rc != 0)
+    if (const int rc = prepareSharedSystem("run", o.system, prepared); rc != 0)
         return rc;
     World& world = prepared.world;
     SimParams& params = prepared.params;
@@ -49,7 +54,7 @@ int runCommand(const RunOptions& o)
                   << "')\n";
         return 2;
     }
-    if (!o.capture.empty()) {
+    if (!o.capture.empty() && root) {
         // Refuse an unwritable target before simulating anything (and never replace a device).
         if (const WriteTarget t = resolveWriteTarget(o.capture); !t.problem.empty()) {
             std::cerr << "nbody run: cannot write the capture '" << o.capture << "': " << t.problem << "\n";
@@ -60,14 +65,15 @@ int runCommand(const RunOptions& o)
         std::cerr << "nbody run: --every needs --output FILE\n";
         return 2;
     }
-    if (!o.output.empty()) {
+    if (!o.output.empty() && root) {
         if (const std::string problem = checkSnapshotOutput(o.output, world.step); !problem.empty()) {
             std::cerr << "nbody run: cannot write snapshots to '" << o.output << "': " << problem << "\n";
             return 2;
         }
     }
     if (o.diagnosticsGiven) {
-        if (const std::string why = DiagnosticsOutput::checkTarget(o.diagnostics); !why.empty()) {
+        if (const std::string why = root ? DiagnosticsOutput::checkTarget(o.diagnostics) : std::string();
+            !why.empty()) {
             std::cerr << "nbody run: cannot write the diagnostics '" << o.diagnostics << "': " << why << "\n";
             return 2;
         }
@@ -101,6 +107,8 @@ int runCommand(const RunOptions& o)
     try {
         sim = std::make_unique<Simulation>(world, std::move(prepared.exact), params, "cpu");
         sim->setKernel(kernelId);
+        if (mpiSession)
+            sim->setForceShare(mpiSession->share()); // refuses more processes than bodies
     } catch (const std::invalid_argument& e) {
         std::cerr << "nbody run: " << e.what() << "\n";
         return 2;
@@ -113,11 +121,20 @@ int runCommand(const RunOptions& o)
     std::printf("Params:  %s\n", describe(params).c_str());
     std::printf("Kernel:  %s (%s, %s, %s)\n", std::string(k.id).c_str(), std::string(k.name).c_str(),
                 std::string(toString(k.backend)).c_str(), std::string(toString(k.precision)).c_str());
-    tuneBeforeRun("run", k, params, world.size(), o.noTune);
+    if (mpiSession)
+        std::printf("MPI:     %s; rank 0 computes bodies [%zu, %zu) of %zu\n", mpiSession->describe().c_str(),
+                    mpiSession->share()->rows(world.size()).begin, mpiSession->share()->rows(world.size()).end,
+                    world.size());
+    if (root)
+        tuneBeforeRun("run", k, params, world.size(), o.noTune);
+    // The same launch parameters on every process (a j-split orders the j-sum).
+    shareLaunchParameters(k, params, world.size());
+    if (mpiSession)
+        sim->setParams(params);
 
     // ---- headless view and interop ----
     std::optional<HeadlessView> view;
-    if (!o.capture.empty()) {
+    if (!o.capture.empty() && root) {
         try {
             view.emplace(world.size(), k.backend == Backend::Cuda);
         } catch (const std::exception& e) {
@@ -173,7 +190,8 @@ int runCommand(const RunOptions& o)
                 const RestartParams rp{p.G, p.eps2, p.dt, std::string(sim->kernel().id), p.blockSize,
                                        p.tileWidthFactor};
                 path = expandStepPattern(o.output, w.step);
-                writeSnapshot(path, w, &rp);
+                if (root)
+                    writeSnapshot(path, w, &rp);
                 lastWritten = w.step;
             });
             std::printf("Snapshot written to %s (step %llu)\n", path.c_str(),
@@ -210,7 +228,7 @@ int runCommand(const RunOptions& o)
                 // A blown-up run (dt far too large, an unsoftened collapse) is a failure, not a result.
                 std::cerr << "nbody run: the system is no longer finite after " << done << " steps (" << bad
                           << "): the time step is too large for it\n";
-                if (diagnostics) // the series up to the failure shows how it came about
+                if (diagnostics && root) // the series up to the failure shows how it came about
                     diagnostics->write(o.diagnostics, o.diagnosticsEvery);
                 return 1;
             }
@@ -258,7 +276,7 @@ int runCommand(const RunOptions& o)
                              o.strict ? "error" : "warning", dE, o.energyTolerance);
             }
         }
-        if (diagnostics)
+        if (diagnostics && root)
             diagnostics->write(o.diagnostics, o.diagnosticsEvery);
         if (view) {
             const World& w = sim->world();
