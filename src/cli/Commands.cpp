@@ -92,7 +92,7 @@ int runCommand(const RunOptions& o)
         const KernelInfo* saved = findKernel(savedKernel);
         if (saved && availability(*saved).available)
             kernelId = savedKernel;
-        else
+        else if (root)
             std::fprintf(stderr, "nbody run: note: the snapshot was written with kernel '%s', which cannot run "
                                  "here; using the default\n", savedKernel.c_str());
     }
@@ -256,6 +256,16 @@ int runCommand(const RunOptions& o)
             std::printf("  interactions per second: %.4g (N^2 per step)\n",
                         msPerStep > 0 ? n * n / (msPerStep * 1e-3) : 0.0);
         }
+        if (mpiSession && mpiSession->size() > 1) {
+            // Rank 0's share of the time in the force exchange (waiting for slower ranks included).
+            const mpi::Session::ExchangeStats x = mpiSession->exchangeStats();
+            const double msPerGather = x.gathers > 0 ? 1e3 * x.seconds / double(x.gathers) : 0.0;
+            const double perRun = msTotal > 0 ? 100.0 * 1e3 * x.seconds / msTotal : 0.0;
+            std::printf("  force exchange (rank 0): %llu MPI_Allgatherv, %.4f ms each, %.1f %% of the stepping time, "
+                        "%.4g bytes received each\n",
+                        static_cast<unsigned long long>(x.gathers), msPerGather, perRun,
+                        x.gathers > 0 ? double(x.bytesReceived) / double(x.gathers) : 0.0);
+        }
         if (o.energy) {
             std::printf("  energy:                 E0 = %.9g, E = %.9g, relative change %.3e\n", e0.total, e1.total,
                         relativeEnergyChange(e0, e1));
@@ -269,7 +279,8 @@ int runCommand(const RunOptions& o)
             if (!(std::fabs(dE) <= o.energyTolerance)) { // NaN too
                 energyExceeded = true;
                 std::fflush(stdout);
-                std::fprintf(stderr,
+                if (root) // every process has the same energies: one warning
+                    std::fprintf(stderr,
                              "nbody run: %s: the relative energy change %.3e exceeds the tolerance %.3g "
                              "(--energy-tolerance): the run is not to be trusted (the time step is probably too "
                              "large, or close encounters are unsoftened)\n",

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 #endif
 
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -100,6 +101,7 @@ public:
         if (m_s.m_failRank == m_s.m_rank)
             throw std::runtime_error("failure injected by NBODY_MPI_FAIL_RANK=" + std::to_string(m_s.m_rank) +
                                      " (a test switch) before the force exchange");
+        const auto t0 = std::chrono::steady_clock::now();
         m_s.checkpoint();
         if (n > std::size_t(INT_MAX))
             throw std::invalid_argument("the force exchange counts bodies in int: " + std::to_string(n) +
@@ -116,6 +118,10 @@ public:
         check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, acc, m_counts.data(), m_displs.data(),
                              typeOf(elementBytes), MPI_COMM_WORLD),
               "MPI_Allgatherv of the accelerations");
+        ExchangeStats& x = m_s.m_exchange;
+        ++x.gathers;
+        x.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        x.bytesReceived += (n - rows(n).size()) * elementBytes;
     }
 
     void reduce(DiagnosticSums& s) override
@@ -229,6 +235,11 @@ ForceShare* Session::share()
     return m_share.get();
 }
 
+Session::ExchangeStats Session::exchangeStats() const
+{
+    return m_exchange;
+}
+
 namespace {
 
 /// The agreement: every process gives its rank when it failed, else `size`; the smallest is the
@@ -334,6 +345,7 @@ Session::~Session()
 
 std::string Session::describe() const { return {}; }
 ForceShare* Session::share() { return nullptr; }
+Session::ExchangeStats Session::exchangeStats() const { return m_exchange; }
 void Session::checkpoint() {}
 RankFailure Session::fail(const std::string& message) noexcept
 {

@@ -26,6 +26,7 @@
 #include "sim/ForceShare.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -82,6 +83,16 @@ public:
     /// The force share of this process (Simulation::setForceShare); nullptr when not distributed.
     ForceShare* share();
 
+    /// What the force exchange cost this process so far: gathers (one per force evaluation),
+    /// wall-clock seconds inside them (the failure checkpoint and MPI_Allgatherv, so waiting for
+    /// slower ranks counts), and bytes received (the other ranks' rows).
+    struct ExchangeStats {
+        std::uint64_t gathers = 0;
+        double seconds = 0;
+        std::uint64_t bytesReceived = 0;
+    };
+    ExchangeStats exchangeStats() const;
+
     /// Collective: every process says it is well. Returns when all are; throws RankFailure with
     /// the message of the lowest failing rank when one called fail().
     void checkpoint();
@@ -108,6 +119,7 @@ private:
     bool m_failureKnown = false;
     int m_failRank = -1; ///< NBODY_MPI_FAIL_RANK: this rank fails in its first force exchange (tests)
     std::unique_ptr<Share> m_share;
+    ExchangeStats m_exchange;
 };
 
 /// The session of this process, or nullptr before it is made (or after it ends).

@@ -162,6 +162,7 @@ void Simulation::ensureDevice()
     }
     if (m_storage == PositionStorage::External)
         m_device->attach(m_attached[0], m_attached[1]);
+    m_device->setForceRows(forceRows()); // this process's rows (all of them without a share)
     if (m_deviceStale) {
         if (fp64State())
             m_device->upload(m_state64, m_current);
