@@ -281,11 +281,25 @@ DeviceForceArgs DeviceState::forceArgs(const KernelInfo& k, const SimParams& p, 
     DeviceForceArgs a = deviceForceArgs(k, p, m_n);
     a.pos = m_pos[current];
     a.acc = m_acc;
+    a.iBegin = m_rows.begin;
+    a.iEnd = m_rows.end;
     if (k.workspace) {
         ensureWorkspace(k.workspace(a));
         a.workspace = m_workspace;
     }
     return a;
+}
+
+void DeviceState::copyAccelerations(void* host, RowRange rows, bool toHost)
+{
+    const RowRange r = rowRange(rows.begin, rows.end, m_n);
+    const std::size_t bytes = vectorBytes(m_layout);
+    char* h = static_cast<char*>(host) + r.begin * bytes;
+    char* d = static_cast<char*>(m_acc) + r.begin * bytes;
+    if (toHost)
+        NB_CUDA_CHECK(cudaMemcpy(h, d, r.size() * bytes, cudaMemcpyDeviceToHost));
+    else
+        NB_CUDA_CHECK(cudaMemcpy(d, h, r.size() * bytes, cudaMemcpyHostToDevice));
 }
 
 void DeviceState::computeForces(const KernelInfo& k, const SimParams& p, int current)

@@ -51,7 +51,17 @@ public:
     void download(World& w, int current) const;
     void download(Fp64State& s, int current) const;
 
-    /// acc = F(pos[current]) with the kernel's launcher (the kernel's layout must match).
+    /// The rows [begin, end) the force launches write (DeviceForceArgs::iBegin/iEnd; all by
+    /// default): a process of a distributed run computes its own bodies' (sim/ForceShare.h).
+    void setForceRows(RowRange rows) { m_rows = rows; }
+    /// The device accelerations: n vectors of the layout (vectorBytes(layout()) each).
+    void* accelerations() const { return m_acc; }
+    /// Copies the accelerations of `rows` between the device and host memory holding n vectors
+    /// of the layout (indexed by body, so host + rows.begin · vectorBytes receives row begin);
+    /// synchronous. Throws std::invalid_argument for rows outside the n bodies, CudaError.
+    void copyAccelerations(void* host, RowRange rows, bool toHost);
+    /// acc = F(pos[current]) with the kernel's launcher (the kernel's layout must match), for
+    /// the rows of setForceRows().
     void computeForces(const KernelInfo& k, const SimParams& p, int current);
     /// computeForces timed with CUDA events around the launch(es): milliseconds on the device.
     double timedForces(const KernelInfo& k, const SimParams& p, int current);
@@ -122,6 +132,7 @@ private:
     void dropGraphs() noexcept;
 
     std::size_t m_n = 0;
+    RowRange m_rows{0, kAllRows}; ///< rows the force launches write (end kAllRows: all)
     Layout m_layout;
     PositionStorage m_storage;
     bool m_ownsPositions = true;

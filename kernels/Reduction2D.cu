@@ -13,6 +13,11 @@
 ///
 /// Rows beyond gridDim.y · blockDim.y are covered by a grid-stride loop over y (gridDim.y is
 /// limited to 65535), so any N ≥ 1 launches.
+///
+/// Rows (DeviceForceArgs::iBegin/iEnd): y covers [iBegin, iEnd) only (i = iBegin + …); the block
+/// columns, the tree and the finishing pass's column order depend on N and the launch parameters
+/// alone, so the two-pass variants give each body the same bits whatever the range. The atomic
+/// variant zeroes and adds into the rows of the range only.
 
 #include "ForceKernels.h"
 #include "KernelCommon.cuh"
@@ -109,7 +114,7 @@ __device__ __forceinline__ Acc3 rowSum(Acc3 a, typename Pol::Vec* shared)
 
 template <class Pol, bool GuardZeroDistance>
 __global__ void pairsKernel(const float4* __restrict__ pos, typename Pol::Vec* __restrict__ partial,
-                            typename Pol::Vec* __restrict__ acc, int n, float eps2, float G)
+                            typename Pol::Vec* __restrict__ acc, int n, int iBegin, int iEnd, float eps2, float G)
 {
     using V = typename Pol::Vec;
     extern __shared__ unsigned char sharedBytes[];
@@ -118,10 +123,10 @@ __global__ void pairsKernel(const float4* __restrict__ pos, typename Pol::Vec* _
     const int jBase = blockIdx.x * blockDim.x * Pol::fadl + tx;
     // Every thread of a block runs the same number of row iterations (iBase depends on the block
     // only), so the barriers inside rowSum are reached by all of them.
-    for (int iBase = blockIdx.y * blockDim.y; iBase < n; iBase += gridDim.y * blockDim.y) {
+    for (int iBase = iBegin + blockIdx.y * blockDim.y; iBase < iEnd; iBase += gridDim.y * blockDim.y) {
         const int i = iBase + threadIdx.y;
         Acc3 a;
-        if (i < n) {
+        if (i < iEnd) {
             const float4 bi = pos[i];
 #pragma unroll
             for (int k = 0; k < Pol::fadl; ++k) {
@@ -131,7 +136,7 @@ __global__ void pairsKernel(const float4* __restrict__ pos, typename Pol::Vec* _
             }
         }
         const Acc3 s = rowSum<Pol>(a, shared);
-        if (tx == 0 && i < n) {
+        if (tx == 0 && i < iEnd) {
             if constexpr (Pol::finish == Finish::TwoPass) {
                 // Column-major workspace: the finishing pass reads it coalesced.
                 partial[std::size_t(blockIdx.x) * n + i] = makeVec<V>(s.x, s.y, s.z);
@@ -144,12 +149,14 @@ __global__ void pairsKernel(const float4* __restrict__ pos, typename Pol::Vec* _
     }
 }
 
-/// Second pass: acc[i] = G Σ_c partial[c][i], summed in column order (deterministic).
+/// Second pass: acc[i] = G Σ_c partial[c][i] for i in [iBegin, iEnd), summed in column order
+/// (deterministic).
 template <class V>
-__global__ void sumPartialsKernel(const V* __restrict__ partial, V* __restrict__ acc, int n, int columns, float G)
+__global__ void sumPartialsKernel(const V* __restrict__ partial, V* __restrict__ acc, int n, int iBegin, int iEnd,
+                                  int columns, float G)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
+    const int i = iBegin + blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= iEnd)
         return;
     float x = 0.f, y = 0.f, z = 0.f;
     for (int c = 0; c < columns; ++c) {
@@ -211,9 +218,13 @@ void launch2D(const DeviceForceArgs& a, const char* id)
     if (need > 0 && !a.workspace)
         throw std::logic_error(std::string(id) + ": no workspace provided (" + std::to_string(need) + " bytes needed)");
     const int n = int(a.n);
+    const RowRange range = rowRange(a.iBegin, a.iEnd, a.n);
+    if (range.size() == 0)
+        return;
+    const long long count = static_cast<long long>(range.size());
     const auto stream = static_cast<cudaStream_t>(a.stream);
     const long long columns = columnsOf(a, Pol::fadl);
-    const long long rows = (static_cast<long long>(n) + a.blockRows - 1) / a.blockRows;
+    const long long rows = (count + a.blockRows - 1) / a.blockRows;
     const dim3 block(unsigned(a.blockSize), unsigned(a.blockRows));
     const dim3 grid(unsigned(columns), unsigned(std::min<long long>(rows, 65535)));
     const float eps2 = float(a.eps2);
@@ -221,13 +232,15 @@ void launch2D(const DeviceForceArgs& a, const char* id)
     V* acc = static_cast<V*>(a.acc);
     V* partial = static_cast<V*>(a.workspace);
     if constexpr (Pol::finish == Finish::Atomic)
-        NB_CUDA_CHECK(cudaMemsetAsync(acc, 0, a.n * sizeof(V), stream));
+        NB_CUDA_CHECK(cudaMemsetAsync(acc + range.begin, 0, range.size() * sizeof(V), stream));
     const auto kernel = eps2 >= kMinUnguardedEps2 ? pairsKernel<Pol, false> : pairsKernel<Pol, true>;
-    kernel<<<grid, block, sharedBytesOf<Pol>(a), stream>>>(static_cast<const float4*>(a.pos), partial, acc, n, eps2, G);
+    kernel<<<grid, block, sharedBytesOf<Pol>(a), stream>>>(static_cast<const float4*>(a.pos), partial, acc, n, int(range.begin),
+                                                           int(range.end), eps2, G);
     NB_CUDA_CHECK_LAUNCH("pairsKernel");
     if constexpr (Pol::finish == Finish::TwoPass) {
         constexpr int sumBlock = 256;
-        sumPartialsKernel<V><<<(n + sumBlock - 1) / sumBlock, sumBlock, 0, stream>>>(partial, acc, n, int(columns), G);
+        sumPartialsKernel<V><<<unsigned((count + sumBlock - 1) / sumBlock), sumBlock, 0, stream>>>(
+            partial, acc, n, int(range.begin), int(range.end), int(columns), G);
         NB_CUDA_CHECK_LAUNCH("sumPartialsKernel");
     }
 }

@@ -30,6 +30,8 @@ packages=(
     # videos: `nbody render --out FILE.mp4` and File → Record feed raw frames to ffmpeg (and the
     # tests count the frames with ffprobe)
     ffmpeg
+    # the distributed backend (mpirun -np P nbody run ..., docs/mpi.md): Open MPI
+    libopenmpi-dev openmpi-bin
     # tests only: tst_validation_report opens the HTML validation report in headless chromium and
     # checks a screenshot of it
     chromium

@@ -19,7 +19,8 @@ void droppedTileForces(const nbody::HostForceArgs& a)
     const auto* pos = static_cast<const nbody::Float4*>(a.pos);
     auto* acc = static_cast<nbody::Float4*>(a.acc);
     const std::size_t whole = a.n / Tile * Tile; // BUG (on purpose): the partial tile is skipped
-    for (std::size_t i = 0; i < a.n; ++i) {
+    const nbody::RowRange rows = nbody::rowRange(a.iBegin, a.iEnd, a.n); // the contract's i-range
+    for (std::size_t i = rows.begin; i < rows.end; ++i) {
         nbody::Double3 ai;
         for (std::size_t j = 0; j < whole; ++j)
             nbody::bodyBodyInteraction<double>(pos[i], pos[j], ai, a.eps2);

@@ -157,6 +157,83 @@ private slots:
             QVERIFY2(sameBits(a, again), "a deterministic kernel gave different bits on a second run");
         }
     }
+    // The force contract's i-range (HostForceArgs/DeviceForceArgs::iBegin, iEnd): every row of
+    // the registry computes the bodies of a sub-range, each over all N, bit for bit equal to the
+    // same rows of the full result with a deterministic kernel (the distributed backend relies on
+    // it), and within the reference bound otherwise. Ranges that start inside a SIMD group or a
+    // thread block, one body, the first and last rows, and the uneven shares of 3 processes.
+    void rowRangeMatchesFullRows_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("begin");
+        QTest::addColumn<int>("end");
+        for (const KernelInfo& k : kernelRegistry()) {
+            const QString id = qid(k.id);
+            for (int n : {1, 2, 31, 33, 1000, 4097}) {
+                std::vector<std::pair<int, int>> ranges{{0, n}, {n - 1, n}, {0, (n + 1) / 2}, {n / 2, n}};
+                if (n > 40)
+                    ranges.insert(ranges.end(), {{5, n - 7}, {17, 18}, {33, 33 + 64}});
+                for (int r = 0; r < 3 && n >= 3; ++r) // the shares of 3 processes (Distributed.h)
+                    ranges.emplace_back(r * (n / 3) + std::min(r, n % 3), (r + 1) * (n / 3) + std::min(r + 1, n % 3));
+                for (const auto& [b, e] : ranges)
+                    QTest::addRow("%s N=%d [%d,%d)", qPrintable(id), n, b, e) << id << n << b << e;
+            }
+        }
+    }
+    void rowRangeMatchesFullRows()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(int, n);
+        QFETCH(int, begin);
+        QFETCH(int, end);
+        const KernelInfo* k = findKernel(kernel.toStdString());
+        QVERIFY(k);
+        SKIP_UNLESS_AVAILABLE(*k);
+        const World w = cube(n);
+        const SimParams p;
+        const auto full = evaluateAccelerations(k->id, w, p);
+        const auto all = evaluateAccelerationRows(k->id, w, p, std::size_t(begin), std::size_t(end));
+        QCOMPARE(all.size(), w.size());
+        // Outside the range the kernel writes nothing: the rows keep a new system's zeros.
+        for (int i = 0; i < n; ++i)
+            if (i < begin || i >= end)
+                QVERIFY2(all[std::size_t(i)].x == 0 && all[std::size_t(i)].y == 0 && all[std::size_t(i)].z == 0,
+                         qPrintable(QStringLiteral("row %1 outside [%2, %3) was written").arg(i).arg(begin).arg(end)));
+        const std::vector<Double4> rows(all.begin() + begin, all.begin() + end);
+        const std::vector<Double4> same(full.begin() + begin, full.begin() + end);
+        if (k->deterministic) {
+            QVERIFY2(sameBits(rows, same), "the rows of a sub-range differ from those of the full evaluation");
+        } else {
+            const auto ref = referenceAccelerations(w.positions().data(), w.size(), p.eps2, p.G);
+            std::vector<Double3> refRows(ref.begin() + begin, ref.begin() + end);
+            if (!rows.empty())
+                QCOMPARE_LE(relativeErrors(rows, refRows).max, 1e-4);
+        }
+    }
+    void rowRangeRefused()
+    {
+        const World w = cube(10);
+        for (const auto& [b, e] : {std::pair<std::size_t, std::size_t>{3, 2}, {0, 11}, {11, kAllRows}}) {
+            try {
+                (void)evaluateAccelerationRows("cpu", w, SimParams{}, b, e);
+                QFAIL("a range outside the bodies was accepted");
+            } catch (const std::invalid_argument& x) {
+                QVERIFY2(QString(x.what()).contains("are not a range of the 10 bodies"), x.what());
+            }
+        }
+        // The SIMD kernel directly: acc rows outside the range are left as they were.
+        std::vector<Float4> acc(w.size(), Float4{7.f, 7.f, 7.f, 7.f});
+        HostForceArgs a{w.positions().data(), acc.data(), w.size(), 0.002, 1.0};
+        a.iBegin = 4;
+        a.iEnd = 6;
+        cpuForcesFp32(a);
+        for (std::size_t i = 0; i < w.size(); ++i) {
+            const bool inside = i >= 4 && i < 6;
+            QCOMPARE(acc[i].w, inside ? 0.f : 7.f);
+            QCOMPARE(acc[i].x == 7.f, !inside);
+        }
+    }
     // The `cpu` kernel on every Highway target compiled in that this CPU runs (EMU128, SSSE3,
     // SSE4, AVX2, AVX3 on x86-64), not only the one the dispatch picks: against the fp64
     // reference with the againstReference bound (1e-4; each term is within ~1e-6 of m/r³ after

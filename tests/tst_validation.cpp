@@ -24,7 +24,8 @@ constexpr std::size_t kTile = 64; ///< tile width of the faulty kernel
 void nanForces(const HostForceArgs& a)
 {
     auto* acc = static_cast<Float4*>(a.acc);
-    for (std::size_t i = 0; i < a.n; ++i)
+    const RowRange rows = rowRange(a.iBegin, a.iEnd, a.n); // the contract's i-range
+    for (std::size_t i = rows.begin; i < rows.end; ++i)
         acc[i] = Float4{std::numeric_limits<float>::quiet_NaN(), 0, 0, 0};
 }
 

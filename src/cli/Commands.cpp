@@ -1,4 +1,5 @@
 #include "Commands.h"
+#include "DistributedSystem.h"
 #include "Headless.h"
 
 #include "gl/CudaGlInterop.h"
@@ -32,8 +33,12 @@ namespace nbody::cli {
 int runCommand(const RunOptions& o)
 {
     // ---- the system and its parameters ----
+    // Several processes (mpirun): rank 0 builds the system, the others receive it; only rank 0
+    // checks and writes the outputs (DistributedSystem.h).
+    mpi::Session* const mpiSession = distributedSession();
+    const bool root = writesOutputs();
     PreparedSystem prepared;
-    if (const int rc = prepareSystem("run", o.system, prepared); rc != 0)
+    if (const int rc = prepareSharedSystem("run", o.system, prepared); rc != 0)
         return rc;
     World& world = prepared.world;
     SimParams& params = prepared.params;
@@ -49,7 +54,7 @@ int runCommand(const RunOptions& o)
                   << "')\n";
         return 2;
     }
-    if (!o.capture.empty()) {
+    if (!o.capture.empty() && root) {
         // Refuse an unwritable target before simulating anything (and never replace a device).
         if (const WriteTarget t = resolveWriteTarget(o.capture); !t.problem.empty()) {
             std::cerr << "nbody run: cannot write the capture '" << o.capture << "': " << t.problem << "\n";
@@ -60,14 +65,15 @@ int runCommand(const RunOptions& o)
         std::cerr << "nbody run: --every needs --output FILE\n";
         return 2;
     }
-    if (!o.output.empty()) {
+    if (!o.output.empty() && root) {
         if (const std::string problem = checkSnapshotOutput(o.output, world.step); !problem.empty()) {
             std::cerr << "nbody run: cannot write snapshots to '" << o.output << "': " << problem << "\n";
             return 2;
         }
     }
     if (o.diagnosticsGiven) {
-        if (const std::string why = DiagnosticsOutput::checkTarget(o.diagnostics); !why.empty()) {
+        if (const std::string why = root ? DiagnosticsOutput::checkTarget(o.diagnostics) : std::string();
+            !why.empty()) {
             std::cerr << "nbody run: cannot write the diagnostics '" << o.diagnostics << "': " << why << "\n";
             return 2;
         }
@@ -86,7 +92,7 @@ int runCommand(const RunOptions& o)
         const KernelInfo* saved = findKernel(savedKernel);
         if (saved && availability(*saved).available)
             kernelId = savedKernel;
-        else
+        else if (root)
             std::fprintf(stderr, "nbody run: note: the snapshot was written with kernel '%s', which cannot run "
                                  "here; using the default\n", savedKernel.c_str());
     }
@@ -101,6 +107,8 @@ int runCommand(const RunOptions& o)
     try {
         sim = std::make_unique<Simulation>(world, std::move(prepared.exact), params, "cpu");
         sim->setKernel(kernelId);
+        if (mpiSession)
+            sim->setForceShare(mpiSession->share()); // refuses more processes than bodies
     } catch (const std::invalid_argument& e) {
         std::cerr << "nbody run: " << e.what() << "\n";
         return 2;
@@ -113,11 +121,20 @@ int runCommand(const RunOptions& o)
     std::printf("Params:  %s\n", describe(params).c_str());
     std::printf("Kernel:  %s (%s, %s, %s)\n", std::string(k.id).c_str(), std::string(k.name).c_str(),
                 std::string(toString(k.backend)).c_str(), std::string(toString(k.precision)).c_str());
-    tuneBeforeRun("run", k, params, world.size(), o.noTune);
+    if (mpiSession)
+        std::printf("MPI:     %s; rank 0 computes bodies [%zu, %zu) of %zu\n", mpiSession->describe().c_str(),
+                    mpiSession->share()->rows(world.size()).begin, mpiSession->share()->rows(world.size()).end,
+                    world.size());
+    if (root)
+        tuneBeforeRun("run", k, params, world.size(), o.noTune);
+    // The same launch parameters on every process (a j-split orders the j-sum).
+    shareLaunchParameters(k, params, world.size());
+    if (mpiSession)
+        sim->setParams(params);
 
     // ---- headless view and interop ----
     std::optional<HeadlessView> view;
-    if (!o.capture.empty()) {
+    if (!o.capture.empty() && root) {
         try {
             view.emplace(world.size(), k.backend == Backend::Cuda);
         } catch (const std::exception& e) {
@@ -173,7 +190,8 @@ int runCommand(const RunOptions& o)
                 const RestartParams rp{p.G, p.eps2, p.dt, std::string(sim->kernel().id), p.blockSize,
                                        p.tileWidthFactor};
                 path = expandStepPattern(o.output, w.step);
-                writeSnapshot(path, w, &rp);
+                if (root)
+                    writeSnapshot(path, w, &rp);
                 lastWritten = w.step;
             });
             std::printf("Snapshot written to %s (step %llu)\n", path.c_str(),
@@ -210,7 +228,7 @@ int runCommand(const RunOptions& o)
                 // A blown-up run (dt far too large, an unsoftened collapse) is a failure, not a result.
                 std::cerr << "nbody run: the system is no longer finite after " << done << " steps (" << bad
                           << "): the time step is too large for it\n";
-                if (diagnostics) // the series up to the failure shows how it came about
+                if (diagnostics && root) // the series up to the failure shows how it came about
                     diagnostics->write(o.diagnostics, o.diagnosticsEvery);
                 return 1;
             }
@@ -238,6 +256,16 @@ int runCommand(const RunOptions& o)
             std::printf("  interactions per second: %.4g (N^2 per step)\n",
                         msPerStep > 0 ? n * n / (msPerStep * 1e-3) : 0.0);
         }
+        if (mpiSession && mpiSession->size() > 1) {
+            // Rank 0's share of the time in the force exchange (waiting for slower ranks included).
+            const mpi::Session::ExchangeStats x = mpiSession->exchangeStats();
+            const double msPerGather = x.gathers > 0 ? 1e3 * x.seconds / double(x.gathers) : 0.0;
+            const double perRun = msTotal > 0 ? 100.0 * 1e3 * x.seconds / msTotal : 0.0;
+            std::printf("  force exchange (rank 0): %llu MPI_Allgatherv, %.4f ms each, %.1f %% of the stepping time, "
+                        "%.4g bytes received each\n",
+                        static_cast<unsigned long long>(x.gathers), msPerGather, perRun,
+                        x.gathers > 0 ? double(x.bytesReceived) / double(x.gathers) : 0.0);
+        }
         if (o.energy) {
             std::printf("  energy:                 E0 = %.9g, E = %.9g, relative change %.3e\n", e0.total, e1.total,
                         relativeEnergyChange(e0, e1));
@@ -251,14 +279,15 @@ int runCommand(const RunOptions& o)
             if (!(std::fabs(dE) <= o.energyTolerance)) { // NaN too
                 energyExceeded = true;
                 std::fflush(stdout);
-                std::fprintf(stderr,
+                if (root) // every process has the same energies: one warning
+                    std::fprintf(stderr,
                              "nbody run: %s: the relative energy change %.3e exceeds the tolerance %.3g "
                              "(--energy-tolerance): the run is not to be trusted (the time step is probably too "
                              "large, or close encounters are unsoftened)\n",
                              o.strict ? "error" : "warning", dE, o.energyTolerance);
             }
         }
-        if (diagnostics)
+        if (diagnostics && root)
             diagnostics->write(o.diagnostics, o.diagnosticsEvery);
         if (view) {
             const World& w = sim->world();

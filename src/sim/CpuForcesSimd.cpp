@@ -64,13 +64,16 @@ void RsqrtBatch(const float* HWY_RESTRICT x, float* HWY_RESTRICT out, std::size_
     }
 }
 
-/// acc[i] = G Σ_j m_j r_ij / (r² + ε²)^{3/2} for i < n, from SoA positions x, y, z and
-/// m8 = m/8 (padded to `padded` entries, a multiple of GroupBodies(); pads are never j bodies).
+/// acc[i] = G Σ_j m_j r_ij / (r² + ε²)^{3/2} for i in [iBegin, iEnd), from SoA positions x, y,
+/// z and m8 = m/8 of the n bodies, padded with zero-mass bodies up to iBegin plus the range
+/// rounded up to whole groups (GroupBodies()); pads are never j bodies. Groups
+/// start at iBegin, so lanes hold other bodies than in a full call, but every lane sums its own
+/// body over j = 0, 1, …, n−1 in order with lane-wise operations: the rows are bit-identical.
 /// Guard: mask pairs at r² + ε² = 0 to 0 (needed only for ε² < kMinUnguardedEps2).
 template <bool Guard>
 void Forces(const float* HWY_RESTRICT x, const float* HWY_RESTRICT y, const float* HWY_RESTRICT z,
-            const float* HWY_RESTRICT m8, std::size_t n, std::size_t padded, float eps2, float G,
-            Float4* HWY_RESTRICT acc)
+            const float* HWY_RESTRICT m8, std::size_t n, std::size_t iBegin, std::size_t iEnd, float eps2,
+            float G, Float4* HWY_RESTRICT acc)
 {
     using D = hn::ScalableTag<float>;
     using V = hn::Vec<D>;
@@ -78,11 +81,11 @@ void Forces(const float* HWY_RESTRICT x, const float* HWY_RESTRICT y, const floa
     const std::size_t L = hn::Lanes(d);
     const std::size_t block = kRows * L;
     const std::size_t group = kGroupBlocks * block;
-    const auto groups = static_cast<std::ptrdiff_t>(padded / group);
+    const auto groups = static_cast<std::ptrdiff_t>((iEnd - iBegin + group - 1) / group);
 
 #pragma omp parallel for schedule(static) if (std::ptrdiff_t(n) >= kParallelPairsFrom)
     for (std::ptrdiff_t g = 0; g < groups; ++g) {
-        const std::size_t i0 = std::size_t(g) * group;
+        const std::size_t i0 = iBegin + std::size_t(g) * group;
         // Running sums of the group's bodies between j tiles (stored and reloaded exactly, so
         // each i still sums j = 0, 1, …, n−1 in order).
         HWY_ALIGN float sums[3][kGroupBlocks * kRows * (HWY_MAX_BYTES / sizeof(float))] = {};
@@ -131,7 +134,7 @@ void Forces(const float* HWY_RESTRICT x, const float* HWY_RESTRICT y, const floa
                 }
             }
         }
-        const std::size_t end = std::min(n, i0 + group);
+        const std::size_t end = std::min(iEnd, i0 + group);
         for (std::size_t i = i0; i < end; ++i) {
             const std::size_t k = i - i0;
             acc[i] = Float4{G * sums[0][k], G * sums[1][k], G * sums[2][k], 0.f};
@@ -140,12 +143,12 @@ void Forces(const float* HWY_RESTRICT x, const float* HWY_RESTRICT y, const floa
 }
 
 void ForcesFp32(const float* x, const float* y, const float* z, const float* m8, std::size_t n,
-                std::size_t padded, float eps2, float G, Float4* acc)
+                std::size_t iBegin, std::size_t iEnd, float eps2, float G, Float4* acc)
 {
     if (eps2 >= kMinUnguardedEps2)
-        Forces<false>(x, y, z, m8, n, padded, eps2, G, acc);
+        Forces<false>(x, y, z, m8, n, iBegin, iEnd, eps2, G, acc);
     else
-        Forces<true>(x, y, z, m8, n, padded, eps2, G, acc);
+        Forces<true>(x, y, z, m8, n, iBegin, iEnd, eps2, G, acc);
 }
 
 } // namespace HWY_NAMESPACE
@@ -195,14 +198,17 @@ void transpose(const Float4* pos, std::size_t n, std::size_t padded, SoaBuffer& 
 
 void cpuForcesFp32(const HostForceArgs& a)
 {
-    if (a.n == 0)
+    const RowRange rows = rowRange(a.iBegin, a.iEnd, a.n);
+    if (rows.size() == 0)
         return;
     thread_local SoaBuffer soa;
     const std::size_t group = HWY_DYNAMIC_DISPATCH(GroupBodies)();
-    const std::size_t padded = (a.n + group - 1) / group * group;
+    // Room for every j body and for the last i group of the range (which starts at rows.begin).
+    const std::size_t padded =
+        std::max((a.n + group - 1) / group * group, rows.begin + (rows.size() + group - 1) / group * group);
     transpose(static_cast<const Float4*>(a.pos), a.n, padded, soa);
-    HWY_DYNAMIC_DISPATCH(ForcesFp32)(soa.x(), soa.y(), soa.z(), soa.m8(), a.n, padded, float(a.eps2),
-                                     float(a.G), static_cast<Float4*>(a.acc));
+    HWY_DYNAMIC_DISPATCH(ForcesFp32)(soa.x(), soa.y(), soa.z(), soa.m8(), a.n, rows.begin, rows.end,
+                                     float(a.eps2), float(a.G), static_cast<Float4*>(a.acc));
 }
 
 std::vector<std::int64_t> cpuSimdTargets()

@@ -13,13 +13,15 @@ namespace {
 
 struct Acc3d { double x = 0, y = 0, z = 0; };
 
-/// For each i: store(i, G Σ_j interaction(i, j)) in arithmetic T over positions P.
+/// For each i in [rows.begin, rows.end): store(i, G Σ_j interaction(i, j)) in arithmetic T over
+/// positions P, j = 0, 1, …, n−1 in order whatever the range.
 template <class T, class Acc, class P, class Out>
-void allPairs(const P* pos, std::size_t n, T eps2, T G, Out&& store)
+void allPairs(const P* pos, std::size_t n, RowRange rows, T eps2, T G, Out&& store)
 {
-    const auto count = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(static) if (count >= kParallelPairsFrom)
-    for (std::ptrdiff_t i = 0; i < count; ++i) {
+    const auto begin = static_cast<std::ptrdiff_t>(rows.begin);
+    const auto end = static_cast<std::ptrdiff_t>(rows.end);
+#pragma omp parallel for schedule(static) if (std::ptrdiff_t(n) >= kParallelPairsFrom)
+    for (std::ptrdiff_t i = begin; i < end; ++i) {
         Acc a;
         const P bi = pos[i];
         for (std::size_t j = 0; j < n; ++j)
@@ -33,7 +35,7 @@ void allPairs(const P* pos, std::size_t n, T eps2, T G, Out&& store)
 void cpuForcesFp64(const HostForceArgs& a)
 {
     auto* acc = static_cast<Double4*>(a.acc);
-    allPairs<double, Acc3d>(static_cast<const Double4*>(a.pos), a.n, a.eps2, a.G,
+    allPairs<double, Acc3d>(static_cast<const Double4*>(a.pos), a.n, rowRange(a.iBegin, a.iEnd, a.n), a.eps2, a.G,
                             [&](std::size_t i, double x, double y, double z) { acc[i] = Double4{x, y, z, 0.0}; });
 }
 
@@ -43,7 +45,7 @@ template <class P>
 std::vector<Double3> referenceOf(const P* pos, std::size_t n, double eps2, double G)
 {
     std::vector<Double3> out(n);
-    allPairs<double, Acc3d>(pos, n, eps2, G, [&](std::size_t i, double x, double y, double z) {
+    allPairs<double, Acc3d>(pos, n, RowRange{0, n}, eps2, G, [&](std::size_t i, double x, double y, double z) {
         out[i] = Double3{x, y, z};
     });
     return out;

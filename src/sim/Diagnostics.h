@@ -6,6 +6,7 @@
 /// bodies (DiagnosticSums): on the host with OpenMP (measureDiagnostics) or on the GPU without
 /// copying the state back (kernels/DiagnosticsKernels.h, through DeviceState::measure).
 
+#include "KernelRegistry.h"
 #include "Types.h"
 #include "World.h"
 
@@ -42,8 +43,15 @@ struct Diagnostics {
 
 /// The sums of N bodies on the host (fp64, OpenMP; O(N²) for the pair sum, pairs i < j).
 /// pos: N (x, y, z, m), vel: N (vx, vy, vz, ·), Float4 or Double4 columns of equal length.
-DiagnosticSums measureSums(const std::vector<Float4>& pos, const std::vector<Float4>& vel, double eps2);
-DiagnosticSums measureSums(const std::vector<Double4>& pos, const std::vector<Double4>& vel, double eps2);
+/// [iBegin, iEnd) (default all; kAllRows = N): the sums of those bodies i only, with the pairs
+/// (i, j > i) — the rows of all processes of a distributed run add up to the whole (in another
+/// order). Throws std::invalid_argument for unequal lengths or a range outside the N bodies.
+DiagnosticSums measureSums(const std::vector<Float4>& pos, const std::vector<Float4>& vel, double eps2,
+                           std::size_t iBegin = 0, std::size_t iEnd = kAllRows);
+DiagnosticSums measureSums(const std::vector<Double4>& pos, const std::vector<Double4>& vel, double eps2,
+                           std::size_t iBegin = 0, std::size_t iEnd = kAllRows);
+/// Adds every sum of b to a's (fp64).
+DiagnosticSums& operator+=(DiagnosticSums& a, const DiagnosticSums& b);
 
 /// Every diagnostic from the sums, with gravitational constant G (time, step and energyChange
 /// left at 0).

@@ -38,9 +38,16 @@ std::size_t vectorBytes(Layout l);
 /// Bytes of one position element of the layout (16, 16, 32).
 std::size_t positionBytes(Layout l);
 
+/// The bodies i whose accelerations a force kernel writes: [iBegin, iEnd), each summed over all
+/// N bodies j in the same order as a call over every body, so the rows of a sub-range are bit
+/// for bit the same rows of the full result (deterministic rows; the distributed backend, src/mpi,
+/// gives each rank one range). iEnd = kAllRows (the default) means N. acc keeps N elements,
+/// indexed by the global i; the rows outside the range are left as they were.
+inline constexpr std::size_t kAllRows = static_cast<std::size_t>(-1);
+
 /// Arguments of a host force kernel: acc[i] = G Σ_j m_j r_ij / (|r_ij|² + ε²)^{3/2}.
 /// pos, acc: N elements in the kernel's layout (Float4 rows: Float4; Double4 rows: Double4);
-/// host memory; acc is written (w = 0).
+/// host memory; acc[i] is written (w = 0) for i in [iBegin, iEnd) only.
 struct HostForceArgs {
     const void* pos = nullptr;
     void* acc = nullptr;
@@ -49,10 +56,21 @@ struct HostForceArgs {
     double G = 1.0;    ///< gravitational constant
     double openingAngle = SimParams{}.openingAngle; ///< tree rows: opening angle θ (SimParams::openingAngle)
     int leafSize = SimParams{}.leafSize;            ///< tree rows: bodies per leaf cell at most (SimParams::leafSize)
+    std::size_t iBegin = 0;        ///< first body i written
+    std::size_t iEnd = kAllRows;   ///< one past the last body i written (kAllRows: n)
 };
 
+/// [iBegin, iEnd) of force arguments with kAllRows resolved to n. Throws std::invalid_argument
+/// when iBegin > iEnd or iEnd > n (the message names the range and N).
+struct RowRange {
+    std::size_t begin = 0, end = 0;
+    std::size_t size() const { return end - begin; }
+};
+RowRange rowRange(std::size_t iBegin, std::size_t iEnd, std::size_t n);
+
 /// Arguments of a CUDA force kernel: same contract, device pointers, plus launch parameters.
-/// pos: N positions and acc: N accelerations on the device, in the row's layout.
+/// pos: N positions and acc: N accelerations on the device, in the row's layout; acc[i] is
+/// written for i in [iBegin, iEnd) only.
 struct DeviceForceArgs {
     const void* pos = nullptr;   ///< device, N positions (x, y, z, mass)
     void* acc = nullptr;         ///< device, N accelerations (ax, ay, az[, 0]), written
@@ -68,6 +86,8 @@ struct DeviceForceArgs {
     int unroll = 4;              ///< `blocked` rows: unroll factor of the loop over a tile
     float openingAngle = SimParams{}.openingAngle; ///< tree rows: opening angle θ (SimParams::openingAngle)
     int leafSize = SimParams{}.leafSize;           ///< tree rows: bodies per leaf cell at most (SimParams::leafSize)
+    std::size_t iBegin = 0;      ///< first body i written (see kAllRows; launch parameters follow n, not the range)
+    std::size_t iEnd = kAllRows; ///< one past the last body i written (kAllRows: n)
     /// cudaStream_t (nullptr: the default stream). A launcher enqueues all its work (launches,
     /// memsets) into it and nowhere else: a step's CUDA graph is captured from this stream.
     void* stream = nullptr;

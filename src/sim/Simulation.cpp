@@ -164,6 +164,7 @@ void Simulation::ensureDevice()
     }
     if (m_storage == PositionStorage::External)
         m_device->attach(m_attached[0], m_attached[1]);
+    m_device->setForceRows(forceRows()); // this process's rows (all of them without a share)
     if (m_deviceStale) {
         if (fp64State())
             m_device->upload(m_state64, m_current);
@@ -300,7 +301,19 @@ std::string Simulation::checkFinite()
 Diagnostics Simulation::measure()
 {
     Diagnostics d;
-    if (deviceResident() && devicePositionsAvailable()) {
+    if (m_share && !deviceResident()) {
+        // This process's rows, summed over the processes (fp64).
+        syncHost();
+        const RowRange rows = forceRows();
+        DiagnosticSums s = fp64State() ? measureSums(m_state64.position, m_state64.velocity, m_params.eps2,
+                                                     rows.begin, rows.end)
+                                       : measureSums(m_world.positions(), m_world.velocities(), m_params.eps2,
+                                                     rows.begin, rows.end);
+        m_share->reduce(s);
+        d = finishDiagnostics(s, m_params.G);
+        d.time = m_world.time;
+        d.step = m_world.step;
+    } else if (deviceResident() && devicePositionsAvailable()) {
 #if NBODY_HAVE_CUDA
         ensureDevice();
         d = finishDiagnostics(m_device->measure(m_current, m_params.eps2), m_params.G);
@@ -411,7 +424,7 @@ void Simulation::computeAccelerations()
     if (deviceResident()) {
 #if NBODY_HAVE_CUDA
         ensureDevice();
-        m_device->computeForces(*m_kernel, m_params, m_current);
+        deviceForces(m_current);
         m_device->synchronize();
         m_world.accelerationsValid = true;
         m_hostStale = true;
@@ -421,12 +434,28 @@ void Simulation::computeAccelerations()
     }
 }
 
+void Simulation::setForceShare(ForceShare* share)
+{
+    if (share)
+        (void)share->rows(m_world.size()); // refuses a system it cannot share (fewer bodies than processes)
+    m_share = share;
+    m_world.accelerationsValid = false;
+}
+
+RowRange Simulation::forceRows() const
+{
+    const std::size_t n = m_world.size();
+    return m_share ? m_share->rows(n) : RowRange{0, n};
+}
+
 double Simulation::timedForceEvaluation()
 {
     if (deviceResident()) {
 #if NBODY_HAVE_CUDA
         ensureDevice();
+        m_device->setForceRows(forceRows());
         const double ms = m_device->timedForces(*m_kernel, m_params, m_current);
+        gatherDeviceAccelerations();
         m_world.accelerationsValid = true;
         m_hostStale = true;
         return ms;
@@ -460,6 +489,35 @@ std::vector<Double4> evaluateAccelerations(std::string_view kernelId, const Worl
     return sim.accelerations64();
 }
 
+namespace {
+
+/// The rows [begin, end) of one process and no other: the gather leaves the other rows alone
+/// (evaluateAccelerationRows reads the rows of the range only).
+class RowsOnly final : public ForceShare {
+public:
+    RowsOnly(std::size_t begin, std::size_t end) : m_begin(begin), m_end(end) {}
+    RowRange rows(std::size_t n) const override { return rowRange(m_begin, m_end, n); }
+    bool deviceAware() const override { return true; }
+    void gather(void*, std::size_t, std::size_t, bool) override {}
+    void reduce(DiagnosticSums&) override {}
+
+private:
+    std::size_t m_begin, m_end;
+};
+
+} // namespace
+
+std::vector<Double4> evaluateAccelerationRows(std::string_view kernelId, const World& world, const SimParams& params,
+                                              std::size_t iBegin, std::size_t iEnd)
+{
+    const RowRange rows = rowRange(iBegin, iEnd, world.size());
+    RowsOnly share(rows.begin, rows.end);
+    Simulation sim(world, params, kernelId);
+    sim.setForceShare(&share);
+    sim.computeAccelerations();
+    return sim.accelerations64();
+}
+
 // ---- systems ---------------------------------------------------------------------------------
 
 void Simulation::hostForces()
@@ -478,7 +536,12 @@ void Simulation::hostForces()
     a.G = m_params.G;
     a.openingAngle = m_params.openingAngle;
     a.leafSize = m_params.leafSize;
+    const RowRange rows = forceRows();
+    a.iBegin = rows.begin;
+    a.iEnd = rows.end;
     m_kernel->host(a);
+    if (m_share)
+        m_share->gather(a.acc, a.n, fp64State() ? sizeof(Double4) : sizeof(Float4), /*onDevice*/ false);
     m_world.accelerationsValid = true;
 }
 
@@ -570,6 +633,10 @@ double Simulation::stepDevice(int count)
     m_device->markStepsStart();
     const double dt = m_params.dt;
     const std::span<const double> weights = integratorOrThrow(m_params.integrator).weights;
+    if (m_share) {
+        stepDeviceShared(count, weights);
+        count = 0;
+    }
     for (int s = 0; s < count; ++s) {
         if (!m_world.accelerationsValid) {
             m_device->computeForces(*m_kernel, m_params, m_current); // gravity: a_n
@@ -592,5 +659,62 @@ double Simulation::stepDevice(int count)
     throw std::logic_error("built without CUDA");
 #endif
 }
+
+// ---- several processes ---------------------------------------------------------------------
+
+#if NBODY_HAVE_CUDA
+void Simulation::deviceForces(int current)
+{
+    m_device->setForceRows(forceRows());
+    m_device->computeForces(*m_kernel, m_params, current);
+    gatherDeviceAccelerations();
+}
+
+void Simulation::gatherDeviceAccelerations()
+{
+    if (!m_share)
+        return;
+    const std::size_t n = m_world.size();
+    const std::size_t bytes = vectorBytes(m_kernel->layout);
+    m_device->synchronize(); // the force kernels have written this process's rows
+    if (m_share->deviceAware()) {
+        m_share->gather(m_device->accelerations(), n, bytes, /*onDevice*/ true);
+        return;
+    }
+    // Host-staged: this process's rows down, every row back up.
+    const RowRange rows = forceRows();
+    m_stage.resize(n * bytes);
+    m_device->copyAccelerations(m_stage.data(), rows, /*toHost*/ true);
+    m_share->gather(m_stage.data(), n, bytes, /*onDevice*/ false);
+    m_device->copyAccelerations(m_stage.data(), RowRange{0, n}, /*toHost*/ false);
+}
+
+void Simulation::stepDeviceShared(int count, std::span<const double> weights)
+{
+    // The substeps of DeviceState::step as plain launches, with the gather between the force
+    // evaluation and the closing kick (the same kernels in the same order: the same bits).
+    for (int s = 0; s < count; ++s) {
+        if (!m_world.accelerationsValid) {
+            deviceForces(m_current); // gravity: a_n
+            m_world.accelerationsValid = true;
+        }
+        for (const double w : weights) {
+            const double dt = w * double(m_params.dt);
+            m_device->kickDrift(dt, m_current); // integrate: opening kick + drift into the other buffer
+            m_current = 1 - m_current;
+            deviceForces(m_current);            // gravity at the new positions, every process's rows
+            m_device->kick(dt);                 // integrate: closing kick
+        }
+        m_world.time += double(m_params.dt);
+        ++m_world.step;
+        m_hostStale = true;
+        runDiagnosticsSystem();
+    }
+}
+#else
+void Simulation::deviceForces(int) { throw std::logic_error("built without CUDA"); }
+void Simulation::gatherDeviceAccelerations() {}
+void Simulation::stepDeviceShared(int, std::span<const double>) { throw std::logic_error("built without CUDA"); }
+#endif
 
 } // namespace nbody

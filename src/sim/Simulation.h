@@ -25,6 +25,7 @@
 /// Selecting an fp64 kernel widens the fp32 state exactly; leaving it rounds to nearest.
 
 #include "Diagnostics.h"
+#include "ForceShare.h"
 #include "KernelRegistry.h"
 #include "SimParams.h"
 #include "World.h"
@@ -32,6 +33,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -171,6 +173,19 @@ public:
     /// True while the state lives on the device (a CUDA kernel is selected).
     bool deviceResident() const;
 
+    // ---- several processes (src/mpi/Distributed.h) ----
+    /// Shares the gravity system with other processes (ForceShare.h): from now on this process
+    /// computes the accelerations of share->rows(N) only and share->gather() assembles the whole
+    /// column after every force evaluation, host-staged or (CUDA-aware) from device memory; CUDA
+    /// steps then run as plain launches (no CUDA graph: the gather sits between the force
+    /// evaluation and the closing kick). Host diagnostics sum this process's rows and
+    /// share->reduce() adds them up (fp64); device diagnostics measure the whole state, which is
+    /// the same on every process. nullptr (the default): every row here. The share is not owned
+    /// and must outlive its use; every process must then call step(), measure() and
+    /// computeAccelerations() alike (they are collective). Accelerations become stale.
+    void setForceShare(ForceShare* share);
+    ForceShare* forceShare() const { return m_share; }
+
     /// After a CudaError: selects the `cpu` kernel, keeping the state of the last host
     /// synchronisation (or the device state if it can still be read). Never throws.
     void fallBackToCpu();
@@ -189,6 +204,10 @@ private:
     void ensureDevice();
     bool devicePositionsAvailable() const;
     void runDiagnosticsSystem();
+    RowRange forceRows() const;
+    void deviceForces(int current);
+    void gatherDeviceAccelerations();
+    void stepDeviceShared(int count, std::span<const double> weights);
 
     World m_world;
     SimParams m_params;
@@ -209,11 +228,19 @@ private:
     std::optional<Diagnostics> m_initialDiagnostics;
     std::optional<Diagnostics> m_latestDiagnostics;
     std::function<void(const Diagnostics&)> m_diagnosticsObserver;
+    ForceShare* m_share = nullptr;           ///< other processes' rows (nullptr: all rows here)
+    std::vector<unsigned char> m_stage;      ///< host staging of device accelerations for m_share
 };
 
 /// Evaluates the accelerations of `world` once with kernel `kernelId` on a copy, in the kernel's
 /// precision widened to fp64 (N Double4: ax, ay, az, 0). Throws as Simulation's constructor and
 /// step() do.
 std::vector<Double4> evaluateAccelerations(std::string_view kernelId, const World& world, const SimParams& params);
+/// The same for the bodies [iBegin, iEnd) only (each over all N, the force contract's i-range):
+/// N Double4 whose rows [iBegin, iEnd) are bit for bit those of evaluateAccelerations with a
+/// deterministic kernel and whose other rows are left as a new system has them (0: the kernel
+/// wrote nothing there). Throws std::invalid_argument for a range outside the N bodies, and as above.
+std::vector<Double4> evaluateAccelerationRows(std::string_view kernelId, const World& world, const SimParams& params,
+                                              std::size_t iBegin, std::size_t iEnd);
 
 } // namespace nbody

@@ -1,0 +1,254 @@
+// The distributed backend (src/mpi, docs/mpi.md): the shares of N bodies among P processes, and
+// `mpirun --oversubscribe -np P nbody run` against one process — the same state bit for bit after
+// 100 steps with the `cpu` and `reference` kernels for N = 1, 2, 1000 and 4097, read back from
+// the snapshot rank 0 wrote with the single-process reader; more processes than bodies refused
+// by name; a failing rank (the NBODY_MPI_FAIL_RANK test switch, an unreadable input on rank 0)
+// stopping every rank with its message instead of a hang. The `tiled` rows (2 ranks sharing one
+// GPU) skip without a CUDA device and run on the GPU machine.
+#include "CliRunner.h"
+#include "mpi/Distributed.h"
+#include "sim/KernelRegistry.h"
+#include "sim/Snapshot.h"
+
+#include <QtTest>
+
+#include <cstring>
+
+using namespace nbody;
+using nbody_test::CliResult;
+
+namespace {
+
+/// `mpirun --oversubscribe -np P nbody args…` (as root too, as CI runs), at most timeoutMs;
+/// `extra` goes to the environment of every rank (-x).
+CliResult runMpi(int processes, const QStringList& args, const QProcessEnvironment& extra = {}, int timeoutMs = 120000)
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("OMPI_ALLOW_RUN_AS_ROOT"), QStringLiteral("1"));
+    env.insert(QStringLiteral("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"), QStringLiteral("1"));
+    env.insert(QStringLiteral("OMP_NUM_THREADS"), QStringLiteral("1")); // P ranks on 2 cores
+    QStringList mpiArgs{QStringLiteral("--oversubscribe"), QStringLiteral("-np"), QString::number(processes)};
+    for (const QString& key : extra.keys()) {
+        env.insert(key, extra.value(key));
+        mpiArgs << QStringLiteral("-x") << key;
+    }
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(NBODY_MPIEXEC), mpiArgs << nbody_test::cliPath() << args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return {-2, {}, QStringLiteral("timed out (a hang)")};
+    }
+    CliResult r;
+    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromLocal8Bit(p.readAllStandardOutput());
+    r.err = QString::fromLocal8Bit(p.readAllStandardError());
+    return r;
+}
+
+template <class V>
+bool sameBits(const std::vector<V>& a, const std::vector<V>& b)
+{
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(V)) == 0;
+}
+
+QString whyUnavailable(const char* id)
+{
+    const KernelInfo* k = findKernel(id);
+    if (!k)
+        return QStringLiteral("no kernel ") + id;
+    const Availability a = availability(*k);
+    return a.available ? QString() : QString::fromStdString(a.reason);
+}
+
+} // namespace
+
+class TestMpi : public QObject {
+    Q_OBJECT
+private slots:
+    void shares_data()
+    {
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("processes");
+        for (int n : {1, 2, 3, 7, 1000, 4097})
+            for (int p : {1, 2, 3, 4, 7})
+                if (p <= n)
+                    QTest::addRow("N=%d P=%d", n, p) << n << p;
+    }
+    void shares()
+    {
+        QFETCH(int, n);
+        QFETCH(int, processes);
+        std::size_t next = 0, smallest = std::size_t(n), largest = 0;
+        for (int r = 0; r < processes; ++r) {
+            const RowRange rows = mpi::shareOf(std::size_t(n), r, processes);
+            QCOMPARE(rows.begin, next); // rank order, no gap, no overlap
+            QVERIFY(rows.size() >= 1);
+            smallest = std::min(smallest, rows.size());
+            largest = std::max(largest, rows.size());
+            next = rows.end;
+        }
+        QCOMPARE(next, std::size_t(n));
+        QVERIFY(largest - smallest <= 1); // uneven by one body at most
+        QCOMPARE(mpi::shareOf(std::size_t(n), 0, processes).size(), std::size_t((n + processes - 1) / processes));
+    }
+    void moreProcessesThanBodiesRefused()
+    {
+        try {
+            (void)mpi::shareOf(2, 0, 3);
+            QFAIL("3 processes were given 2 bodies");
+        } catch (const std::invalid_argument& e) {
+            QCOMPARE(QString(e.what()), QStringLiteral("3 processes cannot share 2 bodies: every process needs at "
+                                                       "least one (run with at most 2 processes, mpirun -np 2)"));
+        }
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, (void)mpi::shareOf(5, 3, 3));
+    }
+
+    // P ranks against one process: the snapshot rank 0 writes after 100 steps, read back with the
+    // single-process reader, holds the same positions and velocities bit for bit.
+    void sameStateAsOneProcess_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("processes");
+        for (const char* k : {"cpu", "reference"})
+            for (int n : {1, 2, 1000, 4097})
+                for (int p : {2, 3})
+                    if (p <= n)
+                        QTest::addRow("%s N=%d P=%d", k, n, p) << QString(k) << n << p;
+        QTest::addRow("tiled N=4097 P=2 (one GPU)") << QStringLiteral("tiled") << 4097 << 2;
+        QTest::addRow("blocked N=4097 P=3 (one GPU)") << QStringLiteral("blocked") << 4097 << 3;
+    }
+    void sameStateAsOneProcess()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(int, n);
+        QFETCH(int, processes);
+        if (const QString why = whyUnavailable(qPrintable(kernel)); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        QVERIFY(m_dir.isValid());
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        // One process's run is made once per kernel and N (the P rows compare with it).
+        const QString one = m_dir.filePath(QStringLiteral("one-%1-%2.h5").arg(kernel).arg(n));
+        const QString many = dir.filePath(QStringLiteral("many.h5"));
+        const QStringList args{QStringLiteral("run"), QStringLiteral("--kernel"), kernel, QStringLiteral("--bodies"),
+                               QString::number(n), QStringLiteral("--steps"), QStringLiteral("100"),
+                               QStringLiteral("--no-energy")};
+        if (!QFile::exists(one)) {
+            const CliResult single = nbody_test::runCli(QStringList(args) << QStringLiteral("--output") << one, 240000);
+            QVERIFY2(single.code == 0, qPrintable(single.err));
+        }
+        const CliResult mpiRun = runMpi(processes, QStringList(args) << QStringLiteral("--output") << many);
+        QVERIFY2(mpiRun.code == 0, qPrintable(mpiRun.out + mpiRun.err));
+        QVERIFY2(mpiRun.out.contains(QStringLiteral("MPI:     %1 processes").arg(processes)), qPrintable(mpiRun.out));
+        // Rank 0 alone reports (the others' stdout is silenced): one summary, one snapshot line.
+        QCOMPARE(mpiRun.out.count(QStringLiteral("Summary (")), 1);
+        QCOMPARE(mpiRun.out.count(QStringLiteral("Snapshot written to")), 1);
+        const Snapshot a = readSnapshot(one.toStdString());
+        const Snapshot b = readSnapshot(many.toStdString());
+        QCOMPARE(b.world.size(), std::size_t(n));
+        QCOMPARE(b.world.step, std::uint64_t(100));
+        QCOMPARE(b.world.time, a.world.time);
+        QVERIFY2(sameBits(a.world.positions(), b.world.positions()),
+                 "positions after 100 steps on several processes differ from one process");
+        QVERIFY2(sameBits(a.world.velocities(), b.world.velocities()),
+                 "velocities after 100 steps on several processes differ from one process");
+        if (n >= 2) { // and the bodies did move: the comparison is not of two untouched cubes
+            const QString start = dir.filePath(QStringLiteral("start.h5"));
+            QStringList zero = args;
+            zero[zero.indexOf(QStringLiteral("100"))] = QStringLiteral("0");
+            QCOMPARE(nbody_test::runCli(zero << QStringLiteral("--output") << start).code, 0);
+            QVERIFY(!sameBits(readSnapshot(start.toStdString()).world.positions(), b.world.positions()));
+        }
+    }
+
+    // Diagnostics reduce the ranks' rows in fp64: the energies agree with one process to fp64
+    // round-off (the order of the sums differs), and the energy-change line is there.
+    void diagnosticsReduced()
+    {
+        const QStringList args{QStringLiteral("run"), QStringLiteral("--kernel"), QStringLiteral("reference"),
+                               QStringLiteral("--bodies"), QStringLiteral("1000"), QStringLiteral("--steps"),
+                               QStringLiteral("10")};
+        const CliResult single = nbody_test::runCli(args);
+        QVERIFY2(single.code == 0, qPrintable(single.err));
+        const CliResult many = runMpi(3, args);
+        QVERIFY2(many.code == 0, qPrintable(many.out + many.err));
+        const QRegularExpression energy(QStringLiteral("E0 = (\\S+), E = (\\S+),"));
+        const auto m1 = energy.match(single.out), m3 = energy.match(many.out);
+        QVERIFY2(m1.hasMatch() && m3.hasMatch(), qPrintable(single.out + many.out));
+        for (int g : {1, 2}) {
+            const double e1 = m1.captured(g).toDouble(), e3 = m3.captured(g).toDouble();
+            QVERIFY(e1 < 0);
+            QVERIFY2(std::fabs(e3 - e1) <= 1e-8 * std::fabs(e1), qPrintable(m1.captured(g) + " vs " + m3.captured(g)));
+        }
+    }
+
+    void moreProcessesThanBodiesStopsClearly()
+    {
+        const CliResult r = runMpi(3, {QStringLiteral("run"), QStringLiteral("--kernel"), QStringLiteral("cpu"),
+                                       QStringLiteral("--bodies"), QStringLiteral("2"), QStringLiteral("--steps"),
+                                       QStringLiteral("1")});
+        QCOMPARE(r.code == 0, false);
+        QVERIFY2(r.code != -2, "mpirun hung");
+        QVERIFY2(r.err.contains(QStringLiteral("nbody run: 3 processes cannot share 2 bodies")), qPrintable(r.err));
+        QCOMPARE(r.err.count(QStringLiteral("cannot share")), 1); // rank 0 says it, once
+    }
+
+    // A failing rank stops every rank with its message, soon (not a hang): the test switch makes
+    // rank k fail before its first force exchange; an unreadable input fails rank 0.
+    void failingRankStopsAll_data()
+    {
+        QTest::addColumn<int>("processes");
+        QTest::addColumn<int>("failing");
+        QTest::addRow("rank 1 of 2") << 2 << 1;
+        QTest::addRow("rank 2 of 3") << 3 << 2;
+        QTest::addRow("rank 0 of 3") << 3 << 0;
+    }
+    void failingRankStopsAll()
+    {
+        QFETCH(int, processes);
+        QFETCH(int, failing);
+        QProcessEnvironment env;
+        env.insert(QStringLiteral("NBODY_MPI_FAIL_RANK"), QString::number(failing));
+        QElapsedTimer clock;
+        clock.start();
+        const CliResult r = runMpi(processes,
+                                   {QStringLiteral("run"), QStringLiteral("--kernel"), QStringLiteral("cpu"),
+                                    QStringLiteral("--bodies"), QStringLiteral("100"), QStringLiteral("--steps"),
+                                    QStringLiteral("5")},
+                                   env, 60000);
+        QVERIFY2(r.code != -2, "a failing rank left the others waiting");
+        QCOMPARE(r.code == 0, false);
+        // Rank 0 says its own failure; another rank's comes through rank 0 with its rank.
+        const QString message = failing == 0
+                                    ? QStringLiteral("nbody run: failure injected by NBODY_MPI_FAIL_RANK=0")
+                                    : QStringLiteral("rank %1 of %2: failure injected by NBODY_MPI_FAIL_RANK=%1")
+                                          .arg(failing)
+                                          .arg(processes);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QCOMPARE(r.err.count(QStringLiteral("failure injected")), 1); // printed once, by rank 0
+        QVERIFY2(!r.out.contains(QStringLiteral("Summary (")), qPrintable(r.out));
+        QVERIFY(clock.elapsed() < 30000);
+    }
+
+    void unreadableInputStopsAll()
+    {
+        QTemporaryDir dir;
+        const QString missing = dir.filePath(QStringLiteral("missing.h5"));
+        const CliResult r = runMpi(3, {QStringLiteral("run"), QStringLiteral("--input"), missing,
+                                       QStringLiteral("--kernel"), QStringLiteral("cpu")},
+                                   {}, 60000);
+        QVERIFY2(r.code != -2, "rank 0's failure left the others waiting");
+        QCOMPARE(r.code == 0, false);
+        QVERIFY2(r.err.contains(QStringLiteral("nbody run: ")) && r.err.contains(QStringLiteral("missing.h5")),
+                 qPrintable(r.err));
+    }
+
+private:
+    QTemporaryDir m_dir; ///< single-process snapshots shared by the rows of sameStateAsOneProcess
+};
+
+QTEST_APPLESS_MAIN(TestMpi)
+#include "tst_mpi.moc"
