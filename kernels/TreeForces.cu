@@ -30,6 +30,9 @@
 /// (x, y, z, m) in, accelerations float4 (ax, ay, az, 0) out; workspace ≈ 200 bytes per body
 /// plus a 16 KiB stack per resident warp (workspaceTree).
 ///
+/// Rows: every body's walk runs (the tree is the whole system's), only the accelerations of
+/// bodies in [iBegin, iEnd) are written; a group with none of them is skipped.
+///
 /// Deterministic: the tree depends only on the positions, every fp64 moment is combined in a
 /// fixed order, and each body's sums run over its group's lists in the walk's fixed order.
 
@@ -284,7 +287,7 @@ __global__ void __launch_bounds__(kThreads) walkKernel(const float4* __restrict_
                                                        float G, const int2* __restrict__ groups,
                                                        const int* __restrict__ groupCount,
                                                        int* __restrict__ groupCounter, int* __restrict__ stacks,
-                                                       float4* __restrict__ acc)
+                                                       unsigned iBegin, unsigned iEnd, float4* __restrict__ acc)
 {
     extern __shared__ __align__(16) unsigned char shared[];
     const int warp = int(threadIdx.x >> 5);
@@ -306,8 +309,12 @@ __global__ void __launch_bounds__(kThreads) walkKernel(const float4* __restrict_
             return;
         const int2 group = groups[g];
         const int i = group.x + lane;
-        const bool mine = lane < group.y;
-        const float4 bi = sorted[mine ? i : group.x];
+        // The bodies of the group whose rows were asked for (DeviceForceArgs::iBegin/iEnd).
+        const unsigned row = lane < group.y ? order[i] : 0u;
+        const bool mine = lane < group.y && row >= iBegin && row < iEnd;
+        if (__ballot_sync(0xffffffffu, mine) == 0u)
+            continue;
+        const float4 bi = sorted[lane < group.y ? i : group.x];
         // The group's bounding box (centre, half sides).
         float lo[3] = {bi.x, bi.y, bi.z}, hi[3] = {bi.x, bi.y, bi.z};
 #pragma unroll
@@ -398,7 +405,7 @@ __global__ void __launch_bounds__(kThreads) walkKernel(const float4* __restrict_
         if (nBodies > 0)
             flushBodies<Guard>(ws, bodyList, nBodies, sorted, bi, ai, eps2);
         if (mine)
-            acc[order[i]] = make_float4(G * ai.x, G * ai.y, G * ai.z, 0.f);
+            acc[row] = make_float4(G * ai.x, G * ai.y, G * ai.z, 0.f);
     }
 }
 
@@ -501,7 +508,8 @@ std::size_t workspaceTree(const DeviceForceArgs& a)
 
 void launchTree(const DeviceForceArgs& a)
 {
-    if (a.n == 0)
+    const RowRange rows = rowRange(a.iBegin, a.iEnd, a.n);
+    if (a.n == 0 || rows.size() == 0)
         return;
     if (const std::string why = checkTree(a); !why.empty())
         throw std::invalid_argument("tree: " + why);
@@ -513,7 +521,7 @@ void launchTree(const DeviceForceArgs& a)
     auto* acc = static_cast<float4*>(a.acc);
     constexpr int block = 256;
     const int blocks = (n + block - 1) / block;
-    if (n == 1) { // no pairs: the self-term is zero
+    if (n == 1) { // no pairs: the self-term is zero (and the range is [0, 1))
         zeroKernel<<<1, 32, 0, stream>>>(acc, n);
         NB_CUDA_CHECK_LAUNCH("tree zeroKernel");
         return;
@@ -560,7 +568,8 @@ void launchTree(const DeviceForceArgs& a)
     const bool guard = !(float(a.eps2) >= kMinUnguardedEps2);
     const auto walk = guard ? walkKernel<true> : walkKernel<false>;
     walk<<<L.stackWarps / kWarpsPerBlock, kThreads, walkShared(a.leafSize), stream>>>(
-        sorted, idxOut, n, cells, a.leafSize, float(a.eps2), float(a.G), groups, groupCount, groupCounter, stacks, acc);
+        sorted, idxOut, n, cells, a.leafSize, float(a.eps2), float(a.G), groups, groupCount, groupCounter, stacks,
+        unsigned(rows.begin), unsigned(rows.end), acc);
     NB_CUDA_CHECK_LAUNCH("tree walkKernel");
 }
 

@@ -182,7 +182,7 @@ std::size_t BlockBodies()
 /// the group's bodies in blocks of BlockBodies(); acc[order[s]] = G · a_s. x, y, z: the sorted
 /// positions, padded to a whole number of groups plus one block with copies of the last body.
 void TreeSums(const HostTree& t, const float* x, const float* y, const float* z, float eps2, float G,
-              int leafSize, Float4* acc)
+              int leafSize, std::size_t iBegin, std::size_t iEnd, Float4* acc)
 {
     const std::size_t n = t.n;
     const auto groups = static_cast<std::ptrdiff_t>((n + kTreeGroupSize - 1) / kTreeGroupSize);
@@ -205,7 +205,9 @@ void TreeSums(const HostTree& t, const float* x, const float* y, const float* z,
                 const std::size_t end = std::min(first + count, i0 + block);
                 for (std::size_t s = i0; s < end; ++s) {
                     const std::size_t k = s - i0;
-                    acc[t.order[s]] = Float4{G * sums[k], G * sums[block + k], G * sums[2 * block + k], 0.f};
+                    const std::size_t i = t.order[s];
+                    if (i >= iBegin && i < iEnd) // the rows asked for (HostForceArgs::iBegin/iEnd)
+                        acc[i] = Float4{G * sums[k], G * sums[block + k], G * sums[2 * block + k], 0.f};
                 }
             }
         }
@@ -333,7 +335,8 @@ void cpuTreeForces(const HostForceArgs& a)
 {
     if (const std::string why = treeParamsProblem(a.openingAngle, a.leafSize); !why.empty())
         throw std::invalid_argument(why);
-    if (a.n == 0)
+    const RowRange rows = rowRange(a.iBegin, a.iEnd, a.n);
+    if (a.n == 0 || rows.size() == 0)
         return;
     // Reused by the calling thread (a step allocates nothing once N stops growing); named by
     // plain references, since inside the parallel regions a thread_local name would be each
@@ -357,7 +360,7 @@ void cpuTreeForces(const HostForceArgs& a)
         soa[2 * padded + std::size_t(s)] = p.z;
     }
     HWY_DYNAMIC_DISPATCH(TreeSums)(t, soa.data(), soa.data() + padded, soa.data() + 2 * padded, float(a.eps2),
-                                   float(a.G), a.leafSize, static_cast<Float4*>(a.acc));
+                                   float(a.G), a.leafSize, rows.begin, rows.end, static_cast<Float4*>(a.acc));
 }
 
 TreeWork treeWork(const HostForceArgs& a)
