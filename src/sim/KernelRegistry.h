@@ -59,6 +59,12 @@ struct DeviceForceArgs {
     int bodiesPerThread = 1;     ///< `blocked` rows: i-bodies per thread (register blocking)
     int jSplit = 1;              ///< `blocked` rows: pieces of the j-range, one grid row each
     int unroll = 4;              ///< `blocked` rows: unroll factor of the loop over a tile
+    /// The bodies i whose accelerations this launch computes: [iBegin, iBegin + iCount), each
+    /// summed over all n bodies j exactly as in a whole pass (bit-identical per body); iCount 0:
+    /// all of them from iBegin. DeviceState splits a pass into such slices (SimParams::forceSlices,
+    /// the display watchdog); every all-pairs CUDA launcher honours them.
+    std::size_t iBegin = 0;
+    std::size_t iCount = 0;
     /// cudaStream_t (nullptr: the default stream). A launcher enqueues all its work (launches,
     /// memsets) into it and nowhere else: a step's CUDA graph is captured from this stream.
     void* stream = nullptr;
@@ -120,10 +126,18 @@ struct KernelInfo {
     /// SMs × lanes per SM × clock ÷ slots (docs/performance.md). 0: not stated.
     int slotsPerInteraction = 0;
     LaunchDefaultsFn defaults = nullptr; ///< CUDA rows with parameters beyond the block size
+    /// CUDA rows: the launcher honours DeviceForceArgs::iBegin / iCount (every all-pairs row),
+    /// so DeviceState may split a force pass into slices of bodies i (SimParams::forceSlices, the
+    /// display watchdog). false: always one launch over all bodies.
+    bool iSlices = true;
 };
 
 /// Every registered kernel, CPU rows first. Rows exist in CPU-only builds too (unavailable).
+/// The test-only row `faulty-test` (a CUDA kernel that writes out of bounds after K force
+/// evaluations, kernels/ForceKernels.h launchFaulty) is in it only when testFaultyKernelEnabled().
 std::span<const KernelInfo> kernelRegistry();
+/// True when the environment variable NBODY_TEST_FAULTY_KERNEL is "1" (read once per process).
+bool testFaultyKernelEnabled();
 /// The row with this id, or nullptr.
 const KernelInfo* findKernel(std::string_view id);
 
@@ -131,8 +145,18 @@ struct Availability {
     bool available = false;
     std::string reason; ///< why not ("built without CUDA", "no CUDA device: …"); empty when available
 };
-/// Whether the kernel can run here (CPU rows always can).
+/// Whether the kernel can run here (CPU rows always can). CUDA rows are unavailable without a
+/// build with CUDA, without a usable driver or device (the reason is queryCuda().whyNone, asked
+/// once per process), and after markCudaContextLost() (the reason names the fault).
 Availability availability(const KernelInfo& k);
+
+/// Records that the process's CUDA context is lost (a sticky error such as
+/// cudaErrorIllegalAddress: every later CUDA call fails). From then on availability() of every
+/// CUDA row is false with "the CUDA context was lost after a GPU fault (<why>); …". The first
+/// reason stays. Thread-safe.
+void markCudaContextLost(const std::string& why);
+/// The reason given to markCudaContextLost(), "" while the context is not known to be lost.
+std::string cudaContextLost();
 
 /// The kernel a new run uses when none is chosen: the first CUDA row that is available (the
 /// fastest fp32 kernel, `blocked`), else `cpu`.
