@@ -40,20 +40,20 @@ namespace nbody::gpu {
 namespace {
 
 template <class P, int R, int U, bool Guard>
-__global__ void blockedKernel(const P* __restrict__ pos, P* __restrict__ out, int n, int chunk,
+__global__ void blockedKernel(const P* __restrict__ pos, P* __restrict__ out, int n, int iBegin, int iEnd, int chunk,
                               typename ScalarOf<P>::type eps2, typename ScalarOf<P>::type scale)
 {
     using T = typename ScalarOf<P>::type;
     extern __shared__ unsigned char sharedBytes[];
     P* tile = reinterpret_cast<P*>(sharedBytes);
     const int width = blockDim.x;
-    const int first = blockIdx.x * width * R + threadIdx.x;
+    const int first = iBegin + blockIdx.x * width * R + threadIdx.x;
     P bi[R];
     struct { T x, y, z; } a[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
         const int i = first + r * width;
-        bi[r] = i < n ? pos[i] : makeVec<P>(T(0), T(0), T(0), T(0));
+        bi[r] = i < iEnd ? pos[i] : makeVec<P>(T(0), T(0), T(0), T(0));
         a[r] = {T(0), T(0), T(0)};
     }
     const int jBegin = blockIdx.y * chunk;
@@ -75,19 +75,19 @@ __global__ void blockedKernel(const P* __restrict__ pos, P* __restrict__ out, in
 #pragma unroll
     for (int r = 0; r < R; ++r) {
         const int i = first + r * width;
-        if (i < n)
+        if (i < iEnd)
             row[i] = makeVec<P>(scale * a[r].x, scale * a[r].y, scale * a[r].z, T(0));
     }
 }
 
 /// acc[i] = G · Σ_s partial[s·N + i], s in order 0 … splits−1 (deterministic).
 template <class P>
-__global__ void sumSplitsKernel(const P* __restrict__ partial, P* __restrict__ acc, int n, int splits,
-                                typename ScalarOf<P>::type G)
+__global__ void sumSplitsKernel(const P* __restrict__ partial, P* __restrict__ acc, int n, int iBegin, int iEnd,
+                                int splits, typename ScalarOf<P>::type G)
 {
     using T = typename ScalarOf<P>::type;
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
+    const int i = iBegin + blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= iEnd)
         return;
     T x = 0, y = 0, z = 0;
     for (int s = 0; s < splits; ++s) {
@@ -100,7 +100,7 @@ __global__ void sumSplitsKernel(const P* __restrict__ partial, P* __restrict__ a
 }
 
 template <class P>
-using BlockedFn = void (*)(const P*, P*, int, int, typename ScalarOf<P>::type, typename ScalarOf<P>::type);
+using BlockedFn = void (*)(const P*, P*, int, int, int, int, typename ScalarOf<P>::type, typename ScalarOf<P>::type);
 
 constexpr int kBodiesPerThread[] = {1, 2, 4, 8};
 constexpr int kUnroll[] = {1, 2, 4, 8};
@@ -236,16 +236,19 @@ void launchBlockedT(const DeviceForceArgs& a, const char* id)
     const int n = int(a.n);
     const auto stream = static_cast<cudaStream_t>(a.stream);
     const long long bodiesPerBlock = static_cast<long long>(a.blockSize) * a.bodiesPerThread;
-    const dim3 grid(unsigned((n + bodiesPerBlock - 1) / bodiesPerBlock), unsigned(splits));
+    const IRange range = iRangeOf(a);
+    const dim3 grid(unsigned((range.count() + bodiesPerBlock - 1) / bodiesPerBlock), unsigned(splits));
     const BlockedFn<P> kernel = kernelFor<P>(a.bodiesPerThread, a.unroll, guarded(a));
     P* out = splits > 1 ? static_cast<P*>(a.workspace) : static_cast<P*>(a.acc);
     kernel<<<grid, unsigned(a.blockSize), std::size_t(a.blockSize) * sizeof(P), stream>>>(
-        static_cast<const P*>(a.pos), out, n, int(chunkOf(a)), T(a.eps2), splits > 1 ? T(1) : T(a.G));
+        static_cast<const P*>(a.pos), out, n, range.begin, range.end, int(chunkOf(a)), T(a.eps2),
+        splits > 1 ? T(1) : T(a.G));
     NB_CUDA_CHECK_LAUNCH("blockedKernel");
     if (splits > 1) {
         constexpr int sumBlock = 256;
-        sumSplitsKernel<P><<<(n + sumBlock - 1) / sumBlock, sumBlock, 0, stream>>>(
-            static_cast<const P*>(a.workspace), static_cast<P*>(a.acc), n, int(splits), T(a.G));
+        sumSplitsKernel<P><<<(range.count() + sumBlock - 1) / sumBlock, sumBlock, 0, stream>>>(
+            static_cast<const P*>(a.workspace), static_cast<P*>(a.acc), n, range.begin, range.end, int(splits),
+            T(a.G));
         NB_CUDA_CHECK_LAUNCH("sumSplitsKernel");
     }
 }

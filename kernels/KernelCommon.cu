@@ -1,5 +1,7 @@
 #include "KernelCommon.cuh"
 
+#include <stdexcept>
+
 #include <map>
 #include <mutex>
 
@@ -39,6 +41,15 @@ std::string checkThreads(int blockX, int blockY, const Limits& l)
                " threads exceeds the device's maximum of " + std::to_string(l.maxThreads) + " threads per block";
     }
     return {};
+}
+
+IRange iRangeOf(const DeviceForceArgs& a)
+{
+    const std::size_t count = a.iCount > 0 ? a.iCount : (a.iBegin < a.n ? a.n - a.iBegin : 0);
+    if (a.iBegin >= a.n || count > a.n - a.iBegin)
+        throw std::invalid_argument("the slice of bodies " + std::to_string(a.iBegin) + " + " + std::to_string(count) +
+                                    " leaves the " + std::to_string(a.n) + " bodies");
+    return {int(a.iBegin), int(a.iBegin + count)};
 }
 
 } // namespace nbody::gpu

@@ -28,6 +28,15 @@ Limits deviceLimits();
 /// "" when blockX × blockY threads can launch on the device, else a message naming the limit.
 std::string checkThreads(int blockX, int blockY, const Limits& l);
 
+/// The bodies i a launch computes (DeviceForceArgs::iBegin, iCount): [begin, end) within [0, n).
+struct IRange {
+    int begin = 0;
+    int end = 0;
+    int count() const { return end - begin; }
+};
+/// Throws std::invalid_argument when the slice leaves [0, n).
+IRange iRangeOf(const DeviceForceArgs& a);
+
 /// Scalar type of a vector type.
 template <class V> struct ScalarOf;
 template <> struct ScalarOf<float4> { using type = float; };

@@ -109,7 +109,8 @@ __device__ __forceinline__ Acc3 rowSum(Acc3 a, typename Pol::Vec* shared)
 
 template <class Pol, bool GuardZeroDistance>
 __global__ void pairsKernel(const float4* __restrict__ pos, typename Pol::Vec* __restrict__ partial,
-                            typename Pol::Vec* __restrict__ acc, int n, float eps2, float G)
+                            typename Pol::Vec* __restrict__ acc, int n, int iBegin, int iEnd, float eps2,
+                            float G)
 {
     using V = typename Pol::Vec;
     extern __shared__ unsigned char sharedBytes[];
@@ -118,10 +119,10 @@ __global__ void pairsKernel(const float4* __restrict__ pos, typename Pol::Vec* _
     const int jBase = blockIdx.x * blockDim.x * Pol::fadl + tx;
     // Every thread of a block runs the same number of row iterations (iBase depends on the block
     // only), so the barriers inside rowSum are reached by all of them.
-    for (int iBase = blockIdx.y * blockDim.y; iBase < n; iBase += gridDim.y * blockDim.y) {
+    for (int iBase = iBegin + blockIdx.y * blockDim.y; iBase < iEnd; iBase += gridDim.y * blockDim.y) {
         const int i = iBase + threadIdx.y;
         Acc3 a;
-        if (i < n) {
+        if (i < iEnd) {
             const float4 bi = pos[i];
 #pragma unroll
             for (int k = 0; k < Pol::fadl; ++k) {
@@ -131,7 +132,7 @@ __global__ void pairsKernel(const float4* __restrict__ pos, typename Pol::Vec* _
             }
         }
         const Acc3 s = rowSum<Pol>(a, shared);
-        if (tx == 0 && i < n) {
+        if (tx == 0 && i < iEnd) {
             if constexpr (Pol::finish == Finish::TwoPass) {
                 // Column-major workspace: the finishing pass reads it coalesced.
                 partial[std::size_t(blockIdx.x) * n + i] = makeVec<V>(s.x, s.y, s.z);
@@ -146,10 +147,11 @@ __global__ void pairsKernel(const float4* __restrict__ pos, typename Pol::Vec* _
 
 /// Second pass: acc[i] = G Σ_c partial[c][i], summed in column order (deterministic).
 template <class V>
-__global__ void sumPartialsKernel(const V* __restrict__ partial, V* __restrict__ acc, int n, int columns, float G)
+__global__ void sumPartialsKernel(const V* __restrict__ partial, V* __restrict__ acc, int n, int iBegin, int iEnd,
+                                  int columns, float G)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
+    const int i = iBegin + blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= iEnd)
         return;
     float x = 0.f, y = 0.f, z = 0.f;
     for (int c = 0; c < columns; ++c) {
@@ -213,7 +215,8 @@ void launch2D(const DeviceForceArgs& a, const char* id)
     const int n = int(a.n);
     const auto stream = static_cast<cudaStream_t>(a.stream);
     const long long columns = columnsOf(a, Pol::fadl);
-    const long long rows = (static_cast<long long>(n) + a.blockRows - 1) / a.blockRows;
+    const IRange range = iRangeOf(a);
+    const long long rows = (static_cast<long long>(range.count()) + a.blockRows - 1) / a.blockRows;
     const dim3 block(unsigned(a.blockSize), unsigned(a.blockRows));
     const dim3 grid(unsigned(columns), unsigned(std::min<long long>(rows, 65535)));
     const float eps2 = float(a.eps2);
@@ -221,13 +224,15 @@ void launch2D(const DeviceForceArgs& a, const char* id)
     V* acc = static_cast<V*>(a.acc);
     V* partial = static_cast<V*>(a.workspace);
     if constexpr (Pol::finish == Finish::Atomic)
-        NB_CUDA_CHECK(cudaMemsetAsync(acc, 0, a.n * sizeof(V), stream));
+        NB_CUDA_CHECK(cudaMemsetAsync(acc + range.begin, 0, std::size_t(range.count()) * sizeof(V), stream));
     const auto kernel = eps2 >= kMinUnguardedEps2 ? pairsKernel<Pol, false> : pairsKernel<Pol, true>;
-    kernel<<<grid, block, sharedBytesOf<Pol>(a), stream>>>(static_cast<const float4*>(a.pos), partial, acc, n, eps2, G);
+    kernel<<<grid, block, sharedBytesOf<Pol>(a), stream>>>(static_cast<const float4*>(a.pos), partial, acc, n, range.begin, range.end,
+                                                           eps2, G);
     NB_CUDA_CHECK_LAUNCH("pairsKernel");
     if constexpr (Pol::finish == Finish::TwoPass) {
         constexpr int sumBlock = 256;
-        sumPartialsKernel<V><<<(n + sumBlock - 1) / sumBlock, sumBlock, 0, stream>>>(partial, acc, n, int(columns), G);
+        sumPartialsKernel<V><<<(range.count() + sumBlock - 1) / sumBlock, sumBlock, 0, stream>>>(
+            partial, acc, n, range.begin, range.end, int(columns), G);
         NB_CUDA_CHECK_LAUNCH("sumPartialsKernel");
     }
 }

@@ -13,18 +13,19 @@ namespace {
 /// tiles of blockDim.x · factor, each staged once through shared memory (every thread loads
 /// `factor` bodies), then every thread interacts its body with the whole tile. A partial last
 /// tile (N not a multiple of the tile width) is staged up to N and looped to its length only;
-/// threads i ≥ N take part in the loads and barriers but store nothing.
+/// threads i ≥ N take part in the loads and barriers but store nothing. Only bodies i in
+/// [iBegin, iEnd) are computed (a slice of the pass, DeviceForceArgs::iBegin).
 /// P is float4 (fp32 state) or double4_32a (fp64 state); the arithmetic is in P's scalar type.
 template <class P, bool GuardZeroDistance>
-__global__ void tiledKernel(const P* __restrict__ pos, P* __restrict__ acc, int n,
+__global__ void tiledKernel(const P* __restrict__ pos, P* __restrict__ acc, int n, int iBegin, int iEnd,
                             typename ScalarOf<P>::type eps2, typename ScalarOf<P>::type G, int factor)
 {
     using T = typename ScalarOf<P>::type;
     extern __shared__ unsigned char sharedBytes[];
     P* tile = reinterpret_cast<P*>(sharedBytes);
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int i = iBegin + blockIdx.x * blockDim.x + threadIdx.x;
     const int width = blockDim.x * factor;
-    const P bi = i < n ? pos[i] : makeVec<P>(T(0), T(0), T(0), T(0));
+    const P bi = i < iEnd ? pos[i] : makeVec<P>(T(0), T(0), T(0), T(0));
     struct { T x, y, z; } a = {T(0), T(0), T(0)};
     for (int base = 0; base < n; base += width) {
         for (int k = 0; k < factor; ++k) {
@@ -45,7 +46,7 @@ __global__ void tiledKernel(const P* __restrict__ pos, P* __restrict__ acc, int 
         }
         __syncthreads();
     }
-    if (i < n)
+    if (i < iEnd)
         acc[i] = makeVec<P>(G * a.x, G * a.y, G * a.z, T(0));
 }
 
@@ -72,16 +73,17 @@ void launchTiledT(const DeviceForceArgs& a, const char* id)
     if (const std::string why = checkTiledT<P>(a); !why.empty())
         throw std::invalid_argument(std::string(id) + ": " + why);
     const int n = int(a.n);
+    const IRange range = iRangeOf(a);
     const int block = a.blockSize;
     const int shared = int(sizeof(P)) * block * a.tileWidthFactor;
     const Limits l = deviceLimits();
-    const int grid = (n + block - 1) / block;
+    const int grid = (range.count() + block - 1) / block;
     // Softened systems skip the zero-distance guard (see kMinUnguardedEps2).
     const auto kernel = a.eps2 >= kMinUnguardedEps2 ? tiledKernel<P, false> : tiledKernel<P, true>;
     if (shared > l.sharedDefault)
         NB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
     kernel<<<grid, block, size_t(shared), static_cast<cudaStream_t>(a.stream)>>>(
-        static_cast<const P*>(a.pos), static_cast<P*>(a.acc), n, T(a.eps2), T(a.G), a.tileWidthFactor);
+        static_cast<const P*>(a.pos), static_cast<P*>(a.acc), n, range.begin, range.end, T(a.eps2), T(a.G), a.tileWidthFactor);
     NB_CUDA_CHECK_LAUNCH("tiledKernel");
 }
 
