@@ -2,8 +2,13 @@
 #include "DeviceState.h"
 #include "DiagnosticsKernels.h"
 #include "KernelCommon.cuh"
+#include "sim/Ceiling.h"
+#include "sim/DeviceInfo.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <optional>
 #include <cstdio>
 #include <stdexcept>
 #include <vector>
@@ -185,6 +190,32 @@ void DeviceState::detach()
         m_pos[0] = m_pos[1] = nullptr;
 }
 
+void DeviceState::ownPositions(const Float4* host, int current)
+{
+    if (m_storage != PositionStorage::External)
+        return;
+    if (!m_ownsPositions) {
+        if (!host)
+            throw std::logic_error("DeviceState::ownPositions: the fp32 layouts need the positions");
+        const std::size_t bytes = m_n * sizeof(Float4);
+        void* owned[2] = {nullptr, nullptr};
+        try {
+            NB_CUDA_CHECK(cudaMalloc(&owned[0], bytes));
+            NB_CUDA_CHECK(cudaMalloc(&owned[1], bytes));
+            NB_CUDA_CHECK(cudaMemcpy(owned[current], host, bytes, cudaMemcpyHostToDevice));
+        } catch (...) {
+            cudaFree(owned[0]);
+            cudaFree(owned[1]);
+            throw;
+        }
+        m_owned[0] = m_pos[0] = owned[0];
+        m_owned[1] = m_pos[1] = owned[1];
+        m_ownsPositions = true;
+    }
+    m_drawn[0] = m_drawn[1] = nullptr;
+    m_storage = PositionStorage::Owned; // the step graphs see new position pointers: re-captured
+}
+
 void DeviceState::upload(const World& w, int current)
 {
     if (m_layout == Layout::Double4)
@@ -302,9 +333,69 @@ void DeviceState::copyAccelerations(void* host, RowRange rows, bool toHost)
         NB_CUDA_CHECK(cudaMemcpy(d, h, r.size() * bytes, cudaMemcpyHostToDevice));
 }
 
+int DeviceState::forceSlices(const KernelInfo& k, const SimParams& p) const
+{
+    if (!k.iSlices)
+        return 1;
+    if (p.forceSlices > 0)
+        return int(std::min<std::size_t>(std::size_t(p.forceSlices), m_n));
+    // The device's watchdog and description, asked once per process (the current device).
+    static const std::optional<CudaDeviceInfo> watched = []() -> std::optional<CudaDeviceInfo> {
+        int device = 0, timeout = 0;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&timeout, cudaDevAttrKernelExecTimeout, device) != cudaSuccess || timeout == 0) {
+            (void)cudaGetLastError();
+            return std::nullopt;
+        }
+        for (const CudaDeviceInfo& d : queryCuda().devices)
+            if (d.index == device)
+                return d;
+        return std::nullopt;
+    }();
+    if (!watched)
+        return 1;
+    // A quarter of the ceiling; 1e10 interactions/s when the row states no slot count.
+    const double ceiling = interactionCeiling(k, *watched);
+    const double rate = ceiling > 0 ? ceiling / 4 : 1e10;
+    const double passMs = double(m_n) * double(m_n) / rate * 1e3;
+    const double slices = std::ceil(passMs / p.watchdogLaunchMs);
+    return int(std::clamp<double>(slices, 1.0, double(m_n)));
+}
+
+void DeviceState::launchForces(const KernelInfo& k, DeviceForceArgs a, int slices)
+{
+    if (slices <= 1) {
+        k.device(a);
+        return;
+    }
+    // Slices of the rows asked for (all N, or a distributed run's share).
+    const RowRange rows = rowRange(a.iBegin, a.iEnd, a.n);
+    for (int s = 0; s < slices; ++s) {
+        const std::size_t begin = rows.begin + rows.size() * std::size_t(s) / std::size_t(slices);
+        const std::size_t end = rows.begin + rows.size() * std::size_t(s + 1) / std::size_t(slices);
+        if (end == begin)
+            continue;
+        a.iBegin = begin;
+        a.iEnd = end;
+        k.device(a);
+    }
+}
+
+void DeviceState::computeForceSlice(const KernelInfo& k, const SimParams& p, int current, std::size_t begin,
+                                    std::size_t count)
+{
+    if (count == 0 || begin >= m_n || count > m_n - begin)
+        throw std::invalid_argument("DeviceState::computeForceSlice: bodies " + std::to_string(begin) + " + " +
+                                    std::to_string(count) + " leave the " + std::to_string(m_n) + " bodies");
+    DeviceForceArgs a = forceArgs(k, p, current);
+    a.iBegin = begin;
+    a.iEnd = begin + count;
+    k.device(a);
+}
+
 void DeviceState::computeForces(const KernelInfo& k, const SimParams& p, int current)
 {
-    k.device(forceArgs(k, p, current));
+    launchForces(k, forceArgs(k, p, current), forceSlices(k, p));
 }
 
 void DeviceState::markStepsStart()
@@ -339,7 +430,7 @@ double DeviceState::timedForces(const KernelInfo& k, const SimParams& p, int cur
     try {
         NB_CUDA_CHECK(cudaEventCreate(&stop));
         NB_CUDA_CHECK(cudaEventRecord(start, static_cast<cudaStream_t>(a.stream)));
-        k.device(a);
+        launchForces(k, a, forceSlices(k, p));
         NB_CUDA_CHECK(cudaEventRecord(stop, static_cast<cudaStream_t>(a.stream)));
         NB_CUDA_CHECK(cudaEventSynchronize(stop));
         NB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
@@ -399,7 +490,7 @@ void DeviceState::enqueueStep(const StepConfig& c, int current, void* stream)
         DeviceForceArgs a = c.args; // gravity: a at the new positions
         a.pos = m_pos[current];
         a.stream = stream;
-        c.kernel->device(a);
+        launchForces(*c.kernel, a, c.slices);
         kickOn(dt, stream); // integrate: closing kick
     }
 }
@@ -482,6 +573,7 @@ int DeviceState::step(const KernelInfo& k, const SimParams& p, std::span<const d
     c.pos[0] = m_pos[0];
     c.pos[1] = m_pos[1];
     c.workspaceGeneration = m_workspaceGeneration;
+    c.slices = forceSlices(k, p);
     const int next = weights.size() % 2 ? 1 - current : current;
 
     if (p.cudaGraphs && !(c == m_stepConfig)) {
@@ -562,6 +654,19 @@ DiagnosticSums DeviceState::measure(int current, double eps2, int blockSize)
 void DeviceState::synchronize() const
 {
     NB_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+std::string DeviceState::stickyError() noexcept
+{
+    (void)cudaGetLastError(); // a non-sticky error is cleared by reading it
+    const cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess)
+        return {};
+    try {
+        return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+    } catch (...) {
+        return {};
+    }
 }
 
 } // namespace nbody

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 
 namespace nbody {
 
@@ -39,6 +40,12 @@ public:
     /// External storage: the two float4 buffers (device, ≥ n each) until detach().
     void attach(Float4* p0, Float4* p1);
     void detach();
+    /// External storage whose buffers can no longer be attached (the interop refused a map):
+    /// the positions of buffer `current` come from `host` (N Float4, a read-back of the GL
+    /// buffer; ignored by the Double4 layout, which owns its positions) into buffers of this
+    /// object, and the storage becomes Owned; velocities and accelerations stay as they are.
+    /// No-op for Owned storage. Throws CudaError.
+    void ownPositions(const Float4* host, int current);
     /// True when the positions the kernels read can be accessed.
     bool hasPositions() const { return m_pos[0] && m_pos[1]; }
 
@@ -60,8 +67,21 @@ public:
     /// of the layout (indexed by body, so host + rows.begin · vectorBytes receives row begin);
     /// synchronous. Throws std::invalid_argument for rows outside the n bodies, CudaError.
     void copyAccelerations(void* host, RowRange rows, bool toHost);
+    /// Launches one force pass of row k makes (≥ 1): p.forceSlices when set (at most N); else 1,
+    /// or — on a device with a kernel-execution timeout (cudaDevAttrKernelExecTimeout, the
+    /// display watchdog) — ceil(predicted pass time / p.watchdogLaunchMs), the pass time
+    /// predicted as N² interactions at a quarter of the row's issue-slot ceiling (sim/Ceiling.h;
+    /// the kernels reach 30–80 % of it, so the slices err on the short side). Rows that cannot be
+    /// sliced (KernelInfo::iSlices false): 1. Every force pass (computeForces, timedForces,
+    /// step, captured graphs) goes through it: slice s of the rows [b, e) (setForceRows) computes
+    /// bodies [b + s·(e−b)/S, b + (s+1)·(e−b)/S).
+    int forceSlices(const KernelInfo& k, const SimParams& p) const;
+    /// One slice of a force pass: the accelerations of bodies [begin, begin + count) from all
+    /// N positions of buffer `current`, the others untouched (what forceSlices() launches; for
+    /// tests of a row's i-range). Throws std::invalid_argument for a slice outside [0, N).
+    void computeForceSlice(const KernelInfo& k, const SimParams& p, int current, std::size_t begin, std::size_t count);
     /// acc = F(pos[current]) with the kernel's launcher (the kernel's layout must match), for
-    /// the rows of setForceRows().
+    /// the rows of setForceRows(), in forceSlices() launches.
     void computeForces(const KernelInfo& k, const SimParams& p, int current);
     /// computeForces timed with CUDA events around the launch(es): milliseconds on the device.
     double timedForces(const KernelInfo& k, const SimParams& p, int current);
@@ -101,6 +121,11 @@ public:
     DiagnosticSums measure(int current, double eps2, int blockSize = 0);
     /// Waits for the device (checked).
     void synchronize() const;
+    /// After a CudaError: "" when the CUDA context still works (the error was not sticky: it is
+    /// cleared), else the sticky error that lost it ("cudaErrorIllegalAddress: an illegal memory
+    /// access was encountered"), which every later CUDA call of the process returns. Waits for
+    /// the device. Never throws.
+    static std::string stickyError() noexcept;
     /// Step timing on the device: markStepsStart() records an event on the default stream
     /// before the steps' work, stepsElapsedMs() one after it, waits for it and returns the
     /// milliseconds between the two on the GPU's timeline. Launch gaps between them count; work
@@ -119,9 +144,12 @@ private:
         double dt = 0.0;
         const void* pos[2] = {nullptr, nullptr};
         std::uint64_t workspaceGeneration = 0;
+        int slices = 1;                        ///< launches per force pass (forceSlices)
         bool operator==(const StepConfig&) const = default;
     };
     void ensureWorkspace(std::size_t bytes);
+    /// One force pass of row k with arguments `a` as `slices` launches over the bodies i.
+    static void launchForces(const KernelInfo& k, DeviceForceArgs a, int slices);
     DeviceForceArgs forceArgs(const KernelInfo& k, const SimParams& p, int current);
     void kickDriftOn(double dt, int current, void* stream);
     void kickOn(double dt, void* stream);

@@ -75,4 +75,15 @@ NB_DECLARE_2D(WarpShuffle)           ///< F = 1, float4, in-block reduction with
 
 #undef NB_DECLARE_2D
 
+// ---- test only (FaultyForces.cu) ------------------------------------------------------------
+/// `faulty-test`: the forces of `tiled`, then a one-thread tripwire that counts force evaluations
+/// on the device (graph replays included) and, from the K-th of the process on, writes one float
+/// out of the accelerations' bounds into the never-mapped first page: a real illegal address, a
+/// sticky error that loses the CUDA context. K = NBODY_TEST_FAULT_AFTER (default 50). The registry lists the row only when
+/// NBODY_TEST_FAULTY_KERNEL=1 (sim/KernelRegistry.h, testFaultyKernelEnabled).
+void launchFaulty(const DeviceForceArgs& args);
+std::string checkFaulty(const DeviceForceArgs& args);
+/// K of launchFaulty: NBODY_TEST_FAULT_AFTER when it is a positive integer, else 50.
+unsigned long long faultyEvaluationsBeforeFault();
+
 } // namespace nbody::gpu

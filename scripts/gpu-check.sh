@@ -213,6 +213,16 @@ remote() {
     # The device rows (as the app's Device dock shows them) also as files of their own.
     step "nbody devices" bash -c 'set -o pipefail; "$1" devices | tee "$2/devices.txt"' _ "$nbody" "$OUT"
     step "nbody devices --json" bash -c 'set -o pipefail; "$1" devices --json | tee "$2/devices.json"' _ "$nbody" "$OUT"
+    # A CUDA fault during a run (issue 13): the test-only faulty-test kernel writes out of bounds at
+    # its 250th force evaluation; the run must report it, write the last good state (step 200,
+    # host copies every 100 steps) and exit 1 (tst_cli gpuFaultInRun checks the state's bytes).
+    step "nbody run faulty-test (fault expected)" bash -c 'd=$(mktemp -d)
+        NBODY_TEST_FAULTY_KERNEL=1 NBODY_TEST_FAULT_AFTER=250 "$1" run --kernel faulty-test --bodies 20000 \
+            --steps 1000 --host-copy-every 100 --no-energy --output "$d/last.csv" >"$d/log" 2>&1
+        rc=$?; cat "$d/log"
+        [[ $rc == 1 ]] && grep -q "GPU fault in kernel .faulty-test." "$d/log" &&
+            grep -q "last good state kept on the host is step 200" "$d/log" && [[ -s $d/last.csv ]] &&
+            echo "fault reported, last good state written, exit 1"' _ "$nbody"
     step "nbody run galaxy" "$nbody" run --kernel tiled --input "$device/data/galaxy_20K.bin" \
         --steps 1000 --capture "$OUT/out.png"
     step "nbody run 262144" "$nbody" run --kernel tiled --bodies 262144 --steps 20 \

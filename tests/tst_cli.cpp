@@ -383,6 +383,93 @@ private slots:
         QVERIFY(kernels[0]["force0"]["max"].toDouble() < 1e-4);
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"v.json"}); // no temporary file left
     }
+    /// No usable CUDA device (CUDA_VISIBLE_DEVICES= hides the GPU on a GPU machine; here there is
+    /// no NVIDIA driver at all): every CUDA row is listed unavailable with the runtime's reason,
+    /// a run and a validation work on the CPU (the default kernel is `cpu`), and a CUDA kernel
+    /// asked for is refused with the reason (exit 2).
+    void noDevice()
+    {
+        QProcessEnvironment hidden;
+        hidden.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QString());
+        const Result k = nbody({"kernels", "--json"}, 60000, hidden);
+        QCOMPARE(k.code, 0);
+        QString reason;
+        int cudaRows = 0;
+        for (const QJsonValue& v : QJsonDocument::fromJson(k.out.toUtf8()).object()["kernels"].toArray()) {
+            if (v["backend"].toString() != "CUDA")
+                continue;
+            ++cudaRows;
+            QVERIFY2(!v["available"].toBool(), qPrintable(v["id"].toString()));
+            const QString why = v["whyNot"].toString();
+            QVERIFY(!why.isEmpty());
+            if (reason.isEmpty())
+                reason = why;
+            QCOMPARE(why, reason); // one reason, the runtime's, for every row
+        }
+        QVERIFY(cudaRows >= 10);
+        qInfo("CUDA rows unavailable: %s", qPrintable(reason));
+        QVERIFY2(reason.contains("no CUDA device is present") || reason.contains("no usable CUDA driver") ||
+                     reason.contains("built without CUDA"),
+                 qPrintable(reason));
+        QVERIFY(!QJsonDocument::fromJson(k.out.toUtf8()).object()["kernels"].toArray().isEmpty());
+        const Result table = nbody({"kernels"}, 60000, hidden);
+        QCOMPARE(table.code, 0);
+        QVERIFY2(table.out.contains(reason), qPrintable(table.out));
+        QVERIFY2(!table.out.contains("faulty-test"), "the test-only row is listed without its switch");
+
+        const Result run = nbody({"run", "--bodies", "300", "--steps", "5", "--no-tune"}, 120000, hidden);
+        QVERIFY2(run.code == 0, qPrintable(run.out + run.err));
+        QVERIFY2(run.out.contains("Kernel:  cpu "), qPrintable(run.out));
+        QVERIFY2(run.out.contains("step       5 / 5"), qPrintable(run.out));
+        const Result validate = nbody({"validate", "--kernel", "cpu", "--bodies", "300", "--steps", "5"}, 120000, hidden);
+        QVERIFY2(validate.code == 0, qPrintable(validate.out + validate.err));
+        QVERIFY(validate.out.contains("1 of 1 kernel passes"));
+        const Result gpu = nbody({"run", "--kernel", "tiled", "--bodies", "300", "--steps", "1"}, 60000, hidden);
+        QCOMPARE(gpu.code, 2);
+        QVERIFY2(gpu.err.contains(reason), qPrintable(gpu.err));
+    }
+    /// A CUDA fault during `nbody run` (the test-only `faulty-test` row writes out of bounds at
+    /// its 25th force evaluation, step 24; host copies every 10 steps): the fault is reported
+    /// with the kernel and the CUDA error, the last good state (step 20) is written to --output
+    /// and is exactly `tiled`'s state after 20 steps, and the exit status is 1. Each run of the
+    /// CLI is a process of its own, so the lost CUDA context ends with it.
+    void gpuFaultInRun()
+    {
+        if (!kernelAvailable("tiled"))
+            QSKIP("no CUDA device: the faulty kernel cannot run here");
+        QProcessEnvironment faulty;
+        faulty.insert(QStringLiteral("NBODY_TEST_FAULTY_KERNEL"), QStringLiteral("1"));
+        faulty.insert(QStringLiteral("NBODY_TEST_FAULT_AFTER"), QStringLiteral("25"));
+        QTemporaryDir dir;
+        const QString last = dir.filePath("last.csv"), ref = dir.filePath("ref.csv");
+        const Result r = nbody({"run", "--kernel", "faulty-test", "--bodies", "1000", "--steps", "100", "--host-copy-every",
+                                "10", "--no-energy", "--output", last},
+                               120000, faulty);
+        qInfo("%s", qPrintable(r.err));
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("GPU fault in kernel 'faulty-test'"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("cudaErrorIllegalAddress"), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression("the last good state kept on the host is step 20 \\(\\d+ steps lost\\)")),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains("the CUDA context is lost"), qPrintable(r.err));
+        QVERIFY2(r.out.contains("Snapshot written to " + last + " (step 20, the last good state)"), qPrintable(r.out));
+        const Result t = nbody({"run", "--kernel", "tiled", "--bodies", "1000", "--steps", "20", "--block-size", "256",
+                                "--tile-factor", "1", "--no-energy", "--output", ref});
+        QVERIFY2(t.code == 0, qPrintable(t.out + t.err));
+        // The bodies (lines without '#'), not the metadata (which names the kernel).
+        auto bodies = [](const QString& path) {
+            QFile f(path);
+            QStringList lines;
+            if (f.open(QIODevice::ReadOnly))
+                for (const QString& line : QString::fromUtf8(f.readAll()).split('\n'))
+                    if (!line.startsWith('#'))
+                        lines << line;
+            return lines;
+        };
+        const QStringList got = bodies(last), want = bodies(ref);
+        QVERIFY(got.size() > 1000);
+        QCOMPARE(got, want);
+    }
     void validateUnavailableKernel()
     {
         // A kernel named explicitly that cannot run here: exit 2 with the reason.

@@ -11,6 +11,7 @@
 #include "MainWindow.h"
 #include "SimulationController.h"
 
+#include "sim/DeviceInfo.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Tuner.h"
 
@@ -228,6 +229,30 @@ private slots:
         QVERIFY2(reddish >= 10, "no red (heavy) bodies");
     }
 
+    /// No usable CUDA device (CUDA_VISIBLE_DEVICES=; this machine has no driver at all): the app
+    /// starts on the CPU kernel by default, runs and captures; a CUDA kernel asked for is refused
+    /// (exit 2) with the reason.
+    void startsWithoutGpu()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString png = dir.filePath(QStringLiteral("nogpu.png"));
+        QProcessEnvironment hidden;
+        hidden.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QString());
+        const Run run = runApp({"--bodies", "500", "--steps", "5", "--capture", png, "--quit"}, hidden);
+        QVERIFY2(run.finished, "nbody-sandbox did not finish in time");
+        QVERIFY2(run.exitCode == 0, qPrintable(QStringLiteral("exit code %1, stderr: %2").arg(run.exitCode).arg(run.stderrText)));
+        QVERIFY2(run.stdoutText.contains(QLatin1String("nbody-sandbox: cpu, N = 500")), qPrintable(run.stdoutText));
+        QVERIFY(!QImage(png).isNull());
+        const Run gpu = runApp({"--kernel", "tiled", "--bodies", "500", "--quit"}, hidden);
+        QVERIFY(gpu.finished);
+        QCOMPARE(gpu.exitCode, 2);
+        const std::string why = nbody::queryCuda().whyNone;
+        if (!why.empty()) // this process sees the same runtime (without the variable on a GPU machine, a device)
+            QVERIFY2(gpu.stderrText.contains(QString::fromStdString(why)), qPrintable(gpu.stderrText));
+        else
+            QVERIFY2(gpu.stderrText.contains(QLatin1String("not available")), qPrintable(gpu.stderrText));
+    }
     void startsFromSnapshot()
     {
         // A CSV snapshot (any snapshot format is detected) with its parameters: the app starts

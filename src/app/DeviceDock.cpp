@@ -145,9 +145,27 @@ void DeviceDock::setGlContext(const nbody::GlContextInfo& gl)
     rebuild();
 }
 
+void DeviceDock::setGpuFault(const QString& message)
+{
+    m_fault = message;
+    rebuild();
+}
+
 void DeviceDock::rebuild()
 {
-    m_view->setSections(nbody::describeMachine(m_cuda, m_threads, m_processors, m_gl));
+    std::vector<nbody::MachineSection> sections = nbody::describeMachine(m_cuda, m_threads, m_processors, m_gl);
+    if (!m_fault.isEmpty()) {
+        nbody::MachineSection fault{"gpuFault", "GPU fault", {}};
+        fault.rows.push_back({"fault", "What happened", m_fault.toStdString(),
+                              "A CUDA error during the run: it paused at the last state kept on the host"});
+        const std::string lost = nbody::cudaContextLost();
+        fault.rows.push_back({"context", "CUDA context",
+                              lost.empty() ? "usable (the error was not sticky)"
+                                           : "lost (" + lost + "): GPU kernels are unavailable until a restart",
+                              {}});
+        sections.push_back(std::move(fault));
+    }
+    m_view->setSections(std::move(sections));
     emit sectionsChanged();
 }
 

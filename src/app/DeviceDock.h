@@ -51,6 +51,9 @@ public:
 
     /// The OpenGL part (Viewport::glContextInfo()); rebuilds the rows when it changed.
     void setGlContext(const nbody::GlContextInfo& gl);
+    /// A GPU fault paused the run: a "GPU fault" section (key "gpuFault", row "fault") with the
+    /// message, and whether the CUDA context is lost (row "context"). "" removes it.
+    void setGpuFault(const QString& message);
     const std::vector<nbody::MachineSection>& sections() const { return m_view->sections(); }
     QString text() const { return m_view->text(); }
     MachineInfoView* view() const { return m_view; }
@@ -75,6 +78,7 @@ private:
     int m_threads = 1;
     int m_processors = 1;
     nbody::GlContextInfo m_gl;
+    QString m_fault; ///< setGpuFault()
     MachineInfoView* m_view = nullptr;
     QAction* m_aboutAction = nullptr;
     QPointer<QDialog> m_dialog;

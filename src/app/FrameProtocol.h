@@ -35,6 +35,10 @@ struct FrameRequest {
     quintptr device1 = 0;    ///< mapped interop buffer 1 (Float4*), 0 when not mapped
     qulonglong capacity = 0; ///< bodies each GL buffer holds
     quint64 serial = 0;      ///< echoed back in the FrameResult
+    /// Mapping the interop buffers failed this frame (CudaGlInterop::map threw): the positions of
+    /// the last device-drawn frame read back from its GL buffer (N Float4), so a CUDA kernel
+    /// whose positions lived there goes on from them in buffers of its own; null otherwise.
+    std::shared_ptr<const std::vector<nbody::Float4>> recoveredPositions;
 };
 
 /// What the controller sends back after a frame.
@@ -65,7 +69,9 @@ struct FrameResult {
     /// The centre of mass, when following it is on (SimulationController::setFollowCentre).
     std::optional<nbody::Double3> centre;
     QString error;               ///< a failure during this frame (already recovered from)
-    bool cudaFailed = false;     ///< the error was a CudaError: the controller fell back to `cpu`
+    /// The error was a GPU fault (CudaError): the run is paused at the last good state kept on
+    /// the host, with the kernel still selected; setKernel("cpu") + start() continue on the CPU.
+    bool cudaFailed = false;
     bool running = false;        ///< run state after this frame
     bool runFinished = false;    ///< a "steps to run" budget was used up in this frame
     bool workPending = false;    ///< more commands are queued: request another frame

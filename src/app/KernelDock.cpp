@@ -12,6 +12,7 @@
 #include <QHBoxLayout>
 #include <QGroupBox>
 #include <QHeaderView>
+#include <QTreeWidgetItemIterator>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalBlocker>
@@ -477,6 +478,21 @@ void KernelDock::clearRefusal()
 {
     m_refusal->clear();
     m_refusal->hide();
+}
+
+void KernelDock::refreshAvailability()
+{
+    for (QTreeWidgetItemIterator it(m_table); *it; ++it) {
+        QTreeWidgetItem* item = *it;
+        const nbody::KernelInfo* k = nbody::findKernel(item->data(ColName, kIdRole).toString().toStdString());
+        if (!k)
+            continue; // a backend heading
+        const QString tip = qstr(k->name) + QStringLiteral("\n\n") + kernelToolTip(*k);
+        for (int c = 0; c < ColumnCount; ++c)
+            item->setToolTip(c, tip);
+        if (!nbody::availability(*k).available)
+            item->setFlags(item->flags() & ~(Qt::ItemIsEnabled | Qt::ItemIsSelectable));
+    }
 }
 
 } // namespace nbody::app

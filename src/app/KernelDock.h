@@ -60,6 +60,9 @@ public:
     void setBodies(qulonglong bodies);
     /// Re-reads what the launch parameters resolve to (after the tuner wrote the cache).
     void refreshLaunchInfo();
+    /// Greys out (with the reason in the tooltip) the rows that cannot run any more: after a GPU
+    /// fault lost the CUDA context (sim/KernelRegistry.h, markCudaContextLost).
+    void refreshAvailability();
     /// While true the "Tune now" button is disabled and the line says the tuner is running.
     void setTuning(bool tuning);
     /// Shows why an edit was refused (cleared by the next edit or kernel choice).

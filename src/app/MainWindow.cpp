@@ -27,6 +27,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
@@ -570,16 +571,16 @@ void MainWindow::onFrameReady(const FrameResult& result)
     }
 
     if (!result.error.isEmpty()) {
-        const QString text = result.cudaFailed
-                                 ? tr("CUDA failed; continuing with the CPU kernel.\n\n%1").arg(result.error)
-                                 : result.error;
+        const QString text = result.error;
         statusBar()->showMessage(text.simplified(), 15000);
-        if (m_automation.active())
+        if (result.cudaFailed)
+            onGpuFault(text);
+        else if (m_automation.active())
             std::fprintf(stderr, "nbody-sandbox: %s\n", qPrintable(text.simplified()));
         else
-            showWarning(result.cudaFailed ? tr("CUDA error") : tr("Simulation error"), text);
-        if (!result.cudaFailed && m_automation.active() && !result.running)
-            exitWith(1, QString());
+            showWarning(tr("Simulation error"), text);
+        if (m_automation.active() && !result.running)
+            exitWith(1, result.cudaFailed ? QStringLiteral("GPU fault: ") + text.simplified() : QString());
     }
 
     if (m_automation.active() && !m_automationDone) {
@@ -899,6 +900,37 @@ void MainWindow::showAbout()
                  nbody::builtWithCuda() ? tr("with CUDA") : tr("without CUDA (CPU kernels only)"),
                  gl.toHtmlEscaped(), m_viewport->interopState().toHtmlEscaped(),
                  QString::fromLatin1(qVersion())));
+}
+
+void MainWindow::onGpuFault(const QString& text)
+{
+    // The controller paused at the last host copy; a lost CUDA context makes the CUDA rows
+    // unavailable (with the reason) in the Kernel menu and dock.
+    for (QAction* a : m_kernelGroup->actions())
+        if (const nbody::KernelInfo* k = nbody::findKernel(a->data().toString().toStdString())) {
+            a->setEnabled(nbody::availability(*k).available);
+            a->setToolTip(kernelToolTip(*k));
+        }
+    m_kernelDock->refreshAvailability();
+    m_deviceDock->setGpuFault(text.simplified());
+    if (m_automation.active())
+        return; // a scripted run exits 1 (onFrameReady)
+    if (!m_faultBox) {
+        m_faultBox = new QMessageBox(QMessageBox::Critical, tr("GPU fault"), text, QMessageBox::NoButton, this);
+        m_faultBox->setObjectName(QStringLiteral("gpuFaultBox"));
+        m_faultBox->setAttribute(Qt::WA_DeleteOnClose);
+        m_faultBox->setModal(false);
+        QPushButton* cpu = m_faultBox->addButton(tr("Continue on the CPU"), QMessageBox::AcceptRole);
+        cpu->setObjectName(QStringLiteral("continueOnCpuButton"));
+        m_faultBox->addButton(tr("Stay paused"), QMessageBox::RejectRole);
+        connect(cpu, &QPushButton::clicked, this, [this] {
+            emit kernelRequested(QStringLiteral("cpu"));
+            emit startRequested();
+        });
+    }
+    m_faultBox->setText(text);
+    m_faultBox->show();
+    m_faultBox->raise();
 }
 
 void MainWindow::showWarning(const QString& title, const QString& text)

@@ -82,6 +82,9 @@ private slots:
     void onCommandFailed(const QString& what, const QString& message);
     void onLoadFailed(const QString& path, const QString& message);
     void onStartupFailed(const QString& message);
+    /// A GPU fault paused the run (FrameResult::cudaFailed): the message, the kernels' new
+    /// availability, and "Continue on the CPU" (kernel `cpu`, then Start) or "Stay paused".
+    void onGpuFault(const QString& text);
     void openFile();
     void exportFrame();
     void toggleRecording();
@@ -184,6 +187,7 @@ private:
     QLabel* m_interopLabel = nullptr;
     QLabel* m_recordLabel = nullptr;
     QPointer<QMessageBox> m_warningBox;
+    QPointer<QMessageBox> m_faultBox; ///< "GPU fault": Continue on the CPU / Stay paused
 };
 
 } // namespace nbody::app

@@ -114,6 +114,7 @@ void SimulationController::initialize(const StartupConfig& config)
             m_initialExact.reset();
         }
         params.diagnosticsInterval = std::max(0, config.diagnosticsInterval);
+        params.hostCopyInterval = std::max(0, config.hostCopyInterval);
         if (derive) {
             const ScaleDefaults sd = deriveScaleDefaults(world, params.G);
             params.dt = sd.dt;
@@ -289,7 +290,7 @@ void SimulationController::saveSnapshot(const QString& path)
             writeSnapshot(path.toStdString(), w, &rp);
             emit snapshotSaved(path, static_cast<qulonglong>(w.size()), static_cast<qulonglong>(w.step));
         } catch (const CudaError&) {
-            throw; // the frame's GPU error handling falls back to the CPU
+            throw; // the frame pauses at the last host copy (its GPU fault handling)
         } catch (const std::exception& e) {
             emit saveFailed(path, QString::fromUtf8(e.what()));
         }
@@ -514,7 +515,7 @@ void SimulationController::tuneIfNeeded(bool force)
         emit tuningFinished(text);
     } catch (const CudaError&) {
         emit tuningFinished(QString());
-        throw; // the frame falls back to the CPU
+        throw; // the frame pauses at the last host copy (its GPU fault handling)
     } catch (const std::exception& e) {
         emit tuningFinished(QString());
         emit commandFailed(QStringLiteral("tuning"), QString::fromUtf8(e.what()));
@@ -728,7 +729,7 @@ void SimulationController::requestValidationSystem()
             if (m_sim->kernel().layout == Layout::Double4) // fp32 states are the World itself
                 copy->exact = m_sim->state64();
         } catch (const CudaError& e) {
-            // The frame falls back to the CPU (fallBack); the Validation dock stops waiting.
+            // The frame pauses at the last host copy (fault); the Validation dock stops waiting.
             emit commandFailed(QStringLiteral("validation system"), QString::fromUtf8(e.what()));
             throw;
         }
@@ -843,19 +844,43 @@ void SimulationController::advance(const FrameRequest& request)
         if (m_sim->positionStorage() != PositionStorage::External)
             m_sim->setPositionStorage(PositionStorage::External); // moves the state in
     };
-    auto fallBack = [&](const char* what) {
+    // A GPU fault (a CudaError: an illegal address, a failed launch, a lost context): the run
+    // pauses at the last good state kept on the host (Simulation::abandonDeviceState; the device
+    // state itself when it can still be read), the frame says what happened, and the CPU takes
+    // over only on request (setKernel("cpu"), MainWindow's "Continue on the CPU"). The CUDA
+    // context is not used again when it is lost, and not reset: the GUI thread's GL buffers are
+    // still registered with it; the Viewport draws from host uploads once mapping fails.
+    auto fault = [&](const CudaError& e) {
         r.cudaFailed = true;
-        r.error = QString::fromUtf8(what);
-        if (m_sim) {
-            m_sim->fallBackToCpu();
-            try {
-                detach();
-                if (m_sim->positionStorage() != PositionStorage::Owned)
-                    m_sim->setPositionStorage(PositionStorage::Owned);
-            } catch (...) {
-            }
+        setRunning(false);
+        if (!m_sim) {
+            r.error = QString::fromUtf8(e.what());
+            return;
+        }
+        const QString kernel = QString::fromUtf8(m_sim->kernel().id.data(),
+                                                 static_cast<qsizetype>(m_sim->kernel().id.size()));
+        const quint64 reached = m_sim->stepCount();
+        const std::uint64_t lost = m_sim->abandonDeviceState();
+        try {
+            detach();
+            if (m_sim->positionStorage() != PositionStorage::Owned)
+                m_sim->setPositionStorage(PositionStorage::Owned);
+        } catch (...) {
         }
         attached = false;
+        const std::string contextLost = cudaContextLost();
+        r.error = tr("The GPU failed while kernel '%1' was running (step %2): %3\n\n"
+                     "The run is paused at step %4, the last state kept on the host (%5 steps lost). %6")
+                      .arg(kernel)
+                      .arg(reached)
+                      .arg(QString::fromUtf8(e.what()))
+                      .arg(m_sim->stepCount())
+                      .arg(lost)
+                      .arg(contextLost.empty()
+                               ? tr("Start tries the GPU again; the CPU kernel can take over.")
+                               : tr("The CUDA context is lost (%1): GPU kernels are unavailable until the "
+                                    "program restarts; the CPU kernel can take over.")
+                                     .arg(QString::fromStdString(contextLost)));
     };
 
     try {
@@ -894,8 +919,14 @@ void SimulationController::advance(const FrameRequest& request)
             } else {
                 if (!attached && m_sim->positionStorage() == PositionStorage::External &&
                     m_sim->deviceResident()) {
-                    // The positions live in GL buffers we were not given (the map failed).
-                    fallBack("the CUDA-GL interop buffers are unavailable; continuing on the CPU");
+                    // The positions live in GL buffers we were not given (the map failed): the
+                    // GUI thread read the current one back (FrameRequest::recoveredPositions);
+                    // the GPU goes on with owned buffers and the frames draw from host uploads.
+                    if (request.recoveredPositions && request.recoveredPositions->size() == m_sim->size())
+                        m_sim->adoptDevicePositions(*request.recoveredPositions);
+                    else
+                        throw CudaError("the CUDA-GL interop buffers holding the positions can no longer be "
+                                        "mapped, and the view could not read them back");
                 }
                 int steps = 0;
                 if (m_running) {
@@ -937,7 +968,7 @@ void SimulationController::advance(const FrameRequest& request)
             }
         }
     } catch (const CudaError& e) {
-        fallBack(e.what());
+        fault(e);
         publishState();
     } catch (const std::exception& e) {
         r.error = QString::fromUtf8(e.what());
@@ -979,7 +1010,7 @@ void SimulationController::advance(const FrameRequest& request)
                     std::make_shared<const std::vector<Float4>>(m_sim->world().positions());
             }
         } catch (const CudaError& e) {
-            fallBack(e.what());
+            fault(e);
             publishState();
             r.deviceDrawn = false;
             try {

@@ -159,10 +159,20 @@ bool Viewport::beginFrame(FrameRequest* request)
             request->device0 = reinterpret_cast<quintptr>(p0);
             request->device1 = reinterpret_cast<quintptr>(p1);
         } catch (const std::exception& e) {
-            // A failing map leaves the host path; the controller falls back if it needs to.
+            // A failing map leaves the host path for good (the status bar, the Run and Device
+            // docks say why, once). When the last frame's positions were written by CUDA into
+            // a GL buffer, they are read back so the GPU run goes on from them.
             m_interop.reset();
             m_interopWhyNot = QString::fromUtf8(e.what());
             setInteropState(false, m_interopWhyNot);
+            if (m_lastDeviceDrawn && m_haveContent) {
+                try {
+                    request->recoveredPositions = std::make_shared<const std::vector<nbody::Float4>>(
+                        m_buffers->read(m_current, m_count));
+                } catch (const std::exception& readError) {
+                    emit glFailed(QString::fromUtf8(readError.what()));
+                }
+            }
         }
         doneCurrent();
     }
@@ -192,6 +202,7 @@ void Viewport::finishFrame(const FrameResult& result)
         return;
     }
     const std::size_t n = static_cast<std::size_t>(result.bodies);
+    m_lastDeviceDrawn = result.deviceDrawn;
     if (result.hostPositions) {
         if (result.hostPositions->size() <= m_buffers->capacity()) {
             try {

@@ -158,6 +158,7 @@ private:
     int m_current = 0;
     float m_massMin = 0.f, m_massMax = 1.f;
     bool m_haveContent = false;
+    bool m_lastDeviceDrawn = false; ///< the last frame's positions were written by CUDA (interop)
 
     QPoint m_lastMouse;
     Qt::MouseButtons m_dragButtons;

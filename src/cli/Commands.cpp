@@ -81,6 +81,7 @@ int runCommand(const RunOptions& o)
     }
     applyLaunchOptions(o.launch, params);
     params.cudaGraphs = o.cudaGraphs;
+    params.hostCopyInterval = o.hostCopyEvery;
     if (!o.launchGiven && (savedLaunch.first > 0 || savedLaunch.second > 0)) {
         params.blockSize = savedLaunch.first;
         params.tileWidthFactor = savedLaunch.second;
@@ -298,8 +299,9 @@ int runCommand(const RunOptions& o)
             std::printf("Capture written to %s (%dx%d)\n", resolveWriteTarget(o.capture).path.c_str(), o.width,
                         o.height);
     } catch (const CudaError& e) {
-        std::cerr << "nbody run: GPU error: " << e.what() << "\n";
-        return 1;
+        if (diagnostics) // the series up to the fault
+            diagnostics->write(o.diagnostics, o.diagnosticsEvery);
+        return reportRunFault(*sim, e, o.output);
     } catch (const std::bad_alloc&) {
         std::cerr << "nbody run: " << outOfMemoryMessage() << "\n";
         return 1;

@@ -35,6 +35,7 @@ struct RunOptions {
     std::string integrator;     ///< integrator id; empty: the scenario's (leapfrog for the cube and files)
     double energyTolerance = 1e-2; ///< |dE/E0| above this is warned about in the summary (with energy)
     bool strict = false;        ///< exit 1 when the energy tolerance is exceeded
+    int hostCopyEvery = 1000;   ///< CUDA kernels: steps between host copies of the state (SimParams::hostCopyInterval)
 };
 
 

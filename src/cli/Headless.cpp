@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "SnapshotOutput.h"
+#include "sim/Errors.h"
 #include "sim/Format.h"
 #include "sim/MemoryBudget.h"
 #include "sim/Snapshot.h"
@@ -253,6 +255,34 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
     if (o.G)
         out.params.G = *o.G;
     return 0;
+}
+
+int reportRunFault(Simulation& sim, const CudaError& e, const std::string& output)
+{
+    try {
+        const std::string kernel(sim.kernel().id);
+        const std::uint64_t reached = sim.stepCount();
+        const std::uint64_t lost = sim.abandonDeviceState();
+        std::fflush(stdout);
+        std::fprintf(stderr, "nbody run: GPU fault in kernel '%s' at step %llu: %s\n", kernel.c_str(),
+                     static_cast<unsigned long long>(reached), e.what());
+        std::fprintf(stderr, "nbody run: the last good state kept on the host is step %llu (%llu steps lost)\n",
+                     static_cast<unsigned long long>(sim.stepCount()), static_cast<unsigned long long>(lost));
+        if (const std::string contextLost = cudaContextLost(); !contextLost.empty())
+            std::fprintf(stderr, "nbody run: the CUDA context is lost (%s)\n", contextLost.c_str());
+        if (!output.empty()) {
+            const World& w = sim.world(); // the host copy: abandonDeviceState left nothing on the device
+            const SimParams& p = sim.params();
+            const RestartParams rp{p.G, p.eps2, p.dt, kernel, p.blockSize, p.tileWidthFactor};
+            const std::string path = expandStepPattern(output, w.step);
+            writeSnapshot(path, w, &rp);
+            std::printf("Snapshot written to %s (step %llu, the last good state)\n", path.c_str(),
+                        static_cast<unsigned long long>(w.step));
+        }
+    } catch (const std::exception& writeError) {
+        std::fprintf(stderr, "nbody run: the last good state could not be written: %s\n", writeError.what());
+    }
+    return 1;
 }
 
 std::string defaultKernel()

@@ -7,6 +7,7 @@
 #include "gl/CudaGlInterop.h"
 #include "gl/EglContext.h"
 #include "gl/Renderer.h"
+#include "sim/Errors.h"
 #include "sim/Simulation.h"
 #include "sim/Tuner.h"
 #include "sim/World.h"
@@ -102,6 +103,13 @@ std::size_t launchOptionsGiven(const CLI::App& command);
 /// …: 1.23e12 interactions/s" to stdout. A failure is a note on stderr ("nbody <command>: note:
 /// …; the defaults are used"), never fatal. Then prints "Launch:  <resolved parameters>" for CUDA rows.
 void tuneBeforeRun(const char* command, const KernelInfo& k, const SimParams& p, std::size_t n, bool noTune);
+
+/// A GPU fault (CudaError) during `nbody run`: prints "nbody run: GPU fault in kernel '<id>' at
+/// step S: <error>" and where the run stands (Simulation::abandonDeviceState: the last good
+/// state kept on the host, the steps lost, whether the CUDA context is lost) to stderr; with an
+/// `output` pattern writes that state there (the step it holds in {step}), from the host only
+/// (no CUDA call). Returns 1 (the exit status of a failed run); never throws.
+int reportRunFault(Simulation& sim, const CudaError& e, const std::string& output);
 
 /// The fastest kernel available here: the first available CUDA row, else `cpu`.
 std::string defaultKernel();

@@ -161,6 +161,10 @@ int commandMain(int argc, char** argv)
                        "(a blown-up run without NaN; needs the energy evaluation)")
         ->capture_default_str()->check(CLI::PositiveNumber);
     runCmd->add_flag("--strict", run.strict, "Exit 1 when the relative energy change exceeds --energy-tolerance");
+    runCmd->add_option("--host-copy-every", run.hostCopyEvery,
+                       "CUDA kernels: steps between copies of the state to the host, the last good state a GPU "
+                       "fault falls back to (at most this many steps are lost; 0: only at the end)")
+        ->capture_default_str()->check(CLI::Range(0, 1 << 30));
     runCmd->add_option("--diagnostics-every", run.diagnosticsEvery, "Steps between rows of the --diagnostics CSV")
         ->capture_default_str()->check(CLI::Range(1, 1 << 30))->needs(diagnosticsOpt);
 

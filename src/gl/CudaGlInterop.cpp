@@ -14,9 +14,45 @@
 #include <cuda_runtime_api.h>
 #endif
 
+#include <atomic>
+#include <cstdlib>
 #include <string>
 
 namespace nbody::gl {
+
+ForcedInteropFailure forcedInteropFailure()
+{
+    ForcedInteropFailure f;
+    const char* v = std::getenv("NBODY_FORCE_INTEROP_FAILURE");
+    if (!v)
+        return f;
+    const std::string s(v);
+    if (s == "register") {
+        f.registration = true;
+    } else if (s == "map") {
+        f.mapFrom = 1;
+    } else if (s.rfind("map:", 0) == 0) {
+        const long long k = std::atoll(s.c_str() + 4);
+        f.mapFrom = k > 0 ? k : 1;
+    }
+    return f;
+}
+
+#if NBODY_HAVE_CUDA
+namespace {
+
+/// The switch, read once per process.
+const ForcedInteropFailure& forced()
+{
+    static const ForcedInteropFailure f = forcedInteropFailure();
+    return f;
+}
+
+/// Calls of map() that mapped (or were forced to fail) so far in this process.
+std::atomic<long long> mapCalls{0};
+
+} // namespace
+#endif
 
 #if NBODY_HAVE_CUDA
 
@@ -48,6 +84,9 @@ std::unique_ptr<CudaGlInterop> CudaGlInterop::create(const ParticleBuffers& buff
         return refuse(cuda.whyNone);
     if (buffers.capacity() == 0 || buffers.buffer(0) == 0 || buffers.buffer(1) == 0)
         return refuse("the particle buffers are not allocated");
+
+    if (forced().registration)
+        return refuse("cudaGraphicsGLRegisterBuffer: forced failure (NBODY_FORCE_INTEROP_FAILURE=register)");
 
     std::unique_ptr<CudaGlInterop> interop(new CudaGlInterop);
     interop->d = std::make_unique<Impl>();
@@ -81,6 +120,9 @@ CudaGlInterop::~CudaGlInterop()
 void CudaGlInterop::map(Float4** buffer0, Float4** buffer1)
 {
     if (!m_mapped) {
+        if (const long long from = forced().mapFrom; from > 0 && ++mapCalls >= from)
+            throw CudaError("cudaGraphicsMapResources: forced failure (NBODY_FORCE_INTEROP_FAILURE=" +
+                            std::string(std::getenv("NBODY_FORCE_INTEROP_FAILURE")) + ")");
         NB_CUDA_CHECK(cudaGraphicsMapResources(2, d->resources, 0));
         m_mapped = true;
         try {

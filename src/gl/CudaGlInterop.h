@@ -14,6 +14,18 @@ namespace nbody::gl {
 
 class ParticleBuffers;
 
+/// The test switch NBODY_FORCE_INTEROP_FAILURE (read once per process by CudaGlInterop):
+/// "register": create() refuses as if cudaGraphicsGLRegisterBuffer failed; "map": every map()
+/// throws CudaError as if cudaGraphicsMapResources failed; "map:K": the first K−1 maps of the
+/// process succeed and every later one fails (a refusal in the middle of a run). Unset or any
+/// other value: no forced failure. The messages name the switch.
+struct ForcedInteropFailure {
+    bool registration = false;
+    long long mapFrom = 0; ///< 1-based index of the first map() that fails; 0: none
+};
+/// The switch as the environment sets it now.
+ForcedInteropFailure forcedInteropFailure();
+
 class CudaGlInterop {
 public:
     /// Registers buffers(0) and buffers(1). Returns nullptr and sets *whyNot when CUDA is not

@@ -209,6 +209,26 @@ void ParticleBuffers::upload(int index, const Float4* positions, std::size_t cou
     uploadItems(m_buffers[index], positions, count, kStride, m_capacity, "ParticleBuffers::upload");
 }
 
+std::vector<Float4> ParticleBuffers::read(int index, std::size_t count) const
+{
+    if (index < 0 || index > 1)
+        throw std::out_of_range("ParticleBuffers::read: buffer index " + std::to_string(index));
+    if (count > m_capacity)
+        throw std::out_of_range("ParticleBuffers::read: " + std::to_string(count) + " bodies exceed the capacity " +
+                                std::to_string(m_capacity));
+    std::vector<Float4> out(count);
+    if (count == 0)
+        return out;
+    clearGlErrors();
+    GLint previous = 0;
+    glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &previous);
+    glBindBuffer(GL_ARRAY_BUFFER, m_buffers[index]);
+    glGetBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(count * kStride), out.data());
+    glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(previous));
+    checkGl("ParticleBuffers::read: glGetBufferSubData");
+    return out;
+}
+
 void ParticleBuffers::uploadScalars(const float* values, std::size_t count)
 {
     uploadItems(m_scalars, values, count, sizeof(float), m_capacity, "ParticleBuffers::uploadScalars");

@@ -41,6 +41,9 @@ public:
     /// Uploads host positions into buffer `index` (count ≤ capacity). The no-interop path.
     /// Throws std::out_of_range for an index other than 0, 1 or count > capacity, GlError.
     void upload(int index, const Float4* positions, std::size_t count);
+    /// Reads the first `count` positions of buffer `index` back (glGetBufferSubData; the
+    /// buffer must not be mapped for CUDA). Throws std::out_of_range, GlError.
+    std::vector<Float4> read(int index, std::size_t count) const;
     /// Uploads one float per body (speed, group) into the scalar buffer. Throws as upload().
     void uploadScalars(const float* values, std::size_t count);
     unsigned buffer(int index) const { return m_buffers[index]; } ///< GL buffer name

@@ -12,6 +12,7 @@
 #endif
 
 #include <array>
+#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -116,7 +117,7 @@ const std::array kRegistry = {
         "and slower); leaf size sets how many bodies a cell may hold before it is opened.",
         Backend::Cuda, Precision::Fp32, Layout::Float4, /*deterministic*/ true, kNoParams, kFlopsPerInteractionFp32,
         nullptr, NB_GPU(launchTree), NB_GPU(checkTree), NB_GPU(workspaceTree), /*slots*/ 0, nullptr,
-        ForceMethod::Tree},
+        ForceMethod::Tree, /*iSlices: every slice would walk the whole tree again*/ false},
     NB_2D_ROW("reduction2d", "2D reduction (CUDA)",
               "A 2D grid over the N x N interaction matrix: each thread computes one pair (i = y, j = x); "
               "the block sums its row with a shared-memory tree; one partial per (body, block column) "
@@ -162,7 +163,29 @@ const std::array kRegistry = {
         "fp64 throughput. Parameters: block size, tile width factor.",
         Backend::Cuda, Precision::Fp64, Layout::Double4, true, kTiledParams, kFlopsPerInteractionFp64, nullptr,
         NB_GPU(launchTiledFp64), NB_GPU(checkTiledFp64), nullptr, kSlotsFp64},
+    // Test only, and last: kernelRegistry() leaves it out unless testFaultyKernelEnabled().
+    KernelInfo{
+        "faulty-test", "Test only: faults after K evaluations (CUDA)",
+        "For tests of the GPU fault handling: the forces of `tiled`, then, from the K-th force evaluation "
+        "of the process on (NBODY_TEST_FAULT_AFTER, default 50), a write out of bounds: a real illegal "
+        "address, which loses the CUDA context. Listed only with NBODY_TEST_FAULTY_KERNEL=1.",
+        // No launch parameters (the tiled defaults: 256 threads, tile x1): never tuned, since the
+        // tuner's evaluations would count towards K.
+        Backend::Cuda, Precision::Fp32, Layout::Float4, true, kNoParams, kFlopsPerInteractionFp32, nullptr,
+        NB_GPU(launchFaulty), NB_GPU(checkFaulty), nullptr, kSlotsFp32},
 };
+
+/// Why the CUDA context is lost ("" while it is not): set once by markCudaContextLost().
+std::mutex& lostMutex()
+{
+    static std::mutex m;
+    return m;
+}
+std::string& lostReason()
+{
+    static std::string why;
+    return why;
+}
 
 #undef NB_2D_ROW
 
@@ -215,14 +238,24 @@ RowRange rowRange(std::size_t iBegin, std::size_t iEnd, std::size_t n)
     return {iBegin, end};
 }
 
+bool testFaultyKernelEnabled()
+{
+    static const bool enabled = [] {
+        const char* v = std::getenv("NBODY_TEST_FAULTY_KERNEL");
+        return v && std::string_view(v) == "1";
+    }();
+    return enabled;
+}
+
 std::span<const KernelInfo> kernelRegistry()
 {
-    return kRegistry;
+    const std::span<const KernelInfo> all(kRegistry);
+    return testFaultyKernelEnabled() ? all : all.first(all.size() - 1);
 }
 
 const KernelInfo* findKernel(std::string_view id)
 {
-    for (const KernelInfo& k : kRegistry)
+    for (const KernelInfo& k : kernelRegistry())
         if (k.id == id)
             return &k;
     return nullptr;
@@ -230,8 +263,8 @@ const KernelInfo* findKernel(std::string_view id)
 
 std::string_view defaultKernelId()
 {
-    for (const KernelInfo& k : kRegistry)
-        if (k.backend == Backend::Cuda && availability(k).available)
+    for (const KernelInfo& k : kernelRegistry())
+        if (k.backend == Backend::Cuda && availability(k).available && k.id != "faulty-test")
             return k.id;
     return "cpu";
 }
@@ -252,7 +285,23 @@ Availability availability(const KernelInfo& k)
         return {false, whyNoDevice};
     if (!k.device)
         return {false, "this build has no launcher for kernel '" + std::string(k.id) + "'"};
+    if (std::string lost = cudaContextLost(); !lost.empty())
+        return {false, "the CUDA context was lost after a GPU fault (" + lost +
+                           "); GPU kernels can run again after a restart of the program"};
     return {true, {}};
+}
+
+void markCudaContextLost(const std::string& why)
+{
+    const std::lock_guard lock(lostMutex());
+    if (lostReason().empty())
+        lostReason() = why.empty() ? std::string("unknown CUDA error") : why;
+}
+
+std::string cudaContextLost()
+{
+    const std::lock_guard lock(lostMutex());
+    return lostReason();
 }
 
 } // namespace nbody

@@ -153,7 +153,11 @@ struct KernelInfo {
 };
 
 /// Every registered kernel, CPU rows first. Rows exist in CPU-only builds too (unavailable).
+/// The test-only row `faulty-test` (a CUDA kernel that writes out of bounds after K force
+/// evaluations, kernels/ForceKernels.h launchFaulty) is in it only when testFaultyKernelEnabled().
 std::span<const KernelInfo> kernelRegistry();
+/// True when the environment variable NBODY_TEST_FAULTY_KERNEL is "1" (read once per process).
+bool testFaultyKernelEnabled();
 /// The row with this id, or nullptr.
 const KernelInfo* findKernel(std::string_view id);
 
@@ -161,8 +165,18 @@ struct Availability {
     bool available = false;
     std::string reason; ///< why not ("built without CUDA", "no CUDA device: …"); empty when available
 };
-/// Whether the kernel can run here (CPU rows always can).
+/// Whether the kernel can run here (CPU rows always can). CUDA rows are unavailable without a
+/// build with CUDA, without a usable driver or device (the reason is queryCuda().whyNone, asked
+/// once per process), and after markCudaContextLost() (the reason names the fault).
 Availability availability(const KernelInfo& k);
+
+/// Records that the process's CUDA context is lost (a sticky error such as
+/// cudaErrorIllegalAddress: every later CUDA call fails). From then on availability() of every
+/// CUDA row is false with "the CUDA context was lost after a GPU fault (<why>); …". The first
+/// reason stays. Thread-safe.
+void markCudaContextLost(const std::string& why);
+/// The reason given to markCudaContextLost(), "" while the context is not known to be lost.
+std::string cudaContextLost();
 
 /// The kernel a new run uses when none is chosen: the first CUDA row that is available (the
 /// fastest fp32 kernel, `blocked`), else `cpu`.

@@ -38,6 +38,19 @@ struct SimParams {
     /// 7.9e-5 at the binding case) for 13 % more work; docs/tree.md.
     int leafSize = 16;
     int diagnosticsInterval = 0; ///< steps between automatic energy/momentum evaluations; 0 = on request only
+    /// CUDA kernels: steps between copies of the device state to the host (a download of N
+    /// positions, velocities and accelerations that waits for the device). The host copy is the
+    /// last good state a GPU fault falls back to (Simulation::abandonDeviceState): at most this
+    /// many steps are lost. 0: copied only when the host reads the state.
+    int hostCopyInterval = 0;
+    /// All-pairs CUDA kernels: one force pass as this many launches over slices of the bodies i
+    /// (each launch sums over all bodies j: bit-identical results for the deterministic rows).
+    /// 0: auto — one launch, unless the device has a kernel-execution timeout (a display GPU's
+    /// watchdog), then as many as keep each launch's predicted time under watchdogLaunchMs.
+    int forceSlices = 0;
+    /// The predicted time, ms, one force launch is kept under on a device with a kernel-execution
+    /// timeout (forceSlices 0); the watchdog kills kernels after a few seconds.
+    double watchdogLaunchMs = 100.0;
     /// CUDA kernels: a step is captured once into a CUDA graph and replayed (one launch per step
     /// instead of four per substep; bit-identical results); false: plain launches every step.
     bool cudaGraphs = true;

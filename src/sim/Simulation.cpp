@@ -58,6 +58,13 @@ void validateParams(const SimParams& p)
         throw std::invalid_argument("diagnostics interval must be >= 0");
     if (const std::string why = treeParamsProblem(p.openingAngle, p.leafSize); !why.empty())
         throw std::invalid_argument(why);
+    if (p.forceSlices < 0)
+        throw std::invalid_argument("force slices must be >= 0, 0 for auto (got " + std::to_string(p.forceSlices) + ")");
+    if (!std::isfinite(p.watchdogLaunchMs) || !(p.watchdogLaunchMs > 0))
+        throw std::invalid_argument("watchdog launch time must be positive and finite (got " +
+                                    num(p.watchdogLaunchMs) + " ms)");
+    if (p.hostCopyInterval < 0)
+        throw std::invalid_argument("host copy interval must be >= 0 (got " + std::to_string(p.hostCopyInterval) + ")");
     (void)integratorOrThrow(p.integrator);
 }
 
@@ -353,6 +360,20 @@ void Simulation::attachDevicePositions(Float4* buffer0, Float4* buffer1, std::si
     m_attachedCapacity = capacity;
 }
 
+void Simulation::adoptDevicePositions(const std::vector<Float4>& positions)
+{
+    if (positions.size() != m_world.size())
+        throw std::invalid_argument("adoptDevicePositions: " + std::to_string(positions.size()) +
+                                    " positions for a system of " + std::to_string(m_world.size()));
+#if NBODY_HAVE_CUDA
+    if (m_device && m_storage == PositionStorage::External)
+        m_device->ownPositions(positions.data(), m_current);
+#endif
+    m_attached[0] = m_attached[1] = nullptr;
+    m_attachedCapacity = 0;
+    m_storage = PositionStorage::Owned;
+}
+
 void Simulation::detachDevicePositions()
 {
     m_attached[0] = m_attached[1] = nullptr;
@@ -363,26 +384,46 @@ void Simulation::detachDevicePositions()
 #endif
 }
 
-void Simulation::fallBackToCpu()
+std::uint64_t Simulation::abandonDeviceState() noexcept
 {
-    try {
-        syncHost();
-    } catch (...) {
-        // The device state is lost: keep the host copy of the last synchronisation.
-        m_world.time = m_synced.time;
-        m_world.step = m_synced.step;
+    const std::uint64_t reached = m_world.step;
+    if (m_device && m_hostStale) {
+        try {
+            syncHost();
+        } catch (...) {
+            // The device state cannot be read: keep the host copy of the last synchronisation
+            // (syncHost copies positions first, and a failed copy writes nothing: the first copy
+            // waits for the steps, so their fault fails it before any byte arrives).
+            m_world.time = m_synced.time;
+            m_world.step = m_synced.step;
+        }
     }
-    if (fp64State())
-        narrowIfStale();
-    m_state64 = {};
-    m_worldStale = false;
     m_hostStale = false;
     m_deviceStale = true;
     m_world.accelerationsValid = false;
     try {
-        m_device.reset();
+        m_device.reset(); // frees with cudaFree, which only reports a lost context
     } catch (...) {
     }
+#if NBODY_HAVE_CUDA
+    try {
+        if (deviceResident())
+            if (const std::string sticky = DeviceState::stickyError(); !sticky.empty())
+                markCudaContextLost(sticky);
+    } catch (...) {
+    }
+#endif
+    m_timing = {};
+    return reached > m_world.step ? reached - m_world.step : 0;
+}
+
+void Simulation::fallBackToCpu()
+{
+    abandonDeviceState();
+    if (fp64State())
+        narrowIfStale();
+    m_state64 = {};
+    m_worldStale = false;
     m_kernel = findKernel("cpu");
 }
 
@@ -649,6 +690,8 @@ double Simulation::stepDevice(int count)
         ++m_world.step;
         m_hostStale = true;
         runDiagnosticsSystem();
+        if (m_params.hostCopyInterval > 0 && m_world.step % std::uint64_t(m_params.hostCopyInterval) == 0)
+            syncHost(); // the last good state a fault falls back to (abandonDeviceState)
     }
     m_device->publish(m_current); // fp64 state: the float4 copy that is drawn
     const double ms = m_device->stepsElapsedMs();

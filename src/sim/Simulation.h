@@ -168,6 +168,12 @@ public:
     /// than `capacity` throws std::logic_error instead of writing past the buffers.
     void attachDevicePositions(Float4* buffer0, Float4* buffer1, std::size_t capacity);
     void detachDevicePositions();
+    /// External storage whose buffers can no longer be attached (the interop's map failed):
+    /// the current positions (N Float4, read back from the GL buffer that holds them) move into
+    /// device buffers the simulation owns, and the storage becomes Owned; the run goes on on the
+    /// GPU without a step lost. With Owned storage or a CPU kernel it only selects Owned storage.
+    /// Throws std::invalid_argument for a wrong size, CudaError.
+    void adoptDevicePositions(const std::vector<Float4>& positions);
     /// Index (0 or 1) of the buffer holding the current positions.
     int currentBuffer() const { return m_current; }
     /// True while the state lives on the device (a CUDA kernel is selected).
@@ -186,9 +192,22 @@ public:
     void setForceShare(ForceShare* share);
     ForceShare* forceShare() const { return m_share; }
 
-    /// After a CudaError: selects the `cpu` kernel, keeping the state of the last host
-    /// synchronisation (or the device state if it can still be read). Never throws.
+    /// After a CudaError (a fault during step(), measure(), world() …): drops the device state
+    /// and keeps the host copy — the device state itself when it can still be read, else the
+    /// state of the last host synchronisation (every SimParams::hostCopyInterval steps while
+    /// stepping, and whenever the host read it), with time and step set back to it. The kernel
+    /// stays selected: the next device operation starts a new device state from the host copy
+    /// (and fails again if the context is lost). When the error was sticky (the CUDA context is
+    /// lost, DeviceState::stickyError) it calls markCudaContextLost(), so every CUDA row becomes
+    /// unavailable. It never uses the context again otherwise, and does not reset it (other
+    /// owners — GL buffers registered with CUDA, a validation run — may still hold it).
+    /// Returns the steps lost (the step reached minus the step of the state kept). Never throws.
+    std::uint64_t abandonDeviceState() noexcept;
+    /// abandonDeviceState(), then selects the `cpu` kernel (an fp64 state is rounded to fp32).
+    /// Never throws.
     void fallBackToCpu();
+    /// Step of the last host copy of the state (see abandonDeviceState()).
+    std::uint64_t hostCopyStep() const { return m_synced.step; }
 
 private:
     void validateOrThrow(const World& w, const SimParams& p) const;
