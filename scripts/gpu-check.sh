@@ -25,7 +25,7 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=tests,sanitizers,cli,bench,sweeps,perf (the default: all) picks parts, so that a run
+# GPU_CHECK_PARTS=tests,sanitizers,cli,bench,sweeps,perf,tree (the default: all) picks parts, so that a run
 # can be split over several calls of a limited length. perf: NVIDIA's sample and `nbody bench`
 # of the GPU kernels at the sizes of issue 11 (8192 … 1048576, fp64 at 262144) in the same call,
 # a launch-parameter sweep of `blocked` ($OUT/sweep.txt) and the SASS of its inner loop.
@@ -153,7 +153,7 @@ remote() {
         results+=("$result")
     }
 
-    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench,sweeps,perf}, == *,$1,* ]]; }
+    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench,sweeps,perf,tree}, == *,$1,* ]]; }
 
     step nvidia-smi nvidia-smi
 
@@ -355,6 +355,24 @@ remote() {
         step "sass blocked" bash -c 'cuobjdump -sass "$1" > /tmp/blocked.sass && grep -c . /tmp/blocked.sass &&
             awk "/Function : .*blockedKernelI6float4Li4ELi4ELb0/,/EXIT/" /tmp/blocked.sass | grep -oE "^ +/\*[0-9a-f]+\*/ +[A-Z0-9.]+" |
             awk "{print \$2}" | sort | uniq -c | sort -rn | head -25' _ "$device/obj/BlockedForces.cu.o"
+    fi
+
+    # Issue 14: the Barnes–Hut tree against our best all-pairs kernel and NVIDIA's sample at the
+    # same N (the sample up to 4 M: one of its all-pairs steps at 16 M takes minutes), its
+    # sampled force error at the defaults, the 10 000-step energy of the 1 M galaxy collision and
+    # frames of it for the README.
+    if want tree; then
+        local sample=$device/anchors/nvidia-nbody-sample/run.sh
+        step "nvidia sample fp32 (tree sizes)" bash -c 'set -o pipefail; "$1" 65536 262144 1048576 4194304 | tee "$2/sample-tree.txt"' _ "$sample" "$OUT"
+        limit=600 step "nbody bench tree" "$nbody" bench --kernels tree,blocked --scenario plummer \
+            --bodies 65536,262144,1048576,4194304,8388608,16777216 --steps 10 --budget 60 \
+            --json "$OUT/bench-tree.json" --csv "$OUT/bench-tree.csv"
+        limit=600 step "nbody validate tree" bash -c 'set -o pipefail; "$1" validate --kernel tree,tree-cpu --bodies 100000 \
+            --steps 2 --report "$2/validation-tree.json" | tee "$2/validation-tree.txt"' _ "$nbody" "$OUT"
+        limit=600 step "nbody validate tree 1M" bash -c 'set -o pipefail; "$1" validate --kernel tree --bodies 1048576 \
+            --steps 1 --budget 600 | tee -a "$2/validation-tree.txt"' _ "$nbody" "$OUT"
+        limit=600 step "tree galaxy collision 1M 10000 steps" "$nbody" run --scenario galaxy-collision \
+            --bodies 1048576 --kernel tree --steps 10000 --progress-every 2000 --capture "$OUT/tree-collision-1M.png"
     fi
 
     # Summary, on the screen and at the end of the log.

@@ -150,6 +150,10 @@ struct KernelInfo {
     int slotsPerInteraction = 0;
     LaunchDefaultsFn defaults = nullptr; ///< CUDA rows with parameters beyond the block size
     ForceMethod method = ForceMethod::AllPairs; ///< all pairs, or a tree (reads openingAngle, leafSize)
+    /// CUDA rows: the launcher honours DeviceForceArgs::iBegin / iEnd cheaply (every all-pairs row),
+    /// so DeviceState may split a force pass into slices of bodies i (SimParams::forceSlices, the
+    /// display watchdog). false: always one launch over all of the rows.
+    bool iSlices = true;
 };
 
 /// Every registered kernel, CPU rows first. Rows exist in CPU-only builds too (unavailable).
