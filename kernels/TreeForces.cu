@@ -14,7 +14,7 @@
 ///     thread to arrive (an atomic counter per node) combines the two children in fp64
 ///     (tree::combineMoments, left then right) and packs the fp32 Cell the walk reads;
 ///  7. the walk: one warp per group of at most 32 consecutive sorted bodies inside one of the
-///     largest subtrees of at most kGroupRegion bodies (compact in space), a persistent grid
+///     largest subtrees of at most tree::kGroupRegion bodies (compact in space), a persistent grid
 ///     taking groups from an atomic counter. The warp
 ///     pops up to 32 nodes of its stack at a time, one per lane; a body or a leaf cell (at most
 ///     leafSize bodies) goes to the warp's body list, a cell that tree::acceptCell accepts for
@@ -69,11 +69,6 @@ constexpr int kThreads = kWarpsPerBlock * 32;
 /// tie-breaks is at most 97 levels deep: 32 × 98 + 64 < 4096. A push that would still overflow
 /// is summed directly instead (exact, slow, never expected).
 constexpr int kStackEntries = 4096;
-/// Bodies of the subtrees cut into the walk's groups of 32 (see radixKernel). Measured on the
-/// H200 at N = 1 048 576, θ = 0.45, leaf 8 (Plummer sphere): 32 → 9.74 ms per force pass,
-/// 64 → 9.31, 128 → 8.46, 256 → 8.18 (and a smaller median error: the groups' boxes are a
-/// little larger, so the walk is a little more careful).
-constexpr int kGroupRegion = 256;
 
 /// Axis-aligned box (min, max per axis).
 struct Box {
@@ -149,27 +144,16 @@ __global__ void radixKernel(const std::uint64_t* __restrict__ keys, int n, Radix
         parentBody[split + 1] = i;
     else
         parentNode[r.right] = i;
-    // Groups of the walk: the largest subtrees of at most kGroupRegion bodies (a child of at most
-    // that many whose parent has more) are compact in space, unlike bodies taken along the Morton
-    // curve, which may jump across the system; each is cut into runs of 32 consecutive bodies,
-    // one warp's group each (subtrees of at most 32 alone would leave a third of the lanes idle).
-    // Their order in the list varies from run to run; a body's result does not.
-    const int count = r.last - r.first + 1;
-    const auto emit = [&](int first, int c) {
-        const int chunks = (c + 31) / 32;
+    // The walk's groups (tree::nodeRegions: runs of 32 inside compact subtrees). Their order in
+    // the list varies from run to run; a body's result does not.
+    tree::nodeRegions(r, i, n, [&](int first, int count) {
+        const int chunks = tree::groupsOf(count);
         const int at = atomicAdd(groupCount, chunks);
-        for (int k = 0; k < chunks; ++k)
-            groups[at + k] = make_int2(first + 32 * k, min(32, c - 32 * k));
-    };
-    if (count > kGroupRegion) {
-        const int leftCount = split - r.first + 1, rightCount = r.last - split;
-        if (leftCount <= kGroupRegion)
-            emit(r.first, leftCount);
-        if (rightCount <= kGroupRegion)
-            emit(split + 1, rightCount);
-    } else if (i == 0) {
-        emit(0, n); // the whole system is one region
-    }
+        for (int k = 0; k < chunks; ++k) {
+            const tree::Group g = tree::groupOf(first, count, k);
+            groups[at + k] = make_int2(g.first, g.count);
+        }
+    });
     if (i == 0)
         parentNode[0] = -1;
 }
