@@ -6,6 +6,7 @@
 // switches it, and shows refused parameters.
 // Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
 #include "AppSetup.h"
+#include "DeviceDock.h"
 #include "GuiTestMain.h"
 #include "KernelDock.h"
 #include "MainWindow.h"
@@ -24,6 +25,7 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QLabel>
+#include <QMessageBox>
 #include <QStandardPaths>
 #include <QProcess>
 #include <QProcessEnvironment>
@@ -252,6 +254,60 @@ private slots:
             QVERIFY2(gpu.stderrText.contains(QString::fromStdString(why)), qPrintable(gpu.stderrText));
         else
             QVERIFY2(gpu.stderrText.contains(QLatin1String("not available")), qPrintable(gpu.stderrText));
+    }
+    /// The window's side of a GPU fault (the controller's, with a real fault, is
+    /// tst_gpu_faults faultPausesAndCpuTakesOver on the GPU machine): the frame result the
+    /// controller sends after one (cudaFailed, paused, the message) opens the "GPU fault" box,
+    /// the Device dock gets a GPU fault section, and "Continue on the CPU" selects `cpu` and
+    /// starts the run.
+    void gpuFaultOffersCpu()
+    {
+        const std::unique_ptr<MainWindow> w = openWindow();
+        QVERIFY2(w, "the window did not come up with the cpu kernel");
+        auto* dock = w->findChild<KernelDock*>();
+        QVERIFY(dock);
+        emit w->kernelRequested(QStringLiteral("reference")); // some other kernel ran into the fault
+        QTRY_COMPARE_WITH_TIMEOUT(dock->kernelId(), QStringLiteral("reference"), kWaitMs);
+        QSignalSpy running(w.get(), &MainWindow::startRequested);
+        QSignalSpy kernel(w.get(), &MainWindow::kernelRequested);
+
+        nbody::app::FrameResult r;
+        r.valid = true;
+        r.bodies = 1001;
+        r.kernelId = QStringLiteral("reference");
+        r.cudaFailed = true;
+        r.running = false;
+        r.error = QStringLiteral("The GPU failed while kernel 'reference' was running (step 24): cudaErrorIllegalAddress");
+        QVERIFY(QMetaObject::invokeMethod(w.get(), "onFrameReady", Qt::DirectConnection,
+                                          Q_ARG(nbody::app::FrameResult, r)));
+        auto* box = w->findChild<QMessageBox*>(QStringLiteral("gpuFaultBox"));
+        QVERIFY(box);
+        QTRY_VERIFY_WITH_TIMEOUT(box->isVisible(), kWaitMs);
+        QVERIFY(box->text().contains(QLatin1String("cudaErrorIllegalAddress")));
+        QStringList buttons;
+        for (QAbstractButton* b : box->buttons())
+            buttons << b->text();
+        QVERIFY2(buttons.contains(QStringLiteral("Continue on the CPU")) && buttons.contains(QStringLiteral("Stay paused")),
+                 qPrintable(buttons.join(QStringLiteral(", "))));
+        auto* deviceDock = w->findChild<nbody::app::DeviceDock*>();
+        QVERIFY(deviceDock);
+        bool faultSection = false;
+        for (const nbody::MachineSection& section : deviceDock->sections())
+            if (section.key == "gpuFault" && section.row("fault") &&
+                section.row("fault")->value.find("cudaErrorIllegalAddress") != std::string::npos)
+                faultSection = true;
+        QVERIFY(faultSection);
+
+        auto* cpu = box->findChild<QPushButton*>(QStringLiteral("continueOnCpuButton"));
+        QVERIFY(cpu);
+        cpu->click();
+        QCOMPARE(kernel.count(), 1);
+        QCOMPARE(kernel.at(0).at(0).toString(), QStringLiteral("cpu"));
+        QCOMPARE(running.count(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(dock->kernelId(), QStringLiteral("cpu"), kWaitMs);
+        const qlonglong before = shownStep(*w);
+        QTRY_VERIFY_WITH_TIMEOUT(shownStep(*w) > before, kWaitMs); // running on the CPU
+        emit w->pauseRequested();
     }
     void startsFromSnapshot()
     {

@@ -1,5 +1,6 @@
 #include "CudaGlInterop.h"
 #include "sim/DeviceInfo.h"
+#include "sim/KernelRegistry.h"
 
 #include "Renderer.h"
 #include "sim/Errors.h"
@@ -85,6 +86,9 @@ std::unique_ptr<CudaGlInterop> CudaGlInterop::create(const ParticleBuffers& buff
     if (buffers.capacity() == 0 || buffers.buffer(0) == 0 || buffers.buffer(1) == 0)
         return refuse("the particle buffers are not allocated");
 
+    // After a sticky GPU fault the context is not touched again (sim/KernelRegistry.h).
+    if (const std::string lost = cudaContextLost(); !lost.empty())
+        return refuse("the CUDA context was lost after a GPU fault (" + lost + ")");
     if (forced().registration)
         return refuse("cudaGraphicsGLRegisterBuffer: forced failure (NBODY_FORCE_INTEROP_FAILURE=register)");
 
@@ -120,6 +124,9 @@ CudaGlInterop::~CudaGlInterop()
 void CudaGlInterop::map(Float4** buffer0, Float4** buffer1)
 {
     if (!m_mapped) {
+        if (const std::string lost = cudaContextLost(); !lost.empty())
+            throw CudaError("cudaGraphicsMapResources: not called, the CUDA context was lost after a GPU fault (" +
+                            lost + ")");
         if (const long long from = forced().mapFrom; from > 0 && ++mapCalls >= from)
             throw CudaError("cudaGraphicsMapResources: forced failure (NBODY_FORCE_INTEROP_FAILURE=" +
                             std::string(std::getenv("NBODY_FORCE_INTEROP_FAILURE")) + ")");

@@ -29,7 +29,8 @@ ForcedInteropFailure forcedInteropFailure();
 class CudaGlInterop {
 public:
     /// Registers buffers(0) and buffers(1). Returns nullptr and sets *whyNot when CUDA is not
-    /// built in, there is no device, or registration fails ("cudaGraphicsGLRegisterBuffer:
+    /// built in, there is no device, the CUDA context was lost (markCudaContextLost; then no
+    /// CUDA call is made, as map() makes none), or registration fails ("cudaGraphicsGLRegisterBuffer:
     /// operation not supported (the GL context is Mesa llvmpipe, not on the CUDA device)").
     static std::unique_ptr<CudaGlInterop> create(const ParticleBuffers& buffers, std::string* whyNot);
     ~CudaGlInterop();

@@ -1,4 +1,5 @@
 #include "Simulation.h"
+#include "Errors.h"
 #include "MemoryBudget.h"
 #include "Integrators.h"
 #include "Parallel.h"
@@ -158,6 +159,10 @@ bool Simulation::devicePositionsAvailable() const
 
 void Simulation::ensureDevice()
 {
+    // A lost context is not used again (abandonDeviceState): the CUDA rows are unavailable.
+    if (const std::string lost = cudaContextLost(); !lost.empty())
+        throw CudaError("the CUDA context was lost after a GPU fault (" + lost + "); kernel '" +
+                        std::string(m_kernel->id) + "' cannot run until the program restarts");
     if (m_storage == PositionStorage::External && !(m_attached[0] && m_attached[1]))
         throw std::logic_error("the device positions live in external buffers that are not attached");
     if (m_storage == PositionStorage::External && m_world.size() > m_attachedCapacity)
