@@ -10,6 +10,13 @@
 /// Every sample is kept (nbody::DiagnosticsRecorder, about 170 bytes each) and exported; the
 /// charts show every sample until a series would exceed kMaxChartPoints, then every second one,
 /// every fourth, … (the stride doubles), so drawing stays fast in long runs.
+///
+/// Axes show the real range in a short form: each axis has a scale (AxisScale) — a shared power
+/// of ten and, for a nearly constant series, an offset — named in its title ("|P| (×10⁻²⁰)",
+/// "|L| − 38.536 (×10⁻⁵)"), and ticks at 1, 2 or 5 × 10^k of the scaled values ("0.5"), so the
+/// labels are a few characters wide and never elided, and Qt Charts (which treats ranges below
+/// about 1e-12 as empty) only ever sees values of order one. The series hold the scaled values;
+/// dataPoint() gives them back in the quantity's units.
 
 #include "FrameProtocol.h" // the metatypes of nbody::SimParams and nbody::Diagnostics
 #include "sim/DiagnosticsRecorder.h"
@@ -26,6 +33,36 @@ class QValueAxis;
 
 namespace nbody::app {
 
+/// How an axis shows its values: plotted = (value − offset) / 10^exponent.
+struct AxisScale {
+    double offset = 0;
+    int exponent = 0;
+    double toPlot(double v) const;
+    double fromPlot(double p) const;
+    /// "|P|" → "|P| (×10⁻²⁰)", "|L| − 38.536 (×10⁻⁵)", or `quantity` alone (no offset, exponent 0).
+    QString title(const QString& quantity) const;
+    /// "|L| − 38.536": the quantity and the offset (when there is one).
+    QString withOffset(const QString& quantity) const;
+    /// The same as rich text on two lines ("|L| − 38.536<br>×10⁻⁵") for a vertical axis.
+    QString html(const QString& quantity) const;
+    bool operator==(const AxisScale&) const = default;
+};
+
+/// The scale and ticks for values in [lo, hi] (padded when lo == hi): a shared exponent when the
+/// magnitude is outside [0.01, 10⁴), an offset when the span is below 10⁻³ of the magnitude;
+/// at most `ticks` ticks (3 or more), at 1, 2 or 5 × 10^k of the plotted values.
+struct AxisLayout {
+    AxisScale scale;
+    double min = 0, max = 1; ///< plotted units, multiples of `step`
+    double step = 0.25;
+    int decimals = 2; ///< label digits after the point ("%.2f")
+    int tickCount() const;
+    QString labelFormat() const; ///< for QValueAxis::setLabelFormat
+    /// The tick labels as the axis draws them (QString::asprintf of labelFormat()), bottom up.
+    QStringList labels() const;
+};
+AxisLayout layoutAxis(double lo, double hi, int ticks = 6);
+
 class DiagnosticsDock : public QDockWidget {
     Q_OBJECT
 public:
@@ -39,6 +76,13 @@ public:
     /// The chart series, by name: "kinetic", "potential", "total", "energy change", "momentum",
     /// "angular momentum", "virial ratio".
     QLineSeries* series(const QString& name) const;
+    /// Point `i` of series `name` in the quantity's units (time, value): the series' point
+    /// through its axes' scales.
+    QPointF dataPoint(const QString& name, int i) const;
+    /// The value axis a series is drawn against (the x axis with `x`).
+    QValueAxis* axis(const QString& name, bool x = false) const;
+    /// That axis' layout: its scale, range and tick labels.
+    AxisLayout axisLayout(const QString& name, bool x = false) const;
     int interval() const;
 
     /// Writes the recorded series as CSV to `path` (atomically: a failed write leaves no partial
@@ -69,13 +113,18 @@ private:
         QValueAxis* x = nullptr;
         QValueAxis* y = nullptr;
         QValueAxis* y2 = nullptr; ///< right axis of the momentum chart (|L|)
+        QString xTitle, yTitle, y2Title; ///< the quantities, before the scales are added
         Range yRange, y2Range;
+        AxisLayout xLayout, yLayout, y2Layout;
     };
+    /// The chart and whether the series is on its right axis.
+    std::pair<const Chart*, bool> chartOf(const QLineSeries* s) const;
     Chart makeChart(const QString& title, const QString& yTitle, const QList<QLineSeries*>& left,
                     const QList<QLineSeries*>& right = {});
     void addPoints(std::size_t from);
     void rebuildCharts();
-    void updateAxes();
+    /// Lays out every axis for the data's range; a changed scale re-plots the points (true).
+    bool updateAxes();
     void updateLatest();
     void chooseExportFile();
 
@@ -93,6 +142,7 @@ private:
     QSpinBox* m_interval = nullptr;
     QLabel* m_latest = nullptr;
     QString m_lastExportDir;
+    bool m_relayoutQueued = false;
 };
 
 } // namespace nbody::app

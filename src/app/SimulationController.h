@@ -200,7 +200,11 @@ private:
     void installWorld(nbody::World world, const QString& source, bool deriveParams,
                       const std::optional<nbody::RestartParams>& fileParams = std::nullopt,
                       const nbody::Fp64State* exact = nullptr);
-    static void applyFileParams(nbody::SimParams& params, const nbody::RestartParams& file);
+    /// G, dt, ε² (and the launch parameters) of a system read from a file: what `file` stores,
+    /// each on its own, else a new system's (resolveFileParams). Throws std::invalid_argument
+    /// for a massless system that needs dt derived.
+    static void applyFileParams(nbody::SimParams& params, const nbody::World& world,
+                                const std::optional<nbody::RestartParams>& file);
     /// Applies `edit` to a copy of the current system and installs it (same time and step).
     void applyEdit(const std::function<nbody::EditRecord(nbody::World&)>& edit, bool isUndo);
     /// Queues a built scenario (from newScenario/openScenario/initialize) as the next system.

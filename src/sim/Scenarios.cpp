@@ -606,12 +606,14 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
                                 spec.source);
         b.bodies.world = std::move(snap.world);
         b.warnings = std::move(snap.warnings);
-        b.params.G = spec.G.value_or(1.0);
-        const ScaleDefaults d = deriveScaleDefaults(b.bodies.world, b.params.G);
-        b.params.dt = d.dt;
-        b.params.eps2 = d.eps2;
-        b.dtProblem = spec.dt ? "" : d.dtProblem;
-        b.eps2Problem = spec.eps2 ? "" : d.eps2Problem;
+        // The scenario's parameters, else each one the snapshot stores, else a new system's
+        // (G = 1, dt and ε² derived from the scale with that G).
+        const FileParams f = resolveFileParams(b.bodies.world, snap.params, spec.G);
+        b.params.G = f.G;
+        b.params.dt = f.dt;
+        b.params.eps2 = f.eps2;
+        b.dtProblem = spec.dt ? "" : f.dtProblem;
+        b.eps2Problem = spec.eps2 ? "" : f.eps2Problem;
         b.params.integrator = "leapfrog";
         b.units = "the snapshot's own (G = " + num(b.params.G) + ")";
         std::snprintf(line, sizeof line, "%s: %zu bodies",
