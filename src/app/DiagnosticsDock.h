@@ -18,6 +18,7 @@
 /// about 1e-12 as empty) only ever sees values of order one. The series hold the scaled values;
 /// dataPoint() gives them back in the quantity's units.
 
+#include "ChartAxes.h"
 #include "FrameProtocol.h" // the metatypes of nbody::SimParams and nbody::Diagnostics
 #include "sim/DiagnosticsRecorder.h"
 #include "sim/SimParams.h"
@@ -32,36 +33,6 @@ class QSpinBox;
 class QValueAxis;
 
 namespace nbody::app {
-
-/// How an axis shows its values: plotted = (value − offset) / 10^exponent.
-struct AxisScale {
-    double offset = 0;
-    int exponent = 0;
-    double toPlot(double v) const;
-    double fromPlot(double p) const;
-    /// "|P|" → "|P| (×10⁻²⁰)", "|L| − 38.536 (×10⁻⁵)", or `quantity` alone (no offset, exponent 0).
-    QString title(const QString& quantity) const;
-    /// "|L| − 38.536": the quantity and the offset (when there is one).
-    QString withOffset(const QString& quantity) const;
-    /// The same as rich text on two lines ("|L| − 38.536<br>×10⁻⁵") for a vertical axis.
-    QString html(const QString& quantity) const;
-    bool operator==(const AxisScale&) const = default;
-};
-
-/// The scale and ticks for values in [lo, hi] (padded when lo == hi): a shared exponent when the
-/// magnitude is outside [0.01, 10⁴), an offset when the span is below 10⁻³ of the magnitude;
-/// at most `ticks` ticks (3 or more), at 1, 2 or 5 × 10^k of the plotted values.
-struct AxisLayout {
-    AxisScale scale;
-    double min = 0, max = 1; ///< plotted units, multiples of `step`
-    double step = 0.25;
-    int decimals = 2; ///< label digits after the point ("%.2f")
-    int tickCount() const;
-    QString labelFormat() const; ///< for QValueAxis::setLabelFormat
-    /// The tick labels as the axis draws them (QString::asprintf of labelFormat()), bottom up.
-    QStringList labels() const;
-};
-AxisLayout layoutAxis(double lo, double hi, int ticks = 6);
 
 class DiagnosticsDock : public QDockWidget {
     Q_OBJECT

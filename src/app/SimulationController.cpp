@@ -133,6 +133,7 @@ void SimulationController::initialize(const StartupConfig& config)
         emit diagnosticsRestarted();
         m_framingRequested = true;
         emit sourceChanged(m_source);
+        publishUnits();
         if (config.startRunning)
             setRunning(true);
     };
@@ -209,6 +210,11 @@ void SimulationController::installWorld(World world, const QString& source, bool
     }
 }
 
+void SimulationController::publishUnits()
+{
+    emit unitsChanged(m_spec ? QString::fromStdString(unitsOfG(*m_spec)) : QString());
+}
+
 void SimulationController::reset()
 {
     Command c;
@@ -243,6 +249,7 @@ void SimulationController::loadFile(const QString& path)
         try {
             installWorld(std::move(*world), name, true, fileParams);
             m_spec = std::make_unique<ScenarioSpec>(snapshotSpec(path));
+            publishUnits();
             // A kernel a scenario chose for itself (an fp64 one for the Solar System) does not
             // suit the file: back to the user's, unless the file named its own.
             if (!m_scenarioKernel.empty() && m_scenarioKernel == std::string(m_sim->kernel().id) &&
@@ -354,6 +361,7 @@ void SimulationController::installScenario(BuiltScenario& built, const ScenarioS
         throw;
     }
     m_spec = std::make_unique<ScenarioSpec>(spec);
+    publishUnits();
     if (!built.kernel.empty() && built.kernel != std::string(m_sim->kernel().id)) {
         try {
             const std::string before(m_sim->kernel().id);

@@ -166,6 +166,9 @@ signals:
     void stepsToRunChanged(int steps);
     void stepsPerFrameChanged(int steps);
     void sourceChanged(const QString& description); ///< "uniform cube, 8192 bodies" / file name
+    /// The unit of G of the new system ("AU³ M☉⁻¹ day⁻²"; "" when N-body units or unknown:
+    /// nbody::unitsOfG of its recipe), after each start-up, load, scenario.
+    void unitsChanged(const QString& unitsOfG);
     /// A command was refused (the previous value stays); what: "kernel", "dt", "block size", …
     void commandFailed(const QString& what, const QString& message);
     void loadFailed(const QString& path, const QString& message);
@@ -215,6 +218,8 @@ private:
     /// Runs the tuner for the running kernel when it needs it (or always with `force`).
     void tuneIfNeeded(bool force);
     void publishState();
+    /// unitsChanged() for m_spec.
+    void publishUnits();
     bool pendingWork() const;
     /// `steps` shortened so the frame ends on the next recorded step.
     int clipToRecordedStep(int steps) const;

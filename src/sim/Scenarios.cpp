@@ -241,7 +241,7 @@ const std::array<ScenarioInfo, 6> kScenarios{{
      "The Sun, the eight planets (Earth with the Moon) and Pluto at J2000 from Standish's Keplerian elements "
      "(JPL), barycentric; no softening, fp64 kernel and Yoshida's 4th-order integrator by default.",
      "AU, days, solar masses (G = 2.959122082855911e-4 AU^3 Msun^-1 day^-2)", kGaussG, 0.0f, 1.0f, "yoshida4",
-     "reference", 10, true, "none", generateSolarSystem},
+     "reference", 10, true, "none", generateSolarSystem, "AU³ M☉⁻¹ day⁻²"},
     {"figure-eight", "Figure-eight choreography",
      "Three equal masses chasing each other on a figure eight (Chenciner & Montgomery 2000; Simo's initial "
      "conditions), period 6.32591398.",
@@ -255,6 +255,12 @@ std::string dirOf(const std::string& path)
 }
 
 } // namespace
+
+std::string unitsOfG(const ScenarioSpec& spec)
+{
+    const ScenarioInfo* row = spec.generator.empty() ? nullptr : findScenario(spec.generator);
+    return row ? std::string(row->unitsOfG) : std::string();
+}
 
 std::span<const ScenarioInfo> scenarioRegistry()
 {
