@@ -12,6 +12,7 @@
 #include "sim/CsvSnapshot.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
+#include "sim/Scenarios.h"
 #include "sim/Simulation.h"
 #include "sim/Snapshot.h"
 #include "sim/Tipsy.h"
@@ -652,6 +653,16 @@ void TestSnapshot::storedParamsEachOnItsOwn()
     QCOMPARE(given.G, 9.0);
     QVERIFY(!given.storedG);
     QCOMPARE(given.dt, dt > 0 ? dt : deriveScaleDefaults(s.world, 9.0).dt);
+    // A scenario whose bodies are this snapshot takes the same (it took G = 1 and derived dt and
+    // eps2 whatever the file stored); the scenario's own G wins.
+    ScenarioSpec spec;
+    spec.snapshot = path.toStdString();
+    const BuiltScenario b = buildScenario(spec);
+    QCOMPARE(b.params.G, f.G);
+    QCOMPARE(b.params.dt, f.dt);
+    QCOMPARE(b.params.eps2, f.eps2);
+    spec.G = 9.0;
+    QCOMPARE(buildScenario(spec).params.dt, given.dt);
 }
 
 void TestSnapshot::invalidStoredParamRefused_data()
