@@ -12,6 +12,8 @@ nbody_add_test(NAME tst_gpu_diagnostics SOURCES tst_gpu_diagnostics.cpp LIBS nbo
 if(NBODY_BUILD_APP)
   nbody_add_test(NAME tst_diagnostics_dock
     SOURCES tst_diagnostics_dock.cpp
+            ${PROJECT_SOURCE_DIR}/src/app/ChartAxes.cpp
+            ${PROJECT_SOURCE_DIR}/src/app/ChartAxes.h
             ${PROJECT_SOURCE_DIR}/src/app/DiagnosticsDock.cpp
             ${PROJECT_SOURCE_DIR}/src/app/DiagnosticsDock.h
             ${PROJECT_SOURCE_DIR}/src/app/SimulationController.cpp

@@ -254,6 +254,30 @@ private slots:
         const Result bench = nbody({"bench", "--kernels", "cpu", "--bodies", "33", "--steps", "1", "--G", "3"});
         QVERIFY2(bench.code == 0, qPrintable(bench.err));
     }
+    void csvWithOnlyG()
+    {
+        // Issue 12, item 2: a CSV whose header has only `# G = 2.959e-4` ran with G = 1 without a
+        // word, and a lone `# G = nan` was ignored. Now the G is taken (dt derived with it) and
+        // the invalid one refused, naming the line and its text.
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("sun-earth.csv");
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("# two bodies in AU, days and solar masses\n# G = 2.959122082855911e-4\n"
+                "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,0.0172,0,3e-6\n");
+        f.close();
+        const Result r = nbody({"run", "--input", csv, "--steps", "1", "--no-energy", "--kernel", "cpu"});
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains("G=0.000295912 "), qPrintable(r.out));
+        QVERIFY2(r.out.contains("G from the file; dt"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("derived from its scale"), qPrintable(r.out));
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write("# G = nan\nx,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,1,0,1\n");
+        f.close();
+        const Result bad = nbody({"run", "--input", csv, "--steps", "1", "--kernel", "cpu"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("line 1: '# G = nan'"), qPrintable(bad.err));
+    }
     void runCaptures_data()
     {
         QTest::addColumn<QString>("kernel");

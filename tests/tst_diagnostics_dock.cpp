@@ -8,7 +8,13 @@
 #include <QtTest>
 
 #include <QDir>
+#include <QChartView>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QLineSeries>
+#include <QSet>
+#include <QTextDocument>
+#include <QValueAxis>
 #include <QMessageBox>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -38,6 +44,23 @@ class TestDiagnosticsDock : public QObject {
         connect(&c, &SimulationController::diagnosticsRestarted, &dock, &DiagnosticsDock::restart);
         connect(&c, &SimulationController::paramsChanged, &dock, &DiagnosticsDock::setParams);
         connect(&dock, &DiagnosticsDock::intervalEdited, &c, &SimulationController::setDiagnosticsInterval);
+    }
+
+    /// An axis title (rich text) as its text item reads.
+    static QString plain(const QString& html)
+    {
+        QTextDocument d;
+        d.setHtml(html);
+        return d.toPlainText();
+    }
+
+    static QString quantity(const QString& series)
+    {
+        return series == "total"              ? QStringLiteral("energy")
+               : series == "energy change"    ? QStringLiteral("ΔE/E₀")
+               : series == "momentum"         ? QStringLiteral("|P|")
+               : series == "angular momentum" ? QStringLiteral("|L|")
+                                              : QStringLiteral("2K/|W|");
     }
 
     static QStringList entries(const QString& dir)
@@ -74,11 +97,12 @@ private slots:
         for (int i = 0; i < 6; ++i) {
             const Diagnostics& d = samples[std::size_t(i)];
             QCOMPARE(d.step, std::uint64_t(3 * i));
-            QCOMPARE(dock.series("total")->at(i), QPointF(d.time, d.total));
-            QCOMPARE(dock.series("energy change")->at(i).y(), d.energyChange);
-            QCOMPARE(dock.series("virial ratio")->at(i).y(), 2 * d.kinetic / std::abs(d.potential));
+            // (the series hold the values through their axes' scales: dataPoint undoes them)
+            QCOMPARE(dock.dataPoint("total", i), QPointF(d.time, d.total));
+            QCOMPARE(dock.dataPoint("energy change", i).y() + 1.0, d.energyChange + 1.0);
+            QCOMPARE(dock.dataPoint("virial ratio", i).y(), 2 * d.kinetic / std::abs(d.potential));
             const Double3& L = d.angularMomentum;
-            QCOMPARE(dock.series("angular momentum")->at(i).y(), std::sqrt(L.x * L.x + L.y * L.y + L.z * L.z));
+            QCOMPARE(dock.dataPoint("angular momentum", i).y(), std::sqrt(L.x * L.x + L.y * L.y + L.z * L.z));
         }
         QCOMPARE(samples.front().energyChange, 0.0);
 
@@ -146,6 +170,138 @@ private slots:
         // /dev/full is a device: it is refused, never written.
         QVERIFY(!dock.exportCsv(QStringLiteral("/dev/full")));
         QVERIFY(dock.findChild<QMessageBox*>()->text().contains("/dev/full"));
+    }
+
+    void axesShowTheRealRange_data()
+    {
+        QTest::addColumn<int>("width"); // the dock's width: the default window's, a laptop's
+        QTest::newRow("default window (1280)") << 1280;
+        QTest::newRow("1366 x 768 screen") << 1366;
+    }
+
+    void axesShowTheRealRange()
+    {
+        // Issue 12, item 4: the |P| axis read 0…1 for values of 3e-21…1e-19 (Qt Charts treats a
+        // range that small as empty) and tick labels were elided ("6.16…"). Each axis now shows
+        // its range through a shared exponent or an offset named in its title, with short labels.
+        QFETCH(int, width);
+        DiagnosticsDock dock;
+        QList<Diagnostics> samples;
+        for (int i = 0; i <= 40; ++i) {
+            Diagnostics d;
+            d.step = std::uint64_t(10 * i);
+            d.time = 250.0 * i;                                   // days: up to 1e4 (×10⁴)
+            d.kinetic = 48.5 + 0.01 * std::sin(i);
+            d.potential = -145.6 - 0.01 * std::sin(i);
+            d.total = d.kinetic + d.potential;
+            d.energyChange = 3e-8 * i - 2e-7;                     // −2e-7 … 1e-6
+            d.momentum = {3e-21 + 2.4e-21 * i, 0, 0};              // 3e-21 … 9.9e-20
+            d.angularMomentum = {0, 0, 38.5363 + 1e-4 * std::cos(0.3 * i)}; // nearly constant
+            d.virialRatio = 1.003 + 2e-3 * std::sin(0.2 * i);
+            samples << d;
+        }
+        dock.appendDiagnostics(samples);
+        dock.resize(width, 260);
+        dock.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dock));
+        QTest::qWait(200); // the charts lay out their axes
+        // NBODY_SCREENSHOT_DIR=DIR saves the dock as DIR/diagnostics-dock-WIDTH.png.
+        if (const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(dock.grab().save(QDir(dir).filePath(QStringLiteral("diagnostics-dock-%1.png").arg(width))));
+
+        const auto values = [&](const QString& name) {
+            QList<double> v;
+            for (const Diagnostics& d : samples) {
+                if (name == "momentum") v << d.momentum.x;
+                else if (name == "angular momentum") v << d.angularMomentum.z;
+                else if (name == "energy change") v << d.energyChange;
+                else if (name == "virial ratio") v << d.virialRatio;
+                else v << d.kinetic << d.potential << d.total; // the energy chart's three
+            }
+            return v;
+        };
+        const QStringList names = {"total", "energy change", "momentum", "angular momentum", "virial ratio"};
+        for (const QString& name : names) {
+            const QList<double> v = values(name);
+            const double lo = *std::min_element(v.begin(), v.end()), hi = *std::max_element(v.begin(), v.end());
+            QValueAxis* axis = dock.axis(name);
+            QVERIFY(axis);
+            const AxisLayout layout = dock.axisLayout(name);
+            // The axis is the layout: its range, ticks and label format.
+            QCOMPARE(axis->min(), layout.min);
+            QCOMPARE(axis->max(), layout.max);
+            QCOMPARE(axis->tickCount(), layout.tickCount());
+            QCOMPARE(axis->labelFormat(), layout.labelFormat());
+            QCOMPARE(plain(axis->titleText()).simplified(), plain(layout.scale.html(quantity(name))).simplified());
+            // In the quantity's units the range holds the data, and not much more (not 0…1 for 1e-19).
+            const double shownLo = layout.scale.fromPlot(axis->min()), shownHi = layout.scale.fromPlot(axis->max());
+            qInfo("%s: %.6g … %.6g shown as %.6g … %.6g, title '%s', labels %s", qPrintable(name), lo, hi, shownLo,
+                  shownHi, qPrintable(axis->titleText()), qPrintable(layout.labels().join(' ')));
+            QVERIFY2(shownLo <= lo && shownHi >= hi, qPrintable(name));
+            QVERIFY2(shownHi - shownLo <= 4 * (hi - lo), qPrintable(name));
+            // The points are the values: every series point maps back to its sample.
+            for (int i = 0; i < dock.series(name)->count(); ++i) {
+                const double expected = name == "total" ? samples[i].total : v[i];
+                QVERIFY(std::abs(dock.dataPoint(name, i).y() - expected) <= 1e-9 * std::max(std::abs(expected), hi - lo));
+            }
+            // Labels are short, distinct numbers.
+            const QStringList labels = layout.labels();
+            QVERIFY2(labels.size() >= 3 && labels.size() <= 11, qPrintable(labels.join(' ')));
+            QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), labels.size());
+            for (const QString& l : labels)
+                QVERIFY2(l.size() <= 6, qPrintable(l));
+        }
+        // The exponent or the offset is in the title.
+        QVERIFY2(dock.axis("momentum")->titleText().contains("×10⁻²⁰"), qPrintable(dock.axis("momentum")->titleText()));
+        QVERIFY2(dock.axis("energy change")->titleText().contains("×10⁻"), qPrintable(dock.axis("energy change")->titleText()));
+        QVERIFY2(dock.axis("angular momentum")->titleText().startsWith("|L| − 38.53"),
+                 qPrintable(dock.axis("angular momentum")->titleText()));
+        QVERIFY2(dock.axis("total", true)->titleText().contains("×10⁴"), qPrintable(dock.axis("total", true)->titleText()));
+
+        // What is drawn: every text item of every chart (axis labels and titles, legends), none
+        // elided, and the tick labels of each axis among them.
+        QStringList drawn;
+        for (QChartView* view : dock.findChildren<QChartView*>())
+            for (QGraphicsItem* item : view->scene()->items())
+                if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible())
+                    drawn << text->toPlainText();
+        QVERIFY(!drawn.isEmpty());
+        for (const QString& t : drawn)
+            QVERIFY2(!t.contains(QStringLiteral("…")) && !t.contains(QStringLiteral("...")),
+                     qPrintable(QStringLiteral("elided: '%1' at width %2").arg(t).arg(width)));
+        for (const QString& name : names)
+            for (const QString& l : dock.axisLayout(name).labels())
+                QVERIFY2(drawn.contains(l), qPrintable(QStringLiteral("%1: label '%2' not drawn").arg(name, l)));
+        for (const QString& name : names)
+            QVERIFY2(drawn.contains(plain(dock.axis(name)->titleText())), qPrintable(dock.axis(name)->titleText()));
+    }
+
+    void axisLayoutRules()
+    {
+        // A shared exponent outside [0.01, 1e4), an offset for a nearly constant series, plain
+        // numbers otherwise; ticks at 1, 2, 5 × 10^k.
+        AxisLayout a = layoutAxis(3e-21, 1e-19);
+        QCOMPARE(a.scale.exponent, -19);
+        QCOMPARE(a.scale.offset, 0.0);
+        QVERIFY(a.min <= 0.03 && a.max >= 1.0);
+        QCOMPARE(a.labels(), QStringList({"0.0", "0.2", "0.4", "0.6", "0.8", "1.0"}));
+        a = layoutAxis(0, 12.3);
+        QCOMPARE(a.scale.exponent, 0);
+        QCOMPARE(a.labels(), QStringList({"0", "5", "10", "15"}));
+        a = layoutAxis(38.53621, 38.53639);
+        QCOMPARE(a.scale.offset, 38.536);
+        QCOMPARE(a.scale.exponent, -5);
+        QCOMPARE(a.scale.title("|L|"), QStringLiteral("|L| − 38.536 (×10⁻⁵)"));
+        QCOMPARE(a.labels().front(), QStringLiteral("20"));
+        a = layoutAxis(-0.2501, -0.2499);
+        QCOMPARE(a.scale.title("E"), QStringLiteral("E + 0.25 (×10⁻⁵)"));
+        a = layoutAxis(5, 5); // a constant: ±5 %
+        QVERIFY(a.min <= 4.75 && a.max >= 5.25);
+        a = layoutAxis(0, 0);
+        QVERIFY(a.min <= -1 && a.max >= 1);
+        a = layoutAxis(0, 3.65e5);
+        QCOMPARE(a.scale.exponent, 5);
+        QCOMPARE(a.labels(), QStringList({"0", "1", "2", "3", "4"}));
     }
 
     void longSeriesAreThinned()

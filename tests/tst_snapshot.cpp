@@ -12,6 +12,7 @@
 #include "sim/CsvSnapshot.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
+#include "sim/Scenarios.h"
 #include "sim/Simulation.h"
 #include "sim/Snapshot.h"
 #include "sim/Tipsy.h"
@@ -287,6 +288,10 @@ private slots:
     void csvForeignFile();
     void csvFromOtherTools_data();
     void csvFromOtherTools();
+    void storedParamsEachOnItsOwn_data();
+    void storedParamsEachOnItsOwn();
+    void invalidStoredParamRefused_data();
+    void invalidStoredParamRefused();
     void orderPerFormat();
     void hdf5ForeignLayouts();
 
@@ -373,9 +378,9 @@ void TestSnapshot::roundTrip()
     if (f->storesParams) {
         QCOMPARE(s.world.step, w.step);
         QVERIFY(s.params.has_value());
-        QVERIFY(std::bit_cast<std::uint64_t>(s.params->G) == std::bit_cast<std::uint64_t>(p.G));
-        QVERIFY(sameBits(s.params->eps2, p.eps2));
-        QVERIFY(sameBits(s.params->dt, p.dt));
+        QVERIFY(std::bit_cast<std::uint64_t>(*s.params->G) == std::bit_cast<std::uint64_t>(*p.G));
+        QVERIFY(sameBits(*s.params->eps2, *p.eps2));
+        QVERIFY(sameBits(*s.params->dt, *p.dt));
         QCOMPARE(s.params->kernel, p.kernel);
         QCOMPARE(s.params->blockSize, 96);
         QCOMPARE(s.params->tileWidthFactor, 2);
@@ -575,6 +580,130 @@ void TestSnapshot::csvFromOtherTools()
                 QVERIFY2(w.contains(column), qPrintable(w));
         }
     }
+}
+
+void TestSnapshot::storedParamsEachOnItsOwn_data()
+{
+    // Issue 12, item 2: the reader applied G, dt and eps2 only when all three lines were there;
+    // a CSV with only `# G = 2.959e-4` ran with G = 1 without a word.
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QByteArray>("comments"); // CSV comment lines; for HDF5 the same values are written
+    QTest::addColumn<double>("G");            // 0: not stored
+    QTest::addColumn<float>("dt");
+    QTest::addColumn<float>("eps2");
+    QTest::newRow("csv: G only") << "p.csv" << QByteArray("# G = 2.959122082855911e-4\n") << 2.959122082855911e-4 << 0.f << 0.f;
+    QTest::newRow("csv: dt only") << "p.csv" << QByteArray("# dt = 0.25\n") << 0.0 << 0.25f << 0.f;
+    QTest::newRow("csv: eps2 only") << "p.csv" << QByteArray("#eps2=0\n") << 0.0 << 0.f << 0.f;
+    QTest::newRow("csv: G and dt") << "p.csv" << QByteArray("# G = 4\n# note: no softening stored\n# dt = 1e-3\n") << 4.0
+                                   << 1e-3f << 0.f;
+    QTest::newRow("hdf5: G only") << "p.h5" << QByteArray() << 2.959122082855911e-4 << 0.f << 0.f;
+    QTest::newRow("hdf5: dt and eps2") << "p.h5" << QByteArray() << 0.0 << 0.5f << 0.01f;
+}
+
+void TestSnapshot::storedParamsEachOnItsOwn()
+{
+    QFETCH(QString, name);
+    QFETCH(QByteArray, comments);
+    QFETCH(double, G);
+    QFETCH(float, dt);
+    QFETCH(float, eps2);
+    const QString path = file(name);
+    const bool csv = name.endsWith(".csv");
+    const bool hasEps2 = csv ? comments.contains("eps2") : eps2 > 0;
+    if (csv) {
+        writeBytes(path, comments + "x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n-1,0,0,0,-0.5,0,1\n0,3,0,0,0,0,2\n");
+    } else {
+        RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0};
+        if (G > 0)
+            p.G = G;
+        if (dt > 0)
+            p.dt = dt;
+        if (hasEps2)
+            p.eps2 = eps2;
+        World w;
+        w.addBody(Float4{1, 0, 0, 1}, Float4{0, 0.5f, 0, 0});
+        w.addBody(Float4{-1, 0, 0, 1}, Float4{0, -0.5f, 0, 0});
+        w.addBody(Float4{0, 3, 0, 2}, Float4{0, 0, 0, 0});
+        writeSnapshot(path.toStdString(), w, &p);
+    }
+    const Snapshot s = readSnapshot(path.toStdString());
+    QVERIFY(s.params.has_value());
+    QCOMPARE(s.params->G.has_value(), G > 0);
+    QCOMPARE(s.params->dt.has_value(), dt > 0);
+    QCOMPARE(s.params->eps2.has_value(), hasEps2);
+    if (G > 0)
+        QCOMPARE(*s.params->G, G);
+    if (dt > 0)
+        QCOMPARE(*s.params->dt, dt);
+    if (hasEps2)
+        QCOMPARE(*s.params->eps2, eps2);
+
+    // What a run takes: each stored value; the others a new system's (G = 1; dt and eps2 derived
+    // from the scale with the file's G).
+    const FileParams f = resolveFileParams(s.world, s.params);
+    const ScaleDefaults d = deriveScaleDefaults(s.world, G > 0 ? G : 1.0);
+    QCOMPARE(f.G, G > 0 ? G : 1.0);
+    QCOMPARE(f.dt, dt > 0 ? dt : d.dt);
+    QCOMPARE(f.eps2, hasEps2 ? eps2 : d.eps2);
+    QCOMPARE(f.storedG, G > 0);
+    QVERIFY2(QString::fromStdString(f.describe()).contains(dt > 0 ? "from the file" : "derived from its scale"),
+             f.describe().c_str());
+    // A --G overrides the file's and scales what is derived.
+    const FileParams given = resolveFileParams(s.world, s.params, 9.0);
+    QCOMPARE(given.G, 9.0);
+    QVERIFY(!given.storedG);
+    QCOMPARE(given.dt, dt > 0 ? dt : deriveScaleDefaults(s.world, 9.0).dt);
+    // A scenario whose bodies are this snapshot takes the same (it took G = 1 and derived dt and
+    // eps2 whatever the file stored); the scenario's own G wins.
+    ScenarioSpec spec;
+    spec.snapshot = path.toStdString();
+    const BuiltScenario b = buildScenario(spec);
+    QCOMPARE(b.params.G, f.G);
+    QCOMPARE(b.params.dt, f.dt);
+    QCOMPARE(b.params.eps2, f.eps2);
+    spec.G = 9.0;
+    QCOMPARE(buildScenario(spec).params.dt, given.dt);
+}
+
+void TestSnapshot::invalidStoredParamRefused_data()
+{
+    // A lone `# G = nan` was ignored; every stored parameter present is checked on its own, and
+    // the message names the line and its text.
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QByteArray>("comments");
+    QTest::addColumn<QStringList>("words");
+    QTest::newRow("csv: G = nan") << "bad.csv" << QByteArray("# G = nan\n")
+                                  << QStringList{"line 1", "'# G = nan'", "G is not a positive finite number"};
+    QTest::newRow("csv: G = 0") << "bad.csv" << QByteArray("# bodies = 3\n# G = 0\n")
+                                << QStringList{"line 2", "'# G = 0'", "positive"};
+    QTest::newRow("csv: G unparsable") << "bad.csv" << QByteArray("# time = 1\n# G = 6.67e-11 m^3\n")
+                                       << QStringList{"line 2", "'# G = 6.67e-11 m^3'", "G is not"};
+    QTest::newRow("csv: dt = inf") << "bad.csv" << QByteArray("# x\n# y\n#dt=inf\n") << QStringList{"line 3", "'#dt=inf'", "dt is not"};
+    QTest::newRow("csv: negative dt") << "bad.csv" << QByteArray("# dt = -0.1\n") << QStringList{"line 1", "'# dt = -0.1'", "positive"};
+    QTest::newRow("csv: negative eps2") << "bad.csv" << QByteArray("# G = 1\n# eps2 = -1e-4\n")
+                                        << QStringList{"line 2", "'# eps2 = -1e-4'", "eps2 is not a non-negative"};
+    QTest::newRow("csv: eps2 beyond fp32") << "bad.csv" << QByteArray("# eps2 = 1e39\n") << QStringList{"line 1", "'# eps2 = 1e39'"};
+    QTest::newRow("hdf5: G = nan") << "bad.h5" << QByteArray("G") << QStringList{"NBody_G", "not a positive finite number"};
+    QTest::newRow("hdf5: negative dt") << "bad.h5" << QByteArray("dt") << QStringList{"NBody_Dt", "not a positive finite number"};
+}
+
+void TestSnapshot::invalidStoredParamRefused()
+{
+    QFETCH(QString, name);
+    QFETCH(QByteArray, comments);
+    QFETCH(QStringList, words);
+    const QString path = file(name);
+    if (name.endsWith(".csv")) {
+        writeBytes(path, comments + "x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n-1,0,0,0,-0.5,0,1\n0,3,0,0,0,0,2\n");
+    } else {
+        RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0};
+        if (comments == "G")
+            p.G = std::nan("");
+        else
+            p.dt = -1.f;
+        writeSnapshot(path.toStdString(), mixedWorld(), &p);
+    }
+    expectRefused(path, words);
 }
 
 void TestSnapshot::orderPerFormat()
@@ -1147,9 +1276,9 @@ void TestSnapshot::exactRestart()
     Snapshot s = readSnapshot(path.toStdString());
     SimParams resumed = params;
     if (s.params) { // HDF5 and CSV: everything from the file
-        resumed.G = s.params->G;
-        resumed.eps2 = s.params->eps2;
-        resumed.dt = s.params->dt;
+        resumed.G = *s.params->G;
+        resumed.eps2 = *s.params->eps2;
+        resumed.dt = *s.params->dt;
         resumed.blockSize = s.params->blockSize;
         resumed.tileWidthFactor = s.params->tileWidthFactor;
         QCOMPARE(QString::fromStdString(s.params->kernel), kernel);

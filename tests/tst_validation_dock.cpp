@@ -14,6 +14,7 @@
 #include "ValidationDock.h"
 #include "ValidationReportDialog.h"
 
+#include "CoincidentCurves.h"
 #include "DroppedTileKernel.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Scenarios.h"
@@ -29,6 +30,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QValueAxis>
 #include <QLineSeries>
 #include <QListWidget>
 #include <QMessageBox>
@@ -210,9 +214,10 @@ private slots:
         QCOMPARE(qobject_cast<QLineSeries*>(dialog->growthChart()->series().at(1))->count(), 0);
         QCOMPARE(cpuGrowth->at(cpuGrowth->count() - 1),
                  QPointF(200, cpu.growth.back().maxPositionError));
-        auto* refEnergy = qobject_cast<QLineSeries*>(dialog->energyChart()->series().at(3));
+        auto* refEnergy = qobject_cast<QLineSeries*>(dialog->energyChart()->series().at(0)); // drawn first, beneath
         QCOMPARE(refEnergy->count(), int(report->referenceGrowth.size()));
-        QCOMPARE(refEnergy->at(refEnergy->count() - 1).y(), report->referenceGrowth.back().referenceEnergyChange);
+        QCOMPARE(dialog->energyAxisLayout().scale.fromPlot(refEnergy->at(refEnergy->count() - 1).y()) + 1.0,
+                 report->referenceGrowth.back().referenceEnergyChange + 1.0);
         saveScreenshot(dialog, QStringLiteral("validation-report.png"));
         auto* tabs = dialog->findChild<QTabWidget*>(QStringLiteral("reportTabs"));
         for (int t = 1; t < tabs->count(); ++t) { // the other tabs, for a look (not in docs/images)
@@ -221,6 +226,48 @@ private slots:
         }
         tabs->setCurrentIndex(0);
         saveScreenshot(&dock, QStringLiteral("validation-dock.png"));
+    }
+
+    void energyChartShowsCoincidentCurves()
+    {
+        // Issue 12, item 5: "reference" and "reference (fp64 OpenMP)" both in the legend, and the
+        // reference run drawn over the `reference` kernel's equal curve. Now: the reference run
+        // first (wide, light), every kernel on top, one on another's curve dashed with markers,
+        // each curve named once; the ~1e-14 changes of an fp64 run on a readable axis.
+        ValidationReportDialog dialog;
+        const auto report = std::make_shared<const ValidationReport>(test::coincidentCurvesReport());
+        dialog.setReport(report);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        const QList<QAbstractSeries*> all = dialog.energyChart()->series();
+        QCOMPARE(all.size(), 4);
+        QStringList legend;
+        for (QLegendMarker* m : dialog.energyChart()->legend()->markers())
+            if (m->isVisible())
+                legend << m->label();
+        QCOMPARE(legend, QStringList({"reference run (fp64 OpenMP) = reference", "cpu", "cpu-copy (= cpu)"}));
+        auto* reference = qobject_cast<QLineSeries*>(all[0]);
+        auto* kernelReference = qobject_cast<QLineSeries*>(all[2]);
+        auto* copy = qobject_cast<QLineSeries*>(all[3]);
+        QVERIFY(reference->pen().widthF() > 2 * kernelReference->pen().widthF()); // beneath, wider
+        for (QLineSeries* overlaid : {kernelReference, copy}) {
+            QVERIFY(overlaid->isVisible());
+            QVERIFY(overlaid->pointsVisible());
+            QVERIFY(overlaid->pen().style() != Qt::SolidLine);
+        }
+        QVERIFY(kernelReference->pen().style() != copy->pen().style() || kernelReference->color() != copy->color());
+        QCOMPARE(kernelReference->points(), reference->points());
+        QVERIFY(qobject_cast<QLineSeries*>(all[1])->pen().style() == Qt::SolidLine);
+        // The axis holds the data (1e-14 … -3e-14) through its scale, with short labels.
+        const AxisLayout& y = dialog.energyAxisLayout();
+        QCOMPARE(y.scale.exponent, -14);
+        QVERIFY(y.scale.fromPlot(y.min) <= -3e-14 && y.scale.fromPlot(y.max) >= 1e-14);
+        auto* axis = qobject_cast<QValueAxis*>(dialog.energyChart()->axes(Qt::Vertical).front());
+        QCOMPARE(axis->min(), y.min);
+        QCOMPARE(axis->max(), y.max);
+        QVERIFY2(axis->titleText().contains(QStringLiteral("×10⁻¹⁴")), qPrintable(axis->titleText()));
+        QCOMPARE(y.scale.fromPlot(copy->at(copy->count() - 1).y()), report->kernels[2].energyChange);
+        saveScreenshot(&dialog, QStringLiteral("validation-report-coincident.png"));
     }
 
     void exportJsonAndRefusedTarget()

@@ -5,6 +5,7 @@
 //    table with its PASS and FAIL badges (a screenshot checked pixel by pixel);
 //  - writes are atomic and refused cleanly (missing directory, failed write, bad extension).
 // A CPU test: it links Qt Gui for QImage only.
+#include "CoincidentCurves.h"
 #include "DroppedTileKernel.h"
 #include "sim/Interaction.h"
 #include "sim/Validation.h"
@@ -248,6 +249,51 @@ private slots:
         // The faulty kernel's step-0 force error max in %.2e: e_1 = 0.43567 → 4.36e-01.
         QVERIFY(t.find("4.36e-01") != std::string::npos);
         QVERIFY(t.find("misses rel/abs of 9") != std::string::npos);
+    }
+
+    void energyCurvesNamedOnce()
+    {
+        // Issue 12, item 5: the energy chart listed "reference" and "reference (fp64)" and drew
+        // the reference run over the `reference` kernel's equal curve, hiding it. Every curve is
+        // drawn; one on another's is dashed with markers and named once in the legend.
+        const ValidationReport r = test::coincidentCurvesReport();
+        const std::vector<EnergyCurve> c = energyCurves(r);
+        QCOMPARE(c.size(), std::size_t(4));
+        QCOMPARE(c[0].kernel, -1); // the reference run first (drawn beneath)
+        QCOMPARE(QString::fromStdString(c[0].label), QStringLiteral("reference run (fp64 OpenMP) = reference"));
+        QCOMPARE(c[1].sameAs, -2);
+        QVERIFY(c[1].inLegend);
+        QCOMPARE(c[2].sameAs, -1);
+        QVERIFY(!c[2].inLegend);
+        QCOMPARE(c[3].sameAs, 0);
+        QCOMPARE(QString::fromStdString(c[3].label), QStringLiteral("cpu-copy (= cpu)"));
+        for (std::size_t i = 1; i < c.size(); ++i) {
+            QCOMPARE(c[i].kernel, int(i - 1));
+            QCOMPARE(c[i].points.size(), r.kernels[i - 1].growth.size());
+        }
+        QCOMPARE(c[2].points, c[0].points);
+        QStringList legend;
+        for (const EnergyCurve& e : c)
+            if (e.inLegend)
+                legend << QString::fromStdString(e.label);
+        QCOMPARE(QSet<QString>(legend.begin(), legend.end()).size(), legend.size());
+        QCOMPARE(legend.filter(QStringLiteral("reference")).size(), 1);
+
+        // The HTML page: the same entries, and the overlaid curves dashed with dots.
+        const QString h = QString::fromStdString(validationHtml(r));
+        const QString section = h.section(QStringLiteral("<h2>Energy change</h2>"), 1).section(QStringLiteral("</section>"), 0, 0);
+        QVERIFY(!section.isEmpty());
+        const QString legendHtml = section.section(QStringLiteral("<div class=\"legend\">"), 1);
+        for (const QString& l : legend) // each entry once: "<svg …>…</svg>label</span>"
+            QCOMPARE(legendHtml.count(QStringLiteral("</svg>") + QString(l).toHtmlEscaped() + QStringLiteral("</span>")), 1);
+        QVERIFY(!legendHtml.contains(QStringLiteral("reference (fp64)")));
+        QCOMPARE(legendHtml.count(QStringLiteral("class=\"key\"")), 3);
+        for (const QString& id : {QStringLiteral("reference"), QStringLiteral("cpu-copy (= cpu)")}) {
+            const QString path = section.section(QStringLiteral("><title>") + id + QStringLiteral("</title>"), 0, 0)
+                                     .section(QStringLiteral("<path "), -1);
+            QVERIFY2(path.contains(QStringLiteral("stroke-dasharray")), qPrintable(id + ": " + path));
+        }
+        QCOMPARE(section.count(QStringLiteral("<circle")), 2 * int(r.referenceGrowth.size()));
     }
 
     void htmlIsEscapedAndSelfContained()

@@ -9,11 +9,17 @@
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QPainter>
 #include <QPushButton>
+#include <QStyledItemDelegate>
+#include <QTextLayout>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include <omp.h>
+
+#include <algorithm>
+#include <cmath>
 
 #ifndef NBODY_VERSION
 #define NBODY_VERSION "unknown"
@@ -27,6 +33,86 @@ QString qstr(const std::string& s)
 {
     return QString::fromStdString(s);
 }
+
+/// Draws the values wrapped to their column (at word boundaries, inside a word only when it is
+/// longer than the column: a path, a UUID) and makes each row as tall as its value needs, so no
+/// value is elided at any dock width.
+class WrappingDelegate : public QStyledItemDelegate {
+public:
+    WrappingDelegate(QTreeWidget* tree, int column) : QStyledItemDelegate(tree), m_tree(tree), m_column(column) {}
+
+    /// The text's height laid out `width` pixels wide.
+    static qreal textHeight(const QString& text, const QFont& font, qreal width)
+    {
+        QTextLayout layout(text, font);
+        QTextOption o;
+        o.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+        layout.setTextOption(o);
+        qreal h = 0;
+        layout.beginLayout();
+        for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+            line.setLineWidth(std::max<qreal>(width, 1));
+            h += line.height();
+        }
+        layout.endLayout();
+        return h;
+    }
+
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        QSize size = QStyledItemDelegate::sizeHint(option, index);
+        if (index.column() != m_column || !index.parent().isValid())
+            return size;
+        const QString text = index.data(Qt::DisplayRole).toString();
+        const int width = textWidth(option);
+        const qreal one = QFontMetricsF(option.font).height();
+        const qreal needed = textHeight(text, option.font, width);
+        if (needed > one)
+            size.setHeight(size.height() + int(std::ceil(needed - one)));
+        size.setWidth(std::min(size.width(), m_tree->columnWidth(m_column)));
+        return size;
+    }
+
+    void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        if (index.column() != m_column || !index.parent().isValid()) {
+            QStyledItemDelegate::paint(painter, option, index);
+            return;
+        }
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        const QString text = opt.text;
+        opt.text.clear(); // the background, selection and focus as usual; the text below
+        const QWidget* w = opt.widget;
+        QStyle* style = w ? w->style() : QApplication::style();
+        style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, w);
+        const QRect r = style->subElementRect(QStyle::SE_ItemViewItemText, &opt, w)
+                            .adjusted(textMargin(w), 0, -textMargin(w), 0);
+        QTextOption o(Qt::AlignLeft | Qt::AlignVCenter);
+        o.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+        painter->save();
+        const bool selected = opt.state & QStyle::State_Selected;
+        const QPalette::ColorGroup group = (opt.state & QStyle::State_Enabled) ? QPalette::Normal : QPalette::Disabled;
+        painter->setPen(opt.palette.color(group, selected ? QPalette::HighlightedText : QPalette::Text));
+        painter->setFont(opt.font);
+        painter->drawText(QRectF(r), text, o);
+        painter->restore();
+    }
+
+private:
+    static int textMargin(const QWidget* w)
+    {
+        const QStyle* style = w ? w->style() : QApplication::style();
+        return style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, w) + 1;
+    }
+    int textWidth(const QStyleOptionViewItem& option) const
+    {
+        return std::max(1, m_tree->columnWidth(m_column) - 2 * textMargin(option.widget) - 2);
+    }
+
+    QTreeWidget* m_tree;
+    int m_column;
+};
 
 } // namespace
 
@@ -44,7 +130,21 @@ MachineInfoView::MachineInfoView(QWidget* parent) : QWidget(parent)
     m_tree->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_tree->setRootIsDecorated(false);
     m_tree->setAlternatingRowColors(true);
-    m_tree->setTextElideMode(Qt::ElideMiddle); // the full value is in the tooltip
+    // Values wrap to the column (rows as tall as they need): none is elided at any width; the
+    // tooltip has the value and what the row means.
+    m_tree->setWordWrap(true);
+    m_tree->setUniformRowHeights(false);
+    m_tree->setTextElideMode(Qt::ElideNone);
+    m_tree->setItemDelegateForColumn(1, new WrappingDelegate(m_tree, 1));
+    m_tree->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // A new column width re-lays the rows out (their heights depend on it).
+    connect(
+        m_tree->header(), &QHeaderView::sectionResized, m_tree,
+        [this](int section) {
+            if (section == 1)
+                m_tree->doItemsLayout();
+        },
+        Qt::QueuedConnection);
 
     // Ctrl+C (eventFilter) and the context menu copy the selected rows as "label: value" lines.
     auto* copyRows = new QAction(tr("Copy selected rows"), m_tree);

@@ -12,6 +12,7 @@
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QTimer>
 #include <QValueAxis>
 #include <QVBoxLayout>
 
@@ -33,16 +34,6 @@ QLineSeries* makeSeries(const QString& name, QObject* parent)
     auto* s = new QLineSeries(parent);
     s->setName(name);
     return s;
-}
-
-/// Axis limits for values in [lo, hi] (rounded by applyNiceNumbers afterwards); a single value
-/// gets ±5 % of itself (±1 at 0).
-std::pair<double, double> padded(double lo, double hi)
-{
-    if (hi > lo)
-        return {lo, hi};
-    const double m = lo != 0 ? 0.05 * std::abs(lo) : 1.0;
-    return {lo - m, hi + m};
 }
 
 } // namespace
@@ -77,7 +68,7 @@ DiagnosticsDock::DiagnosticsDock(QWidget* parent) : QDockWidget(tr("Diagnostics"
     auto* charts = new QHBoxLayout;
     m_charts = {
         makeChart(tr("Energy"), tr("energy"), {m_kinetic, m_potential, m_total}),
-        makeChart(tr("Relative energy change"), tr("(E − E₀)/|E₀|"), {m_energyChange}),
+        makeChart(tr("Relative energy change"), tr("ΔE/E₀"), {m_energyChange}),
         makeChart(tr("Momentum"), tr("|P|"), {m_momentum}, {m_angularMomentum}),
         makeChart(tr("Virial ratio"), tr("2K/|W|"), {m_virial}),
     };
@@ -128,17 +119,14 @@ DiagnosticsDock::Chart DiagnosticsDock::makeChart(const QString& title, const QS
     Chart c;
     c.chart = new QChart;
     c.chart->setTitle(title);
-    c.chart->legend()->setVisible(left.size() + right.size() > 1);
+    c.chart->legend()->setVisible(left.size() > 1);
     c.chart->legend()->setAlignment(Qt::AlignBottom);
     c.chart->setMargins(QMargins(2, 2, 2, 2));
+    c.xTitle = tr("time");
+    c.yTitle = yTitle;
     c.x = new QValueAxis;
-    c.x->setTitleText(tr("time"));
-    c.x->setLabelFormat(QStringLiteral("%.3g"));
     c.chart->addAxis(c.x, Qt::AlignBottom);
     c.y = new QValueAxis;
-    c.y->setTitleText(yTitle);
-    c.y->setLabelFormat(QStringLiteral("%.3g"));
-    c.y->setTickCount(5);
     c.chart->addAxis(c.y, Qt::AlignLeft);
     for (QLineSeries* s : left) {
         c.chart->addSeries(s);
@@ -147,9 +135,7 @@ DiagnosticsDock::Chart DiagnosticsDock::makeChart(const QString& title, const QS
     }
     if (!right.isEmpty()) {
         c.y2 = new QValueAxis;
-        c.y2->setTitleText(right.front()->name());
-        c.y2->setLabelFormat(QStringLiteral("%.3g"));
-        c.y2->setTickCount(5);
+        c.y2Title = right.front()->name();
         c.chart->addAxis(c.y2, Qt::AlignRight);
         for (QLineSeries* s : right) {
             c.chart->addSeries(s);
@@ -157,7 +143,66 @@ DiagnosticsDock::Chart DiagnosticsDock::makeChart(const QString& title, const QS
             s->attachAxis(c.y2);
         }
     }
+    if (left.size() == 1 && right.size() == 1) {
+        // One series per axis: the axes in the series' colours say which is which (no legend).
+        for (auto [axis, series] : {std::pair{c.y, left.front()}, std::pair{c.y2, right.front()}}) {
+            axis->setLabelsColor(series->color());
+            axis->setTitleBrush(series->color());
+        }
+    }
+    applyAxisLayout(c.x, c.xLayout, c.xTitle, false);
+    applyAxisLayout(c.y, c.yLayout, c.yTitle, true);
+    if (c.y2)
+        applyAxisLayout(c.y2, c.y2Layout, c.y2Title, true);
+    connect(c.chart, &QChart::plotAreaChanged, this, [this] {
+        // Ticks as many as the plot's size holds: lay the axes out again once it settles.
+        if (!m_relayoutQueued) {
+            m_relayoutQueued = true;
+            QTimer::singleShot(0, this, [this] {
+                m_relayoutQueued = false;
+                updateAxes();
+            });
+        }
+    });
     return c;
+}
+
+std::pair<const DiagnosticsDock::Chart*, bool> DiagnosticsDock::chartOf(const QLineSeries* s) const
+{
+    auto* series = const_cast<QLineSeries*>(s); // Qt's accessors are not const
+    for (const Chart& c : m_charts) {
+        if (!series || !c.chart->series().contains(series))
+            continue;
+        const QList<QAbstractAxis*> axes = series->attachedAxes();
+        return {&c, c.y2 && axes.contains(c.y2)};
+    }
+    return {nullptr, false};
+}
+
+QPointF DiagnosticsDock::dataPoint(const QString& name, int i) const
+{
+    const QLineSeries* s = series(name);
+    const auto [c, right] = chartOf(s);
+    if (!c || i < 0 || i >= s->count())
+        return {};
+    const QPointF p = s->at(i);
+    return {c->xLayout.scale.fromPlot(p.x()), (right ? c->y2Layout : c->yLayout).scale.fromPlot(p.y())};
+}
+
+QValueAxis* DiagnosticsDock::axis(const QString& name, bool x) const
+{
+    const auto [c, right] = chartOf(series(name));
+    if (!c)
+        return nullptr;
+    return x ? c->x : right ? c->y2 : c->y;
+}
+
+AxisLayout DiagnosticsDock::axisLayout(const QString& name, bool x) const
+{
+    const auto [c, right] = chartOf(series(name));
+    if (!c)
+        return {};
+    return x ? c->xLayout : right ? c->y2Layout : c->yLayout;
 }
 
 QLineSeries* DiagnosticsDock::series(const QString& name) const
@@ -207,22 +252,28 @@ void DiagnosticsDock::addPoints(std::size_t from)
     QList<QPointF> k, w, e, de, p, l, v;
     const auto& all = m_recorder.samples();
     const std::size_t stride = std::size_t(m_stride);
+    // Plotted through each axis' scale.
+    const AxisScale &x0 = m_charts[0].xLayout.scale, &x1 = m_charts[1].xLayout.scale,
+                    &x2 = m_charts[2].xLayout.scale, &x3 = m_charts[3].xLayout.scale;
+    const AxisScale &energy = m_charts[0].yLayout.scale, &change = m_charts[1].yLayout.scale,
+                    &momentum = m_charts[2].yLayout.scale, &angular = m_charts[2].y2Layout.scale,
+                    &virial = m_charts[3].yLayout.scale;
     for (std::size_t i = (from + stride - 1) / stride * stride; i < all.size(); i += stride) {
         const Diagnostics& d = all[i];
-        const double t = d.time;
-        k.append({t, d.kinetic});
-        w.append({t, d.potential});
-        e.append({t, d.total});
-        de.append({t, d.energyChange});
-        p.append({t, norm(d.momentum)});
-        l.append({t, norm(d.angularMomentum)});
-        v.append({t, d.virialRatio});
-        m_xRange.add(t);
+        const double pn = norm(d.momentum), ln = norm(d.angularMomentum);
+        k.append({x0.toPlot(d.time), energy.toPlot(d.kinetic)});
+        w.append({x0.toPlot(d.time), energy.toPlot(d.potential)});
+        e.append({x0.toPlot(d.time), energy.toPlot(d.total)});
+        de.append({x1.toPlot(d.time), change.toPlot(d.energyChange)});
+        p.append({x2.toPlot(d.time), momentum.toPlot(pn)});
+        l.append({x2.toPlot(d.time), angular.toPlot(ln)});
+        v.append({x3.toPlot(d.time), virial.toPlot(d.virialRatio)});
+        m_xRange.add(d.time);
         for (double y : {d.kinetic, d.potential, d.total})
             m_charts[0].yRange.add(y);
         m_charts[1].yRange.add(d.energyChange);
-        m_charts[2].yRange.add(p.back().y());
-        m_charts[2].y2Range.add(l.back().y());
+        m_charts[2].yRange.add(pn);
+        m_charts[2].y2Range.add(ln);
         m_charts[3].yRange.add(d.virialRatio);
     }
     m_kinetic->append(k);
@@ -244,37 +295,38 @@ void DiagnosticsDock::rebuildCharts()
     addPoints(0);
 }
 
-void DiagnosticsDock::updateAxes()
+bool DiagnosticsDock::updateAxes()
 {
-    auto apply = [](QValueAxis* axis, const Range& r) {
-        if (!axis)
-            return;
-        if (r.empty) {
-            axis->setRange(0, 1);
-            return;
-        }
-        auto [lo, hi] = padded(r.lo, r.hi);
-        // A nearly constant series (|L| = 38.5363 ± 1e-4, a virial ratio of 1.04125) or a tiny one
-        // (|P| ~ 1e-16): give the span at least 1e-9 of the magnitude and enough digits to tell
-        // the ticks apart; applyNiceNumbers only where its rounding keeps the data in view.
-        const double magnitude = std::max(std::abs(lo), std::abs(hi));
-        if (hi - lo < 1e-9 * magnitude) {
-            const double mid = 0.5 * (lo + hi), half = 0.5e-9 * magnitude;
-            lo = mid - half;
-            hi = mid + half;
-        }
-        const double span = hi - lo;
-        const int digits = std::clamp(int(std::ceil(std::log10(std::max(magnitude, span) / span))) + 2, 3, 12);
-        axis->setLabelFormat(QStringLiteral("%.") + QString::number(digits) + QStringLiteral("g"));
-        axis->setRange(lo, hi);
-        if (digits <= 4 && magnitude > 1e-6)
-            axis->applyNiceNumbers(); // round limits and ticks
+    // At most one tick per ~1.6 label heights (vertical) or ~60 px (horizontal), 3 to 6.
+    const auto maxTicks = [](const QValueAxis* axis, double length, bool vertical) {
+        if (!(length > 0))
+            return 5; // not laid out yet
+        const double room = vertical ? 1.6 * QFontMetricsF(axis->labelsFont()).height() : 60.0;
+        return std::clamp(int(length / room) + 1, 3, 6);
     };
+    const auto layout = [](const Range& r, int ticks) {
+        return r.empty ? AxisLayout{} : layoutAxis(r.lo, r.hi, ticks);
+    };
+    bool rescaled = false;
     for (Chart& c : m_charts) {
-        apply(c.x, m_xRange);
-        apply(c.y, c.yRange);
-        apply(c.y2, c.y2Range);
+        const QRectF plot = c.chart->plotArea();
+        const AxisLayout x = layout(m_xRange, maxTicks(c.x, plot.width(), false));
+        const AxisLayout y = layout(c.yRange, maxTicks(c.y, plot.height(), true));
+        const AxisLayout y2 = c.y2 ? layout(c.y2Range, maxTicks(c.y2, plot.height(), true)) : AxisLayout{};
+        rescaled |= !(x.scale == c.xLayout.scale) || !(y.scale == c.yLayout.scale) || !(y2.scale == c.y2Layout.scale);
+        c.xLayout = x;
+        c.yLayout = y;
+        c.y2Layout = y2;
     }
+    if (rescaled)
+        rebuildCharts(); // the points again, through the new scales (the ranges come out the same)
+    for (Chart& c : m_charts) {
+        applyAxisLayout(c.x, c.xLayout, c.xTitle, false);
+        applyAxisLayout(c.y, c.yLayout, c.yTitle, true);
+        if (c.y2)
+            applyAxisLayout(c.y2, c.y2Layout, c.y2Title, true);
+    }
+    return rescaled;
 }
 
 void DiagnosticsDock::updateLatest()

@@ -10,7 +10,15 @@
 /// Every sample is kept (nbody::DiagnosticsRecorder, about 170 bytes each) and exported; the
 /// charts show every sample until a series would exceed kMaxChartPoints, then every second one,
 /// every fourth, … (the stride doubles), so drawing stays fast in long runs.
+///
+/// Axes show the real range in a short form: each axis has a scale (AxisScale) — a shared power
+/// of ten and, for a nearly constant series, an offset — named in its title ("|P| (×10⁻²⁰)",
+/// "|L| − 38.536 (×10⁻⁵)"), and ticks at 1, 2 or 5 × 10^k of the scaled values ("0.5"), so the
+/// labels are a few characters wide and never elided, and Qt Charts (which treats ranges below
+/// about 1e-12 as empty) only ever sees values of order one. The series hold the scaled values;
+/// dataPoint() gives them back in the quantity's units.
 
+#include "ChartAxes.h"
 #include "FrameProtocol.h" // the metatypes of nbody::SimParams and nbody::Diagnostics
 #include "sim/DiagnosticsRecorder.h"
 #include "sim/SimParams.h"
@@ -39,6 +47,13 @@ public:
     /// The chart series, by name: "kinetic", "potential", "total", "energy change", "momentum",
     /// "angular momentum", "virial ratio".
     QLineSeries* series(const QString& name) const;
+    /// Point `i` of series `name` in the quantity's units (time, value): the series' point
+    /// through its axes' scales.
+    QPointF dataPoint(const QString& name, int i) const;
+    /// The value axis a series is drawn against (the x axis with `x`).
+    QValueAxis* axis(const QString& name, bool x = false) const;
+    /// That axis' layout: its scale, range and tick labels.
+    AxisLayout axisLayout(const QString& name, bool x = false) const;
     int interval() const;
 
     /// Writes the recorded series as CSV to `path` (atomically: a failed write leaves no partial
@@ -69,13 +84,18 @@ private:
         QValueAxis* x = nullptr;
         QValueAxis* y = nullptr;
         QValueAxis* y2 = nullptr; ///< right axis of the momentum chart (|L|)
+        QString xTitle, yTitle, y2Title; ///< the quantities, before the scales are added
         Range yRange, y2Range;
+        AxisLayout xLayout, yLayout, y2Layout;
     };
+    /// The chart and whether the series is on its right axis.
+    std::pair<const Chart*, bool> chartOf(const QLineSeries* s) const;
     Chart makeChart(const QString& title, const QString& yTitle, const QList<QLineSeries*>& left,
                     const QList<QLineSeries*>& right = {});
     void addPoints(std::size_t from);
     void rebuildCharts();
-    void updateAxes();
+    /// Lays out every axis for the data's range; a changed scale re-plots the points (true).
+    bool updateAxes();
     void updateLatest();
     void chooseExportFile();
 
@@ -93,6 +113,7 @@ private:
     QSpinBox* m_interval = nullptr;
     QLabel* m_latest = nullptr;
     QString m_lastExportDir;
+    bool m_relayoutQueued = false;
 };
 
 } // namespace nbody::app

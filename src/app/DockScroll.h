@@ -5,16 +5,51 @@
 /// taller than the screen.
 
 #include <QDockWidget>
+#include <QEvent>
 #include <QFrame>
+#include <QLayout>
 #include <QScrollArea>
 
 namespace nbody::app {
+
+/// A scroll area that gives its widget the height the widget's layout needs at the viewport's
+/// width (heightForWidth), so word-wrapped labels get all their lines: QScrollArea alone sizes a
+/// resizable widget from its size hint, taken at another width, and cuts wrapped text short.
+class DockScrollArea : public QScrollArea {
+public:
+    using QScrollArea::QScrollArea;
+
+protected:
+    void resizeEvent(QResizeEvent* event) override
+    {
+        QScrollArea::resizeEvent(event);
+        fitHeight();
+    }
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (watched == widget() && event->type() == QEvent::LayoutRequest)
+            fitHeight(); // a label's text changed: the lines it needs may have too
+        return QScrollArea::eventFilter(watched, event);
+    }
+
+private:
+    void fitHeight()
+    {
+        QWidget* w = widget();
+        QLayout* l = w ? w->layout() : nullptr;
+        if (!l || !l->hasHeightForWidth())
+            return;
+        const int h = l->totalHeightForWidth(viewport()->width());
+        if (h > 0 && w->minimumHeight() != h)
+            w->setMinimumHeight(h);
+    }
+};
 
 /// Puts `body` into `dock` inside a frameless scroll area that resizes it (its own size hints
 /// still lay it out when there is room; scroll bars appear only when there is not).
 inline void setScrollableWidget(QDockWidget* dock, QWidget* body)
 {
-    auto* scroll = new QScrollArea(dock);
+    auto* scroll = new DockScrollArea(dock);
     scroll->setObjectName(dock->objectName() + QStringLiteral("Scroll"));
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidgetResizable(true);

@@ -104,11 +104,25 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
             item->setFlags(item->flags() & ~(Qt::ItemIsEnabled | Qt::ItemIsSelectable));
     }
     m_table->expandAll();
-    for (int c = 0; c < ColumnCount; ++c)
-        m_table->resizeColumnToContents(c);
     m_table->header()->setStretchLastSection(false);
     m_table->header()->setSectionResizeMode(ColName, QHeaderView::Stretch);
-    column->addWidget(m_table, 1);
+    for (int c = ColPrecision; c < ColumnCount; ++c)
+        m_table->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    // Every row shown (the backend headings and each kernel): the table is as tall as its rows
+    // and the dock scrolls as a whole when the column is shorter than that.
+    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    int rowsHeight = 0;
+    const QAbstractItemModel* model = m_table->model();
+    for (int g = 0; g < model->rowCount(); ++g) {
+        const QModelIndex heading = model->index(g, ColName);
+        rowsHeight += m_table->sizeHintForIndex(heading).height();
+        for (int i = 0; i < model->rowCount(heading); ++i)
+            rowsHeight += m_table->sizeHintForIndex(model->index(i, ColName, heading)).height();
+    }
+    m_table->setMinimumHeight(m_table->header()->sizeHint().height() + rowsHeight + 2 * m_table->frameWidth() + 2);
+    m_table->setMaximumHeight(m_table->minimumHeight());
+    column->addWidget(m_table);
 
     // -- the running kernel
     auto* detailBox = new QGroupBox(tr("Selected kernel"), body);
@@ -124,19 +138,10 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
         factsForm->addRow(label, value);
         return value;
     };
-    // Precision and flops share a row, so the ceiling's row costs the dock no height (the window
-    // keeps its 1280x820 default, tst_validation_dock).
-    m_precision = new QLabel(detailBox);
-    m_precision->setObjectName(QStringLiteral("kernelPrecision"));
-    m_flops = new QLabel(detailBox);
-    m_flops->setObjectName(QStringLiteral("kernelFlops"));
-    auto* precisionRow = new QHBoxLayout;
-    precisionRow->addWidget(m_precision);
-    precisionRow->addSpacing(12);
-    precisionRow->addWidget(new QLabel(tr("Flops per interaction:"), detailBox));
-    precisionRow->addWidget(m_flops);
-    precisionRow->addStretch(1);
-    factsForm->addRow(tr("Precision:"), precisionRow);
+    // One fact a row, values wrapping: the dock is as narrow as the right-hand column (it
+    // scrolls vertically when the column is short, never sideways: tst_dock_text).
+    m_precision = fact(tr("Precision:"), QStringLiteral("kernelPrecision"));
+    m_flops = fact(tr("Flops per interaction:"), QStringLiteral("kernelFlops"));
     m_layout = fact(tr("Layout:"), QStringLiteral("kernelLayout"));
     m_deterministic = fact(tr("Deterministic:"), QStringLiteral("kernelDeterministic"));
     m_ceiling = fact(tr("Ceiling:"), QStringLiteral("kernelCeiling"));
@@ -155,27 +160,21 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     // -- its launch parameters (one place to edit them)
     auto* paramBox = new QGroupBox(tr("Launch parameters"), body);
     auto* form = new QVBoxLayout(paramBox);
-    // Two columns of three (the older rows' parameters left, the blocked rows' right), so the
-    // dock is no taller than with three: it shares the right-hand column with the other docks.
-    auto* grid = new QGridLayout;
+    // One parameter a row (two columns would make the dock wider than the right-hand column).
+    auto* grid = new QFormLayout;
     m_blockSize = paramSpinBox(paramBox, QStringLiteral("blockSize"));
     m_blockRows = paramSpinBox(paramBox, QStringLiteral("blockRows"));
     m_tileWidthFactor = paramSpinBox(paramBox, QStringLiteral("tileWidthFactor"));
     m_bodiesPerThread = paramSpinBox(paramBox, QStringLiteral("bodiesPerThread"));
     m_jSplit = paramSpinBox(paramBox, QStringLiteral("jSplit"));
     m_unroll = paramSpinBox(paramBox, QStringLiteral("unroll"));
-    const auto place = [&](int row, int pair, const QString& label, QSpinBox* box) {
-        auto* l = new QLabel(label, paramBox);
-        l->setBuddy(box);
-        grid->addWidget(l, row, 2 * pair);
-        grid->addWidget(box, row, 2 * pair + 1);
-    };
-    place(0, 0, tr("Block size:"), m_blockSize);
-    place(1, 0, tr("Block rows:"), m_blockRows);
-    place(2, 0, tr("Tile width factor:"), m_tileWidthFactor);
-    place(0, 1, tr("Bodies per thread:"), m_bodiesPerThread);
-    place(1, 1, tr("J-split:"), m_jSplit);
-    place(2, 1, tr("Unroll:"), m_unroll);
+    const auto place = [&](const QString& label, QSpinBox* box) { grid->addRow(label, box); };
+    place(tr("Block size:"), m_blockSize);
+    place(tr("Block rows:"), m_blockRows);
+    place(tr("Tile width factor:"), m_tileWidthFactor);
+    place(tr("Bodies per thread:"), m_bodiesPerThread);
+    place(tr("J-split:"), m_jSplit);
+    place(tr("Unroll:"), m_unroll);
     form->addLayout(grid);
     auto* sourceRow = new QHBoxLayout;
     m_launchInfo = new QLabel(paramBox);

@@ -6,6 +6,8 @@
 #include "DeviceDock.h"
 #include "KernelDock.h"
 #include "DiagnosticsDock.h"
+#include "KeyboardFocus.h"
+#include "KeyboardHelp.h"
 #include "RunDock.h"
 #include "SnapshotDialogs.h"
 #include "ViewDock.h"
@@ -16,6 +18,7 @@
 #include "gl/FrameSink.h"
 #include "gl/Renderer.h"
 #include "sim/DeviceInfo.h"
+#include "sim/Integrators.h"
 #include "sim/KernelRegistry.h"
 
 #include <QAction>
@@ -95,6 +98,7 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     createActions();
     createMenusAndToolbar();
     createStatusBar();
+    new KeyboardFocus(this, m_viewport); // single-key shortcuts after typing in a dock field
 
     // The controller lives on the worker thread; it is deleted there when the thread finishes.
     m_controller = new SimulationController;
@@ -110,10 +114,10 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
             QMetaObject::invokeMethod(m_controller, [] {}, Qt::BlockingQueuedConnection);
     });
     connect(m_viewport, &Viewport::interopStateChanged, this, [this](const QString& s) {
-        // the full reason goes in the tooltip and the Run dock; the status bar shows its start
-        m_interopLabel->setText(
-            m_interopLabel->fontMetrics().elidedText(s, Qt::ElideRight, m_interopLabel->maximumWidth()));
-        m_interopLabel->setToolTip(s);
+        // The status bar names the path ("CUDA-GL interop", "host upload"), whole; the reason
+        // why not is in its tooltip, the Run dock and the Device dock.
+        m_interopLabel->setText(s.section(QLatin1Char(':'), 0, 0).trimmed());
+        m_interopLabel->setToolTip(tr("Positions: %1").arg(s));
         m_runDock->setInteropState(s);
         m_deviceDock->setGlContext(m_viewport->glContextInfo());
     });
@@ -170,7 +174,7 @@ void MainWindow::createActions()
     connect(m_openAction, &QAction::triggered, this, &MainWindow::openFile);
     m_snapshotSaver = new SnapshotSaver(this);
 
-    m_exportAction = new QAction(tr("&Export frame…"), this);
+    m_exportAction = new QAction(tr("E&xport frame…"), this);
     m_exportAction->setShortcut(Qt::CTRL | Qt::Key_E);
     m_exportAction->setStatusTip(tr("Save the view as PNG or JPEG, at the view's size or a chosen one"));
     connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportFrame);
@@ -275,7 +279,13 @@ void MainWindow::createActions()
     connect(m_undoAction, &QAction::triggered, this, &MainWindow::undoRequested);
 
     m_aboutAction = new QAction(tr("&About N-Body Sandbox"), this);
+    m_aboutAction->setObjectName(QStringLiteral("aboutAction"));
     connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
+    m_shortcutsAction = new QAction(tr("&Keyboard shortcuts"), this);
+    m_shortcutsAction->setObjectName(QStringLiteral("shortcutsAction"));
+    m_shortcutsAction->setShortcut(QKeySequence::HelpContents);
+    m_shortcutsAction->setStatusTip(tr("Every keyboard shortcut and mouse gesture"));
+    connect(m_shortcutsAction, &QAction::triggered, this, &MainWindow::showShortcuts);
 
     m_kernelGroup = new QActionGroup(this);
     m_kernelGroup->setObjectName(QStringLiteral("kernelGroup"));
@@ -377,8 +387,32 @@ void MainWindow::createMenusAndToolbar()
     view->addAction(barToggle);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(m_shortcutsAction);
+    help->addSeparator();
     help->addAction(m_aboutAction);
     help->addAction(m_deviceDock->aboutMachineAction());
+
+    // Rows made from the registries (kernels, integrators, scenarios) get a mnemonic each, unique
+    // in their menu, as the written ones are (tst_shortcuts walks every menu).
+    for (QAction* top : menuBar()->actions())
+        if (top->menu())
+            assignMnemonics(top->menu());
+}
+
+QList<ShortcutRow> MainWindow::shortcutRows() const
+{
+    return nbody::app::shortcutRows(menuBar(), m_toolGroup->actions());
+}
+
+void MainWindow::showShortcuts()
+{
+    if (!m_shortcutsDialog) {
+        m_shortcutsDialog = new ShortcutsDialog(shortcutRows(), this);
+        m_shortcutsDialog->setAttribute(Qt::WA_DeleteOnClose);
+    }
+    m_shortcutsDialog->show();
+    m_shortcutsDialog->raise();
+    m_shortcutsDialog->activateWindow();
 }
 
 void MainWindow::createStatusBar()
@@ -397,10 +431,11 @@ void MainWindow::createStatusBar()
                        "averaged over the last one to two seconds; and frames drawn per second"),
                     170);
     m_rateLabel = add(tr("Pairwise interactions per second (N² per step)"), 110);
-    m_interopLabel = add(QString(), 120);
-    m_interopLabel->setMaximumWidth(320);
+    m_interopLabel = add(QString(), 0);
+    m_interopLabel->setObjectName(QStringLiteral("interopLabel"));
     m_interopLabel->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     m_stepLabel->setObjectName(QStringLiteral("stepLabel"));
+    m_timeLabel->setObjectName(QStringLiteral("timeLabel"));
     m_rateLabel->setObjectName(QStringLiteral("rateLabel"));
     m_msLabel->setObjectName(QStringLiteral("msLabel"));
     m_stepLabel->setText(tr("step 0"));
@@ -498,6 +533,7 @@ void MainWindow::connectController()
         statusBar()->clearMessage(); // "Loading …" is over
         restartStepTime(); // the last figures belong to the previous system
     });
+    connect(c, &SimulationController::unitsChanged, m_runDock, &RunDock::setUnitsOfG);
     connect(m_diagnosticsDock, &DiagnosticsDock::intervalEdited, c, &SimulationController::setDiagnosticsInterval);
     connect(c, &SimulationController::diagnosticsMeasured, m_diagnosticsDock, &DiagnosticsDock::appendDiagnostics);
     connect(c, &SimulationController::diagnosticsRestarted, m_diagnosticsDock, &DiagnosticsDock::restart);
@@ -885,12 +921,19 @@ void MainWindow::showAbout()
 {
     const QString gl = m_viewport->glDescription().isEmpty() ? tr("(no context yet)")
                                                              : m_viewport->glDescription();
+    // The integrators from their registry (the Integrator menu's rows).
+    QStringList integrators;
+    for (const nbody::IntegratorInfo& i : nbody::integratorRegistry())
+        integrators << tr("%1 (order %2, %n force evaluation(s) per step)", nullptr, int(i.weights.size()))
+                           .arg(qstr(i.name).toHtmlEscaped())
+                           .arg(i.order);
     QMessageBox::about(
         this, tr("About N-Body Sandbox"),
         tr("<h3>N-Body Sandbox %1</h3>"
            "<p>An interactive gravitational N-body simulator: all-pairs softened gravity, "
-           "kick-drift-kick leapfrog, CPU and CUDA force kernels.</p>"
+           "symplectic integrators, CPU and CUDA force kernels.</p>"
            "<table>"
+           "<tr><td>Integrators:</td><td>%6</td></tr>"
            "<tr><td>Build:</td><td>%2</td></tr>"
            "<tr><td>OpenGL:</td><td>%3</td></tr>"
            "<tr><td>Positions:</td><td>%4</td></tr>"
@@ -899,7 +942,7 @@ void MainWindow::showAbout()
             .arg(QStringLiteral(NBODY_VERSION),
                  nbody::builtWithCuda() ? tr("with CUDA") : tr("without CUDA (CPU kernels only)"),
                  gl.toHtmlEscaped(), m_viewport->interopState().toHtmlEscaped(),
-                 QString::fromLatin1(qVersion())));
+                 QString::fromLatin1(qVersion()), integrators.join(QStringLiteral("<br>"))));
 }
 
 void MainWindow::onGpuFault(const QString& text)

@@ -6,6 +6,7 @@
 
 #include "CaptureDialogs.h"
 #include "FrameProtocol.h"
+#include "KeyboardHelp.h"
 #include "SimulationController.h"
 #include "StepTimeAverage.h"
 
@@ -52,6 +53,10 @@ public:
     MainWindow(const StartupConfig& config, const Automation& automation, QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    /// Help → Keyboard shortcuts' rows: the menus' actions with shortcuts, the tools' mouse
+    /// gestures, the view's keys (KeyboardHelp.h).
+    QList<ShortcutRow> shortcutRows() const;
+
 signals:
     // to the controller (queued: it lives on the worker thread)
     void frameRequested(const nbody::app::FrameRequest& request);
@@ -89,6 +94,7 @@ private slots:
     void exportFrame();
     void toggleRecording();
     void showAbout();
+    void showShortcuts();
     void updateFps();
 
 private:
@@ -178,6 +184,8 @@ private:
     QAction* m_undoAction = nullptr;
     QActionGroup* m_toolGroup = nullptr;
     QAction* m_aboutAction = nullptr;
+    QAction* m_shortcutsAction = nullptr;
+    QPointer<ShortcutsDialog> m_shortcutsDialog;
     QActionGroup* m_kernelGroup = nullptr;
 
     QLabel* m_stepLabel = nullptr;

@@ -5,6 +5,7 @@
 
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QRegularExpression>
 #include <QSignalBlocker>
@@ -126,13 +127,24 @@ RunDock::RunDock(QWidget* parent) : QDockWidget(tr("Run"), parent)
     m_G->setObjectName(QStringLiteral("gravitationalConstant"));
     m_G->setToolTip(tr("Gravitational constant G, length³ mass⁻¹ time⁻² in the system's units (1 in N-body "
                        "units; 2.959e-4 AU³ M☉⁻¹ day⁻² for the Solar System). Arrows: ×2 / ÷2"));
+    m_GUnits = new QLabel(paramBox);
+    m_GUnits->setObjectName(QStringLiteral("unitsOfG"));
+    m_GUnits->setWordWrap(true);
+    m_GUnits->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* gRow = new QHBoxLayout;
+    gRow->addWidget(m_G, 1);
+    gRow->addWidget(m_GUnits);
     paramForm->addRow(tr("dt:"), m_dt);
     paramForm->addRow(tr("ε² (eps2):"), m_eps2);
-    paramForm->addRow(tr("G:"), m_G);
+    paramForm->addRow(tr("G:"), gRow);
     column->addWidget(paramBox);
     column->addStretch(1);
     setScrollableWidget(this, body);
 
+    m_stepsToRun->setObjectName(QStringLiteral("stepsToRun"));
+    m_stepsPerFrame->setObjectName(QStringLiteral("stepsPerFrame"));
+    m_dt->setObjectName(QStringLiteral("dt"));
+    m_eps2->setObjectName(QStringLiteral("eps2"));
     connect(m_stepsToRun, &QSpinBox::valueChanged, this, &RunDock::stepsToRunEdited);
     connect(m_stepsPerFrame, &QSpinBox::valueChanged, this, &RunDock::stepsPerFrameEdited);
     connect(m_dt, &QDoubleSpinBox::valueChanged, this, &RunDock::dtEdited);
@@ -169,6 +181,33 @@ void RunDock::setParams(const nbody::SimParams& p)
         const QSignalBlocker b(m_G);
         m_G->setValue(p.G);
     }
+    m_shownG = p.G;
+    showUnitsOfG();
+}
+
+void RunDock::setUnitsOfG(const QString& units)
+{
+    m_unitsOfG = units;
+    showUnitsOfG();
+}
+
+QString RunDock::unitsOfGText() const
+{
+    return m_GUnits->text();
+}
+
+void RunDock::showUnitsOfG()
+{
+    // The system's unit of G when it has one (the Solar System's AU³ M☉⁻¹ day⁻²); else N-body
+    // units, where G is 1; a G of another value in a system without stated units is in that
+    // system's own length, mass and time.
+    const QString text = !m_unitsOfG.isEmpty() ? m_unitsOfG
+                         : m_shownG == 1.0     ? tr("N-body units")
+                                               : tr("length³ mass⁻¹ time⁻²");
+    m_GUnits->setText(text);
+    m_GUnits->setToolTip(m_unitsOfG.isEmpty() && m_shownG == 1.0
+                             ? tr("N-body units: G = 1, lengths, masses and times in the system's own units")
+                             : tr("G in %1").arg(text));
 }
 
 void RunDock::setBodies(qulonglong n)

@@ -43,6 +43,10 @@ public:
     void setKernel(const nbody::KernelInfo* kernel);
     void setInteropState(const QString& state);
     void setSource(const QString& source);
+    /// The unit of G of the system ("AU³ M☉⁻¹ day⁻²"); "" for N-body units (or unknown: then
+    /// "N-body units" while G is 1, else "length³ mass⁻¹ time⁻²", the system's own units).
+    void setUnitsOfG(const QString& units);
+    QString unitsOfGText() const;
 
 signals:
     void stepsToRunEdited(int steps);
@@ -61,6 +65,10 @@ private:
     ScientificSpinBox* m_dt;
     ScientificSpinBox* m_eps2;
     ScientificSpinBox* m_G;
+    QLabel* m_GUnits;
+    QString m_unitsOfG;
+    double m_shownG = 1.0;
+    void showUnitsOfG();
 };
 
 } // namespace nbody::app

@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QWidget>
 
@@ -32,7 +33,7 @@ const QString kFilter = QStringLiteral("Scenario files (*.json);;All files (*)")
 
 ScenarioMenus::ScenarioMenus(QWidget* dialogParent) : QObject(dialogParent), m_parent(dialogParent)
 {
-    m_newMenu = new QMenu(tr("New from &scenario"), dialogParent);
+    m_newMenu = new QMenu(tr("&New from scenario"), dialogParent);
     m_newMenu->setToolTipsVisible(true);
     for (const ScenarioInfo& s : scenarioRegistry()) {
         QAction* a = m_newMenu->addAction(qstr(s.name) + QStringLiteral("…"));
@@ -96,11 +97,19 @@ void ScenarioMenus::askAndCreate(const QString& id)
     about->setWordWrap(true);
     form->addRow(about);
     auto* bodies = new QSpinBox(&dialog);
-    bodies->setRange(1, 1 << 28);
+    bodies->setObjectName(QStringLiteral("bodies"));
+    // 0 can be typed (a spin box from 1 would put the previous value back without a word); it is
+    // refused below, in words, with OK disabled until N is at least 1.
+    bodies->setRange(0, 1 << 28);
     bodies->setValue(int(row->defaultBodies));
     bodies->setEnabled(!row->fixedBodies);
     bodies->setToolTip(row->fixedBodies ? tr("This scenario's bodies are fixed") : tr("Number of bodies N"));
     form->addRow(tr("Bodies (N):"), bodies);
+    auto* bodiesProblem = new QLabel(tr("A system needs at least 1 body."), &dialog);
+    bodiesProblem->setObjectName(QStringLiteral("bodiesProblem"));
+    bodiesProblem->setStyleSheet(QStringLiteral("color: #d32f2f;"));
+    bodiesProblem->hide();
+    form->addRow(QString(), bodiesProblem);
     auto* seed = new QSpinBox(&dialog);
     seed->setRange(0, 1 << 30);
     seed->setValue(42);
@@ -116,6 +125,12 @@ void ScenarioMenus::askAndCreate(const QString& id)
     connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
     form->addRow(buttons);
+    const auto checkBodies = [bodiesProblem, buttons](int n) {
+        bodiesProblem->setVisible(n < 1);
+        buttons->button(QDialogButtonBox::Ok)->setEnabled(n >= 1);
+    };
+    connect(bodies, &QSpinBox::valueChanged, &dialog, checkBodies);
+    checkBodies(bodies->value());
     if (dialog.exec() != QDialog::Accepted)
         return;
     // All pairs cost N² per force evaluation. Without a GPU a very large N means minutes per step,

@@ -71,8 +71,6 @@ void SimulationController::initialize(const StartupConfig& config)
     c.apply = [this, config] {
         World world;
         QString source;
-        bool derive = false;
-        std::optional<RestartParams> fileParams;
         SimParams params;
         QString kernelId = config.kernelId;
         if (!config.scenario.isEmpty()) {
@@ -96,10 +94,10 @@ void SimulationController::initialize(const StartupConfig& config)
         } else if (!config.inputFile.isEmpty()) {
             try {
                 Snapshot snap = readSnapshot(config.inputFile.toStdString());
+                // what the file stores, else a new system's defaults (throws for a massless system)
+                applyFileParams(params, snap.world, snap.params);
                 world = std::move(snap.world);
-                fileParams = snap.params;
                 source = QFileInfo(config.inputFile).fileName();
-                derive = !fileParams;
                 m_spec = std::make_unique<ScenarioSpec>(snapshotSpec(config.inputFile));
             } catch (const std::exception& e) {
                 emit startupFailed(QString::fromUtf8(e.what()));
@@ -115,13 +113,6 @@ void SimulationController::initialize(const StartupConfig& config)
         }
         params.diagnosticsInterval = std::max(0, config.diagnosticsInterval);
         params.hostCopyInterval = std::max(0, config.hostCopyInterval);
-        if (derive) {
-            const ScaleDefaults sd = deriveScaleDefaults(world, params.G);
-            params.dt = sd.dt;
-            params.eps2 = sd.eps2;
-        } else if (fileParams && !world.empty()) {
-            applyFileParams(params, *fileParams);
-        }
         m_initialWorld = std::make_unique<World>(world);
         m_massRange = world.massRange();
         m_source = source;
@@ -143,20 +134,25 @@ void SimulationController::initialize(const StartupConfig& config)
         emit diagnosticsRestarted();
         m_framingRequested = true;
         emit sourceChanged(m_source);
+        publishUnits();
         if (config.startRunning)
             setRunning(true);
     };
     enqueue(std::move(c));
 }
 
-void SimulationController::applyFileParams(SimParams& params, const RestartParams& file)
+void SimulationController::applyFileParams(SimParams& params, const World& world,
+                                           const std::optional<RestartParams>& file)
 {
-    params.G = file.G;
-    params.dt = file.dt;
-    params.eps2 = file.eps2;
-    if (file.blockSize > 0 || file.tileWidthFactor > 0) { // 0: auto (not stored)
-        params.blockSize = file.blockSize;
-        params.tileWidthFactor = file.tileWidthFactor;
+    // Each parameter the file stores, on its own; the others a new system's (G = 1, dt and ε²
+    // derived from the scale with the file's G).
+    const FileParams f = resolveFileParams(world, file);
+    params.G = f.G;
+    params.dt = f.dt;
+    params.eps2 = f.eps2;
+    if (file && (file->blockSize > 0 || file->tileWidthFactor > 0)) { // 0: auto (not stored)
+        params.blockSize = file->blockSize;
+        params.tileWidthFactor = file->tileWidthFactor;
     }
 }
 
@@ -166,26 +162,20 @@ void SimulationController::installWorld(World world, const QString& source, bool
     if (!m_sim)
         throw std::logic_error("no simulation");
     SimParams params = m_sim->params();
-    if (deriveParams || fileParams) {
+    if (deriveParams) {
         // A system read from a file: what it stores, else a new system's defaults (G = 1, the
-        // leapfrog; dt and ε² derived below), never the previous system's physics.
+        // leapfrog; dt and ε² derived from its scale), never the previous system's physics.
         const SimParams fresh;
         params.G = fresh.G;
         params.integrator = fresh.integrator;
+        applyFileParams(params, world, fileParams);
     }
-    if (deriveParams) {
-        const ScaleDefaults sd = deriveScaleDefaults(world, params.G);
-        params.dt = sd.dt;
-        params.eps2 = sd.eps2;
-    }
-    if (fileParams)
-        applyFileParams(params, *fileParams);
     auto initial = std::make_unique<World>(world);
     auto initialExact = exact ? std::make_unique<Fp64State>(*exact) : nullptr;
     const auto range = world.massRange();
     // throws invalid_argument: the current system stays
     m_sim->setWorld(std::move(world), exact ? std::optional<Fp64State>(*exact) : std::nullopt);
-    if (deriveParams || fileParams) {
+    if (deriveParams) {
         try {
             m_sim->setParams(params);
         } catch (const std::invalid_argument&) {
@@ -221,6 +211,11 @@ void SimulationController::installWorld(World world, const QString& source, bool
     }
 }
 
+void SimulationController::publishUnits()
+{
+    emit unitsChanged(m_spec ? QString::fromStdString(unitsOfG(*m_spec)) : QString());
+}
+
 void SimulationController::reset()
 {
     Command c;
@@ -242,8 +237,7 @@ void SimulationController::loadFile(const QString& path)
         Snapshot snap = readSnapshot(path.toStdString()); // any format, detected from the content
         fileParams = snap.params;
         world = std::make_shared<World>(std::move(snap.world));
-        if (!fileParams)
-            (void)deriveScaleDefaults(*world, 1.0); // a system without mass cannot be simulated
+        (void)resolveFileParams(*world, fileParams); // a system without mass cannot be simulated
     } catch (const std::exception& e) {
         emit loadFailed(path, QString::fromUtf8(e.what()));
         return;
@@ -254,8 +248,9 @@ void SimulationController::loadFile(const QString& path)
     const QString name = QFileInfo(path).fileName();
     c.apply = [this, world, name, path, fileParams] {
         try {
-            installWorld(std::move(*world), name, !fileParams, fileParams);
+            installWorld(std::move(*world), name, true, fileParams);
             m_spec = std::make_unique<ScenarioSpec>(snapshotSpec(path));
+            publishUnits();
             // A kernel a scenario chose for itself (an fp64 one for the Solar System) does not
             // suit the file: back to the user's, unless the file named its own.
             if (!m_scenarioKernel.empty() && m_scenarioKernel == std::string(m_sim->kernel().id) &&
@@ -367,6 +362,7 @@ void SimulationController::installScenario(BuiltScenario& built, const ScenarioS
         throw;
     }
     m_spec = std::make_unique<ScenarioSpec>(spec);
+    publishUnits();
     if (!built.kernel.empty() && built.kernel != std::string(m_sim->kernel().id)) {
         try {
             const std::string before(m_sim->kernel().id);

@@ -176,6 +176,9 @@ signals:
     void stepsToRunChanged(int steps);
     void stepsPerFrameChanged(int steps);
     void sourceChanged(const QString& description); ///< "uniform cube, 8192 bodies" / file name
+    /// The unit of G of the new system ("AU³ M☉⁻¹ day⁻²"; "" when N-body units or unknown:
+    /// nbody::unitsOfG of its recipe), after each start-up, load, scenario.
+    void unitsChanged(const QString& unitsOfG);
     /// A command was refused (the previous value stays); what: "kernel", "dt", "block size", …
     void commandFailed(const QString& what, const QString& message);
     void loadFailed(const QString& path, const QString& message);
@@ -210,7 +213,11 @@ private:
     void installWorld(nbody::World world, const QString& source, bool deriveParams,
                       const std::optional<nbody::RestartParams>& fileParams = std::nullopt,
                       const nbody::Fp64State* exact = nullptr);
-    static void applyFileParams(nbody::SimParams& params, const nbody::RestartParams& file);
+    /// G, dt, ε² (and the launch parameters) of a system read from a file: what `file` stores,
+    /// each on its own, else a new system's (resolveFileParams). Throws std::invalid_argument
+    /// for a massless system that needs dt derived.
+    static void applyFileParams(nbody::SimParams& params, const nbody::World& world,
+                                const std::optional<nbody::RestartParams>& file);
     /// Applies `edit` to a copy of the current system and installs it (same time and step).
     void applyEdit(const std::function<nbody::EditRecord(nbody::World&)>& edit, bool isUndo);
     /// Queues a built scenario (from newScenario/openScenario/initialize) as the next system.
@@ -221,6 +228,8 @@ private:
     /// Runs the tuner for the running kernel when it needs it (or always with `force`).
     void tuneIfNeeded(bool force);
     void publishState();
+    /// unitsChanged() for m_spec.
+    void publishUnits();
     bool pendingWork() const;
     /// `steps` shortened so the frame ends on the next recorded step.
     int clipToRecordedStep(int steps) const;

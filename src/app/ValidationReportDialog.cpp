@@ -1,4 +1,5 @@
 #include "ValidationReportDialog.h"
+#include "ChartAxes.h"
 
 #include "sim/Validation.h"
 #include "sim/ValidationReport.h"
@@ -12,6 +13,8 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMessageBox>
@@ -104,6 +107,12 @@ QChartView* chartView(QChart* chart, QWidget* parent)
     view->setRenderHint(QPainter::Antialiasing);
     view->setMinimumSize(360, 240);
     return view;
+}
+
+/// Kernel `i`'s line colour, as the HTML page's.
+QColor kernelColour(int i)
+{
+    return QColor(QString::fromStdString(nbody::validationKernelColour(std::size_t(i))));
 }
 
 void clearChart(QChart* chart)
@@ -363,6 +372,9 @@ void ValidationReportDialog::fillGrowthChart()
                                     : QString::fromStdString(k.id));
         s->append(points);
         m_growthChart->addSeries(s);
+        QPen pen(kernelColour(int(&k - m_report->kernels.data())));
+        pen.setWidthF(2.0);
+        s->setPen(pen);
         s->attachAxis(x);
         s->attachAxis(y);
     }
@@ -382,44 +394,57 @@ void ValidationReportDialog::fillEnergyChart()
     x->setLabelFormat(QStringLiteral("%d"));
     x->setRange(0, double(std::max<std::uint64_t>(1, m_report->steps)));
     auto* y = new QValueAxis;
-    y->setTitleText(tr("ΔE/E₀"));
-    y->setLabelFormat(QStringLiteral("%.1e"));
     m_energyChart->addAxis(x, Qt::AlignBottom);
     m_energyChart->addAxis(y, Qt::AlignLeft);
+    const std::vector<nbody::EnergyCurve> curves = nbody::energyCurves(*m_report);
+    // The y axis through a shared exponent (ΔE/E₀ of an fp64 run is ~1e-14: Qt Charts alone
+    // would show an empty range), as the Diagnostics dock's (ChartAxes.h).
     double lo = 0, hi = 0;
-    const auto add = [&](const QString& name, const std::vector<nbody::GrowthPoint>& growth, bool reference) {
-        auto* s = new QLineSeries(m_energyChart);
-        s->setName(name);
-        QList<QPointF> points;
-        for (const nbody::GrowthPoint& g : growth) {
-            const double v = reference ? g.referenceEnergyChange : g.energyChange;
-            if (!std::isfinite(v))
-                continue;
-            points.append({double(g.step), v});
+    for (const nbody::EnergyCurve& c : curves)
+        for (const auto& [step, v] : c.points) {
             lo = std::min(lo, v);
             hi = std::max(hi, v);
         }
+    m_energyLayout = layoutAxis(lo, hi, 7);
+    applyAxisLayout(y, m_energyLayout, tr("ΔE/E₀"), false);
+    // The reference's run first, wide and light; each kernel on top in its colour. A kernel on
+    // the reference's curve (the `reference` kernel itself) or on an earlier kernel's is dashed,
+    // with markers, so the curve beneath shows through, and the legend names it once
+    // (nbody::energyCurves, as the HTML page).
+    static const Qt::PenStyle dashes[] = {Qt::DashLine, Qt::DotLine, Qt::DashDotLine, Qt::DashDotDotLine};
+    int overlaid = 0;
+    for (const nbody::EnergyCurve& c : curves) {
+        auto* s = new QLineSeries(m_energyChart);
+        s->setName(QString::fromStdString(c.label));
+        QList<QPointF> points;
+        for (const auto& [step, v] : c.points)
+            points.append({step, m_energyLayout.scale.toPlot(v)});
         s->append(points);
         m_energyChart->addSeries(s);
         s->attachAxis(x);
         s->attachAxis(y);
-        if (reference) {
-            QPen pen(Qt::black);
-            pen.setStyle(Qt::DashLine);
+        if (c.kernel < 0) {
+            QPen pen(QColor(QString::fromStdString(nbody::validationReferenceColour())));
+            pen.setWidthF(6.0);
+            pen.setCapStyle(Qt::RoundCap);
+            s->setPen(pen);
+        } else {
+            QPen pen(kernelColour(c.kernel));
             pen.setWidthF(2.0);
+            if (c.sameAs != -2) {
+                // Each curve drawn over another a different dash and smaller markers than the
+                // one before, so every one of them shows.
+                pen.setStyle(dashes[overlaid % 4]);
+                s->setPointsVisible(true);
+                s->setMarkerSize(std::max(4.0, 10.0 - 2.5 * overlaid));
+                ++overlaid;
+            }
             s->setPen(pen);
         }
-    };
-    for (const nbody::KernelValidation& k : m_report->kernels)
-        add(QString::fromStdString(k.id), k.growth, false);
-    add(tr("reference (fp64 OpenMP)"), m_report->referenceGrowth, true); // dashed, on top
-    if (hi <= lo) {
-        const double m = lo != 0 ? 0.05 * std::abs(lo) : 1e-12;
-        lo -= m;
-        hi += m;
+        if (!c.inLegend)
+            for (QLegendMarker* m : m_energyChart->legend()->markers(s))
+                m->setVisible(false);
     }
-    y->setRange(lo, hi);
-    y->applyNiceNumbers(); // round limits and ticks
 }
 
 bool ValidationReportDialog::exportTo(const QString& path)

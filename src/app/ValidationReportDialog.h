@@ -6,10 +6,14 @@
 /// velocities and accelerations, ΔE/E0, a PASS / FAIL / ERROR badge); the per-field statistics
 /// (absolute and relative max / median / RMS, the predecessor's miss counts); the error growth
 /// chart (max position error against step, log scale, one series per kernel); the energy change
-/// chart (ΔE/E0 against step per kernel and for the reference); thresholds, failure reasons and
+/// chart (ΔE/E0 against step per kernel and for the reference: nbody::energyCurves, the reference
+/// first and wide, a kernel on another's curve dashed with markers and named once in the legend,
+/// the axis through a shared exponent, ChartAxes.h); thresholds, failure reasons and
 /// the report's warnings about the run as a whole.
 /// Export JSON… and Export HTML… write the report through nbody::writeValidationReport
 /// (atomically: a failed write keeps the old file and says why in a message box).
+
+#include "ChartAxes.h"
 
 #include <QDialog>
 #include <QString>
@@ -43,6 +47,8 @@ public:
     QTableWidget* fieldTable() const { return m_fields; }
     QChart* growthChart() const { return m_growthChart; }
     QChart* energyChart() const { return m_energyChart; }
+    /// The energy chart's y axis: its series hold ΔE/E₀ through this scale.
+    const AxisLayout& energyAxisLayout() const { return m_energyLayout; }
 
 private:
     void chooseExport(const QString& suffix);
@@ -63,6 +69,7 @@ private:
     QTabWidget* m_tabs = nullptr;
     QChart* m_growthChart = nullptr;
     QChart* m_energyChart = nullptr;
+    AxisLayout m_energyLayout;
     QString m_lastDir;
 };
 

@@ -193,28 +193,22 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
             for (const std::string& w : snap.warnings)
                 std::fprintf(stderr, "nbody %s: warning: %s\n", command, w.c_str());
             out.world = std::move(snap.world);
-            if (snap.params) { // the run's own parameters: an exact continuation
-                out.params.G = snap.params->G;
-                out.params.dt = snap.params->dt;
-                out.params.eps2 = snap.params->eps2;
+            // The run's own parameters (an exact continuation), each one the file stores; the
+            // others a new system's: G = --G or 1, dt and eps2 derived from the scale.
+            const FileParams f = resolveFileParams(out.world, snap.params, o.G);
+            out.params.G = f.G;
+            out.params.dt = f.dt;
+            out.params.eps2 = f.eps2;
+            out.dtProblem = f.dtProblem;
+            out.eps2Problem = f.eps2Problem;
+            if (snap.params) {
                 out.savedKernel = snap.params->kernel;
                 out.savedLaunch = {snap.params->blockSize, snap.params->tileWidthFactor};
-                out.what = formatString("%s (%s): %zu bodies at step %llu, t = %.9g (G, dt and eps2 from the file)",
-                                  o.input.c_str(), snap.formatId.c_str(), out.world.size(),
-                                  static_cast<unsigned long long>(out.world.step), out.world.time);
-            } else {
-                if (o.G)
-                    out.params.G = *o.G; // the derived dt depends on G
-                const ScaleDefaults d = deriveScaleDefaults(out.world, out.params.G);
-                out.params.dt = d.dt;
-                out.params.eps2 = d.eps2;
-                out.dtProblem = d.dtProblem;
-                out.eps2Problem = d.eps2Problem;
-                out.what = formatString("%s (%s): %zu bodies (dt %.4g and eps2 %.4g derived from its scale: R_rms %.4g, "
-                                  "t_dyn %.4g)",
-                                  o.input.c_str(), snap.formatId.c_str(), out.world.size(), double(d.dt),
-                                  double(d.eps2), d.rmsRadius, d.dynamicalTime);
             }
+            out.what = formatString("%s (%s): %zu bodies at step %llu, t = %.9g (%s)", o.input.c_str(),
+                                    snap.formatId.c_str(), out.world.size(),
+                                    static_cast<unsigned long long>(out.world.step), out.world.time,
+                                    f.describe().c_str());
         } else {
             CubeParams cube;
             cube.bodies = o.bodies;

@@ -211,7 +211,12 @@ Snapshot readCsvSnapshot(const std::string& path)
     }
 
     // ---- comments and the header row ----
-    std::map<std::string, std::string> keys;
+    struct KeyLine {
+        std::string value;
+        std::uint64_t line = 0;
+        std::string text; ///< the whole comment line, as in the file
+    };
+    std::map<std::string, KeyLine> keys;
     std::string line;
     RecordReader reader(in);
     std::array<int, kColumns> where;
@@ -232,7 +237,8 @@ Snapshot readCsvSnapshot(const std::string& path)
         if (t.front() == '#') {
             const std::string_view body = t.substr(1);
             if (const std::size_t eq = body.find('='); eq != std::string_view::npos)
-                keys[std::string(trim(body.substr(0, eq)))] = std::string(trim(body.substr(eq + 1)));
+                keys[std::string(trim(body.substr(0, eq)))] =
+                    KeyLine{std::string(trim(body.substr(eq + 1))), reader.line(), std::string(t)};
             continue;
         }
         if (!splitFields(t, fields, splitProblem))
@@ -273,10 +279,12 @@ Snapshot readCsvSnapshot(const std::string& path)
     }
     auto key = [&](const char* name) -> const std::string* {
         const auto it = keys.find(name);
-        return it == keys.end() ? nullptr : &it->second;
+        return it == keys.end() ? nullptr : &it->second.value;
     };
-    auto badKey = [&](const char* name, const std::string& value, const char* expected) {
-        fail(path, "comment '" + std::string(name) + " = " + value + "': " + expected);
+    // "line 5: '# G = nan': G is not a positive finite number"
+    auto badKey = [&](const char* name, const std::string&, const char* expected) {
+        const KeyLine& k = keys.at(name);
+        fail(path, "line " + std::to_string(k.line) + ": '" + k.text + "': " + name + " is " + expected);
     };
     std::optional<std::uint64_t> declared;
     if (const std::string* v = key("bodies")) {
@@ -307,32 +315,45 @@ Snapshot readCsvSnapshot(const std::string& path)
             badKey("step", *v, "not a step count");
         snap.world.step = *s;
     }
-    const std::string *g = key("G"), *e = key("eps2"), *d = key("dt");
-    if (g && e && d) {
-        RestartParams p;
-        const auto gv = parseNumber<double>(*g);
-        const auto ev = parseNumber<float>(*e);
-        const auto dv = parseNumber<float>(*d);
-        if (!gv || !std::isfinite(*gv) || *gv <= 0)
+    // Each stored parameter on its own: a file with only `# G = …` runs with that G and a dt and
+    // eps2 derived from its scale (resolveFileParams); an invalid value is refused, never ignored.
+    RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0};
+    bool anyParam = false;
+    if (const std::string* g = key("G")) {
+        const auto v = parseNumber<double>(*g);
+        if (!v || !std::isfinite(*v) || *v <= 0)
             badKey("G", *g, "not a positive finite number");
-        if (!ev || !std::isfinite(*ev) || *ev < 0)
-            badKey("eps2", *e, "not a non-negative finite fp32 number");
-        if (!dv || !std::isfinite(*dv) || *dv <= 0)
-            badKey("dt", *d, "not a positive finite fp32 number");
-        p.G = *gv;
-        p.eps2 = *ev;
-        p.dt = *dv;
-        if (const std::string* k = key("kernel"))
-            p.kernel = *k;
-        for (const auto& [name, field] : {std::pair{"block_size", &p.blockSize}, std::pair{"tile_factor", &p.tileWidthFactor}})
-            if (const std::string* v = key(name)) {
-                const auto n = parseNumber<int>(*v);
-                if (!n || *n < 1)
-                    badKey(name, *v, "not a positive integer");
-                *field = *n;
-            }
-        snap.params = p;
+        p.G = *v;
+        anyParam = true;
     }
+    if (const std::string* e = key("eps2")) {
+        const auto v = parseNumber<float>(*e);
+        if (!v || !std::isfinite(*v) || *v < 0)
+            badKey("eps2", *e, "not a non-negative finite fp32 number");
+        p.eps2 = *v;
+        anyParam = true;
+    }
+    if (const std::string* d = key("dt")) {
+        const auto v = parseNumber<float>(*d);
+        if (!v || !std::isfinite(*v) || *v <= 0)
+            badKey("dt", *d, "not a positive finite fp32 number");
+        p.dt = *v;
+        anyParam = true;
+    }
+    if (const std::string* k = key("kernel"); k && !k->empty()) {
+        p.kernel = *k;
+        anyParam = true;
+    }
+    for (const auto& [name, field] : {std::pair{"block_size", &p.blockSize}, std::pair{"tile_factor", &p.tileWidthFactor}})
+        if (const std::string* v = key(name)) {
+            const auto n = parseNumber<int>(*v);
+            if (!n || *n < 1)
+                badKey(name, *v, "not a positive integer");
+            *field = *n;
+            anyParam = true;
+        }
+    if (anyParam)
+        snap.params = p;
 
     // ---- rows ----
     World& world = snap.world;
@@ -413,9 +434,14 @@ void writeCsvSnapshot(const std::string& path, const World& world, const Restart
     writeStreamAtomically(path, [&](FileSink& sink) {
         std::string text = "# nbody-sandbox snapshot\n# bodies = " + std::to_string(world.size())
             + "\n# time = " + shortest(world.time) + "\n# step = " + std::to_string(world.step) + "\n";
+        if (params && params->G)
+            text += "# G = " + shortest(*params->G) + "\n";
+        if (params && params->eps2)
+            text += "# eps2 = " + shortest(*params->eps2) + "\n";
+        if (params && params->dt)
+            text += "# dt = " + shortest(*params->dt) + "\n";
         if (params)
-            text += "# G = " + shortest(params->G) + "\n# eps2 = " + shortest(params->eps2) + "\n# dt = "
-                + shortest(params->dt) + "\n# kernel = " + params->kernel + "\n";
+            text += "# kernel = " + params->kernel + "\n";
         // Launch parameters on auto (0) are not written: the reader's run resolves them again.
         if (params && params->blockSize > 0)
             text += "# block_size = " + std::to_string(params->blockSize) + "\n";

@@ -18,8 +18,9 @@
 ///     1.5,-2,0.25,0,0.1,0,1e+06,0,generic
 ///
 /// Comment lines (`#`) come before the header row; `key = value` comments carry the number of
-/// bodies, time, step and the run's parameters (RestartParams when G, eps2 and dt are all
-/// there). The header row names the columns, in any order: x, y, z, vx, vy, vz, m (or mass) are
+/// bodies, time, step and the run's parameters (RestartParams: each of G, eps2 and dt that is
+/// there, on its own; an invalid one — nan, inf, negative, not a number — is refused with the
+/// line number and its text). The header row names the columns, in any order: x, y, z, vx, vy, vz, m (or mass) are
 /// required, id (unsigned 32-bit) and group (generic, dark, star, gas or 0..3) optional; other
 /// columns (a name, a density from another tool) are ignored, with one line in
 /// Snapshot::warnings naming them. Numbers are written in the shortest form that reads back to

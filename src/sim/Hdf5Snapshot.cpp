@@ -471,9 +471,12 @@ std::vector<unsigned char> buildImage(const std::string& fileName, const World& 
         Handle p(H5Gcreate2(file, "Parameters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
         check(p.valid(), "cannot create Parameters");
         const char* P = "Parameters";
-        w.scalar(p, P, "NBody_G", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, params->G);
-        w.scalar(p, P, "NBody_Eps2", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, params->eps2);
-        w.scalar(p, P, "NBody_Dt", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, params->dt);
+        if (params->G)
+            w.scalar(p, P, "NBody_G", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, *params->G);
+        if (params->eps2)
+            w.scalar(p, P, "NBody_Eps2", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, *params->eps2);
+        if (params->dt)
+            w.scalar(p, P, "NBody_Dt", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, *params->dt);
         w.string(p, P, "NBody_Kernel", params->kernel);
         // Launch parameters on auto (0) are not written: the reader's run resolves them again.
         if (params->blockSize > 0)
@@ -583,29 +586,36 @@ Snapshot readHdf5Snapshot(const std::string& path)
         const auto g = r.attribute<double>(params, "Parameters", "NBody_G", H5T_NATIVE_DOUBLE, 1);
         const auto e = r.attribute<float>(params, "Parameters", "NBody_Eps2", H5T_NATIVE_FLOAT, 1);
         const auto d = r.attribute<float>(params, "Parameters", "NBody_Dt", H5T_NATIVE_FLOAT, 1);
-        if (g && e && d) {
-            RestartParams p;
+        // Each stored parameter on its own (a file with only NBody_G runs with that G and a dt
+        // and eps2 derived from its scale); an invalid one is refused.
+        RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0};
+        if (g) {
             p.G = (*g)[0];
-            p.eps2 = (*e)[0];
-            p.dt = (*d)[0];
-            if (!std::isfinite(p.G) || p.G <= 0)
-                r.fail("Parameters/NBody_G is not a positive finite number");
-            if (!std::isfinite(p.eps2) || p.eps2 < 0)
-                r.fail("Parameters/NBody_Eps2 is not a non-negative finite number");
-            if (!std::isfinite(p.dt) || p.dt <= 0)
-                r.fail("Parameters/NBody_Dt is not a positive finite number");
-            p.kernel = r.stringAttribute(params, "Parameters", "NBody_Kernel").value_or("");
-            const auto block = r.attribute<int>(params, "Parameters", "NBody_BlockSize", H5T_NATIVE_INT, 1);
-            const auto factor = r.attribute<int>(params, "Parameters", "NBody_TileWidthFactor", H5T_NATIVE_INT, 1);
-            // Each is written only when it was not on auto (0).
-            if ((block && (*block)[0] < 1) || (factor && (*factor)[0] < 1))
-                r.fail("Parameters/NBody_BlockSize or NBody_TileWidthFactor is not positive");
-            if (block)
-                p.blockSize = (*block)[0];
-            if (factor)
-                p.tileWidthFactor = (*factor)[0];
-            snap.params = p;
+            if (!std::isfinite(*p.G) || *p.G <= 0)
+                r.fail("Parameters/NBody_G is not a positive finite number (" + std::to_string(*p.G) + ")");
         }
+        if (e) {
+            p.eps2 = (*e)[0];
+            if (!std::isfinite(*p.eps2) || *p.eps2 < 0)
+                r.fail("Parameters/NBody_Eps2 is not a non-negative finite number (" + std::to_string(*p.eps2) + ")");
+        }
+        if (d) {
+            p.dt = (*d)[0];
+            if (!std::isfinite(*p.dt) || *p.dt <= 0)
+                r.fail("Parameters/NBody_Dt is not a positive finite number (" + std::to_string(*p.dt) + ")");
+        }
+        p.kernel = r.stringAttribute(params, "Parameters", "NBody_Kernel").value_or("");
+        const auto block = r.attribute<int>(params, "Parameters", "NBody_BlockSize", H5T_NATIVE_INT, 1);
+        const auto factor = r.attribute<int>(params, "Parameters", "NBody_TileWidthFactor", H5T_NATIVE_INT, 1);
+        // Each is written only when it was not on auto (0).
+        if ((block && (*block)[0] < 1) || (factor && (*factor)[0] < 1))
+            r.fail("Parameters/NBody_BlockSize or NBody_TileWidthFactor is not positive");
+        if (block)
+            p.blockSize = (*block)[0];
+        if (factor)
+            p.tileWidthFactor = (*factor)[0];
+        if (g || e || d || !p.kernel.empty() || block || factor)
+            snap.params = p;
     }
 
     // ---- every type's group and dataset shapes, before anything is allocated ----

@@ -241,7 +241,7 @@ const std::array<ScenarioInfo, 6> kScenarios{{
      "The Sun, the eight planets (Earth with the Moon) and Pluto at J2000 from Standish's Keplerian elements "
      "(JPL), barycentric; no softening, fp64 kernel and Yoshida's 4th-order integrator by default.",
      "AU, days, solar masses (G = 2.959122082855911e-4 AU^3 Msun^-1 day^-2)", kGaussG, 0.0f, 1.0f, "yoshida4",
-     "reference", 10, true, "none", generateSolarSystem},
+     "reference", 10, true, "none", generateSolarSystem, "AU³ M☉⁻¹ day⁻²"},
     {"figure-eight", "Figure-eight choreography",
      "Three equal masses chasing each other on a figure eight (Chenciner & Montgomery 2000; Simo's initial "
      "conditions), period 6.32591398.",
@@ -255,6 +255,12 @@ std::string dirOf(const std::string& path)
 }
 
 } // namespace
+
+std::string unitsOfG(const ScenarioSpec& spec)
+{
+    const ScenarioInfo* row = spec.generator.empty() ? nullptr : findScenario(spec.generator);
+    return row ? std::string(row->unitsOfG) : std::string();
+}
 
 std::span<const ScenarioInfo> scenarioRegistry()
 {
@@ -606,12 +612,14 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
                                 spec.source);
         b.bodies.world = std::move(snap.world);
         b.warnings = std::move(snap.warnings);
-        b.params.G = spec.G.value_or(1.0);
-        const ScaleDefaults d = deriveScaleDefaults(b.bodies.world, b.params.G);
-        b.params.dt = d.dt;
-        b.params.eps2 = d.eps2;
-        b.dtProblem = spec.dt ? "" : d.dtProblem;
-        b.eps2Problem = spec.eps2 ? "" : d.eps2Problem;
+        // The scenario's parameters, else each one the snapshot stores, else a new system's
+        // (G = 1, dt and ε² derived from the scale with that G).
+        const FileParams f = resolveFileParams(b.bodies.world, snap.params, spec.G);
+        b.params.G = f.G;
+        b.params.dt = f.dt;
+        b.params.eps2 = f.eps2;
+        b.dtProblem = spec.dt ? "" : f.dtProblem;
+        b.eps2Problem = spec.eps2 ? "" : f.eps2Problem;
         b.params.integrator = "leapfrog";
         b.units = "the snapshot's own (G = " + num(b.params.G) + ")";
         std::snprintf(line, sizeof line, "%s: %zu bodies",

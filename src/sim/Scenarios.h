@@ -68,6 +68,8 @@ struct ScenarioInfo {
     /// Makes the bodies. args: a JSON object of named arguments (validated: ScenarioError naming
     /// "bodies.args.<name>"); n ≥ 1; seed for random generators.
     ModelBodies (*generate)(const nlohmann::json& args, std::size_t n, std::uint64_t seed);
+    /// The unit of G in the system's units ("AU³ M☉⁻¹ day⁻²"); "" for N-body units (G = 1).
+    std::string_view unitsOfG = {};
 };
 
 /// Every scenario, in menu order (cube, plummer, disk-galaxy, galaxy-collision, solar-system,
@@ -92,6 +94,10 @@ struct ScenarioSpec {
     std::string snapshotFormat;  ///< a snapshot format id ("tipsy", "csv", "hdf5"); "" = detected from the file
     std::string source;          ///< the scenario file it was read from ("" otherwise), for messages
 };
+
+/// The unit of G of the system `spec` makes (its generator's ScenarioInfo::unitsOfG); "" when
+/// unknown or N-body units (a snapshot stores no units).
+std::string unitsOfG(const ScenarioSpec& spec);
 
 /// The recipe of registry row `id` (throws ScenarioError naming "bodies.generator" for an
 /// unknown id), with N and seed when given.

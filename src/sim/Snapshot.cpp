@@ -6,12 +6,14 @@
 #include "CsvSnapshot.h"
 #include "Hdf5Snapshot.h"
 #include "PathNames.h"
+#include "Scenario.h"
 #include "Tipsy.h"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -132,6 +134,66 @@ void writeSnapshot(const std::string& path, const World& world, const RestartPar
     if (world.empty())
         throw std::invalid_argument("snapshot '" + path + "': the system has no bodies");
     f->write(path, world, params);
+}
+
+FileParams resolveFileParams(const World& world, const std::optional<RestartParams>& stored, std::optional<double> givenG)
+{
+    FileParams f;
+    const RestartParams none{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0};
+    const RestartParams& s = stored ? *stored : none;
+    f.storedG = !givenG && s.G.has_value();
+    f.G = givenG ? *givenG : s.G.value_or(1.0);
+    f.storedDt = s.dt.has_value();
+    f.storedEps2 = s.eps2.has_value();
+    if (!f.storedDt || !f.storedEps2) {
+        const ScaleDefaults d = deriveScaleDefaults(world, f.G);
+        f.dt = d.dt;
+        f.eps2 = d.eps2;
+        f.dtProblem = f.storedDt ? std::string() : d.dtProblem;
+        f.eps2Problem = f.storedEps2 ? std::string() : d.eps2Problem;
+        f.rmsRadius = d.rmsRadius;
+        f.dynamicalTime = d.dynamicalTime;
+    }
+    if (f.storedDt)
+        f.dt = *s.dt;
+    if (f.storedEps2)
+        f.eps2 = *s.eps2;
+    return f;
+}
+
+std::string FileParams::describe() const
+{
+    std::string fromFile, derived;
+    const auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : ", ") + item; };
+    if (storedG)
+        add(fromFile, "G");
+    if (storedDt)
+        add(fromFile, "dt");
+    if (storedEps2)
+        add(fromFile, "eps2");
+    char buf[96];
+    if (!storedDt) {
+        std::snprintf(buf, sizeof buf, "dt %.4g", double(dt));
+        add(derived, buf);
+    }
+    if (!storedEps2) {
+        std::snprintf(buf, sizeof buf, "eps2 %.4g", double(eps2));
+        add(derived, buf);
+    }
+    // "G, dt, eps2" reads better as "G, dt and eps2"
+    const auto andLast = [](std::string list) {
+        if (const std::size_t comma = list.rfind(", "); comma != std::string::npos)
+            list.replace(comma, 2, " and ");
+        return list;
+    };
+    std::string out;
+    if (!fromFile.empty())
+        out = andLast(fromFile) + " from the file";
+    if (!derived.empty()) {
+        std::snprintf(buf, sizeof buf, " derived from its scale (R_rms %.4g, t_dyn %.4g)", rmsRadius, dynamicalTime);
+        out += (out.empty() ? "" : "; ") + andLast(derived) + buf;
+    }
+    return out;
 }
 
 std::string checkBodyValue(std::string_view field, double value, bool isMass)

@@ -30,11 +30,13 @@
 
 namespace nbody {
 
-/// The parameters of a run stored with a snapshot (see SimParams for units).
+/// The parameters of a run stored with a snapshot (see SimParams for units). A writer stores
+/// every physical parameter that is set (the defaults are a new system's); a reader sets each one
+/// the file stores, on its own, and leaves the others unset (resolveFileParams fills them in).
 struct RestartParams {
-    double G = 1.0;      ///< gravitational constant
-    float eps2 = 0.002f; ///< softening ε², length²
-    float dt = 0.1f;     ///< time step, time units
+    std::optional<double> G = 1.0;      ///< gravitational constant
+    std::optional<float> eps2 = 0.002f; ///< softening ε², length²
+    std::optional<float> dt = 0.1f;     ///< time step, time units
     std::string kernel;  ///< force kernel id ("cpu", "tiled", …); may be empty
     /// Launch parameters of CUDA kernels (SimParams::blockSize, tileWidthFactor): kept so that a
     /// GPU run continues with the same configuration; 0 when the file has none (auto: each is
@@ -46,7 +48,9 @@ struct RestartParams {
 /// A system read from a file.
 struct Snapshot {
     World world;
-    std::optional<RestartParams> params; ///< when the file carries them (all of G, eps2, dt)
+    /// When the file carries any of them (G, eps2, dt, kernel, launch parameters); each of G,
+    /// eps2 and dt is set only when the file stores it.
+    std::optional<RestartParams> params;
     std::string formatId;                ///< the format it was read as ("tipsy", "csv", "hdf5")
     /// What the reader skipped and the user should hear about, one line each, naming the file
     /// ("CSV file 'a.csv': line 1: ignored unknown columns 'name', 'rho' (…)"); front ends print them.
@@ -88,6 +92,24 @@ void writeSnapshot(const std::string& path, const World& world, const RestartPar
 
 /// "tipsy (.bin .tipsy .std), csv (.csv), hdf5 (.h5 .hdf5 .hdf)" for messages and help.
 std::string describeSnapshotFormats();
+
+/// The physical parameters a system read from a file runs with: each one the file stores
+/// (`stored`), each on its own; the others a new system's: G = `givenG` when set (a --G),
+/// else the file's, else 1; dt and ε² the file's, else derived from the world's scale with
+/// that G (deriveScaleDefaults, which throws std::invalid_argument for a massless system).
+struct FileParams {
+    double G = 1.0;
+    float dt = 0.1f;
+    float eps2 = 0.002f;
+    bool storedG = false, storedDt = false, storedEps2 = false; ///< taken from the file
+    /// A derived dt (eps2) fp32 cannot hold (ScaleDefaults::dtProblem); empty when stored.
+    std::string dtProblem, eps2Problem;
+    double rmsRadius = 0, dynamicalTime = 0; ///< the scale, when dt or ε² was derived
+    /// "G, dt and eps2 from the file", "G from the file; dt 0.0185 and eps2 1e-4 derived from its scale".
+    std::string describe() const;
+};
+FileParams resolveFileParams(const World& world, const std::optional<RestartParams>& stored,
+                             std::optional<double> givenG = std::nullopt);
 
 /// Checks one body's fields as read; returns "" or the problem with `field` named
 /// ("mass is negative (-1)", "velocity.y is not finite (nan)"). Values are the file's, before

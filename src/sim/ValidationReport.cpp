@@ -275,6 +275,8 @@ struct Series {
     std::string dash;     ///< SVG stroke-dasharray ("" = solid)
     double width = 1.8;
     std::vector<std::pair<double, double>> points; ///< (x, y)
+    bool markers = false; ///< a dot at every point (a curve drawn over another)
+    double markerRadius = 2.5;
 };
 
 /// "Nice" numbers for axis ticks (Heckbert, Graphics Gems 1990): 1, 2, 5 × 10^k.
@@ -425,7 +427,7 @@ std::string svgChart(const std::vector<Series>& series, double xMax, bool logY, 
             const bool prev = i > 0 && usable(p[i - 1].second) && std::isfinite(p[i - 1].first);
             const bool next = i + 1 < p.size() && usable(p[i + 1].second) && std::isfinite(p[i + 1].first);
             const double x = xMap(p[i].first), y = yMap(yAxis(p[i].second));
-            if (!prev && !next)
+            if ((!prev && !next) || s.markers)
                 dots.emplace_back(x, y);
             d += formatString("%s%.1f %.1f", prev ? " L" : (d.empty() ? "M" : " M"), x, y);
         }
@@ -434,7 +436,8 @@ std::string svgChart(const std::vector<Series>& series, double xMax, bool logY, 
                    "\"" + (s.dash.empty() ? "" : " stroke-dasharray=\"" + s.dash + "\"") + "><title>" +
                    esc(s.label) + "</title></path>\n";
         for (const auto& [x, y] : dots)
-            svg += formatString("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\" stroke=\"none\"/>\n", x, y,
+            svg += formatString("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" stroke=\"none\"/>\n", x, y,
+                                s.markerRadius,
                           s.colour.c_str());
     }
     svg += "</g>\n</svg>\n";
@@ -656,6 +659,75 @@ std::string validationJson(const ValidationReport& r)
 
 // --------------------------------------------------------------------------------------- HTML
 
+std::string validationKernelColour(std::size_t i)
+{
+    return kernelColour(i);
+}
+
+std::string validationReferenceColour()
+{
+    return kReferenceColour;
+}
+
+std::vector<EnergyCurve> energyCurves(const ValidationReport& r)
+{
+    std::vector<EnergyCurve> curves;
+    EnergyCurve ref;
+    ref.label = "reference run (fp64 OpenMP)";
+    if (!r.referenceGrowth.empty()) {
+        for (const GrowthPoint& g : r.referenceGrowth)
+            if (std::isfinite(g.energyChange))
+                ref.points.emplace_back(double(g.step), g.energyChange);
+    } else if (!r.kernels.empty()) {
+        for (const GrowthPoint& g : r.kernels.front().growth)
+            if (std::isfinite(g.referenceEnergyChange))
+                ref.points.emplace_back(double(g.step), g.referenceEnergyChange);
+    }
+    curves.push_back(std::move(ref));
+    double lo = 0, hi = 0;
+    for (std::size_t i = 0; i < r.kernels.size(); ++i) {
+        EnergyCurve c;
+        c.kernel = int(i);
+        c.label = r.kernels[i].id;
+        for (const GrowthPoint& g : r.kernels[i].growth)
+            if (std::isfinite(g.energyChange))
+                c.points.emplace_back(double(g.step), g.energyChange);
+        curves.push_back(std::move(c));
+    }
+    for (const EnergyCurve& c : curves)
+        for (const auto& [x, y] : c.points) {
+            lo = std::min(lo, y);
+            hi = std::max(hi, y);
+        }
+    // Coincident: the same steps, and values apart by less than 0.2 % of the chart's span (less
+    // than a pixel of the drawn chart), or equal.
+    const double tolerance = 2e-3 * (hi - lo);
+    const auto same = [&](const EnergyCurve& a, const EnergyCurve& b) {
+        if (a.points.empty() || a.points.size() != b.points.size())
+            return false;
+        for (std::size_t k = 0; k < a.points.size(); ++k)
+            if (a.points[k].first != b.points[k].first || std::abs(a.points[k].second - b.points[k].second) > tolerance)
+                return false;
+        return true;
+    };
+    std::string onReference;
+    for (std::size_t i = 1; i < curves.size(); ++i) {
+        EnergyCurve& c = curves[i];
+        for (std::size_t j = 0; j < i && c.sameAs == -2; ++j)
+            if (curves[j].sameAs == -2 && same(c, curves[j]))
+                c.sameAs = curves[j].kernel;
+        if (c.sameAs == -1) {
+            c.inLegend = false;
+            onReference += (onReference.empty() ? "" : ", ") + c.label;
+        } else if (c.sameAs >= 0) {
+            c.label += " (= " + r.kernels[std::size_t(c.sameAs)].id + ")";
+        }
+    }
+    if (!onReference.empty())
+        curves.front().label += " = " + onReference;
+    return curves;
+}
+
 std::string validationHtml(const ValidationReport& r)
 {
     const Counts counts = countVerdicts(r);
@@ -799,24 +871,22 @@ std::string validationHtml(const ValidationReport& r)
     {
         std::vector<Series> series;
         std::string legend;
-        Series ref{"reference (fp64)", kReferenceColour, "", 5.0, {}};
-        if (!r.referenceGrowth.empty()) {
-            for (const GrowthPoint& g : r.referenceGrowth)
-                ref.points.emplace_back(double(g.step), g.energyChange);
-        } else if (!r.kernels.empty()) {
-            for (const GrowthPoint& g : r.kernels.front().growth)
-                ref.points.emplace_back(double(g.step), g.referenceEnergyChange);
-        }
-        series.push_back(ref);
-        for (std::size_t i = 0; i < r.kernels.size(); ++i) {
-            const KernelValidation& k = r.kernels[i];
-            Series s{k.id, kernelColour(i), kernelDash(i), 1.8, {}};
-            for (const GrowthPoint& g : k.growth)
-                s.points.emplace_back(double(g.step), g.energyChange);
+        // The reference's run first, wide and light; each kernel on top. A kernel on the
+        // reference's (or another kernel's) curve is dashed with dots at its points, so the curve
+        // beneath shows through, and named once in the legend (energyCurves).
+        int overlaid = 0;
+        for (const EnergyCurve& c : energyCurves(r)) {
+            const bool reference = c.kernel < 0;
+            const std::size_t i = reference ? 0 : std::size_t(c.kernel);
+            Series s{c.label, reference ? kReferenceColour : kernelColour(i),
+                     reference ? "" : c.sameAs != -2 ? "6 4" : kernelDash(i), reference ? 5.0 : 1.8, c.points};
+            s.markers = !reference && c.sameAs != -2;
+            if (s.markers) // each overlaid curve's dots smaller than the one's before: all show
+                s.markerRadius = std::max(1.5, 4.0 - 1.0 * overlaid++);
+            if (c.inLegend)
+                legend += legendKey(s.colour, s.dash, s.width, c.label);
             series.push_back(std::move(s));
-            legend += legendKey(kernelColour(i), kernelDash(i), 1.8, k.id);
         }
-        legend += legendKey(kReferenceColour, "", 5.0, "reference (fp64)");
         h += "<section>\n<h2>Energy change</h2>\n";
         h += svgChart(series, xMax, false, stepLabel, "\u0394E/E\u2080 = (E \u2212 E\u2080)/|E\u2080|", "energy change");
         h += "<div class=\"legend\">" + legend + "</div>\n";

@@ -29,6 +29,28 @@ std::string validationJson(const ValidationReport& report);
 /// change chart, thresholds and the failure reasons.
 std::string validationHtml(const ValidationReport& report);
 
+/// One curve of the energy change chart (ΔE/E0 against step), as the report dialog and the HTML
+/// page draw it: the reference's run first, then each kernel's. A kernel whose curve coincides
+/// with the reference's (the `reference` kernel itself, an fp64 kernel at small N) or with an
+/// earlier kernel's is still drawn, dashed and with markers so the curve beneath shows through,
+/// and its legend says so once instead of repeating a name: the reference's entry lists the
+/// kernels on its curve ("reference run (fp64 OpenMP) = reference") and theirs is left out; a
+/// kernel on another kernel's curve reads "tiled (= cpu)".
+struct EnergyCurve {
+    std::string label; ///< the legend entry
+    int kernel = -1;   ///< index into ValidationReport::kernels; -1: the reference's run
+    /// The curve it lies on (within 0.2 % of the chart's span at every point): -2 none,
+    /// -1 the reference's, ≥ 0 that earlier kernel's.
+    int sameAs = -2;
+    bool inLegend = true; ///< false: named in the reference's entry instead
+    std::vector<std::pair<double, double>> points; ///< (step, ΔE/E0), finite values only
+};
+std::vector<EnergyCurve> energyCurves(const ValidationReport& report);
+/// The line colour of kernel `i` (its row in the report) in every chart: "#2563eb", …
+std::string validationKernelColour(std::size_t i);
+/// The reference's line colour: wide and light, drawn first.
+std::string validationReferenceColour();
+
 /// The two files a report is written as.
 enum class ReportFormat { Json, Html };
 /// The format a report file name asks for: ".json" → Json, ".html" or ".htm" → Html

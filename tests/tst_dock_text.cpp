@@ -1,0 +1,235 @@
+// Issue 12, item 7: on a 1366 × 768 screen the Kernel dock clipped its "Layout" value and showed
+// about three kernel rows (the "CUDA" heading cut), the Device dock elided its values in the
+// middle, and the status bar's positions text was always "…". A real MainWindow (its Viewport
+// drawing with the CPU kernel) at that size: every label of the Kernel and Run docks fits its
+// width (or wraps into a label tall enough), nothing runs past the dock's right edge, every row
+// of the kernel table is shown, every Device value has the room its wrapped text needs, and
+// the status bar's labels show their whole text, with the full reasons in tooltips.
+// NBODY_SCREENSHOT_DIR=DIR saves the window and the docks as DIR/laptop-*.png.
+// Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
+#include "AppSetup.h"
+#include "DeviceDock.h"
+#include "GuiTestMain.h"
+#include "KernelDock.h"
+#include "MainWindow.h"
+#include "RunDock.h"
+#include "Viewport.h"
+
+#include "sim/KernelRegistry.h"
+
+#include <QDir>
+#include <QHeaderView>
+#include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTest>
+#include <QTextDocument>
+#include <QTreeWidget>
+
+#include <cmath>
+#include <memory>
+
+using nbody::app::DeviceDock;
+using nbody::app::KernelDock;
+using nbody::app::MainWindow;
+using nbody::app::RunDock;
+
+namespace {
+
+constexpr int kWaitMs = 30'000;
+
+QString plainText(const QLabel* l)
+{
+    if (l->textFormat() == Qt::PlainText || !Qt::mightBeRichText(l->text()))
+        return l->text();
+    QTextDocument d;
+    d.setHtml(l->text());
+    return d.toPlainText();
+}
+
+/// Every visible label under `dock` whose text does not fit: wider than the label (one line),
+/// a wrapped label shorter than its text needs, or a label running past the right edge of the
+/// dock's visible area (its scroll area's viewport).
+QStringList clippedLabels(QDockWidget* dock)
+{
+    QStringList problems;
+    auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+    QWidget* area = scroll ? scroll->viewport() : dock->widget();
+    for (QLabel* l : dock->findChildren<QLabel*>()) {
+        if (!l->isVisibleTo(dock) || l->text().isEmpty())
+            continue;
+        const QString text = plainText(l);
+        const int width = l->contentsRect().width();
+        if (!l->wordWrap()) {
+            const int advance = l->fontMetrics().horizontalAdvance(text);
+            if (advance > width)
+                problems << QStringLiteral("'%1': %2 px in %3").arg(text).arg(advance).arg(width);
+        } else if (l->height() < l->heightForWidth(l->width())) {
+            problems << QStringLiteral("'%1': %2 px tall, needs %3").arg(text).arg(l->height()).arg(l->heightForWidth(l->width()));
+        }
+        const int right = l->mapTo(area, QPoint(l->width(), 0)).x();
+        if (right > area->width() + 1)
+            problems << QStringLiteral("'%1': right edge %2 beyond the visible %3").arg(text).arg(right).arg(area->width());
+        if (l->text().contains(QStringLiteral("…")) && !l->toolTip().contains(text.chopped(1)))
+            problems << QStringLiteral("'%1': elided").arg(text);
+    }
+    return problems;
+}
+
+} // namespace
+
+class TestDockText : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<MainWindow> m_window;
+
+    void saveScreenshot(QWidget* w, const QString& name)
+    {
+        const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR");
+        if (dir.isEmpty())
+            return;
+        QDir().mkpath(dir);
+        QVERIFY(w->grab().save(QDir(dir).filePath(name)));
+    }
+
+    /// Brings `dock` to the front of its tab group and lets the layouts settle.
+    void front(QDockWidget* dock)
+    {
+        dock->show();
+        dock->raise();
+        QTRY_VERIFY_WITH_TIMEOUT(dock->isVisible() && !dock->visibleRegion().isEmpty(), kWaitMs);
+        QTest::qWait(150);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        if (!nbody::test::haveDisplay())
+            QSKIP("needs a display with OpenGL: run under xvfb-run -a");
+        nbody::app::StartupConfig config;
+        config.kernelId = QStringLiteral("cpu");
+        config.bodies = 1001;
+        m_window = std::make_unique<MainWindow>(config, nbody::app::Automation{});
+        m_window->resize(1366, 768); // a laptop's screen
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        auto* viewport = m_window->findChild<nbody::app::Viewport*>();
+        QTRY_VERIFY_WITH_TIMEOUT(viewport->isReady() && viewport->hasContent(), kWaitMs);
+        qInfo("window %d x %d", m_window->width(), m_window->height());
+        QVERIFY(m_window->width() <= 1366);
+    }
+
+    void kernelDockShowsEveryRowAndValue()
+    {
+        auto* dock = m_window->findChild<KernelDock*>();
+        QVERIFY(dock);
+        front(dock);
+        saveScreenshot(dock, QStringLiteral("laptop-kernel-dock.png"));
+        // CUDA kernels have the most text (a ceiling, launch parameters): show the widest
+        // kernel of each backend in turn.
+        for (const nbody::KernelInfo& k : nbody::kernelRegistry()) {
+            dock->setKernel(QString::fromUtf8(k.id.data(), qsizetype(k.id.size())));
+            QTest::qWait(30);
+            const QStringList problems = clippedLabels(dock);
+            QVERIFY2(problems.isEmpty(), qPrintable(QString::fromUtf8(k.id.data(), qsizetype(k.id.size())) + ": " +
+                                                    problems.join(QStringLiteral("; "))));
+        }
+        dock->setKernel(QStringLiteral("cpu"));
+        // Every row of the table (the CPU and CUDA headings and each kernel) inside it: no
+        // scrolling inside the table, no row cut at its bottom.
+        auto* table = dock->findChild<QTreeWidget*>(QStringLiteral("kernelTable"));
+        QVERIFY(table);
+        QCOMPARE(table->verticalScrollBar()->maximum(), 0);
+        int rows = 0;
+        for (int g = 0; g < table->topLevelItemCount(); ++g) {
+            QTreeWidgetItem* group = table->topLevelItem(g);
+            QList<QTreeWidgetItem*> items{group};
+            for (int i = 0; i < group->childCount(); ++i)
+                items << group->child(i);
+            for (QTreeWidgetItem* item : items) {
+                ++rows;
+                const QRect r = table->visualItemRect(item);
+                QVERIFY2(r.isValid() && r.bottom() <= table->viewport()->height(),
+                         qPrintable(item->text(0) + QStringLiteral(" cut at the table's bottom")));
+                for (int c = 0; c < (item == group ? 1 : table->columnCount()); ++c) {
+                    const int room = item == group ? table->viewport()->width() : table->columnWidth(c);
+                    const int margin = 2 * (table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1);
+                    const int advance = table->fontMetrics().horizontalAdvance(item->text(c)) + margin;
+                    QVERIFY2(advance <= room, qPrintable(QStringLiteral("'%1': %2 px in %3").arg(item->text(c)).arg(advance).arg(room)));
+                }
+            }
+        }
+        QCOMPARE(rows, int(nbody::kernelRegistry().size()) + table->topLevelItemCount());
+    }
+
+    void runDockFits()
+    {
+        auto* dock = m_window->findChild<RunDock*>();
+        front(dock);
+        const QStringList problems = clippedLabels(dock);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("; "))));
+        saveScreenshot(dock, QStringLiteral("laptop-run-dock.png"));
+    }
+
+    void deviceDockValuesAreWhole()
+    {
+        auto* dock = m_window->findChild<DeviceDock*>();
+        front(dock);
+        QTreeWidget* tree = dock->view()->tree();
+        QCOMPARE(tree->textElideMode(), Qt::ElideNone);
+        const int valueWidth = tree->columnWidth(1) - 8;
+        QVERIFY(tree->columnWidth(0) + tree->columnWidth(1) <= tree->viewport()->width() + 1);
+        int checked = 0;
+        for (int i = 0; i < tree->topLevelItemCount(); ++i) {
+            const QTreeWidgetItem* top = tree->topLevelItem(i);
+            for (int j = 0; j < top->childCount(); ++j) {
+                QTreeWidgetItem* item = top->child(j);
+                const QRect r = tree->visualItemRect(item);
+                const QFontMetrics fm = tree->fontMetrics();
+                // The label whole in its column; the value's lines (at least its width over the
+                // column's) all inside the row.
+                QVERIFY2(fm.horizontalAdvance(item->text(0)) + 8 <= tree->columnWidth(0), qPrintable(item->text(0)));
+                const int lines = int(std::ceil(double(fm.horizontalAdvance(item->text(1))) / double(valueWidth)));
+                QVERIFY2(r.height() >= lines * fm.lineSpacing(),
+                         qPrintable(QStringLiteral("'%1': %2 px tall for %3 line(s) at %4 px")
+                                        .arg(item->text(1)).arg(r.height()).arg(lines).arg(valueWidth)));
+                QVERIFY2(item->toolTip(1).contains(item->text(1)), qPrintable(item->text(1)));
+                ++checked;
+            }
+        }
+        QVERIFY(checked > 5);
+        saveScreenshot(dock, QStringLiteral("laptop-device-dock.png"));
+    }
+
+    void statusBarTextIsWhole()
+    {
+        QStatusBar* bar = m_window->statusBar();
+        auto* interop = bar->findChild<QLabel*>(QStringLiteral("interopLabel"));
+        QVERIFY(interop);
+        QTRY_VERIFY_WITH_TIMEOUT(!interop->text().startsWith(QLatin1String("starting")), kWaitMs);
+        QTest::qWait(1200); // a step time and a rate shown
+        for (QLabel* l : bar->findChildren<QLabel*>()) {
+            if (!l->isVisible() || l->text().isEmpty())
+                continue;
+            QVERIFY2(!l->text().contains(QStringLiteral("…")), qPrintable(l->text()));
+            const int advance = l->fontMetrics().horizontalAdvance(l->text());
+            QVERIFY2(advance <= l->contentsRect().width(),
+                     qPrintable(QStringLiteral("'%1': %2 px in %3").arg(l->text()).arg(advance).arg(l->contentsRect().width())));
+        }
+        // The interop label says which path; its tooltip and the Run dock say why.
+        const QString state = m_window->findChild<nbody::app::Viewport*>()->interopState();
+        QVERIFY2(state.startsWith(interop->text()), qPrintable(interop->text() + QStringLiteral(" / ") + state));
+        QVERIFY2(interop->toolTip().contains(state), qPrintable(interop->toolTip()));
+        saveScreenshot(m_window.get(), QStringLiteral("laptop-window.png"));
+    }
+
+    void cleanupTestCase() { m_window.reset(); }
+};
+
+int main(int argc, char** argv)
+{
+    return nbody::test::guiTestMain<TestDockText>(argc, argv);
+}
+#include "tst_dock_text.moc"

@@ -1,0 +1,386 @@
+// Issue 12, item 8, on a real MainWindow (its Viewport drawing with the CPU kernel):
+//  - single-key shortcuts (Space start, P pause, N step) work after typing in a dock's number
+//    field, while the cursor is still there; Enter applies the value and Escape puts it back,
+//    and both hand the keyboard to the view; digits still go into the field;
+//  - a 0 typed into New from scenario's N box is refused in words (OK disabled), not replaced;
+//  - every menu's mnemonics are unique (and every item has one);
+//  - Help → Keyboard shortcuts lists every action with a shortcut, the tools' mouse gestures and
+//    the view's keys (each one checked against the view: pressing it changes the picture), and
+//    docs/shortcuts.md is the same table (NBODY_UPDATE_DOCS=1 rewrites it);
+//  - Help → About lists every integrator of the registry;
+//  - the Run dock shows the unit of G of the system (AU³ M☉⁻¹ day⁻² for the Solar System).
+// Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
+#include "AppSetup.h"
+#include "GuiTestMain.h"
+#include "KeyboardHelp.h"
+#include "MainWindow.h"
+#include "RunDock.h"
+#include "Viewport.h"
+
+#include "sim/Integrators.h"
+#include "sim/KernelRegistry.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTest>
+#include <QTimer>
+
+#include <functional>
+#include <memory>
+
+using nbody::app::MainWindow;
+using nbody::app::RunDock;
+using nbody::app::Viewport;
+
+namespace {
+
+constexpr int kWaitMs = 30'000;
+
+QString qstr(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+QAction* findAction(QWidget* w, const QString& text)
+{
+    for (QAction* a : w->findChildren<QAction*>())
+        if (a->text().remove(QLatin1Char('&')) == text)
+            return a;
+    return nullptr;
+}
+
+/// Runs `check` on the next modal dialog (QDialog::exec blocks the caller), then closes it.
+void onNextModal(std::function<void(QWidget*)> check)
+{
+    auto* timer = new QTimer;
+    timer->setInterval(20);
+    QObject::connect(timer, &QTimer::timeout, [timer, check] {
+        QWidget* modal = QApplication::activeModalWidget();
+        if (!modal)
+            return;
+        timer->stop();
+        timer->deleteLater();
+        check(modal);
+        if (!modal->isVisible())
+            return; // the check accepted it
+        if (auto* d = qobject_cast<QDialog*>(modal))
+            d->reject();
+        else
+            modal->close();
+    });
+    timer->start();
+}
+
+} // namespace
+
+class TestShortcuts : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<MainWindow> m_window;
+    Viewport* m_viewport = nullptr;
+
+    QAction* action(const QString& text)
+    {
+        QAction* a = findAction(m_window.get(), text);
+        if (!a)
+            qWarning("no action '%s'", qPrintable(text));
+        return a;
+    }
+
+    /// Sends a key as the user types it: to the window's focus widget, through the shortcut map.
+    void type(int key, Qt::KeyboardModifiers mods = Qt::NoModifier)
+    {
+        QWidget* target = QApplication::focusWidget();
+        QVERIFY(target);
+        QTest::keyClick(target, Qt::Key(key), mods);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        if (!nbody::test::haveDisplay())
+            QSKIP("needs a display with OpenGL: run under xvfb-run -a");
+        nbody::app::StartupConfig config;
+        config.kernelId = QStringLiteral("cpu");
+        config.bodies = 1001;
+        m_window = std::make_unique<MainWindow>(config, nbody::app::Automation{});
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        m_viewport = m_window->findChild<Viewport*>();
+        QTRY_VERIFY_WITH_TIMEOUT(m_viewport->isReady() && m_viewport->hasContent(), kWaitMs);
+    }
+
+    void singleKeysAfterTypingInADockField()
+    {
+        auto* dock = m_window->findChild<RunDock*>();
+        dock->raise();
+        auto* perFrame = dock->findChild<QSpinBox*>(QStringLiteral("stepsPerFrame"));
+        QVERIFY(perFrame);
+        QAction* start = action(QStringLiteral("Start"));
+        QAction* pause = action(QStringLiteral("Pause"));
+        QAction* step = action(QStringLiteral("Step"));
+        QAction* navigate = action(QStringLiteral("Navigate"));
+        QVERIFY(start && pause && step && navigate);
+        QSignalSpy started(start, &QAction::triggered);
+        QSignalSpy paused(pause, &QAction::triggered);
+        QSignalSpy stepped(step, &QAction::triggered);
+
+        // Type a number; the cursor stays in the field.
+        QTest::mouseClick(perFrame, Qt::LeftButton);
+        perFrame->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(perFrame->hasFocus());
+        perFrame->selectAll();
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("2"));
+        QCOMPARE(perFrame->text(), QStringLiteral("2")); // a digit is the field's, not the "2" tool's
+        QVERIFY(navigate->isChecked());
+        // Space starts (the field keeps its text), P pauses, N steps.
+        type(Qt::Key_Space);
+        QCOMPARE(started.count(), 1);
+        QVERIFY(perFrame->hasFocus());
+        QTRY_VERIFY_WITH_TIMEOUT(pause->isEnabled(), kWaitMs);
+        type(Qt::Key_P);
+        QCOMPARE(paused.count(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(step->isEnabled(), kWaitMs);
+        type(Qt::Key_N);
+        QCOMPARE(stepped.count(), 1);
+        QCOMPARE(perFrame->text(), QStringLiteral("2"));
+
+        // Enter applies the value and hands the keyboard to the view; the next N steps.
+        type(Qt::Key_Return);
+        QCOMPARE(perFrame->value(), 2);
+        QTRY_VERIFY(m_viewport->hasFocus());
+        type(Qt::Key_N);
+        QCOMPARE(stepped.count(), 2);
+
+        // Escape puts the value in use back (the typed one is dropped) and leaves too.
+        perFrame->setFocus(Qt::MouseFocusReason);
+        perFrame->selectAll();
+        QTest::keyClicks(perFrame, QStringLiteral("7"));
+        type(Qt::Key_Escape);
+        QTRY_VERIFY(m_viewport->hasFocus());
+        QCOMPARE(perFrame->value(), 2);
+        QCOMPARE(perFrame->text(), QStringLiteral("2"));
+        // The scientific fields take an exponent ("e") but not the shortcut keys.
+        auto* dt = dock->findChild<QDoubleSpinBox*>(QStringLiteral("dt"));
+        dt->setFocus(Qt::MouseFocusReason);
+        const QString before = dt->text();
+        type(Qt::Key_N);
+        QCOMPARE(stepped.count(), 3);
+        QCOMPARE(dt->text(), before);
+        type(Qt::Key_Escape);
+        QTRY_VERIFY(m_viewport->hasFocus());
+    }
+
+    void zeroBodiesIsRefusedInWords()
+    {
+        QMenu* scenarios = nullptr;
+        for (QMenu* m : m_window->findChildren<QMenu*>())
+            if (m->title().remove(QLatin1Char('&')) == QLatin1String("New from scenario"))
+                scenarios = m;
+        QVERIFY(scenarios);
+        QAction* plummer = nullptr;
+        for (QAction* a : scenarios->actions())
+            if (a->data().toString() == QLatin1String("plummer"))
+                plummer = a;
+        QVERIFY(plummer);
+        bool checked = false;
+        onNextModal([&](QWidget* dialog) {
+            auto* bodies = dialog->findChild<QSpinBox*>(QStringLiteral("bodies"));
+            auto* problem = dialog->findChild<QLabel*>(QStringLiteral("bodiesProblem"));
+            auto* ok = dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+            QVERIFY(bodies && problem && ok);
+            QVERIFY(ok->isEnabled());
+            bodies->setFocus();
+            bodies->selectAll();
+            QTest::keyClicks(bodies, QStringLiteral("0"));
+            QCOMPARE(bodies->text(), QStringLiteral("0")); // kept as typed, not the previous value
+            QCOMPARE(bodies->value(), 0);
+            QVERIFY(problem->isVisible());
+            QVERIFY2(problem->text().contains(QLatin1String("at least 1")), qPrintable(problem->text()));
+            QVERIFY(!ok->isEnabled());
+            QTest::keyClick(bodies, Qt::Key_Return); // refused: the dialog stays
+            QVERIFY(dialog->isVisible());
+            QTest::keyClick(bodies, Qt::Key_Backspace);
+            QTest::keyClicks(bodies, QStringLiteral("5"));
+            QVERIFY(ok->isEnabled());
+            QVERIFY(!problem->isVisible());
+            checked = true;
+        });
+        plummer->trigger();
+        QVERIFY(checked);
+    }
+
+    void mnemonicsAreUniquePerMenu()
+    {
+        // Every menu of the menu bar and every submenu: no letter twice, every item one.
+        std::function<void(QMenu*, const QString&)> walk = [&](QMenu* menu, const QString& path) {
+            QMap<QChar, QString> used;
+            for (QAction* a : menu->actions()) {
+                if (a->isSeparator() || !a->isVisible())
+                    continue;
+                const QString text = a->menu() ? a->menu()->title() : a->text();
+                const QChar m = nbody::app::mnemonic(text);
+                QVERIFY2(!m.isNull(), qPrintable(path + QStringLiteral(": '%1' has no mnemonic").arg(text)));
+                QVERIFY2(!used.contains(m), qPrintable(path + QStringLiteral(": '%1' and '%2' both on %3")
+                                                                  .arg(used.value(m), text, QString(m))));
+                used.insert(m, text);
+                if (a->menu())
+                    walk(a->menu(), path + QStringLiteral(" → ") + text);
+            }
+        };
+        QMap<QChar, QString> top;
+        int menus = 0;
+        for (QAction* a : m_window->menuBar()->actions()) {
+            if (!a->menu())
+                continue;
+            ++menus;
+            const QChar m = nbody::app::mnemonic(a->text());
+            QVERIFY2(!m.isNull() && !top.contains(m), qPrintable(a->text()));
+            top.insert(m, a->text());
+            walk(a->menu(), a->text());
+        }
+        QVERIFY(menus >= 7);
+        QCOMPARE(nbody::app::mnemonic(QStringLiteral("Save sc&enario…")), QChar('e'));
+        QCOMPARE(nbody::app::mnemonic(QStringLiteral("A && B &x")), QChar('x'));
+    }
+
+    void keyboardShortcutsDialogListsEveryAction()
+    {
+        QAction* help = action(QStringLiteral("Keyboard shortcuts"));
+        QVERIFY(help);
+        help->trigger();
+        auto* dialog = m_window->findChild<nbody::app::ShortcutsDialog*>();
+        QVERIFY(dialog);
+        QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        QTableWidget* table = dialog->table();
+        QStringList shown;
+        for (int r = 0; r < table->rowCount(); ++r)
+            shown << table->item(r, 1)->text() + QStringLiteral(" | ") + table->item(r, 2)->text();
+        // Every action of the window with a shortcut is in the table with its keys (made from
+        // the actions: a new one shows up by itself).
+        int actions = 0;
+        for (QAction* a : m_window->findChildren<QAction*>()) {
+            if (a->shortcut().isEmpty() || a->menu() || !a->isVisible())
+                continue;
+            bool inMenus = false;
+            for (QObject* o : a->associatedObjects())
+                inMenus = inMenus || qobject_cast<QMenu*>(o);
+            if (!inMenus)
+                continue;
+            ++actions;
+            const QString row = a->shortcut().toString(QKeySequence::NativeText) + QStringLiteral(" | ") +
+                                a->text().remove(QLatin1Char('&'));
+            QVERIFY2(shown.contains(row), qPrintable(row + QStringLiteral(" missing from the table")));
+        }
+        QVERIFY(actions >= 15);
+        for (const QString& key : {QStringLiteral("Space | Start"), QStringLiteral("P | Pause"), QStringLiteral("N | Step")})
+            QVERIFY2(shown.contains(key), qPrintable(key));
+        // The tools' mouse gestures and the view's keys.
+        QVERIFY(shown.filter(QStringLiteral("Navigate tool | Left-drag orbits")).size() == 1);
+        QVERIFY(shown.filter(QStringLiteral("Delete region tool")).size() >= 1);
+        for (const nbody::app::ShortcutRow& r : nbody::app::viewKeys())
+            QVERIFY2(shown.contains(r.keys + QStringLiteral(" | ") + r.action), qPrintable(r.keys));
+        dialog->close();
+    }
+
+    void viewKeysMoveTheView()
+    {
+        // Each key the table lists for the view changes the picture (Viewport::keyPressEvent).
+        m_viewport->setFocus();
+        const auto picture = [&] { return m_viewport->renderFrame(96, 72); };
+        for (const nbody::app::ShortcutRow& r : nbody::app::viewKeys()) {
+            if (r.keys == QLatin1String("Esc"))
+                continue; // cancels a drag: nothing to see without one
+            for (const QString& k : r.keys.split(QStringLiteral(", "))) {
+                const QKeySequence seq(k, QKeySequence::PortableText);
+                QVERIFY2(seq.count() == 1, qPrintable(k));
+                const nbody::gl::Image before = picture();
+                const QKeyCombination combo = seq[0];
+                QTest::keyClick(m_viewport, combo.key(), combo.keyboardModifiers());
+                const nbody::gl::Image after = picture();
+                QVERIFY2(before.rgba != after.rgba, qPrintable(k + QStringLiteral(": the view did not change")));
+            }
+        }
+    }
+
+    void docsMatchTheTable()
+    {
+        const QString path = QStringLiteral(NBODY_SOURCE_DIR "/docs/shortcuts.md");
+        const QString md = nbody::app::shortcutsMarkdown(m_window->shortcutRows());
+        if (qEnvironmentVariableIsSet("NBODY_UPDATE_DOCS")) {
+            QFile out(path);
+            QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            out.write(md.toUtf8());
+        }
+        QFile f(path);
+        QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(path));
+        QCOMPARE(QString::fromUtf8(f.readAll()), md);
+    }
+
+    void aboutListsEveryIntegrator()
+    {
+        QString text;
+        onNextModal([&](QWidget* w) {
+            if (auto* box = qobject_cast<QMessageBox*>(w))
+                text = box->text();
+        });
+        action(QStringLiteral("About N-Body Sandbox"))->trigger();
+        QVERIFY(!text.isEmpty());
+        QVERIFY(nbody::integratorRegistry().size() >= 2);
+        for (const nbody::IntegratorInfo& i : nbody::integratorRegistry())
+            QVERIFY2(text.contains(qstr(i.name).toHtmlEscaped()), qPrintable(qstr(i.name) + QStringLiteral(" not in: ") + text));
+    }
+
+    void runDockShowsTheUnitOfG()
+    {
+        // Issue 12, item 2: G with the units of the system beside it.
+        auto* dock = m_window->findChild<RunDock*>();
+        QCOMPARE(dock->unitsOfGText(), QStringLiteral("N-body units"));
+        QMenu* scenarios = nullptr;
+        for (QMenu* m : m_window->findChildren<QMenu*>())
+            if (m->title().remove(QLatin1Char('&')) == QLatin1String("New from scenario"))
+                scenarios = m;
+        for (QAction* a : scenarios->actions())
+            if (a->data().toString() == QLatin1String("solar-system")) {
+                onNextModal([](QWidget* dialog) {
+                    if (auto* d = qobject_cast<QDialog*>(dialog))
+                        d->accept();
+                });
+                a->trigger();
+            }
+        QTRY_COMPARE_WITH_TIMEOUT(dock->unitsOfGText(), QStringLiteral("AU³ M☉⁻¹ day⁻²"), kWaitMs);
+        // A plain system again: N-body units.
+        for (QAction* a : scenarios->actions())
+            if (a->data().toString() == QLatin1String("plummer")) {
+                onNextModal([](QWidget* dialog) {
+                    if (auto* d = qobject_cast<QDialog*>(dialog))
+                        d->accept();
+                });
+                a->trigger();
+            }
+        QTRY_COMPARE_WITH_TIMEOUT(dock->unitsOfGText(), QStringLiteral("N-body units"), kWaitMs);
+    }
+
+    void cleanupTestCase() { m_window.reset(); }
+};
+
+int main(int argc, char** argv)
+{
+    return nbody::test::guiTestMain<TestShortcuts>(argc, argv);
+}
+#include "tst_shortcuts.moc"
