@@ -518,15 +518,7 @@ int benchCommand(const BenchOptions& o)
         const std::size_t limit = probeLimit(k->backend, device ? device->multiprocessors : 0);
         // One force evaluation at n after an untimed one (module load, allocation), for the
         // budget's prediction (sim/Benchmark.h, predictCase).
-        const auto probe = [&](std::size_t n) {
-            CubeParams cube;
-            cube.bodies = n;
-            cube.seed = o.seed;
-            Simulation sim(makeUniformCube(cube), params, "cpu");
-            sim.setKernel(k->id);
-            sim.timedForceEvaluation();
-            return sim.timedForceEvaluation();
-        };
+        const auto probe = [&](std::size_t n) { return timeForceEvaluation(*k, n, params, o.seed); };
         for (std::size_t n : bodies) {
             ++index;
             Row row = makeRow(*k, n, params, device);
