@@ -536,6 +536,14 @@ void TestHeadless::labelsAtProjectedPositions()
         QVERIFY2(right >= 20 * text, qPrintable(QString("%1 white pixels right of the point").arg(right)));
         QCOMPARE(left, 0);
     }
+    // A label that would overlap an earlier one is left out: "Moon" at Earth draws nothing more.
+    const int alone = whiteIn(0, 0, w, h);
+    const Image crowded = drawBodies({{earth.x, earth.y, earth.z, 1.f}, {mars.x, mars.y, mars.z, 1.f}}, camera, style, w,
+                                     h, nullptr, {labels[0], labels[1], {earth.x, earth.y, earth.z, "Moon"}});
+    int crowdedWhite = 0;
+    for (std::size_t i = 0; i < crowded.rgba.size(); i += 4)
+        crowdedWhite += crowded.rgba[i] > 200 && crowded.rgba[i + 1] > 200 && crowded.rgba[i + 2] > 200;
+    QCOMPARE(crowdedWhite, alone);
     // Bodies behind the camera get no label.
     const OrbitCamera c2 = frontCamera(1.f);
     const glm::vec3 behind = c2.eye() + (c2.eye() - c2.target);

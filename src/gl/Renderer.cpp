@@ -595,19 +595,30 @@ void Renderer::drawLabels(const std::vector<Label>& labels, const OrbitCamera& c
     scale = std::max(scale, 0.25f);
     std::vector<float> shadow, text;
     std::vector<char> quads(64 * 1024);
+    std::vector<glm::vec4> placed; // x0, y0, x1, y1 of the labels drawn so far
+    std::string ascii;
     for (const Label& label : labels) {
         glm::vec2 at;
         if (!project(camera, {label.x, label.y, label.z}, width, height, &at))
             continue;
         if (at.x < 0.f || at.y < 0.f || at.x >= static_cast<float>(width) || at.y >= static_cast<float>(height))
             continue;
-        std::string ascii = label.text;
+        ascii = label.text;
         for (char& c : ascii)
             if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126)
                 c = '?';
-        const int n = stb_easy_font_print(0.f, 0.f, ascii.data(), nullptr, quads.data(), static_cast<int>(quads.size()));
-        // Just right of the point, centred on it vertically (the glyphs are 7 units tall).
+        // Just right of the point, centred on it vertically (the glyphs are 7 units tall). A
+        // label that would overlap one drawn before is left out (the list's order is priority:
+        // the Sun before the inner planets crowded around it); zooming in separates them.
         const float x0 = at.x + 5.f * scale, y0 = at.y - 3.5f * scale;
+        const glm::vec4 box(x0, y0, x0 + static_cast<float>(stb_easy_font_width(ascii.data())) * scale,
+                            y0 + 7.f * scale);
+        if (std::any_of(placed.begin(), placed.end(), [&](const glm::vec4& o) {
+                return box.x < o.z && o.x < box.z && box.y < o.w && o.y < box.w;
+            }))
+            continue;
+        placed.push_back(box);
+        const int n = stb_easy_font_print(0.f, 0.f, ascii.data(), nullptr, quads.data(), static_cast<int>(quads.size()));
         for (int q = 0; q < n; ++q) {
             float xy[4][2];
             for (int v = 0; v < 4; ++v) {

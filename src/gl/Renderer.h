@@ -172,7 +172,7 @@ public:
     /// Draws `labels` over what is in the bound framebuffer (no clear): each text just right of
     /// its point's projection (stb_easy_font's segments, `scale` pixels per font unit; the font is
     /// 7 units tall), white over a dark shadow; points behind the camera or off screen are
-    /// skipped. Throws GlError.
+    /// skipped, and so is a label that would overlap one earlier in the list. Throws GlError.
     void drawLabels(const std::vector<Label>& labels, const OrbitCamera& camera, int width, int height,
                     float scale = 2.f);
     /// The pixel (column, row from the top; fractional) where `p` lands for `camera` in a
