@@ -530,7 +530,12 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
     const float ev = std::clamp(style.exposureEv, -16.f, 16.f);
     float target = kExposureTarget;
     glBindTexture(GL_TEXTURE_2D, h.m_texture);
-    if (style.autoExposure) {
+    const bool measure = !h.m_haveExposure || !(h.m_target > 0.f) ||
+                         h.m_frames % static_cast<unsigned>(std::max(style.exposureEvery, 1)) == 0;
+    ++h.m_frames;
+    if (style.autoExposure && !measure) {
+        target = h.m_target;
+    } else if (style.autoExposure) {
         glGenerateMipmap(GL_TEXTURE_2D);
         int level = 0;
         while (std::max(width >> level, height >> level) > 256)
@@ -545,6 +550,7 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
         for (std::size_t i = 0; i < brightest.size(); ++i)
             brightest[i] = std::max({texels[4 * i], texels[4 * i + 1], texels[4 * i + 2]});
         target = autoExposure(brightest);
+        h.m_target = target;
     }
     target *= std::exp2(ev);
     const float adapt = std::clamp(style.exposureAdapt, 0.f, 1.f);

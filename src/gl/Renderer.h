@@ -83,6 +83,10 @@ struct RenderStyle {
     /// How far the automatic exposure moves towards this frame's value (0 … 1; 1 = at once, the
     /// default, for single pictures; the app derives it from the time between frames).
     float exposureAdapt = 1.f;
+    /// With a ViewHistory: the automatic exposure is measured every this many frames (≥ 1; the
+    /// frames between keep the last one), which saves a mipmap chain and a read-back on most
+    /// frames of a software renderer. The first frame after a clear() always measures.
+    int exposureEvery = 1;
     /// Width at half maximum of a sprite's profile, pixels (at device pixel ratio 1); heavier
     /// bodies are up to 1.5 times wider in mass mode.
     float pointSize = 3.f;
@@ -128,7 +132,7 @@ public:
 
     /// Forgets the trails and the exposure: the next frame starts from black and takes its
     /// exposure at once. Call when the system is replaced.
-    void clear() { m_cleared = true; m_haveExposure = false; }
+    void clear() { m_cleared = true; m_haveExposure = false; m_frames = 0; }
     /// The exposure of the last frame drawn (0 before the first).
     float exposure() const { return m_exposure; }
 
@@ -141,6 +145,8 @@ private:
     bool m_cleared = true;
     bool m_haveExposure = false;
     float m_exposure = 0.f;
+    float m_target = 0.f;   ///< the last measured automatic exposure (before EV and smoothing)
+    unsigned m_frames = 0;  ///< frames drawn since the last clear()
 };
 
 /// A text label at a point of the system (a named body).
