@@ -9,6 +9,8 @@
 
 #include <QtTest>
 
+#include <cmath>
+#include <stdexcept>
 #include <vector>
 
 using namespace nbody;
@@ -29,6 +31,59 @@ double gpuMs(std::size_t n)
 class TestBenchmark : public QObject {
     Q_OBJECT
 private slots:
+    /// The start system's N (issue 12, item 9): the largest multiple of 512 whose predicted step
+    /// fits 1 / rate, from one timed evaluation scaled as N².
+    void bodiesForStepRateScalesAsNSquared()
+    {
+        // A 2-core CPU: 1024 bodies in 2 ms. 25 steps/s with one evaluation a step: 40 ms, so
+        // N = 1024 sqrt(40 / 2) = 4579, rounded down to 4096 (32 ms); 4608 would take 40.5 ms.
+        int probes = 0;
+        const StepRateSize cpu = bodiesForStepRate(25, 1, 1024, 65536, 1024, [&](std::size_t n) {
+            ++probes;
+            return n == 1024 ? 2.0 : -1.0;
+        });
+        QCOMPARE(probes, 1);
+        QCOMPARE(cpu.bodies, std::size_t(4096));
+        QCOMPARE(cpu.from.bodies, std::size_t(1024));
+        QVERIFY(std::abs(cpu.secondsPerStep - 0.032) < 1e-12);
+        QVERIFY(predictedStepSeconds(cpu.from, 4608, 1) > 1.0 / 25);
+        // Three evaluations a step (Yoshida's 4th order) need sqrt(3) fewer bodies: 2643 → 2560.
+        QCOMPARE(bodiesForStepRate(25, 3, 1024, 65536, 1024, [](std::size_t) { return 2.0; }).bodies,
+                 std::size_t(2560));
+        // A GPU probed at 65 536 bodies in 5 ms: 200 steps/s there, so the maximum.
+        const StepRateSize gpu = bodiesForStepRate(25, 1, 1024, 65536, 65536, [](std::size_t) { return 5.0; });
+        QCOMPARE(gpu.bodies, std::size_t(65536));
+        QVERIFY(std::abs(gpu.secondsPerStep - 0.005) < 1e-12);
+        // A very slow machine still gets the minimum; a zero timing the maximum.
+        QCOMPARE(bodiesForStepRate(25, 1, 1024, 65536, 1024, [](std::size_t) { return 500.0; }).bodies,
+                 std::size_t(1024));
+        QCOMPARE(bodiesForStepRate(25, 1, 1024, 65536, 1024, [](std::size_t) { return 0.0; }).bodies,
+                 std::size_t(65536));
+        // Bad arguments are refused, naming the problem.
+        for (double rate : {0.0, -1.0, std::nan("")}) {
+            bool thrown = false;
+            try {
+                bodiesForStepRate(rate, 1, 1024, 65536, 1024, [](std::size_t) { return 1.0; });
+            } catch (const std::invalid_argument& e) {
+                thrown = QString::fromUtf8(e.what()).contains(QStringLiteral("step rate"));
+            }
+            QVERIFY(thrown);
+        }
+    }
+
+    /// The real probe on the CPU kernel: the chosen N's predicted step fits the rate.
+    void bodiesForStepRateOnTheCpu()
+    {
+        const KernelInfo* k = findKernel("cpu");
+        QVERIFY(k);
+        const StepRateSize s = bodiesForStepRate(*k, SimParams{}, 25);
+        qInfo("cpu: %zu bodies, %.3g ms per step predicted (1024 bodies: %.3g ms)", s.bodies, 1e3 * s.secondsPerStep,
+              s.from.ms);
+        QCOMPARE(s.from.bodies, std::size_t(1024));
+        QVERIFY(s.bodies >= 1024 && s.bodies <= 65536 && s.bodies % 512 == 0);
+        QVERIFY(s.bodies == 1024 || s.secondsPerStep <= 1.0 / 25 + 1e-12);
+    }
+
     /// The case of issue 11: `tiled` at N = 1 048 576 (about 0.7 s an evaluation) must not be
     /// skipped by a 60 s budget because N = 1024 is latency-bound.
     void gpuPredictionFillsTheDevice()

@@ -7,6 +7,7 @@
 #include "gl/EglContext.h"
 #include "gl/FrameSink.h"
 #include "gl/Renderer.h"
+#include "gl/ToneMap.h"
 #include "sim/Types.h"
 #include "sim/World.h"
 
@@ -223,19 +224,25 @@ void TestCapture::exportedFrame()
     const QPoint light = project(camera, {-1.f, 0.f, 0.f}, width, height);
     const QPoint heavy = project(camera, {1.f, 0.f, 0.f}, width, height);
     QVERIFY(light.x() < heavy.x());
-    // The sprite centres are opaque: pure green (0, 255, 0) and pure red (255, 0, 0).
-    QVERIFY2(near(d.r(light.x(), light.y()), 0) && near(d.g(light.x(), light.y()), 255) &&
-                 near(d.b(light.x(), light.y()), 0),
-             qPrintable(QStringLiteral("light body %1,%2,%3")
-                            .arg(d.r(light.x(), light.y()))
-                            .arg(d.g(light.x(), light.y()))
-                            .arg(d.b(light.x(), light.y()))));
-    QVERIFY2(near(d.r(heavy.x(), heavy.y()), 255) && near(d.g(heavy.x(), heavy.y()), 0) &&
-                 near(d.b(heavy.x(), heavy.y()), 0),
-             qPrintable(QStringLiteral("heavy body %1,%2,%3")
-                            .arg(d.r(heavy.x(), heavy.y()))
-                            .arg(d.g(heavy.x(), heavy.y()))
-                            .arg(d.b(heavy.x(), heavy.y()))));
+    // The sprite centres: a lone body's peak (light 1 in its colour) at the automatic exposure,
+    // which is kExposureTarget for separate bodies (their peaks are the brightest light): green
+    // and red at 90 % over 10 % of the background, as displayedColour() computes (±1 of
+    // rounding, plus the row's JPEG tolerance).
+    const ColourRgb g = displayedColour({0.f, 1.f, 0.f}, kExposureTarget, style.background);
+    const ColourRgb r = displayedColour({1.f, 0.f, 0.f}, kExposureTarget, style.background);
+    auto is = [&](QPoint p, ColourRgb c) {
+        return std::abs(d.r(p.x(), p.y()) - int(std::lround(255 * c.r))) <= tolerance + 1 &&
+               std::abs(d.g(p.x(), p.y()) - int(std::lround(255 * c.g))) <= tolerance + 1 &&
+               std::abs(d.b(p.x(), p.y()) - int(std::lround(255 * c.b))) <= tolerance + 1;
+    };
+    QVERIFY2(is(light, g), qPrintable(QStringLiteral("light body %1,%2,%3")
+                                          .arg(d.r(light.x(), light.y()))
+                                          .arg(d.g(light.x(), light.y()))
+                                          .arg(d.b(light.x(), light.y()))));
+    QVERIFY2(is(heavy, r), qPrintable(QStringLiteral("heavy body %1,%2,%3")
+                                          .arg(d.r(heavy.x(), heavy.y()))
+                                          .arg(d.g(heavy.x(), heavy.y()))
+                                          .arg(d.b(heavy.x(), heavy.y()))));
 }
 
 void TestCapture::bodyScalarsOfEachSource()
@@ -279,7 +286,8 @@ void TestCapture::colourModes()
 {
     // Every row of the table: the left body (light, scalar `left`) and the right one (heavy,
     // scalar `right`) take the colours the row names (its gradient ends, or the group colours
-    // of dark matter = 1 and stars = 2). Sprite centres are opaque: exact up to rounding (±2).
+    // of dark matter = 1 and stars = 2). Sprite centres: the colour at the automatic exposure
+    // (kExposureTarget: no channel's light exceeds 1), displayedColour(), up to rounding (±2).
     if (!m_context)
         QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));
     QFETCH(QString, mode);
@@ -312,7 +320,9 @@ void TestCapture::colourModes()
         const QPoint p = project(camera, where, 160, 80);
         const std::size_t i = (std::size_t(p.y()) * 160 + std::size_t(p.x())) * 4;
         const int r = image.rgba[i], g = image.rgba[i + 1], b = image.rgba[i + 2];
-        const int er = int(std::lround(c.r * 255)), eg = int(std::lround(c.g * 255)), eb = int(std::lround(c.b * 255));
+        const ColourRgb shown = displayedColour(c, kExposureTarget, style.background);
+        const int er = int(std::lround(shown.r * 255)), eg = int(std::lround(shown.g * 255)),
+                  eb = int(std::lround(shown.b * 255));
         return std::abs(r - er) <= 2 && std::abs(g - eg) <= 2 && std::abs(b - eb) <= 2
                    ? QString()
                    : QStringLiteral("(%1,%2,%3), expected (%4,%5,%6)").arg(r).arg(g).arg(b).arg(er).arg(eg).arg(eb);
@@ -326,9 +336,9 @@ void TestCapture::colourModes()
 
 void TestCapture::additiveBlending()
 {
-    // Two green bodies at the same place on a background (51, 102, 153). Normal blending: the
-    // opaque centre is green (0, 255, 0). Additive: the background shows through and the
-    // colours add: (51 + 0 + 0, 102 + 255 + 255 → 255, 153 + 0 + 0).
+    // Two green bodies at the same place on a background (51, 102, 153), at the manual exposure
+    // (a lone body's peak at kExposureTarget). Over-blending: the second covers the first, the
+    // centre shows light 1. Additive (the default): the light adds up to 2, tone-mapped.
     if (!m_context)
         QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));
     const std::vector<Float4> bodies = {{0.f, 0.f, 0.f, 1.f}, {0.f, 0.f, 0.f, 1.f}};
@@ -341,17 +351,27 @@ void TestCapture::additiveBlending()
     RenderStyle style;
     style.massMin = style.massMax = 1.f;
     style.pointSize = 9.f;
+    style.autoExposure = false;
     style.background[0] = 0.2f;
     style.background[1] = 0.4f;
     style.background[2] = 0.6f;
     const QPoint c = project(camera, glm::vec3(0.f), 32, 32);
     const std::size_t i = (std::size_t(c.y()) * 32 + std::size_t(c.x())) * 4;
+    auto matches = [&](const Image& im, ColourRgb light) {
+        const ColourRgb e = displayedColour(light, kExposureTarget, style.background);
+        return std::abs(int(im.rgba[i]) - int(std::lround(255 * e.r))) <= 2 &&
+               std::abs(int(im.rgba[i + 1]) - int(std::lround(255 * e.g))) <= 2 &&
+               std::abs(int(im.rgba[i + 2]) - int(std::lround(255 * e.b))) <= 2;
+    };
+    style.additive = false;
     const Image normal = renderImage(renderer, buffers.buffer(0), 2, camera, style, 32, 32);
-    QVERIFY(normal.rgba[i] <= 2 && normal.rgba[i + 1] >= 253 && normal.rgba[i + 2] <= 2);
+    QVERIFY2(matches(normal, {0.f, 1.f, 0.f}),
+             qPrintable(QStringLiteral("%1,%2,%3").arg(normal.rgba[i]).arg(normal.rgba[i + 1]).arg(normal.rgba[i + 2])));
     style.additive = true;
     const Image glow = renderImage(renderer, buffers.buffer(0), 2, camera, style, 32, 32);
-    QVERIFY2(std::abs(int(glow.rgba[i]) - 51) <= 2 && glow.rgba[i + 1] >= 253 && std::abs(int(glow.rgba[i + 2]) - 153) <= 2,
+    QVERIFY2(matches(glow, {0.f, 2.f, 0.f}),
              qPrintable(QStringLiteral("%1,%2,%3").arg(glow.rgba[i]).arg(glow.rgba[i + 1]).arg(glow.rgba[i + 2])));
+    QVERIFY(glow.rgba[i + 1] > normal.rgba[i + 1]);
 }
 
 void TestCapture::pointOnTargetPlane()
@@ -415,8 +435,9 @@ void TestCapture::boundsBoxAndAxes()
 
 void TestCapture::fadingTrails()
 {
-    // Frame 1: a green body at A. Frame 2 with trailFade f = 0.5, the body now at B: the pixel at
-    // A keeps (1 − f) of its green over the background: 0.5 · 255 + 0.5 · 0 ≈ 128 (±3), B is green.
+    // Frame 1: a green body at A. Frame 2 with trailKeep 0.5 in the same ViewHistory, the body
+    // now at B: the light at A is half a body's peak, B a whole one (manual exposure: shown as
+    // displayedColour() computes, ±2).
     if (!m_context)
         QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));
     ParticleBuffers buffers;
@@ -428,22 +449,26 @@ void TestCapture::fadingTrails()
     RenderStyle style;
     style.massMin = style.massMax = 1.f;
     style.pointSize = 7.f;
+    style.autoExposure = false;
     style.background[0] = style.background[1] = style.background[2] = 0.f;
     OffscreenTarget target(64, 64);
     target.bind();
+    ViewHistory history;
     const Float4 a{-0.5f, 0.f, 0.f, 1.f}, b{0.5f, 0.f, 0.f, 1.f};
     buffers.upload(0, &a, 1);
-    renderer.draw(buffers.buffer(0), 1, camera, style, 64, 64);
+    renderer.draw(buffers.buffer(0), 1, camera, style, 64, 64, &history);
     buffers.upload(0, &b, 1);
-    style.trailFade = 0.5f;
-    renderer.draw(buffers.buffer(0), 1, camera, style, 64, 64);
+    style.trailKeep = 0.5f;
+    renderer.draw(buffers.buffer(0), 1, camera, style, 64, 64, &history);
     const Image image = target.read();
     auto green = [&](const glm::vec3& p) {
         const QPoint c = project(camera, p, 64, 64);
         return int(image.rgba[(std::size_t(c.y()) * 64 + std::size_t(c.x())) * 4 + 1]);
     };
-    QVERIFY2(std::abs(green({-0.5f, 0.f, 0.f}) - 128) <= 3, qPrintable(QString::number(green({-0.5f, 0.f, 0.f}))));
-    QCOMPARE(green({0.5f, 0.f, 0.f}), 255);
+    const int half = int(std::lround(255 * displayedColour({0.f, 0.5f, 0.f}, kExposureTarget, style.background).g));
+    const int whole = int(std::lround(255 * displayedColour({0.f, 1.f, 0.f}, kExposureTarget, style.background).g));
+    QVERIFY2(std::abs(green({-0.5f, 0.f, 0.f}) - half) <= 2, qPrintable(QString::number(green({-0.5f, 0.f, 0.f}))));
+    QVERIFY2(std::abs(green({0.5f, 0.f, 0.f}) - whole) <= 2, qPrintable(QString::number(green({0.5f, 0.f, 0.f}))));
 }
 
 void TestCapture::unknownExtensionRefused()

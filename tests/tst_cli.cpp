@@ -223,6 +223,51 @@ private slots:
         // t = 12 · 0.1
         QVERIFY2(r.out.contains("t = 1.2"), qPrintable(r.out));
     }
+    /// Issue 12, item 9: the headless scripts/run.sh runs the start system (the galaxy collision
+    /// sized for the kernel), not the seeds' uniform cube whose energy changes by 4.6e3 in 50
+    /// steps. Runs run.sh's own `nbody run` line (read from the script) for 50 steps on the CPU.
+    void runShStartSystem()
+    {
+        QFile script(QStringLiteral(NBODY_SOURCE_DIR "/scripts/run.sh"));
+        QVERIFY(script.open(QIODevice::ReadOnly | QIODevice::Text));
+        QString command;
+        bool inCommand = false;
+        for (const QString& raw : QString::fromUtf8(script.readAll()).split('\n')) {
+            const QString line = raw.trimmed();
+            if (line.startsWith(QLatin1String("build/src/cli/nbody run")))
+                inCommand = true;
+            if (!inCommand)
+                continue;
+            command += line.endsWith('\\') ? line.chopped(1) + ' ' : line;
+            if (!line.endsWith('\\'))
+                break;
+        }
+        QVERIFY2(!command.isEmpty(), "no `build/src/cli/nbody run` line in scripts/run.sh");
+        QTemporaryDir dir;
+        QStringList args = command.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts).mid(1);
+        for (QString& a : args) {
+            a.remove('"');
+            if (a.endsWith(QLatin1String("capture.png")))
+                a = dir.filePath(QStringLiteral("capture.png"));
+        }
+        const int steps = int(args.indexOf(QStringLiteral("--steps")));
+        QVERIFY(steps >= 0 && steps + 1 < args.size());
+        args[steps + 1] = QStringLiteral("50");
+        args << QStringLiteral("--kernel") << QStringLiteral("cpu");
+        const Result r = nbody(args);
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains(QLatin1String("Galaxy collision")), qPrintable(r.out));
+        const QRegularExpressionMatch sizing =
+            QRegularExpression(QStringLiteral("Sizing: +([0-9]+) bodies for 25 steps/s on cpu")).match(r.out);
+        QVERIFY2(sizing.hasMatch(), qPrintable(r.out));
+        const int n = sizing.captured(1).toInt();
+        QVERIFY(n >= 1024 && n <= 65536 && n % 512 == 0);
+        // The bound of tst_controller's startSystem: 1e-3 over 50 leapfrog steps of dt = 0.01.
+        const QRegularExpressionMatch dE = QRegularExpression(QStringLiteral("relative change (\\S+)")).match(r.out);
+        QVERIFY2(dE.hasMatch(), qPrintable(r.out));
+        QVERIFY2(std::abs(dE.captured(1).toDouble()) < 1e-3, qPrintable(dE.captured(0)));
+        QVERIFY(QFileInfo(dir.filePath(QStringLiteral("capture.png"))).size() > 1000);
+    }
     void gravitationalConstant()
     {
         // --G on run (and render, validate, bench, which share the option): it reaches the

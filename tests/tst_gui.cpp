@@ -10,6 +10,9 @@
 #include "GuiTestMain.h"
 #include "KernelDock.h"
 #include "MainWindow.h"
+#include "ScenarioMenus.h"
+#include "ViewDock.h"
+#include "Viewport.h"
 #include "SimulationController.h"
 
 #include "sim/DeviceInfo.h"
@@ -18,6 +21,7 @@
 
 #include <QAction>
 #include <QActionGroup>
+#include <QComboBox>
 #include <QApplication>
 #include <QDir>
 #include <QFile>
@@ -176,8 +180,8 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString png = dir.filePath(QStringLiteral("c.png"));
-        const Run run = runApp({QStringLiteral("--kernel"), QStringLiteral("cpu"),
-                              QStringLiteral("--bodies"), QStringLiteral("3001"),
+        const Run run = runApp({QStringLiteral("--kernel"), QStringLiteral("cpu"), QStringLiteral("--scenario"),
+                              QStringLiteral("cube"), QStringLiteral("--bodies"), QStringLiteral("3001"),
                               QStringLiteral("--steps"), QStringLiteral("10"),
                               QStringLiteral("--capture"), png, QStringLiteral("--quit")});
         QVERIFY2(run.finished, "nbody-sandbox did not finish in time");
@@ -309,6 +313,123 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(shownStep(*w) > before, kWaitMs); // running on the CPU
         emit w->pauseRequested();
     }
+    /// Issue 12, item 3: with fading trails on, a new system starts from black (no trails of the
+    /// old one), and trails fade in wall-clock time while paused (they used to stay until the next
+    /// simulation frame).
+    void trailsFadeWhilePausedAndClearWithNewSystem()
+    {
+        auto w = openWindow();
+        QVERIFY(w);
+        auto* view = w->findChild<nbody::app::Viewport*>();
+        QVERIFY(view);
+        QTRY_VERIFY_WITH_TIMEOUT(view->hasContent(), kWaitMs);
+        view->setTrails(true);
+        view->setFocus();
+        // Lit pixels: any channel 40 above the background's (0.02, 0.02, 0.05 → 5, 5, 13).
+        auto lit = [&] {
+            const QImage image = view->grabFramebuffer().convertToFormat(QImage::Format_RGB32);
+            int n = 0;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x) {
+                    const QRgb c = image.pixel(x, y);
+                    n += std::max({qRed(c), qGreen(c), qBlue(c) - 8}) > 45;
+                }
+            return n;
+        };
+        QTest::qWait(500);
+        const int still = lit();
+        // Paused: orbit the camera in four key presses; the bodies sweep across the view and
+        // leave trails.
+        for (int i = 0; i < 4; ++i) {
+            QTest::keyClick(view, Qt::Key_Left);
+            QTest::qWait(30);
+        }
+        const int swept = lit();
+        // 3 s later (10 time constants of 0.3 s) the trails are gone, still paused.
+        QTest::qWait(3000);
+        const int faded = lit();
+        view->setTrails(false);
+        const int clean = lit();
+        view->setTrails(true);
+        qInfo("lit pixels: %d still, %d just after the sweep, %d 3 s later, %d without trails", still, swept, faded,
+              clean);
+        QVERIFY2(swept > clean + clean / 2, "the sweep left no trail");
+        // Within 5 % (the exposure settles with its own 0.5 s time constant; llvmpipe's frames
+        // come irregularly under load).
+        QVERIFY2(std::abs(faded - clean) <= clean / 20 + 10, "the trails did not fade while paused");
+
+        // A new system (three bodies) under the cube's trails: the trails go with the cube.
+        for (int i = 0; i < 4; ++i) {
+            QTest::keyClick(view, Qt::Key_Right);
+            QTest::qWait(30);
+        }
+        auto* menus = w->findChild<nbody::app::ScenarioMenus*>();
+        QVERIFY(menus);
+        emit menus->newScenarioRequested(QStringLiteral("figure-eight"), 0, 0);
+        // Wait without grabbing (each grab is a repaint, which would fade old trails by itself):
+        // the new system's frame arrives within milliseconds; 3 s allow for a busy machine.
+        QTest::qWait(3000);
+        const int three = lit();
+        qInfo("lit pixels after the figure eight replaced the cube: %d", three);
+        // Three sprites of at most 3 × 1.5 px half width, radius 11 px: under 3 × 400 pixels.
+        QVERIFY2(three < 1200, qPrintable(QString::number(three)));
+    }
+
+    /// Issue 12, item 10: a system with groups starts coloured by group, one without by mass,
+    /// until the user picks a mode; the Solar System's bodies are labelled.
+    void defaultColourFollowsSystem()
+    {
+        auto w = openWindow();
+        QVERIFY(w);
+        auto* dock = w->findChild<nbody::app::ViewDock*>();
+        auto* view = w->findChild<nbody::app::Viewport*>();
+        auto* menus = w->findChild<nbody::app::ScenarioMenus*>();
+        QVERIFY(dock && view && menus);
+        QTRY_COMPARE_WITH_TIMEOUT(dock->colourModeId(), QStringLiteral("mass"), kWaitMs); // the cube
+        emit menus->newScenarioRequested(QStringLiteral("galaxy-collision"), 1024, 42);
+        QTRY_COMPARE_WITH_TIMEOUT(dock->colourModeId(), QStringLiteral("group"), kWaitMs);
+        QCOMPARE(QString::fromUtf8(view->colourMode()->id.data()).left(5), QStringLiteral("group"));
+        emit menus->newScenarioRequested(QStringLiteral("solar-system"), 0, 0);
+        QTRY_COMPARE_WITH_TIMEOUT(dock->colourModeId(), QStringLiteral("mass"), kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(view->labels().size(), std::size_t(10), kWaitMs);
+        QCOMPARE(view->labels().front().text, std::string("Sun"));
+        // The user's choice stays through the next system.
+        auto* combo = dock->findChild<QComboBox*>();
+        QVERIFY(combo);
+        const int speed = combo->findData(QStringLiteral("speed"));
+        QVERIFY(speed >= 0);
+        combo->setCurrentIndex(speed);
+        emit combo->activated(speed);
+        emit menus->newScenarioRequested(QStringLiteral("galaxy-collision"), 1024, 42);
+        QTest::qWait(1500);
+        QCOMPARE(dock->colourModeId(), QStringLiteral("speed"));
+    }
+
+    /// Issue 12, item 9: New from scenario suggests the N the running kernel steps 25 times a
+    /// second and predicts the time per step.
+    void scenarioDialogSuggestsN()
+    {
+        QWidget parent;
+        nbody::app::ScenarioMenus menus(&parent);
+        menus.setKernel(QStringLiteral("cpu"));
+        const nbody::ScenarioInfo* row = nbody::findScenario("galaxy-collision");
+        QVERIFY(row);
+        const auto s = menus.suggest(*row);
+        QVERIFY(s.timing);
+        QCOMPARE(s.timing->bodies, std::size_t(1024));
+        QVERIFY(s.bodies >= 1024 && s.bodies <= 65536 && s.bodies % 512 == 0);
+        QVERIFY(s.bodies == 1024 || nbody::predictedStepSeconds(*s.timing, s.bodies, 1) <= 1.0 / 25);
+        const QString text = nbody::app::ScenarioMenus::predictionText(s, s.bodies);
+        qInfo("suggested %zu bodies: %s", s.bodies, qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("ms per step on cpu")), qPrintable(text));
+        // Four times the bodies: sixteen times the time per step.
+        const double t1 = nbody::predictedStepSeconds(*s.timing, s.bodies, 1);
+        const double t4 = nbody::predictedStepSeconds(*s.timing, 4 * s.bodies, 1);
+        QVERIFY(std::abs(t4 / t1 - 16.0) < 1e-9);
+        // A fixed-N scenario keeps its N.
+        QCOMPARE(menus.suggest(*nbody::findScenario("solar-system")).bodies, std::size_t(10));
+    }
+
     void startsFromSnapshot()
     {
         // A CSV snapshot (any snapshot format is detected) with its parameters: the app starts
@@ -333,7 +454,7 @@ private slots:
         // --capture goes through File → Export frame's offscreen path: any size, PNG or JPEG.
         QTemporaryDir dir;
         const QString jpg = dir.filePath(QStringLiteral("e.jpg"));
-        const Run run = runApp({"--kernel", "cpu", "--bodies", "2001", "--steps", "2", "--capture", jpg,
+        const Run run = runApp({"--kernel", "cpu", "--scenario", "cube", "--bodies", "2001", "--steps", "2", "--capture", jpg,
                                 "--capture-size", "333x211", "--quit"});
         QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
         const QImage image(jpg);
@@ -359,7 +480,8 @@ private slots:
             QProcessEnvironment env;
             env.insert("QT_SCALE_FACTOR", QString::number(scale));
             const QString png = dir.filePath(QStringLiteral("dpr%1.png").arg(scale));
-            const Run run = runApp({"--kernel", "cpu", "--bodies", "2000", "--capture", png, "--quit"}, env);
+            const Run run = runApp({"--kernel", "cpu", "--scenario", "cube", "--bodies", "2000", "--capture", png, "--quit"},
+                                   env);
             QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
             const QImage image = QImage(png).convertToFormat(QImage::Format_RGB32);
             sizes[scale - 1] = image.size();
@@ -435,25 +557,36 @@ private slots:
 
     void scenarioCapture()
     {
-        // The app from a scenario: the galaxy collision (disks green and light, halos red and
-        // heavy) with 2001 bodies; the capture shows both colours.
+        // The app from a scenario: the galaxy collision with 2001 bodies. By default it is
+        // coloured by group (issue 12, item 10): stars blue, dark-matter halos red; with
+        // --colour mass the disks are green (light) and the halos red (heavy).
         QTemporaryDir dir;
-        const QString png = dir.filePath(QStringLiteral("s.png"));
-        const Run run = runApp({QStringLiteral("--scenario"), QStringLiteral("galaxy-collision"),
-                                QStringLiteral("--bodies"), QStringLiteral("2001"), QStringLiteral("--steps"),
-                                QStringLiteral("5"), QStringLiteral("--capture"), png, QStringLiteral("--quit")});
-        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
-        QImage image(png);
-        QVERIFY(!image.isNull());
-        int green = 0, red = 0;
-        for (int y = 0; y < image.height(); ++y)
-            for (int x = 0; x < image.width(); ++x) {
-                const QRgb c = image.pixel(x, y);
-                green += qGreen(c) > 128 && qRed(c) < 100;
-                red += qRed(c) > 128 && qGreen(c) < 100;
-            }
-        qInfo("green pixels %d, red pixels %d", green, red);
-        QVERIFY(green >= 20 && red >= 20);
+        for (const QString colour : {QString(), QStringLiteral("mass")}) {
+            const QString png = dir.filePath(QStringLiteral("s%1.png").arg(colour));
+            QStringList args{QStringLiteral("--scenario"), QStringLiteral("galaxy-collision"), QStringLiteral("--bodies"),
+                             QStringLiteral("2001"), QStringLiteral("--steps"), QStringLiteral("5"),
+                             QStringLiteral("--capture"), png, QStringLiteral("--quit")};
+            if (!colour.isEmpty())
+                args << QStringLiteral("--colour") << colour;
+            const Run run = runApp(args);
+            QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
+            QImage image(png);
+            QVERIFY(!image.isNull());
+            int green = 0, red = 0, blue = 0;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x) {
+                    const QRgb c = image.pixel(x, y);
+                    const int r = qRed(c), g = qGreen(c), b = qBlue(c);
+                    green += g > 128 && g > r + 40 && g > b + 40;
+                    red += r > 128 && r > g + 30 && r > b + 30;
+                    blue += b > 128 && b > r + 30;
+                }
+            qInfo("--colour '%s': green pixels %d, red %d, blue %d", qPrintable(colour), green, red, blue);
+            if (colour.isEmpty())
+                QVERIFY(blue >= 20 && red >= 20 && green == 0);
+            else
+                QVERIFY(green >= 20 && red >= 20 && blue == 0);
+        }
     }
 
     /// The status bar's ms/step is the time spent stepping, not the frame interval: the Solar

@@ -4,7 +4,10 @@
 #include "gl/CudaGlInterop.h"
 #include "gl/EglContext.h"
 #include "gl/Renderer.h"
+#include "gl/ColourModes.h"
+#include "sim/Models.h"
 #include "sim/Types.h"
+#include "sim/World.h"
 
 #include <QTest>
 
@@ -87,6 +90,13 @@ private slots:
     void coloursByMass();
     void equalMassesAreGreen();
     void secondContext();
+    void spriteProfileFallsOff();
+    void overlappingBodiesAdd();
+    void denseClusterDoesNotClip();
+    void exposureIsMonotonic();
+    void trailsFadeAndClear();
+    void labelsAtProjectedPositions();
+    void minimumSpriteSize();
     void writePngRoundTrip();
     void writePngMissingDirectory();
     void interopRoundTrip();
@@ -225,8 +235,9 @@ void TestHeadless::coloursByMass()
     QVERIFY2(r.r > 200 && r.g < 60 && r.b < 60, describe(r).constData());
     const Rgb m = pixel(image, middle.x(), middle.y());
     QVERIFY2(m.r > 80 && m.g > 80 && m.b < 60, describe(m).constData());
-    // Round sprites: the sprite's bounding-square corner is background.
-    const Rgb corner = pixel(image, heavy.x() + 6, heavy.y() + 6);
+    // Round sprites: beyond the sprite's radius (3σ of the profile: FWHM 9 × 1.5 for the heaviest
+    // = 13.5 px, σ = 5.7 px, radius 17.2 px) the corner of its bounding square is background.
+    const Rgb corner = pixel(image, heavy.x() + 13, heavy.y() + 13);
     QVERIFY2(std::abs(corner.b - 77) <= 2, describe(corner).constData());
     QVERIFY(!Renderer::contextDescription().empty());
 }
@@ -279,6 +290,296 @@ void TestHeadless::secondContext()
     QCOMPARE(int(target.read().rgba[0]), 255);
     m_context->doneCurrent();
     m_context->makeCurrent();
+}
+
+namespace {
+
+/// Pixel luminance-free brightness: the largest channel.
+int brightest(Rgb c)
+{
+    return std::max({c.r, c.g, c.b});
+}
+
+/// One draw of `bodies` with `style` into a w × h target, read back.
+Image drawBodies(const std::vector<Float4>& bodies, const OrbitCamera& camera, const RenderStyle& style, int w, int h,
+                 ViewHistory* history = nullptr, const std::vector<Label>& labels = {})
+{
+    ParticleBuffers buffers;
+    buffers.allocate(std::max<std::size_t>(bodies.size(), 1));
+    if (!bodies.empty())
+        buffers.upload(0, bodies.data(), bodies.size());
+    Renderer renderer;
+    return renderImage(renderer, buffers.buffer(0), bodies.size(), camera, style, w, h, history, labels);
+}
+
+OrbitCamera frontCamera(float radius)
+{
+    OrbitCamera camera;
+    camera.yawDeg = 0.f;
+    camera.pitchDeg = 0.f;
+    camera.fit(glm::vec3(0.f), radius);
+    return camera;
+}
+
+RenderStyle blackManual(float ev)
+{
+    RenderStyle style;
+    style.background[0] = style.background[1] = style.background[2] = 0.f;
+    style.autoExposure = false;
+    style.exposureEv = ev;
+    style.massMin = style.massMax = 1.f; // green
+    return style;
+}
+
+} // namespace
+
+void TestHeadless::spriteProfileFallsOff()
+{
+    if (!m_context)
+        QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));
+    // One body, FWHM 12 px: σ = 12 / 2.355 = 5.10 px; the sprite's radius is 3σ = 15.3 px.
+    const int w = 96, h = 96;
+    const OrbitCamera camera = frontCamera(1.f);
+    RenderStyle style = blackManual(-3.f); // x = 3.8 / 8 = 0.475 at the peak: the tone curve's steep part
+    style.pointSize = 12.f;
+    const Image image = drawBodies({{0.f, 0.f, 0.f, 1.f}}, camera, style, w, h);
+    const QPoint c = project(camera, {0.f, 0.f, 0.f}, w, h);
+    const float peak = exposedLight(float(pixel(image, c.x(), c.y()).g) / 255.f);
+    QVERIFY2(std::abs(peak - 0.475f) < 0.475f * 0.05f, qPrintable(QString::number(peak)));
+    // Strictly falling with the radius out to 12 px, then background beyond the sprite.
+    int previous = 256;
+    for (int r = 0; r <= 12; r += 2) {
+        const int g = pixel(image, c.x() + r, c.y()).g;
+        QVERIFY2(g < previous, qPrintable(QString("r %1: %2 after %3").arg(r).arg(g).arg(previous)));
+        previous = g;
+    }
+    QCOMPARE(brightest(pixel(image, c.x() + 17, c.y())), 0);
+    QCOMPARE(brightest(pixel(image, c.x(), c.y() - 17)), 0);
+    // The light at r follows exp(−r² / 2σ²): half the peak at the half width (6 px), an eighth at
+    // 1.5 × 6 px... Tolerance: the projected centre may sit up to half a pixel off the pixel's
+    // centre, which changes r by ±0.5 px: at r = 6 px the relative slope is r/σ² = 0.23 per pixel,
+    // so ±12 %; 8-bit rounding adds under 1 %. Hence 15 %.
+    for (int r : {3, 6, 9}) {
+        const float light = exposedLight(float(pixel(image, c.x() + r, c.y()).g) / 255.f);
+        const float sigma = 12.f / 2.355f;
+        const float expected = std::exp(-float(r * r) / (2.f * sigma * sigma));
+        QVERIFY2(std::abs(light / peak - expected) <= 0.15f * expected + 0.01f,
+                 qPrintable(QString("r %1: %2 of the peak, expected %3").arg(r).arg(light / peak).arg(expected)));
+    }
+}
+
+void TestHeadless::overlappingBodiesAdd()
+{
+    if (!m_context)
+        QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));
+    const int w = 64, h = 64;
+    const OrbitCamera camera = frontCamera(1.f);
+    RenderStyle style = blackManual(-4.f); // x = 3.8 / 16 = 0.2375 for one body's peak
+    style.pointSize = 8.f;
+    const Float4 body{0.f, 0.f, 0.f, 1.f};
+    const Image one = drawBodies({body}, camera, style, w, h);
+    const Image two = drawBodies({body, body}, camera, style, w, h);
+    const QPoint c = project(camera, {0.f, 0.f, 0.f}, w, h);
+    const float l1 = exposedLight(float(pixel(one, c.x(), c.y()).g) / 255.f);
+    const float l2 = exposedLight(float(pixel(two, c.x(), c.y()).g) / 255.f);
+    // Additive light: twice the light. The displayed values (about 120 and 152 of 255) carry ±0.5
+    // of rounding, ±1.1 % and ±0.8 % of light here (dx/dd = 2.2 x (1 + x) / d): the ratio within 3 %.
+    QVERIFY2(std::abs(l2 / l1 - 2.f) < 2.f * 0.03f, qPrintable(QString("%1 / %2").arg(l2).arg(l1)));
+    // Not additive: the second sprite covers the first with the same colour, nothing is added.
+    style.additive = false;
+    const Image over = drawBodies({body, body}, camera, style, w, h);
+    QVERIFY(std::abs(pixel(over, c.x(), c.y()).g - pixel(one, c.x(), c.y()).g) <= 1);
+}
+
+void TestHeadless::denseClusterDoesNotClip()
+{
+    if (!m_context)
+        QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));
+    // A Plummer sphere of 8192 equal masses seen whole in 256 × 256 pixels: its core holds
+    // hundreds of sprites per pixel, its outskirts a few.
+    PlummerParams pp;
+    pp.bodies = 8192;
+    const ModelBodies model = makePlummer(pp);
+    const std::vector<Float4>& p = model.world.positions();
+    const int w = 256, h = 256;
+    const float rh = float(plummerHalfMassRadius(pp.massCutoff));
+    const OrbitCamera camera = frontCamera(4.f * rh);
+    RenderStyle style; // the defaults: additive, automatic exposure
+    style.massMin = style.massMax = 1.f;
+    const Image image = drawBodies(p, camera, style, w, h);
+    // Nothing saturates: no channel of any pixel at 255 (the tone curve x / (1 + x) reaches
+    // 254.5 / 255 only at 230 times the light the exposure maps to a lone body's 90 %).
+    int saturated = 0;
+    for (std::size_t i = 0; i < image.rgba.size(); i += 4)
+        saturated += image.rgba[i] == 255 || image.rgba[i + 1] == 255 || image.rgba[i + 2] == 255;
+    QCOMPARE(saturated, 0);
+    // The core glows brighter than the half-mass radius, and that than twice it: a gradient, not
+    // a plateau (each step by at least 8 of 255).
+    const QPoint c = project(camera, {0.f, 0.f, 0.f}, w, h);
+    const QPoint half = project(camera, {rh, 0.f, 0.f}, w, h);
+    const QPoint twice = project(camera, {2.f * rh, 0.f, 0.f}, w, h);
+    auto mean = [&](QPoint q) { // over 5 × 5 pixels, against the sampling noise
+        int sum = 0;
+        for (int dy = -2; dy <= 2; ++dy)
+            for (int dx = -2; dx <= 2; ++dx)
+                sum += pixel(image, q.x() + dx, q.y() + dy).g;
+        return sum / 25;
+    };
+    const int g0 = mean(c), g1 = mean(half), g2 = mean(twice);
+    qInfo("dense cluster: green %d at the centre, %d at the half-mass radius, %d at twice; %d saturated pixels", g0, g1,
+          g2, saturated);
+    QVERIFY2(g0 >= g1 + 8 && g1 >= g2 + 8 && g2 > 0,
+             qPrintable(QString("centre %1, half-mass radius %2, twice %3").arg(g0).arg(g1).arg(g2)));
+}
+
+void TestHeadless::exposureIsMonotonic()
+{
+    if (!m_context)
+        QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));
+    PlummerParams pp;
+    pp.bodies = 2048;
+    const ModelBodies model = makePlummer(pp);
+    const OrbitCamera camera = frontCamera(3.f);
+    for (bool automatic : {true, false}) {
+        double previousMean = -1;
+        float previousExposure = 0;
+        for (float ev : {-2.f, -1.f, 0.f, 1.f, 2.f}) {
+            RenderStyle style;
+            style.autoExposure = automatic;
+            style.exposureEv = ev;
+            ViewHistory history;
+            const Image image = drawBodies(model.world.positions(), camera, style, 128, 128, &history);
+            double sum = 0;
+            for (std::size_t i = 0; i < image.rgba.size(); i += 4)
+                sum += image.rgba[i] + image.rgba[i + 1] + image.rgba[i + 2];
+            const double mean = sum / double(image.rgba.size() / 4);
+            QVERIFY2(mean > previousMean, qPrintable(QString("EV %1: mean %2 after %3").arg(ev).arg(mean).arg(previousMean)));
+            // Each stop doubles the exposure (the same scene, so the same automatic reference).
+            if (previousExposure > 0)
+                QVERIFY2(std::abs(history.exposure() / previousExposure - 2.f) < 1e-4f,
+                         qPrintable(QString::number(history.exposure() / previousExposure)));
+            previousMean = mean;
+            previousExposure = history.exposure();
+        }
+    }
+}
+
+void TestHeadless::trailsFadeAndClear()
+{
+    if (!m_context)
+        QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));
+    const int w = 96, h = 64;
+    const OrbitCamera camera = frontCamera(1.f);
+    RenderStyle style = blackManual(-3.f);
+    style.pointSize = 6.f;
+    ParticleBuffers buffers;
+    buffers.allocate(1);
+    Renderer renderer;
+    ViewHistory history;
+    const Float4 a{-0.5f, 0.f, 0.f, 1.f}, b{0.5f, 0.f, 0.f, 1.f};
+    const QPoint pa = project(camera, {-0.5f, 0.f, 0.f}, w, h);
+    auto frame = [&](const Float4& body, float keep) {
+        buffers.upload(0, &body, 1);
+        style.trailKeep = keep;
+        return renderImage(renderer, buffers.buffer(0), 1, camera, style, w, h, &history);
+    };
+    const Image first = frame(a, 0.5f); // a cleared history: no trail yet
+    const float la = exposedLight(float(pixel(first, pa.x(), pa.y()).g) / 255.f);
+    // The body moves to b: at a, half of the light is left (trailKeep 0.5), then a quarter.
+    const Image second = frame(b, 0.5f);
+    const float l2 = exposedLight(float(pixel(second, pa.x(), pa.y()).g) / 255.f);
+    QVERIFY2(std::abs(l2 / la - 0.5f) < 0.03f, qPrintable(QString::number(l2 / la)));
+    const Image third = frame(b, 0.5f);
+    const float l3 = exposedLight(float(pixel(third, pa.x(), pa.y()).g) / 255.f);
+    QVERIFY2(std::abs(l3 / la - 0.25f) < 0.03f, qPrintable(QString::number(l3 / la)));
+    // A new system: clear() forgets the trail, whatever trailKeep says.
+    history.clear();
+    const Image cleared = frame(b, 0.5f);
+    QCOMPARE(brightest(pixel(cleared, pa.x(), pa.y())), 0);
+    // Without a history (captures): never a trail.
+    buffers.upload(0, &a, 1);
+    (void)renderImage(renderer, buffers.buffer(0), 1, camera, style, w, h);
+    buffers.upload(0, &b, 1);
+    const Image single = renderImage(renderer, buffers.buffer(0), 1, camera, style, w, h);
+    QCOMPARE(brightest(pixel(single, pa.x(), pa.y())), 0);
+}
+
+void TestHeadless::labelsAtProjectedPositions()
+{
+    if (!m_context)
+        QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));
+    const int w = 200, h = 120;
+    const OrbitCamera camera = frontCamera(1.f);
+    RenderStyle style = blackManual(0.f);
+    style.pointSize = 3.f;
+    const glm::vec3 earth(-0.6f, 0.3f, 0.f), mars(0.2f, -0.4f, 0.f);
+    const std::vector<Label> labels = {{earth.x, earth.y, earth.z, "Earth"}, {mars.x, mars.y, mars.z, "Mars"}};
+    const Image image = drawBodies({{earth.x, earth.y, earth.z, 1.f}, {mars.x, mars.y, mars.z, 1.f}}, camera, style,
+                                   w, h, nullptr, labels);
+    // Text is white (the bodies are green): count white pixels in the box where each label goes
+    // (from 5 scale units right of the point, 7 units tall around it; scale 2 px per unit) and in
+    // the same box left of the point, where there is none.
+    auto whiteIn = [&](int x0, int y0, int x1, int y1) {
+        int n = 0;
+        for (int y = std::max(y0, 0); y < std::min(y1, h); ++y)
+            for (int x = std::max(x0, 0); x < std::min(x1, w); ++x) {
+                const Rgb c = pixel(image, x, y);
+                n += c.r > 200 && c.g > 200 && c.b > 200;
+            }
+        return n;
+    };
+    for (const auto& [point, text] : {std::pair{earth, 5}, std::pair{mars, 4}}) {
+        const QPoint p = project(camera, point, w, h);
+        const int width = 2 * 6 * text; // stb_easy_font's glyphs advance about 6 units
+        const int right = whiteIn(p.x() + 9, p.y() - 8, p.x() + 11 + width, p.y() + 9);
+        const int left = whiteIn(p.x() - 11 - width, p.y() - 8, p.x() - 9, p.y() + 9);
+        QVERIFY2(right >= 20 * text, qPrintable(QString("%1 white pixels right of the point").arg(right)));
+        QCOMPARE(left, 0);
+    }
+    // A label that would overlap an earlier one is left out: "Moon" at Earth draws nothing more.
+    const int alone = whiteIn(0, 0, w, h);
+    const Image crowded = drawBodies({{earth.x, earth.y, earth.z, 1.f}, {mars.x, mars.y, mars.z, 1.f}}, camera, style, w,
+                                     h, nullptr, {labels[0], labels[1], {earth.x, earth.y, earth.z, "Moon"}});
+    int crowdedWhite = 0;
+    for (std::size_t i = 0; i < crowded.rgba.size(); i += 4)
+        crowdedWhite += crowded.rgba[i] > 200 && crowded.rgba[i + 1] > 200 && crowded.rgba[i + 2] > 200;
+    QCOMPARE(crowdedWhite, alone);
+    // Bodies behind the camera get no label.
+    const OrbitCamera c2 = frontCamera(1.f);
+    const glm::vec3 behind = c2.eye() + (c2.eye() - c2.target);
+    const Image none = drawBodies({}, c2, style, w, h, nullptr, {{behind.x, behind.y, behind.z, "Ghost"}});
+    int lit = 0;
+    for (std::size_t i = 0; i < none.rgba.size(); i += 4)
+        lit += none.rgba[i] > 0;
+    QCOMPARE(lit, 0);
+}
+
+void TestHeadless::minimumSpriteSize()
+{
+    if (!m_context)
+        QSKIP(qPrintable("EGL cannot create a context here: " + m_eglError));
+    // Sizes scaled by distance: a body 100 times farther than the target would be 0.03 px wide;
+    // the minimum (3 px here) keeps it visible: light 3 px from its centre (σ = 1.27 px... at
+    // r = 1 px, exp(−1 / 2σ²) = 73 % of the peak).
+    const int w = 64, h = 64;
+    OrbitCamera camera = frontCamera(1.f);
+    RenderStyle style = blackManual(0.f);
+    style.pointSize = 3.f;
+    style.minPointSize = 3.f;
+    style.sizeByDistance = true;
+    const glm::vec3 far = camera.target + (camera.target - camera.eye()) * 99.f;
+    camera.farPlane = 1000.f * camera.distance;
+    const Image image = drawBodies({{far.x, far.y, far.z, 1.f}}, camera, style, w, h);
+    const QPoint c = project(camera, far, w, h);
+    QVERIFY2(pixel(image, c.x(), c.y()).g > 150, describe(pixel(image, c.x(), c.y())).constData());
+    QVERIFY(pixel(image, c.x() + 1, c.y()).g > 80);
+    // And at the target, distance scaling leaves pointSize: the same as without it.
+    const Image near = drawBodies({{0.f, 0.f, 0.f, 1.f}}, camera, style, w, h);
+    style.sizeByDistance = false;
+    const Image flat = drawBodies({{0.f, 0.f, 0.f, 1.f}}, camera, style, w, h);
+    const QPoint t = project(camera, {0.f, 0.f, 0.f}, w, h);
+    for (int r = 0; r < 4; ++r)
+        QVERIFY(std::abs(pixel(near, t.x() + r, t.y()).g - pixel(flat, t.x() + r, t.y()).g) <= 1);
 }
 
 void TestHeadless::writePngRoundTrip()

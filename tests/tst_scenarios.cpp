@@ -343,6 +343,49 @@ private slots:
         QVERIFY(rx * ux + ry * uy < 0); // approaching
     }
 
+    /// The sparse names component (issue 12, item 10: the view labels named bodies): names
+    /// follow their bodies through removals and new ids, and the Solar System names its bodies.
+    void worldNames()
+    {
+        World w;
+        for (int i = 0; i < 5; ++i)
+            w.addBody({float(i), 0, 0, 1}, {});
+        QVERIFY(!w.hasNames());
+        QVERIFY(w.namedBodies().empty());
+        w.setName(1, "one");
+        w.setName(3, "three");
+        QVERIFY(w.hasNames());
+        QCOMPARE(w.name(1), std::string("one"));
+        QCOMPARE(w.name(0), std::string());
+        QCOMPARE(w.name(99), std::string());
+        bool thrown = false;
+        try {
+            w.setName(5, "five");
+        } catch (const std::out_of_range& e) {
+            thrown = std::string(e.what()).find("index 5 of 5") != std::string::npos;
+        }
+        QVERIFY(thrown);
+        QCOMPARE(w.removeBodies({0, 1}), std::size_t(2)); // "one" goes, "three" is body 1 now
+        QCOMPARE(w.namedBodies().size(), std::size_t(1));
+        QCOMPARE(w.namedBodies().front().first, BodyIndex(1));
+        QCOMPARE(w.name(1), std::string("three"));
+        w.setIds({70, 71, 72});
+        QCOMPARE(w.name(1), std::string("three"));
+        w.setName(1, "");
+        QVERIFY(!w.hasNames());
+        w.setName(0, "x");
+        w.clear();
+        QVERIFY(!w.hasNames());
+        const ModelBodies solar = makeSolarSystem();
+        const auto named = solar.world.namedBodies();
+        QCOMPARE(named.size(), std::size_t(10));
+        QCOMPARE(named.front().second, std::string("Sun"));
+        QCOMPARE(named.at(3).second, std::string("Earth-Moon"));
+        QCOMPARE(named.back().second, std::string("Pluto"));
+        const BuiltScenario built = buildScenario(scenarioSpec("solar-system")); // through the registry
+        QCOMPARE(built.bodies.world.name(5), std::string("Jupiter"));
+    }
+
     void solarSystem()
     {
         const ModelBodies b = makeSolarSystem();

@@ -1,7 +1,13 @@
 #version 330 core
-// A round sprite with a soft edge: opaque body colour at the centre, fading to transparent at the
-// rim; fragments outside the circle are discarded.
+// A soft sprite with a Gaussian profile: intensity exp(-r²/2σ²) with σ = 1/3 of the sprite's
+// radius (4.5 = 1 / (2 · (1/3)²); the rim is at 3σ, intensity 1.1 %), so the full width at half
+// maximum is 2.355σ = 0.785 of the sprite's radius, 0.3925 of its diameter (bodies.vert sizes
+// the sprite from the width at half maximum it is asked for).
+// Additive mode: colour × intensity is added into the floating-point accumulation buffer (blend
+// ONE, ONE), so overlapping bodies sum; otherwise the intensity is the alpha of an "over" blend.
 in vec3 v_colour;
+
+uniform bool u_additive;
 
 out vec4 fragColour;
 
@@ -11,6 +17,6 @@ void main()
     float r2 = dot(p, p);
     if (r2 > 1.0)
         discard;
-    float alpha = 1.0 - smoothstep(0.55, 1.0, sqrt(r2));
-    fragColour = vec4(v_colour, alpha);
+    float intensity = exp(-4.5 * r2);
+    fragColour = u_additive ? vec4(v_colour * intensity, intensity) : vec4(v_colour, intensity);
 }

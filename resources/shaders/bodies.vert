@@ -13,7 +13,9 @@ uniform float u_valueMax;  // value drawn in u_high
 uniform vec3 u_low;
 uniform vec3 u_high;
 uniform vec3 u_groupColours[4];
-uniform float u_pointSize; // sprite diameter in framebuffer pixels (pointSize × devicePixelRatio)
+uniform float u_pointSize;    // full width at half maximum of a sprite, framebuffer pixels
+uniform float u_minPointSize; // the smallest width at half maximum, framebuffer pixels
+uniform float u_refDistance;  // > 0: sizes scale as u_refDistance / depth (the camera's distance)
 
 out vec3 v_colour;
 
@@ -27,8 +29,12 @@ void main()
         v_colour = u_groupColours[clamp(int(a_scalar + 0.5), 0, 3)];
     else
         v_colour = mix(u_low, u_high, t);
-    // Heavier bodies are drawn up to half as large again (in every mode).
+    // Heavier bodies are drawn up to half as large again (in mass mode).
     float massRange = u_source == 0 ? range : 0.0;
     float tm = massRange > 0.0 ? t : 0.0;
-    gl_PointSize = max(u_pointSize * (1.0 + 0.5 * tm), 1.0);
+    float width = u_pointSize * (1.0 + 0.5 * tm);
+    if (u_refDistance > 0.0)
+        width *= u_refDistance / max(gl_Position.w, 1e-6 * u_refDistance);
+    width = clamp(width, u_minPointSize, 256.0);
+    gl_PointSize = max(width / 0.3925, 1.0); // the sprite's diameter from its width at half maximum
 }

@@ -14,6 +14,7 @@
 /// At most one request is in flight. While it is, the GUI thread does not touch the mapped
 /// buffers and the worker does not touch GL.
 
+#include "gl/Renderer.h"
 #include "sim/SimParams.h"
 #include "sim/Simulation.h"
 #include "sim/Types.h"
@@ -60,6 +61,13 @@ struct FrameResult {
     qulonglong needCapacity = 0;
     /// Set when the camera should frame the system (new system, or "Reset camera").
     std::optional<nbody::FramingSphere> framing;
+    /// The system was replaced since the last frame (start-up, open, new, reset): the view clears
+    /// its trails. With the new system's default colour mode (gl::defaultColourMode: "group"
+    /// where it has groups, else "mass").
+    bool systemReplaced = false;
+    QString defaultColourMode;
+    /// The named bodies (World::namedBodies) at their current positions, null when none.
+    std::shared_ptr<const std::vector<nbody::gl::Label>> labels;
     /// One float per body for the colour modes Speed (|v|) and Group (0…3), null for Mass;
     /// with the range the Speed gradient spans (0 … 99th percentile of the speeds).
     std::shared_ptr<const std::vector<float>> scalars;

@@ -87,6 +87,12 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     connect(m_viewDock, &ViewDock::legendToggled, m_viewport, &Viewport::setLegendVisible);
     connect(m_viewDock, &ViewDock::axesToggled, m_viewport, &Viewport::setShowAxes);
     connect(m_viewDock, &ViewDock::trailsToggled, m_viewport, &Viewport::setTrails);
+    connect(m_viewDock, &ViewDock::trailSecondsChanged, m_viewport, &Viewport::setTrailSeconds);
+    connect(m_viewDock, &ViewDock::autoExposureToggled, m_viewport, &Viewport::setAutoExposure);
+    connect(m_viewDock, &ViewDock::exposureEvChanged, m_viewport, &Viewport::setExposureEv);
+    connect(m_viewDock, &ViewDock::sizeByDistanceToggled, m_viewport, &Viewport::setSizeByDistance);
+    connect(m_viewDock, &ViewDock::labelsToggled, m_viewport, &Viewport::setLabelsVisible);
+    connect(m_viewport, &Viewport::systemReplaced, m_viewDock, &ViewDock::suggestColourMode);
     connect(m_viewDock, &ViewDock::boundsToggled, this, [this](bool on) {
         m_viewport->setShowBounds(on);
         emit reportBoundsRequested(on);
@@ -549,6 +555,7 @@ void MainWindow::connectController()
     });
     connect(c, &SimulationController::bodiesChanged, m_validationDock, &ValidationDock::setBodies);
     connect(c, &SimulationController::kernelChanged, m_validationDock, &ValidationDock::setKernel);
+    connect(c, &SimulationController::kernelChanged, m_scenarioMenus, &ScenarioMenus::setKernel);
     connect(c, &SimulationController::paramsChanged, m_validationDock, &ValidationDock::setParams);
 }
 

@@ -42,7 +42,7 @@ struct Automation {
     QString recordTarget; ///< record from the start: a directory (PNG files) or FILE.mp4
     int recordEvery = 1;  ///< steps between recorded frames
     QSize recordSize;     ///< empty: the view's size
-    QString colourMode;   ///< a row of nbody::gl::colourModes(); empty: the default (mass)
+    QString colourMode;   ///< a row of nbody::gl::colourModes(); empty: the system's default (group or mass)
     bool quit = false;   ///< exit then (0 on success)
     bool active() const { return !capturePath.isEmpty() || !recordTarget.isEmpty() || quit; }
 };

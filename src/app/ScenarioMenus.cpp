@@ -1,5 +1,6 @@
 #include "ScenarioMenus.h"
 
+#include "sim/DeviceInfo.h"
 #include "sim/Integrators.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Scenarios.h"
@@ -96,20 +97,31 @@ void ScenarioMenus::askAndCreate(const QString& id)
                              &dialog);
     about->setWordWrap(true);
     form->addRow(about);
+    const Suggestion suggestion = suggest(*row);
     auto* bodies = new QSpinBox(&dialog);
     bodies->setObjectName(QStringLiteral("bodies"));
     // 0 can be typed (a spin box from 1 would put the previous value back without a word); it is
     // refused below, in words, with OK disabled until N is at least 1.
     bodies->setRange(0, 1 << 28);
-    bodies->setValue(int(row->defaultBodies));
+    bodies->setValue(int(suggestion.bodies));
     bodies->setEnabled(!row->fixedBodies);
-    bodies->setToolTip(row->fixedBodies ? tr("This scenario's bodies are fixed") : tr("Number of bodies N"));
+    bodies->setToolTip(row->fixedBodies ? tr("This scenario's bodies are fixed")
+                                        : tr("Number of bodies N; suggested: the N that %1 steps about 25 times a "
+                                             "second (the scenario's default is %2)")
+                                              .arg(suggestion.kernel)
+                                              .arg(row->defaultBodies));
     form->addRow(tr("Bodies (N):"), bodies);
     auto* bodiesProblem = new QLabel(tr("A system needs at least 1 body."), &dialog);
     bodiesProblem->setObjectName(QStringLiteral("bodiesProblem"));
     bodiesProblem->setStyleSheet(QStringLiteral("color: #d32f2f;"));
     bodiesProblem->hide();
     form->addRow(QString(), bodiesProblem);
+    auto* prediction = new QLabel(predictionText(suggestion, suggestion.bodies), &dialog);
+    prediction->setObjectName(QStringLiteral("prediction"));
+    prediction->setWordWrap(true);
+    form->addRow(tr("Time per step:"), prediction);
+    connect(bodies, &QSpinBox::valueChanged, prediction,
+            [prediction, suggestion](int n) { prediction->setText(predictionText(suggestion, std::size_t(std::max(n, 0)))); });
     auto* seed = new QSpinBox(&dialog);
     seed->setRange(0, 1 << 30);
     seed->setValue(42);
@@ -154,6 +166,51 @@ void ScenarioMenus::askAndCreate(const QString& id)
             return;
     }
     emit newScenarioRequested(id, n, quint64(seed->value()));
+}
+
+ScenarioMenus::Suggestion ScenarioMenus::suggest(const nbody::ScenarioInfo& row, double stepsPerSecond)
+{
+    Suggestion s;
+    s.bodies = row.defaultBodies;
+    s.kernel = row.kernel.empty() ? m_kernel : qstr(row.kernel);
+    if (const IntegratorInfo* integrator = findIntegrator(row.integrator))
+        s.evaluationsPerStep = int(integrator->weights.size());
+    const nbody::KernelInfo* k = nbody::findKernel(s.kernel.toStdString());
+    if (!k || !nbody::availability(*k).available)
+        return s;
+    auto it = m_timings.find(s.kernel);
+    if (it == m_timings.end()) {
+        try { // once per kernel: a few ms (1024 bodies on the CPU, 65 536 on a GPU)
+            int sms = 0;
+            if (k->backend == nbody::Backend::Cuda)
+                if (const nbody::CudaRuntimeInfo cuda = nbody::queryCuda(); !cuda.devices.empty())
+                    sms = cuda.devices.front().multiprocessors;
+            const std::size_t n = nbody::probeLimit(k->backend, sms);
+            it = m_timings.emplace(s.kernel, nbody::EvaluationTiming{n, nbody::timeForceEvaluation(*k, n, {})}).first;
+        } catch (const std::exception&) {
+            return s; // no prediction: the row's default
+        }
+    }
+    s.timing = it->second;
+    if (row.fixedBodies)
+        return s;
+    const nbody::EvaluationTiming timing = it->second;
+    s.bodies = nbody::bodiesForStepRate(stepsPerSecond, s.evaluationsPerStep, 1024, 65536, timing.bodies,
+                                        [timing](std::size_t) { return timing.ms; })
+                   .bodies;
+    return s;
+}
+
+QString ScenarioMenus::predictionText(const Suggestion& s, std::size_t n)
+{
+    if (!s.timing)
+        return QString();
+    const double seconds = nbody::predictedStepSeconds(*s.timing, n, s.evaluationsPerStep);
+    return tr("%1 ms per step on %2 (about %3 steps/s), predicted from one force evaluation timed at N = %L4")
+        .arg(1e3 * seconds, 0, 'g', 3)
+        .arg(s.kernel)
+        .arg(seconds > 0 ? 1.0 / seconds : 0.0, 0, 'g', 3)
+        .arg(qulonglong(s.timing->bodies));
 }
 
 void ScenarioMenus::openFile()

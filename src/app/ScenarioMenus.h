@@ -5,8 +5,14 @@
 /// scenario… / Save scenario… (JSON files, sim/Scenarios.h) and the Integrator menu (the rows of
 /// the integrator registry). They only emit requests; the SimulationController does the work.
 
+#include "sim/Benchmark.h"
+#include "sim/Scenarios.h"
+
 #include <QObject>
 #include <QString>
+
+#include <map>
+#include <optional>
 
 class QAction;
 class QActionGroup;
@@ -31,6 +37,24 @@ public slots:
     void setIntegrator(const QString& id);
     /// Remembers the folder of the last scenario file for the next dialog.
     void setLastPath(const QString& path) { m_lastPath = path; }
+    /// The kernel that runs now (the controller's kernelChanged): the dialogs suggest an N for it.
+    void setKernel(const QString& id) { m_kernel = id; }
+
+public:
+    /// What the New dialog suggests for `row` with the kernel `kernelId`: the N that it steps
+    /// `stepsPerSecond` times a second (sim/Benchmark.h, bodiesForStepRate, from one force
+    /// evaluation timed once per kernel and kept), and the timing it scaled from. Without a usable
+    /// timing (unknown or unavailable kernel, a probe that failed): the row's default N, no timing.
+    struct Suggestion {
+        std::size_t bodies = 0;
+        std::optional<nbody::EvaluationTiming> timing;
+        int evaluationsPerStep = 1; ///< of the row's integrator
+        QString kernel;
+    };
+    Suggestion suggest(const nbody::ScenarioInfo& row, double stepsPerSecond = 25.0);
+    /// "12.3 ms per step on cpu (about 81 steps/s), predicted from one force evaluation timed at
+    /// N = 1024" for `n` bodies; "" without a timing.
+    static QString predictionText(const Suggestion& s, std::size_t n);
 
 signals:
     void newScenarioRequested(const QString& id, qulonglong bodies, quint64 seed);
@@ -51,6 +75,8 @@ private:
     QAction* m_save = nullptr;
     QString m_lastPath;
     QString m_current;
+    QString m_kernel = QStringLiteral("cpu");
+    std::map<QString, nbody::EvaluationTiming> m_timings; ///< one timed evaluation per kernel
 };
 
 } // namespace nbody::app

@@ -1,5 +1,6 @@
 #include "SimulationController.h"
 
+#include "sim/Benchmark.h"
 #include "sim/Edits.h"
 #include "gl/ColourModes.h"
 #include "sim/Errors.h"
@@ -53,6 +54,14 @@ SimulationController::~SimulationController() = default;
 
 // ---- commands ------------------------------------------------------------------------------
 
+void chooseStartSystem(StartupConfig& config, double stepsPerSecond)
+{
+    if (!config.scenario.isEmpty() || !config.inputFile.isEmpty())
+        return;
+    config.scenario = QString::fromLatin1(kStartScenario);
+    config.sizeForStepsPerSecond = stepsPerSecond;
+}
+
 void SimulationController::enqueue(Command command)
 {
     m_pending.push_back(std::move(command));
@@ -76,10 +85,26 @@ void SimulationController::initialize(const StartupConfig& config)
         if (!config.scenario.isEmpty()) {
             try {
                 ScenarioSpec spec = specFor(config.scenario);
+                QString sized;
                 if (const ScenarioInfo* row = findScenario(spec.generator);
-                    row && config.bodiesGiven && !row->fixedBodies)
+                    row && config.bodiesGiven && !row->fixedBodies) {
                     spec.bodies = std::size_t(config.bodies);
+                } else if (row && !row->fixedBodies && !spec.bodies && config.sizeForStepsPerSecond > 0) {
+                    // N from the kernel's measured speed: one timed force evaluation scaled as N².
+                    SimParams probe = params;
+                    probe.integrator = std::string(row->integrator);
+                    const KernelInfo* k = findKernel(kernelId.toStdString());
+                    if (k && availability(*k).available) {
+                        const StepRateSize s = bodiesForStepRate(*k, probe, config.sizeForStepsPerSecond);
+                        spec.bodies = s.bodies;
+                        sized = QStringLiteral(" (N sized for %1 steps/s on %2: %3 ms per step predicted)")
+                                    .arg(config.sizeForStepsPerSecond)
+                                    .arg(kernelId)
+                                    .arg(1e3 * s.secondsPerStep, 0, 'f', 1);
+                    }
+                }
                 BuiltScenario built = buildScenario(spec, params);
+                built.summary += sized.toStdString();
                 world = std::move(built.bodies.world);
                 m_initialExact = built.bodies.exact ? std::make_unique<Fp64State>(*built.bodies.exact) : nullptr;
                 params = built.params;
@@ -133,6 +158,7 @@ void SimulationController::initialize(const StartupConfig& config)
         m_newDiagnostics.clear();
         emit diagnosticsRestarted();
         m_framingRequested = true;
+        m_systemReplaced = true;
         emit sourceChanged(m_source);
         publishUnits();
         if (config.startRunning)
@@ -203,6 +229,7 @@ void SimulationController::installWorld(World world, const QString& source, bool
     m_recordOrigin = m_sim->stepCount(); // a recording goes on with the new system from here
     m_lastRecorded.reset();
     m_framingRequested = true;
+    m_systemReplaced = true;
     m_newDiagnostics.clear();
     emit diagnosticsRestarted();
     if (m_source != source) {
@@ -978,6 +1005,14 @@ void SimulationController::advance(const FrameRequest& request)
                 r.framing = framingSphere(m_sim->world());
                 m_framingRequested = false;
             }
+            if (m_systemReplaced) { // the view clears its trails and picks its default colours
+                r.systemReplaced = true;
+                const std::string_view mode = gl::defaultColourMode(m_sim->world()).id;
+                r.defaultColourMode = QString::fromLatin1(mode.data(), qsizetype(mode.size()));
+                m_systemReplaced = false;
+            }
+            if (m_initialWorld && m_initialWorld->hasNames()) // labels (the Solar System's planets)
+                r.labels = std::make_shared<const std::vector<gl::Label>>(gl::namedBodyLabels(m_sim->world()));
             if (m_followCentre)
                 r.centre = centreOfMass(m_sim->world()).centre;
             if (m_reportBounds) {

@@ -45,7 +45,23 @@ struct StartupConfig {
     /// (a step costs at least a graph launch, ~5 µs, and grows as N²; the copy as N). Frames
     /// that draw from host uploads copy the state anyway, every frame.
     int hostCopyInterval = 1000;
+    /// > 0: a generator scenario whose N is not given (bodiesGiven false) gets the N that the
+    /// kernel steps this many times a second (sim/Benchmark.h, bodiesForStepRate: one timed
+    /// force evaluation scaled as N²; 1024 … 65 536). The app's start system (AppSetup.h).
+    double sizeForStepsPerSecond = 0;
 };
+
+/// The registry id of the start system ("galaxy-collision").
+inline constexpr const char* kStartScenario = "galaxy-collision";
+
+/// The system the app starts with when neither a scenario nor a file is asked for (main() calls
+/// it; issue 12, item 9): the galaxy collision (two disk galaxies on a parabolic encounter:
+/// physical, bound and good-looking) at the N that the chosen kernel steps `stepsPerSecond` times
+/// a second (measured at start-up: sizeForStepsPerSecond; 65 536 on a GPU, a few thousand on a
+/// laptop's CPU), or at config.bodies when bodiesGiven. The default rate, 25 steps/s, is 20 with
+/// a quarter to spare for the diagnostics (every 10 steps) and the drawing. The uniform cube of
+/// the seeds stays as `--scenario cube`. A config that names a scenario or a file is left as it is.
+void chooseStartSystem(StartupConfig& config, double stepsPerSecond = 25.0);
 
 /// A consistent copy of the running system, for the validation engine (see
 /// SimulationController::requestValidationSystem).
@@ -253,6 +269,7 @@ private:
     int m_frameBudgetMs = 500;
     int m_stepsRequested = 0; ///< Step presses not yet taken
     bool m_framingRequested = false;
+    bool m_systemReplaced = false; ///< installWorld/start-up ran since the last frame (FrameResult::systemReplaced)
     bool m_firstFrame = true;
     int m_stepsToRun = 0;
     int m_stepsRemaining = 0;

@@ -106,14 +106,52 @@ ViewDock::ViewDock(QWidget* parent) : QDockWidget(tr("View"), parent)
     m_pointSize->setSingleStep(0.5);
     m_pointSize->setValue(3.0);
     m_pointSize->setSuffix(tr(" px"));
-    m_pointSize->setToolTip(tr("Sprite diameter in pixels (scaled by the screen's device pixel ratio)"));
+    m_pointSize->setToolTip(tr("Width at half maximum of a body's soft (Gaussian) sprite, in pixels (scaled by the "
+                               "screen's device pixel ratio); never below 2 px, so small systems stay visible"));
     form->addRow(tr("Point size:"), m_pointSize);
-    m_additive = new QCheckBox(tr("Additive blending (glow)"), body);
-    m_additive->setToolTip(tr("Overlapping bodies add up their light: dense regions glow"));
+    auto* byDistance = new QCheckBox(tr("Smaller with distance"), body);
+    byDistance->setToolTip(tr("Sprites shrink with their distance from the camera (the point size is that of the "
+                              "bodies at the camera's target)"));
+    form->addRow(byDistance);
+    m_additive = new QCheckBox(tr("Additive light (glow)"), body);
+    m_additive->setChecked(true);
+    m_additive->setToolTip(tr("Overlapping bodies add up their light in a floating-point buffer, tone-mapped: dense "
+                              "regions glow instead of saturating. Off: each sprite covers those behind it"));
     form->addRow(m_additive);
+    auto* autoExposure = new QCheckBox(tr("Automatic exposure"), body);
+    autoExposure->setChecked(true);
+    autoExposure->setToolTip(tr("The exposure follows the scene: the brightest 1 % of the lit view is compressed by "
+                                "the tone curve, a lone body shows at 90 % brightness"));
+    form->addRow(autoExposure);
+    auto* ev = new QDoubleSpinBox(body);
+    ev->setRange(-8.0, 8.0);
+    ev->setSingleStep(0.5);
+    ev->setValue(0.0);
+    ev->setSuffix(tr(" EV"));
+    ev->setToolTip(tr("Exposure compensation in stops (each doubles the brightness of faint light), over the "
+                      "automatic exposure or, without it, over a lone body's brightness"));
+    form->addRow(tr("Exposure:"), ev);
     auto* trails = new QCheckBox(tr("Fading trails"), body);
-    trails->setToolTip(tr("Each frame fades out instead of being cleared (on screen only)"));
+    trails->setToolTip(tr("The light of earlier frames fades out instead of being cleared (on screen only; cleared "
+                          "when the system is replaced)"));
     form->addRow(trails);
+    auto* trailSeconds = new QDoubleSpinBox(body);
+    trailSeconds->setRange(0.05, 10.0);
+    trailSeconds->setSingleStep(0.05);
+    trailSeconds->setValue(0.3);
+    trailSeconds->setSuffix(tr(" s"));
+    trailSeconds->setToolTip(tr("Time constant of the fading, wall-clock seconds: the light of t seconds ago is "
+                                "kept as exp(-t / this); trails also fade while paused"));
+    form->addRow(tr("Trail fade:"), trailSeconds);
+    auto* labels = new QCheckBox(tr("Labels of named bodies"), body);
+    labels->setChecked(true);
+    labels->setToolTip(tr("The names of bodies that have one (the Solar System's Sun and planets)"));
+    form->addRow(labels);
+    connect(byDistance, &QCheckBox::toggled, this, &ViewDock::sizeByDistanceToggled);
+    connect(autoExposure, &QCheckBox::toggled, this, &ViewDock::autoExposureToggled);
+    connect(ev, &QDoubleSpinBox::valueChanged, this, &ViewDock::exposureEvChanged);
+    connect(trailSeconds, &QDoubleSpinBox::valueChanged, this, &ViewDock::trailSecondsChanged);
+    connect(labels, &QCheckBox::toggled, this, &ViewDock::labelsToggled);
     auto* bounds = new QCheckBox(tr("Bounds box"), body);
     bounds->setToolTip(tr("The bodies' axis-aligned bounding box"));
     form->addRow(bounds);
@@ -127,6 +165,7 @@ ViewDock::ViewDock(QWidget* parent) : QDockWidget(tr("View"), parent)
     connect(bounds, &QCheckBox::toggled, this, &ViewDock::boundsToggled);
     connect(axes, &QCheckBox::toggled, this, &ViewDock::axesToggled);
     setScrollableWidget(this, body);
+    connect(m_mode, &QComboBox::activated, this, [this](int) { m_userChoseMode = true; });
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int) {
         emit colourModeChanged(nbody::gl::findColourMode(m_mode->currentData().toString().toStdString()));
     });
@@ -140,8 +179,22 @@ bool ViewDock::selectColourMode(const QString& id)
     const int i = m_mode->findData(id);
     if (i < 0)
         return false;
+    m_userChoseMode = true;
     m_mode->setCurrentIndex(i);
     return true;
+}
+
+void ViewDock::suggestColourMode(const QString& id)
+{
+    if (m_userChoseMode)
+        return;
+    if (const int i = m_mode->findData(id); i >= 0)
+        m_mode->setCurrentIndex(i);
+}
+
+QString ViewDock::colourModeId() const
+{
+    return m_mode->currentData().toString();
 }
 
 } // namespace nbody::app

@@ -1,7 +1,8 @@
 #pragma once
 /// \file ViewDock.h
-/// The View dock (colour mode from nbody::gl::colourModes(), point size, additive blending) and
-/// the legend drawn over the viewport's corner.
+/// The View dock (colour mode from nbody::gl::colourModes(), sprite size and its scaling with
+/// distance, additive accumulation, exposure, trails, labels, overlays) and the legend drawn over
+/// the viewport's corner.
 
 #include "gl/ColourModes.h"
 
@@ -35,8 +36,14 @@ class ViewDock : public QDockWidget {
 public:
     explicit ViewDock(QWidget* parent = nullptr);
 
-    /// Selects the colour mode `id` (emits colourModeChanged); false for an unknown id.
+    /// Selects the colour mode `id` (emits colourModeChanged); false for an unknown id. The
+    /// choice is the user's from then on: suggestColourMode() no longer changes it.
     bool selectColourMode(const QString& id);
+    /// A new system's default colour mode (gl::defaultColourMode: group or mass): selected unless
+    /// the user chose a mode (in the list or with --colour).
+    void suggestColourMode(const QString& id);
+    /// The id of the selected colour mode.
+    QString colourModeId() const;
 
 signals:
     void colourModeChanged(const nbody::gl::ColourMode* mode);
@@ -46,8 +53,14 @@ signals:
     void boundsToggled(bool visible);
     void axesToggled(bool visible);
     void trailsToggled(bool on);
+    void trailSecondsChanged(double seconds);
+    void autoExposureToggled(bool on);
+    void exposureEvChanged(double ev);
+    void sizeByDistanceToggled(bool on);
+    void labelsToggled(bool on);
 
 private:
+    bool m_userChoseMode = false;
     QComboBox* m_mode;
     QDoubleSpinBox* m_pointSize;
     QCheckBox* m_additive;

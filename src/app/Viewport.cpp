@@ -13,6 +13,7 @@
 #include <QResizeEvent>
 #include <QRubberBand>
 #include <QOpenGLContext>
+#include <QTimer>
 #include <QWheelEvent>
 
 #include <glm/gtc/type_ptr.hpp>
@@ -34,6 +35,11 @@ Viewport::Viewport(QWidget* parent) : QOpenGLWidget(parent)
     m_mode = &nbody::gl::colourModes()[0];
     m_legend = new LegendOverlay(this);
     updateLegend();
+    m_clock.start();
+    m_settleTimer = new QTimer(this);
+    m_settleTimer->setSingleShot(true);
+    m_settleTimer->setInterval(33);
+    connect(m_settleTimer, &QTimer::timeout, this, qOverload<>(&Viewport::update));
 }
 
 Viewport::~Viewport()
@@ -53,12 +59,14 @@ void Viewport::initializeGL()
     try {
         m_renderer = std::make_unique<nbody::gl::Renderer>();
         m_buffers = std::make_unique<nbody::gl::ParticleBuffers>();
+        m_history = std::make_unique<nbody::gl::ViewHistory>();
         m_glDescription = QString::fromStdString(nbody::gl::Renderer::contextDescription());
         m_glStrings = nbody::gl::Renderer::contextStrings(); // the Device dock's OpenGL rows
         m_ready = true;
         m_haveContent = false;
         emit glInitialized();
     } catch (const std::exception& e) {
+        m_history.reset();
         m_renderer.reset();
         m_buffers.reset();
         m_ready = false;
@@ -68,7 +76,7 @@ void Viewport::initializeGL()
 
 void Viewport::cleanup()
 {
-    if (!m_renderer && !m_buffers && !m_interop)
+    if (!m_renderer && !m_buffers && !m_interop && !m_history)
         return;
     if (m_beforeCleanup)
         m_beforeCleanup(); // no worker may use the mapped buffers any more
@@ -81,6 +89,7 @@ void Viewport::cleanup()
     m_inFlight = false;
     m_interop.reset(); // unregister before the buffers go
     m_buffers.reset();
+    m_history.reset();
     m_renderer.reset();
     m_ready = false;
     m_haveContent = false;
@@ -231,7 +240,15 @@ void Viewport::finishFrame(const FrameResult& result)
         }
         doneCurrent();
     }
+    if (result.systemReplaced) {
+        clearTrails(); // a new system starts from black, never under the old one's trails
+        emit systemReplaced(result.defaultColourMode);
+    }
     if (result.hostPositions || result.deviceDrawn) {
+        if (m_haveContent && std::min(n, m_buffers->capacity()) != m_count)
+            clearTrails(); // an edit added or removed bodies
+        m_labels = result.labels ? *result.labels : std::vector<nbody::gl::Label>();
+        m_lastContentMs = m_clock.elapsed();
         m_count = std::min(n, m_buffers->capacity());
         m_current = result.current;
         m_massMin = result.massMin;
@@ -309,8 +326,52 @@ nbody::gl::RenderStyle Viewport::style(float devicePixelRatio) const
     style.scalarBuffer = m_haveScalars && m_buffers ? m_buffers->scalarBuffer() : 0u;
     style.pointSize = m_pointSize;
     style.additive = m_additive;
+    style.autoExposure = m_autoExposure;
+    style.exposureEv = m_exposureEv;
+    style.sizeByDistance = m_sizeByDistance;
     style.devicePixelRatio = devicePixelRatio;
     return style;
+}
+
+void Viewport::clearTrails()
+{
+    if (m_history)
+        m_history->clear();
+}
+
+void Viewport::setAutoExposure(bool on)
+{
+    m_autoExposure = on;
+    update();
+}
+
+void Viewport::setExposureEv(double ev)
+{
+    m_exposureEv = static_cast<float>(std::clamp(ev, -8.0, 8.0));
+    update();
+}
+
+float Viewport::exposure() const
+{
+    return m_history ? m_history->exposure() : 0.f;
+}
+
+void Viewport::setSizeByDistance(bool on)
+{
+    m_sizeByDistance = on;
+    update();
+}
+
+void Viewport::setLabelsVisible(bool visible)
+{
+    m_showLabels = visible;
+    update();
+}
+
+void Viewport::setTrailSeconds(double seconds)
+{
+    m_trailSeconds = static_cast<float>(std::clamp(seconds, 0.02, 10.0));
+    update();
 }
 
 void Viewport::setColourMode(const nbody::gl::ColourMode* mode)
@@ -357,8 +418,8 @@ void Viewport::setShowAxes(bool show)
 void Viewport::setTrails(bool trails)
 {
     m_trails = trails;
-    // Trails draw over the previous frame: the widget's framebuffer must keep its content.
-    setUpdateBehavior(trails ? QOpenGLWidget::PartialUpdate : QOpenGLWidget::NoPartialUpdate);
+    if (!trails)
+        clearTrails();
     update();
 }
 
@@ -372,6 +433,8 @@ void Viewport::drawOverlays(int w, int h)
         const float origin[3] = {0.f, 0.f, 0.f};
         m_renderer->drawLines(nbody::gl::axesLines(origin, 0.5f * m_camera.sceneRadius), m_camera, w, h);
     }
+    if (m_showLabels && !m_labels.empty())
+        m_renderer->drawLabels(m_labels, m_camera, w, h, 2.f * static_cast<float>(h) / static_cast<float>(std::max(1, height())));
 }
 
 void Viewport::updateLegend()
@@ -400,12 +463,19 @@ void Viewport::paintGL()
         return;
     const QSize size = pixelSize();
     const bool draw = m_haveContent && m_buffers && m_count > 0 && !m_mapped;
+    const qint64 now = m_clock.elapsed();
+    const double dt = m_lastPaintMs < 0 ? 0.0 : 1e-3 * double(std::max<qint64>(now - m_lastPaintMs, 0));
+    m_lastPaintMs = now;
     try {
         nbody::gl::RenderStyle st = style(static_cast<float>(devicePixelRatioF()));
+        // Wall-clock time, not frames: the light of Δt ago is kept as exp(−Δt / τ), and the
+        // exposure moves towards the scene's with a time constant of 0.5 s.
         if (m_trails)
-            st.trailFade = 0.12f; // each frame keeps 88 % of the last: trails of a few dozen frames
+            st.trailKeep = static_cast<float>(std::exp(-dt / double(m_trailSeconds)));
+        st.exposureAdapt = static_cast<float>(1.0 - std::exp(-dt / 0.5));
+        st.exposureEvery = 4; // measured at 15 Hz or more at 60 fps: enough for a 0.5 s time constant
         m_renderer->draw(draw ? m_buffers->buffer(m_current) : 0u, draw ? m_count : 0, m_camera, st, size.width(),
-                         size.height());
+                         size.height(), m_history.get());
         drawOverlays(size.width(), size.height());
     } catch (const std::exception& e) {
         emit glFailed(QString::fromUtf8(e.what()));
@@ -418,6 +488,13 @@ void Viewport::paintGL()
         painter.drawEllipse(m_editStart, m_tool == Tool::AddCluster ? 10 : 4, m_tool == Tool::AddCluster ? 10 : 4);
         painter.drawLine(m_editStart, m_lastMouse);
     }
+    // While no frames come (paused, or a kernel slower than 30 frames a second), repaint until
+    // the trails have faded (8 τ: 0.03 % of the light is left) and the exposure has settled (3 s,
+    // 6 of its time constants). The timer restarts at every paint, so it fires only after 33 ms
+    // without one: frames that keep coming add no repaints.
+    const qint64 settle = std::max<qint64>(m_trails ? qint64(8000.0 * double(m_trailSeconds)) : 0, 3000);
+    if (now - m_lastContentMs < settle || now - m_lastInteractionMs < 3000)
+        m_settleTimer->start();
 }
 
 nbody::gl::Image Viewport::renderFrame(int w, int h)
@@ -437,7 +514,7 @@ nbody::gl::Image Viewport::renderFrame(int w, int h)
             nbody::gl::OffscreenTarget target(w, h);
             target.bind();
             m_renderer->draw(draw ? m_buffers->buffer(m_current) : 0u, draw ? m_count : 0, m_camera, style(scale), w,
-                             h);
+                             h); // a single frame: no trails, its own exposure
             drawOverlays(w, h);
             image = target.read();
         }
@@ -477,6 +554,7 @@ void Viewport::mousePressEvent(QMouseEvent* event)
 
 void Viewport::mouseMoveEvent(QMouseEvent* event)
 {
+    m_lastInteractionMs = m_clock.elapsed(); // the exposure follows the new view
     const QPoint pos = event->position().toPoint();
     const QPoint d = pos - m_lastMouse;
     m_lastMouse = pos;
@@ -524,6 +602,7 @@ void Viewport::mouseReleaseEvent(QMouseEvent* event)
 
 void Viewport::wheelEvent(QWheelEvent* event)
 {
+    m_lastInteractionMs = m_clock.elapsed(); // the exposure follows the new view
     const QPoint angle = event->angleDelta();
     if (angle.y() != 0) {
         m_camera.zoom(static_cast<float>(angle.y()) / 120.f);
@@ -534,6 +613,7 @@ void Viewport::wheelEvent(QWheelEvent* event)
 
 void Viewport::keyPressEvent(QKeyEvent* event)
 {
+    m_lastInteractionMs = m_clock.elapsed(); // the exposure follows the new view
     // Arrows orbit by 6° (20 pixels' worth); with Shift they pan by 5 % of the view; + and −
     // (or Page Up / Page Down) zoom; Escape cancels an edit drag.
     const bool shift = event->modifiers() & Qt::ShiftModifier;

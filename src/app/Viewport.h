@@ -12,6 +12,7 @@
 #include "gl/Renderer.h"
 #include "sim/MachineInfo.h"
 
+#include <QElapsedTimer>
 #include <QOpenGLWidget>
 #include <QPoint>
 #include <QString>
@@ -21,6 +22,7 @@
 #include <memory>
 
 class QRubberBand;
+class QTimer;
 
 namespace nbody::gl {
 class Renderer;
@@ -89,13 +91,32 @@ public:
     const nbody::gl::ColourMode* colourMode() const { return m_mode; }
     void setPointSize(double pixels);
     void setAdditive(bool additive);
+    /// Exposure: automatic (the default) or manual, and the compensation in stops (EV, −8 … 8;
+    /// see nbody::gl::RenderStyle). The automatic exposure follows the scene with a time constant
+    /// of 0.5 s of wall-clock time.
+    void setAutoExposure(bool on);
+    void setExposureEv(double ev);
+    /// The exposure of the last frame drawn on screen (0 before the first).
+    float exposure() const;
+    /// Sprites shrink with distance from the camera (nbody::gl::RenderStyle::sizeByDistance).
+    void setSizeByDistance(bool on);
+    /// Labels of named bodies (the Solar System's planets), on by default.
+    void setLabelsVisible(bool visible);
+    /// The labels of the last frame (empty when the system names no bodies).
+    const std::vector<nbody::gl::Label>& labels() const { return m_labels; }
     void setLegendVisible(bool visible);
     /// Overlays: the bodies' bounding box (from FrameResult::bounds) and x/y/z axes at the origin.
     void setShowBounds(bool show);
     void setShowAxes(bool show);
-    /// Fading trails: frames fade out instead of being cleared (on screen only; exports are
-    /// single frames).
+    /// Fading trails: the light of earlier frames fades out instead of being cleared, with a time
+    /// constant of `seconds` of wall-clock time (the light of a frame Δt ago is kept as
+    /// exp(−Δt / τ)), so trails fade at the same pace whatever the frame rate, and also while the
+    /// simulation is paused (the view repaints until they are gone, about 8 τ). On screen only:
+    /// captures and recordings are single frames. Cleared whenever the system is replaced (open,
+    /// new, reset) or N changes (an edit).
     void setTrails(bool trails);
+    void setTrailSeconds(double seconds);
+    bool trails() const { return m_trails; }
 
     void setTool(Tool tool);
     Tool tool() const { return m_tool; }
@@ -119,6 +140,8 @@ signals:
     void interopStateChanged(const QString& state);
     void glInitialized();
     void glFailed(const QString& message);
+    /// A frame brought a new system (FrameResult::systemReplaced), with its default colour mode.
+    void systemReplaced(const QString& defaultColourMode);
 
 protected:
     void initializeGL() override;
@@ -133,6 +156,7 @@ protected:
 
 private:
     nbody::gl::RenderStyle style(float devicePixelRatio) const;
+    void clearTrails();
     void cleanup();
     void allocate(std::size_t capacity);
     void setInteropState(bool inUse, const QString& whyNot);
@@ -141,6 +165,18 @@ private:
     std::unique_ptr<nbody::gl::Renderer> m_renderer;
     std::unique_ptr<nbody::gl::ParticleBuffers> m_buffers;
     std::unique_ptr<nbody::gl::CudaGlInterop> m_interop;
+    std::unique_ptr<nbody::gl::ViewHistory> m_history; ///< trails and the smoothed exposure
+    QElapsedTimer m_clock;          ///< wall-clock time of the view (trails, exposure)
+    QTimer* m_settleTimer = nullptr; ///< repaints while trails fade or the exposure settles
+    qint64 m_lastPaintMs = -1;      ///< m_clock time of the last paint
+    qint64 m_lastContentMs = 0;     ///< m_clock time of the last frame that brought positions
+    qint64 m_lastInteractionMs = -100000; ///< m_clock time of the last camera move by the user
+    float m_trailSeconds = 0.3f;
+    bool m_autoExposure = true;
+    float m_exposureEv = 0.f;
+    bool m_sizeByDistance = false;
+    bool m_showLabels = true;
+    std::vector<nbody::gl::Label> m_labels;
     QString m_interopWhyNot;
     QString m_interopState;
     bool m_interopInUse = false;
@@ -169,7 +205,7 @@ private:
     bool m_fitKeepsDirection = false;
     const nbody::gl::ColourMode* m_mode = nullptr;
     float m_pointSize = 3.f;
-    bool m_additive = false;
+    bool m_additive = true;
     bool m_haveScalars = false;
     float m_scalarMin = 0.f, m_scalarMax = 1.f;
     class LegendOverlay* m_legend = nullptr;

@@ -1,7 +1,7 @@
 /// \file main.cpp
 /// nbody-sandbox: the desktop app. Options:
 ///   --kernel ID            force kernel (see the Kernel menu / `nbody kernels`), default cpu
-///   --bodies N             size of the default system (uniform cube), default 8192
+///   --bodies N             size of the start system (the galaxy collision), default: sized for the kernel
 ///   --input FILE           start from a snapshot (Tipsy, CSV or HDF5) instead
 ///   --scenario ID|FILE     start from a scenario (registry id or JSON file) instead
 ///   --steps K              run K steps, then pause
@@ -11,7 +11,7 @@
 ///   --record TARGET        record from the start: a directory (PNG files) or FILE.mp4
 ///   --record-every K       steps between recorded frames (default 1)
 ///   --record-size WxH      recorded frame size (default 960x720)
-///   --colour MODE          colour mode: mass (default), speed, group
+///   --colour MODE          colour mode: mass, speed, group (default: group where the system has groups, else mass)
 ///   --quit                 exit after that (0 on success; 1 when something failed; 2 for bad
 ///                          options such as an unknown kernel)
 
@@ -67,8 +67,9 @@ int main(int argc, char* argv[])
                                        QStringLiteral("ID"), QString::fromUtf8(nbody::defaultKernelId().data(),
                                                                                qsizetype(nbody::defaultKernelId().size())));
     const QCommandLineOption bodiesOpt(QStringLiteral("bodies"),
-                                       QStringLiteral("Bodies in the default system (uniform cube)."),
-                                       QStringLiteral("N"), QStringLiteral("8192"));
+                                       QStringLiteral("Bodies in the start system (the galaxy collision; default: as many as the "
+                                                      "kernel steps 25 times a second) or in --scenario's."),
+                                       QStringLiteral("N"));
     const QCommandLineOption inputOpt(QStringLiteral("input"),
                                       QStringLiteral("Start from a snapshot (Tipsy, CSV or HDF5; detected from the content)."),
                                       QStringLiteral("FILE"));
@@ -102,8 +103,10 @@ int main(int argc, char* argv[])
     for (const nbody::gl::ColourMode& m : nbody::gl::colourModes())
         modes << QString::fromUtf8(m.id.data(), static_cast<qsizetype>(m.id.size()));
     const QCommandLineOption colourOpt(QStringLiteral("colour"),
-                                       QStringLiteral("Colour mode (%1).").arg(modes.join(QStringLiteral(", "))),
-                                       QStringLiteral("MODE"), QStringLiteral("mass"));
+                                       QStringLiteral("Colour mode (%1; default: group where the system has groups, "
+                                                      "else mass).")
+                                           .arg(modes.join(QStringLiteral(", "))),
+                                       QStringLiteral("MODE"));
     const QCommandLineOption quitOpt(QStringLiteral("quit"),
                                      QStringLiteral("Exit after the steps (and the capture)."));
     const QCommandLineOption diagnosticsOpt(QStringLiteral("diagnostics-every"),
@@ -139,8 +142,9 @@ int main(int argc, char* argv[])
         return usageError(QStringLiteral("kernel '%1' is not available here: %2")
                               .arg(config.kernelId, QString::fromStdString(a.reason)));
 
-    bool ok = false;
-    config.bodies = parser.value(bodiesOpt).toULongLong(&ok);
+    bool ok = true;
+    if (config.bodiesGiven)
+        config.bodies = parser.value(bodiesOpt).toULongLong(&ok);
     if (!ok || config.bodies == 0 || config.bodies > nbody::kMaxBodies)
         return usageError(QStringLiteral("--bodies must be an integer in 1..%1, not '%2'")
                               .arg(nbody::kMaxBodies).arg(parser.value(bodiesOpt)));
@@ -161,6 +165,7 @@ int main(int argc, char* argv[])
     if (!config.scenario.isEmpty() && !config.inputFile.isEmpty())
         return usageError(QStringLiteral("--scenario and --input both name the bodies: give one"));
     config.startRunning = config.stepsToRun > 0;
+    nbody::app::chooseStartSystem(config); // the galaxy collision, sized for the kernel
 
     nbody::app::Automation automation;
     automation.capturePath = parser.value(captureOpt);
@@ -194,8 +199,8 @@ int main(int argc, char* argv[])
                               .arg(parser.value(recordSizeOpt)));
     automation.recordSize = *recordSize;
 
-    automation.colourMode = parser.value(colourOpt);
-    if (!nbody::gl::findColourMode(automation.colourMode.toStdString()))
+    automation.colourMode = parser.value(colourOpt); // empty: the system's default (ViewDock::suggestColourMode)
+    if (!automation.colourMode.isEmpty() && !nbody::gl::findColourMode(automation.colourMode.toStdString()))
         return usageError(QStringLiteral("unknown colour mode '%1' (known: %2)")
                               .arg(automation.colourMode, modes.join(QStringLiteral(", "))));
 

@@ -544,17 +544,7 @@ int benchCommand(const BenchOptions& o)
         const std::size_t limit = probeLimit(k->backend, device ? device->multiprocessors : 0);
         // One force evaluation at n after an untimed one (module load, allocation), for the
         // budget's prediction (sim/Benchmark.h, predictCase).
-        const auto probe = [&](std::size_t n) {
-            BenchCase c;
-            c.kernel = str(k->id);
-            c.bodies = n;
-            c.seed = o.seed;
-            c.scenario = o.scenario;
-            c.params = params;
-            const std::unique_ptr<Simulation> sim = benchmarkSystem(c);
-            sim->timedForceEvaluation();
-            return sim->timedForceEvaluation();
-        };
+        const auto probe = [&](std::size_t n) { return timeForceEvaluation(*k, n, params, o.seed, o.scenario); };
         for (std::size_t n : bodies) {
             ++index;
             Row row = makeRow(*k, n, params, device);

@@ -38,7 +38,9 @@ int runCommand(const RunOptions& o)
     mpi::Session* const mpiSession = distributedSession();
     const bool root = writesOutputs();
     PreparedSystem prepared;
-    if (const int rc = prepareSharedSystem("run", o.system, prepared); rc != 0)
+    SystemOptions system = o.system;
+    system.sizingKernel = o.kernel; // --steps-per-second sizes N for the kernel that will run
+    if (const int rc = prepareSharedSystem("run", system, prepared); rc != 0)
         return rc;
     World& world = prepared.world;
     SimParams& params = prepared.params;
@@ -292,8 +294,15 @@ int runCommand(const RunOptions& o)
             diagnostics->write(o.diagnostics, o.diagnosticsEvery);
         if (view) {
             const World& w = sim->world();
-            gl::writePng(o.capture, view->render(*sim, HeadlessView::framing(w, o.width, o.height),
-                                                 HeadlessView::style(w), o.width, o.height));
+            gl::RenderStyle style = HeadlessView::style(w);
+            std::vector<float> scalars; // group colours (a galaxy's stars and halo) read one float per body
+            if (style.source != gl::ColourSource::Mass) {
+                style.scalarMax = gl::bodyScalars(style.source, w, scalars);
+                view->buffers.uploadScalars(scalars.data(), scalars.size());
+                style.scalarBuffer = view->buffers.scalarBuffer();
+            }
+            gl::writePng(o.capture, view->render(*sim, HeadlessView::framing(w, o.width, o.height), style, o.width,
+                                                 o.height));
         }
         if (view)
             std::printf("Capture written to %s (%dx%d)\n", resolveWriteTarget(o.capture).path.c_str(), o.width,

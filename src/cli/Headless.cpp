@@ -48,6 +48,10 @@ void addSystemOptions(CLI::App& c, SystemOptions& o, DefaultSystem d)
     c.add_option("--G", o.G,
                  "Gravitational constant, length^3 mass^-1 time^-2 (default 1; the scenario's, or a file's when it "
                  "stores one); a file's dt and eps2 are derived with it");
+    c.add_option("--steps-per-second", o.stepsPerSecond,
+                 "With --scenario of a generator and no --bodies: the N the kernel runs at about this many steps per "
+                 "second (one force evaluation timed here, scaled as N^2; 1024..65536). scripts/run.sh uses 25")
+        ->check(CLI::PositiveNumber);
 }
 
 std::vector<std::size_t> parseBodyList(const std::string& list)
@@ -304,6 +308,10 @@ gl::OrbitCamera HeadlessView::framing(const World& world, int w, int h)
 gl::RenderStyle HeadlessView::style(const World& world)
 {
     gl::RenderStyle style;
+    const gl::ColourMode& mode = gl::defaultColourMode(world);
+    style.source = mode.source;
+    style.low = mode.low;
+    style.high = mode.high;
     const auto [lo, hi] = world.massRange();
     style.massMin = lo;
     style.massMax = hi;
@@ -312,7 +320,7 @@ gl::RenderStyle HeadlessView::style(const World& world)
 }
 
 gl::Image HeadlessView::render(Simulation& sim, const gl::OrbitCamera& camera, const gl::RenderStyle& style, int w,
-                               int h)
+                               int h, bool sequence)
 {
     int buffer = sim.currentBuffer(); // interop: the kernels left the positions there
     const bool onDevice = interop && sim.deviceResident() && sim.positionStorage() == PositionStorage::External;
@@ -321,7 +329,11 @@ gl::Image HeadlessView::render(Simulation& sim, const gl::OrbitCamera& camera, c
         buffer = 0;
         buffers.upload(0, world.positions().data(), world.size());
     }
-    return gl::renderImage(renderer, buffers.buffer(buffer), sim.size(), camera, style, w, h);
+    std::vector<gl::Label> labels;
+    if (!onDevice && sim.world().hasNames()) // the Solar System's planets (host positions: already in sync)
+        labels = gl::namedBodyLabels(sim.world());
+    return gl::renderImage(renderer, buffers.buffer(buffer), sim.size(), camera, style, w, h,
+                           sequence ? &history : nullptr, labels);
 }
 
 } // namespace nbody::cli

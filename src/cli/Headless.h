@@ -34,6 +34,10 @@ struct SystemOptions {
     std::optional<double> dt;   ///< unset: the system's default
     std::optional<double> eps2; ///< unset: the system's default
     std::optional<double> G;    ///< unset: the system's (1, a scenario's, or a file's when it stores one)
+    /// > 0 (--steps-per-second): a generator scenario without --bodies gets the N that
+    /// `sizingKernel` steps this many times a second (sim/Benchmark.h, bodiesForStepRate).
+    double stepsPerSecond = 0;
+    std::string sizingKernel;   ///< the kernel that will run ("" = the scenario's, else the fastest here)
 };
 
 /// The system a subcommand simulates when neither --scenario nor --input is given (for help texts).
@@ -121,6 +125,7 @@ struct HeadlessView {
     gl::ParticleBuffers buffers;
     std::unique_ptr<gl::CudaGlInterop> interop;
     std::string whyNoInterop;
+    gl::ViewHistory history; ///< the exposure carried from frame to frame of a sequence
 
     /// Buffers for `n` bodies; the interop when `wantInterop` and the context is on a CUDA device.
     /// Throws GlError.
@@ -128,13 +133,19 @@ struct HeadlessView {
 
     /// A camera that frames `world` (framingSphere) for a w × h image.
     static gl::OrbitCamera framing(const World& world, int w, int h);
-    /// The style of headless pictures: mass range of `world`, smaller sprites above 100 000 bodies.
+    /// The style of headless pictures: the colour mode gl::defaultColourMode(world) (group where
+    /// the system has groups, else mass over `world`'s mass range), smaller sprites above
+    /// 100 000 bodies; everything else as in the app (gl::RenderStyle's defaults).
     static gl::RenderStyle style(const World& world);
 
     /// Renders the current positions of `sim` (from the GL buffer the kernels wrote with interop,
-    /// else uploaded from the host) into a w × h image. With interop the device positions must
-    /// be detached (the buffers unmapped). Throws GlError, CudaError.
-    gl::Image render(Simulation& sim, const gl::OrbitCamera& camera, const gl::RenderStyle& style, int w, int h);
+    /// else uploaded from the host) into a w × h image, with the labels of its named bodies (when the positions come from the
+    /// host; bodies drawn straight from the interop buffers are not labelled).
+    /// `sequence`: a frame of a sequence, whose exposure follows the last frame's (`history`)
+    /// as style.exposureAdapt says; else a single picture with its own exposure. With interop
+    /// the device positions must be detached (the buffers unmapped). Throws GlError, CudaError.
+    gl::Image render(Simulation& sim, const gl::OrbitCamera& camera, const gl::RenderStyle& style, int w, int h,
+                     bool sequence = false);
 
     /// Runs `f` with the device positions attached when they live in the GL buffers.
     template <class F>

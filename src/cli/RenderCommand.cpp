@@ -96,8 +96,8 @@ int renderCommand(const RenderOptions& o)
         std::cerr << "nbody render: --out needs a directory or a file name ending in .mp4\n";
         return 2;
     }
-    const gl::ColourMode* mode = gl::findColourMode(o.colour);
-    if (!mode) {
+    const gl::ColourMode* mode = o.colour.empty() ? nullptr : gl::findColourMode(o.colour);
+    if (!o.colour.empty() && !mode) {
         std::cerr << "nbody render: unknown colour mode '" << o.colour << "' (known:";
         for (const gl::ColourMode& m : gl::colourModes())
             std::cerr << " " << m.id;
@@ -178,6 +178,11 @@ int renderCommand(const RenderOptions& o)
     // The camera frames the initial system and stays: the motion is seen against a fixed view.
     const gl::OrbitCamera camera = HeadlessView::framing(prepared.world, width, height);
     gl::RenderStyle style = HeadlessView::style(prepared.world);
+    if (!mode) // no --colour: group where the system has groups, else mass (as the app)
+        mode = &gl::defaultColourMode(prepared.world);
+    // The exposure follows the scene from frame to frame with a time constant of 0.5 s of video,
+    // so a video does not flicker.
+    style.exposureAdapt = float(1.0 - std::exp(-1.0 / (0.5 * o.fps)));
     style.source = mode->source;
     style.low = mode->low;
     style.high = mode->high;
@@ -219,7 +224,7 @@ int renderCommand(const RenderOptions& o)
             }
             if (frame == 0 || mode->source == gl::ColourSource::Speed)
                 uploadScalars();
-            sink->write(view->render(*sim, camera, style, width, height));
+            sink->write(view->render(*sim, camera, style, width, height, true));
             progress.update(frame + 1, sim->stepCount());
         }
         const std::string path = sink->finish();

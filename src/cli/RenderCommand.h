@@ -20,7 +20,7 @@ struct RenderOptions {
     double fps = 30.0;         ///< frame rate of an MP4
     std::string out;           ///< a directory (PNG sequence) or FILE.mp4
     bool progress = true;      ///< progress bar on stderr
-    std::string colour = "mass"; ///< a row of gl::colourModes(): mass, speed, group
+    std::string colour; ///< a row of gl::colourModes(): mass, speed, group; empty: group where the system has groups, else mass
 };
 
 /// Exit code: 0 success, 1 a failure while running (GPU error, a system that is no longer

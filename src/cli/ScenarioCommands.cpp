@@ -2,7 +2,9 @@
 #include "Commands.h"
 #include "Headless.h"
 
+#include "sim/Benchmark.h"
 #include "sim/Integrators.h"
+#include "sim/KernelRegistry.h"
 #include "sim/Scenarios.h"
 
 #include <nlohmann/json.hpp>
@@ -46,6 +48,25 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
         }
         if (o.seedGiven)
             spec.seed = o.seed;
+        if (!o.bodiesGiven && !row->fixedBodies && o.stepsPerSecond > 0) {
+            // N from the kernel's measured speed (one force evaluation, scaled as N²).
+            const std::string id = !o.sizingKernel.empty() ? o.sizingKernel
+                                   : !row->kernel.empty()  ? std::string(row->kernel)
+                                                           : defaultKernel();
+            const KernelInfo* k = findKernel(id);
+            if (!k)
+                throw std::invalid_argument("unknown kernel '" + id + "'");
+            if (const Availability a = availability(*k); !a.available)
+                throw std::invalid_argument("kernel '" + id + "' is not available here: " + a.reason);
+            SimParams probe;
+            probe.integrator = std::string(row->integrator);
+            const StepRateSize s = bodiesForStepRate(*k, probe, o.stepsPerSecond);
+            spec.bodies = s.bodies;
+            std::printf("Sizing:  %zu bodies for %g steps/s on %s (one evaluation at N=%zu took %.3g ms; %.3g ms "
+                        "per step predicted%s)\n",
+                        s.bodies, o.stepsPerSecond, id.c_str(), s.from.bodies, s.from.ms, 1e3 * s.secondsPerStep,
+                        s.secondsPerStep > 1.0 / o.stepsPerSecond ? ": the smallest N, slower than that here" : "");
+        }
     } else if (o.bodiesGiven || o.seedGiven) {
         std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to generators; ignored for a snapshot\n",
                      command);

@@ -223,8 +223,9 @@ int commandMain(int argc, char** argv)
     renderCmd->add_option("--fps", render.fps, "Frame rate of an MP4")->capture_default_str()->check(CLI::Range(0.1, 1000.0));
     renderCmd->add_option("-o,--out", render.out, "A directory (frame_00000.png, ...) or FILE.mp4 (through ffmpeg)")->required();
     renderCmd->add_flag("!--no-progress", render.progress, "No progress bar on stderr");
-    renderCmd->add_option("--colour", render.colour, "Colour mode: mass (green to red), speed (blue to yellow), group")
-        ->capture_default_str();
+    renderCmd->add_option("--colour", render.colour,
+                          "Colour mode: mass (green to red), speed (blue to yellow), group (default: group where the "
+                          "system has groups, such as a galaxy's stars and dark matter, else mass)");
 
     ValidateOptions validate;
     CLI::App* validateCmd = addValidateCommand(app, validate);

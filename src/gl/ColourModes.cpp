@@ -3,6 +3,7 @@
 #include "sim/Quantile.h"
 #include "sim/World.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace nbody::gl {
@@ -31,6 +32,17 @@ const ColourMode* findColourMode(std::string_view id)
         if (m.id == id)
             return &m;
     return nullptr;
+}
+
+bool hasGroups(const World& world)
+{
+    const auto& groups = world.groups();
+    return std::any_of(groups.begin(), groups.end(), [](Group g) { return g != Group::Generic; });
+}
+
+const ColourMode& defaultColourMode(const World& world)
+{
+    return *findColourMode(hasGroups(world) ? "group" : "mass");
 }
 
 float bodyScalars(ColourSource source, const World& world, std::vector<float>& out)

@@ -32,7 +32,7 @@ struct ColourMode {
     ColourRgb low, high;                ///< gradient ends (Mass, Speed)
 };
 
-/// The rows: mass (green → red, the predecessor's look, the default), speed (blue → yellow), group.
+/// The rows: mass (green → red, the look of the seeds' renderer), speed (blue → yellow), group.
 std::span<const ColourMode> colourModes();
 /// The row with `id`, or nullptr.
 const ColourMode* findColourMode(std::string_view id);
@@ -45,6 +45,12 @@ inline constexpr std::array<ColourRgb, 4> kGroupColours = {{
     {0.30f, 0.90f, 0.40f}, // gas: green
 }};
 inline constexpr std::array<std::string_view, 4> kGroupNames = {"generic", "dark matter", "stars", "gas"};
+
+/// Whether any body of `world` has a group other than Generic (a galaxy's dark matter and stars).
+bool hasGroups(const World& world);
+/// The colour mode a view starts with for `world`: group where the system has groups (so a
+/// galaxy's stars show apart from its halo), else mass.
+const ColourMode& defaultColourMode(const World& world);
 
 /// The per-body values a colour source reads from the scalar buffer, from `world`'s columns:
 /// Speed |v| (length / time), Group the Group component's value (0…3). `out` gets N floats.

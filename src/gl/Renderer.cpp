@@ -1,13 +1,19 @@
 #include "Renderer.h"
+#include "ToneMap.h"
 
+#include "sim/Quantile.h"
 #include "sim/Types.h"
+#include "sim/World.h"
 
 #include <epoxy/gl.h>
 #include <glm/gtc/type_ptr.hpp>
 
+#include <stb/stb_easy_font.h>
+
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -22,6 +28,8 @@ extern const char* const bodies_vert;
 extern const char* const bodies_frag;
 extern const char* const lines_vert;
 extern const char* const lines_frag;
+extern const char* const tonemap_vert;
+extern const char* const tonemap_frag;
 } // namespace shaders
 
 namespace {
@@ -264,6 +272,9 @@ Renderer::Renderer()
         m_uHigh = uniformLocation(m_program, "u_high");
         m_uGroupColours = uniformLocation(m_program, "u_groupColours[0]");
         m_uPointSize = uniformLocation(m_program, "u_pointSize");
+        m_uMinPointSize = uniformLocation(m_program, "u_minPointSize");
+        m_uRefDistance = uniformLocation(m_program, "u_refDistance");
+        m_uAdditive = uniformLocation(m_program, "u_additive");
         glGenVertexArrays(1, &m_vao);
         if (m_vao == 0)
             throw GlError("glGenVertexArrays failed: " + glErrorName(glGetError()));
@@ -295,6 +306,34 @@ Renderer::Renderer()
         glGenVertexArrays(1, &m_linesVao);
         glGenBuffers(1, &m_linesVbo);
     }
+    // The tone-mapping pass: a triangle over the viewport, no attributes.
+    {
+        const GLuint tv = compileShader(GL_VERTEX_SHADER, shaders::tonemap_vert, "tonemap.vert");
+        GLuint tf = 0;
+        try {
+            tf = compileShader(GL_FRAGMENT_SHADER, shaders::tonemap_frag, "tonemap.frag");
+            m_toneProgram = linkProgram(tv, tf, "tone-mapping");
+            m_uToneExposure = uniformLocation(m_toneProgram, "u_exposure");
+            m_uToneBackground = uniformLocation(m_toneProgram, "u_background");
+            m_uToneHdr = uniformLocation(m_toneProgram, "u_hdr");
+        } catch (...) {
+            glDeleteShader(tv);
+            if (tf != 0)
+                glDeleteShader(tf);
+            if (m_toneProgram != 0)
+                glDeleteProgram(m_toneProgram);
+            glDeleteBuffers(1, &m_linesVbo);
+            glDeleteVertexArrays(1, &m_linesVao);
+            glDeleteProgram(m_linesProgram);
+            glDeleteVertexArrays(1, &m_vao);
+            glDeleteProgram(m_program);
+            m_vao = m_program = m_linesProgram = m_linesVao = m_linesVbo = m_toneProgram = 0;
+            throw;
+        }
+        glDeleteShader(tv);
+        glDeleteShader(tf);
+    }
+    m_scratch = std::make_unique<ViewHistory>();
     // A compatibility-profile context (some QOpenGLWidget setups) draws gl_PointCoord only with
     // point sprites enabled; in a core profile they always are (and the enum is invalid).
     GLint profile = 0;
@@ -305,6 +344,9 @@ Renderer::Renderer()
 
 Renderer::~Renderer()
 {
+    m_scratch.reset();
+    if (m_toneProgram != 0)
+        glDeleteProgram(m_toneProgram);
     if (m_linesVbo != 0)
         glDeleteBuffers(1, &m_linesVbo);
     if (m_linesVao != 0)
@@ -317,77 +359,327 @@ Renderer::~Renderer()
         glDeleteProgram(m_program);
 }
 
+float toneMapped(float light, float exposure, float background)
+{
+    const float x = std::max(light, 0.f) * exposure;
+    const float d = std::pow(x / (1.f + x), 1.f / 2.2f);
+    return d + background * (1.f - d);
+}
+
+ColourRgb displayedColour(ColourRgb light, float exposure, const float background[3])
+{
+    auto d = [exposure](float l) {
+        const float x = std::max(l, 0.f) * exposure;
+        return std::pow(x / (1.f + x), 1.f / 2.2f);
+    };
+    const float r = d(light.r), g = d(light.g), b = d(light.b);
+    const float cover = std::max({r, g, b});
+    return {r + background[0] * (1.f - cover), g + background[1] * (1.f - cover), b + background[2] * (1.f - cover)};
+}
+
+float exposedLight(float display, float background)
+{
+    const float d = std::clamp((display - background) / (1.f - background), 0.f, 0.999999f);
+    const float t = std::pow(d, 2.2f);
+    return t / (1.f - t);
+}
+
+float autoExposure(std::vector<float>& sample)
+{
+    sample.erase(std::remove_if(sample.begin(), sample.end(), [](float v) { return !(v > 1e-4f); }), sample.end());
+    const float reference = sample.empty() ? 1.f : std::max(1.f, nearestRankQuantile(sample, 0.99));
+    return kExposureTarget / reference;
+}
+
+// ---- ViewHistory ------------------------------------------------------------------------------
+
+ViewHistory::~ViewHistory()
+{
+    release();
+}
+
+void ViewHistory::release()
+{
+    if (m_fbo != 0)
+        glDeleteFramebuffers(1, &m_fbo);
+    if (m_texture != 0)
+        glDeleteTextures(1, &m_texture);
+    m_fbo = m_texture = 0;
+    m_width = m_height = 0;
+}
+
+void ViewHistory::ensure(int width, int height)
+{
+    if (m_fbo != 0 && width == m_width && height == m_height)
+        return;
+    release();
+    clearGlErrors();
+    glGenTextures(1, &m_texture);
+    glGenFramebuffers(1, &m_fbo);
+    if (m_texture == 0 || m_fbo == 0)
+        throw GlError("ViewHistory: creating the accumulation buffer failed: " + glErrorName(glGetError()));
+    GLint previousTexture = 0;
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &previousTexture);
+    glBindTexture(GL_TEXTURE_2D, m_texture);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16F, width, height, 0, GL_RGBA, GL_FLOAT, nullptr);
+    // Read with texelFetch (level 0) and as mipmaps for the exposure: no filtering needed, and
+    // with GL_NEAREST the texture is complete with level 0 alone.
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(previousTexture));
+    GLint previous = 0;
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &previous);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, m_fbo);
+    glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, m_texture, 0);
+    const GLenum status = glCheckFramebufferStatus(GL_DRAW_FRAMEBUFFER);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, static_cast<GLuint>(previous));
+    if (status != GL_FRAMEBUFFER_COMPLETE) {
+        release();
+        char code[16];
+        std::snprintf(code, sizeof code, "0x%04x", status);
+        throw GlError(std::string("ViewHistory: the RGBA16F accumulation buffer is incomplete (status ") + code +
+                      "): this OpenGL cannot render to floating-point textures");
+    }
+    checkGl("ViewHistory: glTexImage2D(RGBA16F)");
+    m_width = width;
+    m_height = height;
+    m_cleared = true;
+}
+
+// ---- drawing ----------------------------------------------------------------------------------
+
 void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camera, const RenderStyle& style,
-                    int width, int height)
+                    int width, int height, ViewHistory* history)
 {
     if (width <= 0 || height <= 0)
         return;
+    clearGlErrors();
+    GLint previousDraw = 0, previousRead = 0, previousTexture = 0;
+    GLint viewport[4] = {0, 0, 0, 0};
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &previousDraw);
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previousRead);
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &previousTexture);
+    glGetIntegerv(GL_VIEWPORT, viewport);
+    auto restore = [&] {
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, static_cast<GLuint>(previousDraw));
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, static_cast<GLuint>(previousRead));
+        glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(previousTexture));
+        glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
+    };
+    ViewHistory& h = history ? *history : *m_scratch;
+    if (!history)
+        h.clear();
+    try {
+        h.ensure(width, height);
+    } catch (...) {
+        restore();
+        throw;
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, h.m_fbo);
     glViewport(0, 0, width, height);
-    if (style.trailFade > 0.f && style.trailFade < 1.f) {
-        // Trails: cover the previous frame with the background at a small opacity.
-        const float r = style.background[0], g = style.background[1], b = style.background[2];
-        const std::vector<float> quad = {-1, -1, 0, r, g, b, 1, -1, 0, r, g, b, 1, 1, 0, r, g, b,
-                                         -1, -1, 0, r, g, b, 1, 1, 0, r, g, b, -1, 1, 0, r, g, b};
-        drawPrimitives(quad, glm::mat4(1.f), style.trailFade, GL_TRIANGLES);
-        glClear(GL_DEPTH_BUFFER_BIT);
+    const bool keep = !h.m_cleared && style.trailKeep > 0.f && style.trailKeep < 1.f;
+    if (keep) {
+        // Trails: the light of the previous frames, multiplied by trailKeep.
+        const std::vector<float> quad = {-1, -1, 0, 0, 0, 0, 3, -1, 0, 0, 0, 0, -1, 3, 0, 0, 0, 0};
+        drawPrimitives(quad, glm::mat4(1.f), 1.f, GL_TRIANGLES, style.trailKeep);
     } else {
-        glClearColor(style.background[0], style.background[1], style.background[2], 1.f);
-        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        glClearColor(0.f, 0.f, 0.f, 0.f);
+        glClear(GL_COLOR_BUFFER_BIT);
     }
-    if (buffer == 0 || count == 0)
-        return;
+    h.m_cleared = false;
 
-    glBindVertexArray(m_vao);
-    glBindBuffer(GL_ARRAY_BUFFER, buffer);
-    // Never read past the buffer's end (its size may lag behind `count` during a reallocation).
-    GLint64 bytes = 0;
-    glGetBufferParameteri64v(GL_ARRAY_BUFFER, GL_BUFFER_SIZE, &bytes);
-    count = std::min(count, static_cast<std::size_t>(std::max<GLint64>(bytes, 0)) / kStride);
-    count = std::min(count, static_cast<std::size_t>(INT_MAX));
-    glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, static_cast<GLsizei>(kStride), nullptr);
-    glEnableVertexAttribArray(0);
-    const bool scalars = style.scalarBuffer != 0 && style.source != ColourSource::Mass;
-    if (scalars) {
-        glBindBuffer(GL_ARRAY_BUFFER, style.scalarBuffer);
-        GLint64 scalarBytes = 0;
-        glGetBufferParameteri64v(GL_ARRAY_BUFFER, GL_BUFFER_SIZE, &scalarBytes);
-        count = std::min(count, static_cast<std::size_t>(std::max<GLint64>(scalarBytes, 0)) / sizeof(float));
-        glVertexAttribPointer(1, 1, GL_FLOAT, GL_FALSE, sizeof(float), nullptr);
-        glEnableVertexAttribArray(1);
-    } else {
-        glDisableVertexAttribArray(1);
-        glVertexAttrib1f(1, 0.f);
+    if (buffer != 0 && count > 0) {
+        glBindVertexArray(m_vao);
+        glBindBuffer(GL_ARRAY_BUFFER, buffer);
+        // Never read past the buffer's end (its size may lag behind `count` during a reallocation).
+        GLint64 bytes = 0;
+        glGetBufferParameteri64v(GL_ARRAY_BUFFER, GL_BUFFER_SIZE, &bytes);
+        count = std::min(count, static_cast<std::size_t>(std::max<GLint64>(bytes, 0)) / kStride);
+        count = std::min(count, static_cast<std::size_t>(INT_MAX));
+        glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, static_cast<GLsizei>(kStride), nullptr);
+        glEnableVertexAttribArray(0);
+        const bool scalars = style.scalarBuffer != 0 && style.source != ColourSource::Mass;
+        if (scalars) {
+            glBindBuffer(GL_ARRAY_BUFFER, style.scalarBuffer);
+            GLint64 scalarBytes = 0;
+            glGetBufferParameteri64v(GL_ARRAY_BUFFER, GL_BUFFER_SIZE, &scalarBytes);
+            count = std::min(count, static_cast<std::size_t>(std::max<GLint64>(scalarBytes, 0)) / sizeof(float));
+            glVertexAttribPointer(1, 1, GL_FLOAT, GL_FALSE, sizeof(float), nullptr);
+            glEnableVertexAttribArray(1);
+        } else {
+            glDisableVertexAttribArray(1);
+            glVertexAttrib1f(1, 0.f);
+        }
+
+        glDisable(GL_DEPTH_TEST);
+        glDisable(GL_CULL_FACE);
+        glEnable(GL_BLEND);
+        if (style.additive) // overlapping sprites add up: dense regions glow
+            glBlendFunc(GL_ONE, GL_ONE);
+        else
+            glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+        glEnable(GL_PROGRAM_POINT_SIZE);
+        if (m_compatibilityProfile)
+            glEnable(GL_POINT_SPRITE);
+
+        const float aspect = static_cast<float>(width) / static_cast<float>(height);
+        const glm::mat4 viewProjection = camera.projection(aspect) * camera.view();
+        glUseProgram(m_program);
+        glUniformMatrix4fv(m_uViewProjection, 1, GL_FALSE, glm::value_ptr(viewProjection));
+        const bool byMass = style.source == ColourSource::Mass;
+        glUniform1i(m_uSource, static_cast<int>(style.source));
+        glUniform1f(m_uValueMin, byMass ? style.massMin : style.scalarMin);
+        glUniform1f(m_uValueMax, byMass ? style.massMax : style.scalarMax);
+        glUniform3f(m_uLow, style.low.r, style.low.g, style.low.b);
+        glUniform3f(m_uHigh, style.high.r, style.high.g, style.high.b);
+        glUniform3fv(m_uGroupColours, 4, &kGroupColours[0].r);
+        const float dpr = style.devicePixelRatio > 0.f ? style.devicePixelRatio : 1.f;
+        glUniform1f(m_uPointSize, style.pointSize * dpr);
+        glUniform1f(m_uMinPointSize, std::max(style.minPointSize, 0.f) * dpr);
+        glUniform1f(m_uRefDistance, style.sizeByDistance ? camera.distance : 0.f);
+        glUniform1i(m_uAdditive, style.additive ? 1 : 0);
+        if (count > 0)
+            glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(count));
+        releaseDrawState();
     }
 
+    // The exposure: from a reduced copy of the accumulated light (a mipmap level of at most 256
+    // texels a side), or the manual reference.
+    const float ev = std::clamp(style.exposureEv, -16.f, 16.f);
+    float target = kExposureTarget;
+    glBindTexture(GL_TEXTURE_2D, h.m_texture);
+    const bool measure = !h.m_haveExposure || !(h.m_target > 0.f) ||
+                         h.m_frames % static_cast<unsigned>(std::max(style.exposureEvery, 1)) == 0;
+    ++h.m_frames;
+    if (style.autoExposure && !measure) {
+        target = h.m_target;
+    } else if (style.autoExposure) {
+        glGenerateMipmap(GL_TEXTURE_2D);
+        int level = 0;
+        while (std::max(width >> level, height >> level) > 256)
+            ++level;
+        const int lw = std::max(1, width >> level), lh = std::max(1, height >> level);
+        std::vector<float> texels(static_cast<std::size_t>(lw) * static_cast<std::size_t>(lh) * 4);
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+        glPixelStorei(GL_PACK_ALIGNMENT, 4);
+        glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+        glGetTexImage(GL_TEXTURE_2D, level, GL_RGBA, GL_FLOAT, texels.data());
+        std::vector<float> brightest(texels.size() / 4);
+        for (std::size_t i = 0; i < brightest.size(); ++i)
+            brightest[i] = std::max({texels[4 * i], texels[4 * i + 1], texels[4 * i + 2]});
+        target = autoExposure(brightest);
+        h.m_target = target;
+    }
+    target *= std::exp2(ev);
+    const float adapt = std::clamp(style.exposureAdapt, 0.f, 1.f);
+    if (!style.autoExposure || !h.m_haveExposure || !(h.m_exposure > 0.f))
+        h.m_exposure = target;
+    else // in stops, so brightening and darkening take the same time
+        h.m_exposure = std::exp2(std::log2(h.m_exposure) + adapt * (std::log2(target) - std::log2(h.m_exposure)));
+    h.m_haveExposure = true;
+
+    // Tone mapping onto the caller's framebuffer.
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, static_cast<GLuint>(previousDraw));
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, static_cast<GLuint>(previousRead));
+    glViewport(0, 0, width, height);
+    glDisable(GL_BLEND);
     glDisable(GL_DEPTH_TEST);
-    glDisable(GL_CULL_FACE);
-    glEnable(GL_BLEND);
-    if (style.additive) // overlapping sprites add up: dense regions glow
-        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE, GL_ONE, GL_ONE);
-    else
-        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-    glEnable(GL_PROGRAM_POINT_SIZE);
-    if (m_compatibilityProfile)
-        glEnable(GL_POINT_SPRITE);
-
-    const float aspect = static_cast<float>(width) / static_cast<float>(height);
-    const glm::mat4 viewProjection = camera.projection(aspect) * camera.view();
-    glUseProgram(m_program);
-    glUniformMatrix4fv(m_uViewProjection, 1, GL_FALSE, glm::value_ptr(viewProjection));
-    const bool byMass = style.source == ColourSource::Mass;
-    glUniform1i(m_uSource, static_cast<int>(style.source));
-    glUniform1f(m_uValueMin, byMass ? style.massMin : style.scalarMin);
-    glUniform1f(m_uValueMax, byMass ? style.massMax : style.scalarMax);
-    glUniform3f(m_uLow, style.low.r, style.low.g, style.low.b);
-    glUniform3f(m_uHigh, style.high.r, style.high.g, style.high.b);
-    glUniform3fv(m_uGroupColours, 4, &kGroupColours[0].r);
-    const float dpr = style.devicePixelRatio > 0.f ? style.devicePixelRatio : 1.f;
-    glUniform1f(m_uPointSize, style.pointSize * dpr);
-
-    if (count > 0)
-        glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(count));
-
+    glClear(GL_DEPTH_BUFFER_BIT);
+    glUseProgram(m_toneProgram);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, h.m_texture);
+    glUniform1i(m_uToneHdr, 0);
+    glUniform1f(m_uToneExposure, h.m_exposure);
+    glUniform3f(m_uToneBackground, style.background[0], style.background[1], style.background[2]);
+    glBindVertexArray(m_vao);
+    glDisableVertexAttribArray(0);
+    glDisableVertexAttribArray(1);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
     releaseDrawState();
+    restore();
+    checkGl("Renderer::draw");
+}
+
+bool Renderer::project(const OrbitCamera& camera, const glm::vec3& p, int width, int height, glm::vec2* pixel)
+{
+    const float aspect = static_cast<float>(std::max(width, 1)) / static_cast<float>(std::max(height, 1));
+    const glm::vec4 clip = camera.projection(aspect) * camera.view() * glm::vec4(p, 1.f);
+    if (!(clip.w > 0.f))
+        return false;
+    const glm::vec3 ndc = glm::vec3(clip) / clip.w;
+    *pixel = {(ndc.x + 1.f) * 0.5f * static_cast<float>(width), (1.f - ndc.y) * 0.5f * static_cast<float>(height)};
+    return true;
+}
+
+void Renderer::drawLabels(const std::vector<Label>& labels, const OrbitCamera& camera, int width, int height,
+                          float scale)
+{
+    if (width <= 0 || height <= 0 || labels.empty())
+        return;
+    scale = std::max(scale, 0.25f);
+    std::vector<float> shadow, text;
+    std::vector<char> quads(64 * 1024);
+    std::vector<glm::vec4> placed; // x0, y0, x1, y1 of the labels drawn so far
+    std::string ascii;
+    for (const Label& label : labels) {
+        glm::vec2 at;
+        if (!project(camera, {label.x, label.y, label.z}, width, height, &at))
+            continue;
+        if (at.x < 0.f || at.y < 0.f || at.x >= static_cast<float>(width) || at.y >= static_cast<float>(height))
+            continue;
+        ascii = label.text;
+        for (char& c : ascii)
+            if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126)
+                c = '?';
+        // Just right of the point, centred on it vertically (the glyphs are 7 units tall). A
+        // label that would overlap one drawn before is left out (the list's order is priority:
+        // the Sun before the inner planets crowded around it); zooming in separates them.
+        const float x0 = at.x + 5.f * scale, y0 = at.y - 3.5f * scale;
+        const glm::vec4 box(x0, y0, x0 + static_cast<float>(stb_easy_font_width(ascii.data())) * scale,
+                            y0 + 7.f * scale);
+        if (std::any_of(placed.begin(), placed.end(), [&](const glm::vec4& o) {
+                return box.x < o.z && o.x < box.z && box.y < o.w && o.y < box.w;
+            }))
+            continue;
+        placed.push_back(box);
+        const int n = stb_easy_font_print(0.f, 0.f, ascii.data(), nullptr, quads.data(), static_cast<int>(quads.size()));
+        for (int q = 0; q < n; ++q) {
+            float xy[4][2];
+            for (int v = 0; v < 4; ++v) {
+                const char* vertex = quads.data() + (static_cast<std::size_t>(q) * 4 + static_cast<std::size_t>(v)) * 16;
+                float u[2];
+                std::memcpy(u, vertex, sizeof u);
+                xy[v][0] = x0 + u[0] * scale;
+                xy[v][1] = y0 + u[1] * scale;
+            }
+            for (int v : {0, 1, 2, 0, 2, 3}) {
+                for (int pass = 0; pass < 2; ++pass) {
+                    const float off = pass == 0 ? std::max(1.f, 0.5f * scale) : 0.f;
+                    const float ndcX = 2.f * (xy[v][0] + off) / static_cast<float>(width) - 1.f;
+                    const float ndcY = 1.f - 2.f * (xy[v][1] + off) / static_cast<float>(height);
+                    const float c = pass == 0 ? 0.f : 1.f;
+                    (pass == 0 ? shadow : text).insert((pass == 0 ? shadow : text).end(), {ndcX, ndcY, 0.f, c, c, c});
+                }
+            }
+        }
+    }
+    if (text.empty())
+        return;
+    glViewport(0, 0, width, height);
+    drawPrimitives(shadow, glm::mat4(1.f), 0.8f, GL_TRIANGLES);
+    drawPrimitives(text, glm::mat4(1.f), 1.f, GL_TRIANGLES);
+}
+
+std::vector<Label> namedBodyLabels(const World& world)
+{
+    std::vector<Label> labels;
+    for (const auto& [index, name] : world.namedBodies()) {
+        const Float4& p = world.positions()[index];
+        labels.push_back({p.x, p.y, p.z, name});
+    }
+    return labels;
 }
 
 void Renderer::drawLines(const std::vector<float>& vertices, const OrbitCamera& camera, int width, int height)
@@ -400,7 +692,7 @@ void Renderer::drawLines(const std::vector<float>& vertices, const OrbitCamera& 
 }
 
 void Renderer::drawPrimitives(const std::vector<float>& vertices, const glm::mat4& viewProjection, float alpha,
-                              unsigned mode)
+                              unsigned mode, float fadeKeep)
 {
     clearGlErrors();
     glBindVertexArray(m_linesVao);
@@ -413,11 +705,17 @@ void Renderer::drawPrimitives(const std::vector<float>& vertices, const glm::mat
     glEnableVertexAttribArray(1);
     glDisable(GL_DEPTH_TEST);
     glEnable(GL_BLEND);
-    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    if (fadeKeep >= 0.f) { // destination × fadeKeep (the trails' fading pass)
+        glBlendColor(0.f, 0.f, 0.f, fadeKeep);
+        glBlendFunc(GL_ZERO, GL_CONSTANT_ALPHA);
+    } else {
+        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    }
     glUseProgram(m_linesProgram);
     glUniformMatrix4fv(m_uLinesViewProjection, 1, GL_FALSE, glm::value_ptr(viewProjection));
     glUniform1f(m_uLinesAlpha, alpha);
     glDrawArrays(mode, 0, static_cast<GLsizei>(vertices.size() / 6));
+    glBlendColor(0.f, 0.f, 0.f, 0.f);
     releaseDrawState();
     checkGl("Renderer: overlay drawing");
 }
@@ -561,7 +859,8 @@ Image OffscreenTarget::read()
 // ---- one offscreen frame ------------------------------------------------------------------------
 
 Image renderImage(Renderer& renderer, unsigned buffer, std::size_t count, const OrbitCamera& camera,
-                  const RenderStyle& style, int width, int height)
+                  const RenderStyle& style, int width, int height, ViewHistory* history,
+                  const std::vector<Label>& labels)
 {
     requireContext("renderImage");
     GLint previousDraw = 0, previousRead = 0;
@@ -577,7 +876,8 @@ Image renderImage(Renderer& renderer, unsigned buffer, std::size_t count, const 
     try {
         OffscreenTarget target(width, height);
         target.bind();
-        renderer.draw(buffer, count, camera, style, width, height);
+        renderer.draw(buffer, count, camera, style, width, height, history);
+        renderer.drawLabels(labels, camera, width, height, 2.f * std::max(style.devicePixelRatio, 0.5f));
         Image image = target.read();
         restore();
         return image;

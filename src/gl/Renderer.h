@@ -1,9 +1,12 @@
 #pragma once
 /// \file Renderer.h
-/// Draws bodies as point sprites coloured by mass (green = lightest, red = heaviest, over the
-/// system's mass range) with OpenGL 3.3 core through libepoxy. Qt-free: used by the app's
-/// QOpenGLWidget and by the CLI's headless EGL context. All calls need a current GL context on
-/// the calling thread; create and destroy on that thread.
+/// Draws bodies as soft point sprites (a Gaussian profile) coloured by a colour mode
+/// (ColourModes.h: mass green → red, speed, group), accumulated additively into a floating-point
+/// (RGBA16F) buffer and tone-mapped with an exposure (automatic by default) onto the bound
+/// framebuffer, so dense cores glow instead of saturating; labels for named bodies on top. OpenGL
+/// 3.3 core through libepoxy. Qt-free: the app's view, its captures and recordings, and the CLI's
+/// headless `nbody render` / `run --capture` all draw through this one class. All calls need a
+/// current GL context on the calling thread; create and destroy on that thread.
 
 #include "Camera.h"
 #include "sim/AtomicFile.h"
@@ -11,11 +14,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-namespace nbody { struct Float4; }
+namespace nbody { struct Float4; class World; }
 
 namespace nbody::gl {
 
@@ -67,14 +71,91 @@ struct RenderStyle {
     /// GL buffer of one float per body (speed, or the group as 0…3) for Speed and Group; 0:
     /// every body reads 0.
     unsigned scalarBuffer = 0;
-    bool additive = false; ///< additive blending (overlapping bodies add up to a glow)
-    /// Fading trails: instead of clearing, the previous frame is covered by the background at
-    /// this opacity (0 < fade < 1; smaller = longer trails). 0: clear (no trails). Needs a
-    /// framebuffer that keeps its content between frames.
-    float trailFade = 0.f;
-    float pointSize = 3.f; ///< sprite diameter in pixels (at device pixel ratio 1)
+    /// Additive accumulation (the default): overlapping bodies add their light, so dense regions
+    /// glow; false: each sprite is blended "over" the ones before it (its profile is the alpha).
+    bool additive = true;
+    /// Fading trails: the fraction of the previous frames' accumulated light kept under this frame
+    /// (0 ≤ trailKeep < 1; 0 = no trails). Needs a ViewHistory (draw()'s `history`); the caller
+    /// derives it from the time between frames (the app: exp(−Δt / τ), wall-clock time).
+    float trailKeep = 0.f;
+    /// Exposure: automatic (the 99th percentile of the accumulated light, see draw()) or manual.
+    bool autoExposure = true;
+    /// Exposure compensation in stops (EV; ×2 per stop): over the automatic exposure, or over the
+    /// manual reference (a lone body's peak at kExposureTarget). −16 … 16.
+    float exposureEv = 0.f;
+    /// How far the automatic exposure moves towards this frame's value (0 … 1; 1 = at once, the
+    /// default, for single pictures; the app derives it from the time between frames).
+    float exposureAdapt = 1.f;
+    /// With a ViewHistory: the automatic exposure is measured every this many frames (≥ 1; the
+    /// frames between keep the last one), which saves a mipmap chain and a read-back on most
+    /// frames of a software renderer. The first frame after a clear() always measures.
+    int exposureEvery = 1;
+    /// Width at half maximum of a sprite's profile, pixels (at device pixel ratio 1); heavier
+    /// bodies are up to 1.5 times wider in mass mode.
+    float pointSize = 3.f;
+    /// The smallest width at half maximum, pixels (at device pixel ratio 1), whatever the distance
+    /// scaling: a small or distant system stays visible.
+    float minPointSize = 2.f;
+    /// Sprites shrink with distance from the camera (width × camera distance / depth), so the
+    /// bodies at the camera's target have pointSize; false: every body has pointSize on screen.
+    bool sizeByDistance = false;
     float devicePixelRatio = 1.f;
     float background[3] = {0.02f, 0.02f, 0.05f};
+};
+
+/// A lone body's peak (accumulated light 1 in its brightest channel) maps to this exposed value
+/// x, displayed as (x / (1 + x))^(1/2.2) = 0.90 (230 of 255) over a black background.
+inline constexpr float kExposureTarget = 3.8f;
+
+/// The tone curve of the renderer's last pass (resources/shaders/tonemap.frag) for grey light
+/// (all channels equal): accumulated light `light` × `exposure` = x, displayed as d + background ×
+/// (1 − d) with d = (x / (1 + x))^(1/2.2), in 0 … 1. Strictly increasing in light and exposure;
+/// below 1 for every finite x and background < 1. (Coloured light covers the background by its
+/// brightest channel's d.)
+float toneMapped(float light, float exposure, float background = 0.f);
+/// The inverse for a displayed value (0 … 1): the light × exposure that shows as `display`.
+float exposedLight(float display, float background = 0.f);
+
+/// The automatic exposure for an accumulated-light sample (the brightest channel of each texel of
+/// a reduced copy of the buffer, 0 for empty texels): kExposureTarget / max(1, the 99th percentile
+/// (nearest rank) of the texels that hold light, above 1e-4). A lone body's peak is 1, so a sparse
+/// system is exposed as a lone body; in a dense one the brightest 1 % go above the target and are
+/// compressed by the tone curve. Reorders `sample`.
+float autoExposure(std::vector<float>& sample);
+
+/// What a view carries from one frame to the next: the floating-point accumulation buffer (for
+/// trails; RGBA16F, the view's size) and the smoothed automatic exposure. Create and destroy with
+/// the context current (RAII of its GL objects).
+class ViewHistory {
+public:
+    ViewHistory() = default;
+    ~ViewHistory();
+    ViewHistory(const ViewHistory&) = delete;
+    ViewHistory& operator=(const ViewHistory&) = delete;
+
+    /// Forgets the trails and the exposure: the next frame starts from black and takes its
+    /// exposure at once. Call when the system is replaced.
+    void clear() { m_cleared = true; m_haveExposure = false; m_frames = 0; }
+    /// The exposure of the last frame drawn (0 before the first).
+    float exposure() const { return m_exposure; }
+
+private:
+    friend class Renderer;
+    void ensure(int width, int height); ///< (re)creates the buffer; a new one is cleared
+    void release();
+    unsigned m_fbo = 0, m_texture = 0;
+    int m_width = 0, m_height = 0;
+    bool m_cleared = true;
+    bool m_haveExposure = false;
+    float m_exposure = 0.f;
+    float m_target = 0.f;   ///< the last measured automatic exposure (before EV and smoothing)
+    unsigned m_frames = 0;  ///< frames drawn since the last clear()
+};
+
+/// A text label at a point of the system (a named body).
+struct Label {
+    float x = 0, y = 0, z = 0; ///< length units
+    std::string text;          ///< ASCII (other bytes are drawn as '?')
 };
 
 class Renderer {
@@ -86,10 +167,26 @@ public:
     Renderer(const Renderer&) = delete;
     Renderer& operator=(const Renderer&) = delete;
 
-    /// Clears and draws `count` bodies from GL buffer `buffer` (Float4 x, y, z, mass) into the
-    /// currently bound framebuffer with viewport width × height (pixels).
+    /// Draws `count` bodies from GL buffer `buffer` (Float4 x, y, z, mass) into the currently
+    /// bound framebuffer with viewport width × height (pixels), replacing its content: the
+    /// sprites are accumulated in `history`'s floating-point buffer (faded by style.trailKeep, else
+    /// cleared), the exposure is found (style.autoExposure: autoExposure() over the buffer's
+    /// mipmap level of at most 256 texels a side, moved by style.exposureAdapt towards it) and the
+    /// result is tone-mapped (toneMapped()) over style.background. `history` null: a buffer of
+    /// the renderer's own, cleared each time (no trails; the exposure is taken at once). Restores
+    /// the framebuffer binding and viewport. Throws GlError.
     void draw(unsigned buffer, std::size_t count, const OrbitCamera& camera, const RenderStyle& style,
-              int width, int height);
+              int width, int height, ViewHistory* history = nullptr);
+
+    /// Draws `labels` over what is in the bound framebuffer (no clear): each text just right of
+    /// its point's projection (stb_easy_font's segments, `scale` pixels per font unit; the font is
+    /// 7 units tall), white over a dark shadow; points behind the camera or off screen are
+    /// skipped, and so is a label that would overlap one earlier in the list. Throws GlError.
+    void drawLabels(const std::vector<Label>& labels, const OrbitCamera& camera, int width, int height,
+                    float scale = 2.f);
+    /// The pixel (column, row from the top; fractional) where `p` lands for `camera` in a
+    /// width × height view, or false when it is behind the camera.
+    static bool project(const OrbitCamera& camera, const glm::vec3& p, int width, int height, glm::vec2* pixel);
 
     /// Draws line segments over what is in the bound framebuffer (no clear): `vertices` holds
     /// pairs of vertices, 6 floats each (x, y, z in length units; r, g, b in 0…1). For the
@@ -108,8 +205,12 @@ public:
 private:
     /// Lines or triangles of 6-float vertices with the overlay program (mode: GL_LINES, …).
     void drawPrimitives(const std::vector<float>& vertices, const glm::mat4& viewProjection, float alpha,
-                        unsigned mode);
+                        unsigned mode, float fadeKeep = -1.f);
     unsigned m_program = 0;
+    unsigned m_toneProgram = 0;
+    int m_uToneExposure = -1, m_uToneBackground = -1, m_uToneHdr = -1;
+    int m_uMinPointSize = -1, m_uRefDistance = -1, m_uAdditive = -1;
+    std::unique_ptr<ViewHistory> m_scratch; ///< draw()'s buffer when the caller gives none
     unsigned m_vao = 0;
     int m_uViewProjection = -1, m_uSource = -1, m_uValueMin = -1, m_uValueMax = -1, m_uLow = -1, m_uHigh = -1,
         m_uGroupColours = -1, m_uPointSize = -1;
@@ -168,11 +269,15 @@ ImageFormat imageFormatFor(const std::string& path);
 void writeImage(const std::string& path, const Image& image, ImageFormat format = ImageFormat::Unknown,
                 int jpegQuality = 92);
 
-/// Draws `count` bodies of GL buffer `buffer` into a new width × height offscreen framebuffer and
-/// reads it back, independent of any window's size or device pixel ratio (style.devicePixelRatio
+/// Draws `count` bodies of GL buffer `buffer` (Renderer::draw, then `labels`) into a new width ×
+/// height offscreen framebuffer and reads it back, independent of any window's size or device pixel ratio (style.devicePixelRatio
 /// scales the sprites only). The caller's framebuffer binding and viewport are restored. Needs a
 /// current context; throws GlError.
 Image renderImage(Renderer& renderer, unsigned buffer, std::size_t count, const OrbitCamera& camera,
-                  const RenderStyle& style, int width, int height);
+                  const RenderStyle& style, int width, int height, ViewHistory* history = nullptr,
+                  const std::vector<Label>& labels = {});
+
+/// The labels of `world`'s named bodies (World::namedBodies) at their current positions.
+std::vector<Label> namedBodyLabels(const World& world);
 
 } // namespace nbody::gl

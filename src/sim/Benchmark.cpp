@@ -1,4 +1,6 @@
 #include "Benchmark.h"
+#include "DeviceInfo.h"
+#include "Integrators.h"
 #include "Scenario.h"
 #include "Scenarios.h"
 #include "Simulation.h"
@@ -82,6 +84,60 @@ std::unique_ptr<Simulation> benchmarkSystem(const BenchCase& c)
     }
     sim->setKernel(c.kernel);
     return sim;
+}
+
+double timeForceEvaluation(const KernelInfo& k, std::size_t n, const SimParams& params, std::uint64_t seed,
+                           const std::string& scenario)
+{
+    BenchCase c;
+    c.kernel = std::string(k.id);
+    c.bodies = n;
+    c.seed = seed;
+    c.scenario = scenario;
+    c.params = params;
+    const std::unique_ptr<Simulation> sim = benchmarkSystem(c);
+    sim->timedForceEvaluation(); // untimed: module load, allocation
+    return sim->timedForceEvaluation();
+}
+
+double predictedStepSeconds(const EvaluationTiming& from, std::size_t n, int evaluationsPerStep)
+{
+    const double ratio = double(n) / double(std::max<std::size_t>(from.bodies, 1));
+    return std::max(from.ms, 0.0) * 1e-3 * ratio * ratio * std::max(evaluationsPerStep, 1);
+}
+
+StepRateSize bodiesForStepRate(double stepsPerSecond, int evaluationsPerStep, std::size_t minimum,
+                               std::size_t maximum, std::size_t probeBodies,
+                               const std::function<double(std::size_t)>& probe)
+{
+    if (!(stepsPerSecond > 0) || !std::isfinite(stepsPerSecond))
+        throw std::invalid_argument("bodiesForStepRate: the step rate must be positive and finite");
+    if (minimum > maximum || probeBodies == 0)
+        throw std::invalid_argument("bodiesForStepRate: minimum above maximum, or no probe bodies");
+    StepRateSize s;
+    s.from = EvaluationTiming{probeBodies, probe(probeBodies)};
+    const double budget = 1.0 / stepsPerSecond;
+    const double atProbe = predictedStepSeconds(s.from, probeBodies, evaluationsPerStep);
+    // N² scaling: N = probe N × sqrt(budget / predicted time at the probe N).
+    double n = atProbe > 0 ? double(probeBodies) * std::sqrt(budget / atProbe) : double(maximum);
+    n = std::min(n, double(maximum));
+    std::size_t bodies = std::size_t(n) / 512 * 512;
+    s.bodies = std::clamp(bodies, minimum, maximum);
+    s.secondsPerStep = predictedStepSeconds(s.from, s.bodies, evaluationsPerStep);
+    return s;
+}
+
+StepRateSize bodiesForStepRate(const KernelInfo& k, const SimParams& params, double stepsPerSecond,
+                               std::size_t minimum, std::size_t maximum)
+{
+    int sms = 0;
+    if (k.backend == Backend::Cuda)
+        if (const CudaRuntimeInfo cuda = queryCuda(); !cuda.devices.empty())
+            sms = cuda.devices.front().multiprocessors;
+    const std::size_t probeBodies = std::min(probeLimit(k.backend, sms), std::max<std::size_t>(maximum, 1));
+    const int evaluations = int(integratorOrThrow(params.integrator).weights.size());
+    return bodiesForStepRate(stepsPerSecond, evaluations, minimum, maximum, probeBodies,
+                             [&](std::size_t n) { return timeForceEvaluation(k, n, params); });
 }
 
 BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std::string&)>& progress)

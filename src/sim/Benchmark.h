@@ -115,6 +115,38 @@ CasePrediction predictCase(std::size_t n, int evaluations, double budgetSeconds,
 /// all pairs, (to log₂ to)/(from log₂ from) for a tree (log₂ taken as at least 1).
 double evaluationScale(std::size_t from, std::size_t to, ForceMethod method);
 
+/// One force evaluation of kernel `k` timed at `n` bodies (the uniform cube of `seed`) after an
+/// untimed one (module load, allocation), ms: the probe of predictCase() and bodiesForStepRate().
+/// Throws std::invalid_argument (kernel unavailable, parameters refused), CudaError.
+double timeForceEvaluation(const KernelInfo& k, std::size_t n, const SimParams& params, std::uint64_t seed = 42,
+                           const std::string& scenario = {});
+
+/// The time of one step at `n` bodies predicted from a timed evaluation: `from`.ms × (n /
+/// from.bodies)² × evaluationsPerStep, in seconds (the N² scaling of predictCase(); exact once
+/// the kernel is throughput-bound, an upper bound below that).
+double predictedStepSeconds(const EvaluationTiming& from, std::size_t n, int evaluationsPerStep);
+
+/// What bodiesForStepRate() chose.
+struct StepRateSize {
+    std::size_t bodies = 0;      ///< N
+    double secondsPerStep = 0;   ///< predicted for N (predictedStepSeconds)
+    EvaluationTiming from;       ///< the timing it scaled from
+};
+
+/// The largest N (a multiple of 512, within minimum … maximum) whose predicted step takes at most
+/// 1 / stepsPerSecond seconds, from one evaluation probe(probeBodies) (ms) scaled as N²
+/// (predictedStepSeconds with `evaluationsPerStep`, the integrator's force evaluations). Pure
+/// apart from probe(): the tests feed it timings. Throws std::invalid_argument for a rate ≤ 0,
+/// minimum > maximum or no probe bodies, and passes probe()'s exceptions on.
+StepRateSize bodiesForStepRate(double stepsPerSecond, int evaluationsPerStep, std::size_t minimum,
+                               std::size_t maximum, std::size_t probeBodies,
+                               const std::function<double(std::size_t bodies)>& probe);
+/// The same for kernel `k` with `params` (its integrator), timed here with timeForceEvaluation()
+/// at probeLimit(k.backend, the CUDA device's SMs) bodies: 1024 for CPU rows (throughput-bound
+/// from there), at least 65 536 for CUDA rows (a GPU is filled there).
+StepRateSize bodiesForStepRate(const KernelInfo& k, const SimParams& params, double stepsPerSecond,
+                               std::size_t minimum = 1024, std::size_t maximum = 65536);
+
 /// Median of the values (the mean of the two middle ones for an even count); 0 when empty.
 double median(std::vector<double> values);
 

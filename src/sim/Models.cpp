@@ -417,7 +417,11 @@ ModelBodies makeSolarSystem()
         s.velocity.push_back(rotate(vxp, vyp));
     }
     toCentreOfMassFrame(s);
-    return fromFp64(std::move(s));
+    ModelBodies bodies = fromFp64(std::move(s));
+    const std::vector<std::string>& names = solarSystemNames(); // the view labels them
+    for (std::size_t i = 0; i < names.size() && i < bodies.world.size(); ++i)
+        bodies.world.setName(i, names[i]);
+    return bodies;
 }
 
 ModelBodies makeFigureEight()

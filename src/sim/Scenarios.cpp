@@ -212,9 +212,9 @@ ModelBodies generateFigureEight(const json& args, std::size_t, std::uint64_t)
 }
 
 const std::array<ScenarioInfo, 6> kScenarios{{
-    {"cube", "Uniform cube (default)",
-     "The predecessor's default system: positions uniform in [-1e5, 1e5]^3, masses uniform in [1e5, 1e9], "
-     "at rest. A stress test, not a physical model (see README).",
+    {"cube", "Uniform cube (the seeds' default)",
+     "The default system of the seeds (the program this project grew from), the benchmark's: positions uniform in [-1e5, 1e5]^3, masses uniform in [1e5, 1e9], "
+     "at rest. A stress test, not a physical model (docs/scenarios.md).",
      "N-body units (G = 1)", 1.0, 0.002f, 0.1f, "leapfrog", "", 8192, false,
      "halfWidth (1e5), massMin (1e5), massMax (1e9)", generateCube},
     {"plummer", "Plummer sphere",

@@ -49,6 +49,8 @@ std::size_t World::removeBodies(std::vector<BodyIndex> indices)
     for (std::size_t i = indices.front(); i < size(); ++i) {
         if (next < indices.size() && indices[next] == i) {
             ++next;
+            if (!m_names.empty())
+                m_names.erase(m_id[i]);
             continue;
         }
         m_position[out] = m_position[i];
@@ -83,6 +85,7 @@ void World::clear()
     m_acceleration.clear();
     m_id.clear();
     m_group.clear();
+    m_names.clear();
     m_nextId = 0;
     accelerationsValid = false;
 }
@@ -98,8 +101,45 @@ void World::setIds(std::vector<std::uint32_t> ids)
             throw std::invalid_argument("World::setIds: the id 4294967295 is reserved");
         next = std::max(next, id + 1);
     }
+    if (!m_names.empty()) { // names follow their bodies, not the old ids
+        std::map<std::uint32_t, std::string> renamed;
+        for (std::size_t i = 0; i < m_id.size(); ++i)
+            if (const auto it = m_names.find(m_id[i]); it != m_names.end())
+                renamed[ids[i]] = it->second;
+        m_names = std::move(renamed);
+    }
     m_id = std::move(ids);
     m_nextId = next;
+}
+
+void World::setName(BodyIndex index, std::string name)
+{
+    if (index >= size())
+        throw std::out_of_range("World::setName: index " + std::to_string(index) + " of " + std::to_string(size()) +
+                                " bodies");
+    if (name.empty())
+        m_names.erase(m_id[index]);
+    else
+        m_names[m_id[index]] = std::move(name);
+}
+
+std::string World::name(BodyIndex index) const
+{
+    if (index >= size() || m_names.empty())
+        return {};
+    const auto it = m_names.find(m_id[index]);
+    return it == m_names.end() ? std::string() : it->second;
+}
+
+std::vector<std::pair<BodyIndex, std::string>> World::namedBodies() const
+{
+    std::vector<std::pair<BodyIndex, std::string>> out;
+    if (m_names.empty())
+        return out;
+    for (std::size_t i = 0; i < m_id.size(); ++i)
+        if (const auto it = m_names.find(m_id[i]); it != m_names.end())
+            out.emplace_back(i, it->second);
+    return out;
 }
 
 std::pair<float, float> World::massRange() const

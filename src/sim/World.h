@@ -7,7 +7,9 @@
 #include "Types.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nbody {
@@ -22,6 +24,9 @@ enum class Group : std::uint8_t { Generic = 0, DarkMatter = 1, Star = 2, Gas = 3
 ///  - velocity: Float4 (vx, vy, vz, 0) — length / time;
 ///  - acceleration: Float4 (ax, ay, az, 0) — length / time², valid when `accelerationsValid`;
 ///  - id: uint32 (stable across removals), group: Group.
+///
+/// One sparse component: a name for the few bodies that have one (the Solar System's Sun and
+/// planets), keyed by id, so a million unnamed bodies cost nothing. The view labels them.
 class World {
 public:
     World() = default;
@@ -55,6 +60,15 @@ public:
     void setIds(std::vector<std::uint32_t> ids);
     const std::vector<Group>& groups() const { return m_group; }
 
+    /// Names body `index` ("Earth"; empty: no name). Throws std::out_of_range for index >= size().
+    void setName(BodyIndex index, std::string name);
+    /// The name of body `index`, empty when it has none (or index >= size()).
+    std::string name(BodyIndex index) const;
+    /// (index, name) of every named body, in index order; empty when no body has a name. O(N)
+    /// when some do, O(1) when none.
+    std::vector<std::pair<BodyIndex, std::string>> namedBodies() const;
+    bool hasNames() const { return !m_names.empty(); } ///< some body has a name
+
     /// Smallest and largest mass (0, 0 when empty).
     std::pair<float, float> massRange() const;
     /// Checks every column: equal lengths, finite values, non-negative masses. Returns an empty
@@ -73,6 +87,7 @@ private:
     std::vector<Float4> m_acceleration;
     std::vector<std::uint32_t> m_id;
     std::vector<Group> m_group;
+    std::map<std::uint32_t, std::string> m_names; ///< id → name (sparse)
     std::uint32_t m_nextId = 0;
 };
 
