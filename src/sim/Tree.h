@@ -262,6 +262,18 @@ NB_HD T boxDistance2(T px, T py, T pz, T gx, T gy, T gz, T hx, T hy, T hz)
     return dx * dx + dy * dy + dz * dz;
 }
 
+/// One axis of a group's box from its bodies' min and max coordinate (fp32): centre g = (lo + hi)/2
+/// and half side h = max(hi − g, g − lo) enlarged by 2^-22 relative, so that the box contains lo
+/// and hi despite rounding. A box that misses one of its own bodies by an ulp may accept a cell
+/// that contains that body (a cell of coincident bodies has r_crit = 0): r = 0, and with ε² = 0
+/// the interaction is 0 · ∞ = NaN (found by tst_tree, coincident bodies, ε² = 0).
+NB_HD void groupBoxAxis(float lo, float hi, float& g, float& h)
+{
+    g = 0.5f * (lo + hi);
+    const float a = hi - g, b = g - lo;
+    h = (a > b ? a : b) * (1.0f + 2.384185791015625e-7f); // 1 + 2^-22
+}
+
 /// True when `cell` may act on a whole group of bodies inside the box (centre g, half sides h)
 /// as one multipole: the box lies outside the cell's critical sphere.
 NB_HD bool acceptCell(const Cell& c, float gx, float gy, float gz, float hx, float hy, float hz)
