@@ -307,10 +307,10 @@ __global__ void __launch_bounds__(kThreads) walkKernel(const float4* __restrict_
                 lo[k] = fminf(lo[k], __shfl_xor_sync(0xffffffffu, lo[k], o));
                 hi[k] = fmaxf(hi[k], __shfl_xor_sync(0xffffffffu, hi[k], o));
             }
-        const float gx = 0.5f * (lo[0] + hi[0]), gy = 0.5f * (lo[1] + hi[1]), gz = 0.5f * (lo[2] + hi[2]);
-        // Half sides rounded up a little so rounding never puts a body outside its box.
-        const float hx = 0.5f * (hi[0] - lo[0]) * 1.0001f, hy = 0.5f * (hi[1] - lo[1]) * 1.0001f,
-                    hz = 0.5f * (hi[2] - lo[2]) * 1.0001f;
+        float gx, gy, gz, hx, hy, hz; // centre and half sides, containing every body despite rounding
+        tree::groupBoxAxis(lo[0], hi[0], gx, hx);
+        tree::groupBoxAxis(lo[1], hi[1], gy, hy);
+        tree::groupBoxAxis(lo[2], hi[2], gz, hz);
 
         float3 ai = make_float3(0.f, 0.f, 0.f);
         int top = 1, nCells = 0, nBodies = 0;

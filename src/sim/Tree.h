@@ -311,6 +311,18 @@ NB_HD T boxDistance2(T px, T py, T pz, T gx, T gy, T gz, T hx, T hy, T hz)
     return dx * dx + dy * dy + dz * dz;
 }
 
+/// One axis of a group's box from its bodies' min and max coordinate (fp32): centre g = (lo + hi)/2
+/// and half side h = max(hi − g, g − lo) enlarged by 2^-22 relative, so that the box contains lo
+/// and hi despite rounding. A box that misses one of its own bodies by an ulp may accept a cell
+/// that contains that body (a cell of coincident bodies has r_crit = 0): r = 0, and with ε² = 0
+/// the interaction is 0 · ∞ = NaN (found by tst_tree, coincident bodies, ε² = 0).
+NB_HD void groupBoxAxis(float lo, float hi, float& g, float& h)
+{
+    g = 0.5f * (lo + hi);
+    const float a = hi - g, b = g - lo;
+    h = (a > b ? a : b) * (1.0f + 2.384185791015625e-7f); // 1 + 2^-22
+}
+
 /// True when `cell` may act on a whole group of bodies inside the box (centre g, half sides h)
 /// as one multipole: the box lies outside the cell's critical sphere.
 NB_HD bool acceptCell(const Cell& c, float gx, float gy, float gz, float hx, float hy, float hz)
@@ -323,8 +335,14 @@ NB_HD bool acceptCell(const Cell& c, float gx, float gy, float gz, float hx, flo
 ///     a += M d / r³ − Q d / r⁵ + (5/2) (dᵀ Q d) d / r⁷,   d = c − x_i, r² = |d|² + ε²
 ///
 /// (the softened monopole is exactly bodyBodyInteraction of a body of mass M at c; the
-/// quadrupole terms use the same softened r). 47 flops: 3 (d) + 6 (r²) + 4 (rsqrt and powers)
-/// + 15 (Q d) + 5 (dᵀQd) + 14 (combine and accumulate).
+/// quadrupole terms use the same softened r), evaluated as
+///
+///     a += r⁻³ ((M + t) d − r⁻² Q d),   t = (5/2) (dᵀ Q d) r⁻⁴
+///
+/// so that no power beyond r⁻⁴ is formed: with ε² = 0 a cell of coincident bodies (Q = 0,
+/// r_crit = 0) may be accepted at a tiny distance, where fp32 r⁻⁵ overflows and Q d · r⁻⁵ would be
+/// 0 · ∞ = NaN. 51 flops: 3 (d) + 6 (r²) + 3 (rsqrt, r⁻², r⁻³) + 15 (Q d) + 5 (dᵀQd) + 4 (t, M + t)
+/// + 15 (combine, scale by r⁻³, accumulate).
 /// C is Cell or any type with its first ten members (cx, cy, cz, m, qxx, qyy, qzz, qxy, qxz, qyz).
 template <class T, class P, class C, class A>
 NB_HD void cellInteraction(const P& bi, const C& c, A& ai, T eps2)
@@ -336,18 +354,17 @@ NB_HD void cellInteraction(const P& bi, const C& c, A& ai, T eps2)
     const T inv = nbRsqrt(r2);
     const T inv2 = inv * inv;
     const T inv3 = inv * inv2;
-    const T inv5 = inv3 * inv2;
     const T qdx = T(c.qxx) * dx + T(c.qxy) * dy + T(c.qxz) * dz;
     const T qdy = T(c.qxy) * dx + T(c.qyy) * dy + T(c.qyz) * dz;
     const T qdz = T(c.qxz) * dx + T(c.qyz) * dy + T(c.qzz) * dz;
     const T dqd = dx * qdx + dy * qdy + dz * qdz;
-    const T s = T(c.m) * inv3 + T(2.5) * dqd * inv5 * inv2;
-    ai.x += dx * s - qdx * inv5;
-    ai.y += dy * s - qdy * inv5;
-    ai.z += dz * s - qdz * inv5;
+    const T w = T(c.m) + T(2.5) * dqd * (inv2 * inv2);
+    ai.x += inv3 * (w * dx - inv2 * qdx);
+    ai.y += inv3 * (w * dy - inv2 * qdy);
+    ai.z += inv3 * (w * dz - inv2 * qdz);
 }
 
-/// Flops counted per body–cell interaction (cellInteraction) and per body–body one.
-inline constexpr int kFlopsPerCellInteraction = 47;
+/// Flops counted per body–cell interaction (cellInteraction).
+inline constexpr int kFlopsPerCellInteraction = 51;
 
 } // namespace nbody::tree

@@ -33,8 +33,8 @@ struct Lists {
     std::vector<int> stack;         ///< the walk's stack of references
 };
 
-/// The box of the sorted bodies [first, first + count): centre g and half sides h in fp32,
-/// g = (lo + hi)/2, h = (hi − lo)/2 from the bodies' min and max coordinates.
+/// The box of the sorted bodies [first, first + count): centre g and half sides h in fp32 from
+/// the bodies' min and max coordinates (tree::groupBoxAxis: rounded to contain them).
 struct GroupBox {
     float gx, gy, gz, hx, hy, hz;
 };
@@ -48,8 +48,11 @@ inline GroupBox groupBox(const Float4* sorted, std::size_t first, std::size_t co
         lx = std::min(lx, p.x), ly = std::min(ly, p.y), lz = std::min(lz, p.z);
         ux = std::max(ux, p.x), uy = std::max(uy, p.y), uz = std::max(uz, p.z);
     }
-    return {0.5f * (lx + ux), 0.5f * (ly + uy), 0.5f * (lz + uz),
-            0.5f * (ux - lx), 0.5f * (uy - ly), 0.5f * (uz - lz)};
+    GroupBox b{};
+    tree::groupBoxAxis(lx, ux, b.gx, b.hx);
+    tree::groupBoxAxis(ly, uy, b.gy, b.hy);
+    tree::groupBoxAxis(lz, uz, b.gz, b.hz);
+    return b;
 }
 
 /// The walk of sim/Tree.h for one group (the CUDA row's, one reference at a time): a body child
@@ -137,7 +140,8 @@ HWY_INLINE void SumLists(const float* HWY_RESTRICT x, const float* HWY_RESTRICT 
         }
     }
     // Cell list: cellInteraction (sim/Tree.h) term by term. A cell is never at zero distance
-    // from a body of the group (it was accepted: the group's box lies outside its critical sphere).
+    // from a body of the group (it was accepted: the group's box lies outside its critical
+    // sphere), and no power beyond r⁻⁴ is formed (coincident bodies with ε² = 0).
     const V half = hn::Set(d, 0.5f);
     const V twoAndHalf = hn::Set(d, 2.5f);
     for (const tree::Cell& c : l.cells) {
@@ -152,15 +156,15 @@ HWY_INLINE void SumLists(const float* HWY_RESTRICT x, const float* HWY_RESTRICT 
             const V inv = hn::Mul(half, TwiceRsqrt(d, r2));
             const V inv2 = hn::Mul(inv, inv);
             const V inv3 = hn::Mul(inv, inv2);
-            const V inv5 = hn::Mul(inv3, inv2);
             const V qdx = hn::MulAdd(qxz, dz, hn::MulAdd(qxy, dy, hn::Mul(qxx, dx)));
             const V qdy = hn::MulAdd(qyz, dz, hn::MulAdd(qyy, dy, hn::Mul(qxy, dx)));
             const V qdz = hn::MulAdd(qzz, dz, hn::MulAdd(qyz, dy, hn::Mul(qxz, dx)));
             const V dqd = hn::MulAdd(dz, qdz, hn::MulAdd(dy, qdy, hn::Mul(dx, qdx)));
-            const V s = hn::MulAdd(m, inv3, hn::Mul(hn::Mul(twoAndHalf, dqd), hn::Mul(inv5, inv2)));
-            ax[r] = hn::NegMulAdd(qdx, inv5, hn::MulAdd(dx, s, ax[r]));
-            ay[r] = hn::NegMulAdd(qdy, inv5, hn::MulAdd(dy, s, ay[r]));
-            az[r] = hn::NegMulAdd(qdz, inv5, hn::MulAdd(dz, s, az[r]));
+            // a += r⁻³ ((M + t) d − r⁻² Q d), t = 2.5 dᵀQd r⁻⁴ (no r⁻⁵: see cellInteraction)
+            const V w = hn::MulAdd(hn::Mul(twoAndHalf, dqd), hn::Mul(inv2, inv2), m);
+            ax[r] = hn::MulAdd(inv3, hn::NegMulAdd(inv2, qdx, hn::Mul(w, dx)), ax[r]);
+            ay[r] = hn::MulAdd(inv3, hn::NegMulAdd(inv2, qdy, hn::Mul(w, dy)), ay[r]);
+            az[r] = hn::MulAdd(inv3, hn::NegMulAdd(inv2, qdz, hn::Mul(w, dz)), az[r]);
         }
     }
     const std::size_t block = kRows * L;

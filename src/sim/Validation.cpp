@@ -3,6 +3,7 @@
 
 #include "DeviceInfo.h"
 #include "Diagnostics.h"
+#include "Benchmark.h"
 #include "CpuKernels.h"
 #include "Quantile.h"
 #include "Random.h"
@@ -260,15 +261,22 @@ double estimateValidationSeconds(std::size_t bodies, std::uint64_t steps, int ch
         } while (seconds(t0) < 0.05);
         return double(evaluations) * 2048.0 * 2048.0 / seconds(t0);
     };
+    // Every run's energy sums (N²/2 fp64 pairs per checkpoint) at the reference's rate; its
+    // evaluations (K + 1) at its own rate, scaled from 2048 bodies as N² (all pairs) or
+    // N log₂ N (tree rows, evaluationScale).
     const double n2 = double(bodies) * double(bodies);
-    const double work = n2 * (double(steps) + 1.0) + 0.5 * n2 * double(std::max(checkpoints, 1));
+    const double energyWork = 0.5 * n2 * double(std::max(checkpoints, 1));
+    const double referenceRate = rate(*findKernel("reference"));
     std::vector<const KernelInfo*> cpuRuns{findKernel("reference")};
     for (const KernelInfo* k : kernels)
         if (k && k->backend == Backend::Cpu && availability(*k).available)
             cpuRuns.push_back(k);
     double total = 0;
-    for (const KernelInfo* k : cpuRuns)
-        total += work / rate(*k);
+    for (const KernelInfo* k : cpuRuns) {
+        const double r = k->id == "reference" ? referenceRate : rate(*k);
+        const double perEvaluation = 2048.0 * 2048.0 / r * evaluationScale(2048, bodies, k->method);
+        total += perEvaluation * (double(steps) + 1.0) + energyWork / referenceRate;
+    }
     return total;
 }
 

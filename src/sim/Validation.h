@@ -228,9 +228,10 @@ ForceError forceError(const std::vector<Double4>& a, const std::vector<Double4>&
 FieldErrors fieldErrors(const std::vector<Double4>& u, const std::vector<Double4>& ref, const ValidationThresholds& t);
 
 /// Predicted wall time of validate() here, in seconds. The runs on the CPU (the fp64 reference and
-/// every CPU kernel listed) evaluate N² interactions at step 0 and at each of the K steps, plus an
-/// energy sum of N²/2 pairs per checkpoint, at the rate each reaches here on 2048 bodies (measured
-/// on the call, a few tenths of a second at most); GPU runs are left out (hundreds of times faster).
+/// every CPU kernel listed) make a force evaluation at step 0 and at each of the K steps, timed
+/// here on 2048 bodies (measured on the call, a few tenths of a second at most) and scaled to N as
+/// N² (all pairs) or N log₂ N (tree rows; evaluationScale, Benchmark.h), plus an energy sum of
+/// N²/2 fp64 pairs per checkpoint; GPU runs are left out (hundreds of times faster).
 /// A guide for refusing or confirming runs that cannot finish in reasonable time, not a benchmark.
 double estimateValidationSeconds(std::size_t bodies, std::uint64_t steps, int checkpoints,
                                  const std::vector<const KernelInfo*>& kernels);
