@@ -189,7 +189,7 @@ void TreeSums(const HostTree& t, const float* x, const float* y, const float* z,
               int leafSize, std::size_t iBegin, std::size_t iEnd, Float4* acc)
 {
     const std::size_t n = t.n;
-    const auto groups = static_cast<std::ptrdiff_t>((n + kTreeGroupSize - 1) / kTreeGroupSize);
+    const auto groups = static_cast<std::ptrdiff_t>(t.groups.size());
     const std::size_t block = BlockBodies();
     const bool guard = eps2 < kMinUnguardedEps2;
 #pragma omp parallel if (std::ptrdiff_t(n) >= kParallelPairsFrom)
@@ -198,8 +198,8 @@ void TreeSums(const HostTree& t, const float* x, const float* y, const float* z,
         std::vector<float> sums(3 * block);
 #pragma omp for schedule(dynamic, 4)
         for (std::ptrdiff_t g = 0; g < groups; ++g) {
-            const std::size_t first = std::size_t(g) * kTreeGroupSize;
-            const std::size_t count = std::min<std::size_t>(kTreeGroupSize, n - first);
+            const std::size_t first = std::size_t(t.groups[std::size_t(g)].first);
+            const std::size_t count = std::size_t(t.groups[std::size_t(g)].count);
             treecpu::walk(t, treecpu::groupBox(t.sorted.data(), first, count), leafSize, true, l);
             for (std::size_t i0 = first; i0 < first + count; i0 += block) {
                 if (guard)
@@ -299,8 +299,11 @@ void buildTree(const Float4* pos, std::size_t n, double theta, HostTree& t)
         t.order[std::size_t(s)] = k.index;
         t.sorted[std::size_t(s)] = pos[k.index];
     }
-    if (n == 1)
+    t.groups.clear();
+    if (n == 1) {
+        t.groups.push_back({0, 1});
         return;
+    }
 
     // Internal nodes (Karras 2012), each on its own, and the parent links.
     const int nInt = int(n);
@@ -316,6 +319,14 @@ void buildTree(const Float4* pos, std::size_t n, double theta, HostTree& t)
                 t.parent[std::size_t(child)] = int(i);
         }
     }
+
+    // The walk's groups: runs of kGroupSize inside the largest subtrees of at most kGroupRegion
+    // bodies, the GPU row's rule (tree::nodeRegions), so both walk the same groups.
+    for (std::ptrdiff_t i = 0; i < inners; ++i)
+        tree::nodeRegions(t.nodes[std::size_t(i)], int(i), nInt, [&](int first, int c) {
+            for (int k = 0; k < tree::groupsOf(c); ++k)
+                t.groups.push_back(tree::groupOf(first, c, k));
+        });
 
     // Moments bottom-up: from every body up its parents; the second child to arrive at a node
     // combines (left, right) and goes on, the first stops (the GPU's scheme: the combination and
@@ -376,15 +387,15 @@ TreeWork treeWork(const HostForceArgs& a)
         return w;
     HostTree t;
     buildTree(static_cast<const Float4*>(a.pos), a.n, a.openingAngle, t);
-    const auto groups = static_cast<std::ptrdiff_t>((a.n + kTreeGroupSize - 1) / kTreeGroupSize);
+    const auto groups = static_cast<std::ptrdiff_t>(t.groups.size());
     std::uint64_t bodies = 0, cells = 0;
 #pragma omp parallel reduction(+ : bodies, cells)
     {
         treecpu::Lists l;
 #pragma omp for schedule(dynamic, 4)
         for (std::ptrdiff_t g = 0; g < groups; ++g) {
-            const std::size_t first = std::size_t(g) * kTreeGroupSize;
-            const std::size_t c = std::min<std::size_t>(kTreeGroupSize, a.n - first);
+            const std::size_t first = std::size_t(t.groups[std::size_t(g)].first);
+            const std::size_t c = std::size_t(t.groups[std::size_t(g)].count);
             treecpu::walk(t, treecpu::groupBox(t.sorted.data(), first, c), a.leafSize, false, l);
             bodies += c * l.bodies.size();
             cells += c * l.cells.size();

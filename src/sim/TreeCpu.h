@@ -22,7 +22,7 @@ namespace nbody {
 
 /// Bodies per group of the walk: consecutive bodies in key order that share one walk (one
 /// warp on the GPU; 2 AVX-512 vectors here).
-inline constexpr int kTreeGroupSize = 32;
+inline constexpr int kTreeGroupSize = tree::kGroupSize;
 
 /// The tree over n bodies as `tree-cpu` builds it (and the tests inspect). Sorted index s runs
 /// over [0, n); internal node i over [0, n − 1), node 0 the root when n ≥ 2.
@@ -37,6 +37,7 @@ struct HostTree {
     std::vector<tree::RadixNode> nodes; ///< n − 1 internal nodes (Karras 2012)
     std::vector<tree::Moments> moments; ///< n − 1 fp64 moments of the nodes
     std::vector<tree::Cell> cells;      ///< n − 1 packed cells (packCell with θ)
+    std::vector<tree::Group> groups;    ///< the walk's groups (tree::nodeRegions, as on the GPU), in node order
     /// Scratch of the construction, kept so a step allocates nothing once N stops growing.
     struct KeyIndex {
         std::uint64_t key;
@@ -54,6 +55,7 @@ struct HostTree {
 inline constexpr std::size_t kTreeHostBytesPerBody =
     sizeof(std::uint64_t) + sizeof(std::uint32_t) + sizeof(Float4)                  // keys, order, sorted
     + sizeof(tree::RadixNode) + sizeof(tree::Moments) + sizeof(tree::Cell)          // nodes
+    + sizeof(tree::Group)                                                           // groups (at most one per body)
     + sizeof(HostTree::KeyIndex) + 3 * sizeof(int)                                  // scratch
     + 3 * sizeof(float);                                                            // SoA x, y, z
 
