@@ -28,7 +28,9 @@ namespace nbody::treecpu {
 
 /// The walk's result for one group: what every body of the group sums, in this order.
 struct Lists {
-    std::vector<Float4> bodies;     ///< positions (x, y, z, m/8: the ½ of Newton's step folded in)
+    /// Body list as ranges (first, count) of sorted bodies, in walk order: an opened leaf is one
+    /// range, not copies of its bodies (the copies cost as much as the sums).
+    std::vector<std::pair<int, int>> ranges;
     std::vector<tree::Cell> cells;  ///< accepted cells
     std::vector<int> stack;         ///< the walk's stack of references
 };
@@ -58,32 +60,24 @@ inline GroupBox groupBox(const Float4* sorted, std::size_t first, std::size_t co
 /// The walk of sim/Tree.h for one group (the CUDA row's, one reference at a time): a body child
 /// goes to the body list; a cell accepted for the box to the cell list; a cell of at most
 /// leafSize bodies gives its bodies to the body list; any other cell is opened (left first).
-/// m8: true stores m/8 in the body list's w (for the SIMD sums), false the mass.
-inline void walk(const HostTree& t, const GroupBox& g, int leafSize, bool m8, Lists& l)
+inline void walk(const HostTree& t, const GroupBox& g, int leafSize, Lists& l)
 {
-    l.bodies.clear();
+    l.ranges.clear();
     l.cells.clear();
     l.stack.clear();
     l.stack.push_back(t.root);
-    const float mScale = m8 ? 0.125f : 1.0f;
-    const auto addBody = [&](std::size_t s) {
-        Float4 p = t.sorted[s];
-        p.w *= mScale; // exact: a power of two
-        l.bodies.push_back(p);
-    };
     while (!l.stack.empty()) {
         const int ref = l.stack.back();
         l.stack.pop_back();
         if (tree::isBodyRef(ref)) {
-            addBody(std::size_t(tree::bodyOf(ref)));
+            l.ranges.push_back({tree::bodyOf(ref), 1});
             continue;
         }
         const tree::Cell& c = t.cells[std::size_t(ref)];
         if (tree::acceptCell(c, g.gx, g.gy, g.gz, g.hx, g.hy, g.hz))
             l.cells.push_back(c);
         else if (c.count <= leafSize)
-            for (int k = 0; k < c.count; ++k)
-                addBody(std::size_t(c.first + k));
+            l.ranges.push_back({c.first, c.count});
         else {
             l.stack.push_back(c.right);
             l.stack.push_back(c.left);
@@ -107,7 +101,8 @@ constexpr std::size_t kRows = 2;
 /// (written, fp32, without G: ax | ay | az, kRows·L each).
 template <bool Guard>
 HWY_INLINE void SumLists(const float* HWY_RESTRICT x, const float* HWY_RESTRICT y, const float* HWY_RESTRICT z,
-                         std::size_t i0, const treecpu::Lists& l, float eps2, float* HWY_RESTRICT out)
+                         std::size_t i0, const treecpu::Lists& l, const Float4* HWY_RESTRICT sorted, float eps2,
+                         float* HWY_RESTRICT out)
 {
     using D = hn::ScalableTag<float>;
     using V = hn::Vec<D>;
@@ -122,9 +117,11 @@ HWY_INLINE void SumLists(const float* HWY_RESTRICT x, const float* HWY_RESTRICT 
         zi[r] = hn::LoadU(d, z + i0 + r * L);
         ax[r] = ay[r] = az[r] = zero;
     }
-    // Body list: bodyBodyInteraction with u = 2/√(r² + ε²) and m/8 (as the `cpu` kernel).
-    for (const Float4& b : l.bodies) {
-        const V xj = hn::Set(d, b.x), yj = hn::Set(d, b.y), zj = hn::Set(d, b.z), mj = hn::Set(d, b.w);
+    // Body list: bodyBodyInteraction with u = 2/√(r² + ε²) and m/8 (as the `cpu` kernel; the
+    // ½ of Newton's step folded into the mass, exactly: a power of two).
+    for (const auto& [from, count] : l.ranges)
+    for (const Float4* b = sorted + from; b != sorted + from + count; ++b) {
+        const V xj = hn::Set(d, b->x), yj = hn::Set(d, b->y), zj = hn::Set(d, b->z), mj = hn::Set(d, b->w * 0.125f);
         for (std::size_t r = 0; r < kRows; ++r) {
             const V dx = hn::Sub(xj, xi[r]);
             const V dy = hn::Sub(yj, yi[r]);
@@ -200,12 +197,12 @@ void TreeSums(const HostTree& t, const float* x, const float* y, const float* z,
         for (std::ptrdiff_t g = 0; g < groups; ++g) {
             const std::size_t first = std::size_t(t.groups[std::size_t(g)].first);
             const std::size_t count = std::size_t(t.groups[std::size_t(g)].count);
-            treecpu::walk(t, treecpu::groupBox(t.sorted.data(), first, count), leafSize, true, l);
+            treecpu::walk(t, treecpu::groupBox(t.sorted.data(), first, count), leafSize, l);
             for (std::size_t i0 = first; i0 < first + count; i0 += block) {
                 if (guard)
-                    SumLists<true>(x, y, z, i0, l, eps2, sums.data());
+                    SumLists<true>(x, y, z, i0, l, t.sorted.data(), eps2, sums.data());
                 else
-                    SumLists<false>(x, y, z, i0, l, eps2, sums.data());
+                    SumLists<false>(x, y, z, i0, l, t.sorted.data(), eps2, sums.data());
                 const std::size_t end = std::min(first + count, i0 + block);
                 for (std::size_t s = i0; s < end; ++s) {
                     const std::size_t k = s - i0;
@@ -396,8 +393,11 @@ TreeWork treeWork(const HostForceArgs& a)
         for (std::ptrdiff_t g = 0; g < groups; ++g) {
             const std::size_t first = std::size_t(t.groups[std::size_t(g)].first);
             const std::size_t c = std::size_t(t.groups[std::size_t(g)].count);
-            treecpu::walk(t, treecpu::groupBox(t.sorted.data(), first, c), a.leafSize, false, l);
-            bodies += c * l.bodies.size();
+            treecpu::walk(t, treecpu::groupBox(t.sorted.data(), first, c), a.leafSize, l);
+            std::size_t listed = 0;
+            for (const auto& r : l.ranges)
+                listed += std::size_t(r.second);
+            bodies += c * listed;
             cells += c * l.cells.size();
         }
     }
