@@ -15,3 +15,7 @@ nbody_add_test(NAME tst_validation_dock SOURCES tst_validation_dock.cpp LIBS nbo
 # tst_kernel_dock: the Kernel dock's share of the device's ceiling, read back from its label (a
 # dock of its own, no OpenGL: runs on the offscreen platform too); label gui.
 nbody_add_test(NAME tst_kernel_dock SOURCES tst_kernel_dock.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 60)
+# tst_autosave: the app's autosave and crash recovery in a real MainWindow (Autosave.h): written
+# after the interval, atomic, the restore offer after a crash (a child process that dies holding
+# the session marker) and not after a clean exit, Restore exact, Discard; label gui.
+nbody_add_test(NAME tst_autosave SOURCES tst_autosave.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 300)

@@ -27,6 +27,7 @@ namespace nbody::app {
 class Viewport;
 class RunDock;
 class SnapshotSaver;
+class Autosave;
 class KernelDock;
 class ViewDock;
 class DiagnosticsDock;
@@ -51,6 +52,8 @@ class MainWindow : public QMainWindow {
 public:
     MainWindow(const StartupConfig& config, const Automation& automation, QWidget* parent = nullptr);
     ~MainWindow() override;
+    /// The autosave and crash recovery (Autosave.h); null in scripted runs (Automation::active()).
+    Autosave* autosave() const { return m_autosave; }
 
 signals:
     // to the controller (queued: it lives on the worker thread)
@@ -162,6 +165,7 @@ private:
 
     QAction* m_openAction = nullptr;
     SnapshotSaver* m_snapshotSaver = nullptr; ///< File → Save snapshot… (SnapshotDialogs.h)
+    Autosave* m_autosave = nullptr;           ///< Autosave.h; null in scripted runs
     QAction* m_exportAction = nullptr;
     QAction* m_recordAction = nullptr;
     QAction* m_quitAction = nullptr;
