@@ -250,8 +250,8 @@ private slots:
         QCOMPARE(autosave->previous()->bodies, qulonglong(64));
         QCOMPARE(autosave->previous()->step, qulonglong(4711));
         QCOMPARE(autosave->previous()->savedAt, savedAt);
+        QTRY_VERIFY(autosave->offerDialog());
         QMessageBox* offer = autosave->offerDialog();
-        QVERIFY(offer);
         QTRY_VERIFY(offer->isVisible());
         QVERIFY(offer->isModal()); // window-modal: the choice is the user's, never made for them
         const QString text = offer->text();
@@ -287,8 +287,8 @@ private slots:
         leaveCrashMarker();
         {
             auto w = openWindow(100);
+            QTRY_VERIFY(w->autosave()->offerDialog());
             QMessageBox* offer = w->autosave()->offerDialog();
-            QVERIFY(offer);
             QTRY_VERIFY(offer->isVisible());
             QTest::mouseClick(offer->findChild<QPushButton*>(QStringLiteral("discard")), Qt::LeftButton);
             QVERIFY(!QFileInfo::exists(autosavePath()));

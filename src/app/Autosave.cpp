@@ -91,8 +91,8 @@ void Autosave::start()
     }
     if (m_intervalMs > 0)
         m_timer.start();
-    if (m_previous)
-        showOffer();
+    if (m_previous) // once the event loop runs: over the main window, shown by then
+        QTimer::singleShot(0, this, &Autosave::showOffer);
 }
 
 void Autosave::saveNow()
@@ -118,6 +118,8 @@ void Autosave::onFailed(const QString& path, const QString& message)
 
 void Autosave::showOffer()
 {
+    if (!m_previous || m_offer)
+        return;
     const Previous& p = *m_previous;
     m_offer = new QMessageBox(QMessageBox::Question, tr("Restore autosave?"),
                               tr("N-Body Sandbox did not exit cleanly last time. Its autosave from %1 holds "

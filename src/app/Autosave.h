@@ -64,7 +64,8 @@ public:
     /// Connects the saves and the restore to the controller (a queued connection: it lives on
     /// the worker thread).
     void connectTo(SimulationController* controller);
-    /// Starts the timer and, when previous() is set, shows the restore offer (non-modal).
+    /// Starts the timer and, when previous() is set, shows the restore offer (window-modal, at
+    /// the next turn of the event loop).
     void start();
 
     QString directory() const { return m_dir; }
