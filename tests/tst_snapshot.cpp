@@ -17,6 +17,7 @@
 #include "sim/Tipsy.h"
 
 #include "FormatErrors.h"
+#include "Sanitizers.h"
 #include "TestData.h"
 
 #include <QByteArray>
@@ -858,7 +859,9 @@ void TestSnapshot::oversizedCountsFailBeforeAllocating()
     QVERIFY(getrlimit(RLIMIT_AS, &old) == 0);
     struct rlimit low = old;
     low.rlim_cur = std::min<rlim_t>(old.rlim_max, rlim_t(2) << 30);
-    QVERIFY(setrlimit(RLIMIT_AS, &low) == 0);
+    // Under AddressSanitizer (Sanitizers.h) the limit would make ASan's own mappings fail: the
+    // files are still refused, but a reserve before the checks would go unnoticed there.
+    QVERIFY(NBODY_ASAN || setrlimit(RLIMIT_AS, &low) == 0);
     const std::pair<QString, QStringList> cases[] = {
         {h5, {"PartType1/Coordinates", "shape (11, 3)", "268435430"}},
         {csv, {"268435456 bodies", "truncated"}},
