@@ -7,8 +7,9 @@
 # Stages (NBODY_TEST_STAGES, a space-separated subset, default "normal asan fuzz"):
 #   normal  build/ (CUDA when nvcc is found) and ctest; tests labelled gpu skip without a device
 #   asan    build-asan/: CPU-only, gcc with -fsanitize=address,undefined (every report fatal),
-#           the same ctest; leak reports from Mesa, fontconfig and friends suppressed by library
-#           (tests/sanitizers/lsan.supp says which and why)
+#           the same ctest; LeakSanitizer suppressions by library, each explained, in
+#           tests/sanitizers/lsan.supp; checks that cannot run under ASan (address-space limits)
+#           skip there (tests/Sanitizers.h)
 #   fuzz    build-fuzz/: CPU-only, clang with -fsanitize=fuzzer,address,undefined; each reader's
 #           fuzzer (tests/fuzz) runs NBODY_FUZZ_SECONDS (default 60) from its seed corpus
 # CTEST OPTIONS go to both ctest runs. Without a display (DISPLAY and WAYLAND_DISPLAY unset) the
