@@ -32,6 +32,11 @@ packages=(
     ffmpeg
     # the distributed backend (mpirun -np P nbody run ..., docs/mpi.md): Open MPI
     libopenmpi-dev openmpi-bin
+    # tests only (scripts/test.sh): the readers' fuzzers need clang with libFuzzer and the
+    # sanitizer runtimes (libclang-rt-dev) and OpenMP for clang (libomp-dev); llvm's
+    # llvm-symbolizer gives the sanitizers' reports file and line (gcc's ASan/UBSan runtimes come
+    # with build-essential)
+    clang libclang-rt-dev libomp-dev llvm
     # tests only: tst_validation_report opens the HTML validation report in headless chromium and
     # checks a screenshot of it
     chromium

@@ -1,22 +1,145 @@
 #!/usr/bin/env bash
-# Installs the dependencies, builds with the tests, and runs them with ctest.
+# Installs the dependencies, builds with the tests and runs them; then, as CI does, the CPU test
+# suite again under AddressSanitizer and UndefinedBehaviorSanitizer, and the readers' fuzzers.
 #
 #   scripts/test.sh [CTEST OPTIONS...]      e.g. scripts/test.sh -R tipsy, scripts/test.sh -L gui
 #
-# Without a display (DISPLAY and WAYLAND_DISPLAY unset) ctest runs under a virtual X server
-# (xvfb-run), so the GUI tests have one. Tests labelled gpu skip when there is no CUDA device.
-# Exits with ctest's status. NBODY_TEST_JOBS=N runs N tests at a time (default 1).
+# Stages (NBODY_TEST_STAGES, a space-separated subset, default "normal asan fuzz"):
+#   normal  build/ (CUDA when nvcc is found) and ctest; tests labelled gpu skip without a device
+#   asan    build-asan/: CPU-only, gcc with -fsanitize=address,undefined (every report fatal),
+#           the same ctest; LeakSanitizer suppressions by library, each explained, in
+#           tests/sanitizers/lsan.supp; checks that cannot run under ASan (address-space limits)
+#           skip there (tests/Sanitizers.h)
+#   fuzz    build-fuzz/: CPU-only, clang with -fsanitize=fuzzer,address,undefined; each reader's
+#           fuzzer (tests/fuzz) runs NBODY_FUZZ_SECONDS (default 60) from its seed corpus
+# CTEST OPTIONS go to both ctest runs. Without a display (DISPLAY and WAYLAND_DISPLAY unset) the
+# ctest runs happen under a virtual X server (xvfb-run), so the GUI tests have one.
+# NBODY_TEST_JOBS=N runs N tests at a time (default 1). Every stage runs even when an earlier one
+# failed; a summary line per stage ends the output. Exits 0 when every stage passed, else 1.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-scripts/deps.sh
-scripts/build.sh --tests
+stages=${NBODY_TEST_STAGES:-normal asan fuzz}
+fuzz_seconds=${NBODY_FUZZ_SECONDS:-60}
+jobs=$(nproc)
+summary=()
+failed=0
+t_all=$SECONDS
 
-ctest=(ctest --test-dir build --output-on-failure -j "${NBODY_TEST_JOBS:-1}" "$@")
-if [[ -n ${DISPLAY:-} || -n ${WAYLAND_DISPLAY:-} ]]; then
-    exec "${ctest[@]}"
+note() { # note STATUS TEXT: one summary line (printed now and again at the end)
+    summary+=("test.sh: $2")
+    echo "test.sh: $2"
+    [[ $1 == ok ]] || failed=1
+}
+
+scripts/deps.sh
+
+# Like the build.sh of the normal build: ccache when it is installed (it is not required).
+launcher=()
+if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
-echo "test.sh: no display: running the tests under xvfb-run"
-# A screen large enough for the main window's default 1280 x 820 also at a device pixel ratio of
-# 2 (tst_gui hiDpiCapture); on a smaller screen the app opens smaller and its docks scroll.
-exec xvfb-run -a -s "-screen 0 2880x1800x24" "${ctest[@]}"
+
+run_ctest() { # run_ctest BUILD_DIR [ctest options...]
+    local dir=$1
+    shift
+    local cmd=(ctest --test-dir "$dir" --output-on-failure -j "${NBODY_TEST_JOBS:-1}" "$@")
+    if [[ -n ${DISPLAY:-} || -n ${WAYLAND_DISPLAY:-} ]]; then
+        "${cmd[@]}"
+    else
+        # A screen large enough for the main window's default 1280 x 820 also at a device pixel
+        # ratio of 2 (tst_gui hiDpiCapture); on a smaller screen the app opens smaller.
+        xvfb-run -a -s "-screen 0 2880x1800x24" "${cmd[@]}"
+    fi
+}
+
+# ctest's last "N% tests passed, F tests failed out of T" line, from a log.
+ctest_result() { grep -E 'tests passed, [0-9]+ tests? failed out of' "$1" | tail -n 1 || echo "no ctest result"; }
+
+if [[ -z ${DISPLAY:-} && -z ${WAYLAND_DISPLAY:-} ]]; then
+    echo "test.sh: no display: running the tests under xvfb-run"
+fi
+
+# ---- normal suite ------------------------------------------------------------------------------
+if [[ " $stages " == *" normal "* ]]; then
+    t=$SECONDS
+    log=$(mktemp)
+    if scripts/build.sh --tests "${launcher[@]}" && run_ctest build "$@" 2>&1 | tee "$log"; then
+        note ok "normal suite: passed: $(ctest_result "$log") ($((SECONDS - t)) s)"
+    else
+        note fail "normal suite: FAILED: $(ctest_result "$log") ($((SECONDS - t)) s)"
+    fi
+    rm -f "$log"
+fi
+
+# ---- the CPU suite under AddressSanitizer and UndefinedBehaviorSanitizer -----------------------
+if [[ " $stages " == *" asan "* ]]; then
+    t=$SECONDS
+    log=$(mktemp)
+    supp=$PWD/tests/sanitizers/lsan.supp
+    # halt_on_error/abort_on_error: the first report fails the test (UBSan's reports are already
+    # fatal: -fno-sanitize-recover=all); detect_leaks: LeakSanitizer at exit, with suppressions.
+    # (No strict_string_checks: libxkbcommon-x11 strndup()s buffers that are not NUL-terminated.)
+    export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1:detect_stack_use_after_return=0
+    export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+    export LSAN_OPTIONS=suppressions=$supp:print_suppressions=0
+    if cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNBODY_ENABLE_CUDA=OFF \
+            -DNBODY_BUILD_TESTS=ON "-DNBODY_SANITIZE=address;undefined" "${launcher[@]}" >/dev/null &&
+        cmake --build build-asan -j "$jobs" &&
+        run_ctest build-asan -LE gui "$@" 2>&1 | tee "$log" &&
+        # GUI tests: memory errors and UB stay fatal, leak checks off: at their exit LeakSanitizer
+        # reports leaks from libdbus and from modules unloaded before it runs (the OpenGL driver,
+        # most likely), whose stacks show "<unknown module>" and cannot be suppressed by library.
+        ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0} run_ctest build-asan -L gui "$@" 2>&1 | tee -a "$log"; then
+        note ok "ASan/UBSan suite: passed (non-GUI, then GUI without leak checks): $(grep -E 'tests passed' "$log" | tr '\n' ' ')($((SECONDS - t)) s)"
+    else
+        note fail "ASan/UBSan suite: FAILED: $(grep -E 'tests passed' "$log" | tr '\n' ' ') ($((SECONDS - t)) s)"
+    fi
+    unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
+    rm -f "$log"
+fi
+
+# ---- fuzzers -----------------------------------------------------------------------------------
+# Limits, from what the largest input can justify (tests/fuzz/README.md): inputs of at most
+# 64 KiB (-max_len); one allocation of at most 160 MB (-malloc_limit_mb: an HDF5 dataset
+# compressed 1032:1, deflate's limit, read as doubles: 64 KiB x 1032 x 2 = 135 MB; every other
+# reader needs below 1 MB for 64 KiB); 2 GB resident (-rss_limit_mb: ASan's shadow and its
+# 256 MB quarantine, plus that allocation); 10 s per input (-timeout).
+if [[ " $stages " == *" fuzz "* ]]; then
+    t=$SECONDS
+    if cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+            -DNBODY_ENABLE_CUDA=OFF -DNBODY_BUILD_APP=OFF -DNBODY_BUILD_TESTS=OFF -DNBODY_BUILD_PLOT=OFF \
+            -DNBODY_BUILD_FUZZERS=ON "${launcher[@]}" >/dev/null &&
+        cmake --build build-fuzz -j "$jobs" --target fuzz_tipsy fuzz_csv fuzz_hdf5 fuzz_scenario; then
+        note ok "fuzzers built ($((SECONDS - t)) s)"
+        # tests/fuzz/asan.supp and lsan.supp: HDF5's own bugs on damaged files, by library
+        export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1:suppressions=$PWD/tests/fuzz/asan.supp
+        export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+        export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0
+        for reader in tipsy csv hdf5 scenario; do
+            work=build-fuzz/corpus/$reader # new inputs go here; the committed seeds stay as they are
+            art=build-fuzz/artifacts
+            mkdir -p "$work" "$art"
+            log=build-fuzz/fuzz_$reader.log
+            t=$SECONDS
+            if build-fuzz/tests/fuzz/fuzz_$reader -max_total_time="$fuzz_seconds" -max_len=65536 \
+                    -malloc_limit_mb=160 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+                    -artifact_prefix="$art/$reader-" "$work" "tests/fuzz/corpus/$reader" >"$log" 2>&1; then
+                runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
+                note ok "fuzz_$reader: $runs executions in $((SECONDS - t)) s, $(ls "$work" | wc -l) new corpus files: no crash, leak or excess allocation"
+            else
+                tail -n 60 "$log"
+                note fail "fuzz_$reader: FAILED after $((SECONDS - t)) s: $(grep -m1 -E '==ERROR|SUMMARY|out-of-memory|deadly signal|timeout' "$log" || echo 'see the log') (log $log, input in $art/)"
+            fi
+        done
+        unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
+    else
+        note fail "fuzzers: build FAILED ($((SECONDS - t)) s)"
+    fi
+fi
+
+echo
+echo "test.sh: ---- summary ----"
+printf '%s\n' "${summary[@]}"
+echo "test.sh: all stages: $((SECONDS - t_all)) s"
+exit "$failed"

@@ -5,6 +5,7 @@
 
 #include <QApplication>
 #include <QProcessEnvironment>
+#include <QStandardPaths>
 #include <QTest>
 
 namespace nbody::test {
@@ -29,6 +30,9 @@ int guiTestMain(int argc, char** argv)
         qputenv("QT_QPA_PLATFORM", "offscreen");
     nbody::app::setDefaultSurfaceFormat(); // as the app's main() does, before the QApplication
     QApplication app(argc, argv);
+    // The windows' autosave and session marker (app/Autosave.h) and QSettings go to the test
+    // locations (~/.qttest, ~/.local/share/qttest), never the user's.
+    QStandardPaths::setTestModeEnabled(true);
     nbody::app::registerMetaTypes();
     Test test;
     return QTest::qExec(&test, argc, argv);

@@ -23,3 +23,7 @@ nbody_add_test(NAME tst_dock_text SOURCES tst_dock_text.cpp LIBS nbody::app Qt6:
 # mnemonics, Help → Keyboard shortcuts (and docs/shortcuts.md), About's integrators, the Run
 # dock's unit of G, on a real MainWindow (issue 12, items 2 and 8); label gui.
 nbody_add_test(NAME tst_shortcuts SOURCES tst_shortcuts.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 120)
+# tst_autosave: the app's autosave and crash recovery in a real MainWindow (Autosave.h): written
+# after the interval, atomic, the restore offer after a crash (a child process that dies holding
+# the session marker) and not after a clean exit, Restore exact, Discard; label gui.
+nbody_add_test(NAME tst_autosave SOURCES tst_autosave.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 300)

@@ -1,5 +1,7 @@
 #include "MainWindow.h"
 
+#include "Autosave.h"
+
 #include <QGuiApplication>
 #include <QScreen>
 
@@ -105,6 +107,8 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     createMenusAndToolbar();
     createStatusBar();
     new KeyboardFocus(this, m_viewport); // single-key shortcuts after typing in a dock field
+    if (!m_automation.active()) // scripted runs neither autosave nor take the session marker
+        m_autosave = new Autosave(this);
 
     // The controller lives on the worker thread; it is deleted there when the thread finishes.
     m_controller = new SimulationController;
@@ -140,6 +144,8 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     m_runDock->setStepsPerFrame(config.stepsPerFrame);
     m_runDock->setStepsToRun(config.stepsToRun);
     emit initializeRequested(config);
+    if (m_autosave)
+        m_autosave->start(); // the timer, and the restore offer after a crash
     if (!m_automation.colourMode.isEmpty())
         m_viewDock->selectColourMode(m_automation.colourMode);
     if (!m_automation.recordTarget.isEmpty()) {
@@ -467,6 +473,8 @@ void MainWindow::connectController()
     connect(this, &MainWindow::resetRequested, c, &SimulationController::reset);
     connect(this, &MainWindow::loadRequested, c, &SimulationController::loadFile);
     m_snapshotSaver->connectTo(c);
+    if (m_autosave)
+        m_autosave->connectTo(c);
     connect(this, &MainWindow::kernelRequested, c, &SimulationController::setKernel);
     connect(this, &MainWindow::framingRequested, c, &SimulationController::requestFraming);
     connect(this, &MainWindow::recordEveryRequested, c, &SimulationController::setRecordEvery);

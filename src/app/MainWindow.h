@@ -28,6 +28,7 @@ namespace nbody::app {
 class Viewport;
 class RunDock;
 class SnapshotSaver;
+class Autosave;
 class KernelDock;
 class ViewDock;
 class DiagnosticsDock;
@@ -52,6 +53,8 @@ class MainWindow : public QMainWindow {
 public:
     MainWindow(const StartupConfig& config, const Automation& automation, QWidget* parent = nullptr);
     ~MainWindow() override;
+    /// The autosave and crash recovery (Autosave.h); null in scripted runs (Automation::active()).
+    Autosave* autosave() const { return m_autosave; }
 
     /// Help → Keyboard shortcuts' rows: the menus' actions with shortcuts, the tools' mouse
     /// gestures, the view's keys (KeyboardHelp.h).
@@ -171,6 +174,7 @@ private:
 
     QAction* m_openAction = nullptr;
     SnapshotSaver* m_snapshotSaver = nullptr; ///< File → Save snapshot… (SnapshotDialogs.h)
+    Autosave* m_autosave = nullptr;           ///< Autosave.h; null in scripted runs
     QAction* m_exportAction = nullptr;
     QAction* m_recordAction = nullptr;
     QAction* m_quitAction = nullptr;

@@ -301,20 +301,32 @@ void SimulationController::loadFile(const QString& path)
 
 void SimulationController::saveSnapshot(const QString& path)
 {
+    enqueueSave(path, &SimulationController::snapshotSaved, &SimulationController::saveFailed);
+}
+
+void SimulationController::autosave(const QString& path)
+{
+    enqueueSave(path, &SimulationController::autosaved, &SimulationController::autosaveFailed);
+}
+
+void SimulationController::enqueueSave(const QString& path,
+                                       void (SimulationController::*saved)(const QString&, qulonglong, qulonglong),
+                                       void (SimulationController::*failed)(const QString&, const QString&))
+{
     Command c;
     c.what = QStringLiteral("save");
-    c.apply = [this, path] {
+    c.apply = [this, path, saved, failed] {
         try {
             const World& w = m_sim->world(); // synchronised from the device when a CUDA kernel runs
             const SimParams& p = m_sim->params();
             const RestartParams rp{p.G, p.eps2, p.dt, std::string(m_sim->kernel().id), p.blockSize,
                                    p.tileWidthFactor};
             writeSnapshot(path.toStdString(), w, &rp);
-            emit snapshotSaved(path, static_cast<qulonglong>(w.size()), static_cast<qulonglong>(w.step));
+            emit(this->*saved)(path, static_cast<qulonglong>(w.size()), static_cast<qulonglong>(w.step));
         } catch (const CudaError&) {
             throw; // the frame pauses at the last host copy (its GPU fault handling)
         } catch (const std::exception& e) {
-            emit saveFailed(path, QString::fromUtf8(e.what()));
+            emit(this->*failed)(path, QString::fromUtf8(e.what()));
         }
     };
     enqueue(std::move(c));

@@ -106,6 +106,9 @@ public slots:
     /// Writes the current state and parameters at the next frame (format from the extension,
     /// atomically): snapshotSaved() or saveFailed(); the simulation is unaffected either way.
     void saveSnapshot(const QString& path);
+    /// The same write for the autosave (app/Autosave.h): autosaved() or autosaveFailed(), so
+    /// File → Save snapshot's messages stay its own.
+    void autosave(const QString& path);
     void setKernel(const QString& id);
     /// A system from the scenario registry (N = 0: the row's default), built now: on success it
     /// replaces the current system at the next frame with the scenario's G, ε², dt, integrator
@@ -200,6 +203,8 @@ signals:
     void loadFailed(const QString& path, const QString& message);
     void snapshotSaved(const QString& path, qulonglong bodies, qulonglong step);
     void saveFailed(const QString& path, const QString& message);
+    void autosaved(const QString& path, qulonglong bodies, qulonglong step);
+    void autosaveFailed(const QString& path, const QString& message);
     void startupFailed(const QString& message);
     /// An edit was applied ("added a Plummer cluster of 64 bodies"); `undoable`: an undo exists.
     void editApplied(const QString& description, bool undoable);
@@ -226,6 +231,10 @@ private:
         QString what;                     ///< for error messages
     };
     void enqueue(Command command);
+    /// Queues a write of the current state and parameters to `path` (saveSnapshot, autosave);
+    /// `saved` or `failed` is emitted with the outcome.
+    void enqueueSave(const QString& path, void (SimulationController::*saved)(const QString&, qulonglong, qulonglong),
+                     void (SimulationController::*failed)(const QString&, const QString&));
     void installWorld(nbody::World world, const QString& source, bool deriveParams,
                       const std::optional<nbody::RestartParams>& fileParams = std::nullopt,
                       const nbody::Fp64State* exact = nullptr);

@@ -192,7 +192,41 @@ public:
             s << ")";
             fail(s.str());
         }
+        checkStorage(ds, full, rows * cols, countName, rows);
         return true;
+    }
+
+    /// The dataset must hold its data in this file: not in external files or other files'
+    /// datasets (a file must not make the reader read others), and with storage for `values`
+    /// values — at least their size in the file's type, or for a filtered (compressed) dataset at
+    /// least 1/kMaxCompression of it. A dataset whose storage was never written would otherwise
+    /// read as fill values (zeros): bodies the file does not hold, and an allocation for N that
+    /// a tiny file could claim (found while seeding tests/fuzz/fuzz_hdf5).
+    void checkStorage(hid_t ds, const std::string& full, std::uint64_t values, const std::string& countName,
+                      std::uint64_t rows) const
+    {
+        // deflate's largest ratio (about 1032:1; RFC 1951: a 258-byte match in 2 bits); the
+        // other filters of a GADGET/SWIFT file (shuffle, fletcher32, szip) compress less.
+        constexpr std::uint64_t kMaxCompression = 1032;
+        Handle dcpl(H5Dget_create_plist(ds), H5Pclose);
+        Handle type(H5Dget_type(ds), H5Tclose);
+        if (!dcpl.valid() || !type.valid())
+            fail(withReason("cannot read the storage properties of " + full));
+        const H5D_layout_t layout = H5Pget_layout(dcpl);
+        if (layout == H5D_VIRTUAL || H5Pget_external_count(dcpl) != 0)
+            fail(full + " keeps its data in other files (an external or virtual dataset), which are not read");
+        const std::uint64_t elementBytes = H5Tget_size(type);
+        const std::uint64_t need = values * elementBytes;
+        const std::uint64_t stored = H5Dget_storage_size(ds);
+        const int filters = H5Pget_nfilters(dcpl);
+        if (filters < 0)
+            fail(withReason("cannot read the filters of " + full));
+        const bool enough = filters == 0 ? stored >= need : stored > 0 && stored >= need / kMaxCompression;
+        if (!enough)
+            fail(full + " stores " + std::to_string(stored) + " bytes, but " + countName + " = "
+                 + std::to_string(rows) + " needs " + std::to_string(need)
+                 + (filters == 0 ? "" : " (at most " + std::to_string(kMaxCompression) + " times less compressed)")
+                 + " (truncated file, or data never written)");
     }
 
     /// A dataset of `rows` × `cols` values read as memType; nullopt when absent. The shape is

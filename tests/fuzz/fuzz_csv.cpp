@@ -1,0 +1,30 @@
+/// \file fuzz_csv.cpp
+/// libFuzzer target: readCsvSnapshot (sim/CsvSnapshot.h) on arbitrary bytes. A FormatError or a
+/// memory refusal (std::invalid_argument) is the expected answer to a bad file; any other
+/// exception, a crash, a leak, a sanitizer report or an allocation beyond -malloc_limit_mb is a
+/// finding. A file that reads must keep the reader's contract (FuzzChecks.h) and its restart
+/// parameters, when it has them, must be valid (G > 0, eps2 >= 0, dt > 0, all finite).
+
+#include "FuzzChecks.h"
+#include "FuzzInput.h"
+
+#include "sim/CsvSnapshot.h"
+
+#include <cmath>
+#include <stdexcept>
+
+extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size)
+{
+    static nbody::fuzz::InputFile file(".csv");
+    const std::string& path = file.write(data, size);
+    try {
+        const nbody::Snapshot s = nbody::readCsvSnapshot(path);
+        nbody::fuzz::checkWorld(s.world);
+        if (s.params && !(std::isfinite(s.params->G) && s.params->G > 0 && std::isfinite(s.params->eps2)
+                          && s.params->eps2 >= 0 && std::isfinite(s.params->dt) && s.params->dt > 0))
+            nbody::fuzz::broken("restart parameters out of range");
+    } catch (const nbody::FormatError&) {
+    } catch (const std::invalid_argument&) {
+    }
+    return 0;
+}
