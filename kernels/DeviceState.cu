@@ -1,5 +1,6 @@
 #include "CudaCheck.cuh"
 #include "DeviceState.h"
+#include "sim/MemoryBudget.h"
 #include "DiagnosticsKernels.h"
 #include "KernelCommon.cuh"
 #include "sim/Ceiling.h"
@@ -115,6 +116,20 @@ void fromFloat3(const std::vector<Float3>& v, std::vector<Float4>& out)
 
 int gridFor(int n, int block) { return (n + block - 1) / block; }
 
+/// Refuses, before allocating, `bytes` of device memory for `what` that the device does not have
+/// free (cudaMemGetInfo): CudaError naming both figures. A failed query is left to cudaMalloc.
+void checkDeviceBytes(std::size_t bytes, const std::string& what)
+{
+    std::size_t freeBytes = 0, totalBytes = 0;
+    if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    if (bytes > freeBytes)
+        throw CudaError(what + " needs " + formatBytes(bytes) + " of device memory; the device has " +
+                        formatBytes(freeBytes) + " free of " + formatBytes(totalBytes));
+}
+
 } // namespace
 
 DeviceState::DeviceState(std::size_t n, Layout layout, PositionStorage storage)
@@ -125,6 +140,8 @@ DeviceState::DeviceState(std::size_t n, Layout layout, PositionStorage storage)
     m_ownsPositions = storage == PositionStorage::Owned || layout == Layout::Double4;
     const std::size_t vecBytes = n * vectorBytes(layout);
     const std::size_t posBytes = n * positionBytes(layout);
+    checkDeviceBytes(2 * vecBytes + (m_ownsPositions ? 2 * posBytes : 0),
+                     "the device state of " + std::to_string(n) + " bodies");
     try {
         NB_CUDA_CHECK(cudaMalloc(&m_vel, vecBytes));
         NB_CUDA_CHECK(cudaMalloc(&m_acc, vecBytes));
@@ -288,6 +305,7 @@ void DeviceState::ensureWorkspace(std::size_t bytes)
     cudaFree(m_workspace);
     m_workspace = nullptr;
     m_workspaceBytes = 0;
+    checkDeviceBytes(bytes, "the kernel's workspace for " + std::to_string(m_n) + " bodies");
     if (const cudaError_t e = cudaMalloc(&m_workspace, bytes); e != cudaSuccess) {
         cudaGetLastError(); // clear the error so the next launch check does not report it
         char size[64];
