@@ -44,7 +44,7 @@ void defaultsBlockedFp64(DeviceForceArgs& args);
 /// `tree`: the binary radix tree of sim/Tree.h rebuilt every call (CUB sort, Karras nodes, fp64
 /// moments bottom-up) and walked by one warp per group of 32 bodies. Positions float4 (x, y, z,
 /// m) in, accelerations float4 (ax, ay, az, 0) out. Reads openingAngle (θ in (0, 2]) and
-/// leafSize (1..tree::kMaxLeafSize); 51 flops per body–cell and 20 per body–body interaction.
+/// leafSize (1..tree::kMaxLeafSize); 54 flops per body–cell and 20 per body–body interaction.
 void launchTree(const DeviceForceArgs& args);
 std::string checkTree(const DeviceForceArgs& args);
 std::size_t workspaceTree(const DeviceForceArgs& args);

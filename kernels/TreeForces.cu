@@ -25,7 +25,7 @@
 ///     and of Bonsai, Bédorf et al. 2012). The result, times G, is scattered to the original
 ///     order.
 ///
-/// Cost per body: the interactions its group's lists hold, about (cells × 51 + bodies × 20)
+/// Cost per body: the interactions its group's lists hold, about (cells × 54 + bodies × 20)
 /// flops (tree::kFlopsPerCellInteraction; bodyBodyInteraction's 20). Memory: positions float4
 /// (x, y, z, m) in, accelerations float4 (ax, ay, az, 0) out; workspace ≈ 200 bytes per body
 /// plus a 16 KiB stack per resident warp (workspaceTree).

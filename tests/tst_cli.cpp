@@ -231,6 +231,8 @@ private slots:
     void runShStartSystem()
     {
         QFile script(QStringLiteral(NBODY_SOURCE_DIR "/scripts/run.sh"));
+        if (!script.exists()) // the executable was carried to another machine (scripts/gpu-check.sh)
+            QSKIP("the source tree this test was built from is not on this machine");
         QVERIFY(script.open(QIODevice::ReadOnly | QIODevice::Text));
         QString command;
         bool inCommand = false;

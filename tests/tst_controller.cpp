@@ -605,7 +605,7 @@ void TestController::refusedParameters()
              qPrintable(loop.commandFailures.front().second));
     QCOMPARE(loop.params.size(), std::size_t(1)); // nothing changed, nothing published
 
-    if (isCuda(kernel)) {
+    if (isCuda(kernel) && findKernel(kernel.toStdString())->params.blockSize) {
         loop.command(&SimulationController::setBlockSize, 4096);
         FRAME(loop, r);
         QCOMPARE(loop.commandFailures.size(), 2);

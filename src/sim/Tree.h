@@ -335,14 +335,16 @@ NB_HD bool acceptCell(const Cell& c, float gx, float gy, float gz, float hx, flo
 ///     a += M d / r³ − Q d / r⁵ + (5/2) (dᵀ Q d) d / r⁷,   d = c − x_i, r² = |d|² + ε²
 ///
 /// (the softened monopole is exactly bodyBodyInteraction of a body of mass M at c; the
-/// quadrupole terms use the same softened r), evaluated as
+/// quadrupole terms use the same softened r), evaluated through u = d / r as
 ///
-///     a += r⁻³ ((M + t) d − r⁻² Q d),   t = (5/2) (dᵀ Q d) r⁻⁴
+///     a += r⁻² ((M + t) u − r⁻² Q u),   t = (5/2) (uᵀ Q u) r⁻²
 ///
-/// so that no power beyond r⁻⁴ is formed: with ε² = 0 a cell of coincident bodies (Q = 0,
-/// r_crit = 0) may be accepted at a tiny distance, where fp32 r⁻⁵ overflows and Q d · r⁻⁵ would be
-/// 0 · ∞ = NaN. 51 flops: 3 (d) + 6 (r²) + 3 (rsqrt, r⁻², r⁻³) + 15 (Q d) + 5 (dᵀQd) + 4 (t, M + t)
-/// + 15 (combine, scale by r⁻³, accumulate).
+/// so that no product beyond the size of Q itself is formed: dᵀ Q d ~ M l² r² overflows fp32 for
+/// a system of large masses flung far apart (a cube of 1e9 masses after close encounters: NaN),
+/// and r⁻⁵ overflows for a cell of coincident bodies accepted at a tiny distance with ε² = 0
+/// (Q = 0, r_crit = 0); every term here is bounded by M r⁻² and Q r⁻⁴ ≲ M r⁻² (l/r)².
+/// 54 flops: 3 (d) + 6 (r²) + 2 (rsqrt, r⁻²) + 3 (u) + 15 (Q u) + 5 (uᵀQu) + 3 (t, M + t)
+/// + 17 (combine, scale by r⁻², accumulate).
 /// C is Cell or any type with its first ten members (cx, cy, cz, m, qxx, qyy, qzz, qxy, qxz, qyz).
 template <class T, class P, class C, class A>
 NB_HD void cellInteraction(const P& bi, const C& c, A& ai, T eps2)
@@ -353,18 +355,18 @@ NB_HD void cellInteraction(const P& bi, const C& c, A& ai, T eps2)
     const T r2 = eps2 + dx * dx + dy * dy + dz * dz;
     const T inv = nbRsqrt(r2);
     const T inv2 = inv * inv;
-    const T inv3 = inv * inv2;
-    const T qdx = T(c.qxx) * dx + T(c.qxy) * dy + T(c.qxz) * dz;
-    const T qdy = T(c.qxy) * dx + T(c.qyy) * dy + T(c.qyz) * dz;
-    const T qdz = T(c.qxz) * dx + T(c.qyz) * dy + T(c.qzz) * dz;
-    const T dqd = dx * qdx + dy * qdy + dz * qdz;
-    const T w = T(c.m) + T(2.5) * dqd * (inv2 * inv2);
-    ai.x += inv3 * (w * dx - inv2 * qdx);
-    ai.y += inv3 * (w * dy - inv2 * qdy);
-    ai.z += inv3 * (w * dz - inv2 * qdz);
+    const T ux = dx * inv, uy = dy * inv, uz = dz * inv;
+    const T qux = T(c.qxx) * ux + T(c.qxy) * uy + T(c.qxz) * uz;
+    const T quy = T(c.qxy) * ux + T(c.qyy) * uy + T(c.qyz) * uz;
+    const T quz = T(c.qxz) * ux + T(c.qyz) * uy + T(c.qzz) * uz;
+    const T uqu = ux * qux + uy * quy + uz * quz;
+    const T w = T(c.m) + T(2.5) * uqu * inv2;
+    ai.x += inv2 * (w * ux - inv2 * qux);
+    ai.y += inv2 * (w * uy - inv2 * quy);
+    ai.z += inv2 * (w * uz - inv2 * quz);
 }
 
 /// Flops counted per body–cell interaction (cellInteraction).
-inline constexpr int kFlopsPerCellInteraction = 51;
+inline constexpr int kFlopsPerCellInteraction = 54;
 
 } // namespace nbody::tree

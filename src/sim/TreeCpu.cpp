@@ -152,16 +152,16 @@ HWY_INLINE void SumLists(const float* HWY_RESTRICT x, const float* HWY_RESTRICT 
             const V r2 = hn::MulAdd(dz, dz, hn::MulAdd(dy, dy, hn::MulAdd(dx, dx, vEps2)));
             const V inv = hn::Mul(half, TwiceRsqrt(d, r2));
             const V inv2 = hn::Mul(inv, inv);
-            const V inv3 = hn::Mul(inv, inv2);
-            const V qdx = hn::MulAdd(qxz, dz, hn::MulAdd(qxy, dy, hn::Mul(qxx, dx)));
-            const V qdy = hn::MulAdd(qyz, dz, hn::MulAdd(qyy, dy, hn::Mul(qxy, dx)));
-            const V qdz = hn::MulAdd(qzz, dz, hn::MulAdd(qyz, dy, hn::Mul(qxz, dx)));
-            const V dqd = hn::MulAdd(dz, qdz, hn::MulAdd(dy, qdy, hn::Mul(dx, qdx)));
-            // a += r⁻³ ((M + t) d − r⁻² Q d), t = 2.5 dᵀQd r⁻⁴ (no r⁻⁵: see cellInteraction)
-            const V w = hn::MulAdd(hn::Mul(twoAndHalf, dqd), hn::Mul(inv2, inv2), m);
-            ax[r] = hn::MulAdd(inv3, hn::NegMulAdd(inv2, qdx, hn::Mul(w, dx)), ax[r]);
-            ay[r] = hn::MulAdd(inv3, hn::NegMulAdd(inv2, qdy, hn::Mul(w, dy)), ay[r]);
-            az[r] = hn::MulAdd(inv3, hn::NegMulAdd(inv2, qdz, hn::Mul(w, dz)), az[r]);
+            // a += r⁻² ((M + t) u − r⁻² Q u), u = d/r, t = 2.5 uᵀQu r⁻² (see cellInteraction)
+            const V ux = hn::Mul(dx, inv), uy = hn::Mul(dy, inv), uz = hn::Mul(dz, inv);
+            const V qux = hn::MulAdd(qxz, uz, hn::MulAdd(qxy, uy, hn::Mul(qxx, ux)));
+            const V quy = hn::MulAdd(qyz, uz, hn::MulAdd(qyy, uy, hn::Mul(qxy, ux)));
+            const V quz = hn::MulAdd(qzz, uz, hn::MulAdd(qyz, uy, hn::Mul(qxz, ux)));
+            const V uqu = hn::MulAdd(uz, quz, hn::MulAdd(uy, quy, hn::Mul(ux, qux)));
+            const V w = hn::MulAdd(hn::Mul(twoAndHalf, uqu), inv2, m);
+            ax[r] = hn::MulAdd(inv2, hn::NegMulAdd(inv2, qux, hn::Mul(w, ux)), ax[r]);
+            ay[r] = hn::MulAdd(inv2, hn::NegMulAdd(inv2, quy, hn::Mul(w, uy)), ay[r]);
+            az[r] = hn::MulAdd(inv2, hn::NegMulAdd(inv2, quz, hn::Mul(w, uz)), az[r]);
         }
     }
     const std::size_t block = kRows * L;
