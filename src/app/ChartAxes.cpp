@@ -1,4 +1,5 @@
 #include "ChartAxes.h"
+#include "sim/NiceNumber.h"
 
 #include <QValueAxis>
 
@@ -19,18 +20,6 @@ QString superscript(int n)
     return out;
 }
 
-/// "Nice" numbers for axis ticks (Heckbert, Graphics Gems 1990): 1, 2, 5 × 10^k.
-double niceNumber(double x, bool round)
-{
-    const double e = std::floor(std::log10(x));
-    const double f = x / std::pow(10.0, e);
-    double nf;
-    if (round)
-        nf = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
-    else
-        nf = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
-    return nf * std::pow(10.0, e);
-}
 
 } // namespace
 

@@ -1,6 +1,7 @@
 // The validation report as text, JSON and a self-contained HTML page (ValidationReport.h).
 // The JSON schema is documented field by field in docs/validation.md.
 #include "ValidationReport.h"
+#include "NiceNumber.h"
 
 #include "PathNames.h"
 
@@ -279,18 +280,6 @@ struct Series {
     double markerRadius = 2.5;
 };
 
-/// "Nice" numbers for axis ticks (Heckbert, Graphics Gems 1990): 1, 2, 5 × 10^k.
-double niceNumber(double x, bool round)
-{
-    const double e = std::floor(std::log10(x));
-    const double f = x / std::pow(10.0, e);
-    double nf;
-    if (round)
-        nf = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
-    else
-        nf = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
-    return nf * std::pow(10.0, e);
-}
 
 struct Ticks {
     double lo = 0, hi = 1, step = 1;
