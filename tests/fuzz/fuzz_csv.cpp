@@ -20,9 +20,13 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
     try {
         const nbody::Snapshot s = nbody::readCsvSnapshot(path);
         nbody::fuzz::checkWorld(s.world);
-        if (s.params && !(std::isfinite(s.params->G) && s.params->G > 0 && std::isfinite(s.params->eps2)
-                          && s.params->eps2 >= 0 && std::isfinite(s.params->dt) && s.params->dt > 0))
-            nbody::fuzz::broken("restart parameters out of range");
+        // Each stored parameter that is present must be valid (the reader refuses the others).
+        if (s.params) {
+            const auto& p = *s.params;
+            if ((p.G && !(std::isfinite(*p.G) && *p.G > 0)) || (p.eps2 && !(std::isfinite(*p.eps2) && *p.eps2 >= 0)) ||
+                (p.dt && !(std::isfinite(*p.dt) && *p.dt > 0)))
+                nbody::fuzz::broken("restart parameters out of range");
+        }
     } catch (const nbody::FormatError&) {
     } catch (const std::invalid_argument&) {
     }
