@@ -126,7 +126,7 @@ if [[ " $stages " == *" fuzz "* ]]; then
         # HDF5 is left out unless asked for (NBODY_FUZZ_READERS="tipsy csv hdf5 scenario"): within
         # seconds its fuzzer reaches crashes inside libhdf5 1.10.8 itself on damaged files (a NULL
         # from an absurd malloc in H5C_protect, then a memcpy into it from H5F__accum_read), which no
-        # check in our reader can prevent; tests/fuzz/README.md. The seeds still run in tst_snapshot.
+        # check in our reader can prevent; tests/fuzz/README.md.
         for reader in ${NBODY_FUZZ_READERS:-tipsy csv scenario}; do
             work=build-fuzz/corpus/$reader # new inputs go here; the committed seeds stay as they are
             art=build-fuzz/artifacts
