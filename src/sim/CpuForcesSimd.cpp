@@ -90,7 +90,6 @@ void Forces(const float* HWY_RESTRICT x, const float* HWY_RESTRICT y, const floa
         // each i still sums j = 0, 1, …, n−1 in order).
         HWY_ALIGN float sums[3][kGroupBlocks * kRows * (HWY_MAX_BYTES / sizeof(float))] = {};
         const V vEps2 = hn::Set(d, eps2);
-        const V zero = hn::Zero(d);
         for (std::size_t j0 = 0; j0 < n; j0 += kTileJ) {
             const std::size_t j1 = std::min(n, j0 + kTileJ);
             for (std::size_t b = 0; b < kGroupBlocks; ++b) {
@@ -110,21 +109,8 @@ void Forces(const float* HWY_RESTRICT x, const float* HWY_RESTRICT y, const floa
                     const V yj = hn::Set(d, y[j]);
                     const V zj = hn::Set(d, z[j]);
                     const V mj = hn::Set(d, m8[j]);
-                    for (std::size_t r = 0; r < kRows; ++r) {
-                        const V dx = hn::Sub(xj, xi[r]);
-                        const V dy = hn::Sub(yj, yi[r]);
-                        const V dz = hn::Sub(zj, zi[r]);
-                        const V r2 = hn::MulAdd(dz, dz, hn::MulAdd(dy, dy, hn::MulAdd(dx, dx, vEps2)));
-                        // u = 2/√r2: the ½ of Newton's step is folded into m8 = m/8 below.
-                        const V u = TwiceRsqrt(d, r2);
-                        // s = (m/8)·(2/√r2)³ = m / r2^{3/2}
-                        V s = hn::Mul(hn::Mul(mj, u), hn::Mul(u, u));
-                        if constexpr (Guard)
-                            s = hn::IfThenElseZero(hn::Gt(r2, zero), s);
-                        ax[r] = hn::MulAdd(dx, s, ax[r]);
-                        ay[r] = hn::MulAdd(dy, s, ay[r]);
-                        az[r] = hn::MulAdd(dz, s, az[r]);
-                    }
+                    for (std::size_t r = 0; r < kRows; ++r)
+                        AddPair<Guard>(d, xj, yj, zj, mj, xi[r], yi[r], zi[r], vEps2, ax[r], ay[r], az[r]);
                 }
                 for (std::size_t r = 0; r < kRows; ++r) {
                     const std::size_t s = (b * kRows + r) * L;

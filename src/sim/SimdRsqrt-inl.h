@@ -43,6 +43,28 @@ HWY_INLINE V TwiceRsqrt(D d, V r2)
     return u;
 }
 
+/// One softened pair on vectors of bodies i, shared by the `cpu` and `tree-cpu` kernels (the
+/// SIMD form of bodyBodyInteraction): a += r · (m/8)·u³ with r = x_j − x_i, r2 = |r|² + ε² (three
+/// FMAs from ε²), u = TwiceRsqrt(r2) = 2/√r2, so (m/8)·u³ = m / r2^{3/2} (the ½ of the Newton step
+/// folded into m8 = m/8, exactly: a power of two). Guard: a pair at r2 = 0 (the self-term with
+/// ε² = 0) adds 0 instead of NaN.
+template <bool Guard, class D, class V>
+HWY_INLINE void AddPair(D d, V xj, V yj, V zj, V m8j, V xi, V yi, V zi, V eps2, V& ax, V& ay, V& az)
+{
+    namespace hn = hwy::HWY_NAMESPACE;
+    const V dx = hn::Sub(xj, xi);
+    const V dy = hn::Sub(yj, yi);
+    const V dz = hn::Sub(zj, zi);
+    const V r2 = hn::MulAdd(dz, dz, hn::MulAdd(dy, dy, hn::MulAdd(dx, dx, eps2)));
+    const V u = TwiceRsqrt(d, r2);
+    V s = hn::Mul(hn::Mul(m8j, u), hn::Mul(u, u));
+    if constexpr (Guard)
+        s = hn::IfThenElseZero(hn::Gt(r2, hn::Zero(d)), s);
+    ax = hn::MulAdd(dx, s, ax);
+    ay = hn::MulAdd(dy, s, ay);
+    az = hn::MulAdd(dz, s, az);
+}
+
 } // namespace HWY_NAMESPACE
 } // namespace nbody
 HWY_AFTER_NAMESPACE();

@@ -122,19 +122,8 @@ HWY_INLINE void SumLists(const float* HWY_RESTRICT x, const float* HWY_RESTRICT 
     for (const auto& [from, count] : l.ranges)
     for (const Float4* b = sorted + from; b != sorted + from + count; ++b) {
         const V xj = hn::Set(d, b->x), yj = hn::Set(d, b->y), zj = hn::Set(d, b->z), mj = hn::Set(d, b->w * 0.125f);
-        for (std::size_t r = 0; r < kRows; ++r) {
-            const V dx = hn::Sub(xj, xi[r]);
-            const V dy = hn::Sub(yj, yi[r]);
-            const V dz = hn::Sub(zj, zi[r]);
-            const V r2 = hn::MulAdd(dz, dz, hn::MulAdd(dy, dy, hn::MulAdd(dx, dx, vEps2)));
-            const V u = TwiceRsqrt(d, r2);
-            V s = hn::Mul(hn::Mul(mj, u), hn::Mul(u, u));
-            if constexpr (Guard)
-                s = hn::IfThenElseZero(hn::Gt(r2, zero), s);
-            ax[r] = hn::MulAdd(dx, s, ax[r]);
-            ay[r] = hn::MulAdd(dy, s, ay[r]);
-            az[r] = hn::MulAdd(dz, s, az[r]);
-        }
+        for (std::size_t r = 0; r < kRows; ++r)
+            AddPair<Guard>(d, xj, yj, zj, mj, xi[r], yi[r], zi[r], vEps2, ax[r], ay[r], az[r]);
     }
     // Cell list: cellInteraction (sim/Tree.h) term by term. A cell is never at zero distance
     // from a body of the group (it was accepted: the group's box lies outside its critical
