@@ -8,6 +8,7 @@
 #include "gl/CudaGlInterop.h"
 #include "gl/EglContext.h"
 #include "gl/Renderer.h"
+#include "sim/Scenario.h"
 #include "sim/Simulation.h"
 
 #include <QList>
@@ -34,6 +35,21 @@ using nbody::app::StartupConfig;
 using nbody::gl::CudaGlInterop;
 using nbody::gl::EglContext;
 using nbody::gl::ParticleBuffers;
+
+/// NBODY_REQUIRE_INTEROP set (the GPU machine): CUDA rows must use CUDA-GL interop, never fall
+/// back to host uploads.
+inline bool requireInterop()
+{
+    return qEnvironmentVariableIntValue("NBODY_REQUIRE_INTEROP") != 0;
+}
+
+/// The seeds' uniform cube of n bodies (seed 42).
+inline nbody::World cube(std::size_t n)
+{
+    nbody::CubeParams p;
+    p.bodies = n;
+    return nbody::makeUniformCube(p);
+}
 
 inline constexpr int kFrameTimeoutMs = 120000; // a 20K-body CPU step on a busy 2-core machine is slow
 

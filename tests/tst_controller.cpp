@@ -52,6 +52,8 @@ using nbody::gl::CudaGlInterop;
 using nbody::gl::EglContext;
 using nbody::gl::ParticleBuffers;
 using nbody_test::FrameLoop;
+using nbody_test::cube;
+using nbody_test::requireInterop;
 
 namespace {
 
@@ -63,18 +65,6 @@ QString unavailableReason(const QString& id)
         return QStringLiteral("unknown kernel '%1'").arg(id);
     const Availability a = availability(*k);
     return a.available ? QString() : QStringLiteral("kernel '%1' unavailable: %2").arg(id, QString::fromStdString(a.reason));
-}
-
-bool requireInterop()
-{
-    return qEnvironmentVariableIntValue("NBODY_REQUIRE_INTEROP") != 0;
-}
-
-World cube(std::size_t n)
-{
-    CubeParams p;
-    p.bodies = n;
-    return makeUniformCube(p);
 }
 
 /// "" when `got` equals `want` (bit for bit when tolerance == 0, else |Δ| ≤ tolerance per

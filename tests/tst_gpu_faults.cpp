@@ -43,24 +43,14 @@ using nbody::app::FrameResult;
 using nbody::app::SimulationController;
 using nbody::app::StartupConfig;
 using nbody_test::FrameLoop;
+using nbody_test::cube;
+using nbody_test::requireInterop;
 
 namespace {
 
 bool isChild()
 {
     return qEnvironmentVariableIsSet("NBODY_GPU_FAULTS_CHILD");
-}
-
-bool requireInterop()
-{
-    return qEnvironmentVariableIntValue("NBODY_REQUIRE_INTEROP") != 0;
-}
-
-World cube(std::size_t n)
-{
-    CubeParams p;
-    p.bodies = n;
-    return makeUniformCube(p);
 }
 
 /// "" when the positions are the same bits, else the first difference.
