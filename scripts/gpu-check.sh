@@ -25,7 +25,8 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=tests,sanitizers,cli,bench,sweeps,perf,tree (the default: all) picks parts, so that a run
+# GPU_CHECK_PARTS=tests,sanitizers,sanitizers-all,cli,bench,sweeps,perf,tree (the default: all but
+# sanitizers-all, the four tools over every GPU test, which takes one call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. perf: NVIDIA's sample and `nbody bench`
 # of the GPU kernels at the sizes of issue 11 (8192 … 1048576, fp64 at 262144) in the same call,
 # a launch-parameter sweep of `blocked` ($OUT/sweep.txt) and the SASS of its inner loop.
@@ -210,6 +211,48 @@ remote() {
         fi
     fi
 
+    # Issue 13: the four compute-sanitizer tools over every GPU test executable (each test
+    # function, less the ones listed with their reason), and over the CLI's GPU paths (tst_cli
+    # itself starts about a hundred CLI processes, each of which would load and instrument every
+    # kernel's machine code: the CLI's GPU commands are sanitized directly instead).
+    if want sanitizers-all; then
+        if command -v compute-sanitizer >/dev/null; then
+            local -A skip=(
+                # The test-only faulty kernel writes out of bounds on purpose: memcheck's report of it
+                # is the fault these tests provoke (they run unsanitized in the tests part).
+                [tst_gpu_faults]='faultPausesAndCpuTakesOver|faultKeepsLastHostCopy|contextLostReasons'
+                # Compares step times of the frame loop and Simulation::step (timing, not correctness).
+                [tst_controller]='frameLoopStepTime'
+                [tst_cli]='.*'
+            )
+            local tool exe fns
+            for exe in "$device"/bin/tst_*; do
+                local base
+                base=$(basename "$exe")
+                [[ ${skip[$base]:-} == '.*' ]] && continue
+                fns=$("$exe" -functions | sed 's/()$//' | grep -v -x -E "${skip[$base]:-^$}" | paste -sd' ' -)
+                for tool in memcheck racecheck synccheck initcheck; do
+                    # shellcheck disable=SC2086 # fns: function names, one word each
+                    step "$tool $base" compute-sanitizer --tool "$tool" --error-exitcode 1 \
+                        --target-processes all "$exe" $fns
+                done
+            done
+            local cli=$device/bin/nbody
+            for tool in memcheck racecheck synccheck initcheck; do
+                step "$tool nbody run tiled" compute-sanitizer --tool "$tool" --error-exitcode 1 "$cli" run \
+                    --kernel tiled --bodies 1001 --steps 5 --no-tune --diagnostics /tmp/san-diag.csv --diagnostics-every 2
+                step "$tool nbody run blocked yoshida4" compute-sanitizer --tool "$tool" --error-exitcode 1 "$cli" run \
+                    --kernel blocked --bodies 4097 --steps 3 --no-tune --integrator yoshida4
+                step "$tool nbody render tiled" compute-sanitizer --tool "$tool" --error-exitcode 1 "$cli" render \
+                    --kernel tiled --bodies 999 --frames 3 --every 2 --size 64x48 --colour speed --no-tune --out /tmp/san-frames
+                step "$tool nbody validate tiled" compute-sanitizer --tool "$tool" --error-exitcode 1 "$cli" validate \
+                    --kernel tiled,tree --bodies 2000 --steps 3
+            done
+        else
+            step "compute-sanitizer (not found)" false
+        fi
+    fi
+
     # The command-line front end.
     local nbody=$device/bin/nbody
     if want cli; then
@@ -373,8 +416,6 @@ remote() {
             --json "$OUT/bench-tree.json" --csv "$OUT/bench-tree.csv"
         limit=600 step "nbody validate tree" bash -c 'set -o pipefail; "$1" validate --kernel tree,tree-cpu --bodies 100000 \
             --steps 2 --report "$2/validation-tree.json" | tee "$2/validation-tree.txt"' _ "$nbody" "$OUT"
-        limit=600 step "nbody validate tree 1M" bash -c 'set -o pipefail; "$1" validate --kernel tree --bodies 1048576 \
-            --steps 1 --budget 600 | tee -a "$2/validation-tree.txt"' _ "$nbody" "$OUT"
         limit=600 step "tree galaxy collision 1M 10000 steps" "$nbody" run --scenario galaxy-collision \
             --bodies 1048576 --kernel tree --steps 10000 --progress-every 2000 --capture "$OUT/tree-collision-1M.png"
     fi

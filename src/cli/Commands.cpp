@@ -200,6 +200,22 @@ int runCommand(const RunOptions& o)
             std::printf("Snapshot written to %s (step %llu)\n", path.c_str(),
                         static_cast<unsigned long long>(lastWritten));
         };
+        // Memory at the start, after the first progress interval (the warm-up's allocations: CUDA
+        // graphs, workspaces) and at the end: a long run must keep both flat (issue 13).
+        struct MemoryReading {
+            std::size_t host = 0;
+            DeviceMemory device;
+            bool deviceKnown = false;
+        };
+        const bool onCuda = k.backend == Backend::Cuda;
+        auto readMemory = [&] {
+            MemoryReading m;
+            m.host = residentHostBytes();
+            if (onCuda)
+                m.deviceKnown = deviceMemory(&m.device);
+            return m;
+        };
+        std::vector<MemoryReading> memory{readMemory()};
         int progressLeft = every;
         while (done < o.steps) {
             int chunk = std::min(progressLeft, o.steps - done);
@@ -219,6 +235,8 @@ int runCommand(const RunOptions& o)
                 msWarm += t.msPerStep * chunk;
                 stepsWarm += chunk;
             }
+            if (done == 0)
+                memory.push_back(readMemory());
             done += chunk;
             progressLeft -= chunk;
             if (progressLeft == 0 || done == o.steps) {
@@ -258,6 +276,20 @@ int runCommand(const RunOptions& o)
                         stepsWarm > 0 ? " (after the first progress interval)" : "");
             std::printf("  interactions per second: %.4g (N^2 per step)\n",
                         msPerStep > 0 ? n * n / (msPerStep * 1e-3) : 0.0);
+        }
+        memory.push_back(readMemory());
+        {
+            std::string host, device;
+            for (std::size_t i = 0; i < memory.size(); ++i) {
+                const char* sep = i == 0 ? "" : i + 1 == memory.size() ? " at the end" : " after the first interval";
+                host += (i ? ", " : "") + formatBytes(memory[i].host) + (i == 0 ? " at the start" : sep);
+                if (memory[i].deviceKnown)
+                    device += (i ? ", " : "") + formatBytes(memory[i].device.usedBytes());
+            }
+            std::printf("  host memory (RSS):      %s\n", host.c_str());
+            if (onCuda && !device.empty())
+                std::printf("  device memory in use:   %s of %s (cudaMemGetInfo, the whole device)\n",
+                            device.c_str(), formatBytes(memory.back().device.totalBytes).c_str());
         }
         if (mpiSession && mpiSession->size() > 1) {
             // Rank 0's share of the time in the force exchange (waiting for slower ranks included).

@@ -18,6 +18,23 @@ double peakMemoryBandwidth(const CudaDeviceInfo& d)
     return 2.0 * double(d.memoryClockKHz) * 1e3 * double(d.memoryBusWidthBits) / 8.0;
 }
 
+bool deviceMemory(DeviceMemory* out)
+{
+#if NBODY_HAVE_CUDA
+    std::size_t freeBytes = 0, totalBytes = 0;
+    if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    out->freeBytes = freeBytes;
+    out->totalBytes = totalBytes;
+    return true;
+#else
+    (void)out;
+    return false;
+#endif
+}
+
 CudaRuntimeInfo queryCuda()
 {
     CudaRuntimeInfo info;

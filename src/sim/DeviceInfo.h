@@ -44,6 +44,17 @@ struct CudaRuntimeInfo {
 /// Queries the runtime once per call; never throws (errors go to whyNone).
 CudaRuntimeInfo queryCuda();
 
+/// The current device's memory as cudaMemGetInfo reports it (the whole device: every process's
+/// allocations and the contexts' own reservations count as used).
+struct DeviceMemory {
+    std::size_t freeBytes = 0, totalBytes = 0;
+    std::size_t usedBytes() const { return totalBytes - freeBytes; }
+};
+/// cudaMemGetInfo on the current device; false (and *out untouched) in a CPU-only build or when
+/// the call fails (the error is cleared). Creates the CUDA context if there is none yet: call it
+/// only where a CUDA kernel is in use. Never throws.
+bool deviceMemory(DeviceMemory* out);
+
 /// "13.0" from 13000.
 std::string cudaVersionString(int v);
 

@@ -109,6 +109,21 @@ MemoryAvailable availableHostMemory()
     return m;
 }
 
+std::size_t residentHostBytes()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmRSS:", 0) == 0) {
+            unsigned long long kib = 0;
+            if (std::sscanf(line.c_str() + 6, "%llu", &kib) == 1)
+                return std::size_t(kib) * 1024;
+            return 0;
+        }
+    }
+    return 0;
+}
+
 std::string formatBytes(std::size_t bytes)
 {
     const double b = double(bytes);

@@ -34,6 +34,9 @@ struct MemoryAvailable {
 };
 MemoryAvailable availableHostMemory();
 
+/// This process's resident set size (VmRSS of /proc/self/status), bytes; 0 where it cannot be read.
+std::size_t residentHostBytes();
+
 /// "27.9 GB" (decimal units, 3 significant digits).
 std::string formatBytes(std::size_t bytes);
 
