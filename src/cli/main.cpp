@@ -271,7 +271,7 @@ int commandMain(int argc, char** argv)
     // Several processes run `nbody run`, `bench`, `validate` and `render` (docs/mpi.md); `tune`
     // measures one device alone and would write the cache P times: refused.
     if (const nbody::mpi::Session* s = distributedSession(); s && s->size() > 1)
-        for (CLI::App* single : {renderCmd, validateCmd, tuneCmd})
+        for (CLI::App* single : {tuneCmd})
             if (*single) {
                 std::cerr << "nbody " << single->get_name() << ": runs as one process: start it without mpirun "
                           << "(mpirun -np P supports `nbody run`, `bench`, `validate` and `render`, docs/mpi.md)\n";
