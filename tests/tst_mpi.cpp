@@ -42,7 +42,11 @@ CliResult runMpi(int processes, const QStringList& args, const QProcessEnvironme
         mpiArgs << QStringLiteral("-x") << key;
     }
     p.setProcessEnvironment(env);
-    p.start(QStringLiteral(NBODY_MPIEXEC), mpiArgs << nbody_test::cliPath() << args);
+    // $NBODY_MPIEXEC: the launcher scripts/gpu-check.sh carries to the GPU machine, else the
+    // one CMake found.
+    const QByteArray launcher = qgetenv("NBODY_MPIEXEC");
+    p.start(launcher.isEmpty() ? QStringLiteral(NBODY_MPIEXEC) : QString::fromLocal8Bit(launcher),
+            mpiArgs << nbody_test::cliPath() << args);
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished();
