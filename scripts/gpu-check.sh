@@ -529,24 +529,28 @@ remote() {
     # then the exchange time of `blocked` at N = 1 M on 2 ranks next to 1 rank under mpirun
     # and the plain single process. The log also goes to $OUT/mpi.log.
     if want mpi; then
+        # GPU_CHECK_MPI="KERNEL2 KERNEL3 N BENCH_N" replaces the kernels and sizes (a rehearsal
+        # on a CPU machine: GPU_CHECK_MPI="cpu cpu 4097 16384").
+        local mk2 mk3 mn mbench
+        read -r mk2 mk3 mn mbench <<<"${GPU_CHECK_MPI:-tiled blocked 65537 1048576}"
         if [[ -f $device/openmpi.tgz ]] && command -v mpirun >/dev/null; then
             local -a mpirun2=(mpirun --oversubscribe -np 2 --bind-to none)
             step "mpi version" bash -c 'mpirun --version | head -1; "$1" run --kernel cpu --bodies 10 --steps 1 --no-energy | tail -2' _ "$nbody"
-            step "mpi run tiled 2 ranks = 1 rank" bash -c 'set -e; d=$(mktemp -d); n=$1; shift
-                args=(run --kernel tiled --bodies 65537 --steps 100 --no-energy --no-tune)
+            step "mpi run $mk2 2 ranks = 1 rank" bash -c 'set -e; d=$(mktemp -d); n=$1 k=$2 b=$3; shift 3
+                args=(run --kernel "$k" --bodies "$b" --steps 100 --no-energy --no-tune)
                 "$n" "${args[@]}" --output "$d/one.csv" | tail -3
                 "$@" "$n" "${args[@]}" --output "$d/two.csv" | grep -e "^MPI:" -e "force exchange" -e "time per step"
                 sha256sum "$d/one.csv" "$d/two.csv"
-                cmp "$d/one.csv" "$d/two.csv" && echo "tiled N=65537, 100 steps: 2 ranks on one GPU bit-identical to one process"' \
-                _ "$nbody" "${mpirun2[@]}"
-            step "mpi run blocked 3 ranks = 1 rank" bash -c 'set -e; d=$(mktemp -d); n=$1; shift
-                args=(run --kernel blocked --bodies 100003 --steps 20 --no-energy --no-tune)
+                cmp "$d/one.csv" "$d/two.csv" && echo "$k N=$b, 100 steps: 2 ranks on one GPU bit-identical to one process"' \
+                _ "$nbody" "$mk2" "$mn" "${mpirun2[@]}"
+            step "mpi run $mk3 3 ranks = 1 rank" bash -c 'set -e; d=$(mktemp -d); n=$1 k=$2 b=$3; shift 3
+                args=(run --kernel "$k" --bodies "$b" --steps 20 --no-energy --no-tune)
                 "$n" "${args[@]}" --output "$d/one.csv" | tail -1
                 "$@" "$n" "${args[@]}" --output "$d/three.csv" | grep -e "^MPI:" -e "force exchange"
-                cmp "$d/one.csv" "$d/three.csv" && echo "blocked N=100003, 20 steps: 3 ranks bit-identical to one process"' \
-                _ "$nbody" mpirun --oversubscribe -np 3 --bind-to none
-            step "mpi validate tiled 2 ranks" bash -c 'set -e; d=$(mktemp -d); n=$1; shift
-                args=(validate --kernel tiled,blocked --bodies 8191 --steps 100 --checkpoints 5 --quiet)
+                cmp "$d/one.csv" "$d/three.csv" && echo "$k N=$b, 20 steps: 3 ranks bit-identical to one process"' \
+                _ "$nbody" "$mk3" "$mn" mpirun --oversubscribe -np 3 --bind-to none
+            step "mpi validate 2 ranks" bash -c 'set -e; d=$(mktemp -d); n=$1 k=$2; shift 2
+                args=(validate --kernel "$k" --bodies 8191 --steps 100 --checkpoints 5 --quiet)
                 "$n" "${args[@]}" --report "$d/one.json" >/dev/null
                 "$@" "$n" "${args[@]}" --report "$d/two.json"
                 python3 - "$d/one.json" "$d/two.json" <<"PY"
@@ -556,13 +560,14 @@ for x, y in zip(a["kernels"], b["kernels"]):
     same = x["force0"] == y["force0"] and x["position"] == y["position"] and x["velocity"] == y["velocity"]
     print(x["id"], "force0 and position/velocity errors identical" if same else "DIFFER", x["verdict"], y["verdict"])
     assert same
-PY' _ "$nbody" "${mpirun2[@]}"
-            limit=600 step "mpi bench blocked 1M 1 rank" mpirun -np 1 --bind-to none "$nbody" bench --kernels blocked \
-                --bodies 1048576 --steps 5 --json "$OUT/bench-mpi-1.json"
-            limit=600 step "mpi bench blocked 1M 2 ranks" "${mpirun2[@]}" "$nbody" bench --kernels blocked \
-                --bodies 1048576 --steps 5 --json "$OUT/bench-mpi-2.json" --csv "$OUT/bench-mpi-2.csv"
-            step "mpi bench tiled,cpu 65537 2 ranks" "${mpirun2[@]}" "$nbody" bench --kernels tiled,cpu \
-                --bodies 65537 --steps 5
+PY' _ "$nbody" "$mk2,$mk3" "${mpirun2[@]}"
+            step "mpi bench $mk3 $mbench 1 process" "$nbody" bench --kernels "$mk3" --bodies "$mbench" --steps 5
+            limit=600 step "mpi bench $mk3 $mbench 1 rank" mpirun -np 1 --bind-to none "$nbody" bench --kernels "$mk3" \
+                --bodies "$mbench" --steps 5 --json "$OUT/bench-mpi-1.json"
+            limit=600 step "mpi bench $mk3 $mbench 2 ranks" "${mpirun2[@]}" "$nbody" bench --kernels "$mk3" \
+                --bodies "$mbench" --steps 5 --json "$OUT/bench-mpi-2.json" --csv "$OUT/bench-mpi-2.csv"
+            step "mpi bench $mk2,cpu $mn 2 ranks" "${mpirun2[@]}" "$nbody" bench --kernels "$mk2,cpu" \
+                --bodies "$mn" --steps 5
             if [[ -x $device/bin/tst_mpi ]]; then
                 step "mpi tst_mpi" "$device/bin/tst_mpi"
             fi
