@@ -3,7 +3,9 @@
 // 100 steps with the `cpu` and `reference` kernels for N = 1, 2, 1000 and 4097, read back from
 // the snapshot rank 0 wrote with the single-process reader; more processes than bodies refused
 // by name; a failing rank (the NBODY_MPI_FAIL_RANK test switch, an unreadable input on rank 0)
-// stopping every rank with its message instead of a hang. The `tiled` rows (2 ranks sharing one
+// stopping every rank with its message instead of a hang; `bench` (ranks and exchange time in the
+// table, JSON and CSV), `validate` (the report one process's, the reduced sums within a derived
+// bound) and `render` (byte-identical frames) under mpirun. The `tiled` rows (2 ranks sharing one
 // GPU) skip without a CUDA device and run on the GPU machine.
 #include "CliRunner.h"
 #include "mpi/Distributed.h"
