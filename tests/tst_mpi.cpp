@@ -305,34 +305,54 @@ private slots:
     {
         QTest::addColumn<int>("processes");
         QTest::addColumn<int>("failing");
-        QTest::addRow("rank 1 of 2") << 2 << 1;
-        QTest::addRow("rank 2 of 3") << 3 << 2;
-        QTest::addRow("rank 0 of 3") << 3 << 0;
+        QTest::addColumn<QStringList>("command");
+        const QStringList run{QStringLiteral("run"), QStringLiteral("--kernel"), QStringLiteral("cpu"),
+                              QStringLiteral("--bodies"), QStringLiteral("100"), QStringLiteral("--steps"),
+                              QStringLiteral("5")};
+        QTest::addRow("rank 1 of 2") << 2 << 1 << run;
+        QTest::addRow("rank 2 of 3") << 3 << 2 << run;
+        QTest::addRow("rank 0 of 3") << 3 << 0 << run;
+        QTest::addRow("bench rank 1 of 2")
+            << 2 << 1
+            << QStringList{QStringLiteral("bench"), QStringLiteral("--kernels"), QStringLiteral("cpu"),
+                           QStringLiteral("--bodies"), QStringLiteral("101"), QStringLiteral("--steps"), QStringLiteral("2")};
+        QTest::addRow("validate rank 2 of 3")
+            << 3 << 2
+            << QStringList{QStringLiteral("validate"), QStringLiteral("--kernel"), QStringLiteral("cpu"),
+                           QStringLiteral("--bodies"), QStringLiteral("101"), QStringLiteral("--steps"),
+                           QStringLiteral("5"), QStringLiteral("--checkpoints"), QStringLiteral("1")};
+        QTest::addRow("render rank 1 of 2")
+            << 2 << 1
+            << QStringList{QStringLiteral("render"), QStringLiteral("--kernel"), QStringLiteral("cpu"),
+                           QStringLiteral("--bodies"), QStringLiteral("101"), QStringLiteral("--frames"),
+                           QStringLiteral("3"), QStringLiteral("--size"), QStringLiteral("32x32"),
+                           QStringLiteral("--no-progress"), QStringLiteral("--out"), QStringLiteral("@DIR@")};
     }
     void failingRankStopsAll()
     {
         QFETCH(int, processes);
         QFETCH(int, failing);
+        QFETCH(QStringList, command);
+        QTemporaryDir dir;
+        command.replaceInStrings(QStringLiteral("@DIR@"), dir.filePath(QStringLiteral("frames")));
         QProcessEnvironment env;
         env.insert(QStringLiteral("NBODY_MPI_FAIL_RANK"), QString::number(failing));
         QElapsedTimer clock;
         clock.start();
-        const CliResult r = runMpi(processes,
-                                   {QStringLiteral("run"), QStringLiteral("--kernel"), QStringLiteral("cpu"),
-                                    QStringLiteral("--bodies"), QStringLiteral("100"), QStringLiteral("--steps"),
-                                    QStringLiteral("5")},
-                                   env, 60000);
+        const CliResult r = runMpi(processes, command, env, 60000);
         QVERIFY2(r.code != -2, "a failing rank left the others waiting");
         QCOMPARE(r.code == 0, false);
         // Rank 0 says its own failure; another rank's comes through rank 0 with its rank.
         const QString message = failing == 0
-                                    ? QStringLiteral("nbody run: failure injected by NBODY_MPI_FAIL_RANK=0")
+                                    ? QStringLiteral("nbody %1: failure injected by NBODY_MPI_FAIL_RANK=0").arg(command[0])
                                     : QStringLiteral("rank %1 of %2: failure injected by NBODY_MPI_FAIL_RANK=%1")
                                           .arg(failing)
                                           .arg(processes);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QCOMPARE(r.err.count(QStringLiteral("failure injected")), 1); // printed once, by rank 0
         QVERIFY2(!r.out.contains(QStringLiteral("Summary (")), qPrintable(r.out));
+        QVERIFY2(!r.out.contains(QStringLiteral("Report written")) && !r.out.contains(QStringLiteral("Frames written")),
+                 qPrintable(r.out));
         QVERIFY(clock.elapsed() < 30000);
     }
 

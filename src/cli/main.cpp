@@ -62,6 +62,8 @@ std::string lastLine(const std::string& text)
     if (last.rfind("nbody", 0) == 0)
         if (const auto colon = last.find(": "); colon != std::string::npos && colon < 24)
             last.erase(0, colon + 2);
+    if (last.rfind("error: ", 0) == 0) // "nbody: error: …" (an exception out of a command)
+        last.erase(0, 7);
     return last;
 }
 
