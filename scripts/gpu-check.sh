@@ -64,6 +64,10 @@ prepare_mpi() {
                 cp -P "$f" "$stage$f"
             fi
         done
+    # hwloc needs libudev.so.1, which a minimal GPU host may lack: a copy, used only when the host
+    # has none (mpi_env), so that it never shadows the host's own.
+    mkdir -p "$stage/usr/lib/fallback"
+    cp -L /lib/x86_64-linux-gnu/libudev.so.1 "$stage/usr/lib/fallback/"
     # /usr/bin/mpirun is a link through /etc/alternatives: straight to orterun here.
     ln -sf orterun "$stage/usr/bin/mpirun"
     ln -sf orterun "$stage/usr/bin/mpiexec"
@@ -93,6 +97,9 @@ mpi_env() {
         PMIX_DATADIR=$lib/pmix2/share
     export PATH=$root/usr/bin:$PATH
     export LD_LIBRARY_PATH=$lib:$lib/openmpi/lib:$lib/pmix2/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    if ! /sbin/ldconfig -p | grep -q 'libudev\.so\.1 '; then
+        LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$root/usr/lib/fallback
+    fi
     export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_osc=^ucx OMPI_MCA_btl_vader_single_copy_mechanism=none
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     export NBODY_MPIEXEC=$root/usr/bin/mpirun # tst_mpi: the carried launcher
