@@ -542,24 +542,30 @@ remote() {
         read -r mk2 mk3 mn mbench <<<"${GPU_CHECK_MPI:-tiled blocked 65537 1048576}"
         if [[ -f $device/openmpi.tgz ]] && command -v mpirun >/dev/null; then
             local -a mpirun2=(mpirun --oversubscribe -np 2 --bind-to none)
-            step "mpi version" bash -c 'mpirun --version | head -1; "$1" run --kernel cpu --bodies 10 --steps 1 --no-energy | tail -2' _ "$nbody"
+            step "mpi version" bash -c 'set -e; mpirun --version | head -1; ldd "$1" | grep -e libmpi -e libopen-pal
+                "$1" run --kernel cpu --bodies 10 --steps 1 --no-energy | tail -2 # alone: no MPI_Init' _ "$nbody"
             step "mpi run $mk2 2 ranks = 1 rank" bash -c 'set -e; d=$(mktemp -d); n=$1 k=$2 b=$3; shift 3
                 args=(run --kernel "$k" --bodies "$b" --steps 100 --no-energy --no-tune)
                 "$n" "${args[@]}" --output "$d/one.csv" | tail -3
-                "$@" "$n" "${args[@]}" --output "$d/two.csv" | grep -e "^MPI:" -e "force exchange" -e "time per step"
+                "$@" "$n" "${args[@]}" --output "$d/two.csv" >"$d/two.txt"
+                grep -e "^MPI:" -e "force exchange" -e "time per step" "$d/two.txt"
+                grep -q "^MPI:     2 processes" "$d/two.txt" # two ranks of one job, not two lone processes
                 sha256sum "$d/one.csv" "$d/two.csv"
                 cmp "$d/one.csv" "$d/two.csv" && echo "$k N=$b, 100 steps: 2 ranks on one GPU bit-identical to one process"' \
                 _ "$nbody" "$mk2" "$mn" "${mpirun2[@]}"
             step "mpi run $mk3 3 ranks = 1 rank" bash -c 'set -e; d=$(mktemp -d); n=$1 k=$2 b=$3; shift 3
                 args=(run --kernel "$k" --bodies "$b" --steps 20 --no-energy --no-tune)
                 "$n" "${args[@]}" --output "$d/one.csv" | tail -1
-                "$@" "$n" "${args[@]}" --output "$d/three.csv" | grep -e "^MPI:" -e "force exchange"
+                "$@" "$n" "${args[@]}" --output "$d/three.csv" >"$d/three.txt"
+                grep -e "^MPI:" -e "force exchange" "$d/three.txt"
+                grep -q "^MPI:     3 processes" "$d/three.txt"
                 cmp "$d/one.csv" "$d/three.csv" && echo "$k N=$b, 20 steps: 3 ranks bit-identical to one process"' \
                 _ "$nbody" "$mk3" "$mn" mpirun --oversubscribe -np 3 --bind-to none
             step "mpi validate 2 ranks" bash -c 'set -e; d=$(mktemp -d); n=$1 k=$2; shift 2
                 args=(validate --kernel "$k" --bodies 8191 --steps 100 --checkpoints 5 --quiet)
                 "$n" "${args[@]}" --report "$d/one.json"
-                "$@" "$n" "${args[@]}" --report "$d/two.json"
+                "$@" "$n" "${args[@]}" --report "$d/two.json" | tee "$d/two.txt"
+                grep -q "^MPI:     2 processes" "$d/two.txt"
                 command -v python3 >/dev/null || { echo "no python3 here: compare the two tables above"; exit 0; }
                 python3 - "$d/one.json" "$d/two.json" <<"PY"
 import json, sys
