@@ -536,10 +536,10 @@ remote() {
     # then the exchange time of `blocked` at N = 1 M on 2 ranks next to 1 rank under mpirun
     # and the plain single process. The log also goes to $OUT/mpi.log.
     if want mpi; then
-        # GPU_CHECK_MPI="KERNEL2 KERNEL3 N BENCH_N" replaces the kernels and sizes (a rehearsal
-        # on a CPU machine: GPU_CHECK_MPI="cpu cpu 4097 16384").
-        local mk2 mk3 mn mbench
-        read -r mk2 mk3 mn mbench <<<"${GPU_CHECK_MPI:-tiled blocked 65537 1048576}"
+        # GPU_CHECK_MPI="KERNEL2 KERNEL3 N BENCH_N VALIDATE_N" replaces the kernels and sizes (a
+        # rehearsal on a CPU machine: GPU_CHECK_MPI="cpu reference 1001 4097 1001").
+        local mk2 mk3 mn mbench mval
+        read -r mk2 mk3 mn mbench mval <<<"${GPU_CHECK_MPI:-tiled blocked 65537 1048576 8191}"
         if [[ -f $device/openmpi.tgz ]] && command -v mpirun >/dev/null; then
             local -a mpirun2=(mpirun --oversubscribe -np 2 --bind-to none)
             step "mpi version" bash -c 'set -e; mpirun --version | head -1; ldd "$1" | grep -e libmpi -e libopen-pal
@@ -561,8 +561,8 @@ remote() {
                 grep -q "^MPI:     3 processes" "$d/three.txt"
                 cmp "$d/one.csv" "$d/three.csv" && echo "$k N=$b, 20 steps: 3 ranks bit-identical to one process"' \
                 _ "$nbody" "$mk3" "$mn" mpirun --oversubscribe -np 3 --bind-to none
-            step "mpi validate 2 ranks" bash -c 'set -e; d=$(mktemp -d); n=$1 k=$2; shift 2
-                args=(validate --kernel "$k" --bodies 8191 --steps 100 --checkpoints 5 --quiet)
+            step "mpi validate 2 ranks" bash -c 'set -e; d=$(mktemp -d); n=$1 k=$2 b=$3; shift 3
+                args=(validate --kernel "$k" --bodies "$b" --steps 100 --checkpoints 5 --quiet)
                 "$n" "${args[@]}" --report "$d/one.json"
                 "$@" "$n" "${args[@]}" --report "$d/two.json" | tee "$d/two.txt"
                 grep -q "^MPI:     2 processes" "$d/two.txt"
@@ -574,7 +574,7 @@ for x, y in zip(a["kernels"], b["kernels"]):
     same = x["force0"] == y["force0"] and x["position"] == y["position"] and x["velocity"] == y["velocity"]
     print(x["id"], "force0 and position/velocity errors identical" if same else "DIFFER", x["verdict"], y["verdict"])
     assert same
-PY' _ "$nbody" "$mk2,$mk3" "${mpirun2[@]}"
+PY' _ "$nbody" "$mk2,$mk3" "$mval" "${mpirun2[@]}"
             # --no-tune: the same (default) launch parameters in the three runs, and no tuning at 1 M.
             step "mpi bench $mk3 $mbench 1 process" "$nbody" bench --kernels "$mk3" --bodies "$mbench" --steps 5 --no-tune
             limit=600 step "mpi bench $mk3 $mbench 1 rank" mpirun -np 1 --bind-to none "$nbody" bench --kernels "$mk3" \
