@@ -25,25 +25,99 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=tests,sanitizers,sanitizers-all,cli,bench,sweeps,perf,tree (the default: all but
+# GPU_CHECK_PARTS=tests,sanitizers,sanitizers-all,cli,bench,sweeps,perf,tree,mpi (the default: all but
 # sanitizers-all, the four tools over every GPU test, which takes one call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. perf: NVIDIA's sample and `nbody bench`
 # of the GPU kernels at the sizes of issue 11 (8192 … 1048576, fp64 at 262144) in the same call,
 # a launch-parameter sweep of `blocked` ($OUT/sweep.txt) and the SASS of its inner loop.
+# mpi (issue 15): mpirun -np 2 and 3 of `tiled`/`blocked` on the one GPU against one process
+# (bit for bit), validate on 2 ranks, `nbody bench --kernels blocked --bodies 1048576` on 1 and 2
+# ranks (the exchange time), tst_mpi; Open MPI comes from $device/openmpi.tgz (prepare packs the
+# run-time installed here; `scripts/gpu-check.sh prepare-mpi` packs it alone), log in $OUT/mpi.log.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,31s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,36s/^# \{0,1\}//p' "$0"; }
+
+# Open MPI's run-time for the GPU machine, which has none (issue 15): the files of Debian's
+# packages as installed here (libopenmpi3, openmpi-bin, openmpi-common, libpmix2 and what they
+# load: hwloc, libevent, munge), without the components for fabrics the GPU machine does not use
+# (UCX, libfabric, PSM, verbs), OpenSHMEM, MPI-IO, Fortran and Java, packed as $device/openmpi.tgz
+# with paths under usr/. remote unpacks it into /tmp/openmpi and relocates it with OPAL_PREFIX
+# (mpi_env); ranks of one host talk through shared memory (pml ob1, btl self,vader).
+openmpi_packages=(libopenmpi3 openmpi-bin openmpi-common libpmix2 libhwloc15 libevent-core-2.1-7
+    libevent-pthreads-2.1-7 libmunge2)
+prepare_mpi() {
+    local stage
+    stage=$(mktemp -d)
+    local p f
+    for p in "${openmpi_packages[@]}"; do
+        dpkg -L "$p" >/dev/null || { echo "gpu-check: $p is not installed (scripts/deps.sh)" >&2; exit 1; }
+    done
+    for p in "${openmpi_packages[@]}"; do dpkg -L "$p"; done | sort -u |
+        grep -v -e /share/doc/ -e /share/man/ -e /lintian/ -e /include/ -e /pkgconfig/ |
+        grep -v -E '(ucx|ofi|psm|openib|verbs|oshmem|scoll|sshmem|spml|memheap|atomic_|fortran|mpifh|usempi|java|monitoring|netlink|ompio|fcoll|fbtl|sharedfp|io_romio|io_ompio|ompitrace)' |
+        while IFS= read -r f; do
+            if [[ -L $f || (-f $f && ! -d $f) ]]; then
+                mkdir -p "$stage$(dirname "$f")"
+                cp -P "$f" "$stage$f"
+            fi
+        done
+    # hwloc needs libudev.so.1, which a minimal GPU host may lack: a copy, used only when the host
+    # has none (mpi_env), so that it never shadows the host's own.
+    mkdir -p "$stage/usr/lib/fallback"
+    cp -L /lib/x86_64-linux-gnu/libudev.so.1 "$stage/usr/lib/fallback/"
+    # /usr/bin/mpirun is a link through /etc/alternatives: straight to orterun here.
+    ln -sf orterun "$stage/usr/bin/mpirun"
+    ln -sf orterun "$stage/usr/bin/mpiexec"
+    # Every library left must find what it needs in the set or in the base system.
+    local missing
+    missing=$(find "$stage" -name '*.so*' -type f -exec readelf -d {} + 2>/dev/null |
+        awk '/NEEDED/ {gsub(/[][]/, "", $5); print $5}' | sort -u | while IFS= read -r f; do
+            [[ -n $(find "$stage" -name "$f" -print -quit) ]] || [[ -e /lib/x86_64-linux-gnu/$f ]] ||
+                [[ $f == ld-linux-x86-64.so.2 ]] || echo "$f"
+        done)
+    [[ -z $missing ]] || { echo "gpu-check: Open MPI run-time needs libraries not carried: $missing" >&2; exit 1; }
+    tar -czf "$device/openmpi.tgz" -C "$stage" usr
+    rm -rf "$stage"
+    du -sh "$device/openmpi.tgz"
+}
+
+# mpi_env DIR: unpacks $device/openmpi.tgz into DIR and points PATH, LD_LIBRARY_PATH and
+# OPAL_PREFIX at it (Open MPI finds its components, help files and orted below OPAL_PREFIX;
+# PMIx below PMIX_PREFIX), with shared-memory transports only.
+mpi_env() {
+    local root=$1
+    rm -rf "$root"
+    mkdir -p "$root"
+    tar -xzf "$device/openmpi.tgz" -C "$root"
+    local lib=$root/usr/lib/x86_64-linux-gnu
+    export OPAL_PREFIX=$root/usr PMIX_PREFIX=$lib/pmix2 PMIX_LIBDIR=$lib/pmix2/lib PMIX_DATAROOTDIR=$lib/pmix2/share \
+        PMIX_DATADIR=$lib/pmix2/share
+    export PATH=$root/usr/bin:$PATH
+    export LD_LIBRARY_PATH=$lib:$lib/openmpi/lib:$lib/pmix2/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    if ! /sbin/ldconfig -p | grep -q 'libudev\.so\.1 '; then
+        LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$root/usr/lib/fallback
+    fi
+    export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_osc=^ucx OMPI_MCA_btl_vader_single_copy_mechanism=none
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export NBODY_MPIEXEC=$root/usr/bin/mpirun # tst_mpi: the carried launcher
+}
 
 prepare() {
     # 1. The GPU build: tests on, app off, plotting off (the GPU machine has no Qt Gui, so the
     #    carried nbody must not link nbody::plot: `bench --json` there, `bench --from --plot`
     #    here), machine code for Hopper plus PTX.
-    #    MPI off: the bare GPU machine has no Open MPI to load (libmpi.so.40) or to start ranks
-    #    with (mpirun); docs/mpi.md says how to check the distributed backend on a GPU host that has it.
-    scripts/build.sh --tests build-gpu -DNBODY_BUILD_APP=OFF -DNBODY_BUILD_PLOT=OFF -DNBODY_ENABLE_MPI=OFF \
+    #    MPI on (issue 15): the bare GPU machine has no Open MPI, so its run-time travels as
+    #    $device/openmpi.tgz (prepare_mpi) and remote puts it on LD_LIBRARY_PATH for every part
+    #    (nbody links libmpi.so.40 but starts MPI only under a launcher).
+    scripts/build.sh --tests build-gpu -DNBODY_BUILD_APP=OFF -DNBODY_BUILD_PLOT=OFF -DNBODY_ENABLE_MPI=ON \
         "-DCMAKE_CUDA_ARCHITECTURES=90-real;90-virtual"
+    if ! ldd build-gpu/src/cli/nbody | grep -q 'libmpi\.so'; then
+        echo "gpu-check: build-gpu/src/cli/nbody has no MPI (install libopenmpi-dev: scripts/deps.sh)" >&2
+        exit 1
+    fi
     if ! grep -q '^CMAKE_CUDA_COMPILER:[A-Z]*=.*nvcc' build-gpu/CMakeCache.txt; then
         echo "gpu-check: nvcc was not found, build-gpu/ has no CUDA kernels" >&2
         exit 1
@@ -82,6 +156,10 @@ prepare() {
     while IFS= read -r t; do
         if readelf -d "$t" | grep -q 'NEEDED.*libQt6Gui'; then
             echo "gpu-check: not carried (links Qt Gui): $(basename "$t")"
+        elif [[ $(basename "$t") == tst_mpi && -z ${GPU_CHECK_CARRY_TST_MPI:-} ]]; then
+            # Another ~3 MiB compressed (the kernels' machine code) would pass the 62 MiB; the
+            # mpi part runs its GPU rows (tiled on 2 ranks, blocked on 3) through nbody itself.
+            echo "gpu-check: not carried (size; GPU_CHECK_CARRY_TST_MPI=1 carries it): tst_mpi"
         else
             cp "$t" "$device/bin/"
         fi
@@ -97,7 +175,12 @@ prepare() {
     # this x86-64-v3 (AVX2, FMA) build is the fallback when it has none (bench part).
     g++ -O3 -march=x86-64-v3 -ffast-math -fopenmp-simd ../shared/anchors/cpu-plain-loop/plain_loop.cpp \
         -o "$device/anchors/cpu-plain-loop/plain_loop-x86-64-v3"
-    cp build-gpu/kernels/CMakeFiles/nbody_kernels.dir/BlockedForces.cu.o "$device/obj/"
+    # The blocked kernels' object (2.9 MiB) only for the perf part's `sass` step: left out with
+    # GPU_CHECK_NO_OBJ=1 when the rest does not fit.
+    if [[ -z ${GPU_CHECK_NO_OBJ:-} ]]; then
+        cp build-gpu/kernels/CMakeFiles/nbody_kernels.dir/BlockedForces.cu.o "$device/obj/"
+    fi
+    prepare_mpi
 
     # 5. Size check: the working tree that travels must stay under 64 MiB. The executables carry
     # every kernel's machine code (fatbins) and compress about 3:1, so they travel as bin.tgz.
@@ -110,6 +193,9 @@ prepare() {
         exit 1
     fi
     echo "gpu-check: ready. On the GPU machine (carry .device): scripts/gpu-check.sh remote"
+    if (($(du -sm "$device" | cut -f1) > 59)); then
+        echo "gpu-check: note: close to the limit; GPU_CHECK_NO_OBJ=1 leaves out obj/ (the perf part's sass step)"
+    fi
 }
 
 remote() {
@@ -127,6 +213,10 @@ remote() {
     export NBODY_REQUIRE_INTEROP=1 # tst_controller: CUDA rows fail instead of falling back to host uploads
     export NBODY_CLI_PATH=$PWD/$device/bin/nbody # for tests that run the CLI (build-gpu/ stays here)
     export PATH=$PATH:/usr/local/cuda/bin
+    # Open MPI's run-time (nbody and tst_mpi load libmpi.so.40 even when run alone).
+    if [[ -f $device/openmpi.tgz ]]; then
+        mpi_env /tmp/openmpi
+    fi
 
     local log=$OUT/gpu-check.log step_log=/tmp/gpu-check-step.log
     local limit=${GPU_CHECK_TIMEOUT:-240}
@@ -158,7 +248,7 @@ remote() {
         results+=("$result")
     }
 
-    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench,sweeps,perf,tree}, == *,$1,* ]]; }
+    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench,sweeps,perf,tree,mpi}, == *,$1,* ]]; }
 
     step nvidia-smi nvidia-smi
 
@@ -440,6 +530,68 @@ remote() {
             --bodies 1048576 --kernel tree --steps 10000 --progress-every 2000 --capture "$OUT/tree-collision-1M.png"
     fi
 
+    # Issue 15: two ranks sharing the one GPU (mpirun from $device/openmpi.tgz). `tiled` at
+    # N = 65537 (no block multiple) for 100 steps: rank 0's CSV snapshot against one process's,
+    # byte for byte (the CSV writer round-trips fp32); the same for validate's position errors;
+    # then the exchange time of `blocked` at N = 1 M on 2 ranks next to 1 rank under mpirun
+    # and the plain single process. The log also goes to $OUT/mpi.log.
+    if want mpi; then
+        # GPU_CHECK_MPI="KERNEL2 KERNEL3 N BENCH_N VALIDATE_N" replaces the kernels and sizes (a
+        # rehearsal on a CPU machine: GPU_CHECK_MPI="cpu reference 1001 4097 1001").
+        local mk2 mk3 mn mbench mval
+        read -r mk2 mk3 mn mbench mval <<<"${GPU_CHECK_MPI:-tiled blocked 65537 1048576 8191}"
+        if [[ -f $device/openmpi.tgz ]] && command -v mpirun >/dev/null; then
+            local -a mpirun2=(mpirun --oversubscribe -np 2 --bind-to none)
+            step "mpi version" bash -c 'set -e; mpirun --version | head -1; ldd "$1" | grep -e libmpi -e libopen-pal
+                "$1" run --kernel cpu --bodies 10 --steps 1 --no-energy | tail -2 # alone: no MPI_Init' _ "$nbody"
+            step "mpi run $mk2 2 ranks = 1 rank" bash -c 'set -e; d=$(mktemp -d); n=$1 k=$2 b=$3; shift 3
+                args=(run --kernel "$k" --bodies "$b" --steps 100 --no-energy --no-tune)
+                "$n" "${args[@]}" --output "$d/one.csv" | tail -3
+                "$@" "$n" "${args[@]}" --output "$d/two.csv" >"$d/two.txt"
+                grep -e "^MPI:" -e "force exchange" -e "time per step" "$d/two.txt"
+                grep -q "^MPI:     2 processes" "$d/two.txt" # two ranks of one job, not two lone processes
+                sha256sum "$d/one.csv" "$d/two.csv"
+                cmp "$d/one.csv" "$d/two.csv" && echo "$k N=$b, 100 steps: 2 ranks on one GPU bit-identical to one process"' \
+                _ "$nbody" "$mk2" "$mn" "${mpirun2[@]}"
+            step "mpi run $mk3 3 ranks = 1 rank" bash -c 'set -e; d=$(mktemp -d); n=$1 k=$2 b=$3; shift 3
+                args=(run --kernel "$k" --bodies "$b" --steps 20 --no-energy --no-tune)
+                "$n" "${args[@]}" --output "$d/one.csv" | tail -1
+                "$@" "$n" "${args[@]}" --output "$d/three.csv" >"$d/three.txt"
+                grep -e "^MPI:" -e "force exchange" "$d/three.txt"
+                grep -q "^MPI:     3 processes" "$d/three.txt"
+                cmp "$d/one.csv" "$d/three.csv" && echo "$k N=$b, 20 steps: 3 ranks bit-identical to one process"' \
+                _ "$nbody" "$mk3" "$mn" mpirun --oversubscribe -np 3 --bind-to none
+            step "mpi validate 2 ranks" bash -c 'set -e; d=$(mktemp -d); n=$1 k=$2 b=$3; shift 3
+                args=(validate --kernel "$k" --bodies "$b" --steps 100 --checkpoints 5 --quiet)
+                "$n" "${args[@]}" --report "$d/one.json"
+                "$@" "$n" "${args[@]}" --report "$d/two.json" | tee "$d/two.txt"
+                grep -q "^MPI:     2 processes" "$d/two.txt"
+                command -v python3 >/dev/null || { echo "no python3 here: compare the two tables above"; exit 0; }
+                python3 - "$d/one.json" "$d/two.json" <<"PY"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for x, y in zip(a["kernels"], b["kernels"]):
+    same = x["force0"] == y["force0"] and x["position"] == y["position"] and x["velocity"] == y["velocity"]
+    print(x["id"], "force0 and position/velocity errors identical" if same else "DIFFER", x["verdict"], y["verdict"])
+    assert same
+PY' _ "$nbody" "$mk2,$mk3" "$mval" "${mpirun2[@]}"
+            # --no-tune: the same (default) launch parameters in the three runs, and no tuning at 1 M.
+            step "mpi bench $mk3 $mbench 1 process" "$nbody" bench --kernels "$mk3" --bodies "$mbench" --steps 5 --no-tune
+            limit=600 step "mpi bench $mk3 $mbench 1 rank" mpirun -np 1 --bind-to none "$nbody" bench --kernels "$mk3" \
+                --bodies "$mbench" --steps 5 --no-tune --json "$OUT/bench-mpi-1.json"
+            limit=600 step "mpi bench $mk3 $mbench 2 ranks" "${mpirun2[@]}" "$nbody" bench --kernels "$mk3" \
+                --bodies "$mbench" --steps 5 --no-tune --json "$OUT/bench-mpi-2.json" --csv "$OUT/bench-mpi-2.csv"
+            step "mpi bench $mk2,cpu $mn 2 ranks" "${mpirun2[@]}" "$nbody" bench --kernels "$mk2,cpu" \
+                --bodies "$mn" --steps 5 --no-tune
+            if [[ -x $device/bin/tst_mpi ]]; then
+                step "mpi tst_mpi" "$device/bin/tst_mpi"
+            fi
+        else
+            step "mpi (no $device/openmpi.tgz or mpirun: prepare carries it)" false
+        fi
+        awk '/^================ mpi/,/^================ [^m]/' "$log" >"$OUT/mpi.log" || true
+    fi
+
     # Summary, on the screen and at the end of the log.
     local i failed=0
     for i in "${!results[@]}"; do
@@ -457,6 +609,7 @@ remote() {
 
 case ${1:-} in
     prepare) prepare ;;
+    prepare-mpi) mkdir -p "$device" && prepare_mpi ;;
     remote) remote ;;
     -h | --help) usage ;;
     *) usage >&2; exit 2 ;;

@@ -147,11 +147,12 @@ private slots:
         const QStringList lines = QString::fromUtf8(f.readAll()).trimmed().split('\n');
         QCOMPARE(lines.size(), 7);
         QVERIFY2(lines[0].endsWith("slots_per_interaction,ceiling_interactions_per_second,share_of_ceiling,per_core,"
-                                   "method,bodies_per_second"),
+                                   "method,bodies_per_second,ranks,exchange_ms_per_step,compute_ms_per_step"),
                  qPrintable(lines[0]));
         QVERIFY2(lines[3].startsWith("tiled,fp32,float4,262144,") && lines[3].contains(",17,1.9675e+12,0.738501,"),
                  qPrintable(lines[3]));
-        QVERIFY2(lines[6].endsWith(",,,,,all pairs,"), qPrintable(lines[6])); // the skipped CPU row: no ceiling, no per core, no rate
+        // The skipped CPU row: no ceiling, no per core, no rate, no ranks or exchange.
+        QVERIFY2(lines[6].endsWith(",,,,,all pairs,,,,"), qPrintable(lines[6]));
     }
 
     void badReference_data()

@@ -593,9 +593,16 @@ private slots:
         QVERIFY(lines[0].startsWith("kernel,precision,layout,bodies,samples,force_ms_median"));
         QVERIFY(lines[4].startsWith("reference,fp64,double4,517,3,"));
         QVERIFY(lines[0].endsWith(",slots_per_interaction,ceiling_interactions_per_second,share_of_ceiling,per_core,"
-                                  "method,bodies_per_second"));
-        // No ceiling for a CPU row (empty fields), then its per-core rate, its method and bodies/s.
-        QVERIFY2(lines[4].contains(QRegularExpression(",,,,[0-9.e+]+,all pairs,[0-9.e+]+$")), qPrintable(lines[4]));
+                                  "method,bodies_per_second,ranks,exchange_ms_per_step,compute_ms_per_step"));
+        // No ceiling for a CPU row (empty fields), then its per-core rate, its method and bodies/s,
+        // one process (no exchange) and its compute time per step (= the step time).
+        QVERIFY2(lines[4].contains(QRegularExpression(",,,,[0-9.e+]+,all pairs,[0-9.e+]+,1,0,[0-9.e+]+$")),
+                 qPrintable(lines[4]));
+        for (const QJsonValue& v : results) {
+            QCOMPARE(v["ranks"].toInt(), 1);
+            QCOMPARE(v["exchangeMsPerStep"].toDouble(), 0.0);
+            QCOMPARE(v["computeMsPerStep"].toDouble(), v["stepMsMedian"].toDouble());
+        }
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 2);
     }
     void benchPlot()

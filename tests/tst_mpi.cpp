@@ -3,7 +3,9 @@
 // 100 steps with the `cpu` and `reference` kernels for N = 1, 2, 1000 and 4097, read back from
 // the snapshot rank 0 wrote with the single-process reader; more processes than bodies refused
 // by name; a failing rank (the NBODY_MPI_FAIL_RANK test switch, an unreadable input on rank 0)
-// stopping every rank with its message instead of a hang. The `tiled` rows (2 ranks sharing one
+// stopping every rank with its message instead of a hang; `bench` (ranks and exchange time in the
+// table, JSON and CSV), `validate` (the report one process's, the reduced sums within a derived
+// bound) and `render` (byte-identical frames) under mpirun. The `tiled` rows (2 ranks sharing one
 // GPU) skip without a CUDA device and run on the GPU machine.
 #include "CliRunner.h"
 #include "mpi/Distributed.h"
@@ -14,7 +16,13 @@
 
 #include <QtTest>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 using namespace nbody;
 using nbody_test::CliResult;
@@ -36,7 +44,11 @@ CliResult runMpi(int processes, const QStringList& args, const QProcessEnvironme
         mpiArgs << QStringLiteral("-x") << key;
     }
     p.setProcessEnvironment(env);
-    p.start(QStringLiteral(NBODY_MPIEXEC), mpiArgs << nbody_test::cliPath() << args);
+    // $NBODY_MPIEXEC: the launcher scripts/gpu-check.sh carries to the GPU machine, else the
+    // one CMake found.
+    const QByteArray launcher = qgetenv("NBODY_MPIEXEC");
+    p.start(launcher.isEmpty() ? QStringLiteral(NBODY_MPIEXEC) : QString::fromLocal8Bit(launcher),
+            mpiArgs << nbody_test::cliPath() << args);
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished();
@@ -53,6 +65,66 @@ template <class V>
 bool sameBits(const std::vector<V>& a, const std::vector<V>& b)
 {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(V)) == 0;
+}
+
+QJsonObject readJson(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+QByteArray readBytes(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("(unreadable)");
+}
+
+/// The fields of a validation report that come from the energy and momentum sums, which P
+/// processes reduce in another order (fp64); every other figure comes from the state, which is
+/// the same bit for bit. "seconds" is a timing.
+bool fromReducedSums(const QString& key)
+{
+    return key == QLatin1String("energyChange") || key == QLatin1String("energyChangeDifference") ||
+           key == QLatin1String("referenceEnergyChange") || key == QLatin1String("momentumChange") ||
+           key == QLatin1String("initialEnergy");
+}
+
+/// Compares two report values: equal, except the reduced sums' fields (within `tolerance`,
+/// absolute) and timings. Returns the path of the first difference, or "" when they agree.
+QString compareReports(const QJsonValue& a, const QJsonValue& b, double tolerance, const QString& path = {})
+{
+    if (a.type() != b.type())
+        return path + " (types differ)";
+    if (a.isObject()) {
+        const QJsonObject x = a.toObject(), y = b.toObject();
+        if (x.keys() != y.keys())
+            return path + " (keys differ)";
+        for (const QString& key : x.keys()) {
+            if (key == QLatin1String("seconds"))
+                continue;
+            if (fromReducedSums(key) && x[key].isDouble()) {
+                if (!(std::fabs(x[key].toDouble() - y[key].toDouble()) <= tolerance))
+                    return path + "." + key + QStringLiteral(" (%1 vs %2)").arg(x[key].toDouble(), 0, 'g', 17).arg(y[key].toDouble(), 0, 'g', 17);
+                continue;
+            }
+            if (const QString d = compareReports(x[key], y[key], tolerance, path + "." + key); !d.isEmpty())
+                return d;
+        }
+        return {};
+    }
+    if (a.isArray()) {
+        const QJsonArray x = a.toArray(), y = b.toArray();
+        if (x.size() != y.size())
+            return path + " (lengths differ)";
+        for (qsizetype i = 0; i < x.size(); ++i)
+            if (const QString d = compareReports(x[i], y[i], tolerance, path + QStringLiteral("[%1]").arg(i)); !d.isEmpty())
+                return d;
+        return {};
+    }
+    return a == b ? QString() : path + " (" + QString::fromUtf8(QJsonDocument(QJsonArray{a}).toJson(QJsonDocument::Compact)) +
+                                    " vs " + QString::fromUtf8(QJsonDocument(QJsonArray{b}).toJson(QJsonDocument::Compact)) + ")";
 }
 
 QString whyUnavailable(const char* id)
@@ -233,34 +305,54 @@ private slots:
     {
         QTest::addColumn<int>("processes");
         QTest::addColumn<int>("failing");
-        QTest::addRow("rank 1 of 2") << 2 << 1;
-        QTest::addRow("rank 2 of 3") << 3 << 2;
-        QTest::addRow("rank 0 of 3") << 3 << 0;
+        QTest::addColumn<QStringList>("command");
+        const QStringList run{QStringLiteral("run"), QStringLiteral("--kernel"), QStringLiteral("cpu"),
+                              QStringLiteral("--bodies"), QStringLiteral("100"), QStringLiteral("--steps"),
+                              QStringLiteral("5")};
+        QTest::addRow("rank 1 of 2") << 2 << 1 << run;
+        QTest::addRow("rank 2 of 3") << 3 << 2 << run;
+        QTest::addRow("rank 0 of 3") << 3 << 0 << run;
+        QTest::addRow("bench rank 1 of 2")
+            << 2 << 1
+            << QStringList{QStringLiteral("bench"), QStringLiteral("--kernels"), QStringLiteral("cpu"),
+                           QStringLiteral("--bodies"), QStringLiteral("101"), QStringLiteral("--steps"), QStringLiteral("2")};
+        QTest::addRow("validate rank 2 of 3")
+            << 3 << 2
+            << QStringList{QStringLiteral("validate"), QStringLiteral("--kernel"), QStringLiteral("cpu"),
+                           QStringLiteral("--bodies"), QStringLiteral("101"), QStringLiteral("--steps"),
+                           QStringLiteral("5"), QStringLiteral("--checkpoints"), QStringLiteral("1")};
+        QTest::addRow("render rank 1 of 2")
+            << 2 << 1
+            << QStringList{QStringLiteral("render"), QStringLiteral("--kernel"), QStringLiteral("cpu"),
+                           QStringLiteral("--bodies"), QStringLiteral("101"), QStringLiteral("--frames"),
+                           QStringLiteral("3"), QStringLiteral("--size"), QStringLiteral("32x32"),
+                           QStringLiteral("--no-progress"), QStringLiteral("--out"), QStringLiteral("@DIR@")};
     }
     void failingRankStopsAll()
     {
         QFETCH(int, processes);
         QFETCH(int, failing);
+        QFETCH(QStringList, command);
+        QTemporaryDir dir;
+        command.replaceInStrings(QStringLiteral("@DIR@"), dir.filePath(QStringLiteral("frames")));
         QProcessEnvironment env;
         env.insert(QStringLiteral("NBODY_MPI_FAIL_RANK"), QString::number(failing));
         QElapsedTimer clock;
         clock.start();
-        const CliResult r = runMpi(processes,
-                                   {QStringLiteral("run"), QStringLiteral("--kernel"), QStringLiteral("cpu"),
-                                    QStringLiteral("--bodies"), QStringLiteral("100"), QStringLiteral("--steps"),
-                                    QStringLiteral("5")},
-                                   env, 60000);
+        const CliResult r = runMpi(processes, command, env, 60000);
         QVERIFY2(r.code != -2, "a failing rank left the others waiting");
         QCOMPARE(r.code == 0, false);
         // Rank 0 says its own failure; another rank's comes through rank 0 with its rank.
         const QString message = failing == 0
-                                    ? QStringLiteral("nbody run: failure injected by NBODY_MPI_FAIL_RANK=0")
+                                    ? QStringLiteral("nbody %1: failure injected by NBODY_MPI_FAIL_RANK=0").arg(command[0])
                                     : QStringLiteral("rank %1 of %2: failure injected by NBODY_MPI_FAIL_RANK=%1")
                                           .arg(failing)
                                           .arg(processes);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QCOMPARE(r.err.count(QStringLiteral("failure injected")), 1); // printed once, by rank 0
         QVERIFY2(!r.out.contains(QStringLiteral("Summary (")), qPrintable(r.out));
+        QVERIFY2(!r.out.contains(QStringLiteral("Report written")) && !r.out.contains(QStringLiteral("Frames written")),
+                 qPrintable(r.out));
         QVERIFY(clock.elapsed() < 30000);
     }
 
@@ -275,6 +367,155 @@ private slots:
         QCOMPARE(r.code == 0, false);
         QVERIFY2(r.err.contains(QStringLiteral("nbody run: ")) && r.err.contains(QStringLiteral("missing.h5")),
                  qPrintable(r.err));
+    }
+
+    // `mpirun -np P nbody bench`: rank 0 prints one table whose rows say P ranks and the exchange
+    // time per step, which lies within the step time; the JSON and CSV carry the same.
+    void benchShared_data()
+    {
+        QTest::addColumn<int>("processes");
+        QTest::addRow("P=2") << 2;
+        QTest::addRow("P=3") << 3;
+    }
+    void benchShared()
+    {
+        QFETCH(int, processes);
+        QTemporaryDir dir;
+        const QString json = dir.filePath(QStringLiteral("b.json")), csv = dir.filePath(QStringLiteral("b.csv"));
+        const CliResult r = runMpi(processes, {QStringLiteral("bench"), QStringLiteral("--kernels"),
+                                               QStringLiteral("cpu,reference"), QStringLiteral("--bodies"),
+                                               QStringLiteral("1001"), QStringLiteral("--steps"), QStringLiteral("2"),
+                                               QStringLiteral("--warmup"), QStringLiteral("1"), QStringLiteral("--json"),
+                                               json, QStringLiteral("--csv"), csv});
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("MPI:       %1 processes").arg(processes)), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("exchange ms")), qPrintable(r.out));
+        QCOMPARE(r.err.count(QStringLiteral("bench [1/2] cpu N=1001")), 1); // rank 0 alone reports
+        QCOMPARE(r.err.count(QStringLiteral("bench: wrote")), 2);
+        // The table's rows: kernel, precision, layout, N, ranks, force ms, step ms, exchange ms, …
+        for (const char* kernel : {"cpu", "reference"}) {
+            const QRegularExpression row(QStringLiteral("^%1\\s+\\S+\\s+\\S+\\s+1001\\s+%2\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)\\s")
+                                             .arg(QLatin1String(kernel))
+                                             .arg(processes),
+                                         QRegularExpression::MultilineOption);
+            const QRegularExpressionMatch m = row.match(r.out);
+            QVERIFY2(m.hasMatch(), qPrintable(r.out));
+            const double step = m.captured(2).toDouble(), exchange = m.captured(3).toDouble();
+            QVERIFY2(exchange > 0 && exchange <= step, qPrintable(m.captured(0)));
+        }
+        const QJsonObject saved = readJson(json);
+        QCOMPARE(saved[QStringLiteral("ranks")].toInt(), processes);
+        QVERIFY(saved[QStringLiteral("mpi")].toString().startsWith(QStringLiteral("%1 processes").arg(processes)));
+        const QJsonArray results = saved[QStringLiteral("results")].toArray();
+        QCOMPARE(results.size(), 2);
+        for (const QJsonValue& v : results) {
+            QCOMPARE(v[QStringLiteral("ranks")].toInt(), processes);
+            const double step = v[QStringLiteral("stepMsMedian")].toDouble();
+            const double exchange = v[QStringLiteral("exchangeMsPerStep")].toDouble();
+            const double compute = v[QStringLiteral("computeMsPerStep")].toDouble();
+            QVERIFY2(exchange > 0 && exchange <= step, qPrintable(QString::number(exchange)));
+            // Two samples: medians are means of two, step − exchange per sample, so they add up.
+            QVERIFY2(compute >= 0 && std::fabs(compute + exchange - step) <= 1e-9 * step + 1e-12,
+                     qPrintable(QStringLiteral("%1 + %2 vs %3").arg(compute).arg(exchange).arg(step)));
+            QCOMPARE(v[QStringLiteral("timer")].toString(), QStringLiteral("wall clock"));
+        }
+        const QStringList lines = QString::fromUtf8(readBytes(csv)).trimmed().split('\n');
+        QCOMPARE(lines.size(), 3);
+        QVERIFY2(lines[0].endsWith(QStringLiteral(",ranks,exchange_ms_per_step,compute_ms_per_step")), qPrintable(lines[0]));
+        QVERIFY2(lines[1].contains(QRegularExpression(QStringLiteral(",%1,[0-9.e+-]+,[0-9.e+-]+$").arg(processes))),
+                 qPrintable(lines[1]));
+    }
+
+    // `mpirun -np P nbody validate`: every run shared (the reference's too). The states are one
+    // process's bit for bit, so every figure of the report that comes from them (force errors,
+    // position, velocity and acceleration errors, growth of the position error, the verdict) is
+    // equal; the energies and momenta are sums over all bodies that the P processes reduce in
+    // another order (fp64, u = 2^-53). Bound: each E is an outer sum over N per-body terms,
+    // whose recursive summation errs by at most (N − 1) u Σ|terms| in either order, so two
+    // orders differ by ≤ 2 N u (|W| + K); ΔE/E0 takes E and E0 (twice that) over |E0|, and for
+    // the Plummer sphere (|W| + K) / |E0| = 3 (virial: E = −K = W/2): |Δ(ΔE/E0)| ≤ 12 N u; the
+    // momentum change (|ΔP| over Σ m|v|) is bounded alike.
+    void validateShared_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<int>("processes");
+        for (const char* k : {"cpu", "reference"})
+            for (int p : {2, 3})
+                QTest::addRow("%s P=%d", k, p) << QString(k) << p;
+    }
+    void validateShared()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(int, processes);
+        QVERIFY(m_dir.isValid());
+        constexpr int n = 1001;
+        const QStringList args{QStringLiteral("validate"), QStringLiteral("--kernel"), kernel, QStringLiteral("--bodies"),
+                               QString::number(n), QStringLiteral("--steps"), QStringLiteral("20"),
+                               QStringLiteral("--checkpoints"), QStringLiteral("4"), QStringLiteral("--quiet")};
+        const QString one = m_dir.filePath(QStringLiteral("validate-one-%1.json").arg(kernel));
+        if (!QFile::exists(one)) {
+            const CliResult single = nbody_test::runCli(QStringList(args) << QStringLiteral("--report") << one);
+            QVERIFY2(single.code == 0, qPrintable(single.out + single.err));
+        }
+        QTemporaryDir dir;
+        const QString many = dir.filePath(QStringLiteral("many.json"));
+        const CliResult r = runMpi(processes, QStringList(args) << QStringLiteral("--report") << many);
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("MPI:     %1 processes").arg(processes)), qPrintable(r.out));
+        QCOMPARE(r.out.count(QStringLiteral("Report written to")), 1);
+        const QJsonObject a = readJson(one), b = readJson(many);
+        QCOMPARE(b[QStringLiteral("bodies")].toInt(), n);
+        const double tolerance = 12.0 * n * std::numeric_limits<double>::epsilon() / 2; // 12 N u
+        const QString kernels = compareReports(a[QStringLiteral("kernels")], b[QStringLiteral("kernels")], tolerance, QStringLiteral("kernels"));
+        QVERIFY2(kernels.isEmpty(), qPrintable(kernels));
+        const QString reference = compareReports(a[QStringLiteral("reference")], b[QStringLiteral("reference")], tolerance, QStringLiteral("reference"));
+        QVERIFY2(reference.isEmpty(), qPrintable(reference));
+        QCOMPARE(b[QStringLiteral("allPass")].toBool(), true);
+        // And the runs moved: the position error grew from step 0 (the comparison is not empty).
+        const QJsonArray growth = b[QStringLiteral("kernels")].toArray()[0][QStringLiteral("growth")].toArray();
+        if (kernel == QLatin1String("cpu"))
+            QVERIFY(growth.last()[QStringLiteral("maxPositionError")].toDouble() > growth.first()[QStringLiteral("maxPositionError")].toDouble());
+    }
+
+    // `mpirun -np P nbody render`: rank 0 writes the same frames as one process, byte for byte
+    // (the same state, drawn by the same renderer); the other ranks open no GL context.
+    void renderShared_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<int>("processes");
+        for (const char* k : {"cpu", "reference"})
+            for (int p : {2, 3})
+                QTest::addRow("%s P=%d", k, p) << QString(k) << p;
+    }
+    void renderShared()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(int, processes);
+        QVERIFY(m_dir.isValid());
+        const QStringList args{QStringLiteral("render"), QStringLiteral("--kernel"), kernel, QStringLiteral("--bodies"),
+                               QStringLiteral("1001"), QStringLiteral("--frames"), QStringLiteral("3"),
+                               QStringLiteral("--every"), QStringLiteral("5"), QStringLiteral("--size"),
+                               QStringLiteral("96x64"), QStringLiteral("--no-progress"), QStringLiteral("--out")};
+        const QString one = m_dir.filePath(QStringLiteral("frames-one-%1").arg(kernel));
+        if (!QDir(one).exists()) {
+            const CliResult single = nbody_test::runCli(QStringList(args) << one);
+            if (single.code == 2 && single.err.contains(QStringLiteral("cannot render headless")))
+                QSKIP(qPrintable(QStringLiteral("no headless OpenGL here: ") + single.err));
+            QVERIFY2(single.code == 0, qPrintable(single.out + single.err));
+        }
+        QTemporaryDir dir;
+        const QString many = dir.filePath(QStringLiteral("frames"));
+        const CliResult r = runMpi(processes, QStringList(args) << many);
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("MPI:     %1 processes").arg(processes)), qPrintable(r.out));
+        QCOMPARE(r.out.count(QStringLiteral("OpenGL:")), 1); // rank 0 alone renders
+        const QStringList frames = QDir(one).entryList({QStringLiteral("*.png")}, QDir::Files, QDir::Name);
+        QCOMPARE(frames.size(), 3);
+        QCOMPARE(QDir(many).entryList({QStringLiteral("*.png")}, QDir::Files, QDir::Name), frames);
+        for (const QString& f : frames)
+            QVERIFY2(readBytes(QDir(one).filePath(f)) == readBytes(QDir(many).filePath(f)), qPrintable(f + " differs"));
+        // The frames show motion: the last differs from the first (the comparison can fail).
+        QVERIFY(readBytes(QDir(one).filePath(frames.first())) != readBytes(QDir(one).filePath(frames.last())));
     }
 
 private:

@@ -3,6 +3,7 @@
 // plots a saved --json file instead of measuring.
 #include "BenchReport.h"
 #include "Commands.h"
+#include "DistributedSystem.h"
 
 #include "plot/BenchPlot.h"
 #include "sim/AtomicFile.h"
@@ -81,14 +82,14 @@ nlohmann::json launchJson(const KernelInfo& k, const SimParams& p, std::size_t n
 
 /// The kernels to run: "all" = every kernel available here; otherwise each id must be known and
 /// available. Throws std::invalid_argument naming the problem.
-std::vector<const KernelInfo*> parseKernels(const std::string& list)
+std::vector<const KernelInfo*> parseKernels(const std::string& list, bool say)
 {
     std::vector<const KernelInfo*> out;
     if (list == "all") {
         for (const KernelInfo& k : kernelRegistry()) {
             if (const Availability a = availability(k); a.available)
                 out.push_back(&k);
-            else
+            else if (say)
                 std::fprintf(stderr, "bench: skipping %s: %s\n", str(k.id).c_str(), a.reason.c_str());
         }
         return out;
@@ -201,7 +202,10 @@ nlohmann::json toJson(const Row& row)
                   {"bodiesPerSecond", r.bodiesPerSecond},
                   {"gflops", row.tree() ? nlohmann::json(nullptr) : nlohmann::json(r.gflops)},
                   {"shareOfCeiling", row.ceiling > 0 ? nlohmann::json(row.share()) : nullptr},
-                  {"timer", r.timer}});
+                  {"timer", r.timer},
+                  {"ranks", r.ranks},
+                  {"exchangeMsPerStep", r.exchangeMsPerStep},
+                  {"computeMsPerStep", r.computeMsPerStep}});
         if (row.perCore)
             j["perCore"] = *row.perCore;
     } else {
@@ -248,6 +252,9 @@ Row rowFromJson(const nlohmann::json& j, std::size_t index)
             b.method = r.tree() ? ForceMethod::Tree : ForceMethod::AllPairs;
             b.flopsPerInteraction = r.flopsPerInteraction;
             b.timer = j.value("timer", std::string());
+            b.ranks = j.value("ranks", 1); // files from before `mpirun -np P nbody bench`: one process
+            b.exchangeMsPerStep = j.value("exchangeMsPerStep", 0.0);
+            b.computeMsPerStep = j.value("computeMsPerStep", b.stepMsMedian);
             r.result = b;
             if (const auto pc = j.find("perCore"); pc != j.end() && pc->is_number())
                 r.perCore = pc->get<double>();
@@ -271,12 +278,12 @@ void printPerCore(const std::vector<Row>& rows, int threads, const std::string& 
                         row.kernel == "cpu" && !simd.empty() ? (", SIMD target " + simd).c_str() : "");
 }
 
-const char* const kHeaderFormat = "%-26s %-5s %-7s %8s %11s %11s %11s %16s %10s %9s  %-11s %s\n";
+const char* const kHeaderFormat = "%-26s %-5s %-7s %8s %5s %11s %11s %11s %11s %16s %10s %9s  %-11s %s\n";
 
 void printHeader()
 {
-    std::printf(kHeaderFormat, "kernel", "prec", "layout", "N", "force ms", "step ms", "bodies/s", "interactions/s",
-                "GFLOP/s", "ceiling %", "timer", "params");
+    std::printf(kHeaderFormat, "kernel", "prec", "layout", "N", "ranks", "force ms", "step ms", "exchange ms",
+                "bodies/s", "interactions/s", "GFLOP/s", "ceiling %", "timer", "params");
 }
 
 void printRow(const Row& row)
@@ -291,9 +298,13 @@ void printRow(const Row& row)
         std::snprintf(rate, sizeof rate, row.tree() ? "%.4g*" : "%.4g", r.interactionsPerSecond);
         if (!row.tree())
             std::snprintf(gflops, sizeof gflops, "%.1f", r.gflops);
-        std::printf("%-26s %-5s %-7s %8zu %11.4f %11.4f %11.4g %16s %10s %9s  %-11s %s\n", row.kernel.c_str(),
-                    row.precision.c_str(), row.layout.c_str(), row.bodies, r.forceMsMedian, r.stepMsMedian,
-                    r.bodiesPerSecond, rate, gflops, share, r.timer.c_str(), row.launch.c_str());
+        // The exchange's share of a step (one process: none, "-").
+        char exchange[32] = "-";
+        if (r.ranks > 1 || r.exchangeMsPerStep > 0)
+            std::snprintf(exchange, sizeof exchange, "%.4f", r.exchangeMsPerStep);
+        std::printf("%-26s %-5s %-7s %8zu %5d %11.4f %11.4f %11s %11.4g %16s %10s %9s  %-11s %s\n", row.kernel.c_str(),
+                    row.precision.c_str(), row.layout.c_str(), row.bodies, r.ranks, r.forceMsMedian, r.stepMsMedian,
+                    exchange, r.bodiesPerSecond, rate, gflops, share, r.timer.c_str(), row.launch.c_str());
     } else {
         std::printf("%-26s %-5s %-7s %8zu  %s\n", row.kernel.c_str(), row.precision.c_str(), row.layout.c_str(),
                     row.bodies, row.note.c_str());
@@ -316,7 +327,7 @@ std::string csvText(const std::vector<Row>& rows)
     std::string csv = "kernel,precision,layout,bodies,samples,force_ms_median,force_ms_min,step_ms_median,"
                       "interactions_per_second,gflops,flops_per_interaction,timer,params,note,"
                       "slots_per_interaction,ceiling_interactions_per_second,share_of_ceiling,per_core,"
-                      "method,bodies_per_second\n";
+                      "method,bodies_per_second,ranks,exchange_ms_per_step,compute_ms_per_step\n";
     char buf[512];
     for (const Row& row : rows) {
         std::snprintf(buf, sizeof buf, "%s,%s,%s,%zu,", row.kernel.c_str(), row.precision.c_str(), row.layout.c_str(),
@@ -351,8 +362,11 @@ std::string csvText(const std::vector<Row>& rows)
         }
         csv += "," + row.method + ",";
         if (row.result) {
-            std::snprintf(buf, sizeof buf, "%.6g", row.result->bodiesPerSecond);
+            std::snprintf(buf, sizeof buf, "%.6g,%d,%.6g,%.6g", row.result->bodiesPerSecond, row.result->ranks,
+                          row.result->exchangeMsPerStep, row.result->computeMsPerStep);
             csv += buf;
+        } else {
+            csv += ",,,";
         }
         csv += "\n";
     }
@@ -487,7 +501,13 @@ int replayCommand(const BenchOptions& o)
 int benchCommand(const BenchOptions& o)
 {
     if (!o.from.empty())
-        return replayCommand(o);
+        return writesOutputs() ? replayCommand(o) : 0; // reading a file: rank 0 alone
+    // Several processes (mpirun -np P): every process runs every case, its rows of each force
+    // evaluation; rank 0 prints and writes. One process is the case P = 1 without a share.
+    mpi::Session* const session = distributedSession();
+    ForceShare* const share = session ? session->share() : nullptr;
+    const bool root = writesOutputs();
+    const int ranks = share ? share->processes() : 1;
     std::vector<std::size_t> bodies;
     std::vector<const KernelInfo*> kernels;
     std::vector<plot::Series> references;
@@ -499,7 +519,7 @@ int benchCommand(const BenchOptions& o)
         if (!std::isfinite(o.budgetSeconds) || !(o.budgetSeconds > 0))
             throw std::invalid_argument("--budget must be a positive number of seconds");
         bodies = parseBodyList(o.bodies);
-        kernels = parseKernels(o.kernels);
+        kernels = parseKernels(o.kernels, root);
         if (!o.scenario.empty() && !findScenario(o.scenario))
             throw std::invalid_argument("--scenario: unknown scenario '" + o.scenario + "' (known: " + knownScenarioIds() + ")");
         // Launch parameters are checked against every selected kernel before anything runs.
@@ -526,6 +546,11 @@ int benchCommand(const BenchOptions& o)
     std::printf("Benchmark: %s (seed %llu), %d timed samples after %d warm-up evaluations per kernel and N\n",
                 system.c_str(), static_cast<unsigned long long>(o.seed), o.steps, o.warmup);
     std::printf("Machine:   %s\n", machine.c_str());
+    if (session)
+        std::printf("MPI:       %s; every force evaluation shared by the %d processes (each its N/%d rows, then "
+                    "MPI_Allgatherv): force and step times include the exchange, `exchange ms` is rank 0's time "
+                    "per step inside it (waiting for slower ranks included)\n",
+                    session->describe().c_str(), ranks, ranks);
     std::printf("Counting:  N^2 interactions per force evaluation (as NVIDIA's nbody sample); 20 flops per "
                 "interaction in fp32, 30 in fp64; ceiling %% = interactions/s over SMs x lanes x clock / slots per "
                 "interaction (docs/performance.md); bodies/s = N / force time. Tree rows (*): N^2/t is the "
@@ -544,7 +569,7 @@ int benchCommand(const BenchOptions& o)
         const std::size_t limit = probeLimit(k->backend, device ? device->multiprocessors : 0);
         // One force evaluation at n after an untimed one (module load, allocation), for the
         // budget's prediction (sim/Benchmark.h, predictCase).
-        const auto probe = [&](std::size_t n) { return timeForceEvaluation(*k, n, params, o.seed, o.scenario); };
+        const auto probe = [&](std::size_t n) { return timeForceEvaluation(*k, n, params, o.seed, o.scenario, share); };
         for (std::size_t n : bodies) {
             ++index;
             Row row = makeRow(*k, n, params, device);
@@ -560,9 +585,13 @@ int benchCommand(const BenchOptions& o)
                     row.note = note;
                 }
             } catch (const std::exception&) {
+                if (share)
+                    throw; // another process may have failed: every process stops (main())
                 // no prediction: the case itself will report the problem
             }
-            if (row.note.empty() && !o.noTune && tunable(*k, params)) {
+            // The tuner runs on rank 0 alone (its own single-process timings); rank 0's resolved
+            // launch parameters then go to every process (shareLaunchParameters).
+            if (root && row.note.empty() && !o.noTune && tunable(*k, params)) {
                 try { // once per device, kernel and N bucket (sim/Tuner.h); the table stays on stdout
                     const TuneOutcome t = ensureTuned(*k, params, n, [](const std::string& s) { std::fputs(s.c_str(), stderr); });
                     if (t.ran)
@@ -577,22 +606,32 @@ int benchCommand(const BenchOptions& o)
                 row.params = launchJson(*k, params, n);
             }
             if (row.note.empty()) {
-                std::fprintf(stderr, "bench [%zu/%zu] %s N=%zu ...\n", index, total, str(k->id).c_str(), n);
+                if (root)
+                    std::fprintf(stderr, "bench [%zu/%zu] %s N=%zu ...\n", index, total, str(k->id).c_str(), n);
                 BenchCase c;
                 c.kernel = str(k->id);
                 c.bodies = n;
                 c.seed = o.seed;
                 c.scenario = o.scenario;
                 c.params = params;
+                c.share = share;
+                shareLaunchParameters(*k, c.params, n); // a no-op for one process and CPU rows
                 c.samples = o.steps;
                 c.warmup = o.warmup;
                 c.budgetSeconds = o.budgetSeconds;
                 try {
-                    row.result = runBenchmark(c, [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); });
-                    last = EvaluationTiming{n, row.result->forceMsMedian};
+                    row.result = runBenchmark(c, [root](const std::string& s) {
+                        if (root)
+                            std::fprintf(stderr, "%s\n", s.c_str());
+                    });
+                    // The next N's prediction starts here: the slowest process's time, the same everywhere.
+                    last = EvaluationTiming{n, share ? share->agree(row.result->forceMsMedian) : row.result->forceMsMedian};
                     if (k->backend == Backend::Cpu && k->method == ForceMethod::AllPairs)
-                        row.perCore = row.result->interactionsPerSecond / double(std::max(1, omp_get_max_threads()));
+                        row.perCore = row.result->interactionsPerSecond /
+                                      double(std::max(1, omp_get_max_threads()) * ranks);
                 } catch (const std::exception& e) {
+                    if (share)
+                        throw; // a failure on one process stops all of them with its message (main())
                     row.note = std::string("failed: ") + e.what();
                     failed = true;
                 }
@@ -602,12 +641,17 @@ int benchCommand(const BenchOptions& o)
         }
     }
 
-    printPerCore(rows, omp_get_max_threads(), cpuSimdTargetName(cpuSimdTarget()));
+    printPerCore(rows, omp_get_max_threads() * ranks, cpuSimdTargetName(cpuSimdTarget()));
+    if (!root)
+        return failed ? 1 : 0;
 
     try {
         nlohmann::json header;
         header["machine"] = machine;
-        header["threads"] = omp_get_max_threads();
+        header["threads"] = omp_get_max_threads() * ranks; // OpenMP threads of all processes
+        header["ranks"] = ranks;
+        if (session)
+            header["mpi"] = session->describe();
         header["device"] = deviceJson(cuda);
         header["system"] = {{"scenario", o.scenario.empty() ? std::string("uniform cube") : o.scenario}, {"seed", o.seed}};
         header["samples"] = o.steps;

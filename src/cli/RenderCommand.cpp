@@ -1,4 +1,5 @@
 #include "RenderCommand.h"
+#include "DistributedSystem.h"
 
 #include "gl/ColourModes.h"
 #include "gl/FrameSink.h"
@@ -84,6 +85,33 @@ private:
 
 } // namespace
 
+namespace {
+
+/// The steps of render on a process other than rank 0: the same steps in the same chunks (its
+/// rows of every force evaluation), no frames. Returns as renderCommand.
+int simulateOnly(Simulation& sim, const RenderOptions& o)
+{
+    try {
+        for (int frame = 1; frame < o.frames; ++frame) {
+            sim.step(o.every);
+            if (const std::string bad = sim.checkFinite(); !bad.empty()) {
+                std::cerr << "nbody render: the system is no longer finite after " << sim.stepCount() << " steps ("
+                          << bad << "): the time step is too large for it\n";
+                return 1;
+            }
+        }
+    } catch (const CudaError& e) {
+        std::cerr << "nbody render: GPU error: " << e.what() << "\n";
+        return 1;
+    } catch (const std::exception& e) {
+        std::cerr << "nbody render: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace
+
 int renderCommand(const RenderOptions& o)
 {
     int width = 0, height = 0;
@@ -108,7 +136,7 @@ int renderCommand(const RenderOptions& o)
         std::cerr << "nbody render: --frames and --every must be at least 1\n";
         return 2;
     }
-    if (gl::sinkKindFor(o.out) == gl::SinkKind::Mp4) {
+    if (gl::sinkKindFor(o.out) == gl::SinkKind::Mp4 && writesOutputs()) {
         // Refuse before simulating anything: a target that cannot be written (named first: it is
         // the user's to fix whatever the machine has), or no ffmpeg.
         if (const gl::PngTarget t = gl::resolvePngTarget(o.out); !t.problem.empty()) {
@@ -122,8 +150,12 @@ int renderCommand(const RenderOptions& o)
         }
     }
 
+    // Several processes (mpirun -np P): every process simulates its rows of each force
+    // evaluation; rank 0 alone opens the GL context and writes the frames (DistributedSystem.h).
+    mpi::Session* const session = distributedSession();
+    const bool root = writesOutputs();
     PreparedSystem prepared;
-    if (const int rc = prepareSystem("render", o.system, prepared); rc != 0)
+    if (const int rc = prepareSharedSystem("render", o.system, prepared); rc != 0)
         return rc;
     applyLaunchOptions(o.launch, prepared.params);
     const std::string kernelId = !o.kernel.empty() ? o.kernel : !prepared.scenarioKernel.empty() ? prepared.scenarioKernel : defaultKernel();
@@ -132,6 +164,8 @@ int renderCommand(const RenderOptions& o)
     try {
         sim = std::make_unique<Simulation>(prepared.world, std::move(prepared.exact), prepared.params, "cpu");
         sim->setKernel(kernelId);
+        if (session)
+            sim->setForceShare(session->share()); // refuses more processes than bodies
     } catch (const std::invalid_argument& e) {
         std::cerr << "nbody render: " << e.what() << "\n";
         return 2;
@@ -141,7 +175,17 @@ int renderCommand(const RenderOptions& o)
     std::printf("Params:  %s\n", describe(prepared.params).c_str());
     std::printf("Kernel:  %s (%s, %s, %s)\n", std::string(k.id).c_str(), std::string(k.name).c_str(),
                 std::string(toString(k.backend)).c_str(), std::string(toString(k.precision)).c_str());
-    tuneBeforeRun("render", k, prepared.params, n, o.noTune);
+    if (session)
+        std::printf("MPI:     %s; rank 0 computes bodies [%zu, %zu) of %zu and writes the frames\n",
+                    session->describe().c_str(), session->share()->rows(n).begin, session->share()->rows(n).end, n);
+    if (root)
+        tuneBeforeRun("render", k, prepared.params, n, o.noTune);
+    // The same launch parameters on every process (a j-split orders the j-sum).
+    shareLaunchParameters(k, prepared.params, n);
+    if (session)
+        sim->setParams(prepared.params);
+    if (!root)
+        return simulateOnly(*sim, o);
 
     gl::SinkOptions so;
     so.target = o.out;

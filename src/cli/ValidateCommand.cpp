@@ -1,5 +1,6 @@
 // `nbody validate`: kernels against the fp64 reference, the summary table and the report.
 #include "ValidateCommand.h"
+#include "DistributedSystem.h"
 
 #include "sim/AtomicFile.h"
 #include "sim/Format.h"
@@ -155,7 +156,13 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     }
     // The O(N²) runs on the CPU: refused before the bodies are even made (1e8 bodies would fill
     // the memory first) when a generator's N is known, and again with the system's real N.
+    // Several processes (mpirun -np P): rank 0 decides (its timing of the CPU rate) and the
+    // others learn of a refusal at their next collective (main()).
+    mpi::Session* const session = distributedSession();
+    const bool root = writesOutputs();
     const auto withinBudget = [&](std::size_t n) {
+        if (!root)
+            return true;
         const double predicted = estimateValidationSeconds(n, o.steps, o.checkpoints, kernels);
         if (predicted <= o.budget)
             return true;
@@ -170,7 +177,7 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     if (o.system.input.empty() && o.system.bodiesGiven && !withinBudget(o.system.bodies))
         return 2;
     PreparedSystem prepared;
-    if (const int rc = prepareSystem("validate", o.system, prepared); rc != 0)
+    if (const int rc = prepareSharedSystem("validate", o.system, prepared); rc != 0)
         return rc;
     if (!withinBudget(prepared.world.size()))
         return 2;
@@ -200,10 +207,24 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     config.checkpoints = o.checkpoints;
     config.params = params;
     config.system = prepared.what;
+    if (session) {
+        config.share = session->share();
+        try {
+            (void)config.share->rows(prepared.world.size()); // more processes than bodies: refused here
+        } catch (const std::invalid_argument& e) {
+            std::cerr << "nbody validate: " << e.what() << "\n";
+            return 2;
+        }
+        std::printf("MPI:     %s; every run (the fp64 reference's too) shared: rank 0 computes bodies [%zu, %zu) "
+                    "of %zu\n",
+                    session->describe().c_str(), config.share->rows(prepared.world.size()).begin,
+                    config.share->rows(prepared.world.size()).end, prepared.world.size());
+        std::fflush(stdout);
+    }
 
     ValidationReport report;
     {
-        ProgressLine progress(!o.quiet);
+        ProgressLine progress(!o.quiet && root);
         try {
             report = validate(prepared.world, prepared.exact, config,
                               [&](const ValidationProgress& p) { progress(p); });
@@ -217,6 +238,8 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     std::fflush(stdout);
     bool written = true;
     for (const std::string& path : o.reports) {
+        if (!root)
+            break; // rank 0 writes the reports
         try {
             writeValidationReport(path, report);
             std::printf("Report written to %s\n", path.c_str());

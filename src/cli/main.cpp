@@ -62,6 +62,8 @@ std::string lastLine(const std::string& text)
     if (last.rfind("nbody", 0) == 0)
         if (const auto colon = last.find(": "); colon != std::string::npos && colon < 24)
             last.erase(0, colon + 2);
+    if (last.rfind("error: ", 0) == 0) // "nbody: error: …" (an exception out of a command)
+        last.erase(0, 7);
     return last;
 }
 
@@ -268,13 +270,13 @@ int commandMain(int argc, char** argv)
         app.exit(e);
         return 2;
     }
-    // Several processes run `nbody run` (docs/mpi.md); the other simulating commands would
-    // each run alone and write the same outputs P times: refused.
+    // Several processes run `nbody run`, `bench`, `validate` and `render` (docs/mpi.md); `tune`
+    // measures one device alone and would write the cache P times: refused.
     if (const nbody::mpi::Session* s = distributedSession(); s && s->size() > 1)
-        for (CLI::App* single : {benchCmd, renderCmd, validateCmd, tuneCmd})
+        for (CLI::App* single : {tuneCmd})
             if (*single) {
                 std::cerr << "nbody " << single->get_name() << ": runs as one process: start it without mpirun "
-                          << "(mpirun -np P supports `nbody run`, docs/mpi.md)\n";
+                          << "(mpirun -np P supports `nbody run`, `bench`, `validate` and `render`, docs/mpi.md)\n";
                 return 2;
             }
     try {

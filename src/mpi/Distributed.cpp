@@ -95,6 +95,9 @@ public:
 
     RowRange rows(std::size_t n) const override { return shareOf(n, m_s.m_rank, m_s.m_size); }
     bool deviceAware() const override { return m_s.m_cudaAware; }
+    int processes() const override { return m_s.m_size; }
+    double agree(double value) override { return m_s.maximum(value); }
+    ExchangeStats exchanged() const override { return m_s.m_exchange; }
 
     void gather(void* acc, std::size_t n, std::size_t elementBytes, bool /*onDevice*/) override
     {

@@ -83,14 +83,8 @@ public:
     /// The force share of this process (Simulation::setForceShare); nullptr when not distributed.
     ForceShare* share();
 
-    /// What the force exchange cost this process so far: gathers (one per force evaluation),
-    /// wall-clock seconds inside them (the failure checkpoint and MPI_Allgatherv, so waiting for
-    /// slower ranks counts), and bytes received (the other ranks' rows).
-    struct ExchangeStats {
-        std::uint64_t gathers = 0;
-        double seconds = 0;
-        std::uint64_t bytesReceived = 0;
-    };
+    /// What the force exchange cost this process so far (ForceShare.h's ExchangeStats).
+    using ExchangeStats = nbody::ExchangeStats;
     ExchangeStats exchangeStats() const;
 
     /// Collective: every process says it is well. Returns when all are; throws RankFailure with

@@ -4,6 +4,7 @@
 #include "Scenario.h"
 #include "Scenarios.h"
 #include "Simulation.h"
+#include "ForceShare.h"
 
 #include <algorithm>
 #include <chrono>
@@ -83,11 +84,13 @@ std::unique_ptr<Simulation> benchmarkSystem(const BenchCase& c)
         sim = std::make_unique<Simulation>(std::move(b.bodies.world), b.params, "cpu");
     }
     sim->setKernel(c.kernel);
+    if (c.share)
+        sim->setForceShare(c.share);
     return sim;
 }
 
 double timeForceEvaluation(const KernelInfo& k, std::size_t n, const SimParams& params, std::uint64_t seed,
-                           const std::string& scenario)
+                           const std::string& scenario, ForceShare* share)
 {
     BenchCase c;
     c.kernel = std::string(k.id);
@@ -95,9 +98,11 @@ double timeForceEvaluation(const KernelInfo& k, std::size_t n, const SimParams& 
     c.seed = seed;
     c.scenario = scenario;
     c.params = params;
+    c.share = share;
     const std::unique_ptr<Simulation> sim = benchmarkSystem(c);
     sim->timedForceEvaluation(); // untimed: module load, allocation
-    return sim->timedForceEvaluation();
+    const double ms = sim->timedForceEvaluation();
+    return share ? share->agree(ms) : ms;
 }
 
 double predictedStepSeconds(const EvaluationTiming& from, std::size_t n, int evaluationsPerStep)
@@ -162,6 +167,10 @@ BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std:
         warmSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     sim.step(1);
+    // Decisions from timings are the slowest process's (ForceShare::agree): every process takes
+    // as many samples of as many steps, so they make the same collectives.
+    if (c.share)
+        warmSeconds = c.share->agree(warmSeconds);
     int samples = c.samples;
     if (warmSeconds > 0) {
         const double fit = std::floor(c.budgetSeconds / (2.0 * warmSeconds));
@@ -176,16 +185,23 @@ BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std:
     // per frame), where the host's launch and synchronisation per call is spread over K steps
     // and, with CUDA graphs, the steps replay without launch gaps. One warm-up call of K first
     // (it captures the graphs).
-    const double oneStepMs = std::max(1e-3, sim.lastTiming().msPerStep);
+    double oneStepMs = std::max(1e-3, sim.lastTiming().msPerStep);
+    if (c.share)
+        oneStepMs = c.share->agree(oneStepMs);
     const int stepsPerSample = int(std::clamp(std::floor(2.0 / oneStepMs), 1.0, 100.0));
     sim.step(stepsPerSample);
-    std::vector<double> force, step;
+    std::vector<double> force, step, exchange, compute;
     force.reserve(std::size_t(samples));
     step.reserve(std::size_t(samples));
     for (int s = 0; s < samples; ++s) {
         force.push_back(sim.timedForceEvaluation());
+        const double before = c.share ? c.share->exchanged().seconds : 0.0;
         sim.step(stepsPerSample);
-        step.push_back(sim.lastTiming().msPerStep);
+        const double ms = sim.lastTiming().msPerStep;
+        const double exchangeMs = c.share ? 1e3 * (c.share->exchanged().seconds - before) / stepsPerSample : 0.0;
+        step.push_back(ms);
+        exchange.push_back(exchangeMs);
+        compute.push_back(std::max(0.0, ms - exchangeMs));
     }
     if (const std::string bad = sim.checkFinite(); !bad.empty())
         throw std::runtime_error("the benchmark system blew up (" + bad + ")");
@@ -198,13 +214,16 @@ BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std:
     r.forceMsMin = *std::min_element(force.begin(), force.end());
     r.stepMsMedian = median(step);
     r.stepsPerSample = stepsPerSample;
+    r.ranks = c.share ? c.share->processes() : 1;
+    r.exchangeMsPerStep = median(exchange);
+    r.computeMsPerStep = median(compute);
     const double n = double(c.bodies);
     r.interactionsPerSecond = r.forceMsMedian > 0 ? n * n / (r.forceMsMedian * 1e-3) : 0;
     r.bodiesPerSecond = r.forceMsMedian > 0 ? n / (r.forceMsMedian * 1e-3) : 0;
     r.method = k.method;
     r.flopsPerInteraction = k.flopsPerInteraction;
     r.gflops = k.method == ForceMethod::AllPairs ? r.interactionsPerSecond * k.flopsPerInteraction / 1e9 : 0;
-    r.timer = k.backend == Backend::Cuda ? "CUDA events" : "wall clock";
+    r.timer = k.backend == Backend::Cuda && !c.share ? "CUDA events" : "wall clock";
     r.params = c.params;
     return r;
 }

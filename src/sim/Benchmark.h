@@ -21,6 +21,8 @@
 
 namespace nbody {
 
+class ForceShare;
+
 struct BenchCase {
     std::string kernel;        ///< registry id
     std::size_t bodies = 8192; ///< N of the system
@@ -33,6 +35,11 @@ struct BenchCase {
     int samples = 10;          ///< timed force evaluations and timed steps, each (≥ 1)
     int warmup = 2;            ///< untimed force evaluations before them (plus one untimed step)
     double budgetSeconds = 60; ///< fewer samples (at least 1) when they would take longer than this
+    /// Several processes (ForceShare.h; `mpirun -np P nbody bench`): each computes its rows of
+    /// every force evaluation and the share assembles them, so the force and step times include
+    /// the exchange. Every process must run the same case: the share's agree() makes the sample
+    /// counts the same everywhere. Not owned; nullptr: this process alone.
+    ForceShare* share = nullptr;
 };
 
 struct BenchResult {
@@ -49,12 +56,22 @@ struct BenchResult {
     double bodiesPerSecond = 0; ///< N / forceMsMedian: bodies whose force is evaluated per second
     ForceMethod method = ForceMethod::AllPairs; ///< the row's (KernelInfo::method)
     int flopsPerInteraction = 0;
-    std::string timer;          ///< "CUDA events" or "wall clock"
+    std::string timer;          ///< "CUDA events" or "wall clock" (always with a share: the exchange is on the host)
     SimParams params;
+    /// Processes that shared every force evaluation (ForceShare::processes(); 1 alone).
+    int ranks = 1;
+    /// Median over the step samples of the time per step inside the force exchange (this
+    /// process's: the failure checkpoint and the collective, waiting for slower processes
+    /// included), ms; 0 without a share.
+    double exchangeMsPerStep = 0;
+    /// Median over the step samples of (step time − exchange time) per step, ms: the kernels,
+    /// the kicks and drifts; stepMsMedian without a share.
+    double computeMsPerStep = 0;
 };
 
 class Simulation;
-/// The case's system with its kernel set (the uniform cube or the scenario; see BenchCase).
+/// The case's system with its kernel set (the uniform cube or the scenario; see BenchCase) and
+/// the case's share (BenchCase::share).
 /// Throws as runBenchmark.
 std::unique_ptr<Simulation> benchmarkSystem(const BenchCase& c);
 
@@ -117,9 +134,11 @@ double evaluationScale(std::size_t from, std::size_t to, ForceMethod method);
 
 /// One force evaluation of kernel `k` timed at `n` bodies (the uniform cube of `seed`) after an
 /// untimed one (module load, allocation), ms: the probe of predictCase() and bodiesForStepRate().
+/// With a `share` the evaluation is shared (BenchCase::share) and the time returned is the
+/// largest of every process's (ForceShare::agree), so that every process predicts the same.
 /// Throws std::invalid_argument (kernel unavailable, parameters refused), CudaError.
 double timeForceEvaluation(const KernelInfo& k, std::size_t n, const SimParams& params, std::uint64_t seed = 42,
-                           const std::string& scenario = {});
+                           const std::string& scenario = {}, ForceShare* share = nullptr);
 
 /// The time of one step at `n` bodies predicted from a timed evaluation: `from`.ms × (n /
 /// from.bodies)² × evaluationsPerStep, in seconds (the N² scaling of predictCase(); exact once

@@ -12,8 +12,18 @@
 #include "KernelRegistry.h"
 
 #include <cstddef>
+#include <cstdint>
 
 namespace nbody {
+
+/// What the force exchange cost a process so far: gathers (one per force evaluation), wall-clock
+/// seconds inside them (the failure checkpoint and the collective, so waiting for slower
+/// processes counts), and bytes received (the other processes' rows).
+struct ExchangeStats {
+    std::uint64_t gathers = 0;
+    double seconds = 0;
+    std::uint64_t bytesReceived = 0;
+};
 
 class ForceShare {
 public:
@@ -31,6 +41,15 @@ public:
     /// Sums the diagnostic sums of every process's rows (fp64) into `sums` on every process.
     /// Collective; throws as gather().
     virtual void reduce(DiagnosticSums& sums) = 0;
+    /// The number of processes sharing the rows (1: this process alone).
+    virtual int processes() const { return 1; }
+    /// Collective: the largest of every process's `value`, on every process. What a decision
+    /// taken from a timing (a sample count, a skip) must use, so that every process takes the
+    /// same decision and they all make the same collectives. Throws as gather().
+    virtual double agree(double value) { return value; }
+    /// The exchange so far (gather() calls, seconds inside them, bytes received); zeros for a
+    /// share that does not communicate.
+    virtual ExchangeStats exchanged() const { return {}; }
 };
 
 } // namespace nbody

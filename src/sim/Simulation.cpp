@@ -500,8 +500,11 @@ double Simulation::timedForceEvaluation()
 #if NBODY_HAVE_CUDA
         ensureDevice();
         m_device->setForceRows(forceRows());
-        const double ms = m_device->timedForces(*m_kernel, m_params, m_current);
-        gatherDeviceAccelerations();
+        const auto t0 = std::chrono::steady_clock::now();
+        double ms = m_device->timedForces(*m_kernel, m_params, m_current);
+        gatherDeviceAccelerations(); // synchronises the device when there is a share
+        if (m_share)
+            ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         m_world.accelerationsValid = true;
         m_hostStale = true;
         return ms;

@@ -92,6 +92,8 @@ public:
     void computeAccelerations();
     /// computeAccelerations() timed: milliseconds of the force evaluation alone, measured with
     /// CUDA events around the launch(es) for CUDA kernels and with the wall clock on the CPU.
+    /// With a force share (setForceShare) the wall clock around this process's rows and the
+    /// exchange that assembles all of them, for CUDA kernels too: the time of one shared evaluation.
     double timedForceEvaluation();
     /// The current accelerations in the selected kernel's precision, widened exactly to fp64:
     /// N Double4 (ax, ay, az, 0). Synchronises first.

@@ -365,6 +365,8 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
     tell(0, "step-0 forces");
     Simulation reference(initial, exact, params, "cpu");
     reference.setKernel(*referenceRow);
+    if (config.share)
+        reference.setForceShare(config.share);
     auto refStart = Clock::now();
     // Step-0 reference forces: all N, or (above forceSampleAbove) the sample's, each against all
     // N in fp64 on the exact state (the reference run computes its own forces on its first step).
@@ -416,6 +418,8 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
         try {
             run.sim = std::make_unique<Simulation>(initial, exact, params, "cpu");
             run.sim->setKernel(*k);
+            if (config.share)
+                run.sim->setForceShare(config.share);
             run.sim->computeAccelerations();
             const std::vector<Double4> a = run.sim->accelerations64();
             if (sampled) {
@@ -438,6 +442,8 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
         } catch (const ValidationCancelled&) {
             throw;
         } catch (const std::exception& e) {
+            if (config.share)
+                throw; // the other processes are in (or will reach) a collective this one leaves
             run.fail(e.what());
         }
         r.seconds += seconds(t0);
@@ -514,6 +520,8 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
             } catch (const ValidationCancelled&) {
                 throw;
             } catch (const std::exception& ex) {
+                if (config.share)
+                    throw; // as above
                 run.fail("stopped at step " + std::to_string(done) + "..." + std::to_string(checkpoint) + ": " + ex.what());
             }
             r.seconds += seconds(t0);

@@ -45,6 +45,8 @@
 
 namespace nbody {
 
+class ForceShare;
+
 /// Pass/fail thresholds (dimensionless).
 struct ValidationThresholds {
     /// Max step-0 per-body relative force error of fp32 kernels. fp32 rounding (unit roundoff
@@ -81,6 +83,14 @@ struct ValidationConfig {
     std::size_t forceSampleAbove = 20000;
     std::size_t forceSample = 4096;
     std::uint64_t forceSampleSeed = 14;
+    /// Several processes (ForceShare.h; `mpirun -np P nbody validate`): every run, the fp64
+    /// reference's too, computes this process's rows of each force evaluation and the share
+    /// assembles them, so every process holds every run's whole state (bit for bit one process's
+    /// with a deterministic kernel) and the energies are reduced over the processes (fp64, another
+    /// order of the sums). Every process must call validate() with the same system; a kernel
+    /// that throws then stops the whole validation (the exception passes on, so that every
+    /// process stops) instead of getting Verdict::Error. Not owned; nullptr: this process alone.
+    ForceShare* share = nullptr;
 };
 
 /// Max, median and root mean square of N per-body errors.
