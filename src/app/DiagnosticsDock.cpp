@@ -76,7 +76,11 @@ DiagnosticsDock::DiagnosticsDock(QWidget* parent) : QDockWidget(tr("Diagnostics"
         auto* view = new QChartView(c.chart);
         view->setRenderHint(QPainter::Antialiasing);
         view->setMinimumSize(260, 200);
-        charts->addWidget(view);
+        // A chart with an axis on each side (Momentum: |P| and |L|) gets a quarter more width:
+        // Qt Charts squeezes the vertical axes to their minimum ("1....") when their labels and
+        // titles take more than about 40 % of the chart's width, which two-line titles and
+        // four-character labels did at 1280 px.
+        charts->addWidget(view, c.y2 ? 5 : 4);
     }
 
     m_interval = new QSpinBox;
