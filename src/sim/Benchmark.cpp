@@ -87,8 +87,10 @@ std::unique_ptr<Simulation> benchmarkSystem(const BenchCase& c)
 }
 
 double timeForceEvaluation(const KernelInfo& k, std::size_t n, const SimParams& params, std::uint64_t seed,
-                           const std::string& scenario)
+                           const std::string& scenario, int samples)
 {
+    if (samples < 1)
+        throw std::invalid_argument("timeForceEvaluation: samples must be at least 1");
     BenchCase c;
     c.kernel = std::string(k.id);
     c.bodies = n;
@@ -97,7 +99,10 @@ double timeForceEvaluation(const KernelInfo& k, std::size_t n, const SimParams& 
     c.params = params;
     const std::unique_ptr<Simulation> sim = benchmarkSystem(c);
     sim->timedForceEvaluation(); // untimed: module load, allocation
-    return sim->timedForceEvaluation();
+    std::vector<double> ms;
+    for (int i = 0; i < samples; ++i)
+        ms.push_back(sim->timedForceEvaluation());
+    return median(ms);
 }
 
 double predictedStepSeconds(const EvaluationTiming& from, std::size_t n, int evaluationsPerStep)
@@ -108,14 +113,17 @@ double predictedStepSeconds(const EvaluationTiming& from, std::size_t n, int eva
 
 StepRateSize bodiesForStepRate(double stepsPerSecond, int evaluationsPerStep, std::size_t minimum,
                                std::size_t maximum, std::size_t probeBodies,
-                               const std::function<double(std::size_t)>& probe)
+                               const std::function<double(std::size_t)>& probe, int probes)
 {
     if (!(stepsPerSecond > 0) || !std::isfinite(stepsPerSecond))
         throw std::invalid_argument("bodiesForStepRate: the step rate must be positive and finite");
-    if (minimum > maximum || probeBodies == 0)
-        throw std::invalid_argument("bodiesForStepRate: minimum above maximum, or no probe bodies");
+    if (minimum > maximum || probeBodies == 0 || probes < 1)
+        throw std::invalid_argument("bodiesForStepRate: minimum above maximum, no probe bodies or no probes");
+    std::vector<double> timings;
+    for (int i = 0; i < probes; ++i)
+        timings.push_back(probe(probeBodies));
     StepRateSize s;
-    s.from = EvaluationTiming{probeBodies, probe(probeBodies)};
+    s.from = EvaluationTiming{probeBodies, median(timings)};
     const double budget = 1.0 / stepsPerSecond;
     const double atProbe = predictedStepSeconds(s.from, probeBodies, evaluationsPerStep);
     // N² scaling: N = probe N × sqrt(budget / predicted time at the probe N).
