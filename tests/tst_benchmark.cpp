@@ -85,6 +85,24 @@ private slots:
         }
     }
 
+    /// The sustained probe: with minSeconds the evaluations repeat for at least that long and
+    /// the mean is returned (a single one measured the idle machine on a busy one); without, one.
+    void sustainedProbe()
+    {
+        const KernelInfo* k = findKernel("cpu");
+        QVERIFY(k);
+        QElapsedTimer t;
+        t.start();
+        const double sustained = timeForceEvaluation(*k, 1001, SimParams{}, 42, {}, 0.05);
+        const double wallMs = double(t.nsecsElapsed()) * 1e-6;
+        qInfo("cpu, 1001 bodies: %.3g ms an evaluation over %.3g ms", sustained, wallMs);
+        QVERIFY2(wallMs >= 50, qPrintable(QString::number(wallMs)));
+        QVERIFY(sustained > 0 && sustained < wallMs);
+        t.restart();
+        const double one = timeForceEvaluation(*k, 1001, SimParams{});
+        QVERIFY(one > 0 && one <= double(t.nsecsElapsed()) * 1e-6);
+    }
+
     /// The real probe on the CPU kernel: the chosen N's predicted step fits the rate.
     void bodiesForStepRateOnTheCpu()
     {

@@ -186,7 +186,7 @@ ScenarioMenus::Suggestion ScenarioMenus::suggest(const nbody::ScenarioInfo& row,
                 if (const nbody::CudaRuntimeInfo cuda = nbody::queryCuda(); !cuda.devices.empty())
                     sms = cuda.devices.front().multiprocessors;
             const std::size_t n = nbody::probeLimit(k->backend, sms);
-            it = m_timings.emplace(s.kernel, nbody::EvaluationTiming{n, nbody::timeForceEvaluation(*k, n, {}, 42, {}, 5)}).first;
+            it = m_timings.emplace(s.kernel, nbody::EvaluationTiming{n, nbody::timeForceEvaluation(*k, n, {}, 42, {}, 0.15)}).first;
         } catch (const std::exception&) {
             return s; // no prediction: the row's default
         }

@@ -90,7 +90,7 @@ void SimulationController::initialize(const StartupConfig& config)
                     row && config.bodiesGiven && !row->fixedBodies) {
                     spec.bodies = std::size_t(config.bodies);
                 } else if (row && !row->fixedBodies && !spec.bodies && config.sizeForStepsPerSecond > 0) {
-                    // N from the kernel's measured speed: the median of five timed force evaluations scaled as N².
+                    // N from the kernel's measured speed: force evaluations timed over 50 ms (median of three), scaled as N².
                     SimParams probe = params;
                     probe.integrator = std::string(row->integrator);
                     const KernelInfo* k = findKernel(kernelId.toStdString());

@@ -87,10 +87,8 @@ std::unique_ptr<Simulation> benchmarkSystem(const BenchCase& c)
 }
 
 double timeForceEvaluation(const KernelInfo& k, std::size_t n, const SimParams& params, std::uint64_t seed,
-                           const std::string& scenario, int samples)
+                           const std::string& scenario, double minSeconds)
 {
-    if (samples < 1)
-        throw std::invalid_argument("timeForceEvaluation: samples must be at least 1");
     BenchCase c;
     c.kernel = std::string(k.id);
     c.bodies = n;
@@ -99,10 +97,14 @@ double timeForceEvaluation(const KernelInfo& k, std::size_t n, const SimParams& 
     c.params = params;
     const std::unique_ptr<Simulation> sim = benchmarkSystem(c);
     sim->timedForceEvaluation(); // untimed: module load, allocation
-    std::vector<double> ms;
-    for (int i = 0; i < samples; ++i)
-        ms.push_back(sim->timedForceEvaluation());
-    return median(ms);
+    const auto t0 = std::chrono::steady_clock::now();
+    double sum = 0;
+    int count = 0;
+    do {
+        sum += sim->timedForceEvaluation();
+        ++count;
+    } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < minSeconds);
+    return sum / count;
 }
 
 double predictedStepSeconds(const EvaluationTiming& from, std::size_t n, int evaluationsPerStep)
@@ -145,7 +147,7 @@ StepRateSize bodiesForStepRate(const KernelInfo& k, const SimParams& params, dou
     const std::size_t probeBodies = std::min(probeLimit(k.backend, sms), std::max<std::size_t>(maximum, 1));
     const int evaluations = int(integratorOrThrow(params.integrator).weights.size());
     return bodiesForStepRate(stepsPerSecond, evaluations, minimum, maximum, probeBodies,
-                             [&](std::size_t n) { return timeForceEvaluation(k, n, params); });
+                             [&](std::size_t n) { return timeForceEvaluation(k, n, params, 42, {}, 0.05); }, 3);
 }
 
 BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std::string&)>& progress)

@@ -117,11 +117,14 @@ double evaluationScale(std::size_t from, std::size_t to, ForceMethod method);
 
 /// One force evaluation of kernel `k` timed at `n` bodies (the uniform cube of `seed`) after an
 /// untimed one (module load, allocation), ms: the probe of predictCase() and bodiesForStepRate().
-/// With `samples` > 1, the median of that many timed evaluations (one timing on a busy machine
-/// can be a hundred times off either way). Throws std::invalid_argument (kernel unavailable,
-/// parameters refused, samples < 1), CudaError.
+/// With `minSeconds` > 0, evaluations are repeated until that much wall time has passed and
+/// their mean is returned: the sustained time, which on a busy machine includes the time the
+/// threads wait for a core (a single 0.3 ms evaluation fits in one time slice and measures the
+/// idle machine: in the 1366 × 768 trial on two cores shared by several builds, 0.26 ms for 1024
+/// bodies at start-up, then 29 ms a step in the run). Throws std::invalid_argument (kernel
+/// unavailable, parameters refused), CudaError.
 double timeForceEvaluation(const KernelInfo& k, std::size_t n, const SimParams& params, std::uint64_t seed = 42,
-                           const std::string& scenario = {}, int samples = 1);
+                           const std::string& scenario = {}, double minSeconds = 0);
 
 /// The time of one step at `n` bodies predicted from a timed evaluation: `from`.ms × (n /
 /// from.bodies)² × evaluationsPerStep, in seconds (the N² scaling of predictCase(); exact once
@@ -147,7 +150,8 @@ StepRateSize bodiesForStepRate(double stepsPerSecond, int evaluationsPerStep, st
                                const std::function<double(std::size_t bodies)>& probe, int probes = 5);
 /// The same for kernel `k` with `params` (its integrator), timed here with timeForceEvaluation()
 /// at probeLimit(k.backend, the CUDA device's SMs) bodies: 1024 for CPU rows (throughput-bound
-/// from there), at least 65 536 for CUDA rows (a GPU is filled there).
+/// from there), at least 65 536 for CUDA rows (a GPU is filled there); each of the three probes
+/// is the sustained time over 50 ms (minSeconds).
 StepRateSize bodiesForStepRate(const KernelInfo& k, const SimParams& params, double stepsPerSecond,
                                std::size_t minimum = 1024, std::size_t maximum = 65536);
 
