@@ -330,6 +330,51 @@ private slots:
                 QVERIFY2(drawn.contains(l), qPrintable(QStringLiteral("%1: label '%2' not drawn").arg(QString::fromUtf8(name), l)));
     }
 
+    void oneCharacterLabelsKeepTheTitle()
+    {
+        // The trial of issue 12 on a 1366 × 768 screen: the Solar System's |P| (0.2 … 2.6 ×10⁻¹⁹
+        // over a year) drew ticks "0" … "3" and its title cut to "|P|...", hiding the exponent:
+        // Qt Charts keeps room for "..." beside a title, more than a one-character label takes.
+        // Such labels get a decimal; every text is drawn whole.
+        DiagnosticsDock dock;
+        dock.resize(1366, 290);
+        dock.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dock));
+        QList<Diagnostics> samples;
+        for (int i = 0; i <= 36; ++i) {
+            Diagnostics d;
+            d.step = std::uint64_t(10 * i);
+            d.time = 10.0 * i;
+            d.kinetic = 3.43e-8 - 1e-10 * i / 36.0;
+            d.potential = -6.66e-8 + 1e-10 * i / 36.0;
+            d.total = d.kinetic + d.potential;
+            d.energyChange = 3.6e-10 * std::pow(std::sin(0.35 * i), 2);
+            d.momentum = {0.2e-19 + 2.4e-19 * std::abs(std::sin(0.1 * i)), 0, 0};
+            d.angularMomentum = {0, 0, 38.5363 + 1e-4 * std::cos(0.3 * i)};
+            d.virialRatio = 1.041 - 0.012 * i / 36.0;
+            samples << d;
+        }
+        dock.appendDiagnostics(samples);
+        QTest::qWait(300);
+        if (const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(dock.grab().save(QDir(dir).filePath(QStringLiteral("diagnostics-solar.png"))));
+        const AxisLayout p = dock.axisLayout("momentum");
+        QCOMPARE(p.scale.exponent, -19);
+        for (const QString& l : p.labels())
+            QVERIFY2(l.size() >= 2, qPrintable(p.labels().join(' ')));
+        const QStringList drawn = drawnTexts(dock);
+        for (const QString& t : drawn)
+            QVERIFY2(!t.contains(QStringLiteral("…")) && !t.contains(QStringLiteral("...")),
+                     qPrintable(QStringLiteral("elided: '%1'").arg(t)));
+        QVERIFY2(std::any_of(drawn.begin(), drawn.end(),
+                             [](const QString& t) { return t.startsWith("|P|") && t.contains("×10⁻¹⁹"); }),
+                 qPrintable(drawn.join(" | "))); // the title, whole
+        // Horizontal axes and one-line titles keep their integers.
+        QCOMPARE(layoutVerticalAxis(0, 12.3).labels(), QStringList({"0", "5", "10", "15"}));
+        QCOMPARE(layoutAxis(0.2e-19, 2.6e-19, 4).labels(), QStringList({"0", "2", "4"}));
+        QCOMPARE(layoutVerticalAxis(0.2e-19, 2.6e-19, 4).labels(), QStringList({"0.0", "2.0", "4.0"}));
+    }
+
     void axisLayoutRules()
     {
         // A shared exponent outside [0.01, 1e4), an offset for a nearly constant series, plain
