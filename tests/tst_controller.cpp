@@ -167,6 +167,7 @@ private slots:
     void scenarios_data();
     void scenarios();
     void snapshotAfterScenario();
+    void scenarioAfterScenario();
     void startSystem();
     void systemReplacedAndLabels();
     void frameLoopStepTime_data();
@@ -907,6 +908,40 @@ void TestController::snapshotAfterScenario()
     loop.command(&SimulationController::loadFile, path);
     FRAME(loop, r);
     QCOMPARE(loop.params.back().G, 1.0);
+    QCOMPARE(loop.kernels.back(), QStringLiteral("reference"));
+}
+
+void TestController::scenarioAfterScenario()
+{
+    // The trial of issue 12 on a 1366 × 768 screen: the Solar System (its own fp64 `reference`
+    // kernel), then File → New from scenario → Galaxy collision, which names no kernel: the
+    // collision ran on `reference` (fp64, ~30 times slower here), as the Open path no longer
+    // did. A scenario without a kernel of its own gets the user's back; one with its own (the
+    // figure eight) keeps the scenario's; a kernel the user picked stays.
+    REQUIRE_EGL();
+    FrameLoop loop(*m_context);
+    loop.initialize(QStringLiteral("cpu"), 1001);
+    FrameResult r;
+    FRAME(loop, r);
+    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0));
+    FRAME(loop, r);
+    QCOMPARE(loop.kernels.back(), QStringLiteral("reference"));
+    loop.command(&SimulationController::newScenario, QStringLiteral("figure-eight"), qulonglong(0), quint64(0));
+    FRAME(loop, r);
+    QCOMPARE(loop.kernels.back(), QStringLiteral("reference")); // its own
+    loop.command(&SimulationController::newScenario, QStringLiteral("galaxy-collision"), qulonglong(1001), quint64(0));
+    FRAME(loop, r);
+    QCOMPARE(r.bodies, qulonglong(1001));
+    QCOMPARE(loop.params.back().G, 1.0);
+    QCOMPARE(loop.params.back().integrator, std::string("leapfrog"));
+    QCOMPARE(loop.kernels.back(), QStringLiteral("cpu"));
+    // The user's pick after a scenario stays through the next one.
+    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0));
+    FRAME(loop, r);
+    loop.command(&SimulationController::setKernel, QStringLiteral("reference"));
+    FRAME(loop, r);
+    loop.command(&SimulationController::newScenario, QStringLiteral("plummer"), qulonglong(1001), quint64(0));
+    FRAME(loop, r);
     QCOMPARE(loop.kernels.back(), QStringLiteral("reference"));
 }
 

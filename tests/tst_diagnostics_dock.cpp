@@ -54,6 +54,17 @@ class TestDiagnosticsDock : public QObject {
         return d.toPlainText();
     }
 
+    /// Every visible text item of the dock's charts (axis labels and titles, legends), as drawn.
+    static QStringList drawnTexts(DiagnosticsDock& dock)
+    {
+        QStringList drawn;
+        for (QChartView* view : dock.findChildren<QChartView*>())
+            for (QGraphicsItem* item : view->scene()->items())
+                if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible())
+                    drawn << text->toPlainText();
+        return drawn;
+    }
+
     static QString quantity(const QString& series)
     {
         return series == "total"              ? QStringLiteral("energy")
@@ -274,6 +285,94 @@ private slots:
                 QVERIFY2(drawn.contains(l), qPrintable(QStringLiteral("%1: label '%2' not drawn").arg(name, l)));
         for (const QString& name : names)
             QVERIFY2(drawn.contains(plain(dock.axis(name)->titleText())), qPrintable(dock.axis(name)->titleText()));
+    }
+
+    void firstSampleAxesAreWhole_data()
+    {
+        QTest::addColumn<int>("width"); // the dock's: the window's width
+        QTest::addColumn<int>("height"); // the dock's height in such a window
+        QTest::newRow("1280 x 260") << 1280 << 260;
+        QTest::newRow("1280 x 300") << 1280 << 300; // the window at 1280 x 768 on a laptop
+        QTest::newRow("1366 x 300") << 1366 << 300; // maximised there
+        QTest::newRow("1280 x 340") << 1280 << 340; // the default 1280 x 820
+    }
+
+    void firstSampleAxesAreWhole()
+    {
+        // The trial of issue 12 on a 1366 × 768 screen: with the first sample of the galaxy
+        // collision (13 824 bodies, step 0) the |P| axis drew "2....", "1...." — elided labels —
+        // although the same labels fit once more samples had come. One sample, as the dock is
+        // shown: every text item whole, each axis's tick labels among them.
+        QFETCH(int, width);
+        QFETCH(int, height);
+        DiagnosticsDock dock;
+        dock.resize(width, height);
+        dock.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dock));
+        QTest::qWait(200); // the empty charts laid out (0 … 1)
+        Diagnostics d;
+        d.kinetic = 5.1493;
+        d.potential = -9.5382;
+        d.total = d.kinetic + d.potential; // −4.38892722
+        d.virialRatio = 2 * d.kinetic / -d.potential; // 1.0797
+        d.momentum = {0.5e-9, 1.2e-9, 0};             // |P| = 1.3e-9: labels "1.20" … "1.40"
+        d.angularMomentum = {0, 0, 38.4617};
+        dock.appendDiagnostics({d});
+        QTest::qWait(300);
+        if (const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(dock.grab().save(QDir(dir).filePath(QStringLiteral("diagnostics-first-%1x%2.png").arg(width).arg(height))));
+        const QStringList drawn = drawnTexts(dock);
+        for (const QString& t : drawn)
+            QVERIFY2(!t.contains(QStringLiteral("…")) && !t.contains(QStringLiteral("...")),
+                     qPrintable(QStringLiteral("elided: '%1' at width %2").arg(t).arg(width)));
+        for (const char* name : {"total", "energy change", "momentum", "angular momentum", "virial ratio"})
+            for (const QString& l : dock.axisLayout(name).labels())
+                QVERIFY2(drawn.contains(l), qPrintable(QStringLiteral("%1: label '%2' not drawn").arg(QString::fromUtf8(name), l)));
+    }
+
+    void oneCharacterLabelsKeepTheTitle()
+    {
+        // The trial of issue 12 on a 1366 × 768 screen: the Solar System's |P| (0.2 … 2.6 ×10⁻¹⁹
+        // over a year) drew ticks "0" … "3" and its title cut to "|P|...", hiding the exponent:
+        // Qt Charts keeps room for "..." beside a title, more than a one-character label takes.
+        // Such labels get a decimal; every text is drawn whole.
+        DiagnosticsDock dock;
+        dock.resize(1366, 290);
+        dock.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dock));
+        QList<Diagnostics> samples;
+        for (int i = 0; i <= 36; ++i) {
+            Diagnostics d;
+            d.step = std::uint64_t(10 * i);
+            d.time = 10.0 * i;
+            d.kinetic = 3.43e-8 - 1e-10 * i / 36.0;
+            d.potential = -6.66e-8 + 1e-10 * i / 36.0;
+            d.total = d.kinetic + d.potential;
+            d.energyChange = 3.6e-10 * std::pow(std::sin(0.35 * i), 2);
+            d.momentum = {0.2e-19 + 2.4e-19 * std::abs(std::sin(0.1 * i)), 0, 0};
+            d.angularMomentum = {0, 0, 38.5363 + 1e-4 * std::cos(0.3 * i)};
+            d.virialRatio = 1.041 - 0.012 * i / 36.0;
+            samples << d;
+        }
+        dock.appendDiagnostics(samples);
+        QTest::qWait(300);
+        if (const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(dock.grab().save(QDir(dir).filePath(QStringLiteral("diagnostics-solar.png"))));
+        const AxisLayout p = dock.axisLayout("momentum");
+        QCOMPARE(p.scale.exponent, -19);
+        for (const QString& l : p.labels())
+            QVERIFY2(l.size() >= 2, qPrintable(p.labels().join(' ')));
+        const QStringList drawn = drawnTexts(dock);
+        for (const QString& t : drawn)
+            QVERIFY2(!t.contains(QStringLiteral("…")) && !t.contains(QStringLiteral("...")),
+                     qPrintable(QStringLiteral("elided: '%1'").arg(t)));
+        QVERIFY2(std::any_of(drawn.begin(), drawn.end(),
+                             [](const QString& t) { return t.startsWith("|P|") && t.contains("×10⁻¹⁹"); }),
+                 qPrintable(drawn.join(" | "))); // the title, whole
+        // Horizontal axes and one-line titles keep their integers.
+        QCOMPARE(layoutVerticalAxis(0, 12.3).labels(), QStringList({"0", "5", "10", "15"}));
+        QCOMPARE(layoutAxis(0.2e-19, 2.6e-19, 4).labels(), QStringList({"0", "2", "4"}));
+        QCOMPARE(layoutVerticalAxis(0.2e-19, 2.6e-19, 4).labels(), QStringList({"0.0", "2.0", "4.0"}));
     }
 
     void axisLayoutRules()

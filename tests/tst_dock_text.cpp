@@ -18,6 +18,9 @@
 #include "sim/KernelRegistry.h"
 
 #include <QDir>
+#include <QElapsedTimer>
+#include <QGuiApplication>
+#include <QScreen>
 #include <QHeaderView>
 #include <QLabel>
 #include <QScrollArea>
@@ -84,6 +87,8 @@ class TestDockText : public QObject {
     Q_OBJECT
 
     std::unique_ptr<MainWindow> m_window;
+    bool m_openedMaximized = false; ///< the window's state and size as constructed
+    QSize m_openedSize;
 
     void saveScreenshot(QWidget* w, const QString& name)
     {
@@ -112,6 +117,9 @@ private slots:
         config.kernelId = QStringLiteral("cpu");
         config.bodies = 1001;
         m_window = std::make_unique<MainWindow>(config, nbody::app::Automation{});
+        m_openedMaximized = m_window->windowState() & Qt::WindowMaximized;
+        m_openedSize = m_window->size();
+        m_window->setWindowState(Qt::WindowNoState);
         m_window->resize(1366, 768); // a laptop's screen
         m_window->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
@@ -131,8 +139,16 @@ private slots:
         // kernel of each backend in turn.
         for (const nbody::KernelInfo& k : nbody::kernelRegistry()) {
             dock->setKernel(QString::fromUtf8(k.id.data(), qsizetype(k.id.size())));
-            QTest::qWait(30);
-            const QStringList problems = clippedLabels(dock);
+            // The wrapped labels take their height once the layout has settled: 30 ms was not
+            // always enough on two busy cores (seen in the 1366 × 768 trial: 'needs 28 px' at
+            // 14 px, passing on the next run). Up to 5 s for the layout; then every label fits.
+            QStringList problems;
+            QElapsedTimer settle;
+            settle.start();
+            do {
+                QTest::qWait(30);
+                problems = clippedLabels(dock);
+            } while (!problems.isEmpty() && settle.elapsed() < 5000);
             QVERIFY2(problems.isEmpty(), qPrintable(QString::fromUtf8(k.id.data(), qsizetype(k.id.size())) + ": " +
                                                     problems.join(QStringLiteral("; "))));
         }
@@ -223,6 +239,29 @@ private slots:
         QVERIFY2(state.startsWith(interop->text()), qPrintable(interop->text() + QStringLiteral(" / ") + state));
         QVERIFY2(interop->toolTip().contains(state), qPrintable(interop->toolTip()));
         saveScreenshot(m_window.get(), QStringLiteral("laptop-window.png"));
+    }
+
+    void opensWithinALaptopScreen()
+    {
+        // The trial of issue 12 on a 1366 × 768 screen with a window manager: the window opened
+        // at 1280 × 768 (the default 820 bounded by the screen) and its title bar pushed the
+        // status bar below the bottom edge. Where the default and a title bar do not fit, it
+        // opens maximised (the window manager then fits the frame and any panel in).
+        using nbody::app::initialGeometry;
+        const auto laptop = initialGeometry(QSize(1366, 768));
+        QVERIFY(laptop.maximized);
+        QCOMPARE(laptop.size, QSize(1280, 768));
+        QVERIFY(initialGeometry(QSize(1366, 740)).maximized); // with a 28 px panel
+        QVERIFY(initialGeometry(QSize(1280, 1024)).maximized); // as wide as the window: no room for borders
+        QVERIFY(initialGeometry(QSize(1440, 860)).maximized);  // 820 + a title bar is more than 860
+        const auto desktop = initialGeometry(QSize(1920, 1050));
+        QVERIFY(!desktop.maximized);
+        QCOMPARE(desktop.size, QSize(1280, 820));
+        // This test's screen (2880 × 1800, scripts/test.sh) holds the default: a new window is
+        // not maximised and has the default size.
+        const QSize available = QGuiApplication::primaryScreen()->availableGeometry().size();
+        QCOMPARE(m_openedMaximized, initialGeometry(available).maximized);
+        QCOMPARE(m_openedSize, initialGeometry(available).size);
     }
 
     void cleanupTestCase() { m_window.reset(); }

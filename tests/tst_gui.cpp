@@ -561,7 +561,7 @@ private slots:
         // coloured by group (issue 12, item 10): stars blue, dark-matter halos red; with
         // --colour mass the disks are green (light) and the halos red (heavy).
         QTemporaryDir dir;
-        for (const QString colour : {QString(), QStringLiteral("mass")}) {
+        for (const QString& colour : {QString(), QStringLiteral("mass")}) {
             const QString png = dir.filePath(QStringLiteral("s%1.png").arg(colour));
             QStringList args{QStringLiteral("--scenario"), QStringLiteral("galaxy-collision"), QStringLiteral("--bodies"),
                              QStringLiteral("2001"), QStringLiteral("--steps"), QStringLiteral("5"),

@@ -126,6 +126,19 @@ AxisLayout layoutAxis(double lo, double hi, int ticks)
     return a;
 }
 
+AxisLayout layoutVerticalAxis(double lo, double hi, int ticks)
+{
+    AxisLayout a = layoutAxis(lo, hi, ticks);
+    if (a.scale.exponent == 0 && a.scale.offset == 0)
+        return a; // a one-line title: nothing to cut
+    qsizetype widest = 0;
+    for (const QString& l : a.labels())
+        widest = std::max(widest, l.size());
+    if (widest < 2)
+        ++a.decimals;
+    return a;
+}
+
 void applyAxisLayout(QValueAxis* axis, const AxisLayout& l, const QString& quantity, bool twoLines)
 {
     axis->setTitleText(twoLines ? l.scale.html(quantity) : l.scale.title(quantity));

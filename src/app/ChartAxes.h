@@ -43,6 +43,11 @@ struct AxisLayout {
     QStringList labels() const;
 };
 AxisLayout layoutAxis(double lo, double hi, int ticks = 6);
+/// layoutAxis() for a vertical axis whose title has two lines (a shared exponent or an offset,
+/// AxisScale::html): labels of one character ("0" … "3") get one decimal ("0.0" … "3.0"). Qt
+/// Charts keeps room for "..." beside the title, so next to labels narrower than that the
+/// title itself was cut, hiding the exponent ("|P|..." for the Solar System's |P| ×10⁻¹⁹).
+AxisLayout layoutVerticalAxis(double lo, double hi, int ticks = 6);
 
 /// Puts `layout` on `axis`: title (the quantity with the scale; on two lines, rich text, for
 /// a vertical axis with `twoLines`), label format, fixed ticks and range.

@@ -76,7 +76,11 @@ DiagnosticsDock::DiagnosticsDock(QWidget* parent) : QDockWidget(tr("Diagnostics"
         auto* view = new QChartView(c.chart);
         view->setRenderHint(QPainter::Antialiasing);
         view->setMinimumSize(260, 200);
-        charts->addWidget(view);
+        // A chart with an axis on each side (Momentum: |P| and |L|) gets a quarter more width:
+        // Qt Charts squeezes the vertical axes to their minimum ("1....") when their labels and
+        // titles take more than about 40 % of the chart's width, which two-line titles and
+        // four-character labels did at 1280 px.
+        charts->addWidget(view, c.y2 ? 5 : 4);
     }
 
     m_interval = new QSpinBox;
@@ -304,15 +308,15 @@ bool DiagnosticsDock::updateAxes()
         const double room = vertical ? 1.6 * QFontMetricsF(axis->labelsFont()).height() : 60.0;
         return std::clamp(int(length / room) + 1, 3, 6);
     };
-    const auto layout = [](const Range& r, int ticks) {
-        return r.empty ? AxisLayout{} : layoutAxis(r.lo, r.hi, ticks);
+    const auto layout = [](const Range& r, int ticks, bool vertical) {
+        return r.empty ? AxisLayout{} : vertical ? layoutVerticalAxis(r.lo, r.hi, ticks) : layoutAxis(r.lo, r.hi, ticks);
     };
     bool rescaled = false;
     for (Chart& c : m_charts) {
         const QRectF plot = c.chart->plotArea();
-        const AxisLayout x = layout(m_xRange, maxTicks(c.x, plot.width(), false));
-        const AxisLayout y = layout(c.yRange, maxTicks(c.y, plot.height(), true));
-        const AxisLayout y2 = c.y2 ? layout(c.y2Range, maxTicks(c.y2, plot.height(), true)) : AxisLayout{};
+        const AxisLayout x = layout(m_xRange, maxTicks(c.x, plot.width(), false), false);
+        const AxisLayout y = layout(c.yRange, maxTicks(c.y, plot.height(), true), true);
+        const AxisLayout y2 = c.y2 ? layout(c.y2Range, maxTicks(c.y2, plot.height(), true), true) : AxisLayout{};
         rescaled |= !(x.scale == c.xLayout.scale) || !(y.scale == c.yLayout.scale) || !(y2.scale == c.y2Layout.scale);
         c.xLayout = x;
         c.yLayout = y;

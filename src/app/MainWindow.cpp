@@ -162,11 +162,24 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     m_fpsTimer.start();
     m_fpsClock.start();
 
-    // 1280 × 820, or less on a smaller screen (a 1366 × 768 laptop): the docks scroll.
-    QSize size(1280, 820);
-    if (const QScreen* screen = QGuiApplication::primaryScreen())
-        size = size.boundedTo(screen->availableGeometry().size());
-    resize(size);
+    // 1280 × 820, or maximised on a smaller screen (a 1366 × 768 laptop): the docks scroll.
+    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+        const InitialGeometry g = initialGeometry(screen->availableGeometry().size());
+        resize(g.size);
+        if (g.maximized)
+            setWindowState(windowState() | Qt::WindowMaximized);
+    } else {
+        resize(1280, 820);
+    }
+}
+
+InitialGeometry initialGeometry(QSize available, QSize wanted, QSize frameAllowance)
+{
+    InitialGeometry g;
+    g.size = wanted.boundedTo(available);
+    g.maximized = wanted.width() + frameAllowance.width() > available.width() ||
+                  wanted.height() + frameAllowance.height() > available.height();
+    return g;
 }
 
 MainWindow::~MainWindow()

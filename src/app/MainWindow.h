@@ -48,6 +48,19 @@ struct Automation {
     bool active() const { return !capturePath.isEmpty() || !recordTarget.isEmpty() || quit; }
 };
 
+/// The main window's size when it opens.
+struct InitialGeometry {
+    QSize size;             ///< the window's client size (the frame and title bar come on top)
+    bool maximized = false; ///< opened maximised: the window manager fits frame and panels in
+};
+/// For a screen whose available area (QScreen::availableGeometry, which leaves out panels but
+/// not the title bar the window manager adds) is `available`, px: the default 1280 × 820 when
+/// it fits with `frameAllowance` px more for a title bar and borders, else the available size
+/// and maximised (a 1366 × 768 laptop: a 1280 × 768 client area plus a title bar would run past
+/// the bottom of the screen and hide the status bar).
+InitialGeometry initialGeometry(QSize available, QSize wanted = QSize(1280, 820),
+                                QSize frameAllowance = QSize(16, 48));
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:

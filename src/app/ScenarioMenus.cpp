@@ -186,7 +186,7 @@ ScenarioMenus::Suggestion ScenarioMenus::suggest(const nbody::ScenarioInfo& row,
                 if (const nbody::CudaRuntimeInfo cuda = nbody::queryCuda(); !cuda.devices.empty())
                     sms = cuda.devices.front().multiprocessors;
             const std::size_t n = nbody::probeLimit(k->backend, sms);
-            it = m_timings.emplace(s.kernel, nbody::EvaluationTiming{n, nbody::timeForceEvaluation(*k, n, {})}).first;
+            it = m_timings.emplace(s.kernel, nbody::EvaluationTiming{n, nbody::timeForceEvaluation(*k, n, {}, 42, {}, nullptr, 0.15)}).first;
         } catch (const std::exception&) {
             return s; // no prediction: the row's default
         }
@@ -206,7 +206,7 @@ QString ScenarioMenus::predictionText(const Suggestion& s, std::size_t n)
     if (!s.timing)
         return QString();
     const double seconds = nbody::predictedStepSeconds(*s.timing, n, s.evaluationsPerStep);
-    return tr("%1 ms per step on %2 (about %3 steps/s), predicted from one force evaluation timed at N = %L4")
+    return tr("%1 ms per step on %2 (about %3 steps/s), predicted from force evaluations timed at N = %L4")
         .arg(1e3 * seconds, 0, 'g', 3)
         .arg(s.kernel)
         .arg(seconds > 0 ? 1.0 / seconds : 0.0, 0, 'g', 3)

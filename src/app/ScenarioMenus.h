@@ -52,7 +52,7 @@ public:
         QString kernel;
     };
     Suggestion suggest(const nbody::ScenarioInfo& row, double stepsPerSecond = 25.0);
-    /// "12.3 ms per step on cpu (about 81 steps/s), predicted from one force evaluation timed at
+    /// "12.3 ms per step on cpu (about 81 steps/s), predicted from force evaluations timed at
     /// N = 1024" for `n` bodies; "" without a timing.
     static QString predictionText(const Suggestion& s, std::size_t n);
 

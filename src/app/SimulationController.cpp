@@ -90,7 +90,7 @@ void SimulationController::initialize(const StartupConfig& config)
                     row && config.bodiesGiven && !row->fixedBodies) {
                     spec.bodies = std::size_t(config.bodies);
                 } else if (row && !row->fixedBodies && !spec.bodies && config.sizeForStepsPerSecond > 0) {
-                    // N from the kernel's measured speed: one timed force evaluation scaled as N².
+                    // N from the kernel's measured speed: force evaluations timed over 50 ms (median of three), scaled as N².
                     SimParams probe = params;
                     probe.integrator = std::string(row->integrator);
                     const KernelInfo* k = findKernel(kernelId.toStdString());
@@ -280,17 +280,8 @@ void SimulationController::loadFile(const QString& path)
             publishUnits();
             // A kernel a scenario chose for itself (an fp64 one for the Solar System) does not
             // suit the file: back to the user's, unless the file named its own.
-            if (!m_scenarioKernel.empty() && m_scenarioKernel == std::string(m_sim->kernel().id) &&
-                !(fileParams && !fileParams->kernel.empty())) {
-                const KernelInfo* k = findKernel(m_kernelBeforeScenario);
-                const std::string back =
-                    k && availability(*k).available ? m_kernelBeforeScenario : std::string(defaultKernelId());
-                try {
-                    m_sim->setKernel(back);
-                } catch (const std::invalid_argument&) {
-                    // the scenario's kernel stays (publishState reports which one runs)
-                }
-            }
+            if (!(fileParams && !fileParams->kernel.empty()))
+                restoreUserKernel();
             m_scenarioKernel.clear();
         } catch (const std::invalid_argument& e) {
             emit loadFailed(path, QString::fromUtf8(e.what()));
@@ -402,7 +393,12 @@ void SimulationController::installScenario(BuiltScenario& built, const ScenarioS
     }
     m_spec = std::make_unique<ScenarioSpec>(spec);
     publishUnits();
-    if (!built.kernel.empty() && built.kernel != std::string(m_sim->kernel().id)) {
+    if (built.kernel.empty()) {
+        // A scenario without a kernel of its own (the galaxy collision after the Solar System):
+        // the user's kernel, not the previous scenario's fp64 one.
+        restoreUserKernel();
+        m_scenarioKernel.clear();
+    } else if (built.kernel != std::string(m_sim->kernel().id)) {
         try {
             const std::string before(m_sim->kernel().id);
             m_sim->setKernel(built.kernel);
@@ -413,6 +409,19 @@ void SimulationController::installScenario(BuiltScenario& built, const ScenarioS
             // The scenario runs on the current kernel; say why its own could not be used.
             emit commandFailed(QStringLiteral("the scenario's kernel"), QString::fromUtf8(e.what()));
         }
+    }
+}
+
+void SimulationController::restoreUserKernel()
+{
+    if (m_scenarioKernel.empty() || m_scenarioKernel != std::string(m_sim->kernel().id))
+        return; // no scenario's kernel runs: the user's choice stays
+    const KernelInfo* k = findKernel(m_kernelBeforeScenario);
+    const std::string back = k && availability(*k).available ? m_kernelBeforeScenario : std::string(defaultKernelId());
+    try {
+        m_sim->setKernel(back);
+    } catch (const std::invalid_argument&) {
+        // the scenario's kernel stays (publishState reports which one runs)
     }
 }
 

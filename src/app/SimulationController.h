@@ -271,6 +271,9 @@ private:
     /// user had before; a snapshot opened later goes back to the user's (issue 12: a loaded
     /// system takes what it stores, else a new system's defaults). Empty once the user picks one.
     std::string m_scenarioKernel, m_kernelBeforeScenario;
+    /// When the running kernel is the one a scenario chose for itself (m_scenarioKernel), back to
+    /// the kernel before it (or the default where that cannot run here); otherwise nothing.
+    void restoreUserKernel();
     QString m_source;
     std::vector<Command> m_pending;
     bool m_running = false;

@@ -50,7 +50,7 @@ void addSystemOptions(CLI::App& c, SystemOptions& o, DefaultSystem d)
                  "stores one); a file's dt and eps2 are derived with it");
     c.add_option("--steps-per-second", o.stepsPerSecond,
                  "With --scenario of a generator and no --bodies: the N the kernel runs at about this many steps per "
-                 "second (one force evaluation timed here, scaled as N^2; 1024..65536). scripts/run.sh uses 25")
+                 "second (force evaluations timed here over 50 ms, the median of three, scaled as N^2; 1024..65536). scripts/run.sh uses 25")
         ->check(CLI::PositiveNumber);
 }
 

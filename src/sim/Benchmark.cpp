@@ -90,7 +90,7 @@ std::unique_ptr<Simulation> benchmarkSystem(const BenchCase& c)
 }
 
 double timeForceEvaluation(const KernelInfo& k, std::size_t n, const SimParams& params, std::uint64_t seed,
-                           const std::string& scenario, ForceShare* share)
+                           const std::string& scenario, ForceShare* share, double minSeconds)
 {
     BenchCase c;
     c.kernel = std::string(k.id);
@@ -101,8 +101,16 @@ double timeForceEvaluation(const KernelInfo& k, std::size_t n, const SimParams& 
     c.share = share;
     const std::unique_ptr<Simulation> sim = benchmarkSystem(c);
     sim->timedForceEvaluation(); // untimed: module load, allocation
-    const double ms = sim->timedForceEvaluation();
-    return share ? share->agree(ms) : ms;
+    if (share)
+        return share->agree(sim->timedForceEvaluation());
+    const auto t0 = std::chrono::steady_clock::now();
+    double sum = 0;
+    int count = 0;
+    do {
+        sum += sim->timedForceEvaluation();
+        ++count;
+    } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < minSeconds);
+    return sum / count;
 }
 
 double predictedStepSeconds(const EvaluationTiming& from, std::size_t n, int evaluationsPerStep)
@@ -113,14 +121,17 @@ double predictedStepSeconds(const EvaluationTiming& from, std::size_t n, int eva
 
 StepRateSize bodiesForStepRate(double stepsPerSecond, int evaluationsPerStep, std::size_t minimum,
                                std::size_t maximum, std::size_t probeBodies,
-                               const std::function<double(std::size_t)>& probe)
+                               const std::function<double(std::size_t)>& probe, int probes)
 {
     if (!(stepsPerSecond > 0) || !std::isfinite(stepsPerSecond))
         throw std::invalid_argument("bodiesForStepRate: the step rate must be positive and finite");
-    if (minimum > maximum || probeBodies == 0)
-        throw std::invalid_argument("bodiesForStepRate: minimum above maximum, or no probe bodies");
+    if (minimum > maximum || probeBodies == 0 || probes < 1)
+        throw std::invalid_argument("bodiesForStepRate: minimum above maximum, no probe bodies or no probes");
+    std::vector<double> timings;
+    for (int i = 0; i < probes; ++i)
+        timings.push_back(probe(probeBodies));
     StepRateSize s;
-    s.from = EvaluationTiming{probeBodies, probe(probeBodies)};
+    s.from = EvaluationTiming{probeBodies, median(timings)};
     const double budget = 1.0 / stepsPerSecond;
     const double atProbe = predictedStepSeconds(s.from, probeBodies, evaluationsPerStep);
     // N² scaling: N = probe N × sqrt(budget / predicted time at the probe N).
@@ -142,7 +153,7 @@ StepRateSize bodiesForStepRate(const KernelInfo& k, const SimParams& params, dou
     const std::size_t probeBodies = std::min(probeLimit(k.backend, sms), std::max<std::size_t>(maximum, 1));
     const int evaluations = int(integratorOrThrow(params.integrator).weights.size());
     return bodiesForStepRate(stepsPerSecond, evaluations, minimum, maximum, probeBodies,
-                             [&](std::size_t n) { return timeForceEvaluation(k, n, params); });
+                             [&](std::size_t n) { return timeForceEvaluation(k, n, params, 42, {}, nullptr, 0.05); }, 3);
 }
 
 BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std::string&)>& progress)

@@ -134,11 +134,17 @@ double evaluationScale(std::size_t from, std::size_t to, ForceMethod method);
 
 /// One force evaluation of kernel `k` timed at `n` bodies (the uniform cube of `seed`) after an
 /// untimed one (module load, allocation), ms: the probe of predictCase() and bodiesForStepRate().
-/// With a `share` the evaluation is shared (BenchCase::share) and the time returned is the
-/// largest of every process's (ForceShare::agree), so that every process predicts the same.
+/// With `minSeconds` > 0, evaluations are repeated until that much wall time has passed and
+/// their mean is returned: the sustained time, which on a busy machine includes the time the
+/// threads wait for a core (a single 0.3 ms evaluation fits in one time slice and measures the
+/// idle machine: in the 1366 × 768 trial on two cores shared by several builds, 0.26 ms for 1024
+/// bodies at start-up, then 29 ms a step in the run). With a `share` the evaluation is shared
+/// (BenchCase::share), one evaluation is timed whatever `minSeconds` (a wall-time loop would
+/// make the processes run different numbers of collectives) and the time returned is the largest
+/// of every process's (ForceShare::agree), so that every process predicts the same.
 /// Throws std::invalid_argument (kernel unavailable, parameters refused), CudaError.
 double timeForceEvaluation(const KernelInfo& k, std::size_t n, const SimParams& params, std::uint64_t seed = 42,
-                           const std::string& scenario = {}, ForceShare* share = nullptr);
+                           const std::string& scenario = {}, ForceShare* share = nullptr, double minSeconds = 0);
 
 /// The time of one step at `n` bodies predicted from a timed evaluation: `from`.ms × (n /
 /// from.bodies)² × evaluationsPerStep, in seconds (the N² scaling of predictCase(); exact once
@@ -153,16 +159,19 @@ struct StepRateSize {
 };
 
 /// The largest N (a multiple of 512, within minimum … maximum) whose predicted step takes at most
-/// 1 / stepsPerSecond seconds, from one evaluation probe(probeBodies) (ms) scaled as N²
-/// (predictedStepSeconds with `evaluationsPerStep`, the integrator's force evaluations). Pure
-/// apart from probe(): the tests feed it timings. Throws std::invalid_argument for a rate ≤ 0,
-/// minimum > maximum or no probe bodies, and passes probe()'s exceptions on.
+/// 1 / stepsPerSecond seconds, from the median of `probes` evaluations probe(probeBodies) (ms)
+/// scaled as N² (predictedStepSeconds with `evaluationsPerStep`, the integrator's force
+/// evaluations): on a busy machine one timing can be a hundred times too fast (seen: 0.2 ms for
+/// 1024 bodies on two shared cores where the run then took 30 ms, so 13 824 bodies at 7 s a
+/// step). Pure apart from probe(): the tests feed it timings. Throws std::invalid_argument for a
+/// rate ≤ 0, minimum > maximum, no probe bodies or probes < 1, and passes probe()'s exceptions on.
 StepRateSize bodiesForStepRate(double stepsPerSecond, int evaluationsPerStep, std::size_t minimum,
                                std::size_t maximum, std::size_t probeBodies,
-                               const std::function<double(std::size_t bodies)>& probe);
+                               const std::function<double(std::size_t bodies)>& probe, int probes = 5);
 /// The same for kernel `k` with `params` (its integrator), timed here with timeForceEvaluation()
 /// at probeLimit(k.backend, the CUDA device's SMs) bodies: 1024 for CPU rows (throughput-bound
-/// from there), at least 65 536 for CUDA rows (a GPU is filled there).
+/// from there), at least 65 536 for CUDA rows (a GPU is filled there); each of the three probes
+/// is the sustained time over 50 ms (minSeconds).
 StepRateSize bodiesForStepRate(const KernelInfo& k, const SimParams& params, double stepsPerSecond,
                                std::size_t minimum = 1024, std::size_t maximum = 65536);
 

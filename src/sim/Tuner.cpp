@@ -588,8 +588,8 @@ std::vector<int> launchCandidates(const KernelInfo& k, LaunchParam p, std::size_
         std::vector<int> out{1};
         for (std::size_t s = 2; s <= maxSplit && iBlocks * s <= 8 * sms; s *= 2)
             out.push_back(int(s));
-        for (std::size_t k = 1; k <= 8; ++k)
-            if (const std::size_t s = (k * sms + iBlocks - 1) / iBlocks; s >= 2 && s <= maxSplit)
+        for (std::size_t waves = 1; waves <= 8; ++waves)
+            if (const std::size_t s = (waves * sms + iBlocks - 1) / iBlocks; s >= 2 && s <= maxSplit)
                 out.push_back(int(s));
         if (current.jSplit > 0 && std::size_t(current.jSplit) <= maxSplit)
             out.push_back(current.jSplit);
