@@ -70,7 +70,7 @@ class TestDiagnosticsDock : public QObject {
         return series == "total"              ? QStringLiteral("energy")
                : series == "energy change"    ? QStringLiteral("ΔE/E₀")
                : series == "momentum"         ? QStringLiteral("|P|")
-               : series == "angular momentum" ? QStringLiteral("|L|")
+               : series == "angular momentum" ? QStringLiteral("Δ|L|/|L₀|")
                                               : QStringLiteral("2K/|W|");
     }
 
@@ -112,8 +112,12 @@ private slots:
             QCOMPARE(dock.dataPoint("total", i), QPointF(d.time, d.total));
             QCOMPARE(dock.dataPoint("energy change", i).y() + 1.0, d.energyChange + 1.0);
             QCOMPARE(dock.dataPoint("virial ratio", i).y(), 2 * d.kinetic / std::abs(d.potential));
-            const Double3& L = d.angularMomentum;
-            QCOMPARE(dock.dataPoint("angular momentum", i).y(), std::sqrt(L.x * L.x + L.y * L.y + L.z * L.z));
+            // The cube starts at rest (|L₀| = 0): |L| itself (a system that turns: Δ|L|/|L₀|,
+            // angularMomentumTitleWhole).
+            const auto normOf = [](const Double3& L) { return std::sqrt(L.x * L.x + L.y * L.y + L.z * L.z); };
+            QCOMPARE(normOf(samples.front().angularMomentum), 0.0);
+            QCOMPARE(dock.series("angular momentum")->name(), QStringLiteral("|L|"));
+            QCOMPARE(dock.dataPoint("angular momentum", i).y(), normOf(d.angularMomentum));
         }
         QCOMPARE(samples.front().energyChange, 0.0);
 
@@ -224,7 +228,8 @@ private slots:
             QList<double> v;
             for (const Diagnostics& d : samples) {
                 if (name == "momentum") v << d.momentum.x;
-                else if (name == "angular momentum") v << d.angularMomentum.z;
+                else if (name == "angular momentum") // relative to the first sample's |L|
+                    v << (d.angularMomentum.z - samples.front().angularMomentum.z) / samples.front().angularMomentum.z;
                 else if (name == "energy change") v << d.energyChange;
                 else if (name == "virial ratio") v << d.virialRatio;
                 else v << d.kinetic << d.potential << d.total; // the energy chart's three
@@ -265,7 +270,9 @@ private slots:
         // The exponent or the offset is in the title.
         QVERIFY2(dock.axis("momentum")->titleText().contains("×10⁻²⁰"), qPrintable(dock.axis("momentum")->titleText()));
         QVERIFY2(dock.axis("energy change")->titleText().contains("×10⁻"), qPrintable(dock.axis("energy change")->titleText()));
-        QVERIFY2(dock.axis("angular momentum")->titleText().startsWith("|L| − 38.53"),
+        // |L| ≈ 38.536 changing by 1e-4: its relative change, with an exponent (not |L| − 38.536…).
+        QVERIFY2(dock.axis("angular momentum")->titleText().startsWith("Δ|L|/|L₀|") &&
+                     dock.axis("angular momentum")->titleText().contains("×10⁻"),
                  qPrintable(dock.axis("angular momentum")->titleText()));
         QVERIFY2(dock.axis("total", true)->titleText().contains("×10⁴"), qPrintable(dock.axis("total", true)->titleText()));
 
@@ -373,6 +380,51 @@ private slots:
         QCOMPARE(layoutVerticalAxis(0, 12.3).labels(), QStringList({"0", "5", "10", "15"}));
         QCOMPARE(layoutAxis(0.2e-19, 2.6e-19, 4).labels(), QStringList({"0", "2", "4"}));
         QCOMPARE(layoutVerticalAxis(0.2e-19, 2.6e-19, 4).labels(), QStringList({"0.0", "2.0", "4.0"}));
+    }
+
+    void angularMomentumTitleWhole()
+    {
+        // The trial of issue 12 on a 1366 × 768 screen: the Solar System's |L| (0.607766…, constant
+        // to about 1e-13 over a year) drew its title as "|L| − 6.07766…", cut: an offset needs 12
+        // significant digits. |L| is drawn as its relative change Δ|L|/|L₀| (0 at the first
+        // sample, here ±1e-13), whose title is short and whole; the values are exact to rounding.
+        DiagnosticsDock dock;
+        dock.resize(1366, 290);
+        dock.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dock));
+        QList<Diagnostics> samples;
+        const double l0 = 0.6077661234567;
+        for (int i = 0; i <= 36; ++i) {
+            Diagnostics d;
+            d.step = std::uint64_t(10 * i);
+            d.time = 10.0 * i;
+            d.kinetic = 3.43e-8;
+            d.potential = -6.66e-8;
+            d.total = d.kinetic + d.potential;
+            d.momentum = {1e-19, 0, 0};
+            d.angularMomentum = {0, 0, l0 * (1 + 1e-13 * std::sin(0.4 * i))};
+            d.virialRatio = 1.03;
+            samples << d;
+        }
+        dock.appendDiagnostics(samples);
+        QTest::qWait(300);
+        const QString title = dock.axis("angular momentum")->titleText();
+        QVERIFY2(title.startsWith("Δ|L|/|L₀|") && title.contains("×10⁻¹"), qPrintable(title)); // ×10⁻¹⁴ here
+        for (int i = 0; i < dock.series("angular momentum")->count(); ++i) {
+            const double want = (samples[i].angularMomentum.z - l0) / l0;
+            // 1 + both: the change is a difference of two doubles near l0, exact to ~2 u / 1e-13.
+            QVERIFY2(std::abs(dock.dataPoint("angular momentum", i).y() - want) <= 1e-15,
+                     qPrintable(QString::number(dock.dataPoint("angular momentum", i).y() - want)));
+        }
+        const QStringList drawn = drawnTexts(dock);
+        for (const QString& t : drawn)
+            QVERIFY2(!t.contains(QStringLiteral("…")) && !t.contains(QStringLiteral("...")),
+                     qPrintable(QStringLiteral("elided: '%1'").arg(t)));
+        // A system at rest (|L₀| = 0) keeps |L| itself.
+        dock.restart();
+        Diagnostics rest;
+        dock.appendDiagnostics({rest});
+        QCOMPARE(dock.series("angular momentum")->name(), QStringLiteral("|L|"));
     }
 
     void axisLayoutRules()

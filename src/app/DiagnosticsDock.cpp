@@ -239,6 +239,8 @@ void DiagnosticsDock::appendDiagnostics(const QList<nbody::Diagnostics>& samples
     const std::size_t from = m_recorder.size();
     for (const Diagnostics& d : samples)
         m_recorder.append(d);
+    if (from == 0) // the first sample of a run: the reference of Δ|L|/|L₀|
+        nameAngularSeries();
     const std::size_t drawn = (m_recorder.size() + std::size_t(m_stride) - 1) / std::size_t(m_stride);
     if (drawn > std::size_t(kMaxChartPoints)) {
         while ((m_recorder.size() + std::size_t(m_stride) - 1) / std::size_t(m_stride) > std::size_t(kMaxChartPoints))
@@ -262,9 +264,11 @@ void DiagnosticsDock::addPoints(std::size_t from)
     const AxisScale &energy = m_charts[0].yLayout.scale, &change = m_charts[1].yLayout.scale,
                     &momentum = m_charts[2].yLayout.scale, &angular = m_charts[2].y2Layout.scale,
                     &virial = m_charts[3].yLayout.scale;
+    const double l0 = angularReference();
     for (std::size_t i = (from + stride - 1) / stride * stride; i < all.size(); i += stride) {
         const Diagnostics& d = all[i];
-        const double pn = norm(d.momentum), ln = norm(d.angularMomentum);
+        const double pn = norm(d.momentum);
+        const double ln = l0 > 0 ? (norm(d.angularMomentum) - l0) / l0 : norm(d.angularMomentum);
         k.append({x0.toPlot(d.time), energy.toPlot(d.kinetic)});
         w.append({x0.toPlot(d.time), energy.toPlot(d.potential)});
         e.append({x0.toPlot(d.time), energy.toPlot(d.total)});
@@ -287,6 +291,21 @@ void DiagnosticsDock::addPoints(std::size_t from)
     m_momentum->append(p);
     m_angularMomentum->append(l);
     m_virial->append(v);
+}
+
+double DiagnosticsDock::angularReference() const
+{
+    if (m_recorder.size() == 0)
+        return 0;
+    const double l0 = norm(m_recorder.samples().front().angularMomentum);
+    return std::isfinite(l0) && l0 > 0 ? l0 : 0;
+}
+
+void DiagnosticsDock::nameAngularSeries()
+{
+    const QString name = angularReference() > 0 ? tr("Δ|L|/|L₀|") : tr("|L|");
+    m_angularMomentum->setName(name);
+    m_charts[2].y2Title = name;
 }
 
 void DiagnosticsDock::rebuildCharts()
@@ -353,6 +372,7 @@ void DiagnosticsDock::restart()
 {
     m_recorder.clear();
     m_stride = 1;
+    nameAngularSeries();
     rebuildCharts();
     updateAxes();
     updateLatest();

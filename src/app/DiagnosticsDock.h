@@ -93,6 +93,13 @@ private:
     Chart makeChart(const QString& title, const QString& yTitle, const QList<QLineSeries*>& left,
                     const QList<QLineSeries*>& right = {});
     void addPoints(std::size_t from);
+    /// |L| of the first sample when it is positive and finite, else 0: the angular momentum is
+    /// then drawn as its relative change Δ|L|/|L₀| (as ΔE/E₀; |L| itself is conserved to 1e-13
+    /// and more, and an offset title of |L| − 0.607766… with 12 digits does not fit the axis),
+    /// else as |L| (a system at rest).
+    double angularReference() const;
+    /// The angular momentum series' series name and axis title for angularReference().
+    void nameAngularSeries();
     void rebuildCharts();
     /// Lays out every axis for the data's range; a changed scale re-plots the points (true).
     bool updateAxes();
