@@ -744,7 +744,11 @@ double hdf5ReadSeconds(const std::string& path)
 Snapshot readHdf5Snapshot(const std::string& path)
 {
     ReaderProcess p;
-    p.helper = findReaderHelper("nbody-read-hdf5", "NBODY_HDF5_READER", NBODY_HDF5_READER_BUILD_PATH);
+    try {
+        p.helper = findReaderHelper("nbody-read-hdf5", "NBODY_HDF5_READER", NBODY_HDF5_READER_BUILD_PATH);
+    } catch (const ReaderProcessError& e) {
+        throw ReaderProcessError(e.kind(), "cannot read '" + path + "' with the HDF5 library: " + e.what());
+    }
     p.library = "HDF5";
     p.fileKind = "an HDF5 snapshot";
     p.seconds = hdf5ReadSeconds(path);
