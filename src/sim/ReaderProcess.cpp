@@ -597,14 +597,18 @@ Snapshot readInReaderProcess(const ReaderProcess& process, const std::string& pa
             throw std::range_error("no end mark");
         if (!out.atEof())
             throw std::range_error("bytes after the end mark");
+    } catch (const std::length_error& e) {
+        // Ended early (or the deadline passed): the child's end below says why, a crash most likely.
+        got = Got::Broken;
+        broken = e.what();
     } catch (const std::invalid_argument&) {
-        throw; // checkHostMemory: as the reader in the child would have said
+        throw; // checkHostMemory: as the reader in the child would have said (the child is killed)
     } catch (const std::bad_alloc&) {
         throw; // the parent's own allocation for a size within the budget
     } catch (const std::exception& e) {
-        if (got != Got::Error)
-            got = Got::Broken;
-        broken = e.what();
+        // What it sent is wrong: stopped at once (it may be blocked writing the rest).
+        child.kill();
+        throw failed("the reader process sent a broken message (" + std::string(e.what()) + ")");
     }
 
     // ---- the child's end ----
