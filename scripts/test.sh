@@ -83,16 +83,26 @@ if [[ " $stages " == *" asan "* ]]; then
     export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1:detect_stack_use_after_return=0
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
     export LSAN_OPTIONS=suppressions=$supp:print_suppressions=0
-    # The suites run under the sanitizers so far (NBODY_ASAN_TESTS overrides): the readers and
-    # writers, the edits, the interaction and the autosave, each seen clean; the others (the CLI,
-    # the kernels, MPI, the GUI, the controller) are not yet: their first clean runs take the
-    # machine longer than CI's budget allows today (docs/tests.md).
-    asan_tests=${NBODY_ASAN_TESTS:-tst_interaction tst_edits tst_tipsy tst_snapshot tst_scenarios tst_autosave}
+    # The suites run under the sanitizers (NBODY_ASAN_TESTS overrides; "all" is every suite ctest
+    # lists), each seen clean: every suite that links only the core (nbody::sim: the interaction,
+    # integrators, reference, kernels, tree, validation, tuner, benchmark, readers and writers,
+    # scenarios, edits, diagnostics' GPU part, machine info) and the autosave. Not yet: the CLI
+    # (tst_cli, tst_diagnostics, tst_mpi), the GL and plot suites (tst_headless, tst_capture,
+    # tst_validation_report, tst_bench_plot) and the app's (tst_gui, tst_controller, tst_gpu_faults
+    # and the docks): their ASan build did not finish on the shared development machine in the
+    # session that extended this list, so they have had no sanitizer run yet, clean or not
+    # (docs/tests.md).
+    asan_tests=${NBODY_ASAN_TESTS:-tst_interaction tst_integrator tst_reference tst_kernels tst_edits tst_benchmark tst_tuner tst_tipsy tst_snapshot tst_gpu_diagnostics tst_machine_info tst_integrators tst_scenarios tst_validation tst_tree tst_autosave}
+    asan_targets=$asan_tests
     asan_regex="^($(tr ' ' '|' <<<"$asan_tests"))\$"
+    if [[ $asan_tests == all ]]; then
+        asan_targets=all
+        asan_regex=.
+    fi
     # shellcheck disable=SC2086 # one target per word
     if cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNBODY_ENABLE_CUDA=OFF \
             -DNBODY_BUILD_TESTS=ON "-DNBODY_SANITIZE=address;undefined" "${launcher[@]}" >/dev/null &&
-        cmake --build build-asan -j "$jobs" --target $asan_tests &&
+        cmake --build build-asan -j "$jobs" --target $asan_targets &&
         run_ctest build-asan -LE gui -R "$asan_regex" "$@" 2>&1 | tee "$log" &&
         # GUI tests: memory errors and UB stay fatal, leak checks off: at their exit LeakSanitizer
         # reports leaks from libdbus and from modules unloaded before it runs (the OpenGL driver,
