@@ -86,29 +86,40 @@ if [[ " $stages " == *" asan "* ]]; then
     # The suites run under the sanitizers (NBODY_ASAN_TESTS overrides; "all" is every suite ctest
     # lists), each seen clean: every suite that links only the core (nbody::sim: the interaction,
     # integrators, reference, kernels, tree, validation, tuner, benchmark, readers and writers,
-    # scenarios, edits, diagnostics' GPU part, machine info) and the autosave. Not yet: the CLI
-    # (tst_cli, tst_diagnostics, tst_mpi), the GL and plot suites (tst_headless, tst_capture,
+    # scenarios, edits, diagnostics' GPU part, machine info), the CLI's (without leak checks, below)
+    # and the autosave. Not yet: tst_diagnostics and tst_mpi (they fail with leak checks on, not yet
+    # looked into), the GL and plot suites (tst_headless, tst_capture,
     # tst_validation_report, tst_bench_plot) and the app's (tst_gui, tst_controller, tst_gpu_faults
     # and the docks): their ASan build did not finish on the shared development machine in the
     # session that extended this list, so they have had no sanitizer run yet, clean or not
     # (docs/tests.md).
-    asan_tests=${NBODY_ASAN_TESTS:-tst_interaction tst_integrator tst_reference tst_kernels tst_edits tst_benchmark tst_tuner tst_tipsy tst_snapshot tst_gpu_diagnostics tst_machine_info tst_integrators tst_scenarios tst_validation tst_tree tst_autosave}
+    asan_tests=${NBODY_ASAN_TESTS:-tst_interaction tst_integrator tst_reference tst_kernels tst_edits tst_benchmark tst_tuner tst_tipsy tst_snapshot tst_gpu_diagnostics tst_machine_info tst_integrators tst_scenarios tst_validation tst_tree tst_cli tst_autosave}
     asan_targets=$asan_tests
     asan_regex="^($(tr ' ' '|' <<<"$asan_tests"))\$"
     if [[ $asan_tests == all ]]; then
         asan_targets=all
         asan_regex=.
     fi
+    # Suites that start `nbody devices`, `render` or `--capture` (EGL): leak checks off, as for the
+    # GUI tests, memory errors and UB still fatal: LeakSanitizer reports 128 + 112 bytes from the
+    # OpenGL/EGL driver, unloaded before it runs ("<unknown module>", not suppressible by library).
+    asan_noleak=()
+    for x in ${NBODY_ASAN_NOLEAK_TESTS:-tst_cli}; do
+        [[ $asan_tests == all || " $asan_tests " == *" $x "* ]] && asan_noleak+=("$x")
+    done
+    noleak_regex="^($(IFS='|'; echo "${asan_noleak[*]:-none}"))\$"
     # shellcheck disable=SC2086 # one target per word
     if cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNBODY_ENABLE_CUDA=OFF \
             -DNBODY_BUILD_TESTS=ON "-DNBODY_SANITIZE=address;undefined" "${launcher[@]}" >/dev/null &&
         cmake --build build-asan -j "$jobs" --target $asan_targets &&
-        run_ctest build-asan -LE gui -R "$asan_regex" "$@" 2>&1 | tee "$log" &&
+        run_ctest build-asan -LE gui -R "$asan_regex" -E "$noleak_regex" "$@" 2>&1 | tee "$log" &&
+        { ((${#asan_noleak[@]} == 0)) ||
+            ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0} run_ctest build-asan -LE gui -R "$noleak_regex" "$@" 2>&1 | tee -a "$log"; } &&
         # GUI tests: memory errors and UB stay fatal, leak checks off: at their exit LeakSanitizer
         # reports leaks from libdbus and from modules unloaded before it runs (the OpenGL driver,
         # most likely), whose stacks show "<unknown module>" and cannot be suppressed by library.
         ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0} run_ctest build-asan -L gui -R "$asan_regex" "$@" 2>&1 | tee -a "$log"; then
-        note ok "ASan/UBSan suite: passed (non-GUI, then GUI without leak checks): $(grep -E 'tests passed' "$log" | tr '\n' ' ')($((SECONDS - t)) s)"
+        note ok "ASan/UBSan suite: passed (non-GUI, then ${asan_noleak[*]:+${asan_noleak[*]} and }GUI without leak checks): $(grep -E 'tests passed' "$log" | tr '\n' ' ')($((SECONDS - t)) s)"
     else
         note fail "ASan/UBSan suite: FAILED: $(grep -E 'tests passed' "$log" | tr '\n' ' ') ($((SECONDS - t)) s)"
     fi
