@@ -83,22 +83,43 @@ if [[ " $stages " == *" asan "* ]]; then
     export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1:detect_stack_use_after_return=0
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
     export LSAN_OPTIONS=suppressions=$supp:print_suppressions=0
-    # The suites run under the sanitizers so far (NBODY_ASAN_TESTS overrides): the readers and
-    # writers, the edits, the interaction and the autosave, each seen clean; the others (the CLI,
-    # the kernels, MPI, the GUI, the controller) are not yet: their first clean runs take the
-    # machine longer than CI's budget allows today (docs/tests.md).
-    asan_tests=${NBODY_ASAN_TESTS:-tst_interaction tst_edits tst_tipsy tst_snapshot tst_scenarios tst_autosave}
+    # The suites run under the sanitizers (NBODY_ASAN_TESTS overrides; "all" is every suite ctest
+    # lists), each seen clean: every suite that links only the core (nbody::sim: the interaction,
+    # integrators, reference, kernels, tree, validation, tuner, benchmark, readers and writers,
+    # scenarios, edits, diagnostics' GPU part, machine info), the CLI's (without leak checks, below)
+    # and the autosave. Not yet: tst_mpi (seen clean without leak checks, 205 s here; its leak
+    # reports with them on not yet looked into), the GL and plot suites (tst_headless, tst_capture,
+    # tst_validation_report, tst_bench_plot) and the app's (tst_gui, tst_controller, tst_gpu_faults
+    # and the docks): their ASan build did not finish on the shared development machine in the
+    # session that extended this list, so they have had no sanitizer run yet, clean or not
+    # (docs/tests.md).
+    asan_tests=${NBODY_ASAN_TESTS:-tst_interaction tst_integrator tst_reference tst_kernels tst_edits tst_benchmark tst_tuner tst_tipsy tst_snapshot tst_gpu_diagnostics tst_machine_info tst_integrators tst_scenarios tst_validation tst_tree tst_cli tst_diagnostics tst_autosave}
+    asan_targets=$asan_tests
     asan_regex="^($(tr ' ' '|' <<<"$asan_tests"))\$"
+    if [[ $asan_tests == all ]]; then
+        asan_targets=all
+        asan_regex=.
+    fi
+    # Suites that start `nbody devices`, `render` or `--capture` (EGL): leak checks off, as for the
+    # GUI tests, memory errors and UB still fatal: LeakSanitizer reports 128 + 112 bytes from the
+    # OpenGL/EGL driver, unloaded before it runs ("<unknown module>", not suppressible by library).
+    asan_noleak=()
+    for x in ${NBODY_ASAN_NOLEAK_TESTS:-tst_cli tst_diagnostics}; do
+        [[ $asan_tests == all || " $asan_tests " == *" $x "* ]] && asan_noleak+=("$x")
+    done
+    noleak_regex="^($(IFS='|'; echo "${asan_noleak[*]:-none}"))\$"
     # shellcheck disable=SC2086 # one target per word
     if cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNBODY_ENABLE_CUDA=OFF \
             -DNBODY_BUILD_TESTS=ON "-DNBODY_SANITIZE=address;undefined" "${launcher[@]}" >/dev/null &&
-        cmake --build build-asan -j "$jobs" --target $asan_tests &&
-        run_ctest build-asan -LE gui -R "$asan_regex" "$@" 2>&1 | tee "$log" &&
+        cmake --build build-asan -j "$jobs" --target $asan_targets &&
+        run_ctest build-asan -LE gui -R "$asan_regex" -E "$noleak_regex" "$@" 2>&1 | tee "$log" &&
+        { ((${#asan_noleak[@]} == 0)) ||
+            ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0} run_ctest build-asan -LE gui -R "$noleak_regex" "$@" 2>&1 | tee -a "$log"; } &&
         # GUI tests: memory errors and UB stay fatal, leak checks off: at their exit LeakSanitizer
         # reports leaks from libdbus and from modules unloaded before it runs (the OpenGL driver,
         # most likely), whose stacks show "<unknown module>" and cannot be suppressed by library.
         ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0} run_ctest build-asan -L gui -R "$asan_regex" "$@" 2>&1 | tee -a "$log"; then
-        note ok "ASan/UBSan suite: passed (non-GUI, then GUI without leak checks): $(grep -E 'tests passed' "$log" | tr '\n' ' ')($((SECONDS - t)) s)"
+        note ok "ASan/UBSan suite: passed (non-GUI, then ${asan_noleak[*]:+${asan_noleak[*]} and }GUI without leak checks): $(grep -E 'tests passed' "$log" | tr '\n' ' ')($((SECONDS - t)) s)"
     else
         note fail "ASan/UBSan suite: FAILED: $(grep -E 'tests passed' "$log" | tr '\n' ' ') ($((SECONDS - t)) s)"
     fi
@@ -123,11 +144,12 @@ if [[ " $stages " == *" fuzz "* ]]; then
         export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1:suppressions=$PWD/tests/fuzz/asan.supp
         export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
         export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0
-        # HDF5 is left out unless asked for (NBODY_FUZZ_READERS="tipsy csv hdf5 scenario"): within
-        # seconds its fuzzer reaches crashes inside libhdf5 1.10.8 itself on damaged files (a NULL
-        # from an absurd malloc in H5C_protect, then a memcpy into it from H5F__accum_read), which no
-        # check in our reader can prevent; tests/fuzz/README.md.
-        for reader in ${NBODY_FUZZ_READERS:-tipsy csv scenario}; do
+        # NBODY_FUZZ_READERS (default all four) picks readers. fuzz_hdf5 reads each input as the
+        # app does, in the reader's child process (sim/ReaderProcess.h): libhdf5 1.10.8 itself
+        # crashes on some damaged files within seconds (a NULL from an absurd malloc in H5C_protect,
+        # then a memcpy into it from H5F__accum_read), which the child takes and the reader reports;
+        # then here, in-process, for the coverage (tests/fuzz/README.md).
+        for reader in ${NBODY_FUZZ_READERS:-tipsy csv hdf5 scenario}; do
             work=build-fuzz/corpus/$reader # new inputs go here; the committed seeds stay as they are
             art=build-fuzz/artifacts
             mkdir -p "$work" "$art"
@@ -146,7 +168,9 @@ if [[ " $stages " == *" fuzz "* ]]; then
                     -seed="${NBODY_FUZZ_SEED:-1}" \
                     -artifact_prefix="$art/$reader-" "$work" "tests/fuzz/corpus/$reader" >"$log" 2>&1; then
                 runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
-                note ok "fuzz_$reader: $runs executions in $((SECONDS - t)) s, $(ls "$work" | wc -l) new corpus files: no crash, leak or excess allocation"
+                # fuzz_hdf5 also says how many inputs crashed libhdf5 in the reader's child process.
+                isolated=$(grep -m1 -oE "[0-9]+ crashed libhdf5 in the reader's child process, [0-9]+ ran past its time limit" "$log" || true)
+                note ok "fuzz_$reader: $runs executions in $((SECONDS - t)) s, $(ls "$work" | wc -l) new corpus files: no crash, leak or excess allocation${isolated:+ ($isolated)}"
             else
                 tail -n 60 "$log"
                 note fail "fuzz_$reader: FAILED after $((SECONDS - t)) s: $(grep -m1 -E '==ERROR|SUMMARY|out-of-memory|deadly signal|timeout' "$log" || echo 'see the log') (log $log, input in $art/)"

@@ -5,12 +5,14 @@
 #include "MemoryBudget.h"
 
 #include "AtomicFile.h"
+#include "ReaderProcess.h"
 #include "Scenario.h"
 
 #include <hdf5.h>
 
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -562,7 +564,7 @@ bool looksLikeHdf5(std::span<const unsigned char> head, std::uint64_t)
     return head.size() >= 8 && std::memcmp(head.data(), kSignature, 8) == 0;
 }
 
-Snapshot readHdf5Snapshot(const std::string& path)
+Snapshot readHdf5SnapshotInProcess(const std::string& path)
 {
     silenceHdf5();
     const Reader r(path);
@@ -722,6 +724,38 @@ Snapshot readHdf5Snapshot(const std::string& path)
         }
     }
     return snap;
+}
+
+double hdf5ReadSeconds(const std::string& path)
+{
+    if (const char* env = std::getenv("NBODY_HDF5_READ_TIMEOUT"); env && *env) {
+        char* end = nullptr;
+        const double s = std::strtod(env, &end);
+        if (end == env || *end != '\0' || !std::isfinite(s) || s <= 0)
+            throw std::invalid_argument(std::string("NBODY_HDF5_READ_TIMEOUT must be a positive number of seconds (got '")
+                                        + env + "')");
+        return s;
+    }
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    return 60.0 + (ec ? 0.0 : double(size) / 4e6);
+}
+
+Snapshot readHdf5Snapshot(const std::string& path)
+{
+    ReaderProcess p;
+    try {
+        p.helper = findReaderHelper("nbody-read-hdf5", "NBODY_HDF5_READER", NBODY_HDF5_READER_BUILD_PATH);
+    } catch (const ReaderProcessError& e) {
+        throw ReaderProcessError(e.kind(), "cannot read '" + path + "' with the HDF5 library: " + e.what());
+    }
+    p.library = "HDF5";
+    p.fileKind = "an HDF5 snapshot";
+    p.seconds = hdf5ReadSeconds(path);
+    p.timeLimitVariable = "NBODY_HDF5_READ_TIMEOUT";
+    const MemoryAvailable available = availableHostMemory();
+    p.memoryBytes = available.known() ? available.bytes : 0;
+    return readInReaderProcess(p, path);
 }
 
 void writeHdf5Snapshot(const std::string& path, const World& world, const RestartParams* params)

@@ -39,8 +39,25 @@ namespace nbody {
 
 /// The HDF5 signature at offset 0.
 bool looksLikeHdf5(std::span<const unsigned char> head, std::uint64_t fileSize);
-/// Throws FormatError naming the file, the dataset or attribute, and the particle.
+/// Reads the file in a child process, the helper nbody-read-hdf5 (ReaderProcess.h: libhdf5 1.10.8
+/// crashes, loops or allocates without bound on some damaged files, tests/fuzz/README.md), so a
+/// hostile file cannot crash or hang the caller. The helper is $NBODY_HDF5_READER, else
+/// nbody-read-hdf5 beside the running executable, else the build tree's. Time limit: 60 s plus
+/// 1 s per 4 MB of file, or $NBODY_HDF5_READ_TIMEOUT seconds; memory: what availableHostMemory()
+/// reports. A file that reads gives the same bits as readHdf5SnapshotInProcess.
+/// Throws FormatError naming the file, the dataset or attribute, and the particle (the reader's
+/// own messages), ReaderProcessError (a FormatError) when the library crashed ("the HDF5 library
+/// crashed reading 'x.h5' (signal 11): the file is damaged or not an HDF5 snapshot"), ran past the
+/// time or memory limit or the helper is missing, std::invalid_argument when N does not fit the
+/// host memory (checkHostMemory) or NBODY_HDF5_READ_TIMEOUT is not a positive number.
 Snapshot readHdf5Snapshot(const std::string& path);
+/// The reader itself, in this process: for the helper and the fuzzer only (a damaged file can
+/// crash libhdf5 and with it the process). Throws FormatError, std::invalid_argument
+/// (checkHostMemory), std::bad_alloc.
+Snapshot readHdf5SnapshotInProcess(const std::string& path);
+/// The time limit of readHdf5Snapshot for `path`, seconds (above). Throws std::invalid_argument
+/// for a bad NBODY_HDF5_READ_TIMEOUT.
+double hdf5ReadSeconds(const std::string& path);
 /// Writes atomically; params may be null (then no Parameters group). Throws WriteError.
 void writeHdf5Snapshot(const std::string& path, const World& world, const RestartParams* params);
 
