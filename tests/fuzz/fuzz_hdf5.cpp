@@ -81,11 +81,11 @@ Outcome outcomeOf(Read read, const std::string& path)
 }
 
 /// read()/write() of exactly n bytes, retried on EINTR; false at the end of the pipe or an error.
-bool readAll(int fd, void* data, std::size_t n)
+template <class Byte, class Io>
+bool transferAll(Io io, int fd, Byte* p, std::size_t n)
 {
-    auto* p = static_cast<char*>(data);
     while (n > 0) {
-        const ssize_t k = ::read(fd, p, n);
+        const ssize_t k = io(fd, p, n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -94,18 +94,10 @@ bool readAll(int fd, void* data, std::size_t n)
     }
     return true;
 }
+bool readAll(int fd, void* data, std::size_t n) { return transferAll(::read, fd, static_cast<char*>(data), n); }
 bool writeAll(int fd, const void* data, std::size_t n)
 {
-    const auto* p = static_cast<const char*>(data);
-    while (n > 0) {
-        const ssize_t k = ::write(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        p += k, n -= std::size_t(k);
-    }
-    return true;
+    return transferAll(::write, fd, static_cast<const char*>(data), n);
 }
 
 enum class Trial : char { Read = 'r', Crashed = 'c', Hung = 'h' };
