@@ -189,6 +189,25 @@ private slots:
         saveScreenshot(dock, QStringLiteral("laptop-run-dock.png"));
     }
 
+    void runDockKernelNamesPrecisionOnce()
+    {
+        // The trial of issue 12 at 1366 × 768: the Solar System's kernel read "CPU fp64 reference
+        // (OpenMP) (fp64)". Every row's label names its precision exactly once.
+        auto* dock = m_window->findChild<RunDock*>();
+        QLabel* label = nullptr;
+        for (const nbody::KernelInfo& k : nbody::kernelRegistry()) {
+            dock->setKernel(&k);
+            if (!label) // the label that shows the row's name
+                for (QLabel* l : dock->findChildren<QLabel*>())
+                    if (l->text().startsWith(QString::fromUtf8(k.name.data(), qsizetype(k.name.size()))))
+                        label = l;
+            QVERIFY2(label, k.id.data());
+            const QString text = label->text(), precision = QString::fromUtf8(nbody::toString(k.precision).data(), qsizetype(nbody::toString(k.precision).size()));
+            QCOMPARE(text.count(precision), 1);
+            QVERIFY2(text.startsWith(QString::fromUtf8(k.name.data(), qsizetype(k.name.size()))), qPrintable(text));
+        }
+    }
+
     void deviceDockValuesAreWhole()
     {
         auto* dock = m_window->findChild<DeviceDock*>();

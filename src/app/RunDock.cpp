@@ -224,7 +224,9 @@ void RunDock::setKernel(const nbody::KernelInfo* k)
     const auto sv = [](std::string_view s) {
         return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
     };
-    m_kernel->setText(QStringLiteral("%1 (%2)").arg(sv(k->name), sv(nbody::toString(k->precision))));
+    // The precision once: after the name unless the name says it ("CPU fp64 reference (OpenMP)").
+    const QString name = sv(k->name), precision = sv(nbody::toString(k->precision));
+    m_kernel->setText(name.contains(precision) ? name : QStringLiteral("%1, %2").arg(name, precision));
     m_kernel->setToolTip(sv(k->description));
 }
 

@@ -240,7 +240,7 @@ const std::array<ScenarioInfo, 6> kScenarios{{
     {"solar-system", "Solar System (J2000)",
      "The Sun, the eight planets (Earth with the Moon) and Pluto at J2000 from Standish's Keplerian elements "
      "(JPL), barycentric; no softening, fp64 kernel and Yoshida's 4th-order integrator by default.",
-     "AU, days, solar masses (G = 2.959122082855911e-4 AU^3 Msun^-1 day^-2)", kGaussG, 0.0f, 1.0f, "yoshida4",
+     "AU, days, solar masses (G = 2.959122082855911e-4 AU³ M☉⁻¹ day⁻²)", kGaussG, 0.0f, 1.0f, "yoshida4",
      "reference", 10, true, "none", generateSolarSystem, "AU³ M☉⁻¹ day⁻²"},
     {"figure-eight", "Figure-eight choreography",
      "Three equal masses chasing each other on a figure eight (Chenciner & Montgomery 2000; Simo's initial "
