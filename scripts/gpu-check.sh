@@ -331,7 +331,8 @@ remote() {
             local tool exe base fn fns
             local -a exes=()
             if [[ -n ${GPU_CHECK_SANITIZE:-} ]]; then
-                for base in $GPU_CHECK_SANITIZE; do exes+=("$device/bin/$base"); done
+                # "nbody" selects the CLI runs below, not a test executable.
+                for base in $GPU_CHECK_SANITIZE; do [[ $base == nbody ]] || exes+=("$device/bin/$base"); done
             else
                 exes=("$device"/bin/tst_*)
             fi
@@ -358,7 +359,7 @@ remote() {
                     step "$tool nbody run tiled" compute-sanitizer --tool "$tool" --error-exitcode 1 "$cli" run \
                         --kernel tiled --bodies 1001 --steps 5 --no-tune --diagnostics /tmp/san-diag.csv --diagnostics-every 2
                     step "$tool nbody render tiled" compute-sanitizer --tool "$tool" --error-exitcode 1 "$cli" render \
-                        --kernel tiled --bodies 999 --frames 3 --every 2 --size 64x48 --colour speed --no-tune --out /tmp/san-frames
+                        --kernel tiled --bodies 999 --frames 3 --every 2 --size 64x48 --colour speed --no-tune --out "/tmp/san-frames-$tool"
                 done
             fi
         else
@@ -617,6 +618,8 @@ PY' _ "$nbody" "$mk2,$mk3" "$mval" "${mpirun2[@]}"
         step "run tiled block 128 tile x2" "$nbody" run --bodies 999 --kernel tiled --block-size 128 --tile-factor 2 \
             --steps 9 --no-tune
         step "tst_cli tune runCaptures renderSequence" "$device/bin/tst_cli" tune runCaptures renderSequence
+        # The whole of tst_cli, where it failed (renderSequence prints the tuning cache it met).
+        want tests || step "tst_cli (all)" "$device/bin/tst_cli"
     fi
 
     # Summary, on the screen and at the end of the log.
