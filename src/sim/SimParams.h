@@ -54,6 +54,12 @@ struct SimParams {
     /// CUDA kernels: a step is captured once into a CUDA graph and replayed (one launch per step
     /// instead of four per substep; bit-identical results); false: plain launches every step.
     bool cudaGraphs = true;
+    /// The collision system (sim/Collisions.h): after each step, bodies closer than the sum of
+    /// their radii merge (perfectly inelastic; mass, momentum and centre of mass conserved).
+    bool collisions = false;
+    /// Row of the contact-search registry (contactSearches()); "auto": the fastest row for the
+    /// kernel's backend and N.
+    std::string contactSearch = "auto";
     std::string integrator = "leapfrog"; ///< time integrator, a row of the integrator registry (Integrators.h)
 };
 

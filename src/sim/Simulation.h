@@ -24,6 +24,7 @@
 /// refreshed when world() is read, and attached buffers receive a float4 copy after each step.
 /// Selecting an fp64 kernel widens the fp32 state exactly; leaving it rounds to nearest.
 
+#include "Collisions.h"
 #include "Diagnostics.h"
 #include "ForceShare.h"
 #include "KernelRegistry.h"
@@ -194,6 +195,11 @@ public:
     void setForceShare(ForceShare* share);
     ForceShare* forceShare() const { return m_share; }
 
+    /// Every merge the collision system applied since the system was set (constructor, setWorld),
+    /// in the order applied (SimParams::collisions; sim/Collisions.h). Bodies keep their ids, so
+    /// a selection by id follows a merged body to its survivor through these records.
+    const std::vector<MergeRecord>& mergeLog() const { return m_mergeLog; }
+
     /// After a CudaError (a fault during step(), measure(), world() …): drops the device state
     /// and keeps the host copy — the device state itself when it can still be read, else the
     /// state of the last host synchronisation (every SimParams::hostCopyInterval steps while
@@ -249,6 +255,7 @@ private:
     std::optional<Diagnostics> m_initialDiagnostics;
     std::optional<Diagnostics> m_latestDiagnostics;
     std::function<void(const Diagnostics&)> m_diagnosticsObserver;
+    std::vector<MergeRecord> m_mergeLog;     ///< see mergeLog()
     ForceShare* m_share = nullptr;           ///< other processes' rows (nullptr: all rows here)
     std::vector<unsigned char> m_stage;      ///< host staging of device accelerations for m_share
 };

@@ -1,0 +1,97 @@
+#pragma once
+/// \file Collisions.h
+/// Contact search and perfectly inelastic merging (the collision system, issue 16).
+///
+/// Two bodies touch when the distance between their centres is less than the sum of their
+/// radii: |x_j − x_i|² < (R_i + R_j)², evaluated in fp32 in one fixed order with fused
+/// multiply-adds (contactTouching), so every search — CPU or CUDA, all pairs or cell list —
+/// finds exactly the same pairs. A body of radius 0 touches only bodies of positive radius that
+/// contain its centre; two bodies of radius 0 never touch.
+///
+/// Searches are rows of a registry (contactSearches()), like the force kernels: the third seed
+/// (the chapter on atomic functions, ../shared/seeds) builds an O(N²) neighbour list on the GPU
+/// with and without atomics; the rows here are that idea plus a uniform-grid cell list.
+
+#include "Interaction.h" // NB_HD
+#include "KernelRegistry.h" // Backend
+#include "Types.h"
+
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace nbody {
+
+/// A touching pair of bodies by index, i < j. Searches return them sorted by (i, j), unique.
+struct ContactPair {
+    std::uint32_t i = 0;
+    std::uint32_t j = 0;
+    friend bool operator==(const ContactPair&, const ContactPair&) = default;
+};
+
+/// True when the spheres (xi, ri) and (xj, rj) overlap: |xj − xi|² < (ri + rj)², in fp32 with
+/// this exact order of operations (d² = fma(dz, dz, fma(dy, dy, dx·dx)), s = ri + rj, d² < s·s)
+/// on the host and the device, so every search row agrees bit for bit on which pairs touch.
+NB_HD bool contactTouching(Float4 xi, float ri, Float4 xj, float rj)
+{
+    const float dx = xj.x - xi.x;
+    const float dy = xj.y - xi.y;
+    const float dz = xj.z - xi.z;
+#if defined(__CUDA_ARCH__)
+    const float d2 = __fmaf_rn(dz, dz, __fmaf_rn(dy, dy, __fmul_rn(dx, dx)));
+    const float s = __fadd_rn(ri, rj);
+    return d2 < __fmul_rn(s, s);
+#else
+    const float d2 = std::fma(dz, dz, std::fma(dy, dy, dx * dx));
+    const float s = ri + rj;
+    return d2 < s * s;
+#endif
+}
+
+/// Input of a contact search. `position` (N Float4: x, y, z, mass) and `radius` (N floats,
+/// length units, ≥ 0 and finite) are in host memory for Backend::Cpu rows and in device memory
+/// for Backend::Cuda rows.
+struct ContactSearchArgs {
+    const Float4* position = nullptr;
+    const float* radius = nullptr;
+    std::size_t n = 0;
+    float maxRadius = 0;    ///< the largest radius (the cell list's cell size is 2 × maxRadius)
+    void* stream = nullptr; ///< Cuda rows: the cudaStream_t to run on (nullptr: the default stream)
+};
+
+/// Finds every touching pair (contactTouching), sorted by (i, j). Throws std::invalid_argument
+/// for bad input (a null column with n > 0), CudaError for a failed CUDA call or launch,
+/// std::bad_alloc / std::length_error when the pairs do not fit in memory.
+using ContactSearchFn = std::vector<ContactPair> (*)(const ContactSearchArgs&);
+
+/// One row of the contact-search registry.
+struct ContactSearchInfo {
+    std::string_view id;          ///< CLI / settings identifier ("cpu-pairs")
+    std::string_view name;        ///< menu text
+    std::string_view description; ///< tooltip: algorithm, memory, when it wins
+    Backend backend;              ///< where `position` and `radius` live
+    ContactSearchFn find = nullptr; ///< nullptr: not built in this configuration
+};
+
+/// Every contact-search row (CPU rows first).
+std::span<const ContactSearchInfo> contactSearches();
+/// The row with this id, or nullptr.
+const ContactSearchInfo* findContactSearch(std::string_view id);
+
+/// The all-pairs search on the host, O(N²/2) pair tests, OpenMP over i (row `cpu-pairs`): the
+/// simplest correct search, the reference the other rows are tested against.
+std::vector<ContactPair> findContactsCpuPairs(const ContactSearchArgs& args);
+
+/// One merge applied by the collision system: body `absorbedId` merged into `survivorId`
+/// (stable ids, World::ids(); the survivor is the lower index of the pair).
+struct MergeRecord {
+    std::uint32_t survivorId = 0;
+    std::uint32_t absorbedId = 0;
+    std::uint64_t step = 0;   ///< the step after which it happened
+    double time = 0;          ///< simulated time
+    double energyLost = 0;    ///< kinetic energy of the relative motion lost (≥ 0), energy units
+};
+
+} // namespace nbody
