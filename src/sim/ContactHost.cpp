@@ -1,5 +1,4 @@
 #include "ContactHost.h"
-#include "DeviceInfo.h"
 
 #if NBODY_HAVE_CUDA
 #include "kernels/ContactSearch.h"
@@ -11,20 +10,6 @@
 #include <string>
 
 namespace nbody {
-
-Availability contactSearchAvailability(const ContactSearchInfo& row)
-{
-    if (row.backend == Backend::Cpu)
-        return {true, {}};
-    static const std::string whyNoDevice = [] { return queryCuda().whyNone; }();
-    if (!whyNoDevice.empty())
-        return {false, whyNoDevice};
-    if (!row.find)
-        return {false, "this build has no launcher for contact search '" + std::string(row.id) + "'"};
-    if (std::string lost = cudaContextLost(); !lost.empty())
-        return {false, "the CUDA context was lost after a GPU fault (" + lost + ")"};
-    return {true, {}};
-}
 
 float largestRadius(std::span<const float> radius)
 {

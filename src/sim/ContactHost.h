@@ -16,7 +16,8 @@
 namespace nbody {
 
 /// Whether the row can run here: CPU rows always; CUDA rows need a build with CUDA, a device
-/// (the reason is queryCuda().whyNone) and a CUDA context not lost to a fault.
+/// (the reason is queryCuda().whyNone) and a CUDA context not lost to a fault (cudaContextLost,
+/// KernelRegistry.h; defined in ContactAvailability.cpp, which links the kernel registry).
 Availability contactSearchAvailability(const ContactSearchInfo& row);
 
 /// The largest |R| of the radii (NaN ignored; 0 for none): ContactSearchArgs::maxRadius.
