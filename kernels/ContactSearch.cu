@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <climits>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -40,9 +41,6 @@ using u64 = unsigned long long;
 static_assert(sizeof(ContactPair) == sizeof(uint2) && offsetof(ContactPair, j) == 4,
               "ContactPair must have uint2's layout (i, j): the kernels write uint2");
 
-/// Bits per axis of a packed cell id (three axes in 63 bits): at most 2^21 cells per axis.
-constexpr int kCellBits = 21;
-constexpr std::uint32_t kMaxCellsPerAxis = 1u << kCellBits;
 /// Relative margin of the cell size over 2·Rmax (fp32 rounding of the touching test, see
 /// findContactsCudaCells) and its floor (keeps (2·Rmax)² a normal fp32 number).
 constexpr double kCellMargin = 1.0 + 0x1.0p-10;
@@ -100,7 +98,7 @@ __global__ void pairsKernel(const float4* __restrict__ pos, const float* __restr
         __syncthreads();
         if (active && (!Write || found < want)) {
             const int count = min(int(blockDim.x), n - base);
-            for (int k = max(0, i - base + 1); k < count; ++k) {
+            for (int k = max(0, i - base + 1); k < count && (!Write || found < want); ++k) {
                 if (contactTouching(bi, ri, toFloat4(tileP[k]), tileR[k])) {
                     if (Write && found < want)
                         pairs[at + found] = make_uint2(unsigned(i), unsigned(base + k));
@@ -164,75 +162,90 @@ __global__ void unpackKernel(const u64* __restrict__ keys, u64 count, int shift,
 
 // ---- cell list (cuda-cells) ---------------------------------------------------------------
 
-/// Bounding box of the finite positions and the largest |radius| (NaN radii ignored).
-struct Extent {
-    float lo[3];
-    float hi[3];
-    float maxRadius;
-};
-
-struct ToExtent {
-    const float4* pos;
+/// |R| for the largest radius (a NaN radius counts as 0).
+struct AbsRadius {
     const float* rad;
-    __host__ __device__ Extent operator()(int i) const
+    __host__ __device__ float operator()(int i) const
     {
-        const float4 p = pos[i];
         const float r = fabsf(rad[i]);
-        Extent e{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, r == r ? r : 0.f};
-        if (isfinite(p.x) && isfinite(p.y) && isfinite(p.z)) {
-            e.lo[0] = e.hi[0] = p.x;
-            e.lo[1] = e.hi[1] = p.y;
-            e.lo[2] = e.hi[2] = p.z;
-        }
-        return e;
+        return r == r ? r : 0.f;
     }
 };
 
-struct MergeExtent {
-    __host__ __device__ Extent operator()(const Extent& a, const Extent& b) const
-    {
-        Extent e;
-        for (int d = 0; d < 3; ++d) {
-            e.lo[d] = fminf(a.lo[d], b.lo[d]);
-            e.hi[d] = fmaxf(a.hi[d], b.hi[d]);
-        }
-        e.maxRadius = fmaxf(a.maxRadius, b.maxRadius);
-        return e;
-    }
+struct MaxFloat {
+    __host__ __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
 };
 
-/// The grid: cell coordinate floor((x − lo)·invH) clamped to [0, dims − 1] per axis, in fp64;
-/// buckets = the linear cell index (hashed = false) or the top `hashBits` bits of a Fibonacci
-/// hash of the packed id.
-struct Grid {
-    double lo[3];
+/// A body's cell: floor(x / h) per axis in fp64, clamped to the int32 range (a NaN coordinate
+/// goes to −2^31, ±inf to the ends). Clamping is monotone and keeps neighbouring coordinates at
+/// most one apart, so no pair is lost; only bodies more than 2^31 cells from the origin share
+/// the end cells.
+__device__ __forceinline__ int cellCoord(float x, double invH)
+{
+    double t = double(x) * invH;
+    t = fmin(fmax(t, -2147483648.0), 2147483647.0); // fmax(NaN, a) = a
+    return int(floor(t));
+}
+
+__device__ __forceinline__ int4 cellOf(const float4& p, double invH)
+{
+    return make_int4(cellCoord(p.x, invH), cellCoord(p.y, invH), cellCoord(p.z, invH), 0);
+}
+
+/// The box of the occupied cells (inclusive).
+struct CellBox {
+    int lo[3];
+    int hi[3];
+};
+
+struct ToCellBox {
+    const float4* pos;
     double invH;
-    std::uint32_t dims[3];
+    __host__ __device__ CellBox operator()(int i) const
+    {
+#if defined(__CUDA_ARCH__)
+        const int4 c = cellOf(pos[i], invH);
+        return CellBox{{c.x, c.y, c.z}, {c.x, c.y, c.z}};
+#else
+        (void)i;
+        return CellBox{{0, 0, 0}, {0, 0, 0}}; // never called on the host
+#endif
+    }
+};
+
+struct MergeCellBox {
+    __host__ __device__ CellBox operator()(const CellBox& a, const CellBox& b) const
+    {
+        CellBox r;
+        for (int d = 0; d < 3; ++d) {
+            r.lo[d] = min(a.lo[d], b.lo[d]);
+            r.hi[d] = max(a.hi[d], b.hi[d]);
+        }
+        return r;
+    }
+};
+
+/// The grid: cells of side h (1/invH); buckets = the cell's index in the box of occupied cells
+/// (hashed = false) or the top `hashBits` bits of a hash of the cell's coordinates.
+struct Grid {
+    double invH;
+    int lo[3];                 ///< the occupied cells' box
+    long long hi[3];           ///< its upper corner
+    std::uint32_t dims[3];     ///< hi − lo + 1 (only when dense: then the product is at most T ≤ 2^30)
     bool hashed;
     int hashBits;
 };
 
-__device__ __forceinline__ std::uint32_t cellCoord(float x, double lo, double invH, std::uint32_t dim)
-{
-    double t = (double(x) - lo) * invH;
-    t = fmin(fmax(t, 0.0), double(dim - 1)); // NaN → 0 (fmax returns the number), ±inf → the borders
-    return std::uint32_t(t);                 // t ≥ 0: truncation is floor
-}
-
-/// The packed cell id cx | cy << 21 | cz << 42 of a position.
-__device__ __forceinline__ u64 cellOf(const float4& p, const Grid& g)
-{
-    return u64(cellCoord(p.x, g.lo[0], g.invH, g.dims[0])) |
-           (u64(cellCoord(p.y, g.lo[1], g.invH, g.dims[1])) << kCellBits) |
-           (u64(cellCoord(p.z, g.lo[2], g.invH, g.dims[2])) << (2 * kCellBits));
-}
-
-__device__ __forceinline__ std::uint32_t bucketOf(u64 cx, u64 cy, u64 cz, const Grid& g)
+__device__ __forceinline__ std::uint32_t bucketOf(long long x, long long y, long long z, const Grid& g)
 {
     if (!g.hashed)
-        return std::uint32_t(cx + u64(g.dims[0]) * (cy + u64(g.dims[1]) * cz));
-    const u64 id = cx | (cy << kCellBits) | (cz << (2 * kCellBits));
-    return std::uint32_t((id * 0x9E3779B97F4A7C15ull) >> (64 - g.hashBits));
+        return std::uint32_t(u64(x - g.lo[0]) + u64(g.dims[0]) * (u64(y - g.lo[1]) + u64(g.dims[1]) * u64(z - g.lo[2])));
+    u64 k = u64(std::uint32_t(int(x))) * 0x9E3779B97F4A7C15ull ^ u64(std::uint32_t(int(y))) * 0xC2B2AE3D27D4EB4Full ^
+            u64(std::uint32_t(int(z))) * 0x165667B19E3779F9ull;
+    k ^= k >> 29;
+    k *= 0xBF58476D1CE4E5B9ull;
+    k ^= k >> 32;
+    return std::uint32_t(k >> (64 - g.hashBits));
 }
 
 /// Bucket key and identity index of every body.
@@ -242,18 +255,17 @@ __global__ void cellKeysKernel(const float4* __restrict__ pos, int n, Grid g, st
     const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
     if (i >= n)
         return;
-    const u64 c = cellOf(pos[i], g);
-    const u64 mask = kMaxCellsPerAxis - 1;
-    keys[i] = bucketOf(c & mask, (c >> kCellBits) & mask, c >> (2 * kCellBits), g);
+    const int4 c = cellOf(pos[i], g.invH);
+    keys[i] = bucketOf(c.x, c.y, c.z, g);
     index[i] = std::uint32_t(i);
 }
 
-/// Positions, radii and cell ids in sorted order; the [start, end) of every non-empty bucket
+/// Positions, radii and cells in sorted order; the [start, end) of every non-empty bucket
 /// (start and end were zeroed: an empty bucket is [0, 0)).
 __global__ void cellGatherKernel(const float4* __restrict__ pos, const float* __restrict__ rad, int n, Grid g,
                                  const std::uint32_t* __restrict__ keys, const std::uint32_t* __restrict__ index,
                                  float4* __restrict__ sortedPos, float* __restrict__ sortedRad,
-                                 u64* __restrict__ sortedCell, std::uint32_t* __restrict__ start,
+                                 int4* __restrict__ sortedCell, std::uint32_t* __restrict__ start,
                                  std::uint32_t* __restrict__ end)
 {
     const int k = int(blockIdx.x * blockDim.x + threadIdx.x);
@@ -263,7 +275,7 @@ __global__ void cellGatherKernel(const float4* __restrict__ pos, const float* __
     const float4 p = pos[b];
     sortedPos[k] = p;
     sortedRad[k] = rad[b];
-    sortedCell[k] = cellOf(p, g);
+    sortedCell[k] = cellOf(p, g.invH);
     const std::uint32_t key = keys[k];
     if (k == 0 || keys[k - 1] != key)
         start[key] = std::uint32_t(k);
@@ -280,14 +292,15 @@ __device__ __forceinline__ u64 warpSum(u64 v)
 }
 
 /// Pass 1 (Write = false) and pass 2 (Write = true) of `cuda-cells`, one thread per body in
-/// sorted order (k): body i = index[k] scans the buckets of the 27 cells around its own and
-/// tests the candidates j > i that lie in that very cell. Pass 1 stores the count in counts[i]
-/// and adds the candidates to *candidates (one atomic per warp); pass 2 writes the keys
-/// i·2^shift + j at offsets[i] … and sets *mismatch when its count differs from pass 1's.
-/// Threads k ≥ n only take part in the warp sum (the block size is a multiple of 32).
+/// sorted order (k): body i = index[k] scans the buckets of the 27 cells around its own (those
+/// inside the occupied box) and tests the candidates j > i that lie in that very cell. Pass 1
+/// stores the count in counts[i] and adds the candidates to *candidates (one atomic per warp);
+/// pass 2 writes the keys i·2^shift + j at offsets[i] … and sets *mismatch when its count
+/// differs from pass 1's. Threads k ≥ n only take part in the warp sum (the block size is a
+/// multiple of 32).
 template <bool Write>
 __global__ void cellPairsKernel(const float4* __restrict__ sortedPos, const float* __restrict__ sortedRad,
-                                const u64* __restrict__ sortedCell, const std::uint32_t* __restrict__ index, int n,
+                                const int4* __restrict__ sortedCell, const std::uint32_t* __restrict__ index, int n,
                                 Grid g, const std::uint32_t* __restrict__ start, const std::uint32_t* __restrict__ end,
                                 u64* counts, u64* candidates, const u64* __restrict__ offsets, u64* __restrict__ keys,
                                 int shift, int* mismatch)
@@ -298,28 +311,25 @@ __global__ void cellPairsKernel(const float4* __restrict__ sortedPos, const floa
         const std::uint32_t i = index[k];
         const Float4 bi = toFloat4(sortedPos[k]);
         const float ri = sortedRad[k];
-        const u64 c = sortedCell[k];
-        const u64 mask = kMaxCellsPerAxis - 1;
-        const long long cx = (long long)(c & mask), cy = (long long)((c >> kCellBits) & mask),
-                        cz = (long long)(c >> (2 * kCellBits));
+        const int4 c = sortedCell[k];
         if (Write) {
             at = offsets[i];
             want = offsets[i + 1] - at;
         }
-        for (long long z = cz - 1; z <= cz + 1; ++z) {
-            if (z < 0 || z >= (long long)g.dims[2])
+        for (long long z = (long long)c.z - 1; z <= (long long)c.z + 1; ++z) {
+            if (z < g.lo[2] || z > g.hi[2])
                 continue;
-            for (long long y = cy - 1; y <= cy + 1; ++y) {
-                if (y < 0 || y >= (long long)g.dims[1])
+            for (long long y = (long long)c.y - 1; y <= (long long)c.y + 1; ++y) {
+                if (y < g.lo[1] || y > g.hi[1])
                     continue;
-                for (long long x = cx - 1; x <= cx + 1; ++x) {
-                    if (x < 0 || x >= (long long)g.dims[0])
+                for (long long x = (long long)c.x - 1; x <= (long long)c.x + 1; ++x) {
+                    if (x < g.lo[0] || x > g.hi[0])
                         continue;
-                    const u64 id = u64(x) | (u64(y) << kCellBits) | (u64(z) << (2 * kCellBits));
-                    const std::uint32_t b = bucketOf(u64(x), u64(y), u64(z), g);
+                    const std::uint32_t b = bucketOf(x, y, z, g);
                     const std::uint32_t e = end[b];
                     for (std::uint32_t m = start[b]; m < e; ++m) {
-                        if (sortedCell[m] != id)
+                        const int4 cm = sortedCell[m];
+                        if (cm.x != int(x) || cm.y != int(y) || cm.z != int(z))
                             continue; // another cell in this bucket (hashed grid)
                         const std::uint32_t j = index[m];
                         if (j <= i)
@@ -355,21 +365,21 @@ enum Slot : int {
     kKeysA,      ///< u64 × pairs: the atomic list / written keys; one buffer of the sort
     kKeysB,      ///< u64 × pairs: the sort's other buffer; the unpacked pairs
     kCubTemp,    ///< CUB's temporary storage
-    kExtent,     ///< Extent
+    kReduced,    ///< the largest radius (float), then the occupied cells' box (CellBox)
     kBucketIn,   ///< u32 × N
     kBucketOut,  ///< u32 × N
     kIndexIn,    ///< u32 × N
     kIndexOut,   ///< u32 × N
     kSortedPos,  ///< float4 × N
     kSortedRad,  ///< float × N
-    kSortedCell, ///< u64 × N
+    kSortedCell, ///< int4 × N (cell x, y, z)
     kStart,      ///< u32 × buckets
     kEnd,        ///< u32 × buckets
     kSlotCount
 };
 
 const char* const kSlotNames[kSlotCount] = {
-    "scalars", "counts", "pair keys", "pair keys (second buffer)", "CUB temporary storage", "extent",
+    "scalars", "counts", "pair keys", "pair keys (second buffer)", "CUB temporary storage", "reductions",
     "bucket keys", "sorted bucket keys", "indices", "sorted indices", "sorted positions", "sorted radii",
     "sorted cell ids", "bucket starts", "bucket ends"};
 
@@ -727,41 +737,56 @@ std::vector<ContactPair> findContactsCudaCells(const ContactSearchArgs& args)
     const auto* pos = reinterpret_cast<const float4*>(args.position);
     const float* rad = args.radius;
 
-    // 1. Bounding box of the finite positions and the largest |radius|.
-    auto* extent = w.get<Extent>(kExtent, sizeof(Extent));
+    // 1. The largest |radius| (args.maxRadius is not trusted: a stale value must not lose pairs).
+    static_assert(sizeof(CellBox) <= 4 * sizeof(u64));
+    void* reduced = w.get<unsigned char>(kReduced, sizeof(CellBox));
     std::size_t reduceBytes = 0;
-    const Extent empty{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0.f};
-    NB_CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, reduceBytes, thrust::counting_iterator<int>(0), extent,
-                                                     int(n), MergeExtent{}, ToExtent{pos, rad}, empty, stream));
+    NB_CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, reduceBytes, thrust::counting_iterator<int>(0),
+                                                     static_cast<float*>(reduced), int(n), MaxFloat{}, AbsRadius{rad},
+                                                     0.f, stream));
     void* temp = w.get<unsigned char>(kCubTemp, std::max<std::size_t>(reduceBytes, 1));
-    NB_CUDA_CHECK(cub::DeviceReduce::TransformReduce(temp, reduceBytes, thrust::counting_iterator<int>(0), extent,
-                                                     int(n), MergeExtent{}, ToExtent{pos, rad}, empty, stream));
-    Extent box{};
-    std::memcpy(&box, readBytes(w, extent, sizeof(Extent), stream), sizeof(Extent));
-    if (!(box.maxRadius > 0.f)) { // every radius 0: two bodies of radius 0 never touch
+    NB_CUDA_CHECK(cub::DeviceReduce::TransformReduce(temp, reduceBytes, thrust::counting_iterator<int>(0),
+                                                     static_cast<float*>(reduced), int(n), MaxFloat{}, AbsRadius{rad},
+                                                     0.f, stream));
+    float maxRadius = 0;
+    std::memcpy(&maxRadius, readBytes(w, reduced, sizeof(float), stream), sizeof(float));
+    if (!(maxRadius > 0.f)) { // every radius 0: two bodies of radius 0 never touch
         finish(w, 0);
         return {};
     }
 
-    // 2. The grid.
-    const double h = std::max(2.0 * double(box.maxRadius) * kCellMargin, kMinCellSize);
+    // 2. The grid: the cell size, then the box of the occupied cells (the device's own cell
+    //    coordinates, so the dense index below can never leave it).
+    const double h = std::max(2.0 * double(maxRadius) * kCellMargin, kMinCellSize);
     Grid g{};
     g.invH = std::isfinite(h) ? 1.0 / h : 0.0; // an infinite radius: one cell
+    const CellBox none{{INT_MAX, INT_MAX, INT_MAX}, {INT_MIN, INT_MIN, INT_MIN}};
+    std::size_t boxBytes = 0;
+    NB_CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, boxBytes, thrust::counting_iterator<int>(0),
+                                                     static_cast<CellBox*>(reduced), int(n), MergeCellBox{},
+                                                     ToCellBox{pos, g.invH}, none, stream));
+    temp = w.get<unsigned char>(kCubTemp, std::max<std::size_t>(boxBytes, 1));
+    NB_CUDA_CHECK(cub::DeviceReduce::TransformReduce(temp, boxBytes, thrust::counting_iterator<int>(0),
+                                                     static_cast<CellBox*>(reduced), int(n), MergeCellBox{},
+                                                     ToCellBox{pos, g.invH}, none, stream));
+    CellBox box{};
+    std::memcpy(&box, readBytes(w, reduced, sizeof(CellBox), stream), sizeof(CellBox));
     double cells = 1;
     for (int d = 0; d < 3; ++d) {
-        const bool finite = std::isfinite(box.lo[d]) && std::isfinite(box.hi[d]);
-        g.lo[d] = finite ? double(box.lo[d]) : 0.0;
-        const double span = finite ? (double(box.hi[d]) - g.lo[d]) * g.invH : 0.0;
-        g.dims[d] = std::uint32_t(std::min<double>(double(kMaxCellsPerAxis), std::floor(span) + 1.0));
-        cells *= g.dims[d];
+        g.lo[d] = box.lo[d];
+        g.hi[d] = box.hi[d];
+        cells *= double(g.hi[d] - g.lo[d] + 1);
     }
     const std::uint64_t table = std::bit_ceil(std::uint64_t(n));
-    g.hashed = cells > (double)table;
+    g.hashed = cells > double(table);
     g.hashBits = int(std::countr_zero(table));
+    if (!g.hashed)
+        for (int d = 0; d < 3; ++d)
+            g.dims[d] = std::uint32_t(g.hi[d] - g.lo[d] + 1);
     const std::uint64_t buckets = g.hashed ? table : std::uint64_t(cells);
     const int bucketBits = std::max(1, int(std::bit_width(buckets - 1)));
     t_stats.cellSize = float(h);
-    t_stats.cells = cells >= (double)UINT64_MAX ? UINT64_MAX : std::uint64_t(cells);
+    t_stats.cells = cells >= 1.8e19 ? UINT64_MAX : std::uint64_t(cells);
     t_stats.buckets = buckets;
     t_stats.hashed = g.hashed;
 
@@ -772,7 +797,7 @@ std::vector<ContactPair> findContactsCudaCells(const ContactSearchArgs& args)
     auto* idxOut = w.get<std::uint32_t>(kIndexOut, n * sizeof(std::uint32_t));
     auto* sortedPos = w.get<float4>(kSortedPos, n * sizeof(float4));
     auto* sortedRad = w.get<float>(kSortedRad, n * sizeof(float));
-    auto* sortedCell = w.get<u64>(kSortedCell, n * sizeof(u64));
+    auto* sortedCell = w.get<int4>(kSortedCell, n * sizeof(int4));
     auto* start = w.get<std::uint32_t>(kStart, buckets * sizeof(std::uint32_t));
     auto* end = w.get<std::uint32_t>(kEnd, buckets * sizeof(std::uint32_t));
     u64* counts = w.get<u64>(kCounts, (n + 1) * sizeof(u64));

@@ -55,19 +55,19 @@ std::vector<ContactPair> findContactsCudaAtomic(const ContactSearchArgs& args);
 /// 2⁻¹⁰), 2⁻⁶⁰), with Rmax the largest |R_i| reduced on the device (args.maxRadius is not
 /// trusted: a stale value cannot lose pairs; Rmax = 0 returns no pairs after that reduction);
 /// the margin covers fp32 rounding of the touching test, so two touching bodies are in the
-/// same or adjacent cells. Cell coordinates floor((x − x_min)/h) are computed in fp64 from the
-/// bounding box of the finite positions and clamped to [0, D − 1] per axis, D ≤ 2^21 (a
-/// non-finite coordinate goes to a border cell; clamping is monotone and moves neighbours at
-/// most one cell apart, so no pair is lost, far bodies only share border cells). Buckets: the
-/// cell's linear index when the grid has at most T = bit_ceil(N) cells, else a Fibonacci hash
-/// of the packed cell id into T buckets. Bodies are sorted by bucket (cub::DeviceRadixSort::
-/// SortPairs of (bucket, index)), bucket start/end found by a kernel, and each body, one thread
-/// per body in sorted order, scans the buckets of its 27 neighbour cells, keeping candidates
-/// j > i whose own cell id is that neighbour (so hash collisions and twice-visited buckets
-/// neither add nor duplicate pairs) and testing their real distance. Count, scan and write as
-/// in `cuda-pairs`, keys i·2^b + j, then one radix sort of the keys (the segments are in i
-/// order, the j inside one are not). Degenerate inputs stay correct, only slower: all bodies in
-/// one cell is O(N²/2). Memory: about 80 bytes a body plus 16 bytes a pair.
+/// same or adjacent cells. Cell coordinates floor(x/h) are computed in fp64 and clamped to the
+/// int32 range (NaN → −2^31, ±inf → the ends): clamping is monotone and moves neighbours at most
+/// one cell apart, so no pair is lost; only bodies more than 2^31 cells from the origin share
+/// the end cells, and a far body does not disturb the others' cells. Buckets: the cell's index
+/// in the box of occupied cells (a second reduction) when that box has at most T = bit_ceil(N)
+/// cells, else a hash of the cell's coordinates into T buckets. Bodies are sorted by bucket
+/// (cub::DeviceRadixSort::SortPairs of (bucket, index)), bucket start/end found by a kernel, and
+/// each body, one thread per body in sorted order, scans the buckets of its 27 neighbour cells,
+/// keeping candidates j > i whose own cell is that neighbour (so hash collisions and twice-
+/// visited buckets neither add nor duplicate pairs) and testing their real distance. Count,
+/// scan and write as in `cuda-pairs`, keys i·2^b + j, then one radix sort of the keys (the
+/// segments are in i order, the j inside one are not). Degenerate inputs stay correct, only
+/// slower: all bodies in one cell is O(N²/2). Memory: about 80 bytes a body plus 16 bytes a pair.
 std::vector<ContactPair> findContactsCudaCells(const ContactSearchArgs& args);
 
 /// What the calling thread's last CUDA contact search did (for tests and `nbody bench`).

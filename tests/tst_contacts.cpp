@@ -85,6 +85,9 @@ int latticeSide(std::size_t n)
 ///  far:        the clustered system with a few bodies moved far away: ±1e6, ±1e30 on the axes,
 ///              two touching pairs at 1e7 and at −3e12 (coincident in fp32), one at 1e38: the cell
 ///              grid is clamped and hashed.
+///  sparse:     bodies in close pairs (0.56 apart, R = 0.3, the second of every other pair R = 0)
+///              at random points of [−1000, 1000]³: about 10⁹ cells of 1.2 for N bodies, so the
+///              cell list hashes a sparse grid.
 ///  nonfinite:  the clustered system with some coordinates NaN or ±inf (such bodies touch
 ///              nothing: their distances are NaN or infinite).
 System makeSystem(const QString& shape, std::size_t n, std::uint64_t seed = 11)
@@ -153,6 +156,14 @@ System makeSystem(const QString& shape, std::size_t n, std::uint64_t seed = 11)
             const std::size_t k = (a * 7919) % n;
             s.pos[k] = Float4{away[a][0], away[a][1], away[a][2], 1.f};
             s.radius[k] = 0.1f;
+        }
+    } else if (shape == "sparse") {
+        for (std::size_t k = 0; k < n; ++k) {
+            if (k % 2 == 0)
+                s.pos[k] = Float4{u(-1000, 1000), u(-1000, 1000), u(-1000, 1000), 1.f};
+            else
+                s.pos[k] = Float4{s.pos[k - 1].x + 0.5f, s.pos[k - 1].y, s.pos[k - 1].z - 0.25f, 1.f};
+            s.radius[k] = k % 4 == 3 ? 0.f : 0.3f;
         }
     } else if (shape == "nonfinite") {
         clustered();
@@ -340,7 +351,7 @@ private slots:
     void cpuContract_data()
     {
         QTest::addColumn<QString>("shape");
-        for (const char* shape : {"half-zero", "clustered", "one-cell", "far", "nonfinite"})
+        for (const char* shape : {"half-zero", "clustered", "one-cell", "far", "sparse", "nonfinite"})
             QTest::newRow(shape) << QString(shape);
     }
     /// The systems without a closed form: cpu-pairs keeps the contract, agrees with a plain
@@ -430,7 +441,7 @@ private slots:
         QTest::addColumn<int>("n");
         for (const char* search : {"cuda-pairs", "cuda-atomic", "cuda-cells"})
             for (const char* shape : {"line", "lattice", "lattice-fd", "coincident", "zero", "half-zero", "clustered",
-                                      "one-cell", "far", "nonfinite"})
+                                      "one-cell", "far", "sparse", "nonfinite"})
                 for (int n : kSizes)
                     QTest::newRow(QString("%1 %2 N=%3").arg(search, shape).arg(n).toUtf8().constData())
                         << QString(search) << QString(shape) << n;
@@ -459,8 +470,8 @@ private slots:
         if (search == "cuda-cells" && n > 1 && shape != "zero") {
             if (shape == "one-cell")
                 QCOMPARE(st.cells, std::uint64_t(1));
-            if (shape == "far" && n >= 1000)
-                QVERIFY2(st.hashed, "the far bodies' grid is hashed");
+            if ((shape == "far" || shape == "sparse") && n >= 1000)
+                QVERIFY2(st.hashed, "the far bodies' and the sparse grid are hashed");
             if (shape == "lattice" && n >= 1000)
                 QVERIFY2(!st.hashed && st.cells > 1, "the lattice's grid is dense");
             QVERIFY(st.candidates >= st.pairs);
