@@ -394,10 +394,12 @@ public:
     Workspace() = default;
     Workspace(const Workspace&) = delete;
     Workspace& operator=(const Workspace&) = delete;
+    /// Frees what release() has not (unchecked: a destructor cannot throw). Runs only from
+    /// releaseContactWorkspaces(), after release(): the table of workspaces is never destroyed
+    /// at exit, where the CUDA runtime may already be unloading (NVIDIA: no CUDA calls from
+    /// static destructors); the context's teardown with the process frees the device memory.
     ~Workspace()
     {
-        // At process exit the CUDA runtime may already be unloading: the errors are ignored (the
-        // memory goes with the process). releaseContactWorkspaces() frees with checks.
         for (Buffer& b : m_buffers)
             if (b.p)
                 (void)cudaFree(b.p);
@@ -482,10 +484,11 @@ std::mutex& workspaceMutex()
     return m;
 }
 
+/// The workspaces by device. Allocated once and never destroyed (see ~Workspace).
 std::map<int, std::unique_ptr<Workspace>>& workspaces()
 {
-    static std::map<int, std::unique_ptr<Workspace>> w;
-    return w;
+    static auto* const w = new std::map<int, std::unique_ptr<Workspace>>;
+    return *w;
 }
 
 /// The current device's workspace (the caller holds workspaceMutex()).

@@ -17,7 +17,8 @@
 ///
 /// Workspace: device buffers kept between calls (one set per device, grown when a call needs
 /// more, never shrunk), guarded by a mutex: calls from several threads run one at a time.
-/// releaseContactWorkspaces() frees them.
+/// releaseContactWorkspaces() frees them; whatever is held at exit goes with the process's CUDA
+/// context (no CUDA call is made from a static destructor).
 
 #include "sim/Collisions.h"
 

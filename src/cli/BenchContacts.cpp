@@ -243,6 +243,12 @@ int contactBenchCommand(const BenchOptions& o)
     }
 
     try {
+        releaseContactSearchWorkspace();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench: note: freeing the contact search's device workspace failed: %s\n", e.what());
+        failed = true;
+    }
+    try {
         if (!o.json.empty()) {
             nlohmann::json j;
             j["machine"] = machine;

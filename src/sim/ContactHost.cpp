@@ -61,6 +61,13 @@ std::vector<ContactPair> findContactsHost(const ContactSearchInfo& row, std::spa
     return ContactColumns(row, position, radius).find();
 }
 
+void releaseContactSearchWorkspace()
+{
+#if NBODY_HAVE_CUDA
+    gpu::releaseContactWorkspaces();
+#endif
+}
+
 std::int64_t lastCandidateTests(const ContactSearchInfo& row, std::size_t n)
 {
     if (row.find == &findContactsCpuPairs)

@@ -49,6 +49,10 @@ private:
 std::vector<ContactPair> findContactsHost(const ContactSearchInfo& row, std::span<const Float4> position,
                                           std::span<const float> radius);
 
+/// Frees the CUDA rows' device workspace (gpu::releaseContactWorkspaces; nothing without
+/// CUDA or before a CUDA search). Throws CudaError when a free fails.
+void releaseContactSearchWorkspace();
+
 /// Pair tests (j > i) the row's last search on this thread made, where the row says: N(N−1)/2
 /// for the all-pairs reference (`cpu-pairs`), the device count for the CUDA rows
 /// (gpu::lastContactSearchStats); -1 where the row does not report it.
