@@ -57,27 +57,46 @@ __device__ __forceinline__ Float4 toFloat4(const float4& p) { return Float4{p.x,
 /// Dynamic shared memory of the tiled kernels: a float4 position and a float radius a slot.
 constexpr std::size_t kTileBytesPerThread = sizeof(float4) + sizeof(float);
 
-/// Stages tile [base, base + blockDim.x) ∩ [0, n) in shared memory (every thread loads one slot).
-__device__ __forceinline__ void loadTile(const float4* __restrict__ pos, const float* __restrict__ rad, int n,
+/// Stages tile [base, base + blockDim.x) ∩ [0, end) in shared memory (every thread loads one slot).
+__device__ __forceinline__ void loadTile(const float4* __restrict__ pos, const float* __restrict__ rad, int end,
                                          int base, float4* tileP, float* tileR)
 {
     const int src = base + int(threadIdx.x);
-    if (src < n) {
+    if (src < end) {
         tileP[threadIdx.x] = pos[src];
         tileR[threadIdx.x] = rad[src];
     }
 }
 
-/// Pass 1 (Write = false) and pass 2 (Write = true) of `cuda-pairs`. Thread t of block b owns
-/// body i = b·blockDim.x + t and tests every j > i: the tiles start at the block's first body
-/// (earlier ones hold only j < i). Pass 1 stores the count of body i in counts[i]; pass 2 writes
-/// its pairs at offsets[i] … offsets[i + 1] − 1 in increasing j, stops the thread once they are
-/// written and the block once every thread's are (__syncthreads_or), and sets *mismatch when a
-/// thread finds another number of pairs than pass 1 did (it cannot: the test is deterministic).
-/// Threads i ≥ n take part in the loads and barriers only.
+/// The split of the all-pairs work: blocks of `block` threads over i (gridDim.x) × chunks of
+/// `chunk` bodies over j (gridDim.y). Blocks over i alone would leave the first blocks the
+/// triangle's longest rows (block 0 tests all N bodies) and, at N = 65 536, few blocks for 132
+/// SMs; with the chunks every block makes at most block × chunk tests and there are enough of
+/// them to fill the device (tiledSplit).
+struct TiledSplit {
+    int block = 0;  ///< threads per block (bodies i per block)
+    int chunk = 0;  ///< bodies j per chunk, a multiple of block
+    int chunks = 0; ///< ⌈N / chunk⌉ (gridDim.y)
+};
+
+struct AddU64 {
+    __host__ __device__ u64 operator()(u64 a, u64 b) const { return a + b; }
+};
+
+/// Pass 1 (Write = false) and pass 2 (Write = true) of `cuda-pairs`. Block (x, s): thread t owns
+/// body i = x·blockDim.x + t and tests the bodies j > i of chunk s, j in [s·chunk, (s+1)·chunk),
+/// staged in tiles of blockDim.x through shared memory (tiles before the block's first body hold
+/// only j < i and are skipped; a chunk wholly below it makes no test and stores zero counts).
+/// Pass 1 stores the count of (i, s) in counts[i·chunks + s]; pass 2 writes those pairs at
+/// offsets[i·chunks + s] … offsets[i·chunks + s + 1] − 1 in increasing j, so the whole list is
+/// sorted by (i, j). Pass 2 stops a thread once its pairs are written and the block once every
+/// thread's are (__syncthreads_or), and sets *mismatch when a thread finds another number of
+/// pairs than pass 1 did (it cannot: the test is deterministic). Threads i ≥ n take part in the
+/// loads and barriers only.
 template <bool Write>
-__global__ void pairsKernel(const float4* __restrict__ pos, const float* __restrict__ rad, int n, u64* counts,
-                            const u64* __restrict__ offsets, uint2* __restrict__ pairs, int* mismatch)
+__global__ void pairsKernel(const float4* __restrict__ pos, const float* __restrict__ rad, int n, int chunk,
+                            std::uint32_t* __restrict__ counts, const u64* __restrict__ offsets,
+                            uint2* __restrict__ pairs, int* mismatch)
 {
     extern __shared__ float4 tileP[];
     float* tileR = reinterpret_cast<float*>(tileP + blockDim.x);
@@ -86,18 +105,24 @@ __global__ void pairsKernel(const float4* __restrict__ pos, const float* __restr
     const bool active = i < n;
     const Float4 bi = active ? toFloat4(pos[i]) : Float4{};
     const float ri = active ? rad[i] : 0.f;
+    const std::size_t slot = std::size_t(active ? i : 0) * gridDim.y + blockIdx.y;
+    const int chunkBegin = int(blockIdx.y) * chunk;
+    const int jEnd = min(n, chunkBegin + chunk);
+    const int jBegin = max(chunkBegin, first); // both multiples of blockDim.x
     u64 found = 0, want = 0, at = 0;
     if (Write && active) {
-        at = offsets[i];
-        want = offsets[i + 1] - at;
+        at = offsets[slot];
+        want = offsets[slot + 1] - at;
     }
-    for (int base = first; base < n; base += int(blockDim.x)) {
+    // A chunk wholly below the block's bodies (jBegin ≥ jEnd) makes no iteration, for every
+    // thread of the block alike: no barrier is left to some threads only.
+    for (int base = jBegin; base < jEnd; base += int(blockDim.x)) {
         if (Write && !__syncthreads_or(found < want))
-            break; // every pair of this block is written
-        loadTile(pos, rad, n, base, tileP, tileR);
+            break; // every pair of this block and chunk is written
+        loadTile(pos, rad, jEnd, base, tileP, tileR);
         __syncthreads();
         if (active && (!Write || found < want)) {
-            const int count = min(int(blockDim.x), n - base);
+            const int count = min(int(blockDim.x), jEnd - base);
             for (int k = max(0, i - base + 1); k < count && (!Write || found < want); ++k) {
                 if (contactTouching(bi, ri, toFloat4(tileP[k]), tileR[k])) {
                     if (Write && found < want)
@@ -109,16 +134,17 @@ __global__ void pairsKernel(const float4* __restrict__ pos, const float* __restr
         __syncthreads();
     }
     if (!Write && active)
-        counts[i] = found;
+        counts[slot] = std::uint32_t(found); // at most chunk
     if (Write && active && found != want)
         atomicOr(mismatch, 1);
 }
 
-/// `cuda-atomic`'s one pass: the tiled tests of pairsKernel; a touching pair takes the next slot
-/// of the global list with atomicAdd (one atomic per group of threads of a warp that found a
-/// pair at the same step: cooperative_groups::coalesced_threads) and stores its key i·2^shift + j
-/// when the slot is below `capacity`; *counter ends at the number of pairs either way.
-__global__ void atomicPairsKernel(const float4* __restrict__ pos, const float* __restrict__ rad, int n,
+/// `cuda-atomic`'s one pass: the tests of pairsKernel over the same blocks and chunks; a touching
+/// pair takes the next slot of the global list with atomicAdd (one atomic per group of threads
+/// of a warp that found a pair at the same step: cooperative_groups::coalesced_threads) and
+/// stores its key i·2^shift + j when the slot is below `capacity`; *counter ends at the number of
+/// pairs either way.
+__global__ void atomicPairsKernel(const float4* __restrict__ pos, const float* __restrict__ rad, int n, int chunk,
                                   u64* counter, u64* __restrict__ keys, u64 capacity, int shift)
 {
     extern __shared__ float4 tileP[];
@@ -129,11 +155,14 @@ __global__ void atomicPairsKernel(const float4* __restrict__ pos, const float* _
     const Float4 bi = active ? toFloat4(pos[i]) : Float4{};
     const float ri = active ? rad[i] : 0.f;
     const u64 high = u64(unsigned(active ? i : 0)) << shift;
-    for (int base = first; base < n; base += int(blockDim.x)) {
-        loadTile(pos, rad, n, base, tileP, tileR);
+    const int chunkBegin = int(blockIdx.y) * chunk;
+    const int jEnd = min(n, chunkBegin + chunk);
+    const int jBegin = max(chunkBegin, first);
+    for (int base = jBegin; base < jEnd; base += int(blockDim.x)) {
+        loadTile(pos, rad, jEnd, base, tileP, tileR);
         __syncthreads();
         if (active) {
-            const int count = min(int(blockDim.x), n - base);
+            const int count = min(int(blockDim.x), jEnd - base);
             for (int k = max(0, i - base + 1); k < count; ++k) {
                 if (contactTouching(bi, ri, toFloat4(tileP[k]), tileR[k])) {
                     const cg::coalesced_group g = cg::coalesced_threads();
@@ -361,7 +390,8 @@ __global__ void cellPairsKernel(const float4* __restrict__ sortedPos, const floa
 /// The buffers of a search, by role (the rows share them: calls run one at a time).
 enum Slot : int {
     kScalars,    ///< u64 × 4: counter / candidates, mismatch flag
-    kCounts,     ///< u64 × (N + 1): counts, then offsets (in-place scan)
+    kCounts,     ///< cuda-cells: u64 × (N + 1), counts then offsets (in-place scan); cuda-pairs: u32 × (N·chunks + 1)
+    kOffsets,    ///< cuda-pairs: u64 × (N·chunks + 1)
     kKeysA,      ///< u64 × pairs: the atomic list / written keys; one buffer of the sort
     kKeysB,      ///< u64 × pairs: the sort's other buffer; the unpacked pairs
     kCubTemp,    ///< CUB's temporary storage
@@ -379,7 +409,7 @@ enum Slot : int {
 };
 
 const char* const kSlotNames[kSlotCount] = {
-    "scalars", "counts", "pair keys", "pair keys (second buffer)", "CUB temporary storage", "reductions",
+    "scalars", "counts", "offsets", "pair keys", "pair keys (second buffer)", "CUB temporary storage", "reductions",
     "bucket keys", "sorted bucket keys", "indices", "sorted indices", "sorted positions", "sorted radii",
     "sorted cell ids", "bucket starts", "bucket ends"};
 
@@ -523,6 +553,25 @@ int blockFor(Workspace& w, K kernel, std::size_t sharedPerThread)
 
 int gridFor(std::size_t n, int block) { return int((n + std::size_t(block) - 1) / std::size_t(block)); }
 
+/// Blocks of 256 threads (the force kernels' default; fewer where the device allows fewer) over
+/// i, and chunks over j so that the blocks number about 32 per SM below the diagonal: at least
+/// one tile a chunk, at most 65 535 chunks (gridDim.y).
+TiledSplit tiledSplit(std::size_t n)
+{
+    const Limits l = deviceLimits();
+    TiledSplit t;
+    t.block = std::max(l.warpSize, std::min(256, l.maxThreads) / l.warpSize * l.warpSize);
+    const std::size_t iBlocks = (n + std::size_t(t.block) - 1) / std::size_t(t.block);
+    const std::size_t wanted = (64 * std::size_t(std::max(l.multiprocessors, 1)) + iBlocks - 1) / iBlocks;
+    const std::size_t chunks = std::clamp<std::size_t>(wanted, 1, iBlocks);
+    std::size_t chunk = (n + chunks - 1) / chunks;
+    chunk = std::max(chunk, (n + 65534) / 65535);
+    chunk = (chunk + std::size_t(t.block) - 1) / std::size_t(t.block) * std::size_t(t.block);
+    t.chunk = int(chunk);
+    t.chunks = int((n + chunk - 1) / chunk);
+    return t;
+}
+
 /// Number of bits of n − 1 (at least 1): i, j < n fit in that many.
 int indexBits(std::size_t n) { return std::max(1, int(std::bit_width(std::uint64_t(n - 1)))); }
 
@@ -637,20 +686,25 @@ std::vector<ContactPair> findContactsCudaPairs(const ContactSearchArgs& args)
     const auto* pos = reinterpret_cast<const float4*>(args.position);
     const float* rad = args.radius;
 
+    const TiledSplit split = tiledSplit(args.n);
+    const std::size_t slots = args.n * std::size_t(split.chunks); // (i, chunk) counts
     u64* scalars = w.get<u64>(kScalars, 4 * sizeof(u64));
-    u64* counts = w.get<u64>(kCounts, (args.n + 1) * sizeof(u64));
+    auto* counts = w.get<std::uint32_t>(kCounts, (slots + 1) * sizeof(std::uint32_t));
+    u64* offsets = w.get<u64>(kOffsets, (slots + 1) * sizeof(u64));
     std::size_t scanBytes = 0;
-    NB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, counts, args.n + 1, stream));
+    NB_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, scanBytes, counts, offsets, AddU64{}, u64(0), slots + 1,
+                                                 stream));
     void* scanTemp = w.get<unsigned char>(kCubTemp, std::max<std::size_t>(scanBytes, 1));
 
-    const int block1 = blockFor(w, pairsKernel<false>, kTileBytesPerThread);
-    const int block2 = blockFor(w, pairsKernel<true>, kTileBytesPerThread);
-    NB_CUDA_CHECK(cudaMemsetAsync(counts + n, 0, sizeof(u64), stream));
-    pairsKernel<false><<<gridFor(args.n, block1), block1, std::size_t(block1) * kTileBytesPerThread, stream>>>(
-        pos, rad, n, counts, nullptr, nullptr, nullptr);
+    const dim3 grid(unsigned(gridFor(args.n, split.block)), unsigned(split.chunks));
+    const std::size_t shared = std::size_t(split.block) * kTileBytesPerThread;
+    NB_CUDA_CHECK(cudaMemsetAsync(counts + slots, 0, sizeof(std::uint32_t), stream));
+    pairsKernel<false><<<grid, split.block, shared, stream>>>(pos, rad, n, split.chunk, counts, nullptr, nullptr,
+                                                              nullptr);
     NB_CUDA_CHECK_LAUNCH("contact pairsKernel (count)");
-    NB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanTemp, scanBytes, counts, args.n + 1, stream));
-    const std::uint64_t total = readScalars(w, counts + n, 1, stream)[0];
+    NB_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(scanTemp, scanBytes, counts, offsets, AddU64{}, u64(0), slots + 1,
+                                                 stream));
+    const std::uint64_t total = readScalars(w, offsets + slots, 1, stream)[0];
     t_stats.candidates = allPairs(args.n);
     if (total == 0) {
         finish(w, 0);
@@ -660,8 +714,8 @@ std::vector<ContactPair> findContactsCudaPairs(const ContactSearchArgs& args)
     auto* pairs = reinterpret_cast<uint2*>(w.get<u64>(kKeysB, total * sizeof(uint2)));
     int* mismatch = reinterpret_cast<int*>(scalars);
     NB_CUDA_CHECK(cudaMemsetAsync(scalars, 0, sizeof(u64), stream));
-    pairsKernel<true><<<gridFor(args.n, block2), block2, std::size_t(block2) * kTileBytesPerThread, stream>>>(
-        pos, rad, n, nullptr, counts, pairs, mismatch);
+    pairsKernel<true><<<grid, split.block, shared, stream>>>(pos, rad, n, split.chunk, nullptr, offsets, pairs,
+                                                             mismatch);
     NB_CUDA_CHECK_LAUNCH("contact pairsKernel (write)");
     if (readScalars(w, scalars, 1, stream)[0] != 0)
         throw std::logic_error("contact search (cuda-pairs): the counting and writing passes found different pairs");
@@ -691,12 +745,13 @@ std::vector<ContactPair> findContactsCudaAtomic(const ContactSearchArgs& args)
     checkPairsFit("cuda-atomic", capacity, 2 * sizeof(u64), w.capacity(kKeysA) + w.capacity(kKeysB));
     u64* keys = w.get<u64>(kKeysA, capacity * sizeof(u64));
     (void)w.get<u64>(kKeysB, capacity * sizeof(u64));
-    const int block = blockFor(w, atomicPairsKernel, kTileBytesPerThread);
+    const TiledSplit split = tiledSplit(args.n);
+    const dim3 grid(unsigned(gridFor(args.n, split.block)), unsigned(split.chunks));
     std::uint64_t total = 0;
     for (;;) {
         NB_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(u64), stream));
-        atomicPairsKernel<<<gridFor(args.n, block), block, std::size_t(block) * kTileBytesPerThread, stream>>>(
-            pos, args.radius, n, counter, keys, capacity, shift);
+        atomicPairsKernel<<<grid, split.block, std::size_t(split.block) * kTileBytesPerThread, stream>>>(
+            pos, args.radius, n, split.chunk, counter, keys, capacity, shift);
         NB_CUDA_CHECK_LAUNCH("contact atomicPairsKernel");
         const std::uint64_t count = readScalars(w, counter, 1, stream)[0];
         t_stats.capacity = capacity;

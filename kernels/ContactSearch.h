@@ -32,17 +32,20 @@ namespace nbody::gpu {
 /// `cuda-pairs` — the seed's neighbour list without atomics, as per-thread lists (the third
 /// seed, ../shared/seeds, the chapter on atomic functions): thread i owns body i and tests every
 /// j > i, the j-bodies staged in tiles of blockDim.x through shared memory (positions float4 and
-/// radii, 20 bytes a body) as the force kernels do. Pass 1 stores each body's count; an
-/// exclusive scan (cub::DeviceScan::ExclusiveSum, 64-bit) gives every body its offset; pass 2
-/// tests again and writes each thread's pairs at its offset in j order, so the list comes out
-/// sorted by (i, j) with no sort. Pass 2 stops a thread once its count is written and a block
+/// radii, 20 bytes a body) as the force kernels do. Blocks of 256 threads cover the i, and the j
+/// are split into chunks (a second grid dimension) so that no block gets the triangle's longest
+/// rows alone and the device is filled: about 64 blocks per SM (32 chunks at N = 65 536 on an
+/// H200, 3 at 1 M). Pass 1 stores the count of every (i, chunk); an exclusive scan
+/// (cub::DeviceScan::ExclusiveScan into 64-bit offsets) gives each its offset; pass 2 tests
+/// again and writes each (i, chunk)'s pairs at its offset in j order, so the list comes out
+/// sorted by (i, j) with no sort. Pass 2 stops a thread once its pairs are written and a block
 /// once all its threads have. Tests: N(N−1)/2 in pass 1, at most as many in pass 2 (8 fp32
 /// operations each: 3 subtractions, a multiply, 2 FMAs, an add and a multiply, then a compare).
-/// Memory: 8 (N + 1) bytes of counts plus 8 bytes a pair.
+/// Memory: 12 bytes per (body, chunk) plus 8 bytes a pair.
 std::vector<ContactPair> findContactsCudaPairs(const ContactSearchArgs& args);
 
 /// `cuda-atomic` — the seed's neighbour list with atomics, as one compacted global list: the
-/// same tiled N(N−1)/2 tests in one pass; each touching pair takes a slot with atomicAdd on a
+/// same tiled N(N−1)/2 tests over the same blocks and chunks, in one pass; each touching pair takes a slot with atomicAdd on a
 /// 64-bit counter (aggregated over the threads of a warp that found a pair at the same step)
 /// and stores the key i·2^b + j (b = bits of N − 1) when the slot is below the list's capacity.
 /// A counter above the capacity is an overflow: the list grows to the count (+ ¼) and the pass
