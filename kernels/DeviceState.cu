@@ -16,6 +16,7 @@
 
 namespace nbody {
 
+using gpu::checkDeviceBytes;
 using gpu::makeVec;
 using gpu::ScalarOf;
 using gpu::withLayout;
@@ -115,20 +116,6 @@ void fromFloat3(const std::vector<Float3>& v, std::vector<Float4>& out)
 }
 
 int gridFor(int n, int block) { return (n + block - 1) / block; }
-
-/// Refuses, before allocating, `bytes` of device memory for `what` that the device does not have
-/// free (cudaMemGetInfo): CudaError naming both figures. A failed query is left to cudaMalloc.
-void checkDeviceBytes(std::size_t bytes, const std::string& what)
-{
-    std::size_t freeBytes = 0, totalBytes = 0;
-    if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return;
-    }
-    if (bytes > freeBytes)
-        throw CudaError(what + " needs " + formatBytes(bytes) + " of device memory; the device has " +
-                        formatBytes(freeBytes) + " free of " + formatBytes(totalBytes));
-}
 
 } // namespace
 

@@ -1,4 +1,5 @@
 #include "KernelCommon.cuh"
+#include "sim/MemoryBudget.h"
 
 #include <map>
 #include <mutex>
@@ -23,6 +24,18 @@ Limits deviceLimits()
     NB_CUDA_CHECK(cudaDeviceGetAttribute(&l.maxThreadsPerSM, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
     cache.emplace(dev, l);
     return l;
+}
+
+void checkDeviceBytes(std::size_t bytes, const std::string& what)
+{
+    std::size_t freeBytes = 0, totalBytes = 0;
+    if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    if (bytes > freeBytes)
+        throw CudaError(what + " needs " + formatBytes(bytes) + " of device memory; the device has " +
+                        formatBytes(freeBytes) + " free of " + formatBytes(totalBytes));
 }
 
 std::string checkThreads(int blockX, int blockY, const Limits& l)

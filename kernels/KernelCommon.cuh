@@ -25,6 +25,10 @@ struct Limits {
 /// The current device's limits. Throws CudaError.
 Limits deviceLimits();
 
+/// Refuses, before allocating, `bytes` of device memory for `what` that the device does not have
+/// free (cudaMemGetInfo): CudaError naming both figures. A failed query is left to cudaMalloc.
+void checkDeviceBytes(std::size_t bytes, const std::string& what);
+
 /// "" when blockX × blockY threads can launch on the device, else a message naming the limit.
 std::string checkThreads(int blockX, int blockY, const Limits& l);
 

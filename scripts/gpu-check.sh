@@ -25,7 +25,7 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=tests,sanitizers,sanitizers-all,cli,bench,sweeps,perf,tree,mpi,render (the default: all but
+# GPU_CHECK_PARTS=tests,sanitizers,sanitizers-all,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench (the default: all but
 # sanitizers-all, the four tools over every GPU test, which takes one call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. perf: NVIDIA's sample and `nbody bench`
 # of the GPU kernels at the sizes of issue 11 (8192 … 1048576, fp64 at 262144) in the same call,
@@ -34,6 +34,10 @@
 # (bit for bit), validate on 2 ranks, `nbody bench --kernels blocked --bodies 1048576` on 1 and 2
 # ranks (the exchange time), tst_mpi; Open MPI comes from $device/openmpi.tgz (prepare packs the
 # run-time installed here; `scripts/gpu-check.sh prepare-mpi` packs it alone), log in $OUT/mpi.log.
+# contacts (issue 16): tst_contacts (every CUDA contact search against cpu-pairs) and the
+# compute-sanitizer tools (GPU_CHECK_TOOLS, default all four) over its GPU rows; contacts-bench:
+# `nbody bench --contacts` at N = 65536 and 1048576 ($OUT/bench-contacts.json, .csv); the log of
+# both also in $OUT/contacts.log.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -251,7 +255,7 @@ remote() {
         results+=("$result")
     }
 
-    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench,sweeps,perf,tree,mpi,render}, == *,$1,* ]]; }
+    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench}, == *,$1,* ]]; }
 
     step nvidia-smi nvidia-smi
 
@@ -620,6 +624,43 @@ PY' _ "$nbody" "$mk2,$mk3" "$mval" "${mpirun2[@]}"
         step "tst_cli tune runCaptures renderSequence" "$device/bin/tst_cli" tune runCaptures renderSequence
         # The whole of tst_cli, where it failed (renderSequence prints the tuning cache it met).
         want tests || step "tst_cli (all)" "$device/bin/tst_cli"
+    fi
+
+    # Issue 16: the contact searches of the collision system (docs/contact-search.md). tst_contacts
+    # alone (every CUDA row against cpu-pairs at N = 1 … 4097, the atomic list's overflow, more pairs
+    # than memory holds), then memcheck, racecheck, synccheck and initcheck over its GPU rows at
+    # N = 33 and 1000 (every system) and 4097 (the lattice and the clustered system: partial last
+    # tiles), the overflow and the bad-input checks; not gpuTooManyPairs (4.5e10 pair tests, far too
+    # slow under instrumentation). contacts-bench: `nbody bench --contacts` at the issue's sizes.
+    if want contacts; then
+        local tc=$device/bin/tst_contacts
+        if [[ -x $tc ]]; then
+            step "contacts tst_contacts" "$tc"
+            if command -v compute-sanitizer >/dev/null; then
+                local -a crows=()
+                mapfile -t crows < <("$tc" -datatags |
+                    sed -n 's/^TestContacts gpuMatchesCpu \(.* N=\(33\|1000\)\)$/gpuMatchesCpu:\1/p;
+                            s/^TestContacts gpuMatchesCpu \(.* \(lattice\|clustered\) N=4097\)$/gpuMatchesCpu:\1/p')
+                crows+=(gpuAtomicOverflow badInput)
+                echo "   contacts sanitizer rows: ${#crows[@]}"
+                local ctool
+                for ctool in ${GPU_CHECK_TOOLS:-memcheck racecheck synccheck initcheck}; do
+                    limit=600 step "$ctool contacts" compute-sanitizer --tool "$ctool" --error-exitcode 1 "$tc" "${crows[@]}"
+                done
+            else
+                step "compute-sanitizer (not found)" false
+            fi
+        else
+            step "contacts (no $tc: run prepare)" false
+        fi
+    fi
+    if want contacts-bench; then
+        limit=600 step "nbody bench --contacts" "$nbody" bench --contacts --bodies 65536,1048576 --steps 10 \
+            --json "$OUT/bench-contacts.json" --csv "$OUT/bench-contacts.csv"
+    fi
+    if want contacts || want contacts-bench; then
+        awk '/^================ (contacts|memcheck contacts|racecheck contacts|synccheck contacts|initcheck contacts|nbody bench --contacts)/ {p = 1; print; next}
+             /^================ / {p = 0} p' "$log" >"$OUT/contacts.log" || true
     fi
 
     # Summary, on the screen and at the end of the log.

@@ -498,8 +498,12 @@ int replayCommand(const BenchOptions& o)
 
 } // namespace
 
+std::string benchMachineDescription() { return machineDescription(queryCuda()); }
+
 int benchCommand(const BenchOptions& o)
 {
+    if (o.contacts)
+        return contactBenchCommand(o);
     if (!o.from.empty())
         return writesOutputs() ? replayCommand(o) : 0; // reading a file: rank 0 alone
     // Several processes (mpirun -np P): every process runs every case, its rows of each force

@@ -57,7 +57,15 @@ struct BenchOptions {
     std::string plot;             ///< chart of interactions/s against N, FILE.png or FILE.svg ("" = no)
     std::string reference;        ///< reference series for the chart, CSV label,N,interactions_per_second
     std::string from;             ///< print (and plot) a saved --json file instead of measuring
+    /// --contacts: the contact-search rows (sim/Collisions.h) instead of the force kernels:
+    /// --kernels names contact searches, --bodies defaults to kContactBenchBodies.
+    bool contacts = false;
+    bool bodiesGiven = false;     ///< --bodies was given (else --contacts uses its own default)
+    double contactsPerBody = 4;   ///< --contacts-per-body: mean touching neighbours (ContactBenchSystem)
 };
+
+/// The N values of `nbody bench --contacts` without --bodies.
+inline constexpr const char* kContactBenchBodies = "65536,1048576";
 
 /// `nbody tune`: measures and caches the launch parameters of CUDA rows (sim/Tuner.h).
 struct TuneCommandOptions {
@@ -69,6 +77,10 @@ struct TuneCommandOptions {
 
 int runCommand(const RunOptions& o);
 int benchCommand(const BenchOptions& o);
+/// `nbody bench --contacts` (BenchContacts.cpp): every selected contact search at every N.
+int contactBenchCommand(const BenchOptions& o);
+/// The machine line of `nbody bench`: the first CUDA device (driver, runtime) and the OpenMP threads.
+std::string benchMachineDescription();
 /// Exit code 0; 1 when a search failed; 2 for bad options or no CUDA device.
 int tuneCommand(const TuneCommandOptions& o);
 int kernelsCommand(bool json);

@@ -204,6 +204,14 @@ int commandMain(int argc, char** argv)
     benchCmd->add_option("--reference", bench.reference,
                          "Reference series for --plot: a CSV of lines label,N,interactions_per_second "
                          "(e.g. \"NVIDIA sample,65536,1.409e12\")");
+    CLI::Option* contactsOpt = benchCmd->add_flag(
+        "--contacts", bench.contacts,
+        "Benchmark the contact searches (collision pairs) instead of the force kernels: --kernels names "
+        "contact searches (all: every one available here), --bodies defaults to " +
+            std::string(kContactBenchBodies) + "; pair tests/s and pairs found (docs/contact-search.md)");
+    benchCmd->add_option("--contacts-per-body", bench.contactsPerBody,
+                         "With --contacts: mean number of bodies each body touches (sets the radii)")
+        ->capture_default_str()->check(CLI::Range(1e-6, 1e6))->needs(contactsOpt);
     CLI::Option* fromOpt = benchCmd->add_option(
         "--from", bench.from,
         "Print (and with --plot/--csv/--json write) a saved `nbody bench --json` file instead of measuring");
@@ -211,6 +219,9 @@ int commandMain(int argc, char** argv)
                                   "--block-rows", "--tile-factor", "--bodies-per-thread", "--j-split", "--unroll",
                                   "--theta", "--leaf-size", "--no-tune"})
         fromOpt->excludes(benchCmd->get_option(measuring));
+    for (const char* forces : {"--from", "--scenario", "--G", "--plot", "--reference", "--block-size", "--block-rows",
+                               "--tile-factor", "--bodies-per-thread", "--j-split", "--unroll", "--theta", "--leaf-size"})
+        contactsOpt->excludes(benchCmd->get_option(forces));
     RenderOptions render;
     CLI::App* renderCmd = app.add_subcommand(
         "render", "Simulate headless and write a frame every K steps: PNG files in a directory or an MP4 (ffmpeg)");
@@ -287,8 +298,10 @@ int commandMain(int argc, char** argv)
             run.diagnosticsGiven = runCmd->count("--diagnostics") > 0;
             return runCommand(run);
         }
-        if (*benchCmd)
+        if (*benchCmd) {
+            bench.bodiesGiven = benchCmd->count("--bodies") > 0;
             return benchCommand(bench);
+        }
         if (*renderCmd) {
             noteGiven(*renderCmd, render.system);
             return renderCommand(render);

@@ -1,6 +1,10 @@
 #include "Collisions.h"
 #include "Registry.h"
 
+#if NBODY_HAVE_CUDA
+#include "kernels/ContactSearch.h"
+#endif
+
 #include <array>
 #include <stdexcept>
 
@@ -33,6 +37,21 @@ const std::array kSearches{
     ContactSearchInfo{"cpu-pairs", "All pairs (CPU)",
                       "Every pair i < j tested once (N²/2 tests), OpenMP over i; the reference search.",
                       Backend::Cpu, &findContactsCpuPairs},
+#if NBODY_HAVE_CUDA
+    // The CUDA rows (kernels/ContactSearch.h, docs/contact-search.md).
+    ContactSearchInfo{"cuda-pairs", "All pairs, per-thread lists (CUDA)",
+                      "Every pair i < j tested on the GPU, tiled through shared memory; count, scan, write: "
+                      "no atomics, the list comes out in order (the seed's non-atomic variant).",
+                      Backend::Cuda, &gpu::findContactsCudaPairs},
+    ContactSearchInfo{"cuda-atomic", "All pairs, atomic global list (CUDA)",
+                      "Every pair i < j tested on the GPU; touching pairs appended to one list with atomicAdd "
+                      "(regrown and rerun on overflow), then radix-sorted into order (the seed's atomic variant).",
+                      Backend::Cuda, &gpu::findContactsCudaAtomic},
+    ContactSearchInfo{"cuda-cells", "Cell list, uniform grid (CUDA)",
+                      "Bodies sorted into cells of twice the largest radius (CUB radix sort); each tests the 27 "
+                      "cells around its own: O(N) work for spread-out systems, the choice for large N.",
+                      Backend::Cuda, &gpu::findContactsCudaCells},
+#endif
 };
 } // namespace
 
