@@ -19,7 +19,7 @@ std::vector<ContactPair> findContactsCpuPairs(const ContactSearchArgs& args)
         throw std::invalid_argument("contact search: more than 2^32 - 1 bodies");
     const auto n = static_cast<std::int64_t>(args.n);
     std::vector<std::vector<ContactPair>> rows(static_cast<std::size_t>(n));
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) if (n >= kParallelPairsFrom) // small N: no team to wait for
     for (std::int64_t i = 0; i < n; ++i) {
         const Float4 xi = args.position[i];
         const float ri = args.radius[i];

@@ -208,8 +208,8 @@ ModelBodies generateClusterCollision(const json& args, std::size_t n, std::uint6
     ArgReader a(args);
     const double scale = a.number("scale", 1.0, 0, kHuge, true);
     const double separation = a.number("separation", 12.0, 0, kHuge, true);
-    const double speed = a.number("speed", 0.5, 0, kHuge);
-    const double density = a.number("density", 30.0, 0, kHuge, true);
+    const double speed = a.number("speed", 1.0, 0, kHuge);
+    const double density = a.number("density", 300.0, 0, kHuge, true);
     a.finish();
     if (n < 2)
         throw ScenarioError("bodies.N", "two clusters need at least 2 bodies (got " + std::to_string(n) + ")");
@@ -272,11 +272,11 @@ const std::array<ScenarioInfo, 7> kScenarios{{
      "conditions), period 6.32591398.",
      "G = m = 1", 1.0, 0.0f, 0.001f, "yoshida4", "reference", 3, true, "none", generateFigureEight},
     {"cluster-collision", "Two clusters colliding (merging)",
-     "Two Plummer spheres (scale 1, mass 1 each) on a head-on course, 12 apart, closing at 0.5, with radii "
+     "Two Plummer spheres (scale 1, mass 1 each) on a head-on course, 12 apart, closing at 1, with radii "
      "from a density (r = (3m / 4 pi rho)^(1/3)) and the collision system on: bodies that touch merge, "
      "conserving mass, momentum and centre of mass; the energy lost is shown in the diagnostics.",
      "G = 1, cluster mass 1, Plummer scale 1", 1.0, 0.0025f, 0.01f, "leapfrog", "", 2048, false,
-     "scale (1), separation (12), speed (0.5, closing), density (30)", generateClusterCollision, "", true},
+     "scale (1), separation (12), speed (1, closing), density (300)", generateClusterCollision, "", true},
 }};
 
 std::string dirOf(const std::string& path)
