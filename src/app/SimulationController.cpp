@@ -1001,6 +1001,8 @@ void SimulationController::advance(const FrameRequest& request)
                     m_stepsRequested = 0;
                 if (steps > 0) {
                     const int done = stepInterruptibly(steps, r.timing);
+                    if (m_sim->size() != m_publishedBodies)
+                        publishState(); // merges (the collision system) changed N: the docks follow now
                     // Presses the frame budget left over follow in the next frames (Pause drops them).
                     if (fromPresses)
                         m_stepsRequested = std::max(0, m_stepsRequested - done);
