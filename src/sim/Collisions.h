@@ -53,6 +53,13 @@ NB_HD bool contactTouching(Float4 xi, float ri, Float4 xj, float rj)
 /// Input of a contact search. `position` (N Float4: x, y, z, mass) and `radius` (N floats,
 /// length units, ≥ 0 and finite) are in host memory for Backend::Cpu rows and in device memory
 /// for Backend::Cuda rows.
+///
+/// Simulation's collision system (after every step with SimParams::collisions) passes, for a
+/// Backend::Cuda row: position = DeviceState::contactPositions(current) (the current position
+/// buffer; a float4 rounding of the fp64 state for the Double4 layout), radius =
+/// DeviceState::radius(), n = N, maxRadius = World::maxRadius() of the host's radius column
+/// (exact), stream = nullptr (the legacy default stream, where the steps run); the pairs come
+/// back in host memory. For a Backend::Cpu row, the host World's columns.
 struct ContactSearchArgs {
     const Float4* position = nullptr;
     const float* radius = nullptr;
