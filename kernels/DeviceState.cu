@@ -168,6 +168,8 @@ DeviceState::~DeviceState()
     cudaFree(m_owned[0]);
     cudaFree(m_owned[1]);
     cudaFree(m_workspace);
+    cudaFree(m_radius);
+    cudaFree(m_narrowed);
 }
 
 void DeviceState::attach(Float4* p0, Float4* p1)
@@ -607,6 +609,32 @@ int DeviceState::step(const KernelInfo& k, const SimParams& p, std::span<const d
     NB_CUDA_CHECK(cudaGraphLaunch(static_cast<cudaGraphExec_t>(m_graphs[current]), nullptr));
     ++m_graphStats.replays;
     return next;
+}
+
+void DeviceState::uploadRadius(std::span<const float> radius)
+{
+    if (radius.size() != m_n)
+        throw std::invalid_argument("DeviceState::uploadRadius: " + std::to_string(radius.size()) +
+                                    " radii for a device state of " + std::to_string(m_n) + " bodies");
+    if (!m_radius)
+        NB_CUDA_CHECK(cudaMalloc(&m_radius, m_n * sizeof(float)));
+    NB_CUDA_CHECK(cudaMemcpy(m_radius, radius.data(), m_n * sizeof(float), cudaMemcpyHostToDevice));
+}
+
+const Float4* DeviceState::contactPositions(int current)
+{
+    if (!hasPositions())
+        throw std::logic_error("DeviceState::contactPositions: positions are not attached");
+    if (m_layout != Layout::Double4)
+        return static_cast<const Float4*>(m_pos[current]); // Float4 and Float3 keep float4 positions
+    if (!m_narrowed)
+        NB_CUDA_CHECK(cudaMalloc(&m_narrowed, m_n * sizeof(Float4)));
+    static const int block = elementwiseBlock(narrowPositionsKernel);
+    const int n = int(m_n);
+    narrowPositionsKernel<<<gridFor(n, block), block>>>(static_cast<const double4_32a*>(m_pos[current]),
+                                                        reinterpret_cast<float4*>(m_narrowed), n);
+    NB_CUDA_CHECK_LAUNCH("narrowPositionsKernel");
+    return m_narrowed;
 }
 
 void DeviceState::publish(int current)

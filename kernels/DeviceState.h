@@ -58,6 +58,21 @@ public:
     void download(World& w, int current) const;
     void download(Fp64State& s, int current) const;
 
+    // ---- the collision system's inputs (sim/Collisions.h, ContactSearchArgs) ----
+    /// Copies the radius column (N floats, length units; World::radii()) to the device. The
+    /// simulation uploads it with the state (Simulation::ensureDevice) and after every merge, so
+    /// it always matches the current N and order. Throws std::invalid_argument for a wrong
+    /// length, CudaError.
+    void uploadRadius(std::span<const float> radius);
+    /// The device radius column (N floats), nullptr before uploadRadius().
+    const float* radius() const { return m_radius; }
+    /// Device positions of buffer `current` as N Float4 (x, y, z, mass) for a Backend::Cuda
+    /// contact search: the position buffer itself for the fp32 layouts; for the Double4 layout a
+    /// float4 copy rounded to nearest (as narrowInto rounds the host World), written by a kernel
+    /// into a buffer of this object (allocated on first use) on stream 0 and valid until the next
+    /// call. Throws std::logic_error when positions are not attached, CudaError.
+    const Float4* contactPositions(int current);
+
     /// The rows [begin, end) the force launches write (DeviceForceArgs::iBegin/iEnd; all by
     /// default): a process of a distributed run computes its own bodies' (sim/ForceShare.h).
     void setForceRows(RowRange rows) { m_rows = rows; }
@@ -172,6 +187,8 @@ private:
     void* m_workspace = nullptr;
     std::size_t m_workspaceBytes = 0;
     void* m_stepEvents[2] = {nullptr, nullptr}; ///< cudaEvent_t: markStepsStart / stepsElapsedMs
+    float* m_radius = nullptr;     ///< N radii (uploadRadius)
+    Float4* m_narrowed = nullptr;  ///< Double4 layout: float4 positions for contactPositions()
     int* m_flag = nullptr; ///< one int for firstNonFinite()
     int* m_flagHost = nullptr; ///< its pinned host copy
 

@@ -93,7 +93,7 @@ if [[ " $stages " == *" asan "* ]]; then
     # and the docks): their ASan build did not finish on the shared development machine in the
     # session that extended this list, so they have had no sanitizer run yet, clean or not
     # (docs/tests.md).
-    asan_tests=${NBODY_ASAN_TESTS:-tst_interaction tst_integrator tst_reference tst_kernels tst_edits tst_benchmark tst_tuner tst_tipsy tst_snapshot tst_gpu_diagnostics tst_machine_info tst_integrators tst_scenarios tst_validation tst_tree tst_contacts tst_cli tst_diagnostics tst_autosave}
+    asan_tests=${NBODY_ASAN_TESTS:-tst_interaction tst_integrator tst_reference tst_kernels tst_edits tst_collisions tst_benchmark tst_tuner tst_tipsy tst_snapshot tst_gpu_diagnostics tst_machine_info tst_integrators tst_scenarios tst_validation tst_tree tst_contacts tst_cli tst_diagnostics tst_autosave}
     asan_targets=$asan_tests
     asan_regex="^($(tr ' ' '|' <<<"$asan_tests"))\$"
     if [[ $asan_tests == all ]]; then

@@ -135,7 +135,10 @@ private slots:
     void cleanupTestCase()
     {
         QSettings().remove(QLatin1String(Autosave::kIntervalKey));
-        QDir(m_dir).removeRecursively();
+        // Only the test-mode folder: m_dir is empty when initTestCase skipped (no display), and
+        // QDir("") is the working directory (ctest's: build/tests, which this once removed).
+        if (!m_dir.isEmpty() && m_dir.contains(QStringLiteral("qttest")))
+            QDir(m_dir).removeRecursively();
     }
 
     void writtenAfterTheInterval()

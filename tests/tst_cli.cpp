@@ -1001,7 +1001,8 @@ private slots:
         QStringList ids;
         for (const QJsonValue& v : QJsonDocument::fromJson(list.out.toUtf8()).object()["scenarios"].toArray())
             ids << v["id"].toString();
-        QCOMPARE(ids, (QStringList{"cube", "plummer", "disk-galaxy", "galaxy-collision", "solar-system", "figure-eight"}));
+        QCOMPARE(ids, (QStringList{"cube", "plummer", "disk-galaxy", "galaxy-collision", "solar-system", "figure-eight",
+                                     "cluster-collision"}));
         const Result integ = nbody({"integrators", "--json"});
         QCOMPARE(integ.code, 0);
         const QJsonArray rows = QJsonDocument::fromJson(integ.out.toUtf8()).object()["integrators"].toArray();

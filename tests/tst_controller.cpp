@@ -162,6 +162,8 @@ private slots:
     void frameBudgetAndStepPresses();
     void editsKeepRunning_data();
     void editsKeepRunning();
+    void mergesFollowInTheView_data() { addCpuAndGpuRows(); }
+    void mergesFollowInTheView();
     void blowUpPauses_data();
     void blowUpPauses();
     void scenarios_data();
@@ -909,6 +911,46 @@ void TestController::snapshotAfterScenario()
     FRAME(loop, r);
     QCOMPARE(loop.params.back().G, 1.0);
     QCOMPARE(loop.kernels.back(), QStringLiteral("reference"));
+}
+
+void TestController::mergesFollowInTheView()
+{
+    // The cluster collision (collisions on, radii from a density): merges shrink N while it runs,
+    // and the drawn bodies follow (the interop buffers with a CUDA kernel) as they do for edits.
+    // The Run dock's box goes through setCollisions: off, N stays.
+    QFETCH(QString, kernel);
+    REQUIRE_EGL();
+    REQUIRE_KERNEL(kernel);
+    FrameLoop loop(*m_context);
+    loop.initialize(kernel, 1000, 20);
+    FrameResult r;
+    FRAME(loop, r);
+    CHECK_INTEROP(loop, kernel);
+    loop.command(&SimulationController::newScenario, QStringLiteral("cluster-collision"), qulonglong(501), quint64(3));
+    FRAME(loop, r);
+    QCOMPARE(r.bodies, qulonglong(501));
+    QVERIFY(loop.params.back().collisions);
+    loop.command(&SimulationController::setKernel, kernel);
+    loop.command(&SimulationController::start);
+    for (int frame = 0; frame < 60 && r.bodies == 501; ++frame)
+        FRAME(loop, r);
+    QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+    QVERIFY2(r.bodies < 501, "no merge in 1200 steps");
+    FRAME(loop, r);
+    CHECK_DRAW_PATH(loop, r, kernel);
+    const std::vector<Float4> drawn = loop.drawn();
+    QCOMPARE(drawn.size(), std::size_t(r.bodies));
+    QVERIFY(std::all_of(drawn.begin(), drawn.end(),
+                        [](const Float4& p) { return std::isfinite(p.x) && std::isfinite(p.y) && p.w > 0.f; }));
+    QVERIFY(loop.bodies.contains(r.bodies));
+    loop.command(&SimulationController::setCollisions, false);
+    FRAME(loop, r);
+    QVERIFY(!loop.params.back().collisions);
+    const qulonglong n = r.bodies;
+    for (int frame = 0; frame < 5; ++frame)
+        FRAME(loop, r);
+    QCOMPARE(r.bodies, n);
+    QVERIFY(r.running);
 }
 
 void TestController::scenarioAfterScenario()

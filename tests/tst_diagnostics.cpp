@@ -94,7 +94,7 @@ QList<QList<double>> parseCsv(const QByteArray& text, QString* header)
     return rows;
 }
 
-enum Column { cTime, cStep, cK, cW, cE, cDE, cPx, cPy, cPz, cLx, cLy, cLz, cComX, cComY, cComZ, cVirial, cColumns };
+enum Column { cTime, cStep, cK, cW, cE, cDE, cPx, cPy, cPz, cLx, cLy, cLz, cComX, cComY, cComZ, cVirial, cLost, cColumns };
 
 } // namespace
 
@@ -226,6 +226,7 @@ private slots:
         a.angularMomentum = {std::numbers::pi, -std::numbers::e, 1e20};
         a.centreOfMass = {-1, 2.5, 1e-5};
         a.virialRatio = 0.999999999999;
+        a.energyLost = -3.25e-7;
         Diagnostics b = a;
         b.step = 18446744073709551615ull; // the largest step still prints exactly
         DiagnosticsRecorder r;
@@ -234,14 +235,14 @@ private slots:
         QString header;
         const QList<QList<double>> rows = parseCsv(QByteArray::fromStdString(r.csv()), &header);
         QCOMPARE(header, QStringLiteral("time,step,kinetic,potential,total,energy_change,px,py,pz,lx,ly,lz,"
-                                        "com_x,com_y,com_z,virial_ratio"));
+                                        "com_x,com_y,com_z,virial_ratio,energy_lost"));
         QCOMPARE(rows.size(), 2);
         QCOMPARE(rows[0].size(), int(cColumns));
         // %.17g reads back to the same doubles.
         const QList<double> want = {a.time, 1, a.kinetic, a.potential, a.total, a.energyChange,
                                     a.momentum.x, a.momentum.y, a.momentum.z, a.angularMomentum.x,
                                     a.angularMomentum.y, a.angularMomentum.z, a.centreOfMass.x,
-                                    a.centreOfMass.y, a.centreOfMass.z, a.virialRatio};
+                                    a.centreOfMass.y, a.centreOfMass.z, a.virialRatio, a.energyLost};
         for (int c = 0; c < cColumns; ++c)
             QCOMPARE(rows[0][c], want[c]);
         QVERIFY(QByteArray::fromStdString(r.csv()).split('\n')[2].startsWith("0.10000000000000001,18446744073709551615,"));

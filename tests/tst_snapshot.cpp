@@ -325,14 +325,15 @@ QByteArray readerMessage(quint64 n, const QByteArray& bodies, bool complete)
     return m;
 }
 
-/// One body of a reader message: position+mass, velocity, id, group (37 bytes).
-QByteArray readerBody(float m, quint32 id, quint8 group)
+/// One body of a reader message: position+mass, velocity, id, group, radius (41 bytes).
+QByteArray readerBody(float m, quint32 id, quint8 group, float radius = 0.f)
 {
     QByteArray b;
     const float f[8] = {1.f, 2.f, 3.f, m, 0.f, 0.f, 0.f, 0.f};
     b.append(reinterpret_cast<const char*>(f), sizeof f);
     b.append(reinterpret_cast<const char*>(&id), sizeof id);
     b.append(char(group));
+    b.append(reinterpret_cast<const char*>(&radius), sizeof radius);
     return b;
 }
 
@@ -1044,6 +1045,8 @@ void TestSnapshot::hdf5ReaderProcessFailures_data()
                                                  << int(K::Failed) << QStringList{"group 9 of body 0"};
     QTest::newRow("a negative mass") << readerMessage(1, readerBody(-1.f, 7, 0), true) << QByteArray()
                                      << int(K::Failed) << QStringList{"body 0:", "mass"};
+    QTest::newRow("a negative radius") << readerMessage(1, readerBody(1.f, 7, 0, -0.5f), true) << QByteArray()
+                                       << int(K::Failed) << QStringList{"body 0:", "radius"};
 }
 
 void TestSnapshot::hdf5ReaderProcessFailures()

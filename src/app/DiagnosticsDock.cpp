@@ -365,7 +365,9 @@ void DiagnosticsDock::updateLatest()
                           .arg(d.time, 0, 'g', 6)
                           .arg(d.total, 0, 'g', 9)
                           .arg(d.energyChange, 0, 'e', 3)
-                          .arg(d.virialRatio, 0, 'g', 5));
+                          .arg(d.virialRatio, 0, 'g', 5) +
+                      // Merges (the collision system): ΔE/E₀ above is that of E + the energy lost.
+                      (d.energyLost != 0 ? tr(" · lost to merges %1").arg(d.energyLost, 0, 'g', 6) : QString()));
 }
 
 void DiagnosticsDock::restart()

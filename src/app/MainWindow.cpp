@@ -519,6 +519,7 @@ void MainWindow::connectController()
     connect(m_runDock, &RunDock::stepsPerFrameEdited, c, &SimulationController::setStepsPerFrame);
     connect(m_runDock, &RunDock::dtEdited, c, &SimulationController::setDt);
     connect(m_runDock, &RunDock::eps2Edited, c, &SimulationController::setEps2);
+    connect(m_runDock, &RunDock::collisionsEdited, c, &SimulationController::setCollisions);
     connect(m_runDock, &RunDock::gravitationalConstantEdited, c, &SimulationController::setGravitationalConstant);
     connect(m_kernelDock, &KernelDock::kernelSelected, this, [this](const QString& id) {
         if (id != m_kernelId)

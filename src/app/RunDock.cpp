@@ -1,4 +1,6 @@
 #include "RunDock.h"
+
+#include <QCheckBox>
 #include "DockScroll.h"
 
 #include "sim/KernelRegistry.h"
@@ -137,6 +139,12 @@ RunDock::RunDock(QWidget* parent) : QDockWidget(tr("Run"), parent)
     paramForm->addRow(tr("dt:"), m_dt);
     paramForm->addRow(tr("ε² (eps2):"), m_eps2);
     paramForm->addRow(tr("G:"), gRow);
+    m_collisions = new QCheckBox(tr("Collisions (merge on contact)"), paramBox);
+    m_collisions->setObjectName(QStringLiteral("collisions"));
+    m_collisions->setToolTip(tr("Bodies closer than the sum of their radii merge into one, conserving mass, "
+                                "momentum and centre of mass; the energy lost is shown in the diagnostics. "
+                                "Bodies need radii (a scenario's, or a file's)."));
+    paramForm->addRow(m_collisions);
     column->addWidget(paramBox);
     column->addStretch(1);
     setScrollableWidget(this, body);
@@ -150,6 +158,7 @@ RunDock::RunDock(QWidget* parent) : QDockWidget(tr("Run"), parent)
     connect(m_dt, &QDoubleSpinBox::valueChanged, this, &RunDock::dtEdited);
     connect(m_eps2, &QDoubleSpinBox::valueChanged, this, &RunDock::eps2Edited);
     connect(m_G, &QDoubleSpinBox::valueChanged, this, &RunDock::gravitationalConstantEdited);
+    connect(m_collisions, &QCheckBox::toggled, this, &RunDock::collisionsEdited);
 
     setKernel(nullptr);
     setParams(nbody::SimParams{});
@@ -180,6 +189,10 @@ void RunDock::setParams(const nbody::SimParams& p)
     {
         const QSignalBlocker b(m_G);
         m_G->setValue(p.G);
+    }
+    {
+        const QSignalBlocker b(m_collisions);
+        m_collisions->setChecked(p.collisions);
     }
     m_shownG = p.G;
     showUnitsOfG();

@@ -11,6 +11,7 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 
+class QCheckBox;
 class QLabel;
 class QSpinBox;
 
@@ -54,6 +55,8 @@ signals:
     void dtEdited(double dt);
     void eps2Edited(double eps2);
     void gravitationalConstantEdited(double G);
+    /// The "Collisions (merge on contact)" box was toggled (SimParams::collisions).
+    void collisionsEdited(bool on);
 
 private:
     QSpinBox* m_stepsToRun;
@@ -66,6 +69,7 @@ private:
     ScientificSpinBox* m_eps2;
     ScientificSpinBox* m_G;
     QLabel* m_GUnits;
+    QCheckBox* m_collisions;
     QString m_unitsOfG;
     double m_shownG = 1.0;
     void showUnitsOfG();

@@ -383,6 +383,8 @@ void SimulationController::installScenario(BuiltScenario& built, const ScenarioS
     params.eps2 = built.params.eps2;
     params.dt = built.params.dt;
     params.integrator = built.params.integrator;
+    params.collisions = built.params.collisions;
+    params.contactSearch = built.params.contactSearch;
     m_sim->setParams(params);
     try {
         installWorld(World(built.bodies.world), QString::fromStdString(built.summary), false, std::nullopt,
@@ -437,6 +439,8 @@ void SimulationController::saveScenario(const QString& path)
         spec.dt = p.dt;
         spec.integrator = p.integrator;
         spec.kernel = std::string(m_sim->kernel().id);
+        if (p.collisions || spec.collisions)
+            spec.collisions = p.collisions;
         writeScenarioFile(path.toStdString(), spec);
         emit scenarioSaved(path);
     } catch (const std::exception& e) {
@@ -470,6 +474,11 @@ void SimulationController::setDt(double dt)
 void SimulationController::setGravitationalConstant(double G)
 {
     changeParams(QStringLiteral("G"), [G](SimParams& p) { p.G = G; });
+}
+
+void SimulationController::setCollisions(bool on)
+{
+    changeParams(QStringLiteral("collisions"), [on](SimParams& p) { p.collisions = on; });
 }
 
 void SimulationController::setEps2(double eps2)
@@ -806,7 +815,10 @@ int SimulationController::stepInterruptibly(int steps, StepTiming& timing)
     while (done < steps && !m_interrupt.load() && (m_frameBudgetMs <= 0 || done == 0 || ms < m_frameBudgetMs)) {
         const double last = m_sim->lastTiming().msPerStep;
         const int chunk = std::clamp(last > 0 ? int(kChunkMs / last) : 1, 1, steps - done);
+        const std::size_t merges = m_sim->mergeLog().size();
         m_sim->step(chunk);
+        if (m_sim->mergeLog().size() != merges)
+            m_massRange = m_sim->world().massRange(); // survivors are heavier: the colour range follows
         ms += m_sim->lastTiming().msPerStep * chunk;
         done += chunk;
     }
@@ -848,7 +860,9 @@ void SimulationController::publishState()
                             m_publishedParams->openingAngle == p.openingAngle &&
                             m_publishedParams->leafSize == p.leafSize &&
                             m_publishedParams->diagnosticsInterval == p.diagnosticsInterval &&
-                            m_publishedParams->integrator == p.integrator;
+                            m_publishedParams->integrator == p.integrator &&
+                            m_publishedParams->collisions == p.collisions &&
+                            m_publishedParams->contactSearch == p.contactSearch;
     if (!paramsSame) {
         m_publishedParams = p;
         emit paramsChanged(p);
@@ -987,6 +1001,8 @@ void SimulationController::advance(const FrameRequest& request)
                     m_stepsRequested = 0;
                 if (steps > 0) {
                     const int done = stepInterruptibly(steps, r.timing);
+                    if (m_sim->size() != m_publishedBodies)
+                        publishState(); // merges (the collision system) changed N: the docks follow now
                     // Presses the frame budget left over follow in the next frames (Pause drops them).
                     if (fromPresses)
                         m_stepsRequested = std::max(0, m_stepsRequested - done);

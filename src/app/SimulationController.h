@@ -124,6 +124,8 @@ public slots:
     void setIntegrator(const QString& id);
     void setDt(double dt);
     void setEps2(double eps2);
+    /// Turns the collision system on or off (SimParams::collisions; sim/Collisions.h).
+    void setCollisions(bool on);
     /// G, length³ mass⁻¹ time⁻²; refused (commandFailed) unless positive and finite.
     void setGravitationalConstant(double G);
     void setBlockSize(int blockSize);

@@ -7,6 +7,7 @@
 #include "gl/Renderer.h"
 #include "DiagnosticsOutput.h"
 #include "sim/AtomicFile.h"
+#include "sim/Collisions.h"
 #include "sim/DeviceInfo.h"
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
@@ -301,6 +302,9 @@ int runCommand(const RunOptions& o)
                         static_cast<unsigned long long>(x.gathers), msPerGather, perRun,
                         x.gathers > 0 ? double(x.bytesReceived) / double(x.gathers) : 0.0);
         }
+        if (params.collisions)
+            std::printf("  collisions:             %zu merges (search %s), N %zu -> %zu\n", sim->mergeLog().size(),
+                        std::string(sim->contactSearch().id).c_str(), world.size(), sim->size());
         if (o.energy) {
             std::printf("  energy:                 E0 = %.9g, E = %.9g, relative change %.3e\n", e0.total, e1.total,
                         relativeEnergyChange(e0, e1));
@@ -310,6 +314,9 @@ int runCommand(const RunOptions& o)
                         e0.angularMomentum.x, e0.angularMomentum.y, e0.angularMomentum.z, e1.angularMomentum.x,
                         e1.angularMomentum.y, e1.angularMomentum.z);
             std::printf("  virial ratio 2K/|W|:    %.6g -> %.6g\n", e0.virialRatio, e1.virialRatio);
+            if (params.collisions)
+                std::printf("  energy lost to merges:  %.9g (E + lost: relative change %.3e above)\n",
+                            e1.energyLost - e0.energyLost, relativeEnergyChange(e0, e1));
             const double dE = relativeEnergyChange(e0, e1);
             if (!(std::fabs(dE) <= o.energyTolerance)) { // NaN too
                 energyExceeded = true;
@@ -414,6 +421,14 @@ int kernelsCommand(bool json)
                             {"whyNot", a.reason}});
         }
         out["kernels"] = rows;
+        nlohmann::json searches = nlohmann::json::array();
+        for (const ContactSearchInfo& c : contactSearches())
+            searches.push_back({{"id", c.id},
+                                {"name", c.name},
+                                {"description", c.description},
+                                {"backend", toString(c.backend)},
+                                {"available", c.find != nullptr}});
+        out["contactSearches"] = searches;
         std::cout << out.dump(2) << "\n";
         return 0;
     }
@@ -434,6 +449,15 @@ int kernelsCommand(bool json)
                     std::string(toString(k.method)).c_str(), paramWidth, launchParamNames(k, ",").c_str(),
                     a.available ? "yes" : "no", a.reason.c_str());
     }
+    // The collision system's contact searches (run --collisions --contact-search ID; auto picks).
+    std::printf("\nContact searches (run --collisions --contact-search ID; default auto):\n");
+    int searchWidth = 2;
+    for (const ContactSearchInfo& c : contactSearches())
+        searchWidth = std::max(searchWidth, int(c.id.size()));
+    for (const ContactSearchInfo& c : contactSearches())
+        std::printf("  %-*s  %-7s  %-9s  %s: %s\n", searchWidth, std::string(c.id).c_str(),
+                    std::string(toString(c.backend)).c_str(), c.find ? "available" : "not built",
+                    std::string(c.name).c_str(), std::string(c.description).c_str());
     // The tuner's choices for this device (what "auto" launch parameters resolve to).
     if (device.name.empty())
         return 0;

@@ -3,12 +3,14 @@
 #include <CLI/CLI.hpp>
 
 #include "SnapshotOutput.h"
+#include "sim/Collisions.h"
 #include "sim/Errors.h"
 #include "sim/Format.h"
 #include "sim/MemoryBudget.h"
 #include "sim/Snapshot.h"
 
 #include "sim/KernelRegistry.h"
+#include "sim/Registry.h"
 #include "sim/Scenario.h"
 #include "sim/Scenarios.h"
 #include "sim/Tipsy.h"
@@ -52,6 +54,18 @@ void addSystemOptions(CLI::App& c, SystemOptions& o, DefaultSystem d)
                  "With --scenario of a generator and no --bodies: the N the kernel runs at about this many steps per "
                  "second (force evaluations timed here over 50 ms, the median of three, scaled as N^2; 1024..65536). scripts/run.sh uses 25")
         ->check(CLI::PositiveNumber);
+    c.add_flag("--collisions", o.collisions,
+               "Collision system on: bodies closer than the sum of their radii merge (mass, momentum and centre of "
+               "mass conserved; docs/collisions.md). Give radii with --radius / --density or in the system");
+    c.add_option("--contact-search", o.contactSearch,
+                 "Contact search row for --collisions (see `nbody kernels`, contact searches); default auto");
+    auto* radiusOpt = c.add_option("--radius", o.radius, "Set every body's radius (length units, >= 0)")
+                          ->check(CLI::NonNegativeNumber);
+    c.add_option("--density", o.density, "Set every body's radius from its mass: r = (3 m / (4 pi RHO))^(1/3)")
+        ->check(CLI::PositiveNumber)
+        ->excludes(radiusOpt);
+    c.add_flag("--tipsy-eps-radius", o.tipsyEpsRadius,
+               "With a Tipsy --input: each star particle's softening eps becomes its radius");
 }
 
 std::vector<std::size_t> parseBodyList(const std::string& list)
@@ -194,6 +208,12 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
             out = scenarioSystem(command, o);
         } else if (!o.input.empty()) {
             Snapshot snap = readSnapshot(o.input); // any format, detected from the content
+            if (o.tipsyEpsRadius) {
+                if (snap.formatId != "tipsy")
+                    throw std::invalid_argument("--tipsy-eps-radius: '" + o.input + "' is " + snap.formatId +
+                                                ", not a Tipsy file");
+                snap.world = readTipsy(o.input, nullptr, /*starEpsAsRadius*/ true);
+            }
             for (const std::string& w : snap.warnings)
                 std::fprintf(stderr, "nbody %s: warning: %s\n", command, w.c_str());
             out.world = std::move(snap.world);
@@ -252,6 +272,33 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
         out.params.eps2 = float(*o.eps2);
     if (o.G)
         out.params.G = *o.G;
+    if (o.tipsyEpsRadius && o.input.empty()) {
+        std::cerr << "nbody " << command << ": --tipsy-eps-radius reads the radii of a Tipsy --input\n";
+        return 2;
+    }
+    if (o.collisions)
+        out.params.collisions = true;
+    if (!o.contactSearch.empty()) {
+        if (o.contactSearch != "auto" && !findContactSearch(o.contactSearch)) {
+            std::cerr << "nbody " << command << ": unknown contact search '" << o.contactSearch
+                      << "' (known: auto, " << joinIds(contactSearches()) << ")\n";
+            return 2;
+        }
+        out.params.contactSearch = o.contactSearch;
+    }
+    try {
+        World& w = out.world;
+        if (o.radius && !std::isfinite(float(*o.radius)))
+            throw std::invalid_argument("--radius " + std::to_string(*o.radius) + " is outside the range of fp32");
+        for (std::size_t i = 0; i < w.size() && (o.radius || o.density); ++i)
+            w.setRadius(i, float(o.radius ? *o.radius : radiusFromDensity(w.positions()[i].w, *o.density)));
+    } catch (const std::exception& e) {
+        std::cerr << "nbody " << command << ": " << e.what() << "\n";
+        return 2;
+    }
+    if (out.params.collisions && !(out.world.maxRadius() > 0.f))
+        std::fprintf(stderr, "nbody %s: note: collisions are on but every body has radius 0, so none can touch "
+                             "(give --radius or --density)\n", command);
     return 0;
 }
 

@@ -38,6 +38,12 @@ struct SystemOptions {
     /// `sizingKernel` steps this many times a second (sim/Benchmark.h, bodiesForStepRate).
     double stepsPerSecond = 0;
     std::string sizingKernel;   ///< the kernel that will run ("" = the scenario's, else the fastest here)
+    // ---- the collision system (sim/Collisions.h) ----
+    bool collisions = false;          ///< --collisions: on (else the scenario's choice, off by default)
+    std::string contactSearch;        ///< --contact-search ID ("" = the scenario's, else auto)
+    std::optional<double> radius;     ///< --radius R: every body's radius
+    std::optional<double> density;    ///< --density RHO: radii from the masses (r = (3m / 4πρ)^(1/3))
+    bool tipsyEpsRadius = false;      ///< --tipsy-eps-radius: a Tipsy input's star eps as radius
 };
 
 /// The system a subcommand simulates when neither --scenario nor --input is given (for help texts).

@@ -53,6 +53,13 @@ NB_HD bool contactTouching(Float4 xi, float ri, Float4 xj, float rj)
 /// Input of a contact search. `position` (N Float4: x, y, z, mass) and `radius` (N floats,
 /// length units, ≥ 0 and finite) are in host memory for Backend::Cpu rows and in device memory
 /// for Backend::Cuda rows.
+///
+/// Simulation's collision system (after every step with SimParams::collisions) passes, for a
+/// Backend::Cuda row: position = DeviceState::contactPositions(current) (the current position
+/// buffer; a float4 rounding of the fp64 state for the Double4 layout), radius =
+/// DeviceState::radius(), n = N, maxRadius = World::maxRadius() of the host's radius column
+/// (exact), stream = nullptr (the legacy default stream, where the steps run); the pairs come
+/// back in host memory. For a Backend::Cpu row, the host World's columns.
 struct ContactSearchArgs {
     const Float4* position = nullptr;
     const float* radius = nullptr;
@@ -84,6 +91,19 @@ const ContactSearchInfo* findContactSearch(std::string_view id);
 /// simplest correct search, the reference the other rows are tested against.
 std::vector<ContactPair> findContactsCpuPairs(const ContactSearchArgs& args);
 
+/// The cell-list search on the host (row `cpu-cells`): a uniform grid of cell edge
+/// h = 2 · maxRadius · (1 + 2^-10) — the margin covers the fp32 rounding of contactTouching,
+/// so a touching pair is never two cells apart — enlarged where an axis would need more than
+/// 2^21 − 2 cells (sparse systems of tiny bodies). Bodies are sorted by packed cell key (ties by
+/// index; radius-0 bodies are indexed like the others, bodies with a non-finite coordinate touch
+/// nothing and are left out); each pair of neighbouring cells (27 per cell) is tested once from
+/// the cell with the smaller key, OpenMP over cells; the pairs are then sorted. Same pairs as
+/// cpu-pairs: each is tested by contactTouching with the lower index first. maxRadius is taken
+/// from the column (args.maxRadius is not trusted). O(N log N) for evenly spread bodies of
+/// similar size, O(N²) when all crowd into one cell. Throws std::invalid_argument for a null
+/// column with n > 0, more than 2^32 − 1 bodies, or a negative or non-finite radius.
+std::vector<ContactPair> findContactsCpuCells(const ContactSearchArgs& args);
+
 /// One merge applied by the collision system: body `absorbedId` merged into `survivorId`
 /// (stable ids, World::ids(); the survivor is the lower index of the pair).
 struct MergeRecord {
@@ -92,6 +112,11 @@ struct MergeRecord {
     std::uint64_t step = 0;   ///< the step after which it happened
     double time = 0;          ///< simulated time
     double energyLost = 0;    ///< kinetic energy of the relative motion lost (≥ 0), energy units
+    /// E_after − E_before of the whole system at this merge: the kinetic energy lost (with the
+    /// survivor's rounding), plus the potential change — the pair's softened mutual term
+    /// disappears and its terms with the other bodies become the survivor's
+    /// (sim/CollisionSystem.h). Energy units; −Σ energyChange is Diagnostics::energyLost.
+    double energyChange = 0;
 };
 
 } // namespace nbody

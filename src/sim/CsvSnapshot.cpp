@@ -27,8 +27,8 @@ namespace {
 constexpr std::uint64_t kMinRowBytes = 14; ///< "0,0,0,0,0,0,0\n": the shortest possible row
 
 /// Column roles.
-enum Column { X, Y, Z, VX, VY, VZ, M, Id, Grp, kColumns };
-constexpr std::array<const char*, kColumns> kColumnNames{"x", "y", "z", "vx", "vy", "vz", "m", "id", "group"};
+enum Column { X, Y, Z, VX, VY, VZ, M, Id, Grp, R, kColumns };
+constexpr std::array<const char*, kColumns> kColumnNames{"x", "y", "z", "vx", "vy", "vz", "m", "id", "group", "r"};
 constexpr std::array<const char*, 4> kGroupNames{"generic", "dark", "star", "gas"}; // Group's values
 
 [[noreturn]] void fail(const std::string& path, const std::string& what)
@@ -227,7 +227,7 @@ Snapshot readCsvSnapshot(const std::string& path)
     std::vector<std::string> ignored; // unknown columns, as named in the file
     for (bool first = true;; first = false) {
         if (!reader.next(line))
-            fail(path, "no header row (x,y,z,vx,vy,vz,m[,id][,group])");
+            fail(path, "no header row (x,y,z,vx,vy,vz,m[,id][,group][,r])");
         if (first && line.starts_with("\xEF\xBB\xBF"))
             line.erase(0, 3); // a UTF-8 byte order mark (spreadsheets write one)
         const std::string_view t = trim(line);
@@ -249,6 +249,8 @@ Snapshot readCsvSnapshot(const std::string& path)
             std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return char(std::tolower(c)); });
             if (n == "mass")
                 n = "m";
+            if (n == "radius")
+                n = "r";
             const auto it = std::find(kColumnNames.begin(), kColumnNames.end(), n);
             if (it == kColumnNames.end()) {
                 ignored.push_back(fields[i]);
@@ -275,7 +277,7 @@ Snapshot readCsvSnapshot(const std::string& path)
             names += (names.empty() ? "'" : ", '") + n + "'";
         snap.warnings.push_back("CSV file '" + path + "': line " + std::to_string(reader.line()) + ": ignored "
                                 + (ignored.size() == 1 ? "an unknown column " : "unknown columns ") + names
-                                + " (known: x, y, z, vx, vy, vz, m, id, group)");
+                                + " (known: x, y, z, vx, vy, vz, m, id, group, r)");
     }
     auto key = [&](const char* name) -> const std::string* {
         const auto it = keys.find(name);
@@ -416,7 +418,17 @@ Snapshot readCsvSnapshot(const std::string& path)
             else
                 fail(path, where_() + ": column 'group': '" + text + "' is not a group (generic, dark, star, gas or 0..3)");
         }
-        world.addBody(Float4{v[X], v[Y], v[Z], v[M]}, Float4{v[VX], v[VY], v[VZ], 0.f}, group, id);
+        float radius = 0.f;
+        if (where[R] >= 0) {
+            const std::string_view text = trim(fields[std::size_t(where[R])]);
+            const auto f = parseNumber<float>(text);
+            if (!f)
+                fail(path, where_() + ": column 'r': '" + std::string(text) + "' is not a number");
+            if (std::string problem = checkBodyValue("r", double(*f), true); !problem.empty())
+                fail(path, where_() + ": " + problem);
+            radius = *f;
+        }
+        world.addBody(Float4{v[X], v[Y], v[Z], v[M]}, Float4{v[VX], v[VY], v[VZ], 0.f}, group, id, radius);
         ++index;
     }
     if (reader.bad())
@@ -447,7 +459,9 @@ void writeCsvSnapshot(const std::string& path, const World& world, const Restart
             text += "# block_size = " + std::to_string(params->blockSize) + "\n";
         if (params && params->tileWidthFactor > 0)
             text += "# tile_factor = " + std::to_string(params->tileWidthFactor) + "\n";
-        text += "x,y,z,vx,vy,vz,m,id,group\n";
+        // The radius column only when some body has one: files without radii stay as they were.
+        const bool radii = world.maxRadius() > 0.f;
+        text += radii ? "x,y,z,vx,vy,vz,m,id,group,r\n" : "x,y,z,vx,vy,vz,m,id,group\n";
         const auto& p = world.positions();
         const auto& v = world.velocities();
         for (std::size_t i = 0; i < world.size(); ++i) {
@@ -458,6 +472,10 @@ void writeCsvSnapshot(const std::string& path, const World& world, const Restart
             text += std::to_string(world.ids()[i]);
             text += ',';
             text += kGroupNames[std::size_t(world.groups()[i])];
+            if (radii) {
+                text += ',';
+                text += shortest(world.radii()[i]);
+            }
             text += '\n';
             if (text.size() > (1u << 20)) {
                 sink.write(text);

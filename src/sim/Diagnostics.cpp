@@ -117,7 +117,7 @@ double relativeEnergyChange(const Diagnostics& initial, const Diagnostics& now)
 {
     if (initial.total == 0.0)
         return 0.0;
-    return (now.total - initial.total) / std::abs(initial.total);
+    return ((now.total + now.energyLost) - (initial.total + initial.energyLost)) / std::abs(initial.total);
 }
 
 } // namespace nbody

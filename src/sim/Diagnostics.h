@@ -27,10 +27,16 @@ struct Diagnostics {
     double kinetic = 0.0;      ///< K = ½ Σ m v², mass length² time⁻²
     double potential = 0.0;   ///< W = −G Σ_{i<j} m_i m_j / sqrt(r² + ε²) (softened, as the forces)
     double total = 0.0;       ///< E = K + W
-    /// (E − E0) / |E0|, E0 the first evaluation of the system (Simulation: after it was created,
-    /// loaded, reset, or G / ε² changed); 0 for that evaluation, for an evaluation on request
-    /// before any, and when E0 = 0.
+    /// (E + energyLost − E0 − energyLost0) / |E0|, E0 the first evaluation of the system
+    /// (Simulation: after it was created, loaded, reset, or G / ε² changed) and energyLost0 its
+    /// energyLost; without merges (E − E0) / |E0|, the integration error. 0 for that evaluation,
+    /// for an evaluation on request before any, and when E0 = 0.
     double energyChange = 0.0;
+    /// Energy removed by the collision system's merges since the system was set (cumulative,
+    /// energy units): Σ (E_before − E_after) over every merge (−Σ MergeRecord::energyChange), so
+    /// E + energyLost is what the integrator conserves. Can be negative: a merge also removes the
+    /// pair's (negative) mutual potential. 0 without collisions.
+    double energyLost = 0.0;
     Double3 momentum;         ///< P = Σ m v, mass length time⁻¹
     Double3 angularMomentum;  ///< L = Σ m r × v about the origin, mass length² time⁻¹
     double mass = 0.0;        ///< M = Σ m
@@ -62,7 +68,8 @@ Diagnostics measureDiagnostics(const World& world, double G, double eps2);
 /// The same for the fp64 state of an fp64 kernel, at simulated `time` and `step`.
 Diagnostics measureDiagnostics(const Fp64State& state, double time, std::uint64_t step, double G, double eps2);
 
-/// Relative energy change (E − E0) / |E0|; 0 when E0 is 0.
+/// Relative energy change with the merges' energy accounted for,
+/// ((E + energyLost) − (E0 + energyLost0)) / |E0|; 0 when E0 is 0.
 double relativeEnergyChange(const Diagnostics& initial, const Diagnostics& now);
 
 } // namespace nbody

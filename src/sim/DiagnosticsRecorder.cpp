@@ -9,11 +9,11 @@ std::string diagnosticsCsvRow(const Diagnostics& d)
 {
     char buf[768];
     std::snprintf(buf, sizeof buf,
-                  "%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g",
+                  "%.17g,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g",
                   d.time, static_cast<unsigned long long>(d.step), d.kinetic, d.potential, d.total,
                   d.energyChange, d.momentum.x, d.momentum.y, d.momentum.z, d.angularMomentum.x,
                   d.angularMomentum.y, d.angularMomentum.z, d.centreOfMass.x, d.centreOfMass.y,
-                  d.centreOfMass.z, d.virialRatio);
+                  d.centreOfMass.z, d.virialRatio, d.energyLost);
     return buf;
 }
 

@@ -13,9 +13,10 @@
 namespace nbody {
 
 /// CSV columns, in order: time, step, K, W, E, dE/E0, Px, Py, Pz, Lx, Ly, Lz, centre of mass
-/// x, y, z, virial ratio 2K/|W| (units as in Diagnostics; see docs/units.md).
+/// x, y, z, virial ratio 2K/|W|, energy lost to merges (cumulative; units as in Diagnostics;
+/// see docs/units.md).
 inline constexpr std::string_view kDiagnosticsCsvHeader =
-    "time,step,kinetic,potential,total,energy_change,px,py,pz,lx,ly,lz,com_x,com_y,com_z,virial_ratio";
+    "time,step,kinetic,potential,total,energy_change,px,py,pz,lx,ly,lz,com_x,com_y,com_z,virial_ratio,energy_lost";
 
 /// One CSV line of `d` (no newline): numbers with 17 significant digits, so they read back to
 /// the same doubles; the step as an integer.

@@ -50,7 +50,8 @@ EditRecord addBodies(World& world, const World& bodies, std::string description)
     r.description = std::move(description);
     world.reserve(world.size() + bodies.size());
     for (std::size_t i = 0; i < bodies.size(); ++i) {
-        const BodyIndex k = world.addBody(bodies.positions()[i], bodies.velocities()[i], bodies.groups()[i]);
+        const BodyIndex k = world.addBody(bodies.positions()[i], bodies.velocities()[i], bodies.groups()[i],
+                                           World::kAutoId, bodies.radii()[i]);
         r.ids.push_back(world.ids()[k]);
     }
     return r;
@@ -68,7 +69,8 @@ EditRecord removeBodies(World& world, const std::vector<BodyIndex>& indices, std
         throw std::out_of_range("cannot remove body " + std::to_string(sorted.back()) + " of " +
                                 std::to_string(world.size()));
     for (BodyIndex i : sorted) {
-        r.removed.addBody(world.positions()[i], world.velocities()[i], world.groups()[i], world.ids()[i]);
+        r.removed.addBody(world.positions()[i], world.velocities()[i], world.groups()[i], world.ids()[i],
+                          world.radii()[i]);
         r.ids.push_back(world.ids()[i]);
     }
     world.removeBodies(std::move(sorted));
@@ -88,7 +90,7 @@ std::size_t undoEdit(World& world, const EditRecord& edit)
     const World& back = edit.removed;
     world.reserve(world.size() + back.size());
     for (std::size_t i = 0; i < back.size(); ++i)
-        world.addBody(back.positions()[i], back.velocities()[i], back.groups()[i], back.ids()[i]);
+        world.addBody(back.positions()[i], back.velocities()[i], back.groups()[i], back.ids()[i], back.radii()[i]);
     return back.size();
 }
 

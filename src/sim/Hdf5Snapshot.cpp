@@ -544,6 +544,13 @@ std::vector<unsigned char> buildImage(const std::string& fileName, const World& 
                 masses.push_back(pos[i].w);
             w.dataset(g, name.c_str(), "Masses", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, masses, 1);
         }
+        if (world.maxRadius() > 0.f) { // radii only when some body has one (sim/Collisions.h)
+            std::vector<float> radius;
+            radius.reserve(m.size());
+            for (const std::size_t i : m)
+                radius.push_back(world.radii()[i]);
+            w.dataset(g, name.c_str(), "Radius", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, radius, 1);
+        }
         check(g.close(), "cannot finish " + name);
     }
     check(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0, "cannot finish the file");
@@ -674,6 +681,7 @@ Snapshot readHdf5SnapshotInProcess(const std::string& path)
             r.fail(name + " has no Masses dataset and Header/MassTable[" + std::to_string(t) + "] is "
                    + (std::isfinite(massTable[t]) ? std::to_string(massTable[t]) : "not finite"));
         r.checkShape(group, name, "ParticleIDs", n, 1, countName(t));
+        r.checkShape(group, name, "Radius", n, 1, countName(t));
     }
 
     // ---- particles, type by type ----
@@ -692,6 +700,7 @@ Snapshot readHdf5SnapshotInProcess(const std::string& path)
         const auto vel = r.dataset<double>(group, name, "Velocities", H5T_NATIVE_DOUBLE, n, 3, countName(t));
         const auto mass = r.dataset<double>(group, name, "Masses", H5T_NATIVE_DOUBLE, n, 1, countName(t));
         const auto ids = r.dataset<unsigned long long>(group, name, "ParticleIDs", H5T_NATIVE_ULLONG, n, 1, countName(t));
+        const auto radius = r.dataset<double>(group, name, "Radius", H5T_NATIVE_DOUBLE, n, 1, countName(t));
         if (!pos || !vel)
             r.fail(name + ": Coordinates or Velocities vanished while reading");
 
@@ -720,7 +729,13 @@ Snapshot readHdf5SnapshotInProcess(const std::string& path)
                     r.fail(where() + "ParticleIDs value " + std::to_string(v) + " does not fit 32 bits (0 .. 4294967294)");
                 id = std::uint32_t(v);
             }
-            world.addBody(Float4{f[1], f[2], f[3], f[0]}, Float4{f[4], f[5], f[6], 0.f}, groupOfType(int(t)), id);
+            float rad = 0.f;
+            if (radius) {
+                if (std::string p = checkBodyValue("Radius", (*radius)[i], true); !p.empty())
+                    r.fail(where() + p);
+                rad = float((*radius)[i]);
+            }
+            world.addBody(Float4{f[1], f[2], f[3], f[0]}, Float4{f[4], f[5], f[6], 0.f}, groupOfType(int(t)), id, rad);
         }
     }
     return snap;

@@ -38,7 +38,7 @@ constexpr char kMagic[4] = {'N', 'B', 'R', 'D'};
 constexpr char kEnd[4] = {'D', 'O', 'N', 'E'};
 constexpr std::uint32_t kVersion = 1;
 constexpr int kMessageFd = 3;
-constexpr std::size_t kBodyBytes = 16 + 16 + 4 + 1;
+constexpr std::size_t kBodyBytes = 16 + 16 + 4 + 1 + 4; // position, velocity, id, group, radius
 constexpr std::uint32_t kMaxWarnings = 1024;
 constexpr std::size_t kChunkBodies = 1 << 16;
 
@@ -135,6 +135,7 @@ void writeSnapshot(MessageWriter& w, const Snapshot& s)
         w.value(world.velocities()[i]);
         w.value(world.ids()[i]);
         w.value(std::uint8_t(world.groups()[i]));
+        w.value(world.radii()[i]);
     }
     const auto names = world.namedBodies();
     w.value(std::uint32_t(names.size()));
@@ -559,10 +560,12 @@ Snapshot readInReaderProcess(const ReaderProcess& process, const std::string& pa
                     std::memcpy(&vel, b + 16, 16);
                     std::memcpy(&id, b + 32, 4);
                     const std::uint8_t group = b[36];
+                    float radius;
+                    std::memcpy(&radius, b + 37, 4);
                     if (group > std::uint8_t(Group::Gas))
                         throw std::range_error("group " + std::to_string(group) + " of body " + std::to_string(done + i));
                     try {
-                        world.addBody(pos, vel, Group(group), id);
+                        world.addBody(pos, vel, Group(group), id, radius);
                     } catch (const std::invalid_argument& e) { // the child's reader checked them
                         throw std::range_error("body " + std::to_string(done + i) + ": " + e.what());
                     }

@@ -1,4 +1,6 @@
 #include "Scenarios.h"
+#include "Collisions.h"
+#include "Edits.h"
 #include "MemoryBudget.h"
 #include "Snapshot.h"
 
@@ -199,6 +201,29 @@ ModelBodies generateGalaxyCollision(const json& args, std::size_t n, std::uint64
     return makeGalaxyCollision(p);
 }
 
+/// Two Plummer clusters on a head-on collision course with radii from a density, for the
+/// collision system: bodies that touch merge (docs/collisions.md).
+ModelBodies generateClusterCollision(const json& args, std::size_t n, std::uint64_t seed)
+{
+    ArgReader a(args);
+    const double scale = a.number("scale", 1.0, 0, kHuge, true);
+    const double separation = a.number("separation", 12.0, 0, kHuge, true);
+    const double speed = a.number("speed", 1.0, 0, kHuge);
+    const double density = a.number("density", 300.0, 0, kHuge, true);
+    a.finish();
+    if (n < 2)
+        throw ScenarioError("bodies.N", "two clusters need at least 2 bodies (got " + std::to_string(n) + ")");
+    // Each cluster of mass 1 (G = 1); the first moves +x, the second −x, centre of mass at rest.
+    const std::size_t n1 = n / 2, n2 = n - n1;
+    World w = makePlummerCluster(n1, 1.0, scale, {-0.5 * separation, 0, 0}, {0.5 * speed, 0, 0}, 1.0, seed);
+    const World second = makePlummerCluster(n2, double(n2) / double(n1), scale, {0.5 * separation, 0.25 * scale, 0},
+                                            {-0.5 * speed * double(n1) / double(n2), 0, 0}, 1.0, seed + 1);
+    (void)addBodies(w, second, "second cluster");
+    for (std::size_t i = 0; i < w.size(); ++i)
+        w.setRadius(i, float(radiusFromDensity(w.positions()[i].w, density)));
+    return {std::move(w), std::nullopt};
+}
+
 ModelBodies generateSolarSystem(const json& args, std::size_t, std::uint64_t)
 {
     ArgReader(args).finish();
@@ -211,7 +236,7 @@ ModelBodies generateFigureEight(const json& args, std::size_t, std::uint64_t)
     return makeFigureEight();
 }
 
-const std::array<ScenarioInfo, 6> kScenarios{{
+const std::array<ScenarioInfo, 7> kScenarios{{
     {"cube", "Uniform cube (the seeds' default)",
      "The default system of the seeds (the program this project grew from), the benchmark's: positions uniform in [-1e5, 1e5]^3, masses uniform in [1e5, 1e9], "
      "at rest. A stress test, not a physical model (docs/scenarios.md).",
@@ -246,6 +271,12 @@ const std::array<ScenarioInfo, 6> kScenarios{{
      "Three equal masses chasing each other on a figure eight (Chenciner & Montgomery 2000; Simo's initial "
      "conditions), period 6.32591398.",
      "G = m = 1", 1.0, 0.0f, 0.001f, "yoshida4", "reference", 3, true, "none", generateFigureEight},
+    {"cluster-collision", "Two clusters colliding (merging)",
+     "Two Plummer spheres (scale 1, mass 1 each) on a head-on course, 12 apart, closing at 1, with radii "
+     "from a density (r = (3m / 4 pi rho)^(1/3)) and the collision system on: bodies that touch merge, "
+     "conserving mass, momentum and centre of mass; the energy lost is shown in the diagnostics.",
+     "G = 1, cluster mass 1, Plummer scale 1", 1.0, 0.0025f, 0.01f, "leapfrog", "", 2048, false,
+     "scale (1), separation (12), speed (1, closing), density (300)", generateClusterCollision, "", true},
 }};
 
 std::string dirOf(const std::string& path)
@@ -299,7 +330,7 @@ ScenarioSpec parseScenario(const json& doc, const std::string& baseDir)
     if (!doc.is_object())
         throw ScenarioError("", "a scenario must be a JSON object (got " + kindOf(doc) + ")");
     refuseUnknownKeys(doc, "", {"format", "version", "name", "description", "units", "G", "eps2", "dt", "kernel",
-                                "integrator", "bodies"});
+                                "integrator", "bodies", "collisions", "contactSearch", "radius", "density"});
     ScenarioSpec s;
     if (const auto it = doc.find("format"); it != doc.end() && (!it->is_string() || it->get<std::string>() != kFormatTag))
         throw ScenarioError("format", std::string("must be \"") + kFormatTag + "\"");
@@ -350,6 +381,43 @@ ScenarioSpec parseScenario(const json& doc, const std::string& baseDir)
         if (!findIntegrator(i))
             throw ScenarioError("integrator", "unknown integrator '" + i + "' (known: " + knownIntegratorIds() + ")");
         s.integrator = i;
+    }
+
+    if (const auto it = doc.find("collisions"); it != doc.end()) {
+        if (!it->is_boolean())
+            throw ScenarioError("collisions", "must be true or false (got " + kindOf(*it) + ")");
+        s.collisions = it->get<bool>();
+    }
+    if (const auto it = doc.find("contactSearch"); it != doc.end()) {
+        if (!it->is_string())
+            throw ScenarioError("contactSearch", "must be a string (got " + kindOf(*it) + ")");
+        const std::string c = it->get<std::string>();
+        if (c != "auto" && !findContactSearch(c))
+            throw ScenarioError("contactSearch",
+                                "unknown contact search '" + c + "' (known: auto, " + joinIds(contactSearches()) + ")");
+        s.contactSearch = c;
+    }
+    const auto radiusValue = [](const json& v, const std::string& field) {
+        if (!v.is_number())
+            throw ScenarioError(field, "must be a number (got " + kindOf(v) + ")");
+        const double r = v.get<double>();
+        if (!std::isfinite(r) || r < 0 || !std::isfinite(float(r)))
+            throw ScenarioError(field, "must be >= 0 and finite in fp32 (got " + num(r) + ")");
+    };
+    if (const auto it = doc.find("radius"); it != doc.end()) {
+        if (it->is_object()) {
+            refuseUnknownKeys(*it, "radius.", {"generic", "dark", "star", "gas"});
+            for (auto g = it->begin(); g != it->end(); ++g)
+                radiusValue(g.value(), "radius." + g.key());
+        } else {
+            radiusValue(*it, "radius");
+        }
+        s.radius = *it;
+    }
+    if (const auto v = number("density", false, false)) {
+        if (!s.radius.is_null())
+            throw ScenarioError("density", "give \"radius\" or \"density\", not both");
+        s.density = *v;
     }
 
     const auto bodies = doc.find("bodies");
@@ -549,6 +617,14 @@ json toJson(const ScenarioSpec& s)
             b["format"] = s.snapshotFormat;
     }
     j["bodies"] = b;
+    if (s.collisions)
+        j["collisions"] = *s.collisions;
+    if (s.contactSearch)
+        j["contactSearch"] = *s.contactSearch;
+    if (!s.radius.is_null())
+        j["radius"] = s.radius;
+    if (s.density)
+        j["density"] = *s.density;
     return j;
 }
 
@@ -590,6 +666,7 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
         b.params.eps2 = row->eps2;
         b.params.dt = row->dt;
         b.params.integrator = std::string(row->integrator);
+        b.params.collisions = row->collisions;
         b.kernel = std::string(row->kernel);
         b.units = std::string(row->units);
         if (row->fixedBodies)
@@ -639,6 +716,23 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
         b.kernel = *spec.kernel;
     if (!spec.units.empty())
         b.units = spec.units;
+    if (spec.collisions)
+        b.params.collisions = *spec.collisions;
+    if (spec.contactSearch)
+        b.params.contactSearch = *spec.contactSearch;
+    World& w = b.bodies.world;
+    if (spec.density) {
+        for (std::size_t i = 0; i < w.size(); ++i)
+            w.setRadius(i, float(radiusFromDensity(w.positions()[i].w, *spec.density)));
+    } else if (spec.radius.is_number()) {
+        for (std::size_t i = 0; i < w.size(); ++i)
+            w.setRadius(i, spec.radius.get<float>());
+    } else if (spec.radius.is_object()) {
+        static constexpr std::array<const char*, 4> kGroups{"generic", "dark", "star", "gas"}; // Group's values
+        for (std::size_t i = 0; i < w.size(); ++i)
+            if (const auto it = spec.radius.find(kGroups[std::size_t(w.groups()[i])]); it != spec.radius.end())
+                w.setRadius(i, it->get<float>());
+    }
     return b;
 }
 

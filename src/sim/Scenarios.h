@@ -17,7 +17,10 @@
 ///       "bodies": {"generator": "plummer", "N": 4096, "seed": 42,
 ///                  "args": {"massSpectrum": "salpeter"}}
 ///          or     {"snapshot": "galaxy_20K.bin", "format": "tipsy"}  (relative to the file)
-///     }
+///       "collisions": true, "contactSearch": "auto",                 (optional: the collision
+///       "radius": 0.01  or  {"star": 0.01, "dark": 0}                 system, sim/Collisions.h;
+///       or "density": 100                                             radii for every body, per
+///     }                                                               group, or from the masses)
 ///
 /// A malformed file is a ScenarioError whose field() is the JSON path of the culprit
 /// ("bodies.N", "dt", "bodies.args.massCutoff"); unknown keys are refused, so typos show, and so
@@ -70,10 +73,12 @@ struct ScenarioInfo {
     ModelBodies (*generate)(const nlohmann::json& args, std::size_t n, std::uint64_t seed);
     /// The unit of G in the system's units ("AU³ M☉⁻¹ day⁻²"); "" for N-body units (G = 1).
     std::string_view unitsOfG = {};
+    /// The collision system on by default (SimParams::collisions): the generator gives radii.
+    bool collisions = false;
 };
 
 /// Every scenario, in menu order (cube, plummer, disk-galaxy, galaxy-collision, solar-system,
-/// figure-eight).
+/// figure-eight, cluster-collision).
 std::span<const ScenarioInfo> scenarioRegistry();
 const ScenarioInfo* findScenario(std::string_view id);
 std::string knownScenarioIds();
@@ -93,6 +98,15 @@ struct ScenarioSpec {
     std::string snapshot;           ///< snapshot path (absolute once parsed from a file)
     std::string snapshotFormat;  ///< a snapshot format id ("tipsy", "csv", "hdf5"); "" = detected from the file
     std::string source;          ///< the scenario file it was read from ("" otherwise), for messages
+    std::optional<bool> collisions;          ///< SimParams::collisions; unset: the row's default (off)
+    std::optional<std::string> contactSearch; ///< SimParams::contactSearch; unset: "auto"
+    /// Radii set on the built bodies (length units, ≥ 0): a number for every body, or an object
+    /// of group name ("generic", "dark", "star", "gas") → radius for those groups (others keep
+    /// theirs); null: the generator's or the snapshot's.
+    nlohmann::json radius;
+    /// Radii from the masses, r = (3 m / (4 π ρ))^{1/3} (radiusFromDensity), mass / length³;
+    /// exclusive with `radius`.
+    std::optional<double> density;
 };
 
 /// The unit of G of the system `spec` makes (its generator's ScenarioInfo::unitsOfG); "" when

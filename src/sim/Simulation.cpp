@@ -1,8 +1,10 @@
 #include "Simulation.h"
+#include "CollisionSystem.h"
 #include "Errors.h"
 #include "MemoryBudget.h"
 #include "Integrators.h"
 #include "Parallel.h"
+#include "Registry.h"
 #include "Scenario.h"
 
 #if NBODY_HAVE_CUDA
@@ -67,7 +69,23 @@ void validateParams(const SimParams& p)
     if (p.hostCopyInterval < 0)
         throw std::invalid_argument("host copy interval must be >= 0 (got " + std::to_string(p.hostCopyInterval) + ")");
     (void)integratorOrThrow(p.integrator);
+    if (p.contactSearch != "auto") {
+        const ContactSearchInfo* row = findContactSearch(p.contactSearch);
+        if (!row)
+            throw std::invalid_argument("unknown contact search '" + p.contactSearch + "' (known: auto, " +
+                                        joinIds(contactSearches()) + ")");
+        if (!row->find)
+            throw std::invalid_argument("contact search '" + p.contactSearch + "' is not built in this configuration");
+    }
 }
+
+/// The cell list wins over all pairs from about this many bodies on the CPU (N²/2 tests against
+/// a sort and 27 cells per body).
+constexpr std::size_t kCellsFrom = 512;
+
+const char* kNoDistributedCollisions =
+    "collisions are not supported in a distributed run (mpirun): merges change N, and every "
+    "process would have to apply the same merges to its copy and re-split the rows";
 
 /// Refuses parameters a CUDA kernel cannot launch with (message names the limit).
 void checkLaunchable(const KernelInfo& k, const SimParams& p, std::size_t n)
@@ -95,6 +113,8 @@ Simulation::Simulation(World world, std::optional<Fp64State> exact, SimParams pa
     m_world = std::move(world);
     m_world.accelerationsValid = false;
     m_params = params;
+    if (m_params.collisions && m_share)
+        throw std::invalid_argument(kNoDistributedCollisions);
     m_kernel = findKernel("cpu");
     setKernel(kernelId);
 }
@@ -182,6 +202,7 @@ void Simulation::ensureDevice()
             m_device->upload(m_state64, m_current);
         else
             m_device->upload(m_world, m_current);
+        m_device->uploadRadius(m_world.radii()); // for contact searches on the device
         m_deviceStale = false;
         m_hostStale = false;
     }
@@ -259,6 +280,8 @@ void Simulation::setKernel(const KernelInfo& row)
 void Simulation::setParams(const SimParams& params)
 {
     validateParams(params);
+    if (params.collisions && m_share)
+        throw std::invalid_argument(kNoDistributedCollisions);
     checkLaunchable(*m_kernel, params, m_world.size());
     if (params.G != m_params.G || params.eps2 != m_params.eps2) {
         m_world.accelerationsValid = false; // the forces change; dt alone does not change them
@@ -287,6 +310,8 @@ void Simulation::setWorld(World world, std::optional<Fp64State> exact)
     m_initialDiagnostics.reset();
     m_latestDiagnostics.reset();
     m_timing = {};
+    m_mergeLog.clear();
+    m_energyLost = 0;
     if (deviceResident() && m_storage == PositionStorage::External && devicePositionsAvailable())
         ensureDevice(); // the attached buffers are what gets drawn: they hold the new system now
 }
@@ -337,6 +362,7 @@ Diagnostics Simulation::measure()
     } else {
         d = measureDiagnostics(m_world, m_params.G, m_params.eps2);
     }
+    d.energyLost = m_energyLost;
     if (m_initialDiagnostics)
         d.energyChange = relativeEnergyChange(*m_initialDiagnostics, d);
     return d;
@@ -436,6 +462,8 @@ void Simulation::step(int count)
 {
     if (count <= 0)
         return;
+    if (m_params.collisions && m_share)
+        throw std::invalid_argument(kNoDistributedCollisions);
     if (m_params.diagnosticsInterval > 0 && !m_initialDiagnostics)
         runDiagnosticsSystem(); // E0: the first evaluation of this system
     m_exact64.reset(); // the state moves on: a later switch to fp64 widens the current one
@@ -443,7 +471,10 @@ void Simulation::step(int count)
     // events; launch gaps count, work queued before — an OpenGL draw that mapping the interop
     // buffers waits for — does not). CPU kernels: the wall clock.
     double ms = 0;
-    if (deviceResident()) {
+    if (deviceResident() && m_params.collisions) {
+        for (int s = 0; s < count; ++s) // one at a time: a merge changes N between two steps
+            ms += stepDevice(1);
+    } else if (deviceResident()) {
         ms = stepDevice(count);
     } else {
         const auto t0 = std::chrono::steady_clock::now();
@@ -482,6 +513,8 @@ void Simulation::computeAccelerations()
 
 void Simulation::setForceShare(ForceShare* share)
 {
+    if (share && m_params.collisions)
+        throw std::invalid_argument(kNoDistributedCollisions);
     if (share)
         (void)share->rows(m_world.size()); // refuses a system it cannot share (fewer bodies than processes)
     m_share = share;
@@ -661,6 +694,8 @@ void Simulation::stepHostT(int count, std::vector<V>& pos, std::vector<V>& vel, 
         m_world.time += double(m_params.dt);
         ++m_world.step;
         m_synced = {m_world.time, m_world.step};
+        if (m_params.collisions)
+            collisionSystem(); // merges shrink pos, vel and acc (the same vectors)
         runDiagnosticsSystem();
     }
 }
@@ -680,6 +715,7 @@ double Simulation::stepDevice(int count)
 #if NBODY_HAVE_CUDA
     ensureDevice();
     m_device->markStepsStart();
+    bool merged = false;
     const double dt = m_params.dt;
     const std::span<const double> weights = integratorOrThrow(m_params.integrator).weights;
     if (m_share) {
@@ -697,6 +733,10 @@ double Simulation::stepDevice(int count)
         m_world.time += dt;
         ++m_world.step;
         m_hostStale = true;
+        if (m_params.collisions && collisionSystem()) {
+            merged = true; // the host holds the merged system; the device state is replaced below
+            break;         // (step() runs one step per call with collisions on)
+        }
         runDiagnosticsSystem();
         if (m_params.hostCopyInterval > 0 && m_world.step % std::uint64_t(m_params.hostCopyInterval) == 0)
             syncHost(); // the last good state a fault falls back to (abandonDeviceState)
@@ -704,11 +744,104 @@ double Simulation::stepDevice(int count)
     m_device->publish(m_current); // fp64 state: the float4 copy that is drawn
     const double ms = m_device->stepsElapsedMs();
     m_device->synchronize();
+    if (merged) {
+        // N changed: a new device state of the new size, uploaded now (into the attached buffers
+        // when positions are External, as setWorld does), then this step's diagnostics.
+        m_device.reset();
+        m_deviceStale = true;
+        if (devicePositionsAvailable())
+            ensureDevice();
+        runDiagnosticsSystem();
+    }
     return ms;
 #else
     (void)count;
     throw std::logic_error("built without CUDA");
 #endif
+}
+
+// ---- the collision system ------------------------------------------------------------------
+
+const ContactSearchInfo& Simulation::contactSearch() const
+{
+    if (m_params.contactSearch != "auto") {
+        const ContactSearchInfo* row = findContactSearch(m_params.contactSearch);
+        if (!row || !row->find) // validateParams refused these
+            throw std::logic_error("contact search '" + m_params.contactSearch + "' is not available");
+        return *row;
+    }
+    const std::size_t n = m_world.size();
+    if (deviceResident()) {
+        // The device rows search where the state lives; the cell list for large N.
+        const ContactSearchInfo* best = nullptr;
+        for (const ContactSearchInfo& row : contactSearches())
+            if (row.backend == Backend::Cuda && row.find &&
+                (!best || (n >= kCellsFrom && row.id.find("cells") != std::string_view::npos)))
+                best = &row;
+        if (best)
+            return *best;
+    }
+    return *findContactSearch(n >= kCellsFrom ? "cpu-cells" : "cpu-pairs");
+}
+
+bool Simulation::collisionSystem()
+{
+    const std::size_t n = m_world.size();
+    if (n < 2)
+        return false;
+    const ContactSearchInfo& row = contactSearch();
+    const float maxRadius = m_world.maxRadius(); // the host's radius column is always current
+    if (!(maxRadius > 0.f))
+        return false; // bodies of radius 0 never touch one another
+    ContactSearchArgs args;
+    args.n = n;
+    args.maxRadius = maxRadius;
+    std::vector<ContactPair> pairs;
+    if (row.backend == Backend::Cuda) {
+#if NBODY_HAVE_CUDA
+        if (!deviceResident())
+            throw std::invalid_argument("contact search '" + std::string(row.id) + "' runs on the GPU, but kernel '" +
+                                        std::string(m_kernel->id) +
+                                        "' keeps the state on the host: choose a CPU search or auto");
+        ensureDevice();
+        args.position = m_device->contactPositions(m_current); // device pointers: no host copy
+        args.radius = m_device->radius();
+        pairs = row.find(args);
+#else
+        throw std::logic_error("built without CUDA");
+#endif
+    } else {
+        // The host's fp32 positions (a CUDA kernel's state is copied back first; an fp64 state is
+        // rounded to nearest, as the device rows see it).
+        syncHost();
+        if (fp64State()) {
+            narrowInto(m_state64, m_world);
+            m_worldStale = false;
+        }
+        args.position = m_world.positions().data();
+        args.radius = m_world.radii().data();
+        pairs = row.find(args);
+    }
+    if (pairs.empty())
+        return false;
+    syncHost();
+    std::vector<MergeRecord> records;
+    if (fp64State()) {
+        records = mergeContacts(m_world, m_state64, pairs, m_params.G, m_params.eps2);
+        m_worldStale = true; // the survivors' fp32 columns
+    } else {
+        records = mergeContacts(m_world, pairs, m_params.G, m_params.eps2);
+    }
+    for (const MergeRecord& r : records)
+        m_energyLost -= r.energyChange;
+    m_mergeLog.insert(m_mergeLog.end(), records.begin(), records.end());
+    m_world.accelerationsValid = false; // the next step evaluates a_n of the merged system
+    if (deviceResident()) {
+        m_deviceStale = true; // the device state has the old N: stepDevice replaces it
+        m_hostStale = false;
+    }
+    m_synced = {m_world.time, m_world.step};
+    return true;
 }
 
 // ---- several processes ---------------------------------------------------------------------

@@ -9,6 +9,9 @@
 ///     integrate v += ½ a_n dt;  x_{n+1} = x_n + v dt;  a_{n+1} = F(x_{n+1});  v += ½ a_{n+1} dt
 ///               (SimParams::integrator: one such substep of dt for `leapfrog`, a composition of
 ///               substeps w_i·dt for higher orders, see Integrators.h)
+///     collisions (SimParams::collisions): touching pairs found by the contact search
+///               (contactSearch()) merge (sim/CollisionSystem.h); N shrinks, accelerations
+///               become stale, and the device state follows (one step per call on the GPU)
 ///     diagnostics (every SimParams::diagnosticsInterval steps)
 ///
 /// CPU kernels advance the host World. CUDA kernels advance a device copy: positions in two
@@ -199,6 +202,14 @@ public:
     /// in the order applied (SimParams::collisions; sim/Collisions.h). Bodies keep their ids, so
     /// a selection by id follows a merged body to its survivor through these records.
     const std::vector<MergeRecord>& mergeLog() const { return m_mergeLog; }
+    /// Energy the merges removed since the system was set (Diagnostics::energyLost).
+    double energyLost() const { return m_energyLost; }
+    /// The contact-search row the collision system uses now: SimParams::contactSearch, or for
+    /// "auto" a CUDA row while a CUDA kernel holds the state (the cell list from 512 bodies),
+    /// else `cpu-cells` from 512 bodies and `cpu-pairs` below. A CPU row with a CUDA kernel
+    /// searches the host copy (copied back each step); a CUDA row with a CPU kernel is refused
+    /// when the system steps (std::invalid_argument).
+    const ContactSearchInfo& contactSearch() const;
 
     /// After a CudaError (a fault during step(), measure(), world() …): drops the device state
     /// and keeps the host copy — the device state itself when it can still be read, else the
@@ -231,6 +242,7 @@ private:
     void ensureDevice();
     bool devicePositionsAvailable() const;
     void runDiagnosticsSystem();
+    bool collisionSystem(); ///< true when bodies merged (the host then holds the newer state)
     RowRange forceRows() const;
     void deviceForces(int current);
     void gatherDeviceAccelerations();
@@ -256,6 +268,7 @@ private:
     std::optional<Diagnostics> m_latestDiagnostics;
     std::function<void(const Diagnostics&)> m_diagnosticsObserver;
     std::vector<MergeRecord> m_mergeLog;     ///< see mergeLog()
+    double m_energyLost = 0;                 ///< see energyLost()
     ForceShare* m_share = nullptr;           ///< other processes' rows (nullptr: all rows here)
     std::vector<unsigned char> m_stage;      ///< host staging of device accelerations for m_share
 };

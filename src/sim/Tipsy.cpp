@@ -226,7 +226,7 @@ bool hasPlausibleTipsyHeader(std::span<const unsigned char> head)
     return false;
 }
 
-World readTipsy(const std::string& path, TipsyInfo* info)
+World readTipsy(const std::string& path, TipsyInfo* info, bool starEpsAsRadius)
 {
     // ---- size and header ------------------------------------------------------------------
     std::error_code ec;
@@ -376,8 +376,16 @@ World readTipsy(const std::string& path, TipsyInfo* info)
                     = idsInFile ? std::uint32_t(d.i32(rec + rb - 4)) : std::uint32_t(index);
                 if (!idsInFile)
                     phiBits.push_back(d.u32(rec + rb - 4));
+                float radius = 0.f;
+                if (starEpsAsRadius && fam.group == Group::Star) {
+                    const double eps = d.f32(rec + rb - 8); // star: ..., metals, tform, eps, phi
+                    if (const std::string problem = checkBodyValue("eps", eps, true); !problem.empty())
+                        fail(path, "particle " + std::to_string(index) + " (star particle " +
+                                       std::to_string(done + std::int64_t(k)) + "): " + problem);
+                    radius = float(eps);
+                }
                 world.addBody(Float4{f[1], f[2], f[3], f[0]}, Float4{f[4], f[5], f[6], 0.f},
-                              fam.group, id);
+                              fam.group, id, radius);
             }
             done += std::int64_t(n);
         }
@@ -451,6 +459,8 @@ void writeTipsy(const std::string& path, const World& world, const TipsyLayout& 
                 }
                 if (layout.idsInPhi)
                     e.putU32(rec + rb - 4, world.ids()[i]);
+                if (f == 2 && world.radii()[i] > 0.f) // a star's radius as its eps (readTipsy's starEpsAsRadius)
+                    e.putF32(rec + rb - 8, world.radii()[i]);
                 if (buffer.size() >= kChunkParticles * rb) {
                     sink.write(buffer.data(), buffer.size());
                     buffer.clear();

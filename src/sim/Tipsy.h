@@ -64,7 +64,12 @@ struct TipsyInfo {
 /// unreadable file, an inconsistent header, a size that does not match the counts, no bodies or
 /// more than kMaxBodies, or non-finite / negative / beyond-fp32 values (naming the particle and
 /// the field).
-World readTipsy(const std::string& path, TipsyInfo* info = nullptr);
+///
+/// With `starEpsAsRadius`, each star particle's gravitational softening length `eps` becomes its
+/// radius (World::radii(); sim/Collisions.h) — a choice the user makes, since eps is a
+/// softening length and not a size in every code; gas and dark particles get radius 0. The
+/// eps values are checked like the other fields (finite, ≥ 0).
+World readTipsy(const std::string& path, TipsyInfo* info = nullptr, bool starEpsAsRadius = false);
 
 /// True when the first bytes of a file (at least 28) are a plausible Tipsy header in either byte
 /// order whose counts fit `fileSize` for some header size and precision variant.
@@ -76,7 +81,8 @@ bool hasPlausibleTipsyHeader(std::span<const unsigned char> head);
 /// Writes `world` as Tipsy, atomically (sim/AtomicFile.h). Bodies are written family by family
 /// (Gas, then DarkMatter and Generic as dark particles, then Star), each in World order; mass,
 /// position and velocity are exact (fp32, or fp32 widened to fp64); the other fields are 0
-/// (eps and metals 0, phi 0 or the id with `idsInPhi`). Throws WriteError naming the file and
+/// (eps and metals 0 — a star's eps is its radius when it has one —, phi 0 or the id with
+/// `idsInPhi`). Throws WriteError naming the file and
 /// the reason, std::invalid_argument for an empty world or more than 2^31−1 bodies.
 void writeTipsy(const std::string& path, const World& world, const TipsyLayout& layout = {});
 

@@ -18,8 +18,11 @@ bool finite4(const Float4& v)
 
 } // namespace
 
-BodyIndex World::addBody(Float4 positionMass, Float4 velocity, Group group, std::uint32_t id)
+BodyIndex World::addBody(Float4 positionMass, Float4 velocity, Group group, std::uint32_t id, float radius)
 {
+    if (!std::isfinite(radius) || radius < 0.f)
+        throw std::invalid_argument("body " + std::to_string(size()) + ": radius " + std::to_string(radius) +
+                                    " is negative or not finite");
     if (!finite4(positionMass) || !finite4(velocity))
         throw std::invalid_argument("body " + std::to_string(size()) + ": position, mass or velocity is not finite");
     if (positionMass.w < 0.f)
@@ -31,6 +34,7 @@ BodyIndex World::addBody(Float4 positionMass, Float4 velocity, Group group, std:
     m_id.push_back(id == kAutoId ? m_nextId : id);
     m_nextId = std::max(m_nextId, m_id.back() + 1);
     m_group.push_back(group);
+    m_radius.push_back(radius);
     accelerationsValid = false;
     return size() - 1;
 }
@@ -58,6 +62,7 @@ std::size_t World::removeBodies(std::vector<BodyIndex> indices)
         m_acceleration[out] = m_acceleration[i];
         m_id[out] = m_id[i];
         m_group[out] = m_group[i];
+        m_radius[out] = m_radius[i];
         ++out;
     }
     m_position.resize(out);
@@ -65,6 +70,7 @@ std::size_t World::removeBodies(std::vector<BodyIndex> indices)
     m_acceleration.resize(out);
     m_id.resize(out);
     m_group.resize(out);
+    m_radius.resize(out);
     accelerationsValid = false;
     return indices.size();
 }
@@ -76,6 +82,7 @@ void World::reserve(std::size_t n)
     m_acceleration.reserve(n);
     m_id.reserve(n);
     m_group.reserve(n);
+    m_radius.reserve(n);
 }
 
 void World::clear()
@@ -85,6 +92,7 @@ void World::clear()
     m_acceleration.clear();
     m_id.clear();
     m_group.clear();
+    m_radius.clear();
     m_names.clear();
     m_nextId = 0;
     accelerationsValid = false;
@@ -110,6 +118,36 @@ void World::setIds(std::vector<std::uint32_t> ids)
     }
     m_id = std::move(ids);
     m_nextId = next;
+}
+
+void World::setRadius(BodyIndex index, float radius)
+{
+    if (index >= size())
+        throw std::out_of_range("World::setRadius: index " + std::to_string(index) + " of " +
+                                std::to_string(size()) + " bodies");
+    if (!std::isfinite(radius) || radius < 0.f)
+        throw std::invalid_argument("body " + std::to_string(index) + ": radius " + std::to_string(radius) +
+                                    " is negative or not finite");
+    m_radius[index] = radius;
+}
+
+float World::maxRadius() const
+{
+    float r = 0.f;
+    for (const float x : m_radius)
+        r = std::max(r, x);
+    return r;
+}
+
+double radiusFromDensity(double mass, double density)
+{
+    if (!std::isfinite(mass) || mass < 0)
+        throw std::invalid_argument("radius from density: the mass must be >= 0 and finite");
+    if (!std::isfinite(density) || !(density > 0))
+        throw std::invalid_argument("radius from density: the density must be positive and finite (got " +
+                                    std::to_string(density) + ")");
+    constexpr double kPi = 3.14159265358979323846;
+    return std::cbrt(3.0 * mass / (4.0 * kPi * density));
 }
 
 void World::setName(BodyIndex index, std::string name)
@@ -154,7 +192,8 @@ std::pair<float, float> World::massRange() const
 std::string World::validate() const
 {
     const std::size_t n = m_position.size();
-    if (m_velocity.size() != n || m_acceleration.size() != n || m_id.size() != n || m_group.size() != n)
+    if (m_velocity.size() != n || m_acceleration.size() != n || m_id.size() != n || m_group.size() != n ||
+        m_radius.size() != n)
         return "component columns have different lengths";
     for (std::size_t i = 0; i < n; ++i) {
         if (!finite4(m_position[i]))
@@ -163,6 +202,8 @@ std::string World::validate() const
             return "body " + std::to_string(i) + ": velocity is not finite";
         if (m_position[i].w < 0.f)
             return "body " + std::to_string(i) + ": negative mass";
+        if (!std::isfinite(m_radius[i]) || m_radius[i] < 0.f)
+            return "body " + std::to_string(i) + ": radius is negative or not finite";
     }
     return {};
 }

@@ -23,7 +23,10 @@ enum class Group : std::uint8_t { Generic = 0, DarkMatter = 1, Star = 2, Gas = 3
 ///  - position: Float4 (x, y, z, mass) — length and mass units;
 ///  - velocity: Float4 (vx, vy, vz, 0) — length / time;
 ///  - acceleration: Float4 (ax, ay, az, 0) — length / time², valid when `accelerationsValid`;
-///  - id: uint32 (stable across removals), group: Group.
+///  - id: uint32 (stable across removals), group: Group;
+///  - radius: float, length units, ≥ 0 and finite (0 by default: a point mass that collides
+///    only when SimParams::collisions is on and it lies inside a body of positive radius;
+///    sim/Collisions.h).
 ///
 /// One sparse component: a name for the few bodies that have one (the Solar System's Sun and
 /// planets), keyed by id, so a million unnamed bodies cost nothing. The view labels them.
@@ -35,9 +38,9 @@ public:
     bool empty() const { return m_position.empty(); }
 
     /// Appends a body and returns its index. Throws std::invalid_argument when a value is
-    /// not finite or the mass is negative.
+    /// not finite, the mass is negative or the radius is negative.
     BodyIndex addBody(Float4 positionMass, Float4 velocity, Group group = Group::Generic,
-                      std::uint32_t id = kAutoId);
+                      std::uint32_t id = kAutoId, float radius = 0.f);
     /// Removes the bodies at `indices` (any order, duplicates ignored) from every column; the
     /// others keep their order and ids, and the indices after a removed body shift down.
     /// Returns the number removed. Throws std::out_of_range for an index >= size() (nothing is
@@ -59,6 +62,15 @@ public:
     /// std::invalid_argument when the count differs from size() or an id is kAutoId.
     void setIds(std::vector<std::uint32_t> ids);
     const std::vector<Group>& groups() const { return m_group; }
+    /// The radius column: N floats, length units (see the class comment). Writers keep it
+    /// finite and ≥ 0 (validate() checks).
+    std::vector<float>& radii() { return m_radius; }
+    const std::vector<float>& radii() const { return m_radius; }
+    /// Sets body `index`'s radius. Throws std::out_of_range for index >= size(),
+    /// std::invalid_argument for a negative or non-finite radius.
+    void setRadius(BodyIndex index, float radius);
+    /// The largest radius (0 when empty or when every radius is 0).
+    float maxRadius() const;
 
     /// Names body `index` ("Earth"; empty: no name). Throws std::out_of_range for index >= size().
     void setName(BodyIndex index, std::string name);
@@ -71,7 +83,7 @@ public:
 
     /// Smallest and largest mass (0, 0 when empty).
     std::pair<float, float> massRange() const;
-    /// Checks every column: equal lengths, finite values, non-negative masses. Returns an empty
+    /// Checks every column: equal lengths, finite values, non-negative masses and radii. Returns an empty
     /// string when valid, otherwise a message naming the first bad body and field.
     std::string validate() const;
 
@@ -87,6 +99,7 @@ private:
     std::vector<Float4> m_acceleration;
     std::vector<std::uint32_t> m_id;
     std::vector<Group> m_group;
+    std::vector<float> m_radius;
     std::map<std::uint32_t, std::string> m_names; ///< id → name (sparse)
     std::uint32_t m_nextId = 0;
 };
@@ -122,5 +135,14 @@ struct FramingSphere {
     double radius = 1;
 };
 FramingSphere framingSphere(const World& world);
+
+} // namespace nbody
+
+namespace nbody {
+
+/// The radius of a uniform sphere of mass `mass` and density `density` (mass / length³):
+/// r = (3 m / (4 π ρ))^{1/3}. Throws std::invalid_argument for a negative or non-finite mass or
+/// a density that is not positive and finite.
+double radiusFromDensity(double mass, double density);
 
 } // namespace nbody

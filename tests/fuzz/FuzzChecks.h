@@ -23,7 +23,8 @@ inline void checkWorld(const World& w)
 {
     if (w.size() == 0 || w.size() > kMaxBodies)
         broken("body count outside 1..kMaxBodies");
-    if (w.velocities().size() != w.size() || w.ids().size() != w.size() || w.groups().size() != w.size())
+    if (w.velocities().size() != w.size() || w.ids().size() != w.size() || w.groups().size() != w.size()
+        || w.radii().size() != w.size())
         broken("columns of different lengths");
     if (!std::isfinite(w.time))
         broken("time not finite");
@@ -34,6 +35,8 @@ inline void checkWorld(const World& w)
             broken("a position or velocity not finite");
         if (!std::isfinite(p.w) || p.w < 0.f)
             broken("a mass negative or not finite");
+        if (!std::isfinite(w.radii()[i]) || w.radii()[i] < 0.f)
+            broken("a radius negative or not finite");
     }
 }
 

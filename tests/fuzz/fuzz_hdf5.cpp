@@ -219,7 +219,7 @@ bool sameBits(const nbody::World& a, const nbody::World& b)
         return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof x[0]) == 0);
     };
     return same(a.positions(), b.positions()) && same(a.velocities(), b.velocities()) && same(a.ids(), b.ids())
-           && same(a.groups(), b.groups()) && std::memcmp(&a.time, &b.time, sizeof a.time) == 0 && a.step == b.step;
+           && same(a.groups(), b.groups()) && same(a.radii(), b.radii()) && std::memcmp(&a.time, &b.time, sizeof a.time) == 0 && a.step == b.step;
 }
 
 } // namespace
