@@ -804,6 +804,9 @@ bool Simulation::collisionSystem()
                                         std::string(m_kernel->id) +
                                         "' keeps the state on the host: choose a CPU search or auto");
         ensureDevice();
+        // The step's kernels run on the device state's non-blocking stream, which the search's
+        // (default) stream does not wait for: wait here, once per step.
+        m_device->synchronize();
         args.position = m_device->contactPositions(m_current); // device pointers: no host copy
         args.radius = m_device->radius();
         pairs = row.find(args);
