@@ -1,8 +1,10 @@
 // The distributed backend (src/mpi, docs/mpi.md): the shares of N bodies among P processes, and
 // `mpirun --oversubscribe -np P nbody run` against one process — the same state bit for bit after
 // 100 steps with the `cpu` and `reference` kernels for N = 1, 2, 1000 and 4097, read back from
-// the snapshot rank 0 wrote with the single-process reader; more processes than bodies refused
-// by name; a failing rank (the NBODY_MPI_FAIL_RANK test switch, an unreadable input on rank 0)
+// the snapshot rank 0 wrote with the single-process reader, with the blocking exchange and the
+// pipelined one (--exchange-chunks C > 1, N < P·C included); more processes than bodies refused
+// by name; a failing rank (the NBODY_MPI_FAIL_RANK test switch, with NBODY_MPI_FAIL_CHUNK in the
+// middle of a pipelined exchange; an unreadable input on rank 0)
 // stopping every rank with its message instead of a hang; `bench` (ranks and exchange time in the
 // table, JSON and CSV), `validate` (the report one process's, the reduced sums within a derived
 // bound) and `render` (byte-identical frames) under mpirun. The `tiled` rows (2 ranks sharing one
@@ -221,11 +223,13 @@ private slots:
         QCOMPARE(std::count(covered.begin(), covered.end(), 1), std::ptrdiff_t(n));
     }
 
-    // The automatic choice: the user's count when given; else 1 alone, for a tree row and below
-    // two chunks' worth of rows; else rows / minimum, at most 4.
+    // The automatic choice: the user's count when given; else 1 alone, for a tree row, for the
+    // CPU rows (minimum 0) and below two chunks' worth of rows; else rows / minimum, at most 4.
     void autoChunks()
     {
         QCOMPARE(exchangeChunksFor(7, 10, 2, false, 1024), 7);   // the user's, even for 10 rows
+        QCOMPARE(exchangeChunksFor(3, 1 << 20, 2, false, 0), 3); // … and for a CPU row
+        QCOMPARE(exchangeChunksFor(0, 1 << 20, 2, false, 0), 1); // CPU rows: one chunk
         QCOMPARE(exchangeChunksFor(0, 1 << 20, 1, false, 1024), 1); // one process
         QCOMPARE(exchangeChunksFor(0, 1 << 20, 2, true, 1024), 1);  // a tree row
         QCOMPARE(exchangeChunksFor(0, 2047, 2, false, 1024), 1);
@@ -268,7 +272,7 @@ private slots:
         QTest::addColumn<QString>("kernel");
         QTest::addColumn<int>("n");
         QTest::addColumn<int>("processes");
-        QTest::addColumn<int>("chunks"); // --exchange-chunks (0: not given, auto: 1 at these N)
+        QTest::addColumn<int>("chunks"); // --exchange-chunks (0: not given, auto: 1 for these rows)
         for (const char* k : {"cpu", "reference"})
             for (int n : {1, 2, 1000, 4097})
                 for (int p : {2, 3})
@@ -478,7 +482,7 @@ private slots:
     void benchShared_data()
     {
         QTest::addColumn<int>("processes");
-        QTest::addColumn<int>("chunks"); // --exchange-chunks (0: auto, 1 chunk at N = 1001)
+        QTest::addColumn<int>("chunks"); // --exchange-chunks (0: auto, 1 chunk for CPU rows)
         QTest::addRow("P=2") << 2 << 0;
         QTest::addRow("P=3 C=3") << 3 << 3;
     }

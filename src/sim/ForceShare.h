@@ -40,14 +40,15 @@ struct ExchangeStats {
     }
 };
 
-/// The chunks of a pipelined exchange for `rows` rows of `processes` processes: `requested`
-/// when > 0 (the user's --exchange-chunks; 1 = one blocking collective), else the automatic
-/// choice — 1 for one process, a tree row (tree kernels rebuild their tree per call) or fewer
-/// rows than 2 × minRowsPerChunk; otherwise rows / minRowsPerChunk, at most 4 (a pipeline of 4
-/// hides up to 3/4 of the exchange; each more chunk costs a checkpoint and a collective's
-/// latency). minRowsPerChunk is what keeps one chunk's launch filling the device: CPU kernels
-/// 1024 rows, CUDA kernels 512 rows per multiprocessor. The same on every process (it depends on
-/// N, P and the kernel only), as every process must post the same collectives.
+/// The chunks of a pipelined exchange for `rows` rows (the smallest share, N / P) of `processes`
+/// processes: `requested` when > 0 (the user's --exchange-chunks; 1 = one blocking collective),
+/// else the automatic choice — 1 for one process, a tree row (tree kernels rebuild their tree
+/// per call), minRowsPerChunk 0 (the CPU rows: see Simulation::exchangeChunks) or fewer rows
+/// than 2 × minRowsPerChunk; otherwise rows / minRowsPerChunk, at most 4 (a pipeline of 4 hides
+/// up to 3/4 of the exchange; each more chunk costs a checkpoint and a collective's latency).
+/// minRowsPerChunk is what keeps one chunk's launch filling the device (CUDA rows: 65536). The
+/// same on every process (it depends on N, P and the kernel only), as every process must post
+/// the same collectives.
 inline int exchangeChunksFor(int requested, std::size_t rows, int processes, bool treeRow,
                              std::size_t minRowsPerChunk)
 {

@@ -634,10 +634,12 @@ int Simulation::exchangeChunks() const
     if (!m_share)
         return 1;
     const int processes = m_share->processes();
-    // CPU rows: 1024 rows keep a chunk's OpenMP threads and SIMD groups busy; CUDA rows: 65536
-    // rows (512 per multiprocessor of a 128-SM device: a chunk's launch fills it). A constant,
-    // not the device's count: every process must choose the same.
-    const std::size_t minRows = deviceResident() ? 65536 : 1024;
+    // CUDA rows: 65536 rows per chunk at least (512 per multiprocessor of a 128-SM device: a
+    // chunk's launch fills it; a constant, not the device's count: every process must choose
+    // the same). CPU rows: 0, one chunk — the kernel runs on the thread that would drive MPI's
+    // progress (Open MPI has no progress thread), so a chunk's collective moves only at the next
+    // post and the pipeline hides little (docs/mpi.md); --exchange-chunks still pipelines them.
+    const std::size_t minRows = deviceResident() ? 65536 : 0;
     return exchangeChunksFor(m_params.exchangeChunks, m_world.size() / std::size_t(std::max(processes, 1)), processes,
                              m_kernel->method == ForceMethod::Tree, minRows);
 }
