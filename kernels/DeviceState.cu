@@ -161,6 +161,13 @@ DeviceState::~DeviceState()
             cudaEventDestroy(static_cast<cudaEvent_t>(e));
     if (m_stream)
         cudaStreamDestroy(static_cast<cudaStream_t>(m_stream));
+    for (void* e : m_chunkComputed)
+        cudaEventDestroy(static_cast<cudaEvent_t>(e));
+    for (void* e : m_chunkCopied)
+        cudaEventDestroy(static_cast<cudaEvent_t>(e));
+    if (m_copyStream)
+        cudaStreamDestroy(static_cast<cudaStream_t>(m_copyStream));
+    cudaFreeHost(m_pinned);
     cudaFree(m_vel);
     cudaFree(m_acc);
     cudaFree(m_flag);
@@ -338,6 +345,68 @@ void DeviceState::copyAccelerations(void* host, RowRange rows, bool toHost)
         NB_CUDA_CHECK(cudaMemcpy(h, d, r.size() * bytes, cudaMemcpyDeviceToHost));
     else
         NB_CUDA_CHECK(cudaMemcpy(d, h, r.size() * bytes, cudaMemcpyHostToDevice));
+}
+
+void DeviceState::markForceChunk(int c, RowRange rows, void* host)
+{
+    if (c < 0)
+        throw std::invalid_argument("DeviceState::markForceChunk: chunk " + std::to_string(c));
+    const auto create = [](std::vector<void*>& events, int count) {
+        while (int(events.size()) < count) {
+            cudaEvent_t e = nullptr;
+            NB_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+            events.push_back(e);
+        }
+    };
+    create(m_chunkComputed, c + 1);
+    create(m_chunkCopied, c + 1);
+    const auto computed = static_cast<cudaEvent_t>(m_chunkComputed[std::size_t(c)]);
+    const auto copied = static_cast<cudaEvent_t>(m_chunkCopied[std::size_t(c)]);
+    NB_CUDA_CHECK(cudaEventRecord(computed, nullptr));
+    if (!host) {
+        NB_CUDA_CHECK(cudaEventRecord(copied, nullptr));
+        return;
+    }
+    if (!m_copyStream) {
+        cudaStream_t s = nullptr;
+        NB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        m_copyStream = s;
+    }
+    const auto stream = static_cast<cudaStream_t>(m_copyStream);
+    const RowRange r = rowRange(rows.begin, rows.end, m_n);
+    const std::size_t bytes = vectorBytes(m_layout);
+    NB_CUDA_CHECK(cudaStreamWaitEvent(stream, computed, 0));
+    if (r.size() > 0)
+        NB_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(host) + r.begin * bytes,
+                                      static_cast<const char*>(m_acc) + r.begin * bytes, r.size() * bytes,
+                                      cudaMemcpyDeviceToHost, stream));
+    NB_CUDA_CHECK(cudaEventRecord(copied, stream));
+}
+
+bool DeviceState::forceChunkDone(int c)
+{
+    if (c < 0 || std::size_t(c) >= m_chunkCopied.size())
+        throw std::invalid_argument("DeviceState::forceChunkDone: chunk " + std::to_string(c) + " was not marked");
+    const cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(m_chunkCopied[std::size_t(c)]));
+    if (e == cudaErrorNotReady) {
+        if (cudaPeekAtLastError() == cudaErrorNotReady)
+            (void)cudaGetLastError(); // not a failure: keep it from the next launch check
+        return false;
+    }
+    NB_CUDA_CHECK(e);
+    return true;
+}
+
+void* DeviceState::pinnedStage(std::size_t bytes)
+{
+    if (bytes <= m_pinnedBytes)
+        return m_pinned;
+    cudaFreeHost(m_pinned);
+    m_pinned = nullptr;
+    m_pinnedBytes = 0;
+    NB_CUDA_CHECK(cudaMallocHost(&m_pinned, bytes));
+    m_pinnedBytes = bytes;
+    return m_pinned;
 }
 
 int DeviceState::forceSlices(const KernelInfo& k, const SimParams& p) const

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace nbody {
 
@@ -82,6 +83,19 @@ public:
     /// of the layout (indexed by body, so host + rows.begin · vectorBytes receives row begin);
     /// synchronous. Throws std::invalid_argument for rows outside the n bodies, CudaError.
     void copyAccelerations(void* host, RowRange rows, bool toHost);
+    /// The pipelined force exchange (sim/ForceShare.h, docs/mpi.md): after the launches of chunk
+    /// c (computeForces with setForceRows of the chunk's rows), records an event in the default
+    /// stream; with `host` (n vectors of the layout in pinned memory: pinnedStage()), a
+    /// non-blocking copy stream waits for that event and copies the chunk's accelerations to
+    /// host + rows.begin · vectorBytes, so the copy of chunk c runs while chunk c + 1 computes.
+    /// Asynchronous; throws CudaError.
+    void markForceChunk(int c, RowRange rows, void* host);
+    /// True once chunk c's launches and its copy (markForceChunk) have completed (cudaEventQuery);
+    /// throws CudaError when they failed.
+    bool forceChunkDone(int c);
+    /// Pinned host memory of at least `bytes` (cudaMallocHost), owned by this object and reused;
+    /// the host stage of a pipelined exchange. Throws CudaError.
+    void* pinnedStage(std::size_t bytes);
     /// Launches one force pass of row k makes (≥ 1): p.forceSlices when set (at most N); else 1,
     /// or — on a device with a kernel-execution timeout (cudaDevAttrKernelExecTimeout, the
     /// display watchdog) — ceil(predicted pass time / p.watchdogLaunchMs), the pass time
@@ -199,6 +213,12 @@ private:
     void* m_graphs[2] = {nullptr, nullptr}; ///< cudaGraphExec_t per start buffer
     void* m_stream = nullptr;    ///< cudaStream_t the graphs are captured from (non-blocking; created at the first capture)
     GraphStats m_graphStats;
+    // The pipelined exchange (markForceChunk): events per chunk, the copy stream, the stage.
+    std::vector<void*> m_chunkComputed; ///< cudaEvent_t per chunk: its launches done (default stream)
+    std::vector<void*> m_chunkCopied;   ///< cudaEvent_t per chunk: its copy to the host done
+    void* m_copyStream = nullptr;       ///< cudaStream_t, non-blocking (no sync with stream 0)
+    void* m_pinned = nullptr;
+    std::size_t m_pinnedBytes = 0;
 };
 
 } // namespace nbody

@@ -32,7 +32,9 @@
 # a launch-parameter sweep of `blocked` ($OUT/sweep.txt) and the SASS of its inner loop.
 # mpi (issue 15): mpirun -np 2 and 3 of `tiled`/`blocked` on the one GPU against one process
 # (bit for bit), validate on 2 ranks, `nbody bench --kernels blocked --bodies 1048576` on 1 and 2
-# ranks (the exchange time), tst_mpi; Open MPI comes from $device/openmpi.tgz (prepare packs the
+# ranks (the exchange time), the pipelined exchange (--exchange-chunks: 2 ranks in 4 chunks bit-identical
+# to one process; C = 1 / auto / 4 at N = 65537 and C = 1 / auto for blocked at 1 M, summaries in
+# $OUT/mpi-overlap-*.txt), tst_mpi; Open MPI comes from $device/openmpi.tgz (prepare packs the
 # run-time installed here; `scripts/gpu-check.sh prepare-mpi` packs it alone), log in $OUT/mpi.log.
 # contacts (issue 16): tst_contacts (every CUDA contact search against cpu-pairs) and the
 # compute-sanitizer tools (GPU_CHECK_TOOLS, default all four) over its GPU rows; contacts-bench:
@@ -588,6 +590,33 @@ for x, y in zip(a["kernels"], b["kernels"]):
     print(x["id"], "force0 and position/velocity errors identical" if same else "DIFFER", x["verdict"], y["verdict"])
     assert same
 PY' _ "$nbody" "$mk2,$mk3" "$mval" "${mpirun2[@]}"
+            # The pipelined exchange (--exchange-chunks; docs/mpi.md): the bodies of 2 ranks in C = 4
+            # chunks against one process (lines without #, as above), then the exchange time of C = 1
+            # against auto (and 4) at N = 65537 and of `blocked` at N = 1 M, each summary in
+            # $OUT/mpi-overlap-*.txt ("force exchange (rank 0): … in flight …, … waiting (… % hidden)").
+            step "mpi run $mk2 2 ranks C=4 = 1 rank" bash -c 'set -e; d=$(mktemp -d); n=$1 k=$2 b=$3; shift 3
+                args=(run --kernel "$k" --bodies "$b" --steps 100 --no-energy --no-tune)
+                "$n" "${args[@]}" --output "$d/one.csv" | tail -1
+                "$@" "$n" "${args[@]}" --exchange-chunks 4 --output "$d/two.csv" >"$d/two.txt"
+                grep -e "^MPI:" -e "force exchange" -e "time per step" "$d/two.txt"
+                grep -q "exchanges in 4 chunks" "$d/two.txt"
+                cmp <(grep -v "^#" "$d/one.csv") <(grep -v "^#" "$d/two.csv") &&
+                    echo "$k N=$b, 100 steps, 4 chunks: 2 ranks on one GPU bit-identical to one process"' \
+                _ "$nbody" "$mk2" "$mn" "${mpirun2[@]}"
+            for chunks in 1 0 4; do
+                step "mpi overlap $mk2 $mn 2 ranks C=$chunks" bash -c 'set -o pipefail; o=$1; shift
+                    "$@" | tee "$o" | grep -e "^MPI:" -e "^Params:" -e "force exchange" -e "time per step"' \
+                    _ "$OUT/mpi-overlap-$mk2-$mn-C$chunks.txt" "${mpirun2[@]}" "$nbody" run --kernel "$mk2" \
+                    --bodies "$mn" --steps 100 --no-energy --no-tune --exchange-chunks "$chunks"
+            done
+            for chunks in 1 0; do
+                limit=600 step "mpi overlap $mk3 $mbench 2 ranks C=$chunks" bash -c 'set -o pipefail; o=$1; shift
+                    "$@" | tee "$o" | grep -e "^MPI:" -e "^Params:" -e "force exchange" -e "time per step"' \
+                    _ "$OUT/mpi-overlap-$mk3-$mbench-C$chunks.txt" "${mpirun2[@]}" "$nbody" run --kernel "$mk3" \
+                    --bodies "$mbench" --steps 10 --no-energy --no-tune --exchange-chunks "$chunks"
+            done
+            limit=600 step "mpi bench $mk3 $mbench 2 ranks C=1" "${mpirun2[@]}" "$nbody" bench --kernels "$mk3" \
+                --bodies "$mbench" --steps 5 --no-tune --exchange-chunks 1 --json "$OUT/bench-mpi-2-C1.json"
             # --no-tune: the same (default) launch parameters in the three runs, and no tuning at 1 M.
             step "mpi bench $mk3 $mbench 1 process" "$nbody" bench --kernels "$mk3" --bodies "$mbench" --steps 5 --no-tune
             limit=600 step "mpi bench $mk3 $mbench 1 rank" mpirun -np 1 --bind-to none "$nbody" bench --kernels "$mk3" \

@@ -1,8 +1,10 @@
 // The distributed backend (src/mpi, docs/mpi.md): the shares of N bodies among P processes, and
 // `mpirun --oversubscribe -np P nbody run` against one process — the same state bit for bit after
 // 100 steps with the `cpu` and `reference` kernels for N = 1, 2, 1000 and 4097, read back from
-// the snapshot rank 0 wrote with the single-process reader; more processes than bodies refused
-// by name; a failing rank (the NBODY_MPI_FAIL_RANK test switch, an unreadable input on rank 0)
+// the snapshot rank 0 wrote with the single-process reader, with the blocking exchange and the
+// pipelined one (--exchange-chunks C > 1, N < P·C included); more processes than bodies refused
+// by name; a failing rank (the NBODY_MPI_FAIL_RANK test switch, with NBODY_MPI_FAIL_CHUNK in the
+// middle of a pipelined exchange; an unreadable input on rank 0)
 // stopping every rank with its message instead of a hang; `bench` (ranks and exchange time in the
 // table, JSON and CSV), `validate` (the report one process's, the reduced sums within a derived
 // bound) and `render` (byte-identical frames) under mpirun. The `tiled` rows (2 ranks sharing one
@@ -20,6 +22,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -179,6 +182,64 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, (void)mpi::shareOf(5, 3, 3));
     }
 
+    // The chunks of the pipelined exchange: every rank's rows in C pieces, in order, no gap, no
+    // overlap, sizes differing by at most one; over all ranks and chunks they cover [0, N) once
+    // (what the C collectives assemble), empty chunks where a share has fewer rows than C.
+    void chunks_data()
+    {
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("processes");
+        QTest::addColumn<int>("chunks");
+        for (int n : {1, 2, 3, 7, 1000, 4097})
+            for (int p : {1, 2, 3, 7})
+                for (int c : {1, 2, 3, 4, 9})
+                    if (p <= n)
+                        QTest::addRow("N=%d P=%d C=%d", n, p, c) << n << p << c;
+    }
+    void chunks()
+    {
+        QFETCH(int, n);
+        QFETCH(int, processes);
+        QFETCH(int, chunks);
+        std::vector<int> covered(std::size_t(n), 0);
+        for (int r = 0; r < processes; ++r) {
+            const RowRange rows = mpi::shareOf(std::size_t(n), r, processes);
+            std::size_t next = rows.begin, smallest = rows.size(), largest = 0, empty = 0;
+            for (int c = 0; c < chunks; ++c) {
+                const RowRange piece = chunkOf(rows, c, chunks);
+                QCOMPARE(piece.begin, next);
+                QVERIFY(piece.end >= piece.begin);
+                next = piece.end;
+                smallest = std::min(smallest, piece.size());
+                largest = std::max(largest, piece.size());
+                empty += piece.size() == 0;
+                for (std::size_t i = piece.begin; i < piece.end; ++i)
+                    ++covered[i];
+            }
+            QCOMPARE(next, rows.end);
+            QVERIFY(largest - smallest <= 1);
+            QCOMPARE(empty, rows.size() < std::size_t(chunks) ? std::size_t(chunks) - rows.size() : std::size_t(0));
+        }
+        QCOMPARE(std::count(covered.begin(), covered.end(), 1), std::ptrdiff_t(n));
+    }
+
+    // The automatic choice: the user's count when given; else 1 alone, for a tree row, for the
+    // CPU rows (minimum 0) and below two chunks' worth of rows; else rows / minimum, at most 4.
+    void autoChunks()
+    {
+        QCOMPARE(exchangeChunksFor(7, 10, 2, false, 1024), 7);   // the user's, even for 10 rows
+        QCOMPARE(exchangeChunksFor(3, 1 << 20, 2, false, 0), 3); // … and for a CPU row
+        QCOMPARE(exchangeChunksFor(0, 1 << 20, 2, false, 0), 1); // CPU rows: one chunk
+        QCOMPARE(exchangeChunksFor(0, 1 << 20, 1, false, 1024), 1); // one process
+        QCOMPARE(exchangeChunksFor(0, 1 << 20, 2, true, 1024), 1);  // a tree row
+        QCOMPARE(exchangeChunksFor(0, 2047, 2, false, 1024), 1);
+        QCOMPARE(exchangeChunksFor(0, 2048, 2, false, 1024), 2);
+        QCOMPARE(exchangeChunksFor(0, 3 * 1024 + 5, 3, false, 1024), 3);
+        QCOMPARE(exchangeChunksFor(0, 1 << 20, 2, false, 1024), 4);
+        QCOMPARE(exchangeChunksFor(0, 32768, 2, false, 65536), 1);  // CUDA, N = 65537 on 2 ranks
+        QCOMPARE(exchangeChunksFor(0, 524288, 2, false, 65536), 4); // CUDA, N = 1 M on 2 ranks
+    }
+
     // The diagnostic sums of the ranks' rows add up to those of all bodies (fp64, another order).
     void rowSumsAddUp()
     {
@@ -211,19 +272,34 @@ private slots:
         QTest::addColumn<QString>("kernel");
         QTest::addColumn<int>("n");
         QTest::addColumn<int>("processes");
+        QTest::addColumn<int>("chunks"); // --exchange-chunks (0: not given, auto: 1 for these rows)
         for (const char* k : {"cpu", "reference"})
             for (int n : {1, 2, 1000, 4097})
                 for (int p : {2, 3})
                     if (p <= n)
-                        QTest::addRow("%s N=%d P=%d", k, n, p) << QString(k) << n << p;
-        QTest::addRow("tiled N=4097 P=2 (one GPU)") << QStringLiteral("tiled") << 4097 << 2;
-        QTest::addRow("blocked N=4097 P=3 (one GPU)") << QStringLiteral("blocked") << 4097 << 3;
+                        QTest::addRow("%s N=%d P=%d", k, n, p) << QString(k) << n << p << 0;
+        // The pipelined exchange: C chunks of every rank's rows, one MPI_Iallgatherv each. N < P·C
+        // leaves chunks empty (N = 1 on one rank of mpirun in 4 chunks: 3 empty; N = 2 on 2 ranks
+        // in 3: 2 empty on each); 4097 on 2 ranks in 3 gives uneven chunks (683, 683, 683 / 682,
+        // 683, 683 rows) of uneven shares.
+        for (const char* k : {"cpu", "reference"}) {
+            QTest::addRow("%s N=1 P=1 C=4", k) << QString(k) << 1 << 1 << 4;
+            QTest::addRow("%s N=2 P=2 C=3", k) << QString(k) << 2 << 2 << 3;
+            QTest::addRow("%s N=1000 P=3 C=4", k) << QString(k) << 1000 << 3 << 4;
+            QTest::addRow("%s N=4097 P=2 C=3", k) << QString(k) << 4097 << 2 << 3;
+        }
+        QTest::addRow("cpu N=1000 P=2 C=1") << QStringLiteral("cpu") << 1000 << 2 << 1;
+        QTest::addRow("tiled N=4097 P=2 (one GPU)") << QStringLiteral("tiled") << 4097 << 2 << 0;
+        QTest::addRow("blocked N=4097 P=3 (one GPU)") << QStringLiteral("blocked") << 4097 << 3 << 0;
+        QTest::addRow("tiled N=4097 P=2 C=4 (one GPU)") << QStringLiteral("tiled") << 4097 << 2 << 4;
+        QTest::addRow("blocked N=4097 P=3 C=3 (one GPU)") << QStringLiteral("blocked") << 4097 << 3 << 3;
     }
     void sameStateAsOneProcess()
     {
         QFETCH(QString, kernel);
         QFETCH(int, n);
         QFETCH(int, processes);
+        QFETCH(int, chunks);
         if (const QString why = whyUnavailable(qPrintable(kernel)); !why.isEmpty())
             QSKIP(qPrintable(why));
         QVERIFY(m_dir.isValid());
@@ -243,9 +319,29 @@ private slots:
             const CliResult single = nbody_test::runCli(QStringList(args) << QStringLiteral("--output") << one, 240000);
             QVERIFY2(single.code == 0, qPrintable(single.err));
         }
-        const CliResult mpiRun = runMpi(processes, QStringList(args) << QStringLiteral("--output") << many);
+        QStringList shared = QStringList(args) << QStringLiteral("--output") << many;
+        if (chunks > 0)
+            shared << QStringLiteral("--exchange-chunks") << QString::number(chunks);
+        const CliResult mpiRun = runMpi(processes, shared);
         QVERIFY2(mpiRun.code == 0, qPrintable(mpiRun.out + mpiRun.err));
-        QVERIFY2(mpiRun.out.contains(QStringLiteral("MPI:     %1 processes").arg(processes)), qPrintable(mpiRun.out));
+        QVERIFY2(mpiRun.out.contains(QStringLiteral("MPI:     %1 process").arg(processes)), qPrintable(mpiRun.out));
+        if (processes > 1) {
+            // The summary's exchange line: one blocking MPI_Allgatherv per force evaluation (101:
+            // the first a_0 and one per step), or C chunks, with the time in flight and waited.
+            if (chunks > 1) {
+                const QRegularExpression line(QStringLiteral("force exchange \\(rank 0\\): 101 exchanges in %1 chunks "
+                                                             "\\(MPI_Iallgatherv\\), (\\S+) ms in flight each, (\\S+) ms "
+                                                             "of it waiting \\((\\S+) % hidden\\)")
+                                                  .arg(chunks));
+                const QRegularExpressionMatch m = line.match(mpiRun.out);
+                QVERIFY2(m.hasMatch(), qPrintable(mpiRun.out));
+                const double inFlight = m.captured(1).toDouble(), waiting = m.captured(2).toDouble();
+                const double hidden = m.captured(3).toDouble();
+                QVERIFY2(inFlight > 0 && waiting > 0 && hidden >= 0 && hidden <= 100, qPrintable(m.captured(0)));
+            } else {
+                QVERIFY2(mpiRun.out.contains(QStringLiteral("force exchange (rank 0): 101 MPI_Allgatherv")), qPrintable(mpiRun.out));
+            }
+        }
         // Rank 0 alone reports (the others' stdout is silenced): one summary, one snapshot line.
         QCOMPARE(mpiRun.out.count(QStringLiteral("Summary (")), 1);
         QCOMPARE(mpiRun.out.count(QStringLiteral("Snapshot written to")), 1);
@@ -306,37 +402,47 @@ private slots:
         QTest::addColumn<int>("processes");
         QTest::addColumn<int>("failing");
         QTest::addColumn<QStringList>("command");
+        QTest::addColumn<int>("chunk"); // NBODY_MPI_FAIL_CHUNK (-1: before the exchange)
         const QStringList run{QStringLiteral("run"), QStringLiteral("--kernel"), QStringLiteral("cpu"),
                               QStringLiteral("--bodies"), QStringLiteral("100"), QStringLiteral("--steps"),
                               QStringLiteral("5")};
-        QTest::addRow("rank 1 of 2") << 2 << 1 << run;
-        QTest::addRow("rank 2 of 3") << 3 << 2 << run;
-        QTest::addRow("rank 0 of 3") << 3 << 0 << run;
+        QTest::addRow("rank 1 of 2") << 2 << 1 << run << -1;
+        QTest::addRow("rank 2 of 3") << 3 << 2 << run << -1;
+        QTest::addRow("rank 0 of 3") << 3 << 0 << run << -1;
+        // In the middle of a pipelined exchange: chunks 0 … c−1 posted by every rank, the failing
+        // one stops before chunk c's checkpoint (as when computing chunk c fails).
+        const QStringList chunked = QStringList(run) << QStringLiteral("--exchange-chunks") << QStringLiteral("4");
+        QTest::addRow("rank 1 of 2 in chunk 2 of 4") << 2 << 1 << chunked << 2;
+        QTest::addRow("rank 0 of 3 in chunk 1 of 4") << 3 << 0 << chunked << 1;
+        QTest::addRow("rank 2 of 3 in chunk 3 of 4") << 3 << 2 << chunked << 3;
         QTest::addRow("bench rank 1 of 2")
             << 2 << 1
             << QStringList{QStringLiteral("bench"), QStringLiteral("--kernels"), QStringLiteral("cpu"),
-                           QStringLiteral("--bodies"), QStringLiteral("101"), QStringLiteral("--steps"), QStringLiteral("2")};
+                           QStringLiteral("--bodies"), QStringLiteral("101"), QStringLiteral("--steps"), QStringLiteral("2")} << -1;
         QTest::addRow("validate rank 2 of 3")
             << 3 << 2
             << QStringList{QStringLiteral("validate"), QStringLiteral("--kernel"), QStringLiteral("cpu"),
                            QStringLiteral("--bodies"), QStringLiteral("101"), QStringLiteral("--steps"),
-                           QStringLiteral("5"), QStringLiteral("--checkpoints"), QStringLiteral("1")};
+                           QStringLiteral("5"), QStringLiteral("--checkpoints"), QStringLiteral("1")} << -1;
         QTest::addRow("render rank 1 of 2")
             << 2 << 1
             << QStringList{QStringLiteral("render"), QStringLiteral("--kernel"), QStringLiteral("cpu"),
                            QStringLiteral("--bodies"), QStringLiteral("101"), QStringLiteral("--frames"),
                            QStringLiteral("3"), QStringLiteral("--size"), QStringLiteral("32x32"),
-                           QStringLiteral("--no-progress"), QStringLiteral("--out"), QStringLiteral("@DIR@")};
+                           QStringLiteral("--no-progress"), QStringLiteral("--out"), QStringLiteral("@DIR@")} << -1;
     }
     void failingRankStopsAll()
     {
         QFETCH(int, processes);
         QFETCH(int, failing);
         QFETCH(QStringList, command);
+        QFETCH(int, chunk);
         QTemporaryDir dir;
         command.replaceInStrings(QStringLiteral("@DIR@"), dir.filePath(QStringLiteral("frames")));
         QProcessEnvironment env;
         env.insert(QStringLiteral("NBODY_MPI_FAIL_RANK"), QString::number(failing));
+        if (chunk >= 0)
+            env.insert(QStringLiteral("NBODY_MPI_FAIL_CHUNK"), QString::number(chunk));
         QElapsedTimer clock;
         clock.start();
         const CliResult r = runMpi(processes, command, env, 60000);
@@ -349,6 +455,8 @@ private slots:
                                           .arg(failing)
                                           .arg(processes);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        if (chunk >= 0)
+            QVERIFY2(r.err.contains(QStringLiteral("in chunk %1 of the force exchange").arg(chunk)), qPrintable(r.err));
         QCOMPARE(r.err.count(QStringLiteral("failure injected")), 1); // printed once, by rank 0
         QVERIFY2(!r.out.contains(QStringLiteral("Summary (")), qPrintable(r.out));
         QVERIFY2(!r.out.contains(QStringLiteral("Report written")) && !r.out.contains(QStringLiteral("Frames written")),
@@ -374,19 +482,24 @@ private slots:
     void benchShared_data()
     {
         QTest::addColumn<int>("processes");
-        QTest::addRow("P=2") << 2;
-        QTest::addRow("P=3") << 3;
+        QTest::addColumn<int>("chunks"); // --exchange-chunks (0: auto, 1 chunk for CPU rows)
+        QTest::addRow("P=2") << 2 << 0;
+        QTest::addRow("P=3 C=3") << 3 << 3;
     }
     void benchShared()
     {
         QFETCH(int, processes);
+        QFETCH(int, chunks);
         QTemporaryDir dir;
         const QString json = dir.filePath(QStringLiteral("b.json")), csv = dir.filePath(QStringLiteral("b.csv"));
-        const CliResult r = runMpi(processes, {QStringLiteral("bench"), QStringLiteral("--kernels"),
-                                               QStringLiteral("cpu,reference"), QStringLiteral("--bodies"),
-                                               QStringLiteral("1001"), QStringLiteral("--steps"), QStringLiteral("2"),
-                                               QStringLiteral("--warmup"), QStringLiteral("1"), QStringLiteral("--json"),
-                                               json, QStringLiteral("--csv"), csv});
+        QStringList args{QStringLiteral("bench"), QStringLiteral("--kernels"), QStringLiteral("cpu,reference"),
+                         QStringLiteral("--bodies"), QStringLiteral("1001"), QStringLiteral("--steps"), QStringLiteral("2"),
+                         QStringLiteral("--warmup"), QStringLiteral("1"), QStringLiteral("--json"), json,
+                         QStringLiteral("--csv"), csv};
+        if (chunks > 0)
+            args << QStringLiteral("--exchange-chunks") << QString::number(chunks);
+        const CliResult r = runMpi(processes, args);
+        const int expectChunks = chunks > 0 ? chunks : 1;
         QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
         QVERIFY2(r.out.contains(QStringLiteral("MPI:       %1 processes").arg(processes)), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("exchange ms")), qPrintable(r.out));
@@ -418,7 +531,26 @@ private slots:
             QVERIFY2(compute >= 0 && std::fabs(compute + exchange - step) <= 1e-9 * step + 1e-12,
                      qPrintable(QStringLiteral("%1 + %2 vs %3").arg(compute).arg(exchange).arg(step)));
             QCOMPARE(v[QStringLiteral("timer")].toString(), QStringLiteral("wall clock"));
+            // The pipeline's figures: the chunks, the time in flight and the part hidden. One
+            // chunk: the blocking collective is in flight only while rank 0 waits in it, so
+            // nothing is hidden (in flight ≤ waiting in every sample, hence in the medians).
+            QCOMPARE(v[QStringLiteral("exchangeChunks")].toInt(), expectChunks);
+            const double inFlight = v[QStringLiteral("exchangeInFlightMsPerStep")].toDouble();
+            const double hidden = v[QStringLiteral("exchangeHiddenFraction")].toDouble();
+            QVERIFY2(inFlight > 0, qPrintable(QString::number(inFlight)));
+            QVERIFY2(hidden >= 0 && hidden < 1, qPrintable(QString::number(hidden)));
+            if (expectChunks == 1) {
+                QVERIFY2(inFlight <= exchange, qPrintable(QStringLiteral("%1 vs %2").arg(inFlight).arg(exchange)));
+                QCOMPARE(hidden, 0.0);
+            }
         }
+        for (const char* kernel : {"cpu", "reference"})
+            QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("^exchange: %1 N=1001: %2 chunks? \\(MPI_I?[Aa]llgatherv\\), \\S+ ms "
+                                                                      "in flight per step, \\S+ ms of it waiting \\(\\S+ % hidden\\)")
+                                                           .arg(QLatin1String(kernel))
+                                                           .arg(expectChunks),
+                                                       QRegularExpression::MultilineOption)),
+                     qPrintable(r.out));
         const QStringList lines = QString::fromUtf8(readBytes(csv)).trimmed().split('\n');
         QCOMPARE(lines.size(), 3);
         QVERIFY2(lines[0].endsWith(QStringLiteral(",ranks,exchange_ms_per_step,compute_ms_per_step")), qPrintable(lines[0]));

@@ -205,6 +205,9 @@ nlohmann::json toJson(const Row& row)
                   {"timer", r.timer},
                   {"ranks", r.ranks},
                   {"exchangeMsPerStep", r.exchangeMsPerStep},
+                  {"exchangeInFlightMsPerStep", r.exchangeInFlightMsPerStep},
+                  {"exchangeChunks", r.exchangeChunks},
+                  {"exchangeHiddenFraction", r.exchangeHiddenFraction()},
                   {"computeMsPerStep", r.computeMsPerStep}});
         if (row.perCore)
             j["perCore"] = *row.perCore;
@@ -254,6 +257,8 @@ Row rowFromJson(const nlohmann::json& j, std::size_t index)
             b.timer = j.value("timer", std::string());
             b.ranks = j.value("ranks", 1); // files from before `mpirun -np P nbody bench`: one process
             b.exchangeMsPerStep = j.value("exchangeMsPerStep", 0.0);
+            b.exchangeInFlightMsPerStep = j.value("exchangeInFlightMsPerStep", b.exchangeMsPerStep);
+            b.exchangeChunks = j.value("exchangeChunks", b.ranks > 1 ? 1 : 0);
             b.computeMsPerStep = j.value("computeMsPerStep", b.stepMsMedian);
             r.result = b;
             if (const auto pc = j.find("perCore"); pc != j.end() && pc->is_number())
@@ -276,6 +281,22 @@ void printPerCore(const std::vector<Row>& rows, int threads, const std::string& 
             std::printf("per core: %s N=%zu: %.4g interactions/s per OpenMP thread (%d threads%s)\n",
                         row.kernel.c_str(), row.bodies, *row.perCore, threads,
                         row.kernel == "cpu" && !simd.empty() ? (", SIMD target " + simd).c_str() : "");
+}
+
+/// Under the table of a shared run: per row, the exchange's chunks, its time in flight per step
+/// and the part of it rank 0 waited for (the rest was hidden behind computation).
+void printExchange(const std::vector<Row>& rows)
+{
+    for (const Row& row : rows)
+        if (row.result && row.result->ranks > 1) {
+            const BenchResult& r = *row.result;
+            std::printf("exchange: %s N=%zu: %d %s, %.4f ms in flight per step, %.4f ms of it waiting "
+                        "(%.1f %% hidden), %.1f %% of the step time\n",
+                        row.kernel.c_str(), row.bodies, r.exchangeChunks,
+                        r.exchangeChunks == 1 ? "chunk (MPI_Allgatherv)" : "chunks (MPI_Iallgatherv)",
+                        r.exchangeInFlightMsPerStep, r.exchangeMsPerStep, 100.0 * r.exchangeHiddenFraction(),
+                        r.stepMsMedian > 0 ? 100.0 * r.exchangeMsPerStep / r.stepMsMedian : 0.0);
+        }
 }
 
 const char* const kHeaderFormat = "%-26s %-5s %-7s %8s %5s %11s %11s %11s %11s %16s %10s %9s  %-11s %s\n";
@@ -486,6 +507,7 @@ int replayCommand(const BenchOptions& o)
     for (const Row& row : rows)
         printRow(row);
     printPerCore(rows, saved.value("threads", 0), {});
+    printExchange(rows);
     try {
         saved.erase("results");
         writeOutputs(o, rows, saved, references);
@@ -552,8 +574,9 @@ int benchCommand(const BenchOptions& o)
     std::printf("Machine:   %s\n", machine.c_str());
     if (session)
         std::printf("MPI:       %s; every force evaluation shared by the %d processes (each its N/%d rows, then "
-                    "MPI_Allgatherv): force and step times include the exchange, `exchange ms` is rank 0's time "
-                    "per step inside it (waiting for slower ranks included)\n",
+                    "MPI_Allgatherv, or MPI_Iallgatherv of chunks while the next is computed): force and step times "
+                    "include the exchange, `exchange ms` is rank 0's time per step held up by it (waiting for slower "
+                    "ranks included)\n",
                     session->describe().c_str(), ranks, ranks);
     std::printf("Counting:  N^2 interactions per force evaluation (as NVIDIA's nbody sample); 20 flops per "
                 "interaction in fp32, 30 in fp64; ceiling %% = interactions/s over SMs x lanes x clock / slots per "
@@ -646,6 +669,7 @@ int benchCommand(const BenchOptions& o)
     }
 
     printPerCore(rows, omp_get_max_threads() * ranks, cpuSimdTargetName(cpuSimdTarget()));
+    printExchange(rows);
     if (!root)
         return failed ? 1 : 0;
 

@@ -297,10 +297,20 @@ int runCommand(const RunOptions& o)
             const mpi::Session::ExchangeStats x = mpiSession->exchangeStats();
             const double msPerGather = x.gathers > 0 ? 1e3 * x.seconds / double(x.gathers) : 0.0;
             const double perRun = msTotal > 0 ? 100.0 * 1e3 * x.seconds / msTotal : 0.0;
-            std::printf("  force exchange (rank 0): %llu MPI_Allgatherv, %.4f ms each, %.1f %% of the stepping time, "
-                        "%.4g bytes received each\n",
-                        static_cast<unsigned long long>(x.gathers), msPerGather, perRun,
-                        x.gathers > 0 ? double(x.bytesReceived) / double(x.gathers) : 0.0);
+            const double bytesEach = x.gathers > 0 ? double(x.bytesReceived) / double(x.gathers) : 0.0;
+            if (x.chunks <= 1) {
+                std::printf("  force exchange (rank 0): %llu MPI_Allgatherv, %.4f ms each, %.1f %% of the stepping time, "
+                            "%.4g bytes received each\n",
+                            static_cast<unsigned long long>(x.gathers), msPerGather, perRun, bytesEach);
+            } else {
+                // Pipelined: the time some chunk was in flight, and the part of it rank 0 waited.
+                std::printf("  force exchange (rank 0): %llu exchanges in %d chunks (MPI_Iallgatherv), %.4f ms in flight "
+                            "each, %.4f ms of it waiting (%.1f %% hidden), %.1f %% of the stepping time, %.4g bytes "
+                            "received each\n",
+                            static_cast<unsigned long long>(x.gathers), x.chunks,
+                            x.gathers > 0 ? 1e3 * x.inFlightSeconds / double(x.gathers) : 0.0, msPerGather,
+                            100.0 * x.hiddenFraction(), perRun, bytesEach);
+            }
         }
         if (params.collisions)
             std::printf("  collisions:             %zu merges (search %s), N %zu -> %zu\n", sim->mergeLog().size(),

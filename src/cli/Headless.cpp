@@ -107,6 +107,10 @@ void addLaunchOptions(CLI::App& c, LaunchOptions& o)
                  "Unroll of the loop over a tile, blocked kernels: 1, 2, 4, 8 (0: auto, the tuned or default value)")
         ->capture_default_str()->check(CLI::Range(0, 1 << 10));
     addTreeOptions(c, o.tree);
+    c.add_option("--exchange-chunks", o.exchangeChunks,
+                 "Under mpirun: the force exchange in this many chunks, each chunk's MPI_Iallgatherv running while "
+                 "the next is computed (1: one blocking MPI_Allgatherv; 0: auto; docs/mpi.md)")
+        ->capture_default_str()->check(CLI::Range(0, 1024));
 }
 
 void addTreeOptions(CLI::App& c, TreeOptions& o)
@@ -148,6 +152,7 @@ void applyLaunchOptions(const LaunchOptions& o, SimParams& p)
 {
     applyLaunchValues(o, p);
     applyTreeOptions(o.tree, p);
+    p.exchangeChunks = o.exchangeChunks;
 }
 
 void addNoTuneOption(CLI::App& c, bool& noTune)

@@ -95,9 +95,11 @@ void applyTreeOptions(const TreeOptions& o, SimParams& p);
 /// applyLaunchOptions().
 struct LaunchOptions : LaunchValues {
     TreeOptions tree;
+    int exchangeChunks = 0; ///< --exchange-chunks (SimParams::exchangeChunks; 0: auto)
 };
 /// Adds --block-size, --block-rows, --tile-factor, --bodies-per-thread, --j-split and --unroll
-/// (0: auto) and the tree options (addTreeOptions) to a subcommand.
+/// (0: auto), the tree options (addTreeOptions) and --exchange-chunks (under mpirun) to a
+/// subcommand.
 void addLaunchOptions(CLI::App& command, LaunchOptions& o);
 /// applyLaunchValues and applyTreeOptions.
 void applyLaunchOptions(const LaunchOptions& o, SimParams& p);

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -89,6 +90,7 @@ public:
     explicit Share(Session& s) : m_s(s) {}
     ~Share() override
     {
+        abandonGather();
         for (auto& [bytes, type] : m_types)
             MPI_Type_free(&type);
     }
@@ -99,32 +101,110 @@ public:
     double agree(double value) override { return m_s.maximum(value); }
     ExchangeStats exchanged() const override { return m_s.m_exchange; }
 
-    void gather(void* acc, std::size_t n, std::size_t elementBytes, bool /*onDevice*/) override
+    void beginGather(void* acc, std::size_t n, std::size_t elementBytes, bool /*onDevice*/, int chunks) override
     {
-        if (m_s.m_failRank == m_s.m_rank)
+        abandonGather(); // a previous exchange left unfinished by an exception
+        if (m_s.m_failRank == m_s.m_rank && m_s.m_failChunk < 0)
             throw std::runtime_error("failure injected by NBODY_MPI_FAIL_RANK=" + std::to_string(m_s.m_rank) +
                                      " (a test switch) before the force exchange");
-        const auto t0 = std::chrono::steady_clock::now();
-        m_s.checkpoint();
         if (n > std::size_t(INT_MAX))
             throw std::invalid_argument("the force exchange counts bodies in int: " + std::to_string(n) +
                                         " bodies are too many");
+        if (chunks < 1 || chunks > kMaxChunks)
+            throw std::invalid_argument("the force exchange in " + std::to_string(chunks) +
+                                        " chunks: choose 1 to " + std::to_string(kMaxChunks) + " (--exchange-chunks)");
         const int P = m_s.m_size;
-        m_counts.resize(std::size_t(P));
-        m_displs.resize(std::size_t(P));
+        m_acc = acc;
+        m_n = n;
+        m_bytes = elementBytes;
+        m_chunks = chunks;
+        m_type = typeOf(elementBytes);
+        m_counts.assign(std::size_t(P) * std::size_t(chunks), 0);
+        m_displs.assign(std::size_t(P) * std::size_t(chunks), 0);
         for (int r = 0; r < P; ++r) {
             const RowRange rr = shareOf(n, r, P);
-            m_counts[std::size_t(r)] = int(rr.size());
-            m_displs[std::size_t(r)] = int(rr.begin);
+            for (int c = 0; c < chunks; ++c) {
+                const RowRange piece = chunkOf(rr, c, chunks);
+                m_counts[std::size_t(c) * std::size_t(P) + std::size_t(r)] = int(piece.size());
+                m_displs[std::size_t(c) * std::size_t(P) + std::size_t(r)] = int(piece.begin);
+            }
         }
+        m_requests.assign(std::size_t(chunks), MPI_REQUEST_NULL);
+        m_posted.assign(std::size_t(chunks), 0.0);
+        m_done.assign(std::size_t(chunks), -1.0);
+        m_next = 0;
+        m_waiting = 0;
+        m_active = true;
+    }
+
+    void postChunk(int c) override
+    {
+        if (!m_active || c != m_next)
+            throw std::logic_error("ForceShare::postChunk: chunk " + std::to_string(c) + " out of order");
+        if (m_s.m_failRank == m_s.m_rank && m_s.m_failChunk == c)
+            throw std::runtime_error("failure injected by NBODY_MPI_FAIL_RANK=" + std::to_string(m_s.m_rank) +
+                                     " (a test switch) in chunk " + std::to_string(c) + " of the force exchange, " +
+                                     std::to_string(c) + " posted");
+        const double t0 = now();
+        m_s.checkpoint(); // a process that failed computing this chunk stops every process here
+        const int P = m_s.m_size;
+        int* counts = m_counts.data() + std::size_t(c) * std::size_t(P);
+        int* displs = m_displs.data() + std::size_t(c) * std::size_t(P);
         // In place: this process's rows are already at their offset in acc.
-        check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, acc, m_counts.data(), m_displs.data(),
-                             typeOf(elementBytes), MPI_COMM_WORLD),
-              "MPI_Allgatherv of the accelerations");
+        if (m_chunks == 1) {
+            check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, m_acc, counts, displs, m_type, MPI_COMM_WORLD),
+                  "MPI_Allgatherv of the accelerations");
+            m_posted[0] = t0;
+            m_done[0] = now();
+        } else {
+            check(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, m_acc, counts, displs, m_type, MPI_COMM_WORLD,
+                                  &m_requests[std::size_t(c)]),
+                  "MPI_Iallgatherv of the accelerations");
+            m_posted[std::size_t(c)] = t0;
+            test();
+        }
+        ++m_next;
+        m_waiting += now() - t0;
+    }
+
+    void progress() override
+    {
+        if (m_active)
+            test();
+    }
+
+    void finishGather() override
+    {
+        if (!m_active || m_next != m_chunks)
+            throw std::logic_error("ForceShare::finishGather: " + std::to_string(m_next) + " of " +
+                                   std::to_string(m_chunks) + " chunks posted");
+        const double t0 = now();
+        for (std::size_t c = 0; c < m_requests.size(); ++c)
+            if (m_done[c] < 0) {
+                check(MPI_Wait(&m_requests[c], MPI_STATUS_IGNORE), "MPI_Wait for the accelerations");
+                m_done[c] = now();
+            }
+        m_waiting += now() - t0;
+        m_active = false;
         ExchangeStats& x = m_s.m_exchange;
         ++x.gathers;
-        x.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        x.bytesReceived += (n - rows(n).size()) * elementBytes;
+        x.seconds += m_waiting;
+        x.inFlightSeconds += inFlight();
+        x.collectives += std::uint64_t(m_chunks);
+        x.chunks = m_chunks;
+        x.bytesReceived += (m_n - rows(m_n).size()) * m_bytes;
+    }
+
+    void abandonGather() noexcept override
+    {
+        if (!m_active)
+            return;
+        // Every process posted these (each post follows a checkpoint they all passed): waiting
+        // completes, and then MPI writes into acc no more.
+        for (MPI_Request& r : m_requests)
+            if (r != MPI_REQUEST_NULL)
+                MPI_Wait(&r, MPI_STATUS_IGNORE);
+        m_active = false;
     }
 
     void reduce(DiagnosticSums& s) override
@@ -157,9 +237,52 @@ private:
         return t;
     }
 
+    static double now()
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    }
+
+    /// Lets the posted chunks progress (Open MPI moves non-blocking collectives on inside MPI
+    /// calls only) and notes when each is seen complete.
+    void test()
+    {
+        for (std::size_t c = 0; c < std::size_t(m_next + 1) && c < m_requests.size(); ++c) {
+            if (m_done[c] >= 0 || m_requests[c] == MPI_REQUEST_NULL)
+                continue;
+            int flag = 0;
+            check(MPI_Test(&m_requests[c], &flag, MPI_STATUS_IGNORE), "MPI_Test of the accelerations");
+            if (flag)
+                m_done[c] = now();
+        }
+    }
+
+    /// The union of the chunks' intervals [posted, done] (posted in order).
+    double inFlight() const
+    {
+        double total = 0, reach = -1e300;
+        for (std::size_t c = 0; c < m_posted.size(); ++c) {
+            const double b = std::max(m_posted[c], reach), e = m_done[c];
+            if (e > b)
+                total += e - b;
+            reach = std::max(reach, e);
+        }
+        return total;
+    }
+
+    static constexpr int kMaxChunks = 1024;
+
     Session& m_s;
-    std::vector<int> m_counts, m_displs;
+    std::vector<int> m_counts, m_displs; ///< per chunk, per process: rows and offsets of the chunk
     std::map<std::size_t, MPI_Datatype> m_types;
+    // The exchange in progress (beginGather … finishGather).
+    bool m_active = false;
+    void* m_acc = nullptr;
+    std::size_t m_n = 0, m_bytes = 0;
+    int m_chunks = 1, m_next = 0;
+    MPI_Datatype m_type = MPI_DATATYPE_NULL;
+    std::vector<MPI_Request> m_requests;
+    std::vector<double> m_posted, m_done; ///< steady-clock seconds; done < 0: not seen complete yet
+    double m_waiting = 0;                 ///< seconds held up inside this exchange so far
 };
 
 Session::Session(int* argc, char*** argv)
@@ -207,6 +330,8 @@ Session::Session(int* argc, char*** argv)
         m_cudaAware = false;
     if (const char* v = env("NBODY_MPI_FAIL_RANK"))
         m_failRank = std::atoi(v);
+    if (const char* v = env("NBODY_MPI_FAIL_CHUNK"))
+        m_failChunk = std::atoi(v);
     m_share = std::make_unique<Share>(*this);
 }
 

@@ -8,7 +8,9 @@
 /// accelerations of its own bodies over all N bodies j (the force contract's i-range,
 /// KernelRegistry.h) and one MPI_Allgatherv per force evaluation assembles every row on every
 /// process (host-staged, or from device memory when the MPI library is CUDA-aware, asked at run
-/// time with MPIX_Query_cuda_support). Every process then runs the same kicks and drifts, so all
+/// time with MPIX_Query_cuda_support) — or, pipelined (SimParams::exchangeChunks > 1), one
+/// MPI_Iallgatherv per chunk of every process's rows, posted as soon as the chunk is computed
+/// while the next one computes (ForceShare::beginGather … finishGather). Every process then runs the same kicks and drifts, so all
 /// hold the same state: with a deterministic kernel, bit for bit the state of one process.
 /// Bytes per force evaluation and process: N × the layout's vector (16 for float4, 32 for double4)
 /// received, its own rows sent. Diagnostics sum each process's rows, reduced in fp64.
@@ -112,6 +114,7 @@ private:
     bool m_cudaAware = false;
     bool m_failureKnown = false;
     int m_failRank = -1; ///< NBODY_MPI_FAIL_RANK: this rank fails in its first force exchange (tests)
+    int m_failChunk = -1; ///< NBODY_MPI_FAIL_CHUNK: … at chunk c of it, after chunks 0 … c−1 were posted
     std::unique_ptr<Share> m_share;
     ExchangeStats m_exchange;
 };

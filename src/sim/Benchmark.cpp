@@ -201,17 +201,21 @@ BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std:
         oneStepMs = c.share->agree(oneStepMs);
     const int stepsPerSample = int(std::clamp(std::floor(2.0 / oneStepMs), 1.0, 100.0));
     sim.step(stepsPerSample);
-    std::vector<double> force, step, exchange, compute;
+    std::vector<double> force, step, exchange, compute, inFlight;
+    int chunks = 0;
     force.reserve(std::size_t(samples));
     step.reserve(std::size_t(samples));
     for (int s = 0; s < samples; ++s) {
         force.push_back(sim.timedForceEvaluation());
-        const double before = c.share ? c.share->exchanged().seconds : 0.0;
+        const ExchangeStats before = c.share ? c.share->exchanged() : ExchangeStats{};
         sim.step(stepsPerSample);
         const double ms = sim.lastTiming().msPerStep;
-        const double exchangeMs = c.share ? 1e3 * (c.share->exchanged().seconds - before) / stepsPerSample : 0.0;
+        const ExchangeStats after = c.share ? c.share->exchanged() : ExchangeStats{};
+        const double exchangeMs = 1e3 * (after.seconds - before.seconds) / stepsPerSample;
         step.push_back(ms);
         exchange.push_back(exchangeMs);
+        inFlight.push_back(1e3 * (after.inFlightSeconds - before.inFlightSeconds) / stepsPerSample);
+        chunks = after.chunks;
         compute.push_back(std::max(0.0, ms - exchangeMs));
     }
     if (const std::string bad = sim.checkFinite(); !bad.empty())
@@ -227,6 +231,8 @@ BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std:
     r.stepsPerSample = stepsPerSample;
     r.ranks = c.share ? c.share->processes() : 1;
     r.exchangeMsPerStep = median(exchange);
+    r.exchangeInFlightMsPerStep = median(inFlight);
+    r.exchangeChunks = c.share ? chunks : 0;
     r.computeMsPerStep = median(compute);
     const double n = double(c.bodies);
     r.interactionsPerSecond = r.forceMsMedian > 0 ? n * n / (r.forceMsMedian * 1e-3) : 0;

@@ -64,6 +64,20 @@ struct BenchResult {
     /// process's: the failure checkpoint and the collective, waiting for slower processes
     /// included), ms; 0 without a share.
     double exchangeMsPerStep = 0;
+    /// Median over the step samples of the time per step some chunk of the exchange was in
+    /// flight (ExchangeStats::inFlightSeconds), ms: exchangeMsPerStep of it was waited for, the
+    /// rest ran behind computation (the pipelined exchange, SimParams::exchangeChunks); 0 without
+    /// a share.
+    double exchangeInFlightMsPerStep = 0;
+    /// The chunks of each exchange (1: one blocking MPI_Allgatherv); 0 without a share.
+    int exchangeChunks = 0;
+    /// The share of the exchange's time in flight that computation hid, 0..1.
+    double exchangeHiddenFraction() const
+    {
+        return exchangeInFlightMsPerStep > exchangeMsPerStep && exchangeInFlightMsPerStep > 0
+                   ? (exchangeInFlightMsPerStep - exchangeMsPerStep) / exchangeInFlightMsPerStep
+                   : 0.0;
+    }
     /// Median over the step samples of (step time − exchange time) per step, ms: the kernels,
     /// the kicks and drifts; stepMsMedian without a share.
     double computeMsPerStep = 0;

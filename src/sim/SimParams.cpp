@@ -17,6 +17,8 @@ std::string describe(const SimParams& p)
     s << " theta=" << p.openingAngle << " leaf=" << p.leafSize;
     if (!p.cudaGraphs)
         s << " cuda-graphs=off";
+    if (p.exchangeChunks > 0)
+        s << " exchange-chunks=" << p.exchangeChunks;
     return s.str();
 }
 

@@ -60,6 +60,11 @@ struct SimParams {
     /// Row of the contact-search registry (contactSearches()); "auto": the fastest row for the
     /// kernel's backend and N.
     std::string contactSearch = "auto";
+    /// Several processes (sim/ForceShare.h, docs/mpi.md): each force exchange as this many
+    /// chunks of every process's rows, the collective of chunk c running while chunk c + 1 is
+    /// computed (bit-identical results: each row's j-sum is unchanged). 1: one blocking
+    /// MPI_Allgatherv; 0: auto (exchangeChunksFor). Ignored by a single process.
+    int exchangeChunks = 0;
     std::string integrator = "leapfrog"; ///< time integrator, a row of the integrator registry (Integrators.h)
 };
 

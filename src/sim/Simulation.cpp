@@ -532,6 +532,15 @@ double Simulation::timedForceEvaluation()
     if (deviceResident()) {
 #if NBODY_HAVE_CUDA
         ensureDevice();
+        if (const int chunks = exchangeChunks(); chunks > 1) {
+            // The pipelined exchange: the wall clock of the whole shared evaluation.
+            const auto t0 = std::chrono::steady_clock::now();
+            deviceForcesPipelined(m_current, chunks);
+            m_device->synchronize();
+            m_world.accelerationsValid = true;
+            m_hostStale = true;
+            return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        }
         m_device->setForceRows(forceRows());
         const auto t0 = std::chrono::steady_clock::now();
         double ms = m_device->timedForces(*m_kernel, m_params, m_current);
@@ -581,6 +590,9 @@ public:
     RowRange rows(std::size_t n) const override { return rowRange(m_begin, m_end, n); }
     bool deviceAware() const override { return true; }
     void gather(void*, std::size_t, std::size_t, bool) override {}
+    void beginGather(void*, std::size_t, std::size_t, bool, int) override {}
+    void postChunk(int) override {}
+    void finishGather() override {}
     void reduce(DiagnosticSums&) override {}
 
 private:
@@ -619,12 +631,50 @@ void Simulation::hostForces()
     a.openingAngle = m_params.openingAngle;
     a.leafSize = m_params.leafSize;
     const RowRange rows = forceRows();
-    a.iBegin = rows.begin;
-    a.iEnd = rows.end;
-    m_kernel->host(a);
-    if (m_share)
-        m_share->gather(a.acc, a.n, fp64State() ? sizeof(Double4) : sizeof(Float4), /*onDevice*/ false);
+    const int chunks = exchangeChunks();
+    if (!m_share || chunks == 1) {
+        a.iBegin = rows.begin;
+        a.iEnd = rows.end;
+        m_kernel->host(a);
+        if (m_share)
+            m_share->gather(a.acc, a.n, fp64State() ? sizeof(Double4) : sizeof(Float4), /*onDevice*/ false);
+        m_world.accelerationsValid = true;
+        return;
+    }
+    // The pipelined exchange: chunk c's collective runs while chunk c + 1 is computed (each
+    // row's j-sum is the same call's: the same bits as one pass over the rows).
+    try {
+        m_share->beginGather(a.acc, a.n, fp64State() ? sizeof(Double4) : sizeof(Float4), /*onDevice*/ false, chunks);
+        for (int c = 0; c < chunks; ++c) {
+            const RowRange piece = chunkOf(rows, c, chunks);
+            if (piece.size() > 0) {
+                a.iBegin = piece.begin;
+                a.iEnd = piece.end;
+                m_kernel->host(a);
+            }
+            m_share->postChunk(c);
+        }
+        m_share->finishGather();
+    } catch (...) {
+        m_share->abandonGather();
+        throw;
+    }
     m_world.accelerationsValid = true;
+}
+
+int Simulation::exchangeChunks() const
+{
+    if (!m_share)
+        return 1;
+    const int processes = m_share->processes();
+    // CUDA rows: 65536 rows per chunk at least (512 per multiprocessor of a 128-SM device: a
+    // chunk's launch fills it; a constant, not the device's count: every process must choose
+    // the same). CPU rows: 0, one chunk — the kernel runs on the thread that would drive MPI's
+    // progress (Open MPI has no progress thread), so a chunk's collective moves only at the next
+    // post and the pipeline hides little (docs/mpi.md); --exchange-chunks still pipelines them.
+    const std::size_t minRows = deviceResident() ? 65536 : 0;
+    return exchangeChunksFor(m_params.exchangeChunks, m_world.size() / std::size_t(std::max(processes, 1)), processes,
+                             m_kernel->method == ForceMethod::Tree, minRows);
 }
 
 void Simulation::runDiagnosticsSystem()
@@ -852,9 +902,50 @@ bool Simulation::collisionSystem()
 #if NBODY_HAVE_CUDA
 void Simulation::deviceForces(int current)
 {
+    if (const int chunks = exchangeChunks(); chunks > 1) {
+        deviceForcesPipelined(current, chunks);
+        return;
+    }
     m_device->setForceRows(forceRows());
     m_device->computeForces(*m_kernel, m_params, current);
     gatherDeviceAccelerations();
+}
+
+void Simulation::deviceForcesPipelined(int current, int chunks)
+{
+    // Every chunk's launches go into the default stream at once (the device runs them back to
+    // back); after each, an event and — host-staged — its copy to pinned memory on a copy
+    // stream. The host posts chunk c's collective as soon as its event (and copy) is done and
+    // lets the posted ones progress while it waits for the next.
+    const std::size_t n = m_world.size();
+    const std::size_t bytes = vectorBytes(m_kernel->layout);
+    const RowRange rows = forceRows();
+    const bool aware = m_share->deviceAware();
+    void* const stage = aware ? nullptr : m_device->pinnedStage(n * bytes);
+    try {
+        m_share->beginGather(aware ? m_device->accelerations() : stage, n, bytes, /*onDevice*/ aware, chunks);
+        for (int c = 0; c < chunks; ++c) {
+            const RowRange piece = chunkOf(rows, c, chunks);
+            if (piece.size() > 0) {
+                m_device->setForceRows(piece);
+                m_device->computeForces(*m_kernel, m_params, current);
+            }
+            m_device->markForceChunk(c, piece, stage);
+        }
+        m_device->setForceRows(rows);
+        for (int c = 0; c < chunks; ++c) {
+            while (!m_device->forceChunkDone(c))
+                m_share->progress();
+            m_share->postChunk(c);
+        }
+        m_share->finishGather();
+    } catch (...) {
+        m_device->setForceRows(rows);
+        m_share->abandonGather();
+        throw;
+    }
+    if (!aware) // every row back up (this process's are the same bits)
+        m_device->copyAccelerations(stage, RowRange{0, n}, /*toHost*/ false);
 }
 
 void Simulation::gatherDeviceAccelerations()

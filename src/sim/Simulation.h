@@ -246,6 +246,11 @@ private:
     RowRange forceRows() const;
     void deviceForces(int current);
     void gatherDeviceAccelerations();
+    /// The force exchange's chunks for this evaluation (SimParams::exchangeChunks, auto:
+    /// exchangeChunksFor over the smallest share, N / P rows); 1 without a share.
+    int exchangeChunks() const;
+    /// deviceForces with a pipelined exchange of `chunks` > 1 chunks.
+    void deviceForcesPipelined(int current, int chunks);
     void stepDeviceShared(int count, std::span<const double> weights);
 
     World m_world;
