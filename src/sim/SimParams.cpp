@@ -17,7 +17,17 @@ std::string describe(const SimParams& p)
     s << " theta=" << p.openingAngle << " leaf=" << p.leafSize;
     if (!p.cudaGraphs)
         s << " cuda-graphs=off";
+    if (p.reverse)
+        s << " reverse";
     return s.str();
+}
+
+std::string reverseProblem(const SimParams& p)
+{
+    if (p.reverse && p.collisions)
+        return "time cannot run backwards while the collision system merges bodies (a merge cannot be "
+               "undone): turn collisions off to reverse";
+    return {};
 }
 
 std::string treeParamsProblem(double theta, int leafSize)
