@@ -25,6 +25,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <memory>
 
 using nbody::app::MainWindow;
@@ -207,10 +208,37 @@ private slots:
         // Three steps of −dt from t = 0: t = −0.0003.
         QTRY_COMPARE_WITH_TIMEOUT(timeLabel->text(), QStringLiteral("t = -0.0003"), kWaitMs);
         QVERIFY(reverse->isChecked()); // the parameters came back with reverse on
+        // Running backwards, the Run dock's time scale is negative and says so.
+        QAction* start = nullptr;
+        QAction* pause = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>()) {
+            if (a->text() == QStringLiteral("&Start"))
+                start = a;
+            if (a->text() == QStringLiteral("&Pause"))
+                pause = a;
+        }
+        QVERIFY(start && pause);
+        auto* scale = m_window->findChild<QLabel*>(QStringLiteral("timeScaleLabel"));
+        QVERIFY(scale);
+        start->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(pause->isEnabled(), kWaitMs); // running (Pause is off while paused)
+        QTest::qWait(1100); // a readout of a second of running
+        QTRY_VERIFY_WITH_TIMEOUT(scale->text().startsWith(QChar(0x2212)) && scale->text().endsWith(QStringLiteral("(reverse)")),
+                                 kWaitMs);
+        pause->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(scale->text().contains(QStringLiteral("paused")), kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!pause->isEnabled(), kWaitMs);
+        const QString t = timeLabel->text(); // "t = -0.0…": wherever the run stopped
+        QVERIFY2(t.startsWith(QStringLiteral("t = -")), qPrintable(t));
+        const double tPaused = t.mid(4).toDouble();
         reverse->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(!reverse->isChecked(), kWaitMs);
         step->trigger();
-        QTRY_COMPARE_WITH_TIMEOUT(timeLabel->text(), QStringLiteral("t = -0.0002"), kWaitMs);
+        // One step forward from where the reversed run paused: t + dt (dt = 1e-4), read back from
+        // labels of 6 significant digits (two roundings of ≤ 5e-6 relative each).
+        QTRY_VERIFY_WITH_TIMEOUT(std::abs(timeLabel->text().mid(4).toDouble() - (tPaused + 1e-4)) <
+                                     2e-5 * std::abs(tPaused) + 1e-9,
+                                 kWaitMs);
 
         // With the collision system on, Reverse is disabled and its tooltip says why.
         nbody::SimParams p;

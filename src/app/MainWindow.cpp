@@ -835,7 +835,10 @@ void MainWindow::updateReverseAction(const nbody::SimParams& params)
         return p;
     }());
     // Merges cannot be undone: with collisions on, Reverse stays off and says why.
-    m_reverseAction->setEnabled(why.empty() || params.reverse);
+    const bool enable = why.empty() || params.reverse;
+    if (!enable && m_reverseAction->isEnabled())
+        statusBar()->showMessage(tr("Reverse time is unavailable: %1").arg(QString::fromStdString(why)), 10000);
+    m_reverseAction->setEnabled(enable);
     const QString tip = why.empty() ? m_reverseAction->statusTip()
                                     : tr("Unavailable: %1").arg(QString::fromStdString(why));
     m_reverseAction->setToolTip(tip);
