@@ -5,10 +5,11 @@
 // removed; Simulation → Reverse time runs the clock backwards and is disabled, saying why, while
 // collisions are on; the Add body tool shows the predicted path and its readout while dragging.
 // NBODY_SCREENSHOT_DIR=DIR saves DIR/sandbox-launch.png (the window during an aimed launch, a
-// body selected). Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
+// body selected) and DIR/sandbox-solar-system.png (the README's picture). Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
 #include "GuiTestMain.h"
 #include "MainWindow.h"
 #include "RunDock.h"
+#include "ScenarioMenus.h"
 #include "SelectionDock.h"
 #include "Viewport.h"
 
@@ -279,6 +280,67 @@ private slots:
         }
         sendMouse(m_view, QEvent::MouseButtonRelease, to, Qt::NoButton);
         QTRY_VERIFY_WITH_TIMEOUT(m_view->launchPath().empty(), kWaitMs);
+        tool(QStringLiteral("Navigate"))->trigger();
+    }
+
+    /// The picture of the README and docs/app.md (only with NBODY_SCREENSHOT_DIR): the Solar
+    /// System, Jupiter selected, a body aimed from beyond Mars with its predicted path around the
+    /// Sun. It checks what the picture shows: the selection is Jupiter and the prediction's
+    /// periapsis is measured from the Sun (the dominant body).
+    void solarSystemPicture()
+    {
+        const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR");
+        if (dir.isEmpty())
+            QSKIP("only with NBODY_SCREENSHOT_DIR (the picture)");
+        auto* menus = m_window->findChild<nbody::app::ScenarioMenus*>();
+        QVERIFY(menus);
+        emit menus->newScenarioRequested(QStringLiteral("solar-system"), 0, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->labels().size() >= 9, kWaitMs);
+        QTest::qWait(500);
+        const auto labelAt = [&](const char* name) {
+            for (const nbody::gl::Label& l : m_view->labels())
+                if (l.text == name)
+                    return at(l.x, l.y, l.z);
+            return QPoint(-1, -1);
+        };
+        m_view->setFocus();
+        for (int i = 0; i < 6; ++i) // zoom in on the inner system and Jupiter
+            QTest::keyClick(m_view, Qt::Key_Plus);
+        QTest::qWait(300);
+        click(labelAt("Jupiter"));
+        QTRY_COMPARE_WITH_TIMEOUT(m_dock->value(QStringLiteral("Name")), QStringLiteral("Jupiter"), kWaitMs);
+        tool(QStringLiteral("Add body"))->trigger();
+        const QPoint sun = labelAt("Sun"), jupiter = labelAt("Jupiter");
+        // From twice Jupiter's distance (about Saturn's orbit, r ≈ 10 AU), aimed across the
+        // line to the Sun at 1.05 times the circular speed sqrt(G M / r): a slightly eccentric
+        // orbit. The drag's speed per pixel is read back from a first drag's readout.
+        double r = 0;
+        for (const nbody::gl::Label& l : m_view->labels())
+            if (l.text == "Jupiter")
+                r = 2 * std::sqrt(double(l.x) * l.x + double(l.y) * l.y + double(l.z) * l.z);
+        const double target = 1.05 * std::sqrt(2.959122082855911e-4 / r);
+        const QPoint from = sun + (jupiter - sun) * 2;
+        const QPointF across(-(jupiter - sun).y(), (jupiter - sun).x());
+        const QPointF unit = across / std::hypot(across.x(), across.y());
+        const auto speedOf = [this] {
+            const QString t = m_view->launchReadout();
+            const int i = t.indexOf(QStringLiteral("speed "));
+            return i < 0 ? 0.0 : t.mid(i + 6).section(QLatin1Char(' '), 0, 0).toDouble();
+        };
+        drag(m_view, from, from + (unit * 100).toPoint(), 4, /*release*/ false);
+        QTRY_VERIFY_WITH_TIMEOUT(speedOf() > 0, kWaitMs);
+        const double perPixel = speedOf() / 100;
+        const QPoint to = from + (unit * (target / perPixel)).toPoint();
+        sendMouse(m_view, QEvent::MouseMove, to, Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(std::abs(speedOf() - target) < 0.05 * target, kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->launchPath().size() >= 2, kWaitMs);
+        QVERIFY2(m_view->launchReadout().contains(QStringLiteral("from the heaviest body")),
+                 qPrintable(m_view->launchReadout()));
+        QTest::qWait(400);
+        QDir().mkpath(dir);
+        const QPixmap shot = QGuiApplication::primaryScreen()->grabWindow(m_window->winId());
+        QVERIFY(shot.save(QDir(dir).filePath(QStringLiteral("sandbox-solar-system.png"))));
+        QTest::keyClick(m_view, Qt::Key_Escape); // cancels the add
         tool(QStringLiteral("Navigate"))->trigger();
     }
 };

@@ -642,7 +642,9 @@ void SimulationController::applyEdit(const std::function<EditRecord(World&)>& ed
     if (world.empty())
         throw std::invalid_argument("the edit would leave no bodies; nothing was changed");
     const auto range = world.massRange();
+    followSelectionMerges(); // setWorld starts a new merge log: follow the old one to its end first
     m_sim->setWorld(std::move(world)); // keeps time and step; throws invalid_argument: nothing changes
+    m_mergesFollowed = 0;
     m_massRange = range;
     if (isUndo)
         m_lastEdit.reset();
@@ -799,18 +801,11 @@ void SimulationController::requestLaunchField(quint64 serial, qulonglong maxSour
     enqueue(std::move(c));
 }
 
-void SimulationController::reportSelection(FrameResult& r)
+void SimulationController::followSelectionMerges()
 {
-    if (m_selectionCleared) {
-        r.selectionCleared = true;
-        r.selectionMessage = m_selectionMessage;
-        m_selectionCleared = false;
-        m_selectionMessage.clear();
-    }
-    if (!m_selectedId)
+    // Merges since the last look move the selection to the survivor.
+    if (!m_selectedId || !m_sim)
         return;
-    // Merges since the last frame move the selection to the survivor (the log restarts with
-    // every setWorld: an edit or a new system).
     const std::vector<MergeRecord>& log = m_sim->mergeLog();
     if (m_mergesFollowed > log.size())
         m_mergesFollowed = 0;
@@ -821,6 +816,19 @@ void SimulationController::reportSelection(FrameResult& r)
         if (*m_selectedId != before)
             m_selectionChanged = true;
     }
+}
+
+void SimulationController::reportSelection(FrameResult& r)
+{
+    if (m_selectionCleared) {
+        r.selectionCleared = true;
+        r.selectionMessage = m_selectionMessage;
+        m_selectionCleared = false;
+        m_selectionMessage.clear();
+    }
+    if (!m_selectedId)
+        return;
+    followSelectionMerges();
     const World& world = m_sim->world();
     m_selectedIndex = findBodyById(world, *m_selectedId, m_selectedIndex);
     if (!m_selectedIndex) {

@@ -323,6 +323,8 @@ private:
     qint64 m_lastSelectionReportMs = -1000000;
     /// The selection's part of a frame (after the steps): follows merges and removals.
     void reportSelection(FrameResult& r);
+    /// Moves the selection along the merges of the log not yet followed (to the survivor).
+    void followSelectionMerges();
     std::vector<std::pair<std::string, std::size_t>> m_tuneAttempted; ///< (kernel, bucket) tried this session
 
     // last published values (signals are emitted only on change)
