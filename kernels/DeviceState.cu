@@ -645,7 +645,7 @@ int DeviceState::step(const KernelInfo& k, const SimParams& p, std::span<const d
     c.args.pos = nullptr;
     c.weights = weights.data();
     c.substeps = weights.size();
-    c.dt = double(p.dt);
+    c.dt = signedTimeStep(p); // −dt when time runs backwards: a new configuration, re-captured
     c.pos[0] = m_pos[0];
     c.pos[1] = m_pos[1];
     c.workspaceGeneration = m_workspaceGeneration;

@@ -119,7 +119,7 @@ public:
     void kickDrift(double dt, int current);
     /// Closing kick: vel += ½ acc dt.
     void kick(double dt);
-    /// One step of KDK leapfrog substeps of lengths w·p.dt (w in `weights`, Integrators.h): for
+    /// One step of KDK leapfrog substeps of lengths w·signedTimeStep(p) (w in `weights`, Integrators.h): for
     /// each, kickDrift, forces at the new positions with kernel k, kick. Starts from positions
     /// `current`; returns the buffer holding the new ones (the other one for an odd count).
     ///

@@ -13,6 +13,7 @@
 #include "KernelDock.h"
 #include "MainWindow.h"
 #include "RunDock.h"
+#include "SelectionDock.h"
 #include "Viewport.h"
 
 #include "sim/KernelRegistry.h"
@@ -187,6 +188,17 @@ private slots:
         const QStringList problems = clippedLabels(dock);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("; "))));
         saveScreenshot(dock, QStringLiteral("laptop-run-dock.png"));
+    }
+
+    void selectionDockFits()
+    {
+        // The Selection dock (issue 16) at 1366 × 768: its status line and every row fit.
+        auto* dock = m_window->selectionDock();
+        QVERIFY(dock);
+        front(dock);
+        const QStringList problems = clippedLabels(dock);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("; "))));
+        saveScreenshot(dock, QStringLiteral("laptop-selection-dock.png"));
     }
 
     void runDockKernelNamesPrecisionOnce()

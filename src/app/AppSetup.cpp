@@ -33,6 +33,7 @@ void registerMetaTypes()
     qRegisterMetaType<nbody::app::StartupConfig>();
     qRegisterMetaType<nbody::SimParams>();
     qRegisterMetaType<std::shared_ptr<const nbody::app::SystemCopy>>();
+    qRegisterMetaType<std::shared_ptr<const nbody::app::LaunchContext>>();
 }
 
 } // namespace nbody::app

@@ -15,6 +15,8 @@
 /// buffers and the worker does not touch GL.
 
 #include "gl/Renderer.h"
+#include "sim/LaunchPredictor.h"
+#include "sim/Selection.h"
 #include "sim/SimParams.h"
 #include "sim/Simulation.h"
 #include "sim/Types.h"
@@ -84,6 +86,27 @@ struct FrameResult {
     bool runFinished = false;    ///< a "steps to run" budget was used up in this frame
     bool workPending = false;    ///< more commands are queued: request another frame
     bool record = false;         ///< a recording is on and this frame is one of its frames
+    /// The selected body (SimulationController::selectAt): its position every frame (the view's
+    /// marker and the camera's follow), and its report (the Selection dock) refreshed at most
+    /// ten times a second (an O(N) pass) and whenever the selection changes.
+    std::optional<nbody::Double3> selectedPosition;
+    std::optional<nbody::BodyReport> selection;
+    /// The selection ended in this frame: cleared (a click on empty space, Esc), the body was
+    /// removed, or the system was replaced; `selectionMessage` says which ("" when cleared).
+    bool selectionCleared = false;
+    QString selectionMessage;
+};
+
+/// What the Add body tool's prediction needs (SimulationController::requestLaunchField): the
+/// field of the bodies held fixed at the moment of the request and the numbers that turn a drag
+/// into a launch (the same as SimulationController::addAt uses).
+struct LaunchContext {
+    nbody::LaunchField field;
+    double speedPerDragLength = 1; ///< launchSpeedPerDragLength of the system
+    double mass = 0;               ///< the new body's mass (the system's largest)
+    double dynamicalTime = 1;      ///< dynamicalTime of the system, time units
+    double dt = 0.01;              ///< |dt| of the simulation
+    quint64 serial = 0;            ///< the request's
 };
 
 } // namespace nbody::app
@@ -92,3 +115,4 @@ Q_DECLARE_METATYPE(nbody::app::FrameRequest)
 Q_DECLARE_METATYPE(nbody::app::FrameResult)
 Q_DECLARE_METATYPE(nbody::SimParams)
 Q_DECLARE_METATYPE(nbody::Diagnostics)
+Q_DECLARE_METATYPE(std::shared_ptr<const nbody::app::LaunchContext>)

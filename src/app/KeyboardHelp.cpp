@@ -60,7 +60,7 @@ QList<ShortcutRow> viewKeys()
         {g, QStringLiteral("Shift+Left, Shift+Right, Shift+Up, Shift+Down"), QObject::tr("Pan by 5 % of the view"), {}, true},
         {g, QStringLiteral("+, =, PgUp"), QObject::tr("Zoom in"), {}, true},
         {g, QStringLiteral("-, PgDown"), QObject::tr("Zoom out"), {}, true},
-        {g, QStringLiteral("Esc"), QObject::tr("Cancel an add or delete drag"), {}, true},
+        {g, QStringLiteral("Esc"), QObject::tr("Cancel an add or delete drag, else end the selection"), {}, true},
     };
 }
 

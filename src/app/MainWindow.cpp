@@ -14,6 +14,8 @@
 #include "SnapshotDialogs.h"
 #include "ViewDock.h"
 #include "ScenarioMenus.h"
+#include "SelectionDock.h"
+#include "LaunchPreview.h"
 #include "ValidationDock.h"
 #include "Viewport.h"
 
@@ -25,6 +27,8 @@
 
 #include <QAction>
 #include <QActionGroup>
+#include <QCheckBox>
+#include <QSignalBlocker>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QFileDialog>
@@ -77,8 +81,12 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     tabifyDockWidget(m_viewDock, m_validationDock);
     m_deviceDock = new DeviceDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_deviceDock);
-    tabifyDockWidget(m_validationDock, m_deviceDock); // and Device, last
+    tabifyDockWidget(m_validationDock, m_deviceDock); // and Device
+    m_selectionDock = new SelectionDock(this);
+    addDockWidget(Qt::RightDockWidgetArea, m_selectionDock);
+    tabifyDockWidget(m_deviceDock, m_selectionDock); // and Selection, raised when a body is picked
     m_runDock->raise();
+    m_launchPreview = new LaunchPreview(this);
     connect(m_viewDock, &ViewDock::colourModeChanged, this, [this](const nbody::gl::ColourMode* mode) {
         m_viewport->setColourMode(mode);
         if (mode)
@@ -270,6 +278,23 @@ void MainWindow::createActions()
         emit followCentreRequested(on);
     });
 
+    m_followSelectionAction = new QAction(tr("Follow &selected body"), this);
+    m_followSelectionAction->setObjectName(QStringLiteral("followSelectionAction"));
+    m_followSelectionAction->setCheckable(true);
+    m_followSelectionAction->setShortcut(Qt::Key_L);
+    m_followSelectionAction->setStatusTip(tr("Keep the selected body (click one in the Navigate tool) in the middle "
+                                             "of the view"));
+    connect(m_followSelectionAction, &QAction::toggled, this, [this](bool on) { m_viewport->setFollowSelection(on); });
+
+    m_reverseAction = new QAction(tr("Re&verse time"), this);
+    m_reverseAction->setObjectName(QStringLiteral("reverseAction"));
+    m_reverseAction->setCheckable(true);
+    m_reverseAction->setShortcut(Qt::Key_B);
+    m_reverseAction->setStatusTip(tr("Run backwards in time from the current state: steps of −dt retrace the "
+                                     "trajectory (KDK leapfrog and Yoshida are time-symmetric)"));
+    m_reverseAction->setToolTip(m_reverseAction->statusTip());
+    connect(m_reverseAction, &QAction::triggered, this, [this](bool on) { emit reverseRequested(on); });
+
     m_toolGroup = new QActionGroup(this);
     m_toolGroup->setExclusive(true);
     const struct {
@@ -277,10 +302,12 @@ void MainWindow::createActions()
         QString text, tip;
         QKeySequence key;
     } tools[] = {
-        {Viewport::Tool::Navigate, tr("&Navigate"), tr("Left-drag orbits, right-drag pans, the wheel zooms"),
+        {Viewport::Tool::Navigate, tr("&Navigate"),
+         tr("Left-drag orbits, right-drag pans, the wheel zooms; a click selects a body"),
          QKeySequence(Qt::Key_1)},
         {Viewport::Tool::AddBody, tr("Add &body"),
-         tr("Click to add a heavy body there; drag to give it a velocity"), QKeySequence(Qt::Key_2)},
+         tr("Click to add a heavy body there; drag to give it a velocity: the predicted path shows while dragging"),
+         QKeySequence(Qt::Key_2)},
         {Viewport::Tool::AddCluster, tr("Add &cluster"),
          tr("Click to add a small Plummer cluster (64 bodies) there; drag to give it a velocity"),
          QKeySequence(Qt::Key_3)},
@@ -355,6 +382,8 @@ void MainWindow::createMenusAndToolbar()
     sim->addAction(m_startAction);
     sim->addAction(m_pauseAction);
     sim->addAction(m_stepAction);
+    sim->addAction(m_reverseAction);
+    sim->setToolTipsVisible(true);
     sim->addSeparator();
     sim->addAction(m_resetAction);
 
@@ -387,6 +416,7 @@ void MainWindow::createMenusAndToolbar()
     view->addAction(m_resetCameraAction);
     view->addAction(m_fitAction);
     view->addAction(m_followAction);
+    view->addAction(m_followSelectionAction);
     view->addSeparator();
     QAction* dockToggle = m_runDock->toggleViewAction();
     dockToggle->setText(tr("&Run dock"));
@@ -407,6 +437,9 @@ void MainWindow::createMenusAndToolbar()
     QAction* deviceToggle = m_deviceDock->toggleViewAction();
     deviceToggle->setText(tr("D&evice dock"));
     view->addAction(deviceToggle);
+    QAction* selectionToggle = m_selectionDock->toggleViewAction();
+    selectionToggle->setText(tr("Se&lection dock"));
+    view->addAction(selectionToggle);
     QAction* barToggle = bar->toggleViewAction();
     barToggle->setText(tr("&Toolbar"));
     view->addAction(barToggle);
@@ -495,6 +528,40 @@ void MainWindow::connectController()
     connect(this, &MainWindow::undoRequested, c, &SimulationController::undoLastEdit);
     connect(this, &MainWindow::colourSourceRequested, c, &SimulationController::setColourSource);
     connect(this, &MainWindow::reportBoundsRequested, c, &SimulationController::setReportBounds);
+    connect(this, &MainWindow::reverseRequested, c, &SimulationController::setReverse);
+    connect(this, &MainWindow::clearSelectionRequested, c, &SimulationController::clearSelection);
+    connect(this, &MainWindow::launchFieldRequested, this, [c](quint64 serial, qulonglong maxSources) {
+        QMetaObject::invokeMethod(c, [=] { c->requestLaunchField(serial, maxSources); }, Qt::QueuedConnection);
+    });
+    connect(m_viewport, &Viewport::pickRequested, this,
+            [c](const std::array<float, 16>& vp, double px, double py, int w, int h, double radius) {
+                QMetaObject::invokeMethod(c, [=] { c->selectAt(vp, px, py, w, h, radius); }, Qt::QueuedConnection);
+            });
+    connect(m_viewport, &Viewport::selectionClearRequested, this, &MainWindow::clearSelectionRequested);
+    connect(m_selectionDock, &SelectionDock::clearRequested, this, &MainWindow::clearSelectionRequested);
+    connect(m_selectionDock->followBox(), &QCheckBox::toggled, m_followSelectionAction, &QAction::setChecked);
+    connect(m_followSelectionAction, &QAction::toggled, m_selectionDock->followBox(), &QCheckBox::setChecked);
+    // Aimed launches: the field at the press, the prediction on a worker thread as the drag moves.
+    connect(m_viewport, &Viewport::launchDragStarted, this, [this] {
+        m_launchPreview->stop();
+        m_launchPreview->setDurationTimes(m_runDock->launchPreviewTimes());
+        emit launchFieldRequested(++m_launchSerial, 16384);
+    });
+    connect(c, &SimulationController::launchFieldReady, this,
+            [this](std::shared_ptr<const nbody::app::LaunchContext> context) {
+                if (context && context->serial == m_launchSerial)
+                    m_launchPreview->setContext(std::move(context));
+            });
+    connect(m_viewport, &Viewport::launchDragMoved, this,
+            [this](double x, double y, double z, double dx, double dy, double dz) {
+                m_launchPreview->predict({x, y, z}, {dx, dy, dz});
+            });
+    connect(m_viewport, &Viewport::launchDragEnded, this, [this] {
+        ++m_launchSerial; // a field still on its way belongs to the ended drag
+        m_launchPreview->stop();
+        m_viewport->setLaunchPath({}, QString());
+    });
+    connect(m_launchPreview, &LaunchPreview::predicted, m_viewport, &Viewport::setLaunchPath);
     // Edits: queued to the worker thread through functors (no metatypes needed for the arguments).
     connect(m_viewport, &Viewport::addRequested, this,
             [c](double x, double y, double z, double dx, double dy, double dz, bool cluster) {
@@ -614,6 +681,22 @@ void MainWindow::onFrameReady(const FrameResult& result)
         recordFrame();
     runPendingExport();
 
+    m_lastSimTime = result.time;
+    m_lastStep = result.step;
+    if (result.selection) {
+        const bool fresh = !m_selectionDock->hasSelection() || m_selectionDock->selectedId() != result.selection->id;
+        m_selectionDock->setReport(*result.selection);
+        if (fresh) { // a new pick: show what it is
+            m_selectionDock->show();
+            m_selectionDock->raise();
+            statusBar()->showMessage(tr("Selected body %1 (index %2)").arg(result.selection->id).arg(result.selection->index),
+                                     5000);
+        }
+    } else if (result.selectionCleared) {
+        m_selectionDock->clear(result.selectionMessage);
+        if (!result.selectionMessage.isEmpty())
+            statusBar()->showMessage(result.selectionMessage, 8000);
+    }
     m_stepLabel->setText(tr("step %L1").arg(result.step));
     m_timeLabel->setText(tr("t = %1").arg(result.time, 0, 'g', 6));
     if (result.step == 0 && result.timing.steps == 0) { // a fresh or reset system
@@ -667,6 +750,7 @@ void MainWindow::updateFps()
     m_fpsFrames = frames;
     m_stepTime.roll();
     showStepTime();
+    updateTimeScale();
 }
 
 void MainWindow::showStepTime()
@@ -742,9 +826,43 @@ void MainWindow::onKernelChanged(const QString& id)
     m_kernelDock->setKernel(id);
 }
 
+void MainWindow::updateReverseAction(const nbody::SimParams& params)
+{
+    const QSignalBlocker block(m_reverseAction);
+    m_reverseAction->setChecked(params.reverse);
+    const std::string why = nbody::reverseProblem([&] {
+        nbody::SimParams p = params;
+        p.reverse = true;
+        return p;
+    }());
+    // Merges cannot be undone: with collisions on, Reverse stays off and says why.
+    const bool enable = why.empty() || params.reverse;
+    if (!enable && m_reverseAction->isEnabled())
+        statusBar()->showMessage(tr("Reverse time is unavailable: %1").arg(QString::fromStdString(why)), 10000);
+    m_reverseAction->setEnabled(enable);
+    const QString tip = why.empty() ? m_reverseAction->statusTip()
+                                    : tr("Unavailable: %1").arg(QString::fromStdString(why));
+    m_reverseAction->setToolTip(tip);
+    m_reverseAction->setWhatsThis(tip);
+}
+
+void MainWindow::updateTimeScale()
+{
+    const qint64 ms = m_timeScaleClock.isValid() ? m_timeScaleClock.restart() : 0;
+    if (!m_timeScaleClock.isValid())
+        m_timeScaleClock.start();
+    const bool stepped = m_lastStep != m_timeScaleStep;
+    const double rate = ms > 0 ? (m_lastSimTime - m_timeScaleSimTime) * 1000.0 / double(ms) : 0.0;
+    m_timeScaleSimTime = m_lastSimTime;
+    m_timeScaleStep = m_lastStep;
+    const bool reverse = m_params && m_params->reverse;
+    m_runDock->setTimeScale(std::abs(rate), reverse, stepped && ms > 0);
+}
+
 void MainWindow::onParamsChanged(const nbody::SimParams& params)
 {
     m_params = params;
+    updateReverseAction(params);
     m_runDock->setParams(params);
     m_kernelDock->setParams(params);
     m_scenarioMenus->setIntegrator(QString::fromStdString(params.integrator));

@@ -35,6 +35,8 @@ class DiagnosticsDock;
 class DeviceDock;
 class ScenarioMenus;
 class ValidationDock;
+class SelectionDock;
+class LaunchPreview;
 
 /// What the command line asks for beyond the first system.
 struct Automation {
@@ -72,6 +74,10 @@ public:
     /// Help → Keyboard shortcuts' rows: the menus' actions with shortcuts, the tools' mouse
     /// gestures, the view's keys (KeyboardHelp.h).
     QList<ShortcutRow> shortcutRows() const;
+    /// The Simulation → Reverse time action and the Selection dock (for tests).
+    QAction* reverseAction() const { return m_reverseAction; }
+    SelectionDock* selectionDock() const { return m_selectionDock; }
+    Viewport* viewport() const { return m_viewport; }
 
 signals:
     // to the controller (queued: it lives on the worker thread)
@@ -89,6 +95,9 @@ signals:
     void undoRequested();
     void colourSourceRequested(int source);
     void reportBoundsRequested(bool report);
+    void reverseRequested(bool reverse);
+    void clearSelectionRequested();
+    void launchFieldRequested(quint64 serial, qulonglong maxSources);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -146,6 +155,19 @@ private:
     DeviceDock* m_deviceDock = nullptr;
     ScenarioMenus* m_scenarioMenus = nullptr;
     ValidationDock* m_validationDock = nullptr;
+    SelectionDock* m_selectionDock = nullptr;
+    LaunchPreview* m_launchPreview = nullptr;
+    quint64 m_launchSerial = 0;
+    /// The time-scale readout: simulated time and wall clock at the last readout.
+    QElapsedTimer m_timeScaleClock;
+    double m_timeScaleSimTime = 0;
+    double m_lastSimTime = 0;
+    quint64 m_lastStep = 0;
+    quint64 m_timeScaleStep = 0;
+    void updateTimeScale();
+    /// Simulation → Reverse time: checked from the parameters, disabled (saying why) while the
+    /// collision system is on.
+    void updateReverseAction(const nbody::SimParams& params);
     QThread m_thread;
     QPointer<SimulationController> m_controller;
     QTimer m_frameTimer;
@@ -198,6 +220,8 @@ private:
     QAction* m_resetCameraAction = nullptr;
     QAction* m_fitAction = nullptr;
     QAction* m_followAction = nullptr;
+    QAction* m_reverseAction = nullptr;
+    QAction* m_followSelectionAction = nullptr;
     QAction* m_undoAction = nullptr;
     QActionGroup* m_toolGroup = nullptr;
     QAction* m_aboutAction = nullptr;

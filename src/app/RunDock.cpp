@@ -103,6 +103,24 @@ RunDock::RunDock(QWidget* parent) : QDockWidget(tr("Run"), parent)
     m_stepsPerFrame->setToolTip(tr("Simulation steps between two drawn frames"));
     runForm->addRow(tr("Steps to run:"), m_stepsToRun);
     runForm->addRow(tr("Steps per frame:"), m_stepsPerFrame);
+    m_timeScale = valueLabel(runBox);
+    m_timeScale->setObjectName(QStringLiteral("timeScaleLabel"));
+    m_timeScale->setToolTip(tr("Simulated time per second of wall-clock time, over the last second of frames; "
+                               "negative while time runs backwards (Simulation → Reverse time)"));
+    m_timeScale->setText(tr("– (paused)"));
+    runForm->addRow(tr("Time scale:"), m_timeScale);
+    m_previewTimes = new QDoubleSpinBox(runBox);
+    m_previewTimes->setObjectName(QStringLiteral("launchPreviewTimes"));
+    m_previewTimes->setRange(0.1, 100.0);
+    m_previewTimes->setDecimals(1);
+    m_previewTimes->setSingleStep(0.5);
+    m_previewTimes->setValue(3.0);
+    m_previewTimes->setSuffix(tr(" t_dyn"));
+    m_previewTimes->setKeyboardTracking(false);
+    m_previewTimes->setToolTip(tr("The Add body tool shows, while dragging, the path of the new body over this many "
+                                  "dynamical times sqrt(R³ / (G M)) of the system, the others held fixed"));
+    connect(m_previewTimes, &QDoubleSpinBox::valueChanged, this, &RunDock::launchPreviewTimesEdited);
+    runForm->addRow(tr("Launch preview:"), m_previewTimes);
     column->addWidget(runBox);
 
     // -- what is running
@@ -221,6 +239,36 @@ void RunDock::showUnitsOfG()
     m_GUnits->setToolTip(m_unitsOfG.isEmpty() && m_shownG == 1.0
                              ? tr("N-body units: G = 1, lengths, masses and times in the system's own units")
                              : tr("G in %1").arg(text));
+}
+
+void RunDock::setTimeScale(double simulatedPerSecond, bool reverse, bool running, const QString& units)
+{
+    const QString unit = units.isEmpty() ? tr("time units") : units;
+    if (!running) {
+        m_timeScale->setText(reverse ? tr("– (paused; reverse)") : tr("– (paused)"));
+        return;
+    }
+    // The sign shows the direction: "+0.52", "−0.52" (a true minus sign).
+    const double v = reverse ? -std::abs(simulatedPerSecond) : std::abs(simulatedPerSecond);
+    QString number = QLocale().toString(std::abs(v), 'g', 3);
+    number.prepend(v < 0 ? QStringLiteral("\u2212") : QStringLiteral("+"));
+    m_timeScale->setText(reverse ? tr("%1 %2 / s (reverse)").arg(number, unit) : tr("%1 %2 / s").arg(number, unit));
+}
+
+QString RunDock::timeScaleText() const
+{
+    return m_timeScale->text();
+}
+
+void RunDock::setLaunchPreviewTimes(double times)
+{
+    const QSignalBlocker block(m_previewTimes);
+    m_previewTimes->setValue(times);
+}
+
+double RunDock::launchPreviewTimes() const
+{
+    return m_previewTimes->value();
 }
 
 void RunDock::setBodies(qulonglong n)

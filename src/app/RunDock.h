@@ -48,6 +48,14 @@ public:
     /// "N-body units" while G is 1, else "length³ mass⁻¹ time⁻²", the system's own units).
     void setUnitsOfG(const QString& units);
     QString unitsOfGText() const;
+    /// The time-scale readout: simulated time per wall-clock second over the last second of
+    /// frames, signed (negative while time runs backwards, SimParams::reverse); `running` false
+    /// shows "paused". `units`: the time unit ("day"; "" for N-body units).
+    void setTimeScale(double simulatedPerSecond, bool reverse, bool running, const QString& units = QString());
+    QString timeScaleText() const;
+    /// The Add body tool's predicted path covers this many dynamical times (LaunchPredictor.h).
+    void setLaunchPreviewTimes(double times);
+    double launchPreviewTimes() const;
 
 signals:
     void stepsToRunEdited(int steps);
@@ -57,11 +65,14 @@ signals:
     void gravitationalConstantEdited(double G);
     /// The "Collisions (merge on contact)" box was toggled (SimParams::collisions).
     void collisionsEdited(bool on);
+    void launchPreviewTimesEdited(double times);
 
 private:
     QSpinBox* m_stepsToRun;
     QSpinBox* m_stepsPerFrame;
     QLabel* m_bodies;
+    QLabel* m_timeScale;
+    QDoubleSpinBox* m_previewTimes;
     QLabel* m_kernel;
     QLabel* m_interop;
     QLabel* m_source;

@@ -5,6 +5,8 @@
 #include "gl/ColourModes.h"
 #include "sim/Errors.h"
 #include "sim/KernelRegistry.h"
+#include "sim/LaunchPredictor.h"
+#include "sim/Selection.h"
 #include "sim/Scenario.h"
 #include "sim/Scenarios.h"
 #include "sim/Simulation.h"
@@ -12,6 +14,7 @@
 #include "sim/Tuner.h"
 #include "sim/World.h"
 
+#include <QElapsedTimer>
 #include <QFileInfo>
 
 #include <algorithm>
@@ -230,6 +233,11 @@ void SimulationController::installWorld(World world, const QString& source, bool
     m_lastRecorded.reset();
     m_framingRequested = true;
     m_systemReplaced = true;
+    if (m_selectedId) { // ids belong to the system: a new one (or a reset) ends the selection
+        m_selectedId.reset();
+        m_selectionCleared = true;
+        m_selectionMessage = tr("The selection ended: the system was replaced.");
+    }
     m_newDiagnostics.clear();
     emit diagnosticsRestarted();
     if (m_source != source) {
@@ -643,7 +651,9 @@ void SimulationController::applyEdit(const std::function<EditRecord(World&)>& ed
     if (world.empty())
         throw std::invalid_argument("the edit would leave no bodies; nothing was changed");
     const auto range = world.massRange();
+    followSelectionMerges(); // setWorld starts a new merge log: follow the old one to its end first
     m_sim->setWorld(std::move(world)); // keeps time and step; throws invalid_argument: nothing changes
+    m_mergesFollowed = 0;
     m_massRange = range;
     if (isUndo)
         m_lastEdit.reset();
@@ -668,7 +678,7 @@ void SimulationController::addAt(double x, double y, double z, double dragX, dou
                 const FramingSphere f = framingSphere(world);
                 const MassCentre mc = centreOfMass(world);
                 const double G = m_sim->params().G;
-                const double speed = std::sqrt(G * std::max(mc.mass, 1e-30) / f.radius) / f.radius;
+                const double speed = launchSpeedPerDragLength(world, G); // as the prediction (LaunchPredictor.h)
                 const Double3 v{dragX * speed, dragY * speed, dragZ * speed};
                 World bodies;
                 std::string what;
@@ -722,6 +732,134 @@ void SimulationController::undoLastEdit()
             true);
     };
     enqueue(std::move(c));
+}
+
+void SimulationController::setReverse(bool reverse)
+{
+    changeParams(QStringLiteral("reverse"), [reverse](SimParams& p) { p.reverse = reverse; });
+}
+
+void SimulationController::selectAt(const std::array<float, 16>& viewProjection, double px, double py, int width,
+                                    int height, double radiusPx)
+{
+    Command c;
+    c.what = QStringLiteral("select");
+    c.apply = [=, this] {
+        const World& world = m_sim->world();
+        const std::optional<BodyIndex> i =
+            pickBody(world.positions(), viewProjection.data(), px, py, width, height, radiusPx);
+        if (i) {
+            m_selectedId = world.ids()[*i];
+            m_selectedIndex = *i;
+            m_mergesFollowed = m_sim->mergeLog().size();
+            m_selectionChanged = true;
+        } else if (m_selectedId) {
+            m_selectedId.reset();
+            m_selectionCleared = true;
+            m_selectionMessage.clear();
+        }
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::selectId(quint32 id)
+{
+    Command c;
+    c.what = QStringLiteral("select");
+    c.apply = [=, this] {
+        if (const std::optional<BodyIndex> i = findBodyById(m_sim->world(), id)) {
+            m_selectedId = id;
+            m_selectedIndex = *i;
+            m_mergesFollowed = m_sim->mergeLog().size();
+            m_selectionChanged = true;
+        }
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::clearSelection()
+{
+    Command c;
+    c.what = QStringLiteral("select");
+    c.apply = [this] {
+        if (!m_selectedId)
+            return;
+        m_selectedId.reset();
+        m_selectionCleared = true;
+        m_selectionMessage.clear();
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::requestLaunchField(quint64 serial, qulonglong maxSources)
+{
+    Command c;
+    c.what = QStringLiteral("launch preview");
+    c.apply = [=, this] {
+        const World& world = m_sim->world();
+        const SimParams& p = m_sim->params();
+        auto context = std::make_shared<LaunchContext>();
+        context->field = makeLaunchField(world, p.G, p.eps2, std::max<qulonglong>(1, maxSources));
+        context->speedPerDragLength = launchSpeedPerDragLength(world, p.G);
+        context->mass = world.massRange().second;
+        context->dynamicalTime = dynamicalTime(world, p.G);
+        context->dt = double(p.dt);
+        context->serial = serial;
+        emit launchFieldReady(std::move(context));
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::followSelectionMerges()
+{
+    // Merges since the last look move the selection to the survivor.
+    if (!m_selectedId || !m_sim)
+        return;
+    const std::vector<MergeRecord>& log = m_sim->mergeLog();
+    if (m_mergesFollowed > log.size())
+        m_mergesFollowed = 0;
+    if (m_mergesFollowed < log.size()) {
+        const std::uint32_t before = *m_selectedId;
+        m_selectedId = followMerges(before, std::span(log).subspan(m_mergesFollowed));
+        m_mergesFollowed = log.size();
+        if (*m_selectedId != before)
+            m_selectionChanged = true;
+    }
+}
+
+void SimulationController::reportSelection(FrameResult& r)
+{
+    if (m_selectionCleared) {
+        r.selectionCleared = true;
+        r.selectionMessage = m_selectionMessage;
+        m_selectionCleared = false;
+        m_selectionMessage.clear();
+    }
+    if (!m_selectedId)
+        return;
+    followSelectionMerges();
+    const World& world = m_sim->world();
+    m_selectedIndex = findBodyById(world, *m_selectedId, m_selectedIndex);
+    if (!m_selectedIndex) {
+        r.selectionCleared = true;
+        r.selectionMessage = tr("The selected body (id %1) is gone: it was removed.").arg(*m_selectedId);
+        m_selectedId.reset();
+        return;
+    }
+    const Float4& x = world.positions()[*m_selectedIndex];
+    r.selectedPosition = Double3{x.x, x.y, x.z};
+    // The report is an O(N) pass: ten times a second is enough to read (1 ms per 10⁵ bodies).
+    static const QElapsedTimer clock = [] {
+        QElapsedTimer t;
+        t.start();
+        return t;
+    }();
+    const qint64 now = clock.elapsed();
+    if (m_selectionChanged || now - m_lastSelectionReportMs >= 100) {
+        r.selection = describeBody(world, *m_selectedIndex, m_sim->params().G, m_sim->params().eps2);
+        m_lastSelectionReportMs = now;
+        m_selectionChanged = false;
+    }
 }
 
 void SimulationController::setColourSource(int source)
@@ -862,7 +1000,8 @@ void SimulationController::publishState()
                             m_publishedParams->diagnosticsInterval == p.diagnosticsInterval &&
                             m_publishedParams->integrator == p.integrator &&
                             m_publishedParams->collisions == p.collisions &&
-                            m_publishedParams->contactSearch == p.contactSearch;
+                            m_publishedParams->contactSearch == p.contactSearch &&
+                            m_publishedParams->reverse == p.reverse;
     if (!paramsSame) {
         m_publishedParams = p;
         emit paramsChanged(p);
@@ -1069,6 +1208,7 @@ void SimulationController::advance(const FrameRequest& request)
                 r.scalarMax = gl::bodyScalars(static_cast<gl::ColourSource>(m_colourSource), m_sim->world(), *scalars);
                 r.scalars = std::move(scalars);
             }
+            reportSelection(r);
             r.deviceDrawn = attached && m_sim->kernel().backend == Backend::Cuda;
             if (r.deviceDrawn) {
                 r.current = m_sim->currentBuffer();

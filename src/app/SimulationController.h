@@ -169,6 +169,23 @@ public slots:
     void removeInRegion(const std::array<float, 16>& viewProjection, float x0, float y0, float x1, float y1);
     /// Undoes the last edit (one level): removes the added bodies or adds the removed ones back.
     void undoLastEdit();
+    /// Time runs backwards (SimParams::reverse) or forwards; refused (commandFailed("reverse", …),
+    /// the message says why) while the collision system is on.
+    void setReverse(bool reverse);
+    // ---- picking (sim/Selection.h) ----
+    /// Selects the body whose projection by `viewProjection` (column-major) is nearest the pixel
+    /// (px, py) of a width × height view, within radiusPx (pickBody); none there clears the
+    /// selection. The selection is by stable id: it survives steps and edits, follows merges to
+    /// the survivor (Simulation::mergeLog), and ends when the body is removed or the system is
+    /// replaced. Every frame then carries its position, and its report at most 10 times a second.
+    void selectAt(const std::array<float, 16>& viewProjection, double px, double py, int width, int height,
+                  double radiusPx);
+    /// Selects the body with this stable id (nothing when there is none); clearSelection() ends it.
+    void selectId(quint32 id);
+    void clearSelection();
+    /// Emits launchFieldReady() at the next frame with the field of the current bodies (at most
+    /// `maxSources` of them, makeLaunchField) for the Add body tool's prediction.
+    void requestLaunchField(quint64 serial, qulonglong maxSources = 16384);
     /// Colour source of the view (nbody::gl::ColourSource as int): Speed and Group make every
     /// frame carry FrameResult::scalars (with a CUDA kernel this copies the state to the host).
     void setColourSource(int source);
@@ -225,6 +242,8 @@ signals:
     void tuningFinished(const QString& message);
     /// The answer to requestValidationSystem() (a failure goes to commandFailed("validation system", …)).
     void validationSystemReady(std::shared_ptr<const nbody::app::SystemCopy> system);
+    /// The answer to requestLaunchField().
+    void launchFieldReady(std::shared_ptr<const nbody::app::LaunchContext> context);
 
 private:
     struct Command {
@@ -296,6 +315,18 @@ private:
     quint64 m_recordOrigin = 0;    ///< step at which recording (or the current system) began
     std::optional<quint64> m_lastRecorded; ///< step of the last frame flagged for recording
     QList<nbody::Diagnostics> m_newDiagnostics; ///< evaluated in this frame, not yet emitted
+    /// The selection (selectAt): a stable id, its last known index, merges of the log followed.
+    std::optional<std::uint32_t> m_selectedId;
+    std::optional<std::size_t> m_selectedIndex;
+    std::size_t m_mergesFollowed = 0;
+    bool m_selectionChanged = false;   ///< report it in the next frame
+    bool m_selectionCleared = false;   ///< the next frame says it ended
+    QString m_selectionMessage;
+    qint64 m_lastSelectionReportMs = -1000000;
+    /// The selection's part of a frame (after the steps): follows merges and removals.
+    void reportSelection(FrameResult& r);
+    /// Moves the selection along the merges of the log not yet followed (to the survivor).
+    void followSelectionMerges();
     std::vector<std::pair<std::string, std::size_t>> m_tuneAttempted; ///< (kernel, bucket) tried this session
 
     // last published values (signals are emitted only on change)

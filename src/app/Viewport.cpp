@@ -7,6 +7,7 @@
 #include "sim/Errors.h"
 
 #include <QGuiApplication>
+#include <QFontMetrics>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -262,7 +263,71 @@ void Viewport::finishFrame(const FrameResult& result)
         m_framing = result.framing;
         fitCamera();
     }
+    if (result.selectionCleared)
+        m_selected.reset();
+    if (result.selectedPosition) {
+        m_selected = result.selectedPosition;
+        const glm::vec3 p(float(m_selected->x), float(m_selected->y), float(m_selected->z));
+        if (m_followSelection && std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z))
+            m_camera.target = p;
+    }
     update();
+}
+
+void Viewport::setFollowSelection(bool follow)
+{
+    m_followSelection = follow;
+    if (follow && m_selected) {
+        m_camera.target = glm::vec3(float(m_selected->x), float(m_selected->y), float(m_selected->z));
+        update();
+    }
+}
+
+bool Viewport::projectToWidget(const nbody::Double3& p, QPointF* pixel) const
+{
+    glm::vec2 px;
+    if (!nbody::gl::Renderer::project(m_camera, glm::vec3(float(p.x), float(p.y), float(p.z)), std::max(1, width()),
+                                      std::max(1, height()), &px))
+        return false;
+    *pixel = QPointF(px.x, px.y);
+    return true;
+}
+
+void Viewport::setLaunchPath(const std::vector<nbody::Double3>& path, const QString& readout)
+{
+    m_launchPath = path;
+    m_launchReadout = readout;
+    update();
+}
+
+void Viewport::drawSelectionAndReadout(QPainter& painter)
+{
+    painter.setRenderHint(QPainter::Antialiasing);
+    QPointF at;
+    if (m_selected && projectToWidget(*m_selected, &at)) {
+        // A ring with a gap around the selected body, in a colour no colour map uses for bodies.
+        painter.setPen(QPen(QColor(80, 230, 255, 230), 1.8));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawEllipse(at, 10.0, 10.0);
+        painter.drawLine(at + QPointF(13, 0), at + QPointF(18, 0));
+        painter.drawLine(at - QPointF(13, 0), at - QPointF(18, 0));
+        painter.drawLine(at + QPointF(0, 13), at + QPointF(0, 18));
+        painter.drawLine(at - QPointF(0, 13), at - QPointF(0, 18));
+    }
+    if (m_editing && m_tool == Tool::AddBody && !m_launchReadout.isEmpty()) {
+        const QFontMetrics fm(painter.font());
+        const QRect text = fm.boundingRect(QRect(0, 0, std::max(120, width() / 2), 200), Qt::TextWordWrap,
+                                           m_launchReadout);
+        QPoint corner = m_lastMouse + QPoint(16, 16);
+        corner.setX(std::min(corner.x(), width() - text.width() - 8));
+        corner.setY(std::min(corner.y(), height() - text.height() - 8));
+        const QRect box(corner, text.size() + QSize(8, 6));
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(QColor(0, 0, 0, 170));
+        painter.drawRoundedRect(box, 4, 4);
+        painter.setPen(QColor(255, 235, 150));
+        painter.drawText(box.adjusted(4, 3, -4, -3), Qt::TextWordWrap, m_launchReadout);
+    }
 }
 
 // ---- drawing --------------------------------------------------------------------------------
@@ -305,6 +370,11 @@ void Viewport::setCentre(const glm::vec3& centre)
 
 void Viewport::setTool(Tool tool)
 {
+    if (m_editing && m_tool == Tool::AddBody) { // a launch drag cut short: its preview ends too
+        m_launchPath.clear();
+        m_launchReadout.clear();
+        emit launchDragEnded();
+    }
     m_tool = tool;
     m_editing = false;
     if (m_rubberBand)
@@ -477,8 +547,24 @@ void Viewport::paintGL()
         m_renderer->draw(draw ? m_buffers->buffer(m_current) : 0u, draw ? m_count : 0, m_camera, st, size.width(),
                          size.height(), m_history.get());
         drawOverlays(size.width(), size.height());
+        if (m_editing && m_tool == Tool::AddBody && m_launchPath.size() >= 2) {
+            // The predicted path (LaunchPreview): a polyline, bright at the start, fading out.
+            std::vector<float> v;
+            v.reserve(12 * m_launchPath.size());
+            const float n = float(m_launchPath.size() - 1);
+            for (std::size_t i = 1; i < m_launchPath.size(); ++i) {
+                const float f = 1.f - 0.7f * float(i) / n;
+                for (const nbody::Double3* p : {&m_launchPath[i - 1], &m_launchPath[i]})
+                    v.insert(v.end(), {float(p->x), float(p->y), float(p->z), 1.f * f, 0.85f * f, 0.3f * f});
+            }
+            m_renderer->drawLines(v, m_camera, size.width(), size.height());
+        }
     } catch (const std::exception& e) {
         emit glFailed(QString::fromUtf8(e.what()));
+    }
+    if (m_selected || (m_editing && m_tool == Tool::AddBody && !m_launchReadout.isEmpty())) {
+        QPainter painter(this);
+        drawSelectionAndReadout(painter);
     }
     if (m_editing && m_tool != Tool::Delete) {
         // The velocity of the body being added: an arrow from the press point to the cursor.
@@ -539,9 +625,19 @@ void Viewport::mousePressEvent(QMouseEvent* event)
 {
     m_lastMouse = event->position().toPoint();
     m_dragButtons = event->buttons();
+    if (event->button() == Qt::LeftButton) {
+        m_pressPos = m_lastMouse;
+        m_pressMoved = false;
+    }
     if (m_tool != Tool::Navigate && event->button() == Qt::LeftButton) {
         m_editing = true;
         m_editStart = m_lastMouse;
+        if (m_tool == Tool::AddBody) {
+            m_launchPath.clear();
+            m_launchReadout.clear();
+            emit launchDragStarted();
+            emitLaunchDrag(m_lastMouse);
+        }
         if (m_tool == Tool::Delete) {
             if (!m_rubberBand)
                 m_rubberBand = new QRubberBand(QRubberBand::Rectangle, this);
@@ -561,8 +657,14 @@ void Viewport::mouseMoveEvent(QMouseEvent* event)
     if (m_editing && (event->buttons() & Qt::LeftButton)) {
         if (m_rubberBand && m_tool == Tool::Delete)
             m_rubberBand->setGeometry(QRect(m_editStart, pos).normalized());
+        if (m_tool == Tool::AddBody)
+            emitLaunchDrag(pos); // the prediction restarts with the new velocity
         update(); // the drag line of an add is painted over the view
     } else if (event->buttons() & Qt::LeftButton) {
+        // A few pixels of jitter still count as a click (a pick), not an orbit.
+        if (!m_pressMoved && (pos - m_pressPos).manhattanLength() < 4)
+            return;
+        m_pressMoved = true;
         m_camera.orbit(static_cast<float>(d.x()), static_cast<float>(d.y()));
     } else if (event->buttons() & (Qt::RightButton | Qt::MiddleButton)) {
         m_camera.pan(static_cast<float>(d.x()), static_cast<float>(d.y()),
@@ -594,10 +696,30 @@ void Viewport::mouseReleaseEvent(QMouseEvent* event)
             const glm::vec3 p0 = m_camera.pointOnTargetPlane(a.x, a.y, aspect());
             const glm::vec3 p1 = m_camera.pointOnTargetPlane(b.x, b.y, aspect());
             emit addRequested(p0.x, p0.y, p0.z, p1.x - p0.x, p1.y - p0.y, p1.z - p0.z, m_tool == Tool::AddCluster);
+            if (m_tool == Tool::AddBody) {
+                m_launchPath.clear();
+                m_launchReadout.clear();
+                emit launchDragEnded();
+            }
         }
         update();
+    } else if (m_tool == Tool::Navigate && event->button() == Qt::LeftButton && !m_pressMoved) {
+        // A click without a drag: pick the body under the cursor (none there clears).
+        const glm::mat4 vp = m_camera.projection(aspect()) * m_camera.view();
+        std::array<float, 16> m{};
+        std::memcpy(m.data(), glm::value_ptr(vp), sizeof(float) * 16);
+        const QPointF at = event->position();
+        emit pickRequested(m, at.x(), at.y(), std::max(1, width()), std::max(1, height()), kPickRadiusPx);
     }
     event->accept();
+}
+
+void Viewport::emitLaunchDrag(const QPoint& end)
+{
+    const glm::vec2 a = ndc(m_editStart), b = ndc(end);
+    const glm::vec3 p0 = m_camera.pointOnTargetPlane(a.x, a.y, aspect());
+    const glm::vec3 p1 = m_camera.pointOnTargetPlane(b.x, b.y, aspect());
+    emit launchDragMoved(p0.x, p0.y, p0.z, p1.x - p0.x, p1.y - p0.y, p1.z - p0.z);
 }
 
 void Viewport::wheelEvent(QWheelEvent* event)
@@ -630,6 +752,15 @@ void Viewport::keyPressEvent(QKeyEvent* event)
     case Qt::Key_Minus:
     case Qt::Key_PageDown: m_camera.zoom(-1.f); update(); return;
     case Qt::Key_Escape:
+        if (!m_editing) {
+            emit selectionClearRequested(); // nothing to cancel: Esc ends the selection
+            return;
+        }
+        if (m_tool == Tool::AddBody) {
+            m_launchPath.clear();
+            m_launchReadout.clear();
+            emit launchDragEnded();
+        }
         m_editing = false;
         if (m_rubberBand)
             m_rubberBand->hide();

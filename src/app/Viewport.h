@@ -20,6 +20,10 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <vector>
+
+class QPainter;
 
 class QRubberBand;
 class QTimer;
@@ -126,6 +130,20 @@ public:
     /// Follow the centre of mass: the camera target moves with the centres the frames report.
     void setFollowCentre(bool follow) { m_follow = follow; }
     void setCentre(const glm::vec3& centre);
+    /// Follow the selected body: the camera target moves with the position the frames report
+    /// for it (FrameResult::selectedPosition).
+    void setFollowSelection(bool follow);
+    /// The selected body's position, drawn as a ring (nullopt: none selected).
+    std::optional<nbody::Double3> selectedPosition() const { return m_selected; }
+    /// Where `p` lands in the widget (logical pixels from the top left), false when behind the camera.
+    bool projectToWidget(const nbody::Double3& p, QPointF* pixel) const;
+    /// The Add body tool's predicted path (LaunchPreview), drawn as a polyline while the drag
+    /// lasts, with its readout beside the cursor; an empty path clears it.
+    void setLaunchPath(const std::vector<nbody::Double3>& path, const QString& readout);
+    const std::vector<nbody::Double3>& launchPath() const { return m_launchPath; }
+    QString launchReadout() const { return m_launchReadout; }
+    /// The pick radius of a click, logical pixels.
+    static constexpr double kPickRadiusPx = 8.0;
 
 public slots:
     /// Frames the last framing sphere the controller reported.
@@ -137,6 +155,17 @@ signals:
     void addRequested(double x, double y, double z, double dragX, double dragY, double dragZ, bool cluster);
     /// Delete: the bodies whose projection falls into the NDC rectangle (x0, y0)–(x1, y1).
     void removeRequested(const std::array<float, 16>& viewProjection, float x0, float y0, float x1, float y1);
+    /// Navigate: a click without a drag at (px, py) of a width × height view (logical pixels):
+    /// select the body nearest there within `radiusPx` (SimulationController::selectAt).
+    void pickRequested(const std::array<float, 16>& viewProjection, double px, double py, int width, int height,
+                       double radiusPx);
+    /// Esc (no edit drag in progress): end the selection.
+    void selectionClearRequested();
+    /// AddBody: a drag began (the prediction's field is wanted), moved (start and drag in length
+    /// units, as addRequested), ended (released or cancelled).
+    void launchDragStarted();
+    void launchDragMoved(double x, double y, double z, double dragX, double dragY, double dragZ);
+    void launchDragEnded();
     void interopStateChanged(const QString& state);
     void glInitialized();
     void glFailed(const QString& message);
@@ -214,6 +243,14 @@ private:
     void drawOverlays(int width, int height);
     void updateLegend();
     bool m_follow = false;
+    bool m_followSelection = false;
+    std::optional<nbody::Double3> m_selected;
+    std::vector<nbody::Double3> m_launchPath;
+    QString m_launchReadout;
+    QPoint m_pressPos;
+    bool m_pressMoved = false; ///< the left button moved the camera since the press
+    void drawSelectionAndReadout(QPainter& painter);
+    void emitLaunchDrag(const QPoint& end);
     glm::vec2 ndc(const QPoint& p) const;
     float aspect() const;
 

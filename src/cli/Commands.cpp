@@ -106,6 +106,7 @@ int runCommand(const RunOptions& o)
         kernelId = defaultKernel();
     if (!o.integrator.empty())
         params.integrator = o.integrator; // Simulation refuses an unknown id, naming the known ones
+    params.reverse = o.reverse; // Simulation refuses it together with collisions, saying why
 
     std::unique_ptr<Simulation> sim;
     try {

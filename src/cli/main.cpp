@@ -144,6 +144,10 @@ int commandMain(int argc, char** argv)
     runCmd->add_option("--every", run.every, "Steps between snapshots (with --output; 0: only at the end)")
         ->check(CLI::Range(0, 1 << 30));
     runCmd->add_option("--integrator", run.integrator, "Time integrator id (see `nbody integrators`); default leapfrog");
+    runCmd->add_flag("--reverse", run.reverse,
+                     "Run backwards in time: every step advances by -dt (dt itself stays positive). KDK leapfrog and "
+                     "yoshida4 are time-symmetric, so --reverse from a snapshot written after S steps retraces them "
+                     "to the start, up to rounding");
     runCmd->add_option("-c,--capture", run.capture, "Write a PNG of the final state (headless, EGL)");
     runCmd->add_option("--width", run.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
     runCmd->add_option("--height", run.height, "Capture height in pixels")->capture_default_str()->check(CLI::Range(16, 16384));

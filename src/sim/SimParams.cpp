@@ -19,7 +19,17 @@ std::string describe(const SimParams& p)
         s << " cuda-graphs=off";
     if (p.exchangeChunks > 0)
         s << " exchange-chunks=" << p.exchangeChunks;
+    if (p.reverse)
+        s << " reverse";
     return s.str();
+}
+
+std::string reverseProblem(const SimParams& p)
+{
+    if (p.reverse && p.collisions)
+        return "time cannot run backwards while the collision system merges bodies (a merge cannot be "
+               "undone): turn collisions off to reverse";
+    return {};
 }
 
 std::string treeParamsProblem(double theta, int leafSize)

@@ -65,8 +65,21 @@ struct SimParams {
     /// computed (bit-identical results: each row's j-sum is unchanged). 1: one blocking
     /// MPI_Allgatherv; 0: auto (exchangeChunksFor). Ignored by a single process.
     int exchangeChunks = 0;
+    /// Time runs backwards: every step advances by −dt (signedTimeStep) and the simulated time
+    /// decreases. KDK leapfrog and Yoshida's composition are time-symmetric, so steps with −dt
+    /// retrace the steps taken with +dt up to rounding (docs/app.md, "Reverse"). Refused with
+    /// `collisions` on: a merge cannot be undone (Simulation throws std::invalid_argument).
+    bool reverse = false;
     std::string integrator = "leapfrog"; ///< time integrator, a row of the integrator registry (Integrators.h)
 };
+
+/// The signed time step of one step, time units: −dt when `reverse`, else dt (negation is exact,
+/// so a reversed step uses bit for bit the negated substep lengths w_i·dt of a forward one).
+inline double signedTimeStep(const SimParams& p) { return p.reverse ? -double(p.dt) : double(p.dt); }
+
+/// "" when the parameters allow running backwards in time, else why not ("time cannot run
+/// backwards while the collision system merges bodies: a merge cannot be undone").
+std::string reverseProblem(const SimParams& p);
 
 /// The predecessor's default system: a uniform random cube (seeds 002 §6.1).
 struct CubeParams {

@@ -49,7 +49,10 @@ void validateParams(const SimParams& p)
     if (!std::isfinite(p.eps2) || p.eps2 < 0)
         throw std::invalid_argument("softening eps2 must be >= 0 and finite (got " + num(p.eps2) + ")");
     if (!std::isfinite(p.dt) || !(p.dt > 0))
-        throw std::invalid_argument("time step dt must be positive and finite (got " + num(p.dt) + ")");
+        throw std::invalid_argument("time step dt must be positive and finite (got " + num(p.dt) +
+                                    (p.dt < 0 ? "; to run backwards in time, reverse the direction instead: "
+                                                "SimParams::reverse, nbody run --reverse)"
+                                              : ")"));
     for (const auto& [name, value] :
          {std::pair{"block size", p.blockSize}, std::pair{"block rows", p.blockRows},
           std::pair{"tile width factor", p.tileWidthFactor}, std::pair{"bodies per thread", p.bodiesPerThread},
@@ -77,6 +80,8 @@ void validateParams(const SimParams& p)
         if (!row->find)
             throw std::invalid_argument("contact search '" + p.contactSearch + "' is not built in this configuration");
     }
+    if (const std::string why = reverseProblem(p); !why.empty())
+        throw std::invalid_argument(why);
 }
 
 /// The cell list wins over all pairs from about this many bodies on the CPU (N²/2 tests against
@@ -734,14 +739,15 @@ void Simulation::stepHostT(int count, std::vector<V>& pos, std::vector<V>& vel, 
     for (int s = 0; s < count; ++s) {
         if (!m_world.accelerationsValid)
             hostForces(); // gravity: a_n
+        const double signedDt = signedTimeStep(m_params); // −dt when time runs backwards
         for (const double w : weights) { // KDK leapfrog substeps of w·dt (Integrators.h)
-            const T dt = T(w * double(m_params.dt));
+            const T dt = T(w * signedDt);
             kdk.kick(dt);  // integrate: opening kick
             kdk.drift(dt); // integrate: drift
             hostForces();  // gravity: a at the new positions
             kdk.kick(dt);  // integrate: closing kick
         }
-        m_world.time += double(m_params.dt);
+        m_world.time += signedDt;
         ++m_world.step;
         m_synced = {m_world.time, m_world.step};
         if (m_params.collisions)
@@ -766,7 +772,7 @@ double Simulation::stepDevice(int count)
     ensureDevice();
     m_device->markStepsStart();
     bool merged = false;
-    const double dt = m_params.dt;
+    const double dt = signedTimeStep(m_params); // −dt when time runs backwards (DeviceState::step reads it too)
     const std::span<const double> weights = integratorOrThrow(m_params.integrator).weights;
     if (m_share) {
         stepDeviceShared(count, weights);
@@ -977,13 +983,13 @@ void Simulation::stepDeviceShared(int count, std::span<const double> weights)
             m_world.accelerationsValid = true;
         }
         for (const double w : weights) {
-            const double dt = w * double(m_params.dt);
+            const double dt = w * signedTimeStep(m_params);
             m_device->kickDrift(dt, m_current); // integrate: opening kick + drift into the other buffer
             m_current = 1 - m_current;
             deviceForces(m_current);            // gravity at the new positions, every process's rows
             m_device->kick(dt);                 // integrate: closing kick
         }
-        m_world.time += double(m_params.dt);
+        m_world.time += signedTimeStep(m_params);
         ++m_world.step;
         m_hostStale = true;
         runDiagnosticsSystem();

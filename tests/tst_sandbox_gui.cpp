@@ -1,0 +1,352 @@
+// The sandbox's GUI (issue 16) on a real MainWindow at 1366 × 768, its Viewport drawing with the
+// CPU kernel: a click at the projected position of a known body selects it and the Selection
+// dock shows its values; Esc and a click on empty space clear; the selection follows its body
+// through a removal of another body (its index shifts, its id stays) and ends when its body is
+// removed; Simulation → Reverse time runs the clock backwards and is disabled, saying why, while
+// collisions are on; the Add body tool shows the predicted path and its readout while dragging.
+// NBODY_SCREENSHOT_DIR=DIR saves DIR/sandbox-launch.png (the window during an aimed launch, a
+// body selected) and DIR/sandbox-solar-system.png (the README's picture). Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
+#include "GuiTestMain.h"
+#include "MainWindow.h"
+#include "RunDock.h"
+#include "ScenarioMenus.h"
+#include "SelectionDock.h"
+#include "Viewport.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QDir>
+#include <QFile>
+#include <QGuiApplication>
+#include <QScreen>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPixmap>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <memory>
+
+using nbody::app::MainWindow;
+using nbody::app::SelectionDock;
+using nbody::app::Viewport;
+
+namespace {
+
+constexpr int kWaitMs = 30'000;
+
+/// Seven bodies on the x axis (ids 100 … 106, masses 1 … 7) at rest, far enough apart in the
+/// view that each has its own pixels: body i at x = i − 3.
+QString writeSystem(const QString& dir)
+{
+    const QString path = QDir(dir).filePath(QStringLiteral("line.csv"));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return {};
+    QByteArray text = "# dt = 0.0001\n# eps2 = 0.01\n# G = 1\nx,y,z,vx,vy,vz,m,id,group\n";
+    for (int i = 0; i < 7; ++i)
+        text += QByteArray::number(i - 3) + ",0,0,0,0,0," + QByteArray::number(i + 1) + "," +
+                QByteArray::number(100 + i) + ",star\n";
+    f.write(text);
+    return path;
+}
+
+void sendMouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButtons buttons)
+{
+    QMouseEvent e(type, QPointF(at), w->mapToGlobal(QPointF(at)), Qt::LeftButton, buttons, Qt::NoModifier);
+    QApplication::sendEvent(w, &e);
+}
+
+/// A left-button drag from `from` to `to` in `steps` moves (press, moves, release).
+void drag(QWidget* w, QPoint from, QPoint to, int steps = 5, bool release = true)
+{
+    sendMouse(w, QEvent::MouseButtonPress, from, Qt::LeftButton);
+    for (int i = 1; i <= steps; ++i) {
+        sendMouse(w, QEvent::MouseMove, from + (to - from) * i / steps, Qt::LeftButton);
+        QTest::qWait(20);
+    }
+    if (release)
+        sendMouse(w, QEvent::MouseButtonRelease, to, Qt::NoButton);
+}
+
+} // namespace
+
+class TestSandboxGui : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<MainWindow> m_window;
+    Viewport* m_view = nullptr;
+    SelectionDock* m_dock = nullptr;
+
+    QPoint at(double x, double y, double z)
+    {
+        QPointF p;
+        if (!m_view->projectToWidget({x, y, z}, &p))
+            return {-1, -1};
+        return p.toPoint();
+    }
+    QAction* tool(const QString& text)
+    {
+        for (QAction* a : m_window->findChildren<QAction*>())
+            if (a->text().remove(QLatin1Char('&')) == text)
+                return a;
+        return nullptr;
+    }
+    /// Clicks (press and release, no move) at `p` in the view.
+    void click(QPoint p)
+    {
+        sendMouse(m_view, QEvent::MouseButtonPress, p, Qt::LeftButton);
+        sendMouse(m_view, QEvent::MouseButtonRelease, p, Qt::NoButton);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        if (!nbody::test::haveDisplay())
+            QSKIP("needs a display with OpenGL: run under xvfb-run -a");
+        QVERIFY(m_dir.isValid());
+        nbody::app::StartupConfig config;
+        config.kernelId = QStringLiteral("cpu");
+        config.inputFile = writeSystem(m_dir.path());
+        QVERIFY(!config.inputFile.isEmpty());
+        m_window = std::make_unique<MainWindow>(config, nbody::app::Automation{});
+        m_window->setWindowState(Qt::WindowNoState);
+        m_window->resize(1366, 768);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        m_view = m_window->viewport();
+        m_dock = m_window->selectionDock();
+        QVERIFY(m_view && m_dock);
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->isReady() && m_view->hasContent(), kWaitMs);
+        QTest::qWait(300); // the framing of the first frame
+        QVERIFY(m_window->width() <= 1366 && m_window->height() <= 768);
+    }
+
+    void clickSelectsBodyAndShowsValues()
+    {
+        QVERIFY(!m_dock->hasSelection());
+        const QPoint p = at(0.0, 0.0, 0.0); // body 3: id 103, mass 4
+        QVERIFY(m_view->rect().contains(p));
+        click(p + QPoint(3, -2)); // within the pick radius
+        QTRY_VERIFY_WITH_TIMEOUT(m_dock->hasSelection(), kWaitMs);
+        QCOMPARE(m_dock->value(QStringLiteral("Id")), QStringLiteral("103"));
+        QCOMPARE(m_dock->value(QStringLiteral("Index")), QStringLiteral("3"));
+        QCOMPARE(m_dock->value(QStringLiteral("Mass")), QStringLiteral("4"));
+        QCOMPARE(m_dock->value(QStringLiteral("Group")), QStringLiteral("star"));
+        QCOMPARE(m_dock->value(QStringLiteral("Position")), QStringLiteral("(0, 0, 0)"));
+        QCOMPARE(m_dock->value(QStringLiteral("Speed")), QStringLiteral("0"));
+        // Nearest: ids 102 and 104 are both at r = 1; the first in index order (102). The most
+        // attracting: 104 (mass 5 at r = 1: G m / (r² + ε²) = 5 / 1.01 = 4.950).
+        QCOMPARE(m_dock->value(QStringLiteral("Nearest")), QStringLiteral("id 102 at r = 1"));
+        QVERIFY2(m_dock->value(QStringLiteral("Most attracting")).startsWith(QStringLiteral("id 104: G m / (r² + ε²) = 4.95")),
+                 qPrintable(m_dock->value(QStringLiteral("Most attracting"))));
+        // a_x = G Σ m_j x_j / (x_j² + ε²)^{3/2} over the six others (G = 1, ε² = 0.01):
+        // (5 − 3) · 1 / 1.01^1.5 + (6 − 2) · 2 / 4.01^1.5 + (7 − 1) · 3 / 9.01^1.5
+        // = 1.9704 + 0.9963 + 0.6656 = 3.632; a_y = a_z = 0 exactly (every dy, dz is 0).
+        QVERIFY2(m_dock->value(QStringLiteral("Acceleration")) == QStringLiteral("(3.632, 0, 0)"),
+                 qPrintable(m_dock->value(QStringLiteral("Acceleration"))));
+        QVERIFY(m_view->selectedPosition().has_value());
+        QVERIFY(m_dock->isVisible());
+        // Esc in the view clears.
+        m_view->setFocus();
+        QTest::keyClick(m_view, Qt::Key_Escape);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_dock->hasSelection(), kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_view->selectedPosition().has_value(), kWaitMs);
+    }
+
+    void clickOnEmptySpaceClears()
+    {
+        click(at(2.0, 0.0, 0.0)); // body 5, id 105
+        QTRY_COMPARE_WITH_TIMEOUT(m_dock->value(QStringLiteral("Id")), QStringLiteral("105"), kWaitMs);
+        click(QPoint(m_view->width() / 2, 8)); // nothing near the top edge
+        QTRY_VERIFY_WITH_TIMEOUT(!m_dock->hasSelection(), kWaitMs);
+    }
+
+    void selectionFollowsThroughRemoval()
+    {
+        click(at(1.0, 0.0, 0.0)); // body 4, id 104
+        QTRY_COMPARE_WITH_TIMEOUT(m_dock->value(QStringLiteral("Id")), QStringLiteral("104"), kWaitMs);
+        QCOMPARE(m_dock->value(QStringLiteral("Index")), QStringLiteral("4"));
+        // Delete body 1 (id 101, x = −2) with the Delete tool's rubber band: 104 moves to index 3.
+        QAction* del = tool(QStringLiteral("Delete region"));
+        QAction* nav = tool(QStringLiteral("Navigate"));
+        QVERIFY(del && nav);
+        del->trigger();
+        const QPoint b1 = at(-2.0, 0.0, 0.0);
+        drag(m_view, b1 - QPoint(10, 10), b1 + QPoint(10, 10));
+        QTRY_COMPARE_WITH_TIMEOUT(m_dock->value(QStringLiteral("Index")), QStringLiteral("3"), kWaitMs);
+        QCOMPARE(m_dock->value(QStringLiteral("Id")), QStringLiteral("104"));
+        // The nearest is now 103 or 105, both at r = 1; 103 comes first.
+        QCOMPARE(m_dock->value(QStringLiteral("Nearest")), QStringLiteral("id 103 at r = 1"));
+        // Deleting the selected body ends the selection, saying so.
+        const QPoint b4 = at(1.0, 0.0, 0.0);
+        drag(m_view, b4 - QPoint(10, 10), b4 + QPoint(10, 10));
+        QTRY_VERIFY_WITH_TIMEOUT(!m_dock->hasSelection(), kWaitMs);
+        QVERIFY(m_dock->findChild<QLabel*>(QStringLiteral("selectionStatus"))->text().contains(QStringLiteral("removed")));
+        nav->trigger();
+    }
+
+    void reverseRunsTheClockBackwards()
+    {
+        QAction* reverse = m_window->reverseAction();
+        QVERIFY(reverse && reverse->isEnabled() && !reverse->isChecked());
+        QCOMPARE(reverse->shortcut(), QKeySequence(Qt::Key_B));
+        reverse->trigger();
+        QVERIFY(reverse->isChecked());
+        auto* stepLabel = m_window->findChild<QLabel*>(QStringLiteral("stepLabel"));
+        auto* timeLabel = m_window->findChild<QLabel*>(QStringLiteral("timeLabel"));
+        QVERIFY(stepLabel && timeLabel);
+        QAction* step = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>())
+            if (a->text() == QStringLiteral("S&tep"))
+                step = a;
+        QVERIFY(step);
+        for (int i = 0; i < 3; ++i)
+            step->trigger();
+        // Three steps of −dt from t = 0: t = −0.0003.
+        QTRY_COMPARE_WITH_TIMEOUT(timeLabel->text(), QStringLiteral("t = -0.0003"), kWaitMs);
+        QVERIFY(reverse->isChecked()); // the parameters came back with reverse on
+        // Running backwards, the Run dock's time scale is negative and says so.
+        QAction* start = nullptr;
+        QAction* pause = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>()) {
+            if (a->text() == QStringLiteral("&Start"))
+                start = a;
+            if (a->text() == QStringLiteral("&Pause"))
+                pause = a;
+        }
+        QVERIFY(start && pause);
+        auto* scale = m_window->findChild<QLabel*>(QStringLiteral("timeScaleLabel"));
+        QVERIFY(scale);
+        start->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(pause->isEnabled(), kWaitMs); // running (Pause is off while paused)
+        QTest::qWait(1100); // a readout of a second of running
+        QTRY_VERIFY_WITH_TIMEOUT(scale->text().startsWith(QChar(0x2212)) && scale->text().endsWith(QStringLiteral("(reverse)")),
+                                 kWaitMs);
+        pause->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(scale->text().contains(QStringLiteral("paused")), kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!pause->isEnabled(), kWaitMs);
+        const QString t = timeLabel->text(); // "t = -0.0…": wherever the run stopped
+        QVERIFY2(t.startsWith(QStringLiteral("t = -")), qPrintable(t));
+        const double tPaused = t.mid(4).toDouble();
+        reverse->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!reverse->isChecked(), kWaitMs);
+        step->trigger();
+        // One step forward from where the reversed run paused: t + dt (dt = 1e-4), read back from
+        // labels of 6 significant digits (two roundings of ≤ 5e-6 relative each).
+        QTRY_VERIFY_WITH_TIMEOUT(std::abs(timeLabel->text().mid(4).toDouble() - (tPaused + 1e-4)) <
+                                     2e-5 * std::abs(tPaused) + 1e-9,
+                                 kWaitMs);
+
+        // With the collision system on, Reverse is disabled and its tooltip says why.
+        nbody::SimParams p;
+        p.collisions = true;
+        QVERIFY(QMetaObject::invokeMethod(m_window.get(), "onParamsChanged", Q_ARG(nbody::SimParams, p)));
+        QVERIFY(!reverse->isEnabled());
+        QVERIFY2(reverse->toolTip().contains(QStringLiteral("collision")), qPrintable(reverse->toolTip()));
+        p.collisions = false;
+        QVERIFY(QMetaObject::invokeMethod(m_window.get(), "onParamsChanged", Q_ARG(nbody::SimParams, p)));
+        QVERIFY(reverse->isEnabled());
+        QVERIFY(!reverse->toolTip().contains(QStringLiteral("Unavailable")));
+    }
+
+    void addBodyShowsPredictedPath()
+    {
+        click(at(0.0, 0.0, 0.0)); // select body 103 for the picture
+        QTRY_COMPARE_WITH_TIMEOUT(m_dock->value(QStringLiteral("Id")), QStringLiteral("103"), kWaitMs);
+        QAction* add = tool(QStringLiteral("Add body"));
+        QVERIFY(add);
+        add->trigger();
+        const QPoint from = at(0.0, 1.5, 0.0), to = from + QPoint(60, 0);
+        drag(m_view, from, to, 6, /*release*/ false);
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->launchPath().size() >= 2, kWaitMs);
+        QVERIFY2(m_view->launchReadout().contains(QStringLiteral("periapsis")), qPrintable(m_view->launchReadout()));
+        QVERIFY(m_view->launchReadout().contains(QStringLiteral("mass 7"))); // the system's largest mass
+        // The path starts where the body is placed.
+        const nbody::Double3 start = m_view->launchPath().front();
+        QPointF p0;
+        QVERIFY(m_view->projectToWidget(start, &p0));
+        QVERIFY2((p0.toPoint() - from).manhattanLength() <= 2, qPrintable(QStringLiteral("%1,%2").arg(p0.x()).arg(p0.y())));
+        QTest::qWait(200);
+        if (const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            QDir().mkpath(dir);
+            // From the screen: QWidget::grab() re-renders the GL view without its QPainter
+            // overlays (the ring, the readout, the drag arrow), which the screen shows.
+            const QPixmap shot = QGuiApplication::primaryScreen()->grabWindow(m_window->winId());
+            QVERIFY(shot.save(QDir(dir).filePath(QStringLiteral("sandbox-launch.png"))));
+        }
+        sendMouse(m_view, QEvent::MouseButtonRelease, to, Qt::NoButton);
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->launchPath().empty(), kWaitMs);
+        tool(QStringLiteral("Navigate"))->trigger();
+    }
+
+    /// The picture of the README and docs/app.md (only with NBODY_SCREENSHOT_DIR): the Solar
+    /// System, Jupiter selected, a body aimed from beyond Mars with its predicted path around the
+    /// Sun. It checks what the picture shows: the selection is Jupiter and the prediction's
+    /// periapsis is measured from the Sun (the dominant body).
+    void solarSystemPicture()
+    {
+        const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR");
+        if (dir.isEmpty())
+            QSKIP("only with NBODY_SCREENSHOT_DIR (the picture)");
+        auto* menus = m_window->findChild<nbody::app::ScenarioMenus*>();
+        QVERIFY(menus);
+        emit menus->newScenarioRequested(QStringLiteral("solar-system"), 0, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->labels().size() >= 9, kWaitMs);
+        QTest::qWait(500);
+        const auto labelAt = [&](const char* name) {
+            for (const nbody::gl::Label& l : m_view->labels())
+                if (l.text == name)
+                    return at(l.x, l.y, l.z);
+            return QPoint(-1, -1);
+        };
+        m_view->setFocus();
+        for (int i = 0; i < 6; ++i) // zoom in on the inner system and Jupiter
+            QTest::keyClick(m_view, Qt::Key_Plus);
+        QTest::qWait(300);
+        click(labelAt("Jupiter"));
+        QTRY_COMPARE_WITH_TIMEOUT(m_dock->value(QStringLiteral("Name")), QStringLiteral("Jupiter"), kWaitMs);
+        tool(QStringLiteral("Add body"))->trigger();
+        const QPoint sun = labelAt("Sun"), jupiter = labelAt("Jupiter");
+        // From twice Jupiter's distance (about Saturn's orbit, r ≈ 10 AU), aimed across the
+        // line to the Sun at 1.05 times the circular speed sqrt(G M / r): a slightly eccentric
+        // orbit. The drag's speed per pixel is read back from a first drag's readout.
+        double r = 0;
+        for (const nbody::gl::Label& l : m_view->labels())
+            if (l.text == "Jupiter")
+                r = 2 * std::sqrt(double(l.x) * l.x + double(l.y) * l.y + double(l.z) * l.z);
+        const double target = 1.05 * std::sqrt(2.959122082855911e-4 / r);
+        const QPoint from = sun + (jupiter - sun) * 2;
+        const QPointF across(-(jupiter - sun).y(), (jupiter - sun).x());
+        const QPointF unit = across / std::hypot(across.x(), across.y());
+        const auto speedOf = [this] {
+            const QString t = m_view->launchReadout();
+            const int i = t.indexOf(QStringLiteral("speed "));
+            return i < 0 ? 0.0 : t.mid(i + 6).section(QLatin1Char(' '), 0, 0).toDouble();
+        };
+        drag(m_view, from, from + (unit * 100).toPoint(), 4, /*release*/ false);
+        QTRY_VERIFY_WITH_TIMEOUT(speedOf() > 0, kWaitMs);
+        const double perPixel = speedOf() / 100;
+        const QPoint to = from + (unit * (target / perPixel)).toPoint();
+        sendMouse(m_view, QEvent::MouseMove, to, Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(std::abs(speedOf() - target) < 0.05 * target, kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->launchPath().size() >= 2, kWaitMs);
+        QVERIFY2(m_view->launchReadout().contains(QStringLiteral("from the heaviest body")),
+                 qPrintable(m_view->launchReadout()));
+        QTest::qWait(400);
+        QDir().mkpath(dir);
+        const QPixmap shot = QGuiApplication::primaryScreen()->grabWindow(m_window->winId());
+        QVERIFY(shot.save(QDir(dir).filePath(QStringLiteral("sandbox-solar-system.png"))));
+        QTest::keyClick(m_view, Qt::Key_Escape); // cancels the add
+        tool(QStringLiteral("Navigate"))->trigger();
+    }
+};
+
+int main(int argc, char** argv)
+{
+    return nbody::test::guiTestMain<TestSandboxGui>(argc, argv);
+}
+#include "tst_sandbox_gui.moc"
