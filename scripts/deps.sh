@@ -11,7 +11,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 packages=(
     # toolchain
-    build-essential cmake ninja-build pkg-config git
+    build-essential cmake ninja-build pkg-config git xz-utils
     # Qt 6 (Core, Gui, Widgets, OpenGL, OpenGLWidgets, Test, Charts) and its platform plugins (xcb, offscreen)
     qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-qpa-plugins qt6-charts-dev
     # Qt 6 Svg: `nbody bench --plot FILE.svg` (QSvgGenerator)

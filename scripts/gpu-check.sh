@@ -25,7 +25,7 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=tests,sanitizers,sanitizers-all,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench (the default: all but
+# GPU_CHECK_PARTS=tests,sanitizers,sanitizers-all,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters (the default: all but
 # sanitizers-all, the four tools over every GPU test, which takes one call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. perf: NVIDIA's sample and `nbody bench`
 # of the GPU kernels at the sizes of issue 11 (8192 … 1048576, fp64 at 262144) in the same call,
@@ -120,7 +120,8 @@ prepare() {
     #    (nbody links libmpi.so.40 but starts MPI only under a launcher).
     scripts/build.sh --tests build-gpu -DNBODY_BUILD_APP=OFF -DNBODY_BUILD_PLOT=OFF -DNBODY_ENABLE_MPI=ON \
         "-DCMAKE_CUDA_ARCHITECTURES=90-real;90-virtual"
-    if ! ldd build-gpu/src/cli/nbody | grep -q 'libmpi\.so'; then
+    # (grep -q would stop reading early: ldd's SIGPIPE fails the pipeline under pipefail)
+    if ! ldd build-gpu/src/cli/nbody | grep 'libmpi\.so' >/dev/null; then
         echo "gpu-check: build-gpu/src/cli/nbody has no MPI (install libopenmpi-dev: scripts/deps.sh)" >&2
         exit 1
     fi
@@ -191,10 +192,13 @@ prepare() {
     fi
     prepare_mpi
 
-    # 5. Size check: the working tree that travels must stay under 64 MiB. The executables carry
-    # every kernel's machine code (fatbins) and compress about 3:1, so they travel as bin.tgz.
+    # 5. Size check: the working tree that travels must stay under 64 MiB. Every test executable
+    # links the kernels statically, so each carries the same fatbins (~12 MB a test): xz with a
+    # dictionary larger than the whole archive finds those repeats across files (170 MB -> 9 MB,
+    # where gzip's 32 KiB window gave 48 MB), at 192 MiB of memory to unpack. bin.txz.
     strip --strip-unneeded "$device"/bin/*
-    tar -czf "$device/bin.tgz" -C "$device" bin
+    rm -f "$device/bin.tgz"
+    tar -cf - -C "$device" bin | xz -9 --lzma2=dict=192MiB -T1 >"$device/bin.txz"
     rm -rf "${device:?}/bin"
     du -sh "$device"/*
     if (($(du -sm "$device" | cut -f1) > 62)); then
@@ -209,7 +213,14 @@ prepare() {
 
 remote() {
     : "${OUT:?gpu-check remote: set OUT to the folder that comes back}"
-    if [[ -f $device/bin.tgz ]]; then
+    if [[ -f $device/bin.txz ]]; then
+        if command -v xz >/dev/null; then
+            xz -dc "$device/bin.txz" | tar -xf - -C "$device"
+        else # a host without xz-utils: Python's lzma
+            python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' \
+                "$device/bin.txz" | tar -xf - -C "$device"
+        fi
+    elif [[ -f $device/bin.tgz ]]; then
         tar -xzf "$device/bin.tgz" -C "$device"
     fi
     [[ -d $device/bin ]] || { echo "gpu-check: $device/bin missing: run 'prepare' first" >&2; exit 1; }
@@ -257,7 +268,7 @@ remote() {
         results+=("$result")
     }
 
-    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench}, == *,$1,* ]]; }
+    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters}, == *,$1,* ]]; }
 
     step nvidia-smi nvidia-smi
 
@@ -686,6 +697,18 @@ PY' _ "$nbody" "$mk2,$mk3" "$mval" "${mpirun2[@]}"
     if want contacts-bench; then
         limit=600 step "nbody bench --contacts" "$nbody" bench --contacts --bodies 65536,1048576 --steps 10 \
             --json "$OUT/bench-contacts.json" --csv "$OUT/bench-contacts.csv"
+    fi
+    # Issue 16's recorded collision: two Plummer clusters of 32768 bodies each merging on the GPU
+    # (`tiled`, the CUDA contact search auto picks), a picture near the end for the README and the
+    # diagnostics with the energy lost to merges ($OUT/clusters.png, $OUT/clusters.csv).
+    if want clusters; then
+        limit=400 step "nbody run cluster-collision" "$nbody" run --scenario cluster-collision --bodies 65536 \
+            --kernel tiled --steps 2000 --progress-every 250 --capture "$OUT/clusters.png" \
+            --diagnostics "$OUT/clusters.csv" --diagnostics-every 50
+        step "nbody run cluster-collision cpu-cells" "$nbody" run --scenario cluster-collision --bodies 8191 \
+            --kernel tiled --contact-search cpu-cells --steps 1500 --progress-every 500
+        step "nbody run cluster-collision cuda-cells" "$nbody" run --scenario cluster-collision --bodies 8191 \
+            --kernel tiled --contact-search cuda-cells --steps 1500 --progress-every 500
     fi
     if want contacts || want contacts-bench; then
         awk '/^================ (contacts|memcheck contacts|racecheck contacts|synccheck contacts|initcheck contacts|nbody bench --contacts)/ {p = 1; print; next}
