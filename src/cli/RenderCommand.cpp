@@ -184,15 +184,6 @@ int renderCommand(const RenderOptions& o)
     shareLaunchParameters(k, prepared.params, n);
     if (session)
         sim->setParams(prepared.params);
-    // The kernel's device state was built before the tuner ran; a render that tuned here (no
-    // cache entry yet for this kernel and N) then went non-finite within 6 steps on the H200
-    // (tst_cli renderSequence(tiled) after any test that leaves no tiled entry; docs/tests.md),
-    // while one that found the entry cached, with the same launch, did not. Build it again now.
-    if (k.backend == Backend::Cuda && !o.noTune) {
-        const KernelInfo& row = k;
-        sim->setKernel("cpu");
-        sim->setKernel(row);
-    }
     if (!root)
         return simulateOnly(*sim, o);
 
