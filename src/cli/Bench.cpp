@@ -2,6 +2,7 @@
 // and CSV and plotted (--plot, through nbody::plot where this build has it); --from prints and
 // plots a saved --json file instead of measuring.
 #include "BenchReport.h"
+#include "RowList.h"
 #include "Commands.h"
 #include "DistributedSystem.h"
 
@@ -84,32 +85,8 @@ nlohmann::json launchJson(const KernelInfo& k, const SimParams& p, std::size_t n
 /// available. Throws std::invalid_argument naming the problem.
 std::vector<const KernelInfo*> parseKernels(const std::string& list, bool say)
 {
-    std::vector<const KernelInfo*> out;
-    if (list == "all") {
-        for (const KernelInfo& k : kernelRegistry()) {
-            if (const Availability a = availability(k); a.available)
-                out.push_back(&k);
-            else if (say)
-                std::fprintf(stderr, "bench: skipping %s: %s\n", str(k.id).c_str(), a.reason.c_str());
-        }
-        return out;
-    }
-    std::stringstream in(list);
-    std::string id;
-    while (std::getline(in, id, ',')) {
-        const KernelInfo* k = findKernel(id);
-        if (!k) {
-            std::string known;
-            for (const KernelInfo& r : kernelRegistry())
-                known += (known.empty() ? "" : ", ") + str(r.id);
-            throw std::invalid_argument("unknown kernel '" + id + "' (known: " + known + ")");
-        }
-        if (const Availability a = availability(*k); !a.available)
-            throw std::invalid_argument("kernel '" + id + "' is not available here: " + a.reason);
-        out.push_back(k);
-    }
-    if (out.empty())
-        throw std::invalid_argument("--kernels: no kernels given");
+    const std::vector<const KernelInfo*> out =
+        rowsOfList(kernelRegistry(), list, [](const KernelInfo& k) { return availability(k); }, "kernel", say);
     return out;
 }
 

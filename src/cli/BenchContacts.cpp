@@ -8,6 +8,7 @@
 #include "sim/Collisions.h"
 #include "sim/ContactBenchmark.h"
 #include "sim/ContactHost.h"
+#include "RowList.h"
 
 #include <nlohmann/json.hpp>
 
@@ -27,33 +28,8 @@ std::string str(std::string_view s) { return std::string(s); }
 /// known and available. Throws std::invalid_argument naming the problem.
 std::vector<const ContactSearchInfo*> parseSearches(const std::string& list)
 {
-    std::vector<const ContactSearchInfo*> out;
-    if (list == "all") {
-        for (const ContactSearchInfo& row : contactSearches()) {
-            if (const Availability a = contactSearchAvailability(row); a.available)
-                out.push_back(&row);
-            else
-                std::fprintf(stderr, "bench: skipping %s: %s\n", str(row.id).c_str(), a.reason.c_str());
-        }
-        return out;
-    }
-    std::stringstream in(list);
-    std::string id;
-    while (std::getline(in, id, ',')) {
-        const ContactSearchInfo* row = findContactSearch(id);
-        if (!row) {
-            std::string known;
-            for (const ContactSearchInfo& r : contactSearches())
-                known += (known.empty() ? "" : ", ") + str(r.id);
-            throw std::invalid_argument("unknown contact search '" + id + "' (known: " + known + ")");
-        }
-        if (const Availability a = contactSearchAvailability(*row); !a.available)
-            throw std::invalid_argument("contact search '" + id + "' is not available here: " + a.reason);
-        out.push_back(row);
-    }
-    if (out.empty())
-        throw std::invalid_argument("--kernels: no contact search given");
-    return out;
+    return rowsOfList(contactSearches(), list, [](const ContactSearchInfo& r) { return contactSearchAvailability(r); },
+                      "contact search", true);
 }
 
 struct Row {
