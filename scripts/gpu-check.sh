@@ -502,6 +502,15 @@ remote() {
     fi
 
     # Issue 11: our kernels beside NVIDIA's sample, same call, same N.
+    # perf-short: the sample and `blocked` at the table's sizes in one call, nothing else (a
+    # check after changes outside the force kernels), and the N `--steps-per-second 25` picks.
+    if want perf-short; then
+        step "nvidia sample fp32 (short)" "$device/anchors/nvidia-nbody-sample/run.sh" 8192 16384 65536 262144 1048576
+        limit=400 step "nbody bench blocked (short)" "$nbody" bench --kernels blocked \
+            --bodies 8192,16384,65536,262144,1048576 --steps 10 --budget 300
+        step "nbody run --steps-per-second 25" "$nbody" run --scenario galaxy-collision --kernel blocked \
+            --steps-per-second 25 --steps 10 --no-energy
+    fi
     if want perf; then
         local sample=$device/anchors/nvidia-nbody-sample/run.sh sizes=8192,16384,65536,262144,1048576
         step "nvidia sample fp32" bash -c 'set -o pipefail; "$1" 8192 16384 65536 262144 1048576 | tee "$2/sample.txt"' _ "$sample" "$OUT"
