@@ -133,6 +133,20 @@ public:
         const std::size_t n = d.empty() ? 1 : std::size_t(d[0]);
         if (n == 0 || n > maxCount)
             fail(full + " has " + std::to_string(n) + " values, 1.." + std::to_string(maxCount) + " expected");
+        // Only plain numbers: an integer or IEEE float whose bits fill its bytes. A damaged
+        // file's datatype message (an integer of 13 bits at bit offset 7, say) made HDF5 convert
+        // bytes it never initialised: two reads of one file disagreed (fuzz_hdf5, 2026-12-01).
+        Handle type(H5Aget_type(a), H5Tclose);
+        if (!type.valid())
+            fail(withReason("cannot read the datatype of attribute " + full));
+        const H5T_class_t cls = H5Tget_class(type);
+        const std::size_t size = H5Tget_size(type);
+        const bool sizeOk = cls == H5T_FLOAT ? (size == 4 || size == 8)
+                                             : (size == 1 || size == 2 || size == 4 || size == 8);
+        if ((cls != H5T_INTEGER && cls != H5T_FLOAT) || !sizeOk || H5Tget_precision(type) != size * 8 ||
+            H5Tget_offset(type) != 0)
+            fail(full + " is not a plain integer or floating-point number (HDF5 datatype class " +
+                 std::to_string(int(cls)) + ", " + std::to_string(size) + " bytes)");
         std::vector<T> v(n);
         if (H5Aread(a, memType, v.data()) < 0)
             fail(withReason("cannot read attribute " + full + " as a number"));

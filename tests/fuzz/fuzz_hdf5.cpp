@@ -233,7 +233,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***)
     std::atexit([] {
         std::fprintf(stderr,
                      "fuzz_hdf5: %zu inputs, %zu crashed libhdf5 in the reader's child process, %zu ran past its "
-                     "time limit, %zu past its memory limit, %zu crashed it in a fork only\n",
+                     "time limit, %zu past its memory limit, %zu depended on libhdf5's memory (a crash in a fork only, or a number read from bytes it never set)\n",
                      g_inputs, g_crashed, g_timedOut, g_outOfMemory, g_layoutDependent);
     });
     // The child's time limit below libFuzzer's -timeout (10 s in scripts/test.sh), so that a
@@ -288,6 +288,17 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
     if (direct.snapshot)
         nbody::fuzz::checkWorld(direct.snapshot->world);
     if (isolated) {
+        // Both refused the file for the same reason, with a different number in the message: a
+        // value libhdf5 read from bytes it never initialised (a damaged attribute: two reads of one
+        // file gave NumFilesPerSnapshot = 2152, 2664 and 176432). Its content depends on the
+        // process's memory, like the crashes in the fork above; the refusal does not.
+        static const std::regex digits("[0-9]+");
+        if (!direct.snapshot && !isolated->snapshot && direct.errorClass == isolated->errorClass &&
+            direct.what != isolated->what &&
+            std::regex_replace(direct.what, digits, "#") == std::regex_replace(isolated->what, digits, "#")) {
+            ++g_layoutDependent;
+            return 0;
+        }
         if (direct.snapshot.has_value() != isolated->snapshot.has_value() || direct.errorClass != isolated->errorClass
             || direct.what != isolated->what)
             broken("the child process and this one disagree: '" + isolated->errorClass + ": " + isolated->what
