@@ -30,6 +30,7 @@
 #include "sim/ReaderProcess.h"
 
 #include <hdf5.h>
+#include <sanitizer/allocator_interface.h>
 
 #include <fcntl.h>
 #include <signal.h>
@@ -102,6 +103,18 @@ bool writeAll(int fd, const void* data, std::size_t n)
 
 enum class Trial : char { Read = 'r', Crashed = 'c', Hung = 'h' };
 
+/// The largest single allocation the fuzzer allows, bytes: NBODY_FUZZ_MALLOC_LIMIT_MB, default 160
+/// (scripts/test.sh passes -malloc_limit_mb=160).
+std::size_t mallocLimitBytes()
+{
+    static const std::size_t limit = [] {
+        const char* v = std::getenv("NBODY_FUZZ_MALLOC_LIMIT_MB");
+        const long mb = v && *v ? std::strtol(v, nullptr, 10) : 160;
+        return std::size_t(mb > 0 ? mb : 160) << 20;
+    }();
+    return limit;
+}
+
 /// A fork server: a fork of this process made at start-up, while it is small, that forks again
 /// for each input and reads it in that child, its stderr silenced (the sanitizer's report of
 /// libhdf5's crash), and answers whether libhdf5 crashed (a signal) or hung (4 s, then the child
@@ -157,6 +170,17 @@ private:
             if (pid == 0) {
                 const int null = ::open("/dev/null", O_WRONLY);
                 ::dup2(null, 2);
+                // libFuzzer's -malloc_limit_mb is not in force in this fork (its hooks come after
+                // LLVMFuzzerInitialize): libhdf5 asking for more than it (H5C_protect, a few hundred MB
+                // on a damaged 64 KiB file) must count as libhdf5 failing here too, or the read in the
+                // fuzzer's process dies of it.
+                (void)mallocLimitBytes(); // read the variable now, not inside the hook
+                __sanitizer_install_malloc_and_free_hooks(
+                    [](const volatile void*, std::size_t bytes) {
+                        if (bytes > mallocLimitBytes())
+                            ::_exit(7);
+                    },
+                    [](const volatile void*) {});
                 try {
                     nbody::readHdf5SnapshotInProcess(path);
                 } catch (...) {
