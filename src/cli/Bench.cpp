@@ -2,6 +2,7 @@
 // and CSV and plotted (--plot, through nbody::plot where this build has it); --from prints and
 // plots a saved --json file instead of measuring.
 #include "BenchReport.h"
+#include "BenchTables.h"
 #include "RowList.h"
 #include "Commands.h"
 #include "DistributedSystem.h"
@@ -405,18 +406,7 @@ std::string csvText(const std::vector<Row>& rows)
 void writeOutputs(const BenchOptions& o, const std::vector<Row>& rows, nlohmann::json header,
                   const std::vector<plot::Series>& references)
 {
-    if (!o.json.empty()) {
-        nlohmann::json results = nlohmann::json::array();
-        for (const Row& row : rows)
-            results.push_back(toJson(row));
-        header["results"] = std::move(results);
-        writeTextAtomically(o.json, header.dump(2) + "\n");
-        std::fprintf(stderr, "bench: wrote %s\n", o.json.c_str());
-    }
-    if (!o.csv.empty()) {
-        writeTextAtomically(o.csv, csvText(rows));
-        std::fprintf(stderr, "bench: wrote %s\n", o.csv.c_str());
-    }
+    writeBenchTables(o.json, o.csv, rows, header); // header is read again for the plot below
     if (!o.plot.empty()) {
 #if NBODY_HAVE_PLOT
         std::string device;

@@ -8,6 +8,7 @@
 #include "sim/Collisions.h"
 #include "sim/ContactBenchmark.h"
 #include "sim/ContactHost.h"
+#include "BenchTables.h"
 #include "RowList.h"
 
 #include <nlohmann/json.hpp>
@@ -225,8 +226,8 @@ int contactBenchCommand(const BenchOptions& o)
         failed = true;
     }
     try {
+        nlohmann::json j;
         if (!o.json.empty()) {
-            nlohmann::json j;
             j["machine"] = machine;
             j["system"] = {{"cube", "[-1, 1]^3"}, {"seed", o.seed}, {"contactsPerBody", o.contactsPerBody},
                            {"radii", "uniform in [r0/2, 3 r0/2]"}};
@@ -235,17 +236,8 @@ int contactBenchCommand(const BenchOptions& o)
             j["counting"] = "pairTestsPerSecond = N(N-1)/2 / msMedian (allPairsEquivalent: the search made fewer "
                             "tests); candidateTestsPerSecond = the pair tests j > i made / msMedian; msMedian = the "
                             "whole search, wall clock, the copy of the pairs to the host included";
-            nlohmann::json results = nlohmann::json::array();
-            for (const Row& row : rows)
-                results.push_back(toJson(row));
-            j["results"] = std::move(results);
-            writeTextAtomically(o.json, j.dump(2) + "\n");
-            std::fprintf(stderr, "bench: wrote %s\n", o.json.c_str());
         }
-        if (!o.csv.empty()) {
-            writeTextAtomically(o.csv, csvText(rows));
-            std::fprintf(stderr, "bench: wrote %s\n", o.csv.c_str());
-        }
+        writeBenchTables(o.json, o.csv, rows, std::move(j));
     } catch (const std::exception& e) {
         std::cerr << "nbody bench: " << e.what() << "\n";
         return 1;
