@@ -25,7 +25,7 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=tests,sanitizers,sanitizers-all,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters (the default: all but
+# GPU_CHECK_PARTS=tests,sanitizers,sanitizers-all,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters,capture (the default: all but
 # sanitizers-all, the four tools over every GPU test, which takes one call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. perf: NVIDIA's sample and `nbody bench`
 # of the GPU kernels at the sizes of issue 11 (8192 … 1048576, fp64 at 262144) in the same call,
@@ -268,7 +268,7 @@ remote() {
         results+=("$result")
     }
 
-    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters}, == *,$1,* ]]; }
+    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters,capture}, == *,$1,* ]]; }
 
     step nvidia-smi nvidia-smi
 
@@ -655,35 +655,41 @@ PY' _ "$nbody" "$mk2,$mk3" "$mval" "${mpirun2[@]}"
     fi
 
     # The open render defect (docs/tests.md): `nbody render --kernel tiled` at N = 999 went
-    # non-finite after 6 steps at 0.1 frames/s inside the full tst_cli run (whose tuning cache then
-    # held tiled's tuned block 128, tile x2 for N of about 1024) and passed alone with the
-    # defaults (block 256, tile x1). Each launch variant with interop, then run with and without it.
+    # non-finite after 6 steps inside the whole tst_cli run, exactly when the render tuned at its
+    # start (after `gpuFaultInRun noDevice`, after `bench benchBudgetSkips`). tst_interop_steps
+    # reproduces that order in one process (created, then tuned, then stepped: interop and owned,
+    # graphs on and off); then the failing pair in tst_cli, with interop and with host uploads.
     if want render; then
-        local lp
-        for lp in "128 2" "256 2" "128 1" "256 1"; do
-            # shellcheck disable=SC2086 # lp: two numbers
-            set -- $lp
-            step "render tiled block $1 tile x$2" "$nbody" render --bodies 999 --kernel tiled --frames 4 --every 3 \
-                --size 120x90 --colour speed --no-tune --block-size "$1" --tile-factor "$2" --out "/tmp/render-$1-$2"
-        done
-        step "run tiled block 128 tile x2 capture" "$nbody" run --bodies 999 --kernel tiled --block-size 128 \
-            --tile-factor 2 --steps 9 --no-tune --capture /tmp/render-capture.png
-        step "run tiled block 128 tile x2" "$nbody" run --bodies 999 --kernel tiled --block-size 128 --tile-factor 2 \
-            --steps 9 --no-tune
-        step "tst_cli tune runCaptures renderSequence" "$device/bin/tst_cli" tune runCaptures renderSequence
-        # It failed again inside the whole tst_cli (2026-12-01: 0.1 frames/s, non-finite after 6
-        # steps, "block 128, tile x2 (tuned)"): the tests run before it, each pair in a process of
-        # its own (its own tuning cache), and what is left running on the GPU after each.
-        # The condition the pairs below found: `nbody render` tuning at its start (an empty cache).
+        [[ -x $device/bin/tst_interop_steps ]] && step "render tst_interop_steps" "$device/bin/tst_interop_steps"
         step "render tiled tuning first" env NBODY_TUNING_CACHE=/tmp/render-empty-cache.json "$nbody" render \
             --bodies 999 --kernel tiled --frames 4 --every 3 --size 120x90 --colour speed --out /tmp/render-tuned
-        local before
-        for before in "runCaptures blowUpIsAFailure" "hugeSystemRefused" "energyBlowUpWarns" \
-            "sigtermLeavesNoTemporaries captureTargets" "gpuFaultInRun noDevice" "bench benchBudgetSkips"; do
-            # shellcheck disable=SC2086 # before: test function names
-            step "tst_cli $before renderSequence" "$device/bin/tst_cli" $before renderSequence
-            step "left running after $before" bash -c 'ps -eo pid,etimes,args | grep -e nbody -e tst_ | grep -v -e grep -e "ps -eo" || true; nvidia-smi --query-compute-apps=pid,used_memory --format=csv'
-        done
+        step "tst_cli gpuFaultInRun noDevice renderSequence" "$device/bin/tst_cli" gpuFaultInRun noDevice renderSequence
+        step "tst_cli gpuFaultInRun noDevice renderSequence (host uploads)" env NBODY_FORCE_INTEROP_FAILURE=register \
+            "$device/bin/tst_cli" gpuFaultInRun noDevice renderSequence
+    fi
+
+    # Issue 16's black capture of a merging run (2026-12-01): the merged state made here
+    # (cluster-collision, 8191 bodies, 400 steps on the CPU: $device/cc400.csv when prepare's
+    # caller put it there) drawn by NVIDIA's GL from the host (cpu kernel) and from the interop
+    # buffers (tiled), then the run itself at 100 and 400 steps; NBODY_RENDER_STATS prints what the
+    # exposure measured (bodies drawn, lit texels). Pictures in $OUT/capture-*.png.
+    if want capture; then
+        if [[ -f $device/cc400.csv ]]; then
+            step "capture merged state cpu" env NBODY_RENDER_STATS=1 "$nbody" run --input "$device/cc400.csv" \
+                --kernel cpu --steps 0 --capture "$OUT/capture-state-cpu.png"
+            step "capture merged state tiled" env NBODY_RENDER_STATS=1 "$nbody" run --input "$device/cc400.csv" \
+                --kernel tiled --steps 0 --capture "$OUT/capture-state-tiled.png"
+            step "capture merged state tiled 5 steps" env NBODY_RENDER_STATS=1 "$nbody" run \
+                --input "$device/cc400.csv" --kernel tiled --steps 5 --capture "$OUT/capture-state-tiled5.png"
+        fi
+        step "capture cluster-collision 100" env NBODY_RENDER_STATS=1 "$nbody" run --scenario cluster-collision \
+            --bodies 8191 --kernel tiled --steps 100 --progress-every 100 --capture "$OUT/capture-run100.png"
+        step "capture cluster-collision 400" env NBODY_RENDER_STATS=1 "$nbody" run --scenario cluster-collision \
+            --bodies 8191 --kernel tiled --steps 400 --progress-every 200 --capture "$OUT/capture-run400.png" \
+            --output /tmp/run400.csv
+        step "capture cluster-collision 400 state cpu" env NBODY_RENDER_STATS=1 "$nbody" run --input /tmp/run400.csv \
+            --kernel cpu --steps 0 --capture "$OUT/capture-run400-cpu.png"
+        [[ -f /tmp/run400.csv ]] && xz -c /tmp/run400.csv >"$OUT/run400.csv.xz"
     fi
 
     # Issue 16: the contact searches of the collision system (docs/contact-search.md). tst_contacts

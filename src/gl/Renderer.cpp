@@ -15,6 +15,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -384,6 +385,17 @@ float exposedLight(float display, float background)
     return t / (1.f - t);
 }
 
+/// NBODY_RENDER_STATS=1: every measured exposure prints what it saw to stderr (a diagnostic
+/// for pictures that come out black or washed out on one driver: bodies drawn, lit texels).
+bool renderStatsWanted()
+{
+    static const bool on = [] {
+        const char* v = std::getenv("NBODY_RENDER_STATS");
+        return v && *v && std::strcmp(v, "0") != 0;
+    }();
+    return on;
+}
+
 float autoExposure(std::vector<float>& sample)
 {
     sample.erase(std::remove_if(sample.begin(), sample.end(), [](float v) { return !(v > 1e-4f); }), sample.end());
@@ -569,8 +581,23 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
         std::vector<float> brightest(texels.size() / 4);
         for (std::size_t i = 0; i < brightest.size(); ++i)
             brightest[i] = std::max({texels[4 * i], texels[4 * i + 1], texels[4 * i + 2]});
+        const std::vector<float> light = brightest; // autoExposure() drops the dark texels
         target = autoExposure(brightest);
         h.m_target = target;
+        if (renderStatsWanted()) {
+            std::size_t lit = 0, nonFinite = 0;
+            float top = 0.f;
+            for (float v : light) {
+                lit += v > 1e-4f;
+                nonFinite += !std::isfinite(v);
+                if (std::isfinite(v))
+                    top = std::max(top, v);
+            }
+            std::fprintf(stderr,
+                         "nbody render stats: %zu bodies drawn, %dx%d, exposure measured on %dx%d texels "
+                         "(mip level %d): %zu lit, %zu non-finite, brightest %.4g, exposure %.4g\n",
+                         count, width, height, lw, lh, level, lit, nonFinite, double(top), double(target));
+        }
     }
     target *= std::exp2(ev);
     const float adapt = std::clamp(style.exposureAdapt, 0.f, 1.f);
