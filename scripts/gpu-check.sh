@@ -679,6 +679,12 @@ PY' _ "$nbody" "$mk2,$mk3" "$mval" "${mpirun2[@]}"
                 --kernel cpu --steps 0 --capture "$OUT/capture-state-cpu.png"
             step "capture merged state tiled" env NBODY_RENDER_STATS=1 "$nbody" run --input "$device/cc400.csv" \
                 --kernel tiled --steps 0 --capture "$OUT/capture-state-tiled.png"
+            step "capture merged state tiled no capture" "$nbody" run --input "$device/cc400.csv" --kernel tiled \
+                --steps 0
+            step "capture merged state tiled no-tune" env NBODY_RENDER_STATS=1 "$nbody" run --input "$device/cc400.csv" \
+                --kernel tiled --steps 0 --no-tune --capture /tmp/capture-state-tiled-notune.png
+            step "capture merged state tiled host" env NBODY_RENDER_STATS=1 NBODY_FORCE_INTEROP_FAILURE=register \
+                "$nbody" run --input "$device/cc400.csv" --kernel tiled --steps 0 --capture /tmp/capture-state-tiled-host.png
             step "capture merged state tiled 5 steps" env NBODY_RENDER_STATS=1 "$nbody" run \
                 --input "$device/cc400.csv" --kernel tiled --steps 5 --capture "$OUT/capture-state-tiled5.png"
         fi

@@ -20,7 +20,25 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "Sanitizers.h"
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
+#define STB_IMAGE_STATIC
+#define STB_IMAGE_IMPLEMENTATION
+#include <stb/stb_image.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 namespace {
 
@@ -36,6 +54,21 @@ bool isPng(const QString& path)
 {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) && f.read(8) == QByteArray("\x89PNG\r\n\x1a\n", 8) && f.size() > 100;
+}
+
+/// Pixels of a PNG whose brightest channel exceeds 60 of 255: bodies drawn, not the dark
+/// background (RenderStyle's default, below 20 in every channel). -1 when it cannot be decoded.
+int litPixels(const QString& path)
+{
+    int w = 0, h = 0, channels = 0;
+    unsigned char* rgb = stbi_load(path.toLocal8Bit().constData(), &w, &h, &channels, 3);
+    if (!rgb)
+        return -1;
+    int lit = 0;
+    for (int i = 0; i < w * h; ++i)
+        lit += std::max({rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]}) > 60;
+    stbi_image_free(rgb);
+    return lit;
 }
 
 bool kernelAvailable(const QString& id)
@@ -346,6 +379,10 @@ private slots:
             QSKIP(qPrintable("no headless OpenGL here: " + r.err));
         QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
         QVERIFY(isPng(png));
+        // The bodies are drawn: 1001 sprites of about 7 pixels across cover far more than 300
+        // pixels of 64 000 (the H200's capture after CUDA work came out empty, issue 16).
+        const int lit = litPixels(png);
+        QVERIFY2(lit > 300, qPrintable(QString("%1 lit pixels").arg(lit)));
         QVERIFY(r.out.contains("Capture written to"));
         QVERIFY(r.out.contains("Interop:"));
         qInfo("%s", qPrintable(r.out.section('\n', 0, 5)));
@@ -921,8 +958,12 @@ private slots:
         }
         QCOMPARE(QDir(out).entryList(QDir::Files),
                  (QStringList{"frame_00000.png", "frame_00001.png", "frame_00002.png", "frame_00003.png"}));
-        for (const QString& f : QDir(out).entryList(QDir::Files))
+        for (const QString& f : QDir(out).entryList(QDir::Files)) {
             QVERIFY(isPng(QDir(out).filePath(f)));
+            // 999 bodies at 120 × 90: well over 100 lit pixels in every frame.
+            const int lit = litPixels(QDir(out).filePath(f));
+            QVERIFY2(lit > 100, qPrintable(QString("%1: %2 lit pixels").arg(f).arg(lit)));
+        }
         QVERIFY2(r.out.contains("Frames written: 4"), qPrintable(r.out));
         QVERIFY2(r.err.contains("4/4 frames  step 9"), qPrintable(r.err)); // the progress bar's last state
         if (kernel == "tiled" && qEnvironmentVariableIsSet("NBODY_REQUIRE_INTEROP"))

@@ -108,6 +108,22 @@ int runCommand(const RunOptions& o)
         params.integrator = o.integrator; // Simulation refuses an unknown id, naming the known ones
     params.reverse = o.reverse; // Simulation refuses it together with collisions, saying why
 
+    // ---- headless view and interop ----
+    // The EGL context comes before any CUDA work of this process (the kernel's state, the tuner):
+    // on the H200 (driver 580) a context created after them drew nothing, slowly (about 10 s a
+    // frame: issue 16's black captures and the render defect of docs/tests.md), where one created
+    // first draws what the CPU path draws.
+    std::optional<HeadlessView> view;
+    if (!o.capture.empty() && root) {
+        const KernelInfo* wanted = findKernel(kernelId);
+        try {
+            view.emplace(world.size(), wanted && wanted->backend == Backend::Cuda);
+        } catch (const std::exception& e) {
+            std::cerr << "nbody run: cannot render headless: " << e.what() << "\n";
+            return 2;
+        }
+    }
+
     std::unique_ptr<Simulation> sim;
     try {
         sim = std::make_unique<Simulation>(world, std::move(prepared.exact), params, "cpu");
@@ -137,15 +153,7 @@ int runCommand(const RunOptions& o)
     if (mpiSession)
         sim->setParams(params);
 
-    // ---- headless view and interop ----
-    std::optional<HeadlessView> view;
-    if (!o.capture.empty() && root) {
-        try {
-            view.emplace(world.size(), k.backend == Backend::Cuda);
-        } catch (const std::exception& e) {
-            std::cerr << "nbody run: cannot render headless: " << e.what() << "\n";
-            return 2;
-        }
+    if (view) {
         std::printf("OpenGL:  %s\n", view->context.description().c_str());
         if (view->interop) {
             sim->setPositionStorage(PositionStorage::External);

@@ -160,6 +160,18 @@ int renderCommand(const RenderOptions& o)
     applyLaunchOptions(o.launch, prepared.params);
     const std::string kernelId = !o.kernel.empty() ? o.kernel : !prepared.scenarioKernel.empty() ? prepared.scenarioKernel : defaultKernel();
     const std::size_t n = prepared.world.size();
+    // The EGL context before any CUDA work of this process (Commands.cpp, run: a context created
+    // after the kernel's state and the tuner drew nothing on the H200, about 10 s a frame).
+    std::optional<HeadlessView> view;
+    if (root) {
+        const KernelInfo* wanted = findKernel(kernelId);
+        try {
+            view.emplace(n, wanted && wanted->backend == Backend::Cuda);
+        } catch (const std::exception& e) {
+            std::cerr << "nbody render: cannot render headless: " << e.what() << "\n";
+            return 2;
+        }
+    }
     std::unique_ptr<Simulation> sim;
     try {
         sim = std::make_unique<Simulation>(prepared.world, std::move(prepared.exact), prepared.params, "cpu");
@@ -197,13 +209,6 @@ int renderCommand(const RenderOptions& o)
         sink = gl::openFrameSink(so);
     } catch (const std::exception& e) {
         std::cerr << "nbody render: " << e.what() << "\n";
-        return 2;
-    }
-    std::optional<HeadlessView> view;
-    try {
-        view.emplace(n, k.backend == Backend::Cuda);
-    } catch (const std::exception& e) {
-        std::cerr << "nbody render: cannot render headless: " << e.what() << "\n";
         return 2;
     }
     std::printf("OpenGL:  %s\n", view->context.description().c_str());
