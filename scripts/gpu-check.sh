@@ -25,7 +25,7 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=tests,sanitizers,sanitizers-all,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters,capture (the default: all but
+# GPU_CHECK_PARTS=tests,sanitizers,sanitizers-all,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters,capture,after-faults (the default: all but
 # sanitizers-all, the four tools over every GPU test, which takes one call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. perf: NVIDIA's sample and `nbody bench`
 # of the GPU kernels at the sizes of issue 11 (8192 … 1048576, fp64 at 262144) in the same call,
@@ -191,6 +191,10 @@ prepare() {
         cp build-gpu/kernels/CMakeFiles/nbody_kernels.dir/BlockedForces.cu.o "$device/obj/"
     fi
     prepare_mpi
+    # The merged state the capture part draws (issue 16): two clusters, 8191 bodies, 400 steps
+    # with merging on the CPU here (about 15 s on 2 cores).
+    build-gpu/src/cli/nbody run --scenario cluster-collision --bodies 8191 --kernel cpu --steps 400 --no-energy \
+        --progress-every 400 --output "$device/cc400.csv" >/dev/null
 
     # 5. Size check: the working tree that travels must stay under 64 MiB. Every test executable
     # links the kernels statically, so each carries the same fatbins (~12 MB a test): xz with a
@@ -272,12 +276,37 @@ remote() {
 
     step nvidia-smi nvidia-smi
 
+    # Issue 16's black captures (2026-12-01): after a CUDA fault in one process (tst_cli
+    # gpuFaultInRun, tst_gpu_faults), the H200's OpenGL in later processes that also used CUDA drew
+    # nothing or garbage at about 10 s a frame; on a fresh machine the same commands draw what the
+    # CPU path draws. So the captures run first: the merged state made here (cluster-collision,
+    # 8191 bodies, 400 steps on the CPU: $device/cc400.csv when the caller put it there) with the
+    # cpu kernel (host upload) and tiled (interop; also --steps 0 --no-energy), then the recorded
+    # run itself ($OUT/clusters-h200.png). NBODY_RENDER_STATS prints what the exposure measured.
+    # after-faults (run after the tests) draws the merged state again, after the faults.
+    capture_merged() {
+        local tag=$1
+        step "capture $tag merged state cpu" env NBODY_RENDER_STATS=1 "$nbody" run --input "$device/cc400.csv" \
+            --steps 0 --kernel cpu --capture "/tmp/capture-$tag-cpu.png"
+        step "capture $tag merged state tiled" env NBODY_RENDER_STATS=1 "$nbody" run --input "$device/cc400.csv" \
+            --steps 0 --kernel tiled --capture "/tmp/capture-$tag-tiled.png"
+        step "capture $tag merged state tiled no-energy" env NBODY_RENDER_STATS=1 "$nbody" run \
+            --input "$device/cc400.csv" --steps 0 --no-energy --kernel tiled --capture "/tmp/capture-$tag-tiled0.png"
+    }
+    if want capture; then
+        [[ -f $device/cc400.csv ]] && capture_merged fresh
+        step "capture cluster-collision 8191 x 400" env NBODY_RENDER_STATS=1 "$nbody" run --scenario cluster-collision \
+            --bodies 8191 --kernel tiled --steps 400 --progress-every 200 --capture "$OUT/clusters-h200.png"
+    fi
+
     # Every test executable. QT_QPA_PLATFORM=offscreen (from unpack.sh) for any that need one.
     local t
     if want tests; then
+        # tst_gpu_faults last (its CUDA faults spoil later OpenGL on the H200, see capture).
         for t in "$device"/bin/tst_*; do
-            step "$(basename "$t")" "$t"
+            [[ $(basename "$t") == tst_gpu_faults ]] || step "$(basename "$t")" "$t"
         done
+        [[ -x $device/bin/tst_gpu_faults ]] && step tst_gpu_faults "$device/bin/tst_gpu_faults"
     fi
 
     # Memory and race checks of every CUDA kernel at N = 1000 and N = 4097 (the againstReference
@@ -656,46 +685,14 @@ PY' _ "$nbody" "$mk2,$mk3" "$mval" "${mpirun2[@]}"
 
     # The open render defect (docs/tests.md): `nbody render --kernel tiled` at N = 999 went
     # non-finite after 6 steps inside the whole tst_cli run, exactly when the render tuned at its
-    # start (after `gpuFaultInRun noDevice`, after `bench benchBudgetSkips`). tst_interop_steps
-    # reproduces that order in one process (created, then tuned, then stepped: interop and owned,
-    # graphs on and off); then the failing pair in tst_cli, with interop and with host uploads.
+    # start (after `gpuFaultInRun noDevice`, after `bench benchBudgetSkips`). It was the GPU's state
+    # after the CUDA fault of gpuFaultInRun, not the tuning (see capture). tst_interop_steps keeps
+    # the order the render uses (created, then tuned, then stepped: interop and owned, graphs on
+    # and off) equal to an explicit launch.
     if want render; then
         [[ -x $device/bin/tst_interop_steps ]] && step "render tst_interop_steps" "$device/bin/tst_interop_steps"
         step "render tiled tuning first" env NBODY_TUNING_CACHE=/tmp/render-empty-cache.json "$nbody" render \
             --bodies 999 --kernel tiled --frames 4 --every 3 --size 120x90 --colour speed --out /tmp/render-tuned
-        step "tst_cli gpuFaultInRun noDevice renderSequence" "$device/bin/tst_cli" gpuFaultInRun noDevice renderSequence
-        step "tst_cli gpuFaultInRun noDevice renderSequence (host uploads)" env NBODY_FORCE_INTEROP_FAILURE=register \
-            "$device/bin/tst_cli" gpuFaultInRun noDevice renderSequence
-    fi
-
-    # Issue 16's black capture of a merging run (2026-12-01): the merged state made here
-    # (cluster-collision, 8191 bodies, 400 steps on the CPU: $device/cc400.csv when prepare's
-    # caller put it there) drawn by NVIDIA's GL from the host (cpu kernel) and from the interop
-    # buffers (tiled), then the run itself at 100 and 400 steps; NBODY_RENDER_STATS prints what the
-    # exposure measured (bodies drawn, lit texels). Pictures in $OUT/capture-*.png.
-    if want capture; then
-        if [[ -f $device/cc400.csv ]]; then
-            step "capture merged state cpu" env NBODY_RENDER_STATS=1 "$nbody" run --input "$device/cc400.csv" \
-                --kernel cpu --steps 0 --capture "$OUT/capture-state-cpu.png"
-            step "capture merged state tiled" env NBODY_RENDER_STATS=1 "$nbody" run --input "$device/cc400.csv" \
-                --kernel tiled --steps 0 --capture "$OUT/capture-state-tiled.png"
-            step "capture merged state tiled no capture" "$nbody" run --input "$device/cc400.csv" --kernel tiled \
-                --steps 0
-            step "capture merged state tiled no-tune" env NBODY_RENDER_STATS=1 "$nbody" run --input "$device/cc400.csv" \
-                --kernel tiled --steps 0 --no-tune --capture /tmp/capture-state-tiled-notune.png
-            step "capture merged state tiled host" env NBODY_RENDER_STATS=1 NBODY_FORCE_INTEROP_FAILURE=register \
-                "$nbody" run --input "$device/cc400.csv" --kernel tiled --steps 0 --capture /tmp/capture-state-tiled-host.png
-            step "capture merged state tiled 5 steps" env NBODY_RENDER_STATS=1 "$nbody" run \
-                --input "$device/cc400.csv" --kernel tiled --steps 5 --capture "$OUT/capture-state-tiled5.png"
-        fi
-        step "capture cluster-collision 100" env NBODY_RENDER_STATS=1 "$nbody" run --scenario cluster-collision \
-            --bodies 8191 --kernel tiled --steps 100 --progress-every 100 --capture "$OUT/capture-run100.png"
-        step "capture cluster-collision 400" env NBODY_RENDER_STATS=1 "$nbody" run --scenario cluster-collision \
-            --bodies 8191 --kernel tiled --steps 400 --progress-every 200 --capture "$OUT/capture-run400.png" \
-            --output /tmp/run400.csv
-        step "capture cluster-collision 400 state cpu" env NBODY_RENDER_STATS=1 "$nbody" run --input /tmp/run400.csv \
-            --kernel cpu --steps 0 --capture "$OUT/capture-run400-cpu.png"
-        [[ -f /tmp/run400.csv ]] && xz -c /tmp/run400.csv >"$OUT/run400.csv.xz"
     fi
 
     # Issue 16: the contact searches of the collision system (docs/contact-search.md). tst_contacts
@@ -752,6 +749,11 @@ PY' _ "$nbody" "$mk2,$mk3" "$mval" "${mpirun2[@]}"
     if want contacts || want contacts-bench; then
         awk '/^================ (contacts|memcheck contacts|racecheck contacts|synccheck contacts|initcheck contacts|nbody bench --contacts)/ {p = 1; print; next}
              /^================ / {p = 0} p' "$log" >"$OUT/contacts.log" || true
+    fi
+
+    if want after-faults && [[ -f $device/cc400.csv ]]; then
+        step "after-faults tst_cli gpuFaultInRun" "$device/bin/tst_cli" gpuFaultInRun
+        capture_merged after-faults
     fi
 
     # Summary, on the screen and at the end of the log.

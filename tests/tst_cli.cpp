@@ -363,18 +363,23 @@ private slots:
     void runCaptures_data()
     {
         QTest::addColumn<QString>("kernel");
-        QTest::newRow("cpu") << "cpu";
-        QTest::newRow("tiled") << "tiled";
+        QTest::addColumn<QStringList>("extra");
+        QTest::newRow("cpu") << "cpu" << QStringList{"--steps", "5"};
+        QTest::newRow("tiled") << "tiled" << QStringList{"--steps", "5"};
+        // Nothing touches the device before the capture: the state must still be in the interop
+        // buffers it draws (it once drew their uninitialised contents).
+        QTest::newRow("tiled no steps, no energy") << "tiled" << QStringList{"--steps", "0", "--no-energy"};
     }
     void runCaptures()
     {
         QFETCH(QString, kernel);
+        QFETCH(QStringList, extra);
         if (!kernelAvailable(kernel))
             QSKIP("kernel not available here");
         QTemporaryDir dir;
         const QString png = dir.filePath("cube.png");
-        const Result r = nbody({"run", "--bodies", "1001", "--steps", "5", "--kernel", kernel, "--capture", png,
-                                "--width", "320", "--height", "200"});
+        const Result r = nbody(QStringList{"run", "--bodies", "1001", "--kernel", kernel, "--capture", png, "--width",
+                                           "320", "--height", "200"} + extra);
         if (r.code == 2 && r.err.contains("cannot render headless"))
             QSKIP(qPrintable("no headless OpenGL here: " + r.err));
         QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
@@ -556,43 +561,6 @@ private slots:
     /// with the kernel and the CUDA error, the last good state (step 20) is written to --output
     /// and is exactly `tiled`'s state after 20 steps, and the exit status is 1. Each run of the
     /// CLI is a process of its own, so the lost CUDA context ends with it.
-    void gpuFaultInRun()
-    {
-        if (!kernelAvailable("tiled"))
-            QSKIP("no CUDA device: the faulty kernel cannot run here");
-        QProcessEnvironment faulty;
-        faulty.insert(QStringLiteral("NBODY_TEST_FAULTY_KERNEL"), QStringLiteral("1"));
-        faulty.insert(QStringLiteral("NBODY_TEST_FAULT_AFTER"), QStringLiteral("25"));
-        QTemporaryDir dir;
-        const QString last = dir.filePath("last.csv"), ref = dir.filePath("ref.csv");
-        const Result r = nbody({"run", "--kernel", "faulty-test", "--bodies", "1000", "--steps", "100", "--host-copy-every",
-                                "10", "--no-energy", "--output", last},
-                               120000, faulty);
-        qInfo("%s", qPrintable(r.err));
-        QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains("GPU fault in kernel 'faulty-test'"), qPrintable(r.err));
-        QVERIFY2(r.err.contains("cudaErrorIllegalAddress"), qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression("the last good state kept on the host is step 20 \\(\\d+ steps lost\\)")),
-                 qPrintable(r.err));
-        QVERIFY2(r.err.contains("the CUDA context is lost"), qPrintable(r.err));
-        QVERIFY2(r.out.contains("Snapshot written to " + last + " (step 20, the last good state)"), qPrintable(r.out));
-        const Result t = nbody({"run", "--kernel", "tiled", "--bodies", "1000", "--steps", "20", "--block-size", "256",
-                                "--tile-factor", "1", "--no-energy", "--output", ref});
-        QVERIFY2(t.code == 0, qPrintable(t.out + t.err));
-        // The bodies (lines without '#'), not the metadata (which names the kernel).
-        auto bodies = [](const QString& path) {
-            QFile f(path);
-            QStringList lines;
-            if (f.open(QIODevice::ReadOnly))
-                for (const QString& line : QString::fromUtf8(f.readAll()).split('\n'))
-                    if (!line.startsWith('#'))
-                        lines << line;
-            return lines;
-        };
-        const QStringList got = bodies(last), want = bodies(ref);
-        QVERIFY(got.size() > 1000);
-        QCOMPARE(got, want);
-    }
     void validateUnavailableKernel()
     {
         // A kernel named explicitly that cannot run here: exit 2 with the reason.
@@ -1135,6 +1103,46 @@ private slots:
         const Result r = nbody(args);
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    }
+    // Last: a CUDA fault (an illegal address) in a child process. On the H200 (driver 580) the
+    // OpenGL of later processes that also used CUDA drew nothing or garbage, about 10 s a frame,
+    // for the rest of that machine's session (issue 16, docs/tests.md): the renders run first.
+    void gpuFaultInRun()
+    {
+        if (!kernelAvailable("tiled"))
+            QSKIP("no CUDA device: the faulty kernel cannot run here");
+        QProcessEnvironment faulty;
+        faulty.insert(QStringLiteral("NBODY_TEST_FAULTY_KERNEL"), QStringLiteral("1"));
+        faulty.insert(QStringLiteral("NBODY_TEST_FAULT_AFTER"), QStringLiteral("25"));
+        QTemporaryDir dir;
+        const QString last = dir.filePath("last.csv"), ref = dir.filePath("ref.csv");
+        const Result r = nbody({"run", "--kernel", "faulty-test", "--bodies", "1000", "--steps", "100", "--host-copy-every",
+                                "10", "--no-energy", "--output", last},
+                               120000, faulty);
+        qInfo("%s", qPrintable(r.err));
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("GPU fault in kernel 'faulty-test'"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("cudaErrorIllegalAddress"), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression("the last good state kept on the host is step 20 \\(\\d+ steps lost\\)")),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains("the CUDA context is lost"), qPrintable(r.err));
+        QVERIFY2(r.out.contains("Snapshot written to " + last + " (step 20, the last good state)"), qPrintable(r.out));
+        const Result t = nbody({"run", "--kernel", "tiled", "--bodies", "1000", "--steps", "20", "--block-size", "256",
+                                "--tile-factor", "1", "--no-energy", "--output", ref});
+        QVERIFY2(t.code == 0, qPrintable(t.out + t.err));
+        // The bodies (lines without '#'), not the metadata (which names the kernel).
+        auto bodies = [](const QString& path) {
+            QFile f(path);
+            QStringList lines;
+            if (f.open(QIODevice::ReadOnly))
+                for (const QString& line : QString::fromUtf8(f.readAll()).split('\n'))
+                    if (!line.startsWith('#'))
+                        lines << line;
+            return lines;
+        };
+        const QStringList got = bodies(last), want = bodies(ref);
+        QVERIFY(got.size() > 1000);
+        QCOMPARE(got, want);
     }
 };
 

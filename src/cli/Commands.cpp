@@ -156,7 +156,10 @@ int runCommand(const RunOptions& o)
     if (view) {
         std::printf("OpenGL:  %s\n", view->context.description().c_str());
         if (view->interop) {
-            sim->setPositionStorage(PositionStorage::External);
+            // With the buffers attached the state moves into them at once: a capture after
+            // --steps 0 --no-energy (nothing else touches the device) draws it, not their
+            // uninitialised contents.
+            view->withPositions(*sim, [&] { sim->setPositionStorage(PositionStorage::External); });
             std::printf("Interop: CUDA-GL interop in use: the kernels read and write the OpenGL buffers "
                         "(positions never cross to the host while stepping)\n");
         } else {
