@@ -284,6 +284,7 @@ remote() {
     # cpu kernel (host upload) and tiled (interop; also --steps 0 --no-energy), then the recorded
     # run itself ($OUT/clusters-h200.png). NBODY_RENDER_STATS prints what the exposure measured.
     # after-faults (run after the tests) draws the merged state again, after the faults.
+    local nbody=$device/bin/nbody
     capture_merged() {
         local tag=$1
         step "capture $tag merged state cpu" env NBODY_RENDER_STATS=1 "$nbody" run --input "$device/cc400.csv" \
@@ -414,7 +415,6 @@ remote() {
     fi
 
     # The command-line front end.
-    local nbody=$device/bin/nbody
     if want cli; then
     step "nbody kernels" "$nbody" kernels
     # The device rows (as the app's Device dock shows them) also as files of their own.
