@@ -40,6 +40,9 @@
 # compute-sanitizer tools (GPU_CHECK_TOOLS, default all four) over its GPU rows; contacts-bench:
 # `nbody bench --contacts` at N = 65536 and 1048576 ($OUT/bench-contacts.json, .csv); the log of
 # both also in $OUT/contacts.log.
+# capture (issue 16, runs first): the merged state prepare makes ($device/cc400.csv) captured with
+# cpu and tiled, and the 8191-body cluster collision ($OUT/clusters-h200.png); after-faults (runs
+# last): a CUDA fault, then the same captures again (they come out empty: docs/tests.md).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -300,14 +303,30 @@ remote() {
             --bodies 8191 --kernel tiled --steps 400 --progress-every 200 --capture "$OUT/clusters-h200.png"
     fi
 
+    # The render defect of docs/tests.md (before the tests, whose faults would spoil it): `nbody render --kernel tiled` at N = 999 went
+    # non-finite after 6 steps inside the whole tst_cli run, exactly when the render tuned at its
+    # start (after `gpuFaultInRun noDevice`, after `bench benchBudgetSkips`). It was the GPU's state
+    # after the CUDA fault of gpuFaultInRun, not the tuning (see capture). tst_interop_steps keeps
+    # the order the render uses (created, then tuned, then stepped: interop and owned, graphs on
+    # and off) equal to an explicit launch.
+    if want render; then
+        [[ -x $device/bin/tst_interop_steps ]] && step "render tst_interop_steps" "$device/bin/tst_interop_steps"
+        step "render tiled tuning first" env NBODY_TUNING_CACHE=/tmp/render-empty-cache.json "$nbody" render \
+            --bodies 999 --kernel tiled --frames 4 --every 3 --size 120x90 --colour speed --out /tmp/render-tuned
+    fi
+
     # Every test executable. QT_QPA_PLATFORM=offscreen (from unpack.sh) for any that need one.
     local t
     if want tests; then
-        # tst_gpu_faults last (its CUDA faults spoil later OpenGL on the H200, see capture).
+        # tst_cli (whose last function faults) and tst_gpu_faults last: after a CUDA fault the H200's
+        # OpenGL with CUDA in later processes draws garbage (docs/tests.md), which tst_interop_steps
+        # and the renders would report.
         for t in "$device"/bin/tst_*; do
-            [[ $(basename "$t") == tst_gpu_faults ]] || step "$(basename "$t")" "$t"
+            case $(basename "$t") in tst_cli | tst_gpu_faults) ;; *) step "$(basename "$t")" "$t" ;; esac
         done
-        [[ -x $device/bin/tst_gpu_faults ]] && step tst_gpu_faults "$device/bin/tst_gpu_faults"
+        for t in tst_cli tst_gpu_faults; do
+            [[ -x $device/bin/$t ]] && step "$t" "$device/bin/$t"
+        done
     fi
 
     # Memory and race checks of every CUDA kernel at N = 1000 and N = 4097 (the againstReference
@@ -683,17 +702,6 @@ PY' _ "$nbody" "$mk2,$mk3" "$mval" "${mpirun2[@]}"
         awk '/^================ mpi/,/^================ [^m]/' "$log" >"$OUT/mpi.log" || true
     fi
 
-    # The open render defect (docs/tests.md): `nbody render --kernel tiled` at N = 999 went
-    # non-finite after 6 steps inside the whole tst_cli run, exactly when the render tuned at its
-    # start (after `gpuFaultInRun noDevice`, after `bench benchBudgetSkips`). It was the GPU's state
-    # after the CUDA fault of gpuFaultInRun, not the tuning (see capture). tst_interop_steps keeps
-    # the order the render uses (created, then tuned, then stepped: interop and owned, graphs on
-    # and off) equal to an explicit launch.
-    if want render; then
-        [[ -x $device/bin/tst_interop_steps ]] && step "render tst_interop_steps" "$device/bin/tst_interop_steps"
-        step "render tiled tuning first" env NBODY_TUNING_CACHE=/tmp/render-empty-cache.json "$nbody" render \
-            --bodies 999 --kernel tiled --frames 4 --every 3 --size 120x90 --colour speed --out /tmp/render-tuned
-    fi
 
     # Issue 16: the contact searches of the collision system (docs/contact-search.md). tst_contacts
     # alone (every CUDA row against cpu-pairs at N = 1 … 4097, the atomic list's overflow, more pairs
