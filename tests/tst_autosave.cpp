@@ -173,7 +173,7 @@ private slots:
         Autosave* autosave = w->autosave();
         QSignalSpy saved(autosave, &Autosave::saved);
         autosave->saveNow();
-        QTRY_VERIFY_WITH_TIMEOUT(saved.count() == 1, kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(saved.count() >= 1, kWaitMs);
         std::atomic<bool> stop{false};
         std::atomic<int> reads{0}, bad{0};
         std::string firstBad;
@@ -230,7 +230,7 @@ private slots:
             auto w = openWindow(64);
             QSignalSpy saved(w->autosave(), &Autosave::saved);
             w->autosave()->saveNow();
-            QTRY_VERIFY_WITH_TIMEOUT(saved.count() == 1, kWaitMs);
+            QTRY_VERIFY_WITH_TIMEOUT(saved.count() >= 1, kWaitMs);
         }
         auto w = openWindow(64);
         QVERIFY(w->autosave()->active());
@@ -276,9 +276,14 @@ private slots:
         QVERIFY(!autosave->previous());
         QTRY_VERIFY(!autosave->offerDialog());
         // What the session now runs, written again: exactly what was saved (the system is paused).
+        // The 1 s timer may write too (it runs again once the offer is answered): wait for at
+        // least one save and check every one (waiting for exactly one was flaky: a timer save and
+        // this one can both land between two polls). Each is of the restored system, and the
+        // writes are atomic, so the file read below is one of them, whole.
         autosave->saveNow();
-        QTRY_VERIFY_WITH_TIMEOUT(written.count() == 1, kWaitMs);
-        QCOMPARE(written.first().at(1).toULongLong(), qulonglong(64));
+        QTRY_VERIFY_WITH_TIMEOUT(written.count() >= 1, kWaitMs);
+        for (const QList<QVariant>& s : written)
+            QCOMPARE(s.at(1).toULongLong(), qulonglong(64));
         const Snapshot restored = readSnapshot(autosavePath().toStdString());
         compareBitwise(restored.world, saved);
         QVERIFY(restored.params);
