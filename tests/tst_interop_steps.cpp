@@ -11,6 +11,7 @@
 // (skips without); the interop rows also need an EGL context on it.
 #include "gl/CudaGlInterop.h"
 #include "gl/EglContext.h"
+#include "gl/InteropPositions.h"
 #include "gl/Renderer.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Models.h"
@@ -43,19 +44,7 @@ struct Stepper {
     template <class F>
     void withPositions(Simulation& sim, F&& f)
     {
-        if (!interop) {
-            f();
-            return;
-        }
-        gl::CudaGlInterop::Mapping map(*interop);
-        sim.attachDevicePositions(map.buffer(0), map.buffer(1), map.bytes(0) / sizeof(Float4));
-        try {
-            f();
-        } catch (...) {
-            sim.detachDevicePositions();
-            throw;
-        }
-        sim.detachDevicePositions();
+        gl::withInteropPositions(interop, sim, std::forward<F>(f));
     }
 
     /// 9 steps in frames of 3; "" or the first non-finite body's message. The final positions.

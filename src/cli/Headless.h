@@ -5,6 +5,7 @@
 /// renderer, ping-pong buffers, CUDA-GL interop when the context is on the CUDA device).
 
 #include "gl/CudaGlInterop.h"
+#include "gl/InteropPositions.h"
 #include "gl/EglContext.h"
 #include "gl/Renderer.h"
 #include "sim/Errors.h"
@@ -159,19 +160,7 @@ struct HeadlessView {
     template <class F>
     void withPositions(Simulation& sim, F&& f)
     {
-        if (!interop) {
-            f();
-            return;
-        }
-        gl::CudaGlInterop::Mapping map(*interop);
-        sim.attachDevicePositions(map.buffer(0), map.buffer(1), map.bytes(0) / sizeof(Float4));
-        try {
-            f();
-        } catch (...) {
-            sim.detachDevicePositions();
-            throw;
-        }
-        sim.detachDevicePositions();
+        gl::withInteropPositions(interop.get(), sim, std::forward<F>(f));
     }
 };
 
