@@ -109,10 +109,9 @@ int runCommand(const RunOptions& o)
     params.reverse = o.reverse; // Simulation refuses it together with collisions, saying why
 
     // ---- headless view and interop ----
-    // The EGL context comes before any CUDA work of this process (the kernel's state, the tuner):
-    // on the H200 (driver 580) a context created after them drew nothing, slowly (about 10 s a
-    // frame: issue 16's black captures and the render defect of docs/tests.md), where one created
-    // first draws what the CPU path draws.
+    // The EGL context before the simulation: a machine that cannot render headless is refused
+    // before anything runs. (It was moved here while the H200's black captures were suspected
+    // to come from the order; they came from an earlier process's CUDA fault, docs/tests.md.)
     std::optional<HeadlessView> view;
     if (!o.capture.empty() && root) {
         const KernelInfo* wanted = findKernel(kernelId);

@@ -160,8 +160,7 @@ int renderCommand(const RenderOptions& o)
     applyLaunchOptions(o.launch, prepared.params);
     const std::string kernelId = !o.kernel.empty() ? o.kernel : !prepared.scenarioKernel.empty() ? prepared.scenarioKernel : defaultKernel();
     const std::size_t n = prepared.world.size();
-    // The EGL context before any CUDA work of this process (Commands.cpp, run: a context created
-    // after the kernel's state and the tuner drew nothing on the H200, about 10 s a frame).
+    // The EGL context before the simulation (as `nbody run`): refused before anything runs.
     std::optional<HeadlessView> view;
     if (root) {
         const KernelInfo* wanted = findKernel(kernelId);
