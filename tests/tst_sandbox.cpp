@@ -470,6 +470,74 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::out_of_range, describeBody(w, 3, G, eps2));
     }
 
+    /// Simulation::body: one body's row equals world()'s after steps (rounded to fp32: the fp64
+    /// kernels' rows are exact in fp64, world() holds their rounding to nearest; the fp32 rows
+    /// are the same floats widened), and reading it costs no full download of a device state
+    /// (fullDownloads() stays; the next world() is one). The CUDA rows skip without a device.
+    void bodyRowEqualsWorld_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::newRow("cpu") << "cpu";
+        QTest::newRow("reference (fp64)") << "reference";
+        QTest::newRow("tiled (GPU)") << "tiled";
+        QTest::newRow("reduction2d-float3 (GPU, float3 layout)") << "reduction2d-float3";
+        QTest::newRow("tiled-fp64 (GPU)") << "tiled-fp64";
+    }
+    void bodyRowEqualsWorld()
+    {
+        QFETCH(QString, kernel);
+        SKIP_UNAVAILABLE(kernel.toUtf8().constData());
+        const ModelBodies b = reverseSystem(); // 61 bodies: no multiple of a block size
+        Simulation sim(b.world, b.exact, reverseParams("leapfrog"), kernel.toStdString());
+        const bool device = sim.deviceResident();
+        const bool fp64 = sim.kernel().layout == Layout::Double4;
+        sim.step(7);
+        const std::uint64_t downloads = sim.fullDownloads();
+        QCOMPARE(downloads, std::uint64_t(0)); // nothing read the state back yet
+        const BodyIndex rows[] = {0, 29, kReverseBodies - 1};
+        std::vector<BodyState> got;
+        for (const BodyIndex i : rows)
+            got.push_back(sim.body(i));
+        QCOMPARE(sim.fullDownloads(), downloads); // rows only
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, sim.body(kReverseBodies));
+
+        const Fp64State exact = sim.state64(); // the kernel's precision, widened exactly
+        QCOMPARE(sim.fullDownloads(), downloads + (device ? 1 : 0));
+        const World& w = sim.world();
+        for (std::size_t k = 0; k < got.size(); ++k) {
+            const BodyIndex i = rows[k];
+            const Double4& x = got[k].position;
+            const Double4& v = got[k].velocity;
+            // bit for bit the row of the state, in the kernel's precision
+            QCOMPARE(x.x, exact.position[i].x);
+            QCOMPARE(x.y, exact.position[i].y);
+            QCOMPARE(x.z, exact.position[i].z);
+            QCOMPARE(x.w, exact.position[i].w);
+            QCOMPARE(v.x, exact.velocity[i].x);
+            QCOMPARE(v.y, exact.velocity[i].y);
+            QCOMPARE(v.z, exact.velocity[i].z);
+            // and world()'s row once rounded to fp32 (exactly it for fp32 kernels)
+            const Float4& wx = w.positions()[i];
+            const Float4& wv = w.velocities()[i];
+            QCOMPARE(float(x.x), wx.x);
+            QCOMPARE(float(x.y), wx.y);
+            QCOMPARE(float(x.z), wx.z);
+            QCOMPARE(float(x.w), wx.w);
+            QCOMPARE(float(v.x), wv.x);
+            QCOMPARE(float(v.y), wv.y);
+            QCOMPARE(float(v.z), wv.z);
+            if (!fp64)
+                QCOMPARE(x.x, double(wx.x));
+        }
+        // The bodies moved: the rows are of the state after the steps, not the initial one.
+        QVERIFY(got[0].position.x != double(b.world.positions()[0].x));
+        // The host copy is current now: a row reads it, and ids come from the host throughout.
+        const BodyState again = sim.body(rows[1]);
+        QCOMPARE(again.position.x, got[1].position.x);
+        QCOMPARE(sim.ids().size(), std::size_t(kReverseBodies));
+        QCOMPARE(*findBodyById(sim.ids(), w.ids()[29]), BodyIndex(29));
+    }
+
     void selectionFollowsMerges()
     {
         std::vector<MergeRecord> log = {{3, 7, 10, 1.0, 0.1}, {1, 3, 20, 2.0, 0.2}, {2, 9, 30, 3.0, 0.3}};
