@@ -803,7 +803,7 @@ void SimulationController::requestLaunchField(quint64 serial, qulonglong maxSour
         context->speedPerDragLength = launchSpeedPerDragLength(world, p.G);
         context->mass = world.massRange().second;
         context->dynamicalTime = dynamicalTime(world, p.G);
-        context->dt = double(p.dt);
+        context->dt = signedTimeStep(p); // the prediction steps as the run will: backwards in reverse
         context->serial = serial;
         emit launchFieldReady(std::move(context));
     };
