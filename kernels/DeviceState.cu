@@ -294,6 +294,37 @@ void DeviceState::download(Fp64State& s, int current) const
     NB_CUDA_CHECK(cudaMemcpy(s.acceleration.data(), m_acc, bytes, cudaMemcpyDeviceToHost));
 }
 
+BodyState DeviceState::downloadBody(std::size_t i, int current) const
+{
+    if (i >= m_n)
+        throw std::out_of_range("DeviceState::downloadBody: body " + std::to_string(i) + " of " +
+                                std::to_string(m_n));
+    if (!hasPositions())
+        throw std::logic_error("DeviceState::downloadBody: positions are not attached");
+    BodyState b;
+    if (m_layout == Layout::Double4) {
+        NB_CUDA_CHECK(cudaMemcpy(&b.position, static_cast<const Double4*>(m_pos[current]) + i, sizeof(Double4),
+                                 cudaMemcpyDeviceToHost));
+        NB_CUDA_CHECK(cudaMemcpy(&b.velocity, static_cast<const Double4*>(m_vel) + i, sizeof(Double4),
+                                 cudaMemcpyDeviceToHost));
+        return b;
+    }
+    Float4 x{};
+    NB_CUDA_CHECK(cudaMemcpy(&x, static_cast<const Float4*>(m_pos[current]) + i, sizeof(Float4),
+                             cudaMemcpyDeviceToHost));
+    b.position = {x.x, x.y, x.z, x.w};
+    if (m_layout == Layout::Float4) {
+        Float4 v{};
+        NB_CUDA_CHECK(cudaMemcpy(&v, static_cast<const Float4*>(m_vel) + i, sizeof(Float4), cudaMemcpyDeviceToHost));
+        b.velocity = {v.x, v.y, v.z, 0};
+    } else {
+        Float3 v{};
+        NB_CUDA_CHECK(cudaMemcpy(&v, static_cast<const Float3*>(m_vel) + i, sizeof(Float3), cudaMemcpyDeviceToHost));
+        b.velocity = {v.x, v.y, v.z, 0};
+    }
+    return b;
+}
+
 void DeviceState::ensureWorkspace(std::size_t bytes)
 {
     if (bytes <= m_workspaceBytes)

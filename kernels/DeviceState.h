@@ -58,6 +58,12 @@ public:
     /// Copies them back (positions from buffer `current`); synchronises.
     void download(World& w, int current) const;
     void download(Fp64State& s, int current) const;
+    /// Body i's position (buffer `current`, with its mass) and velocity, widened exactly to fp64:
+    /// one row of each column copied back (16 + 16 B for Float4, 16 + 12 B for Float3, 32 + 32 B
+    /// for Double4), not the state; synchronous on stream 0, so it sees every step queued before.
+    /// Throws std::out_of_range for i >= size(), std::logic_error when positions are not
+    /// attached, CudaError.
+    BodyState downloadBody(std::size_t i, int current) const;
 
     // ---- the collision system's inputs (sim/Collisions.h, ContactSearchArgs) ----
     /// Copies the radius column (N floats, length units; World::radii()) to the device. The

@@ -164,6 +164,8 @@ private slots:
     void editsKeepRunning();
     void mergesFollowInTheView_data() { addCpuAndGpuRows(); }
     void mergesFollowInTheView();
+    void selectionFollowsBody_data() { addCpuAndGpuRows(); }
+    void selectionFollowsBody();
     void blowUpPauses_data();
     void blowUpPauses();
     void scenarios_data();
@@ -951,6 +953,81 @@ void TestController::mergesFollowInTheView()
         FRAME(loop, r);
     QCOMPARE(r.bodies, n);
     QVERIFY(r.running);
+}
+
+void TestController::selectionFollowsBody()
+{
+    // The selection's part of every frame (SimulationController::reportSelection): the selected
+    // body's position from its row alone (Simulation::body), equal to that row of the buffer the
+    // frame drew and to an independent run of the kernel; its O(N) report (describeBody, which
+    // reads world()) at most ten times a second. With a CUDA kernel drawing from the interop
+    // buffers, a frame without the report copies nothing of the state to the host
+    // (FrameResult::fullDownloads stays): before, every frame downloaded all of it for one row.
+    QFETCH(QString, kernel);
+    REQUIRE_EGL();
+    REQUIRE_KERNEL(kernel);
+    const std::size_t n = 1001;   // no multiple of a block size
+    const BodyIndex chosen = 617;
+    const float tolerance = toleranceFor(kernel);
+    FrameLoop loop(*m_context);
+    loop.initialize(kernel, n);
+    FrameResult r;
+    FRAME(loop, r);
+    CHECK_INTEROP(loop, kernel);
+    Simulation reference(cube(n), SimParams{}, kernel.toStdString());
+    const quint32 id = reference.ids()[chosen];
+    loop.command(&SimulationController::selectId, id);
+    loop.command(&SimulationController::setStepsPerFrame, 2);
+    loop.command(&SimulationController::start);
+    const bool deviceDrawn = isCuda(kernel) && loop.hasInterop();
+    int reports = 0, quiet = 0;
+    quint64 step = 0;
+    for (int frame = 0; frame < 12; ++frame) {
+        const quint64 downloadsBefore = r.fullDownloads;
+        FRAME(loop, r);
+        QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+        QVERIFY(!r.selectionCleared);
+        QVERIFY(r.selectedPosition.has_value());
+        const Double3 x = *r.selectedPosition;
+        // The row drawn this frame, bit for bit: the same state.
+        const std::vector<Float4> drawn = loop.drawn();
+        QCOMPARE(drawn.size(), n);
+        QCOMPARE(x.x, double(drawn[chosen].x));
+        QCOMPARE(x.y, double(drawn[chosen].y));
+        QCOMPARE(x.z, double(drawn[chosen].z));
+        // An independent run of the same kernel, as many steps on.
+        reference.step(int(r.step - step));
+        step = r.step;
+        const Float4& want = reference.world().positions()[chosen];
+        QVERIFY2(std::abs(x.x - double(want.x)) <= tolerance && std::abs(x.y - double(want.y)) <= tolerance &&
+                     std::abs(x.z - double(want.z)) <= tolerance,
+                 qPrintable(QStringLiteral("step %1: selected at (%2, %3, %4), the body is at (%5, %6, %7)")
+                                .arg(r.step).arg(x.x, 0, 'g', 9).arg(x.y, 0, 'g', 9).arg(x.z, 0, 'g', 9)
+                                .arg(double(want.x), 0, 'g', 9).arg(double(want.y), 0, 'g', 9)
+                                .arg(double(want.z), 0, 'g', 9)));
+        if (r.selection) {
+            ++reports;
+            QCOMPARE(r.selection->id, std::uint32_t(id));
+            QCOMPARE(r.selection->index, chosen);
+            QCOMPARE(r.selection->position.x, x.x);
+            QCOMPARE(r.selection->position.y, x.y);
+        } else {
+            ++quiet;
+            if (deviceDrawn && loop.mappedLastFrame())
+                QCOMPARE(r.fullDownloads, downloadsBefore); // no copy of the state this frame
+        }
+        if (!isCuda(kernel))
+            QCOMPARE(r.fullDownloads, quint64(0));
+    }
+    QVERIFY(reports >= 1); // the frame after the selection carries its report
+    if (deviceDrawn)       // GPU frames of 1001 bodies take well under the report's 100 ms
+        QVERIFY2(quiet >= 1, "every frame carried the report: nothing checked the frames without it");
+    QVERIFY(step >= 12);
+    // It moved: the position followed the body, not the place it was selected.
+    const Float4& start = cube(n).positions()[chosen];
+    QVERIFY(std::abs(r.selectedPosition->x - double(start.x)) + std::abs(r.selectedPosition->y - double(start.y)) > 0);
+    qInfo("%s: %d frames with the report, %d without; %llu full downloads", qPrintable(kernel), reports, quiet,
+          static_cast<unsigned long long>(r.fullDownloads));
 }
 
 void TestController::scenarioAfterScenario()

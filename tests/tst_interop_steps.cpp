@@ -204,6 +204,74 @@ private slots:
         }
     }
 
+    /// Simulation::body with the positions in CUDA-GL interop buffers (External storage): with
+    /// them attached it reads the row of the attached buffer and copies nothing else back
+    /// (fullDownloads stays), equal to world()'s row once rounded to fp32; with them detached
+    /// the fp32 layout cannot reach its positions (std::logic_error, as world()), while the fp64
+    /// layout keeps its positions in buffers of its own and still reads the same row.
+    void bodyRowInInteropBuffers_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::newRow("tiled") << "tiled";
+        QTest::newRow("tiled-fp64") << "tiled-fp64";
+    }
+    void bodyRowInInteropBuffers()
+    {
+        QFETCH(QString, kernel);
+        const KernelInfo* k = findKernel(kernel.toStdString());
+        QVERIFY(k);
+        if (!availability(*k).available)
+            QSKIP("no CUDA device");
+        if (!m_context)
+            QSKIP(qPrintable("no EGL context: " + m_noContext));
+        PlummerParams pp;
+        pp.bodies = kBodies;
+        pp.seed = 11;
+        SimParams p;
+        p.dt = 0.01;
+        auto buffers = std::make_unique<gl::ParticleBuffers>();
+        buffers->allocate(kBodies);
+        std::string why;
+        auto interop = gl::CudaGlInterop::create(*buffers, &why);
+        if (!interop)
+            QSKIP(qPrintable(QString::fromStdString("no CUDA-GL interop: " + why)));
+        Stepper stepper{buffers.get(), interop.get(), nullptr};
+        {
+            Simulation sim(makePlummer(pp).world, p, kernel.toStdString());
+            stepper.withPositions(sim, [&] { sim.setPositionStorage(PositionStorage::External); });
+            stepper.withPositions(sim, [&] { sim.step(5); });
+            const std::uint64_t downloads = sim.fullDownloads();
+            const BodyIndex i = 500;
+            BodyState attached;
+            stepper.withPositions(sim, [&] { attached = sim.body(i); });
+            QCOMPARE(sim.fullDownloads(), downloads);
+            if (k->layout == Layout::Double4) {
+                const BodyState detached = sim.body(i);
+                QCOMPARE(detached.position.x, attached.position.x);
+                QCOMPARE(detached.velocity.z, attached.velocity.z);
+            } else {
+                QVERIFY_THROWS_EXCEPTION(std::logic_error, sim.body(i));
+            }
+            QCOMPARE(sim.fullDownloads(), downloads);
+            Float4 x, v;
+            stepper.withPositions(sim, [&] {
+                x = sim.world().positions()[i];
+                v = sim.world().velocities()[i];
+            });
+            QCOMPARE(sim.fullDownloads(), downloads + 1);
+            QCOMPARE(float(attached.position.x), x.x);
+            QCOMPARE(float(attached.position.y), x.y);
+            QCOMPARE(float(attached.position.z), x.z);
+            QCOMPARE(float(attached.position.w), x.w);
+            QCOMPARE(float(attached.velocity.x), v.x);
+            QCOMPARE(float(attached.velocity.y), v.y);
+            QCOMPARE(float(attached.velocity.z), v.z);
+            QVERIFY(x.x != makePlummer(pp).world.positions()[i].x); // after the steps
+        }
+        interop.reset(); // before its GL buffers
+        buffers.reset();
+    }
+
     void cleanupTestCase()
     {
         m_renderer.reset();

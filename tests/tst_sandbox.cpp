@@ -260,8 +260,21 @@ private slots:
     /// by its own divergence A (measured as in reverseRetraces, from a 1e-9 nudge of the start):
     /// |Δx| ≤ A · steps · N ε/2 · |a|max dt² · steps — with the numbers here < 1e-8; we allow that
     /// bound computed from the measured A.
+    ///
+    /// The reversed row: Simulation → Reverse time on (SimParams::reverse), so the run steps with
+    /// signedTimeStep(p) = −dt; the prediction is asked with that signed step, and the real run
+    /// takes the same −dt kicks and drifts. Everything above holds with |dt| (the bound has dt²),
+    /// and a prediction that ignored the sign (the forward path) misses the reversed run by O(1):
+    /// the row checks that too.
+    void launchMatchesHeldFixedRun_data()
+    {
+        QTest::addColumn<bool>("reverse");
+        QTest::newRow("forward") << false;
+        QTest::newRow("reverse") << true;
+    }
     void launchMatchesHeldFixedRun()
     {
+        QFETCH(bool, reverse);
         PlummerParams pp;
         pp.bodies = 97;
         pp.seed = 7;
@@ -270,18 +283,21 @@ private slots:
         p.G = 1;
         p.eps2 = 0.01f;
         p.dt = 1.0f / 128;
+        p.reverse = reverse;
         const LaunchField field = makeLaunchField(w, p.G, p.eps2);
         QCOMPARE(field.sources.size(), w.size());
         LaunchRequest q;
         q.position = {1.5, 0.0, 0.2};
         q.velocity = {0.0, 0.55, 0.1};
-        q.dt = p.dt;
-        q.duration = 300 * q.dt;
+        q.dt = signedTimeStep(p); // the step the simulation takes: −dt in reverse
+        QCOMPARE(q.dt, reverse ? -double(p.dt) : double(p.dt));
+        q.duration = 300 * double(p.dt);
         q.maxPathPoints = 301; // every step kept
         const LaunchPrediction got = predictLaunch(field, q);
         QCOMPARE(got.steps, std::size_t(300));
         QCOMPARE(got.path.size(), std::size_t(301));
         QVERIFY(!got.truncated && !got.cancelled);
+        QCOMPARE(got.timeCovered, 300 * q.dt); // signed: 300 steps back in reverse
 
         // The real run: the new body appended (massless: a test particle) to an fp64 state of
         // the system, and only its row stepped (the others held fixed), with the accelerations
@@ -328,12 +344,22 @@ private slots:
                                std::abs(other.path[k].y - got.path[k].y) / 1e-9,
                                std::abs(other.path[k].z - got.path[k].z) / 1e-9});
         const double bound = growth * 300.0 * 300.0 * double(w.size()) * 0.5 * kEps64 * amax * q.dt * q.dt;
-        qInfo("launch vs held-fixed reference run: max |dx| %.3g, bound %.3g (A = %.3g, |a|max = %.3g)", worst,
-              bound, growth, amax);
+        qInfo("launch vs held-fixed reference run (%s): max |dx| %.3g, bound %.3g (A = %.3g, |a|max = %.3g)",
+              reverse ? "reverse" : "forward", worst, bound, growth, amax);
         QCOMPARE_LE(worst, bound);
         QVERIFY(bound < 1e-8);
-        // It did go somewhere: the path is not the start repeated.
+        // It did go somewhere: the path is not the start repeated (in reverse the body starts
+        // along −v: y falls).
         QVERIFY(std::abs(got.path.back().y - q.position.y) > 0.5);
+        QCOMPARE(got.path[1].y < q.position.y, reverse);
+        if (reverse) {
+            // The forward prediction (what the preview drew before it took the sign) is far
+            // from the reversed run: the sign is not a detail within the tolerance.
+            LaunchRequest forward = q;
+            forward.dt = std::abs(q.dt);
+            const Double3 f = predictLaunch(field, forward).path.back();
+            QVERIFY(std::abs(f.x - x.x) + std::abs(f.y - x.y) + std::abs(f.z - x.z) > 0.5);
+        }
     }
 
     /// Closed form: a body launched at the circular speed v = sqrt(G M / r) around one point mass
@@ -406,6 +432,14 @@ private slots:
         QCOMPARE(got.steps, std::size_t(0));
         q.dt = 0;
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, predictLaunch(field, q));
+        q.dt = std::numeric_limits<double>::quiet_NaN();
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, predictLaunch(field, q));
+        // A negative step is time running backwards (SimParams::reverse): T / |dt| steps.
+        q.dt = -0.001;
+        q.duration = 0.5;
+        got = predictLaunch(field, q);
+        QCOMPARE(got.steps, std::size_t(500));
+        QCOMPARE(got.timeCovered, -0.5);
     }
 
     /// Subsampling keeps the total mass and the heaviest body: the field far away is M / r².
@@ -468,6 +502,74 @@ private slots:
         QCOMPARE(r.acceleration.x, G * 8 * 2 / std::pow(4.25, 1.5));
         QVERIFY(std::abs(r.acceleration.y - G * 10 / std::pow(100.25, 1.5)) < 1e-15);
         QVERIFY_THROWS_EXCEPTION(std::out_of_range, describeBody(w, 3, G, eps2));
+    }
+
+    /// Simulation::body: one body's row equals world()'s after steps (rounded to fp32: the fp64
+    /// kernels' rows are exact in fp64, world() holds their rounding to nearest; the fp32 rows
+    /// are the same floats widened), and reading it costs no full download of a device state
+    /// (fullDownloads() stays; the next world() is one). The CUDA rows skip without a device.
+    void bodyRowEqualsWorld_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::newRow("cpu") << "cpu";
+        QTest::newRow("reference (fp64)") << "reference";
+        QTest::newRow("tiled (GPU)") << "tiled";
+        QTest::newRow("reduction2d-float3 (GPU, float3 layout)") << "reduction2d-float3";
+        QTest::newRow("tiled-fp64 (GPU)") << "tiled-fp64";
+    }
+    void bodyRowEqualsWorld()
+    {
+        QFETCH(QString, kernel);
+        SKIP_UNAVAILABLE(kernel.toUtf8().constData());
+        const ModelBodies b = reverseSystem(); // 61 bodies: no multiple of a block size
+        Simulation sim(b.world, b.exact, reverseParams("leapfrog"), kernel.toStdString());
+        const bool device = sim.deviceResident();
+        const bool fp64 = sim.kernel().layout == Layout::Double4;
+        sim.step(7);
+        const std::uint64_t downloads = sim.fullDownloads();
+        QCOMPARE(downloads, std::uint64_t(0)); // nothing read the state back yet
+        const BodyIndex rows[] = {0, 29, kReverseBodies - 1};
+        std::vector<BodyState> got;
+        for (const BodyIndex i : rows)
+            got.push_back(sim.body(i));
+        QCOMPARE(sim.fullDownloads(), downloads); // rows only
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, sim.body(kReverseBodies));
+
+        const Fp64State exact = sim.state64(); // the kernel's precision, widened exactly
+        QCOMPARE(sim.fullDownloads(), downloads + (device ? 1 : 0));
+        const World& w = sim.world();
+        for (std::size_t k = 0; k < got.size(); ++k) {
+            const BodyIndex i = rows[k];
+            const Double4& x = got[k].position;
+            const Double4& v = got[k].velocity;
+            // bit for bit the row of the state, in the kernel's precision
+            QCOMPARE(x.x, exact.position[i].x);
+            QCOMPARE(x.y, exact.position[i].y);
+            QCOMPARE(x.z, exact.position[i].z);
+            QCOMPARE(x.w, exact.position[i].w);
+            QCOMPARE(v.x, exact.velocity[i].x);
+            QCOMPARE(v.y, exact.velocity[i].y);
+            QCOMPARE(v.z, exact.velocity[i].z);
+            // and world()'s row once rounded to fp32 (exactly it for fp32 kernels)
+            const Float4& wx = w.positions()[i];
+            const Float4& wv = w.velocities()[i];
+            QCOMPARE(float(x.x), wx.x);
+            QCOMPARE(float(x.y), wx.y);
+            QCOMPARE(float(x.z), wx.z);
+            QCOMPARE(float(x.w), wx.w);
+            QCOMPARE(float(v.x), wv.x);
+            QCOMPARE(float(v.y), wv.y);
+            QCOMPARE(float(v.z), wv.z);
+            if (!fp64)
+                QCOMPARE(x.x, double(wx.x));
+        }
+        // The bodies moved: the rows are of the state after the steps, not the initial one.
+        QVERIFY(got[0].position.x != double(b.world.positions()[0].x));
+        // The host copy is current now: a row reads it, and ids come from the host throughout.
+        const BodyState again = sim.body(rows[1]);
+        QCOMPARE(again.position.x, got[1].position.x);
+        QCOMPARE(sim.ids().size(), std::size_t(kReverseBodies));
+        QCOMPARE(*findBodyById(sim.ids(), w.ids()[29]), BodyIndex(29));
     }
 
     void selectionFollowsMerges()

@@ -283,6 +283,47 @@ private slots:
         tool(QStringLiteral("Navigate"))->trigger();
     }
 
+    /// With Reverse time on, the run steps with −dt, so the predicted path of the same drag
+    /// leaves the start the other way: its first segment points against the forward one's
+    /// (before, the preview always predicted forward).
+    void addBodyPredictsBackwardsInReverse()
+    {
+        QAction* add = tool(QStringLiteral("Add body"));
+        QAction* reverse = m_window->reverseAction();
+        QVERIFY(add && reverse && !reverse->isChecked());
+        const QPoint from = at(0.0, 1.5, 0.0), to = from + QPoint(60, 0);
+        bool allEnded = true; // every release ended its preview
+        const auto firstSegment = [&] {
+            add->trigger();
+            drag(m_view, from, to, 6, /*release*/ false);
+            std::vector<nbody::Double3> path;
+            // a path of this drag (the predictions of the drag's earlier points are replaced)
+            QTest::qWait(300);
+            if (QTest::qWaitFor([&] { return m_view->launchPath().size() >= 2; }, kWaitMs))
+                path = m_view->launchPath();
+            sendMouse(m_view, QEvent::MouseButtonRelease, to, Qt::NoButton);
+            allEnded = QTest::qWaitFor([&] { return m_view->launchPath().empty(); }, kWaitMs) && allEnded;
+            tool(QStringLiteral("Navigate"))->trigger();
+            return path.size() >= 2 ? nbody::Double3{path[1].x - path[0].x, path[1].y - path[0].y,
+                                                    path[1].z - path[0].z}
+                                    : nbody::Double3{};
+        };
+        const nbody::Double3 forward = firstSegment();
+        reverse->trigger();
+        QVERIFY(reverse->isChecked());
+        const nbody::Double3 backward = firstSegment();
+        reverse->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!reverse->isChecked(), kWaitMs);
+        QVERIFY(allEnded);
+        const double dot = forward.x * backward.x + forward.y * backward.y + forward.z * backward.z;
+        const double norms = std::sqrt((forward.x * forward.x + forward.y * forward.y + forward.z * forward.z) *
+                                       (backward.x * backward.x + backward.y * backward.y + backward.z * backward.z));
+        QVERIFY2(norms > 0, "no predicted path");
+        QVERIFY2(dot < -0.9 * norms, qPrintable(QStringLiteral("forward (%1, %2, %3), reverse (%4, %5, %6)")
+                                                     .arg(forward.x).arg(forward.y).arg(forward.z)
+                                                     .arg(backward.x).arg(backward.y).arg(backward.z)));
+    }
+
     /// The picture of the README and docs/app.md (only with NBODY_SCREENSHOT_DIR): the Solar
     /// System, Jupiter selected, a body aimed from beyond Mars with its predicted path around the
     /// Sun. It checks what the picture shows: the selection is Jupiter and the prediction's

@@ -86,9 +86,14 @@ struct FrameResult {
     bool runFinished = false;    ///< a "steps to run" budget was used up in this frame
     bool workPending = false;    ///< more commands are queued: request another frame
     bool record = false;         ///< a recording is on and this frame is one of its frames
+    /// Simulation::fullDownloads() after this frame: the full copies of a device state to the
+    /// host so far (0 with a CPU kernel), so a test can tell which frames copied the state.
+    quint64 fullDownloads = 0;
     /// The selected body (SimulationController::selectAt): its position every frame (the view's
     /// marker and the camera's follow), and its report (the Selection dock) refreshed at most
     /// ten times a second (an O(N) pass) and whenever the selection changes.
+    /// The position is the body's row alone (Simulation::body: with a CUDA kernel one row copied
+    /// back), never a copy of the whole state.
     std::optional<nbody::Double3> selectedPosition;
     std::optional<nbody::BodyReport> selection;
     /// The selection ended in this frame: cleared (a click on empty space, Esc), the body was
@@ -105,7 +110,7 @@ struct LaunchContext {
     double speedPerDragLength = 1; ///< launchSpeedPerDragLength of the system
     double mass = 0;               ///< the new body's mass (the system's largest)
     double dynamicalTime = 1;      ///< dynamicalTime of the system, time units
-    double dt = 0.01;              ///< |dt| of the simulation
+    double dt = 0.01;              ///< the simulation's signed step, signedTimeStep (−dt in reverse)
     quint64 serial = 0;            ///< the request's
 };
 

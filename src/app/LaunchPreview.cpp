@@ -63,8 +63,9 @@ void LaunchPreview::predict(const Double3& start, const Double3& drag)
     LaunchRequest q;
     q.position = start;
     q.velocity = {drag.x * k, drag.y * k, drag.z * k};
-    q.dt = std::abs(m_context->dt);
-    q.duration = std::isfinite(m_context->dynamicalTime) ? m_times * m_context->dynamicalTime : 1000 * q.dt;
+    q.dt = m_context->dt; // signed: a reversed run's path is predicted backwards, as it will run
+    q.duration =
+        std::isfinite(m_context->dynamicalTime) ? m_times * m_context->dynamicalTime : 1000 * std::abs(q.dt);
     // O(N) per step: about 2·10⁸ pair terms (a few tenths of a second on one core) at most.
     const double sources = double(std::max<std::size_t>(1, m_context->field.sources.size()));
     q.maxSteps = std::size_t(std::clamp(2e8 / sources, 200.0, 200000.0));

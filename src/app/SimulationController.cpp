@@ -767,7 +767,7 @@ void SimulationController::selectId(quint32 id)
     Command c;
     c.what = QStringLiteral("select");
     c.apply = [=, this] {
-        if (const std::optional<BodyIndex> i = findBodyById(m_sim->world(), id)) {
+        if (const std::optional<BodyIndex> i = findBodyById(m_sim->ids(), id)) {
             m_selectedId = id;
             m_selectedIndex = *i;
             m_mergesFollowed = m_sim->mergeLog().size();
@@ -803,7 +803,7 @@ void SimulationController::requestLaunchField(quint64 serial, qulonglong maxSour
         context->speedPerDragLength = launchSpeedPerDragLength(world, p.G);
         context->mass = world.massRange().second;
         context->dynamicalTime = dynamicalTime(world, p.G);
-        context->dt = double(p.dt);
+        context->dt = signedTimeStep(p); // the prediction steps as the run will: backwards in reverse
         context->serial = serial;
         emit launchFieldReady(std::move(context));
     };
@@ -838,15 +838,16 @@ void SimulationController::reportSelection(FrameResult& r)
     if (!m_selectedId)
         return;
     followSelectionMerges();
-    const World& world = m_sim->world();
-    m_selectedIndex = findBodyById(world, *m_selectedId, m_selectedIndex);
+    // Every frame: the selected body's row alone (its id looked up on the host, where ids live;
+    // with a CUDA kernel one position and velocity copied back, not the state).
+    m_selectedIndex = findBodyById(m_sim->ids(), *m_selectedId, m_selectedIndex);
     if (!m_selectedIndex) {
         r.selectionCleared = true;
         r.selectionMessage = tr("The selected body (id %1) is gone: it was removed.").arg(*m_selectedId);
         m_selectedId.reset();
         return;
     }
-    const Float4& x = world.positions()[*m_selectedIndex];
+    const Double4 x = m_sim->body(*m_selectedIndex).position;
     r.selectedPosition = Double3{x.x, x.y, x.z};
     // The report is an O(N) pass: ten times a second is enough to read (1 ms per 10⁵ bodies).
     static const QElapsedTimer clock = [] {
@@ -856,7 +857,7 @@ void SimulationController::reportSelection(FrameResult& r)
     }();
     const qint64 now = clock.elapsed();
     if (m_selectionChanged || now - m_lastSelectionReportMs >= 100) {
-        r.selection = describeBody(world, *m_selectedIndex, m_sim->params().G, m_sim->params().eps2);
+        r.selection = describeBody(m_sim->world(), *m_selectedIndex, m_sim->params().G, m_sim->params().eps2);
         m_lastSelectionReportMs = now;
         m_selectionChanged = false;
     }
@@ -1241,6 +1242,7 @@ void SimulationController::advance(const FrameRequest& request)
         r.time = m_sim->time();
         r.bodies = m_sim->size();
         r.kernelId = m_publishedKernel;
+        r.fullDownloads = m_sim->fullDownloads();
     }
     if (m_sim && r.valid && r.needCapacity == 0 && m_recordEvery > 0) {
         const quint64 step = m_sim->stepCount();

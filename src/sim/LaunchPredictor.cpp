@@ -76,9 +76,9 @@ LaunchPrediction predictLaunch(const LaunchField& field, const LaunchRequest& q,
     if (!std::isfinite(q.duration) || !(q.duration > 0))
         throw std::invalid_argument("predictLaunch: the duration must be positive and finite (got " +
                                     std::to_string(q.duration) + ")");
-    if (!std::isfinite(q.dt) || !(q.dt > 0))
-        throw std::invalid_argument("predictLaunch: the time step must be positive and finite (got " +
-                                    std::to_string(q.dt) + ")");
+    if (!std::isfinite(q.dt) || q.dt == 0)
+        throw std::invalid_argument("predictLaunch: the time step must be nonzero and finite (got " +
+                                    std::to_string(q.dt) + "; negative when time runs backwards)");
     for (double v : {q.position.x, q.position.y, q.position.z, q.velocity.x, q.velocity.y, q.velocity.z})
         if (!std::isfinite(v))
             throw std::invalid_argument("predictLaunch: the start position or velocity is not finite");
@@ -87,7 +87,7 @@ LaunchPrediction predictLaunch(const LaunchField& field, const LaunchRequest& q,
 
     // Whole steps covering T: the last one ends at or just past T (a relative 1e-12 of slack so
     // T = n·dt, computed in fp64, is n steps and not n + 1).
-    const double want = std::ceil(q.duration / q.dt * (1.0 - 1e-12));
+    const double want = std::ceil(q.duration / std::abs(q.dt) * (1.0 - 1e-12));
     const std::size_t needed = std::max<std::size_t>(1, std::size_t(std::min(want, 1e18)));
     const std::size_t steps = std::min(needed, q.maxSteps);
     const std::size_t every = (steps + q.maxPathPoints - 2) / (q.maxPathPoints - 1); // ≤ maxPathPoints points
@@ -107,7 +107,7 @@ LaunchPrediction predictLaunch(const LaunchField& field, const LaunchRequest& q,
     r.path.reserve(steps / every + 2);
     r.path.push_back(x);
     r.periapsis = distance(x);
-    const double h = 0.5 * q.dt;
+    const double h = 0.5 * q.dt; // signed: the kicks and the drift run backwards with a negative dt
     std::size_t s = 0;
     for (; s < steps; ++s) {
         if (cancel && cancel->load(std::memory_order_relaxed)) {

@@ -8,7 +8,9 @@
 ///
 /// integrated with KDK leapfrog in fp64 (kick ½ a dt, drift dt, a at the new position, kick
 /// ½ a dt; the same scheme as the simulation's `leapfrog` row, Integrators.h) with the
-/// simulation's dt and ε². Holding the others fixed is what makes the prediction cheap (O(N) per
+/// simulation's signed time step and ε²: when time runs backwards (SimParams::reverse) every step
+/// is −dt (signedTimeStep), as the run will take it, so the path is where the body goes as the
+/// clock runs back. Holding the others fixed is what makes the prediction cheap (O(N) per
 /// step, no O(N²) system) and is exact for a body launched around a dominant mass that barely
 /// moves over the prediction (a planet around a star, a probe past a black hole); in a live
 /// cluster it is the path in the current field, which the real run departs from as the others
@@ -54,9 +56,11 @@ Double3 fieldAcceleration(const LaunchField& field, const Double3& x);
 struct LaunchRequest {
     Double3 position;           ///< start, length units
     Double3 velocity;           ///< launch velocity, length / time
-    double duration = 1.0;      ///< T: time to predict, time units (> 0)
-    double dt = 0.01;           ///< step, time units (> 0; the simulation's |dt|)
-    std::size_t maxSteps = 20000;   ///< cap on the steps (ceil(T / dt) unless it is larger)
+    double duration = 1.0;      ///< T: span of time to predict, time units (> 0, either direction)
+    /// The step, time units: the simulation's signed step, signedTimeStep(params) — negative when
+    /// time runs backwards (SimParams::reverse); nonzero.
+    double dt = 0.01;
+    std::size_t maxSteps = 20000;   ///< cap on the steps (ceil(T / |dt|) unless it is larger)
     std::size_t maxPathPoints = 1000; ///< the path keeps at most this many points (every k-th step)
 };
 
@@ -65,21 +69,21 @@ struct LaunchPrediction {
     /// Positions at t = 0, every k-th step, and at the last step (polyline), length units.
     std::vector<Double3> path;
     std::size_t steps = 0;      ///< steps taken
-    double timeCovered = 0;     ///< steps × dt
+    double timeCovered = 0;     ///< steps × dt (negative when dt is: time runs backwards)
     bool truncated = false;     ///< maxSteps ended it before T
     bool cancelled = false;     ///< the cancel flag ended it (path so far)
     double speed = 0;           ///< |v| at launch
     /// Closest approach along the path (every step, not only the points kept) to the dominant
     /// body when the field has one, else to the centre of mass; length units.
     double periapsis = 0;
-    double periapsisTime = 0;   ///< when it happens, time units after the launch
+    double periapsisTime = 0;   ///< when it happens, time units from the launch (signed as dt)
     bool aroundDominant = false; ///< measured from LaunchField::dominant (else the centre of mass)
 };
 
 /// Integrates the test particle (see the file comment). `cancel`, when given, is polled every
 /// step: set, it ends the prediction (cancelled = true). Throws std::invalid_argument for a
-/// duration or dt that is not positive and finite, a non-finite start, maxSteps = 0 or
-/// maxPathPoints < 2.
+/// duration that is not positive and finite, a dt that is zero or not finite, a non-finite
+/// start, maxSteps = 0 or maxPathPoints < 2.
 LaunchPrediction predictLaunch(const LaunchField& field, const LaunchRequest& request,
                                const std::atomic<bool>* cancel = nullptr);
 

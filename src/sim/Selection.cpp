@@ -129,7 +129,12 @@ std::uint32_t followMerges(std::uint32_t id, std::span<const MergeRecord> log)
 
 std::optional<BodyIndex> findBodyById(const World& world, std::uint32_t id, std::optional<BodyIndex> hint)
 {
-    const auto& ids = world.ids();
+    return findBodyById(std::span<const std::uint32_t>(world.ids()), id, hint);
+}
+
+std::optional<BodyIndex> findBodyById(std::span<const std::uint32_t> ids, std::uint32_t id,
+                                      std::optional<BodyIndex> hint)
+{
     if (hint && *hint < ids.size() && ids[*hint] == id)
         return hint;
     for (std::size_t i = 0; i < ids.size(); ++i)

@@ -65,5 +65,8 @@ std::uint32_t followMerges(std::uint32_t id, std::span<const MergeRecord> log);
 /// first (the last known one), so a selection costs O(1) until bodies are removed or merge, O(N)
 /// then.
 std::optional<BodyIndex> findBodyById(const World& world, std::uint32_t id, std::optional<BodyIndex> hint = {});
+/// The same over a column of ids alone (World::ids, Simulation::ids: no copy of a device state).
+std::optional<BodyIndex> findBodyById(std::span<const std::uint32_t> ids, std::uint32_t id,
+                                      std::optional<BodyIndex> hint = {});
 
 } // namespace nbody

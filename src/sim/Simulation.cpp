@@ -221,6 +221,7 @@ void Simulation::syncHost()
         throw std::logic_error("the device positions live in external buffers that are not attached");
     if (m_storage == PositionStorage::External)
         m_device->attach(m_attached[0], m_attached[1]);
+    ++m_fullDownloads; // counted before the copies: a download that fails still tried
     if (m_device->layout() == Layout::Double4) {
         m_device->download(m_state64, m_current);
         m_worldStale = true;
@@ -326,6 +327,29 @@ const World& Simulation::world()
     syncHost();
     narrowIfStale();
     return m_world;
+}
+
+BodyState Simulation::body(BodyIndex index)
+{
+    if (index >= m_world.size())
+        throw std::out_of_range("body " + std::to_string(index) + " of a system of " +
+                                std::to_string(m_world.size()) + " bodies");
+#if NBODY_HAVE_CUDA
+    if (deviceResident() && m_hostStale && m_device) {
+        // The device holds the newer state: its row alone. The fp64 layout owns its positions
+        // even with External storage; the fp32 layouts read the attached buffers (as syncHost).
+        if (m_storage == PositionStorage::External && m_attached[0] && m_attached[1])
+            m_device->attach(m_attached[0], m_attached[1]);
+        else if (!devicePositionsAvailable() && m_device->layout() != Layout::Double4)
+            throw std::logic_error("the device positions live in external buffers that are not attached");
+        return m_device->downloadBody(index, m_current);
+    }
+#endif
+    if (fp64State()) // m_state64 is current (the World's fp32 columns may be stale)
+        return {m_state64.position[index], m_state64.velocity[index]};
+    const Float4& x = m_world.positions()[index];
+    const Float4& v = m_world.velocities()[index];
+    return {Double4{x.x, x.y, x.z, x.w}, Double4{v.x, v.y, v.z, 0}};
 }
 
 std::string Simulation::checkFinite()

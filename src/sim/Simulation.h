@@ -62,6 +62,12 @@ struct GraphStats {
     std::string failure;          ///< why the last capture failed; "" when none did
 };
 
+/// One body's state (Simulation::body): the kernel's precision widened exactly to fp64.
+struct BodyState {
+    Double4 position; ///< (x, y, z, mass): length and mass units
+    Double4 velocity; ///< (vx, vy, vz, 0): length / time
+};
+
 /// Where the device positions live for CUDA kernels.
 enum class PositionStorage {
     Owned,    ///< cudaMalloc'd by the simulation
@@ -136,6 +142,26 @@ public:
     const StepTiming& lastTiming() const { return m_timing; }
     /// How the device state's steps were launched since it was created (zeros for CPU kernels).
     GraphStats graphStats() const;
+    /// Full copies of the device state to the host (syncHost: all N positions, velocities and
+    /// accelerations, 48 B a body in fp32, 96 B in fp64) since the Simulation was made; what
+    /// world(), state64(), a CPU contact search or a kernel switch cost with a CUDA kernel. 0 for
+    /// CPU kernels. A cheap counter for tests that a per-frame path reads no more than it needs.
+    std::uint64_t fullDownloads() const { return m_fullDownloads; }
+
+    /// Body `index`'s position (with its mass) and velocity now, in the selected kernel's precision
+    /// widened exactly to fp64 (rounded to fp32 they are world()'s row). Reads that row alone: with
+    /// a CUDA kernel holding a newer state, one position and one velocity are copied from the
+    /// device (2 × 16 B, 48 B for fp64; synchronous), with no full download (fullDownloads()
+    /// stays) and the host copy left as it is; otherwise the host's row (the fp64 state for
+    /// `reference`). With External storage the fp32 layouts read the attached buffers, so they
+    /// must be attached as for world(); the fp64 layout keeps its positions in buffers of its own
+    /// and needs none. Throws std::out_of_range for index >= size(), std::logic_error when the
+    /// positions are in External buffers that are not attached, CudaError.
+    BodyState body(BodyIndex index);
+    /// The bodies' stable ids (World::ids) in index order, without synchronising: ids live on the
+    /// host only (merges and edits change them there), so findBodyById over them costs no copy
+    /// of the device state. Valid until the next step(), setWorld() or kernel switch.
+    std::span<const std::uint32_t> ids() const { return m_world.ids(); }
 
     /// "" when every position, mass and velocity is finite, else a message naming the first bad
     /// body ("body 17: position, mass or velocity is not finite"). On the device it reads 4
@@ -276,6 +302,7 @@ private:
     double m_energyLost = 0;                 ///< see energyLost()
     ForceShare* m_share = nullptr;           ///< other processes' rows (nullptr: all rows here)
     std::vector<unsigned char> m_stage;      ///< host staging of device accelerations for m_share
+    std::uint64_t m_fullDownloads = 0;       ///< see fullDownloads()
 };
 
 /// Evaluates the accelerations of `world` once with kernel `kernelId` on a copy, in the kernel's
