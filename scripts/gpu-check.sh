@@ -321,11 +321,13 @@ remote() {
         # tst_cli (whose last function faults) and tst_gpu_faults last: after a CUDA fault the H200's
         # OpenGL with CUDA in later processes draws garbage (docs/tests.md), which tst_interop_steps
         # and the renders would report.
+        # GPU_CHECK_TESTS="tst_a tst_b": only those executables (a short call).
+        only() { [[ -z ${GPU_CHECK_TESTS:-} || " $GPU_CHECK_TESTS " == *" $1 "* ]]; }
         for t in "$device"/bin/tst_*; do
-            case $(basename "$t") in tst_cli | tst_gpu_faults) ;; *) step "$(basename "$t")" "$t" ;; esac
+            case $(basename "$t") in tst_cli | tst_gpu_faults) ;; *) only "$(basename "$t")" && step "$(basename "$t")" "$t" ;; esac
         done
         for t in tst_cli tst_gpu_faults; do
-            [[ -x $device/bin/$t ]] && step "$t" "$device/bin/$t"
+            [[ -x $device/bin/$t ]] && only "$t" && step "$t" "$device/bin/$t"
         done
     fi
 
