@@ -64,6 +64,12 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     setWindowTitle(tr("N-Body Sandbox"));
     m_viewport = new Viewport(this);
     setCentralWidget(m_viewport);
+    // The default layout (issue 16's trial at 1366 × 768, where six tabs in the right-hand column
+    // were elided to "Ke…", "V…", "Valid…"): the controls of a run — Run, Kernel, View and
+    // Selection — are tabs of the right-hand column; the measurements — Diagnostics, Validation
+    // and Device — are tabs of the bottom area, which has the window's width (its four charts
+    // need about 1 100 px, so the bottom-right corner stays with it). Four titles fit the 340 px
+    // column and three the bottom area (tst_dock_text checks that none is elided).
     m_runDock = new RunDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_runDock);
     m_kernelDock = new KernelDock(this);
@@ -71,21 +77,23 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
         m_kernelDock->setDevice(cuda.devices.front()); // the kernels run on device 0
     addDockWidget(Qt::RightDockWidgetArea, m_kernelDock);
     tabifyDockWidget(m_runDock, m_kernelDock); // each gets the full height; Run is in front
-    m_runDock->raise();
     resizeDocks({m_runDock}, {340}, Qt::Horizontal); // word-wrapped labels would ask for ~80 characters
     m_viewDock = new ViewDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_viewDock);
     tabifyDockWidget(m_kernelDock, m_viewDock); // Run, Kernel and View share the column as tabs
-    m_validationDock = new ValidationDock(this);
-    addDockWidget(Qt::RightDockWidgetArea, m_validationDock);
-    tabifyDockWidget(m_viewDock, m_validationDock);
-    m_deviceDock = new DeviceDock(this);
-    addDockWidget(Qt::RightDockWidgetArea, m_deviceDock);
-    tabifyDockWidget(m_validationDock, m_deviceDock); // and Device
     m_selectionDock = new SelectionDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_selectionDock);
-    tabifyDockWidget(m_deviceDock, m_selectionDock); // and Selection, raised when a body is picked
+    tabifyDockWidget(m_viewDock, m_selectionDock); // and Selection, raised when a body is picked
     m_runDock->raise();
+    m_diagnosticsDock = new DiagnosticsDock(this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_diagnosticsDock);
+    m_validationDock = new ValidationDock(this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_validationDock);
+    tabifyDockWidget(m_diagnosticsDock, m_validationDock); // Diagnostics, Validation, Device at the bottom
+    m_deviceDock = new DeviceDock(this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_deviceDock);
+    tabifyDockWidget(m_validationDock, m_deviceDock);
+    m_diagnosticsDock->raise();
     m_launchPreview = new LaunchPreview(this);
     connect(m_viewDock, &ViewDock::colourModeChanged, this, [this](const nbody::gl::ColourMode* mode) {
         m_viewport->setColourMode(mode);
@@ -107,8 +115,6 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
         m_viewport->setShowBounds(on);
         emit reportBoundsRequested(on);
     });
-    m_diagnosticsDock = new DiagnosticsDock(this);
-    addDockWidget(Qt::BottomDockWidgetArea, m_diagnosticsDock);
 
     m_scenarioMenus = new ScenarioMenus(this);
     createActions();
