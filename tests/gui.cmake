@@ -29,7 +29,7 @@ nbody_add_test(NAME tst_shortcuts SOURCES tst_shortcuts.cpp LIBS nbody::app Qt6:
 # the session marker) and not after a clean exit, Restore exact, Discard; label gui.
 nbody_add_test(NAME tst_autosave SOURCES tst_autosave.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 300)
 # tst_sandbox_gui: picking (a click selects a known body, the Selection dock's values, Esc and
-# empty space clear, the selection through removals), Simulation → Reverse time and its disabled
+# empty space clear, the selection through removals), Simulation → Reverse time and its disabled (B saying why)
 # state with collisions on, the Add body tool's predicted path (issue 16); label gui.
 # NBODY_SCREENSHOT_DIR=DIR saves sandbox-launch.png and sandbox-solar-system.png (docs/images).
 nbody_add_test(NAME tst_sandbox_gui SOURCES tst_sandbox_gui.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 180)

@@ -247,6 +247,16 @@ private slots:
         QVERIFY(QMetaObject::invokeMethod(m_window.get(), "onParamsChanged", Q_ARG(nbody::SimParams, p)));
         QVERIFY(!reverse->isEnabled());
         QVERIFY2(reverse->toolTip().contains(QStringLiteral("collision")), qPrintable(reverse->toolTip()));
+        // B then says why in the status bar (the trial of issue 16: a disabled action's key did
+        // nothing, and the one message had gone when the scenario was loaded).
+        m_window->statusBar()->clearMessage();
+        m_window->activateWindow(); // shortcuts reach an active window only
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        m_view->setFocus();
+        QTest::keyClick(m_view, Qt::Key_B);
+        QVERIFY2(m_window->statusBar()->currentMessage().contains(QStringLiteral("merge")),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+        QVERIFY(!reverse->isChecked());
         p.collisions = false;
         QVERIFY(QMetaObject::invokeMethod(m_window.get(), "onParamsChanged", Q_ARG(nbody::SimParams, p)));
         QVERIFY(reverse->isEnabled());

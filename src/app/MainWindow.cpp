@@ -37,6 +37,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QShortcut>
 #include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
@@ -300,6 +301,12 @@ void MainWindow::createActions()
                                      "trajectory (KDK leapfrog and Yoshida are time-symmetric)"));
     m_reverseAction->setToolTip(m_reverseAction->statusTip());
     connect(m_reverseAction, &QAction::triggered, this, [this](bool on) { emit reverseRequested(on); });
+    m_reverseRefused = new QShortcut(m_reverseAction->shortcut(), this);
+    m_reverseRefused->setObjectName(QStringLiteral("reverseRefusedShortcut"));
+    m_reverseRefused->setEnabled(false); // only while the action is disabled: no ambiguous B
+    connect(m_reverseRefused, &QShortcut::activated, this, [this] {
+        statusBar()->showMessage(tr("Reverse time is unavailable: %1").arg(m_reverseWhy), 10000);
+    });
 
     m_toolGroup = new QActionGroup(this);
     m_toolGroup->setExclusive(true);
@@ -846,6 +853,8 @@ void MainWindow::updateReverseAction(const nbody::SimParams& params)
     if (!enable && m_reverseAction->isEnabled())
         statusBar()->showMessage(tr("Reverse time is unavailable: %1").arg(QString::fromStdString(why)), 10000);
     m_reverseAction->setEnabled(enable);
+    m_reverseWhy = enable ? QString() : QString::fromStdString(why);
+    m_reverseRefused->setEnabled(!enable);
     const QString tip = why.empty() ? m_reverseAction->statusTip()
                                     : tr("Unavailable: %1").arg(QString::fromStdString(why));
     m_reverseAction->setToolTip(tip);
