@@ -95,6 +95,9 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     addDockWidget(Qt::BottomDockWidgetArea, m_deviceDock);
     tabifyDockWidget(m_validationDock, m_deviceDock);
     m_diagnosticsDock->raise();
+    // The group's height is the Diagnostics dock's own (the taller hints of the Validation and
+    // Device docks took 35 px from the view at 1366 × 768; they scroll).
+    resizeDocks({m_diagnosticsDock}, {m_diagnosticsDock->sizeHint().height()}, Qt::Vertical);
     m_launchPreview = new LaunchPreview(this);
     connect(m_viewDock, &ViewDock::colourModeChanged, this, [this](const nbody::gl::ColourMode* mode) {
         m_viewport->setColourMode(mode);
