@@ -26,6 +26,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -257,6 +258,15 @@ private slots:
         QVERIFY2(m_window->statusBar()->currentMessage().contains(QStringLiteral("merge")),
                  qPrintable(m_window->statusBar()->currentMessage()));
         QVERIFY(!reverse->isChecked());
+        // The message is whole at 1366 px: left of the status bar's permanent labels (the
+        // simulation's 150-character sentence was cut to "…(a merge cannot be undone): tu").
+        QStatusBar* bar = m_window->statusBar();
+        int room = bar->width();
+        for (QWidget* w : bar->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+            if (w->isVisible())
+                room = std::min(room, w->x());
+        const int advance = bar->fontMetrics().horizontalAdvance(bar->currentMessage());
+        QVERIFY2(advance + 8 <= room, qPrintable(QStringLiteral("%1 px in %2").arg(advance).arg(room)));
         p.collisions = false;
         QVERIFY(QMetaObject::invokeMethod(m_window.get(), "onParamsChanged", Q_ARG(nbody::SimParams, p)));
         QVERIFY(reverse->isEnabled());

@@ -96,7 +96,7 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     tabifyDockWidget(m_validationDock, m_deviceDock);
     m_diagnosticsDock->raise();
     // The group's height is the Diagnostics dock's own (the taller hints of the Validation and
-    // Device docks took 35 px from the view at 1366 × 768; they scroll).
+    // Device docks took about 30 px from the view at 1366 × 768; they scroll).
     resizeDocks({m_diagnosticsDock}, {m_diagnosticsDock->sizeHint().height()}, Qt::Vertical);
     m_launchPreview = new LaunchPreview(this);
     connect(m_viewDock, &ViewDock::colourModeChanged, this, [this](const nbody::gl::ColourMode* mode) {
@@ -308,7 +308,7 @@ void MainWindow::createActions()
     m_reverseRefused->setObjectName(QStringLiteral("reverseRefusedShortcut"));
     m_reverseRefused->setEnabled(false); // only while the action is disabled: no ambiguous B
     connect(m_reverseRefused, &QShortcut::activated, this, [this] {
-        statusBar()->showMessage(tr("Reverse time is unavailable: %1").arg(m_reverseWhy), 10000);
+        statusBar()->showMessage(m_reverseWhy, 10000);
     });
 
     m_toolGroup = new QActionGroup(this);
@@ -853,10 +853,16 @@ void MainWindow::updateReverseAction(const nbody::SimParams& params)
     }());
     // Merges cannot be undone: with collisions on, Reverse stays off and says why.
     const bool enable = why.empty() || params.reverse;
+    // The status bar's line is short enough to be whole beside the permanent labels at 1366 px
+    // (the simulation's sentence, 150 characters, was cut to "…cannot be undone): tu"); the
+    // tooltip has that sentence.
+    m_reverseWhy = enable ? QString()
+                   : params.collisions
+                       ? tr("Reverse time is unavailable while collisions are on (a merge cannot be undone)")
+                       : tr("Reverse time is unavailable: %1").arg(QString::fromStdString(why));
     if (!enable && m_reverseAction->isEnabled())
-        statusBar()->showMessage(tr("Reverse time is unavailable: %1").arg(QString::fromStdString(why)), 10000);
+        statusBar()->showMessage(m_reverseWhy, 10000);
     m_reverseAction->setEnabled(enable);
-    m_reverseWhy = enable ? QString() : QString::fromStdString(why);
     m_reverseRefused->setEnabled(!enable);
     const QString tip = why.empty() ? m_reverseAction->statusTip()
                                     : tr("Unavailable: %1").arg(QString::fromStdString(why));
