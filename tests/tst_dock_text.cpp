@@ -23,6 +23,7 @@
 #include <QGuiApplication>
 #include <QScreen>
 #include <QHeaderView>
+#include <QCheckBox>
 #include <QLabel>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -199,6 +200,17 @@ private slots:
         front(dock);
         const QStringList problems = clippedLabels(dock);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("; "))));
+        // Follow (L) and Clear in sight without scrolling (issue 16's trial: below the rows,
+        // out of the column's ~340 px).
+        auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+        QVERIFY(scroll);
+        scroll->verticalScrollBar()->setValue(0);
+        for (QWidget* w : {static_cast<QWidget*>(dock->followBox()), dock->findChild<QWidget*>(QStringLiteral("selectionClear"))}) {
+            QVERIFY(w);
+            const QRect r(w->mapTo(scroll->viewport(), QPoint(0, 0)), w->size());
+            QVERIFY2(scroll->viewport()->rect().contains(r),
+                     qPrintable(QStringLiteral("%1 at y %2..%3, visible 0..%4").arg(w->objectName()).arg(r.top()).arg(r.bottom()).arg(scroll->viewport()->height())));
+        }
         saveScreenshot(dock, QStringLiteral("laptop-selection-dock.png"));
     }
 
