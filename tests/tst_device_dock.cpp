@@ -9,6 +9,7 @@
 #include "AppSetup.h"
 #include "GuiTestMain.h"
 #include "DeviceDock.h"
+#include "DiagnosticsDock.h"
 #include "KernelDock.h"
 #include "MainWindow.h"
 #include "Viewport.h"
@@ -82,9 +83,10 @@ private slots:
 
     void dockIsAmongTheOthers()
     {
-        // A tab in the right-hand column with the Run, Kernel and View docks; toggled from View.
-        QVERIFY(m_window->tabifiedDockWidgets(m_dock).contains(m_window->findChild<nbody::app::KernelDock*>()));
-        QCOMPARE(m_window->dockWidgetArea(m_dock), Qt::RightDockWidgetArea);
+        // A tab of the bottom area with the Diagnostics and Validation docks (the right-hand
+        // column keeps the run's controls); toggled from View.
+        QVERIFY(m_window->tabifiedDockWidgets(m_dock).contains(m_window->findChild<nbody::app::DiagnosticsDock*>()));
+        QCOMPARE(m_window->dockWidgetArea(m_dock), Qt::BottomDockWidgetArea);
         bool inViewMenu = false, inHelpMenu = false;
         for (QAction* menu : m_window->menuBar()->actions()) {
             if (!menu->menu())

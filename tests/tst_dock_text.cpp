@@ -23,11 +23,13 @@
 #include <QGuiApplication>
 #include <QScreen>
 #include <QHeaderView>
+#include <QCheckBox>
 #include <QLabel>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabBar>
 #include <QTest>
 #include <QTextDocument>
 #include <QTreeWidget>
@@ -198,7 +200,53 @@ private slots:
         front(dock);
         const QStringList problems = clippedLabels(dock);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("; "))));
+        // Follow (L) and Clear in sight without scrolling (issue 16's trial: below the rows,
+        // out of the column's ~340 px).
+        auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+        QVERIFY(scroll);
+        scroll->verticalScrollBar()->setValue(0);
+        for (QWidget* w : {static_cast<QWidget*>(dock->followBox()), dock->findChild<QWidget*>(QStringLiteral("selectionClear"))}) {
+            QVERIFY(w);
+            const QRect r(w->mapTo(scroll->viewport(), QPoint(0, 0)), w->size());
+            QVERIFY2(scroll->viewport()->rect().contains(r),
+                     qPrintable(QStringLiteral("%1 at y %2..%3, visible 0..%4").arg(w->objectName()).arg(r.top()).arg(r.bottom()).arg(scroll->viewport()->height())));
+        }
         saveScreenshot(dock, QStringLiteral("laptop-selection-dock.png"));
+    }
+
+    void dockTabTitlesAreWhole()
+    {
+        // Issue 16's trial at 1366 × 768: the right-hand column held six tabbed docks (Run,
+        // Kernel, View, Validation, Device, Selection) in about 340 px, shown as "Run", "Ke…",
+        // "V…", "Valid…", "De…", "Selec…". Every tabbed dock's title is in a visible tab of its
+        // group, inside the tab bar (no scroll buttons hiding a tab), and its tab is as wide as
+        // QTabBar's own size hint for that title (text advance + PM_TabBarTabHSpace; a narrower
+        // tab is where QTabBar elides the text).
+        QStringList tabbed, shown;
+        for (QDockWidget* dock : m_window->findChildren<QDockWidget*>())
+            if (!dock->isFloating() && dock->isVisibleTo(m_window.get()) && !m_window->tabifiedDockWidgets(dock).isEmpty())
+                tabbed << dock->windowTitle();
+        QVERIFY2(tabbed.size() >= 6, qPrintable(tabbed.join(QStringLiteral(", ")))); // every dock but at most one
+        QStringList problems;
+        for (QTabBar* bar : m_window->findChildren<QTabBar*>()) {
+            if (!bar->isVisible() || bar->parentWidget() != m_window.get())
+                continue; // QMainWindow keeps its unused tab bars hidden
+            const int hspace = bar->style()->pixelMetric(QStyle::PM_TabBarTabHSpace, nullptr, bar);
+            for (int i = 0; i < bar->count(); ++i) {
+                const QString text = bar->tabText(i);
+                shown << text;
+                const QRect r = bar->tabRect(i);
+                const int needs = bar->fontMetrics().size(Qt::TextShowMnemonic, text).width() + hspace;
+                if (r.width() < needs)
+                    problems << QStringLiteral("'%1': tab %2 px wide, needs %3").arg(text).arg(r.width()).arg(needs);
+                if (!bar->rect().contains(r))
+                    problems << QStringLiteral("'%1': tab outside its bar").arg(text);
+            }
+        }
+        for (const QString& title : tabbed)
+            if (!shown.contains(title))
+                problems << QStringLiteral("'%1': no tab").arg(title);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("; "))));
     }
 
     void runDockKernelNamesPrecisionOnce()

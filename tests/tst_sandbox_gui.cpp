@@ -26,6 +26,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -247,6 +248,25 @@ private slots:
         QVERIFY(QMetaObject::invokeMethod(m_window.get(), "onParamsChanged", Q_ARG(nbody::SimParams, p)));
         QVERIFY(!reverse->isEnabled());
         QVERIFY2(reverse->toolTip().contains(QStringLiteral("collision")), qPrintable(reverse->toolTip()));
+        // B then says why in the status bar (the trial of issue 16: a disabled action's key did
+        // nothing, and the one message had gone when the scenario was loaded).
+        m_window->statusBar()->clearMessage();
+        m_window->activateWindow(); // shortcuts reach an active window only
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        m_view->setFocus();
+        QTest::keyClick(m_view, Qt::Key_B);
+        QVERIFY2(m_window->statusBar()->currentMessage().contains(QStringLiteral("merge")),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+        QVERIFY(!reverse->isChecked());
+        // The message is whole at 1366 px: left of the status bar's permanent labels (the
+        // simulation's 150-character sentence was cut to "…(a merge cannot be undone): tu").
+        QStatusBar* bar = m_window->statusBar();
+        int room = bar->width();
+        for (QWidget* w : bar->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+            if (w->isVisible())
+                room = std::min(room, w->x());
+        const int advance = bar->fontMetrics().horizontalAdvance(bar->currentMessage());
+        QVERIFY2(advance + 8 <= room, qPrintable(QStringLiteral("%1 px in %2").arg(advance).arg(room)));
         p.collisions = false;
         QVERIFY(QMetaObject::invokeMethod(m_window.get(), "onParamsChanged", Q_ARG(nbody::SimParams, p)));
         QVERIFY(reverse->isEnabled());

@@ -22,6 +22,7 @@ class QAction;
 class QActionGroup;
 class QLabel;
 class QMessageBox;
+class QShortcut;
 
 namespace nbody::app {
 
@@ -221,6 +222,10 @@ private:
     QAction* m_fitAction = nullptr;
     QAction* m_followAction = nullptr;
     QAction* m_reverseAction = nullptr;
+    /// B while Reverse time is disabled (collisions on): says why in the status bar, instead of
+    /// a key that does nothing.
+    QShortcut* m_reverseRefused = nullptr;
+    QString m_reverseWhy; ///< why Reverse time is disabled; empty while it is enabled
     QAction* m_followSelectionAction = nullptr;
     QAction* m_undoAction = nullptr;
     QActionGroup* m_toolGroup = nullptr;

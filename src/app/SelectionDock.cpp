@@ -79,7 +79,9 @@ SelectionDock::SelectionDock(QWidget* parent) : QDockWidget(tr("Selection"), par
     controls->addWidget(m_follow);
     controls->addStretch(1);
     controls->addWidget(m_clear);
-    column->addLayout(controls);
+    // Under the status line, above the values: at 1366 × 768 the column is about 340 px tall,
+    // and below the twelve rows Follow and Clear were out of sight until scrolled to.
+    column->insertLayout(1, controls);
     column->addStretch(1);
     setScrollableWidget(this, body);
     clear();

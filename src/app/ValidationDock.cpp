@@ -15,6 +15,7 @@
 #include <QGroupBox>
 #include <QMessageBox>
 #include <QHBoxLayout>
+#include <QMainWindow>
 #include <QLabel>
 #include <QListWidget>
 #include <QLocale>
@@ -58,12 +59,24 @@ QString duration(double seconds)
 
 } // namespace
 
+void ValidationDock::followArea()
+{
+    auto* window = qobject_cast<QMainWindow*>(parentWidget());
+    const Qt::DockWidgetArea area = window ? window->dockWidgetArea(this) : Qt::NoDockWidgetArea;
+    const bool wide = !isFloating() && (area == Qt::TopDockWidgetArea || area == Qt::BottomDockWidgetArea);
+    m_rows->setDirection(wide ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+    m_rows->setStretch(1, wide ? 1 : 0); // in a column the kernel list takes the spare height
+}
+
 ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), parent)
 {
     setObjectName(QStringLiteral("ValidationDock"));
     qRegisterMetaType<std::shared_ptr<const nbody::app::SystemCopy>>();
     auto* body = new QWidget(this);
-    auto* column = new QVBoxLayout(body);
+    // The kernels, then the run's settings, start and result: one above the other in a column
+    // (the right-hand area, floating), side by side in the wide bottom area (the default).
+    m_rows = new QBoxLayout(QBoxLayout::TopToBottom, body);
+    auto* column = new QVBoxLayout;
 
     // -- kernels
     auto* kernelBox = new QGroupBox(tr("Kernels"), body);
@@ -86,7 +99,8 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
     kernelButtons->addWidget(noneButton);
     kernelButtons->addStretch(1);
     kernelColumn->addLayout(kernelButtons);
-    column->addWidget(kernelBox, 1);
+    m_rows->addWidget(kernelBox, 1);
+    m_rows->addLayout(column);
     m_kernelBox = kernelBox;
     connect(allButton, &QPushButton::clicked, this, [this] {
         m_userChecked = true;
@@ -175,7 +189,10 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
     column->addWidget(m_progress);
     column->addWidget(m_status);
     column->addWidget(m_result);
+    column->addStretch(); // side by side: the settings at the top
     setScrollableWidget(this, body);
+    connect(this, &QDockWidget::dockLocationChanged, this, &ValidationDock::followArea);
+    connect(this, &QDockWidget::topLevelChanged, this, &ValidationDock::followArea);
 
     m_reportAction = new QAction(tr("Validation re&port…"), this);
     m_reportAction->setObjectName(QStringLiteral("validationReportAction"));

@@ -31,6 +31,7 @@
 #include <vector>
 
 class QAction;
+class QBoxLayout;
 class QComboBox;
 class QLabel;
 class QListWidget;
@@ -118,7 +119,11 @@ private:
     void setPhase(Phase phase);
     void showError(const QString& message);
     void updateSystemChoices();
+    /// Lays the kernels and the run's settings side by side in the top or bottom dock area,
+    /// one above the other elsewhere.
+    void followArea();
 
+    QBoxLayout* m_rows = nullptr;
     QListWidget* m_kernels = nullptr;
     QComboBox* m_system = nullptr;
     QSpinBox* m_bodies = nullptr;
