@@ -213,14 +213,22 @@ void Simulation::ensureDevice()
     }
 }
 
+void Simulation::attachForRead(bool detachedFp64Allowed)
+{
+    if (!devicePositionsAvailable()) {
+        if (detachedFp64Allowed && m_device->layout() == Layout::Double4)
+            return; // the fp64 layout keeps positions of its own even with External storage
+        throw std::logic_error("the device positions live in external buffers that are not attached");
+    }
+    if (m_storage == PositionStorage::External)
+        m_device->attach(m_attached[0], m_attached[1]);
+}
+
 void Simulation::syncHost()
 {
     if (!m_hostStale || !m_device)
         return;
-    if (!devicePositionsAvailable())
-        throw std::logic_error("the device positions live in external buffers that are not attached");
-    if (m_storage == PositionStorage::External)
-        m_device->attach(m_attached[0], m_attached[1]);
+    attachForRead(false);
     ++m_fullDownloads; // counted before the copies: a download that fails still tried
     if (m_device->layout() == Layout::Double4) {
         m_device->download(m_state64, m_current);
@@ -338,10 +346,7 @@ BodyState Simulation::body(BodyIndex index)
     if (deviceResident() && m_hostStale && m_device) {
         // The device holds the newer state: its row alone. The fp64 layout owns its positions
         // even with External storage; the fp32 layouts read the attached buffers (as syncHost).
-        if (m_storage == PositionStorage::External && m_attached[0] && m_attached[1])
-            m_device->attach(m_attached[0], m_attached[1]);
-        else if (!devicePositionsAvailable() && m_device->layout() != Layout::Double4)
-            throw std::logic_error("the device positions live in external buffers that are not attached");
+        attachForRead(true);
         return m_device->downloadBody(index, m_current);
     }
 #endif

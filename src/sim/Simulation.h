@@ -264,6 +264,10 @@ private:
     void narrowIfStale();
     double stepDevice(int count); ///< returns the GPU's milliseconds for the steps (CUDA events)
     void hostForces();
+    /// Before a read of the device state: the attached External buffers handed to the device
+    /// state; std::logic_error when they are needed and not attached (`detachedFp64Allowed`:
+    /// the fp64 layout, whose positions are its own, may read without them).
+    void attachForRead(bool detachedFp64Allowed);
     void syncHost();
     void ensureDevice();
     bool devicePositionsAvailable() const;
