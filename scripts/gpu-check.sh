@@ -25,8 +25,8 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=tests,sanitizers,sanitizers-all,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters,capture,after-faults (the default: all but
-# sanitizers-all, the four tools over every GPU test, which takes one call of its own) picks parts, so that a run
+# GPU_CHECK_PARTS=tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters,capture,after-faults (the default: all but
+# sanitizers-all and sanitizers-split, the four tools over every GPU test, each a call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. perf: NVIDIA's sample and `nbody bench`
 # of the GPU kernels at the sizes of issue 11 (8192 … 1048576, fp64 at 262144) in the same call,
 # a launch-parameter sweep of `blocked` ($OUT/sweep.txt) and the SASS of its inner loop.
@@ -430,6 +430,163 @@ remote() {
                         --kernel tiled --bodies 999 --frames 3 --every 2 --size 64x48 --colour speed --no-tune --out "/tmp/san-frames-$tool"
                 done
             fi
+        else
+            step "compute-sanitizer (not found)" false
+        fi
+    fi
+
+    # sanitizers-split: the same tools over units small enough for one call, run side by side.
+    # racecheck slows kernels 100x and more, so whole executables under it passed the 10-minute
+    # call (docs/tests.md). Here every test function is a unit of its own, a function with more
+    # than GPU_CHECK_SPLIT_ROWS (default 4) data rows is split into chunks of that many rows
+    # (tst_kernels: the sanitizers part's CUDA rows at N = 1000 and 4097), tst_gpu_faults's
+    # functions run as their children, and GPU_CHECK_JOBS (default 12) units run at a time on the
+    # one GPU, each limited by GPU_CHECK_TIMEOUT. GPU_CHECK_SPLIT="TOOL[,TOOL...]:EXE ..." picks
+    # tools and executables ("nbody-render" and "nbody-run": the CLI's GPU commands; EXE/whole: the
+    # executable in one unit, for the faster tools). A unit's
+    # verdict reads the tool's own summary line (memcheck, synccheck, initcheck: "ERROR SUMMARY:
+    # N errors"; racecheck: "RACECHECK SUMMARY: N hazards displayed"), apart from the test's own
+    # totals: a test that fails under the tool (a timing assertion, 100x slower kernels) with a
+    # clean summary is reported as such. Table: $OUT/sanitizers-split.txt.
+    if want sanitizers-split; then
+        if command -v compute-sanitizer >/dev/null; then
+            local -A splitSkip=(
+                [tst_gpu_faults]='noDeviceReasons|faultyRowHiddenWithoutSwitch|contextLostReasons|faultPausesAndCpuTakesOver|faultKeepsLastHostCopy'
+                [tst_diagnostics]='cli.*'
+                [tst_controller]='frameLoopStepTime'
+            )
+            local -A splitChildEnv=(
+                [interopRegisterRefused]='NBODY_FORCE_INTEROP_FAILURE=register'
+                [interopMapRefusedMidRun]='NBODY_FORCE_INTEROP_FAILURE=map:4'
+            )
+            local spec=${GPU_CHECK_SPLIT:-"racecheck:tst_validation racecheck:tst_kernels racecheck,synccheck:tst_gpu_diagnostics racecheck:tst_controller racecheck:tst_integrators racecheck:tst_gpu_faults racecheck:tst_collisions racecheck:tst_sandbox racecheck:tst_interop_steps memcheck,synccheck,initcheck:tst_collisions/whole memcheck,synccheck,initcheck:tst_sandbox/whole memcheck,synccheck,initcheck:tst_interop_steps/whole racecheck,synccheck,initcheck:nbody-render"}
+            local par=${GPU_CHECK_JOBS:-12} per=${GPU_CHECK_SPLIT_ROWS:-4}
+            local jd=/tmp/gpu-check-split
+            rm -rf "$jd"
+            mkdir -p "$jd"
+            local nj=0
+            # add_unit NAME ARG...: one unit (its command, NUL-separated, in $jd/N.args).
+            add_unit() {
+                echo "$1" >"$jd/$nj.name"
+                shift
+                printf '%s\0' "$@" >"$jd/$nj.args"
+                nj=$((nj + 1))
+            }
+            local entry tools exe base fn tool
+            for entry in $spec; do
+                tools=${entry%%:*}
+                base=${entry#*:}
+                local whole=
+                [[ $base == */whole ]] && { whole=1; base=${base%/whole}; }
+                for tool in ${tools//,/ }; do
+                    local -a san=(compute-sanitizer --tool "$tool" --error-exitcode 1)
+                    case $base in
+                        nbody-render)
+                            add_unit "$tool nbody render tiled" "${san[@]}" "$nbody" render --kernel tiled --bodies 999 \
+                                --frames 3 --every 2 --size 64x48 --colour speed --no-tune --out "/tmp/split-frames-$tool"
+                            continue ;;
+                        nbody-run)
+                            add_unit "$tool nbody run tiled" "${san[@]}" "$nbody" run --kernel tiled --bodies 1001 --steps 5 \
+                                --no-tune --diagnostics "/tmp/split-diag-$tool.csv" --diagnostics-every 2
+                            continue ;;
+                    esac
+                    exe=$device/bin/$base
+                    [[ -x $exe ]] || { echo "   not carried: $base"; continue; }
+                    local -a fnsList=()
+                    mapfile -t fnsList < <("$exe" -functions | sed 's/()$//' | grep -v -x -E "${splitSkip[$base]:-^$}")
+                    if [[ -n $whole && $base != tst_gpu_faults ]]; then
+                        add_unit "$tool $base" "${san[@]}" "$exe" "${fnsList[@]}"
+                        continue
+                    fi
+                    local -a tags=()
+                    for fn in "${fnsList[@]}"; do
+                        if [[ $base == tst_gpu_faults ]]; then
+                            # shellcheck disable=SC2086 # NAME=VALUE words
+                            add_unit "$tool $base $fn (as its child)" env NBODY_GPU_FAULTS_CHILD=1 ${splitChildEnv[$fn]:-} \
+                                "${san[@]}" "$exe" "$fn"
+                            continue
+                        fi
+                        # The function's data rows (-datatags prints "Class function tag").
+                        if [[ $base == tst_kernels && $fn == againstReference ]]; then
+                            mapfile -t tags < <("$exe" -datatags |
+                                sed -n 's/^TestKernels againstReference \(.* N=\(1000\|4097\) \(default\|eps2=0\)\)$/\1/p' |
+                                grep -v -e '^cpu ' -e '^reference ')
+                        elif [[ $base == tst_kernels && $fn != pipelineMatchesCpu && $fn != detectsNonFiniteState ]]; then
+                            continue # the blocked launch variants and the rest: the sanitizers part
+                        else
+                            mapfile -t tags < <("$exe" -datatags | awk -v f="$fn" '$2 == f && NF > 2 {
+                                sub(/^[^ ]+ [^ ]+ /, ""); print }')
+                        fi
+                        if ((${#tags[@]} <= per)); then
+                            add_unit "$tool $base $fn" "${san[@]}" "$exe" "$fn"
+                            continue
+                        fi
+                        local k c
+                        for ((k = 0; k < ${#tags[@]}; k += per)); do
+                            local -a rowsArg=()
+                            for ((c = k; c < k + per && c < ${#tags[@]}; c++)); do rowsArg+=("$fn:${tags[$c]}"); done
+                            add_unit "$tool $base $fn rows $((k + 1))-$c of ${#tags[@]}" "${san[@]}" "$exe" "${rowsArg[@]}"
+                        done
+                    done
+                done
+            done
+            echo "   sanitizers-split: $nj units, $par at a time, ${limit} s each"
+            # run_unit N: runs unit N within its limit (and GPU_CHECK_DEADLINE, seconds from the part's
+            # start, when set: a unit that would start with under 30 s left is not started), then
+            # appends its verdict to the table at once, so that a call cut short keeps what finished.
+            local table=$OUT/sanitizers-split.txt t0=$SECONDS deadline=${GPU_CHECK_DEADLINE:-0}
+            printf '%-72s %6s  %-60s %-34s %s\n' unit seconds "tool's summary" "test's totals" verdict >"$table"
+            run_unit() {
+                local -a a=()
+                mapfile -d '' -t a <"$jd/$1.args"
+                local s0=$SECONDS rc=0 lim=$limit verdict summ totals
+                if ((deadline > 0)); then
+                    ((deadline - (SECONDS - t0) < lim)) && lim=$((deadline - (SECONDS - t0)))
+                fi
+                if ((lim < 30)); then
+                    verdict="NOT RUN (the call's deadline)"
+                    summ=- totals=-
+                else
+                    timeout --kill-after=10 "$lim" "${a[@]}" >"$jd/$1.log" 2>&1 </dev/null || rc=$?
+                    summ=$(grep -m1 -oE 'ERROR SUMMARY: [0-9]+ errors?|RACECHECK SUMMARY: [0-9]+ hazards? displayed \([0-9]+ errors?, [0-9]+ warnings?\)' \
+                        "$jd/$1.log" || echo "no summary")
+                    totals=$(grep -oE 'Totals: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$jd/$1.log" | tail -n 1 || true)
+                    [[ -n $totals ]] || totals=-
+                    if ((rc == 124 || rc == 137)); then
+                        verdict="TIMEOUT (${lim} s)"
+                    elif [[ $summ =~ ^ERROR\ SUMMARY:\ 0\ error || $summ =~ ^RACECHECK\ SUMMARY:\ 0\ hazard ]]; then
+                        if ((rc == 0)); then verdict=PASS; else verdict="clean; the test failed under the tool (exit $rc)"; fi
+                    else
+                        verdict="FAIL ($summ, exit $rc)"
+                    fi
+                fi
+                echo "$verdict" >"$jd/$1.verdict"
+                printf '%-72s %6s  %-60s %-34s %s\n' "$(cat "$jd/$1.name")" "$((SECONDS - s0))" "$summ" "$totals" "$verdict" >>"$table"
+            }
+            local u
+            for ((u = 0; u < nj; u++)); do
+                while (($(jobs -rp | wc -l) >= par)); do wait -n || true; done
+                run_unit "$u" &
+            done
+            wait || true
+            echo "   sanitizers-split: all units done in $((SECONDS - t0)) s"
+            for ((u = 0; u < nj; u++)); do
+                {
+                    echo "================ $(cat "$jd/$u.name"): $(cat "$jd/$u.verdict")"
+                    echo "\$ $(tr '\0' ' ' <"$jd/$u.args" | head -c 2000)"
+                    [[ -f $jd/$u.log ]] && grep -E 'SUMMARY|^(PASS|FAIL!|SKIP|XFAIL)|Totals|Hazard|Race|Invalid|rror' "$jd/$u.log" | head -n 60
+                    echo
+                } >>"$log"
+                names+=("$(cat "$jd/$u.name")")
+                results+=("$(cat "$jd/$u.verdict")")
+            done
+            # Units that failed or ran out of time: their whole output.
+            mkdir -p "$OUT/sanitizers-split-logs"
+            for ((u = 0; u < nj; u++)); do
+                [[ $(cat "$jd/$u.verdict") == PASS || ! -f $jd/$u.log ]] && continue
+                tail -c 20000 "$jd/$u.log" >"$OUT/sanitizers-split-logs/unit-$u.log"
+            done
+            cat "$table"
         else
             step "compute-sanitizer (not found)" false
         fi
