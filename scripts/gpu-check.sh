@@ -440,8 +440,9 @@ remote() {
     # call (docs/tests.md). Here every test function is a unit of its own, a function with more
     # than GPU_CHECK_SPLIT_ROWS (default 4) data rows is split into chunks of that many rows
     # (tst_kernels: the sanitizers part's CUDA rows at N = 1000 and 4097), tst_gpu_faults's
-    # functions run as their children, and GPU_CHECK_JOBS (default 12) units run at a time on the
-    # one GPU, each limited by GPU_CHECK_TIMEOUT. GPU_CHECK_SPLIT="TOOL[,TOOL...]:EXE[:FUNCTIONS] ..."
+    # functions run as their children, and GPU_CHECK_JOBS (default 4) units run at a time on the
+    # one GPU, each limited by GPU_CHECK_TIMEOUT (processes share the GPU by time slices: 16 at a
+    # time made tst_sandbox's memcheck take over 137 s where 6 at a time took 24 s). GPU_CHECK_SPLIT="TOOL[,TOOL...]:EXE[:FUNCTIONS] ..."
     # (FUNCTIONS: an extended regular expression over the function names) picks
     # tools and executables ("nbody-render" and "nbody-run": the CLI's GPU commands; EXE/whole: the
     # executable in one unit, for the faster tools). A unit's
@@ -462,7 +463,7 @@ remote() {
                 [interopMapRefusedMidRun]='NBODY_FORCE_INTEROP_FAILURE=map:4'
             )
             local spec=${GPU_CHECK_SPLIT:-"racecheck:tst_validation racecheck:tst_kernels racecheck,synccheck:tst_gpu_diagnostics racecheck:tst_controller racecheck:tst_integrators racecheck:tst_gpu_faults racecheck:tst_collisions racecheck:tst_sandbox racecheck:tst_interop_steps memcheck,synccheck,initcheck:tst_collisions/whole memcheck,synccheck,initcheck:tst_sandbox/whole memcheck,synccheck,initcheck:tst_interop_steps/whole racecheck,synccheck,initcheck:nbody-render"}
-            local par=${GPU_CHECK_JOBS:-12} per=${GPU_CHECK_SPLIT_ROWS:-4}
+            local par=${GPU_CHECK_JOBS:-4} per=${GPU_CHECK_SPLIT_ROWS:-4}
             local jd=/tmp/gpu-check-split
             rm -rf "$jd"
             mkdir -p "$jd"
