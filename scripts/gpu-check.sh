@@ -372,6 +372,21 @@ remote() {
         fi
     fi
 
+    # The test functions the compute-sanitizer parts (sanitizers-all, sanitizers-split) leave out,
+    # with their reasons, and the environment tst_gpu_faults's functions give their children.
+    local -A sanitizerSkip=(
+        # noDeviceReasons, faultyRowHiddenWithoutSwitch: no GPU work (no device / registry only);
+        # the faulty kernel's out-of-bounds write is the fault the other two provoke on purpose.
+        [tst_gpu_faults]='noDeviceReasons|faultyRowHiddenWithoutSwitch|contextLostReasons|faultPausesAndCpuTakesOver|faultKeepsLastHostCopy'
+        [tst_diagnostics]='cli.*'                 # run the CLI (QProcess)
+        [tst_controller]='frameLoopStepTime'      # compares step times: timing, not correctness
+        [tst_collisions]='cliRunWithCollisions'   # runs the CLI (QProcess)
+        [tst_cli]='.*'
+    )
+    local -A sanitizerChildEnv=(
+        [interopRegisterRefused]='NBODY_FORCE_INTEROP_FAILURE=register'
+        [interopMapRefusedMidRun]='NBODY_FORCE_INTEROP_FAILURE=map:4'
+    )
     # Issue 13: the four compute-sanitizer tools over every GPU test executable, each test
     # function but those listed below with their reason, and over the CLI's GPU commands.
     # Test functions that start processes (QProcess) are not run under the sanitizer: the
@@ -383,18 +398,6 @@ remote() {
     # GPU_CHECK_SANITIZE (executables, default every tst_*), GPU_CHECK_TOOLS (default all four).
     if want sanitizers-all; then
         if command -v compute-sanitizer >/dev/null; then
-            local -A skip=(
-                # noDeviceReasons, faultyRowHiddenWithoutSwitch: no GPU work (no device / registry only);
-                # the faulty kernel's out-of-bounds write is the fault the other two provoke on purpose.
-                [tst_gpu_faults]='noDeviceReasons|faultyRowHiddenWithoutSwitch|contextLostReasons|faultPausesAndCpuTakesOver|faultKeepsLastHostCopy'
-                [tst_diagnostics]='cli.*'                 # run the CLI (QProcess)
-                [tst_controller]='frameLoopStepTime'      # compares step times: timing, not correctness
-                [tst_cli]='.*'
-            )
-            local -A childEnv=(
-                [interopRegisterRefused]='NBODY_FORCE_INTEROP_FAILURE=register'
-                [interopMapRefusedMidRun]='NBODY_FORCE_INTEROP_FAILURE=map:4'
-            )
             local tools=${GPU_CHECK_TOOLS:-memcheck racecheck synccheck initcheck}
             local tool exe base fn fns
             local -a exes=()
@@ -406,13 +409,13 @@ remote() {
             fi
             for exe in "${exes[@]}"; do
                 base=$(basename "$exe")
-                [[ ${skip[$base]:-} == '.*' ]] && continue
-                fns=$("$exe" -functions | sed 's/()$//' | grep -v -x -E "${skip[$base]:-^$}" | paste -sd' ' -)
+                [[ ${sanitizerSkip[$base]:-} == '.*' ]] && continue
+                fns=$("$exe" -functions | sed 's/()$//' | grep -v -x -E "${sanitizerSkip[$base]:-^$}" | paste -sd' ' -)
                 for tool in $tools; do
                     if [[ $base == tst_gpu_faults ]]; then
                         for fn in $fns; do
                             # shellcheck disable=SC2086 # childEnv: NAME=VALUE words
-                            step "$tool $base $fn (as its child)" env NBODY_GPU_FAULTS_CHILD=1 ${childEnv[$fn]:-} \
+                            step "$tool $base $fn (as its child)" env NBODY_GPU_FAULTS_CHILD=1 ${sanitizerChildEnv[$fn]:-} \
                                 compute-sanitizer --tool "$tool" --error-exitcode 1 "$exe" "$fn"
                         done
                         continue
@@ -452,16 +455,6 @@ remote() {
     # clean summary is reported as such. Table: $OUT/sanitizers-split.txt.
     if want sanitizers-split; then
         if command -v compute-sanitizer >/dev/null; then
-            local -A splitSkip=(
-                [tst_gpu_faults]='noDeviceReasons|faultyRowHiddenWithoutSwitch|contextLostReasons|faultPausesAndCpuTakesOver|faultKeepsLastHostCopy'
-                [tst_diagnostics]='cli.*'
-                [tst_controller]='frameLoopStepTime'
-                [tst_collisions]='cliRunWithCollisions' # runs the CLI (QProcess)
-            )
-            local -A splitChildEnv=(
-                [interopRegisterRefused]='NBODY_FORCE_INTEROP_FAILURE=register'
-                [interopMapRefusedMidRun]='NBODY_FORCE_INTEROP_FAILURE=map:4'
-            )
             local spec=${GPU_CHECK_SPLIT:-"racecheck:tst_validation racecheck:tst_kernels racecheck,synccheck:tst_gpu_diagnostics racecheck:tst_controller racecheck:tst_integrators racecheck:tst_gpu_faults racecheck:tst_collisions racecheck:tst_sandbox racecheck:tst_interop_steps memcheck,synccheck,initcheck:tst_collisions/whole memcheck,synccheck,initcheck:tst_sandbox/whole memcheck,synccheck,initcheck:tst_interop_steps/whole racecheck,synccheck,initcheck:nbody-render"}
             local par=${GPU_CHECK_JOBS:-4} per=${GPU_CHECK_SPLIT_ROWS:-4}
             local jd=/tmp/gpu-check-split
@@ -498,7 +491,7 @@ remote() {
                     exe=$device/bin/$base
                     [[ -x $exe ]] || { echo "   not carried: $base"; continue; }
                     local -a fnsList=()
-                    mapfile -t fnsList < <("$exe" -functions | sed 's/()$//' | grep -v -x -E "${splitSkip[$base]:-^$}" |
+                    mapfile -t fnsList < <("$exe" -functions | sed 's/()$//' | grep -v -x -E "${sanitizerSkip[$base]:-^$}" |
                         grep -x -E "$only")
                     if [[ -n $whole && $base != tst_gpu_faults ]]; then
                         add_unit "$tool $base" "${san[@]}" "$exe" "${fnsList[@]}"
@@ -508,7 +501,7 @@ remote() {
                     for fn in "${fnsList[@]}"; do
                         if [[ $base == tst_gpu_faults ]]; then
                             # shellcheck disable=SC2086 # NAME=VALUE words
-                            add_unit "$tool $base $fn (as its child)" env NBODY_GPU_FAULTS_CHILD=1 ${splitChildEnv[$fn]:-} \
+                            add_unit "$tool $base $fn (as its child)" env NBODY_GPU_FAULTS_CHILD=1 ${sanitizerChildEnv[$fn]:-} \
                                 "${san[@]}" "$exe" "$fn"
                             continue
                         fi
