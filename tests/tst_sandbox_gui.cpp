@@ -11,6 +11,7 @@
 #include "RunDock.h"
 #include "ScenarioMenus.h"
 #include "SelectionDock.h"
+#include "ViewDock.h"
 #include "Viewport.h"
 
 #include <QAction>
@@ -403,6 +404,33 @@ private slots:
         QVERIFY(shot.save(QDir(dir).filePath(QStringLiteral("sandbox-solar-system.png"))));
         QTest::keyClick(m_view, Qt::Key_Escape); // cancels the add
         tool(QStringLiteral("Navigate"))->trigger();
+    }
+
+    void legendListsTheGroupsPresent()
+    {
+        // The trial of issue 16: colouring by group, the legend listed dark matter, stars, gas and
+        // generic whatever the system held. It lists the groups the system holds.
+        auto* menus = m_window->findChild<nbody::app::ScenarioMenus*>();
+        auto* viewDock = m_window->findChild<nbody::app::ViewDock*>();
+        QVERIFY(menus && viewDock);
+        // A disk galaxy: a stellar disk in a dark halo (no gas, nothing generic); group is its
+        // default colour mode.
+        emit menus->newScenarioRequested(QStringLiteral("disk-galaxy"), 3001, 7);
+        QTRY_COMPARE_WITH_TIMEOUT(viewDock->colourModeId(), QStringLiteral("group"), kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(m_view->legendGroups(), QStringList({"dark matter", "stars"}), kWaitMs);
+        if (const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            QTest::qWait(500);
+            QDir().mkpath(dir);
+            QVERIFY(QGuiApplication::primaryScreen()->grabWindow(m_window->winId()).save(
+                QDir(dir).filePath(QStringLiteral("legend-groups.png"))));
+        }
+        // A Plummer sphere of generic bodies, coloured by group at the user's choice.
+        emit menus->newScenarioRequested(QStringLiteral("plummer"), 1001, 7);
+        QVERIFY(viewDock->selectColourMode(QStringLiteral("group")));
+        QTRY_COMPARE_WITH_TIMEOUT(m_view->legendGroups(), QStringList({"generic"}), kWaitMs);
+        // Other modes draw a gradient, no swatches.
+        QVERIFY(viewDock->selectColourMode(QStringLiteral("mass")));
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->legendGroups().isEmpty(), kWaitMs);
     }
 };
 

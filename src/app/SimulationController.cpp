@@ -1207,6 +1207,8 @@ void SimulationController::advance(const FrameRequest& request)
                 auto scalars = std::make_shared<std::vector<float>>();
                 r.scalarMin = 0.f;
                 r.scalarMax = gl::bodyScalars(static_cast<gl::ColourSource>(m_colourSource), m_sim->world(), *scalars);
+                if (m_colourSource == int(gl::ColourSource::Group))
+                    r.groupsPresent = gl::groupsPresent(m_sim->world());
                 r.scalars = std::move(scalars);
             }
             reportSelection(r);

@@ -8,6 +8,8 @@
 #include <QLinearGradient>
 #include <QPainter>
 
+#include <vector>
+
 namespace nbody::app {
 
 namespace {
@@ -32,14 +34,38 @@ LegendOverlay::LegendOverlay(QWidget* parent) : QWidget(parent)
     resize(230, 58);
 }
 
-void LegendOverlay::setLegend(const nbody::gl::ColourMode* mode, double minimum, double maximum)
+void LegendOverlay::setLegend(const nbody::gl::ColourMode* mode, double minimum, double maximum, std::uint8_t groups)
 {
-    if (mode == m_mode && minimum == m_min && maximum == m_max)
+    if (mode == m_mode && minimum == m_min && maximum == m_max && groups == m_groups)
         return;
     m_mode = mode;
     m_min = minimum;
     m_max = maximum;
+    m_groups = groups;
     update();
+}
+
+namespace {
+/// The Group values in the legend's order: dark matter, stars, gas, then generic.
+std::vector<std::size_t> legendGroupOrder(std::uint8_t present)
+{
+    std::vector<std::size_t> order;
+    for (std::size_t g = 1; g < nbody::gl::kGroupColours.size() + 1; ++g) {
+        const std::size_t i = g % nbody::gl::kGroupColours.size();
+        if (present & (1u << i))
+            order.push_back(i);
+    }
+    return order;
+}
+} // namespace
+
+QStringList LegendOverlay::groupNames() const
+{
+    QStringList names;
+    if (m_mode && m_mode->source == nbody::gl::ColourSource::Group)
+        for (std::size_t i : legendGroupOrder(m_groups))
+            names << qstr(nbody::gl::kGroupNames[i]);
+    return names;
 }
 
 void LegendOverlay::paintEvent(QPaintEvent*)
@@ -60,8 +86,7 @@ void LegendOverlay::paintEvent(QPaintEvent*)
     if (m_mode->source == ColourSource::Group) {
         int x = m;
         p.drawText(QRect(m, 4, width() - 2 * m, 16), Qt::AlignLeft | Qt::AlignVCenter, tr("Group"));
-        for (std::size_t g = 1; g < nbody::gl::kGroupColours.size() + 1; ++g) {
-            const std::size_t i = g % nbody::gl::kGroupColours.size(); // dark matter, stars, gas, generic
+        for (std::size_t i : legendGroupOrder(m_groups)) { // the groups the system holds
             const QString name = qstr(nbody::gl::kGroupNames[i]);
             p.setBrush(toQColor(nbody::gl::kGroupColours[i]));
             p.setPen(Qt::NoPen);

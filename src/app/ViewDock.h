@@ -7,6 +7,7 @@
 #include "gl/ColourModes.h"
 
 #include <QDockWidget>
+#include <QStringList>
 #include <QWidget>
 
 class QCheckBox;
@@ -20,8 +21,12 @@ class LegendOverlay : public QWidget {
     Q_OBJECT
 public:
     explicit LegendOverlay(QWidget* parent);
-    /// What the colours mean now: the mode and the value range of its gradient (mass or speed).
-    void setLegend(const nbody::gl::ColourMode* mode, double minimum, double maximum);
+    /// What the colours mean now: the mode and the value range of its gradient (mass or speed),
+    /// and for the Group mode the groups the system holds (gl::groupsPresent's bits).
+    void setLegend(const nbody::gl::ColourMode* mode, double minimum, double maximum, std::uint8_t groups = 0);
+    /// The group swatches drawn (Group mode), in the order drawn: dark matter, stars, gas, generic,
+    /// those the system holds; empty in the other modes.
+    QStringList groupNames() const;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -29,6 +34,7 @@ protected:
 private:
     const nbody::gl::ColourMode* m_mode = nullptr;
     double m_min = 0, m_max = 1;
+    std::uint8_t m_groups = 0;
 };
 
 class ViewDock : public QDockWidget {

@@ -236,6 +236,7 @@ void Viewport::finishFrame(const FrameResult& result)
             m_haveScalars = true;
             m_scalarMin = result.scalarMin;
             m_scalarMax = result.scalarMax;
+            m_groupsPresent = result.groupsPresent;
         } catch (const std::exception& e) {
             emit glFailed(QString::fromUtf8(e.what()));
         }
@@ -512,7 +513,12 @@ void Viewport::updateLegend()
     if (m_mode->source == nbody::gl::ColourSource::Mass)
         m_legend->setLegend(m_mode, m_massMin, m_massMax);
     else
-        m_legend->setLegend(m_mode, m_scalarMin, m_scalarMax);
+        m_legend->setLegend(m_mode, m_scalarMin, m_scalarMax, m_groupsPresent);
+}
+
+QStringList Viewport::legendGroups() const
+{
+    return m_legend->groupNames();
 }
 
 void Viewport::resizeEvent(QResizeEvent* event)

@@ -16,6 +16,7 @@
 #include <QOpenGLWidget>
 #include <QPoint>
 #include <QString>
+#include <QStringList>
 
 #include <array>
 #include <functional>
@@ -109,6 +110,8 @@ public:
     /// The labels of the last frame (empty when the system names no bodies).
     const std::vector<nbody::gl::Label>& labels() const { return m_labels; }
     void setLegendVisible(bool visible);
+    /// The group names the legend shows now (colour by group: the groups the system holds).
+    QStringList legendGroups() const;
     /// Overlays: the bodies' bounding box (from FrameResult::bounds) and x/y/z axes at the origin.
     void setShowBounds(bool show);
     void setShowAxes(bool show);
@@ -237,6 +240,7 @@ private:
     bool m_additive = true;
     bool m_haveScalars = false;
     float m_scalarMin = 0.f, m_scalarMax = 1.f;
+    std::uint8_t m_groupsPresent = 0; ///< gl::groupsPresent of the last Group scalars
     class LegendOverlay* m_legend = nullptr;
     bool m_showBounds = false, m_showAxes = false, m_trails = false;
     std::optional<std::array<float, 6>> m_bounds;

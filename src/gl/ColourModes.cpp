@@ -40,6 +40,14 @@ bool hasGroups(const World& world)
     return std::any_of(groups.begin(), groups.end(), [](Group g) { return g != Group::Generic; });
 }
 
+std::uint8_t groupsPresent(const World& world)
+{
+    std::uint8_t mask = 0;
+    for (Group g : world.groups())
+        mask = static_cast<std::uint8_t>(mask | (1u << static_cast<unsigned>(g)));
+    return mask;
+}
+
 const ColourMode& defaultColourMode(const World& world)
 {
     return *findColourMode(hasGroups(world) ? "group" : "mass");

@@ -48,6 +48,9 @@ inline constexpr std::array<std::string_view, 4> kGroupNames = {"generic", "dark
 
 /// Whether any body of `world` has a group other than Generic (a galaxy's dark matter and stars).
 bool hasGroups(const World& world);
+/// Which groups `world` holds: bit g (1 << g) set when some body's Group has the value g
+/// (Generic 0, DarkMatter 1, Star 2, Gas 3); 0 for an empty system. O(N).
+std::uint8_t groupsPresent(const World& world);
 /// The colour mode a view starts with for `world`: group where the system has groups (so a
 /// galaxy's stars show apart from its halo), else mass.
 const ColourMode& defaultColourMode(const World& world);

@@ -250,7 +250,7 @@ const std::array<ScenarioInfo, 7> kScenarios{{
      "massCutoff (0.999), massSpectrum (equal | salpeter), massRatio (100)", generatePlummer},
     {"disk-galaxy", "Disk galaxy",
      "A rotating exponential disk in a Plummer halo, near equilibrium (Hernquist 1993): half of the bodies in "
-     "the disk (green, light), half in the halo (red, heavy).",
+     "the disk (light stars: blue by group, green by mass), half in the halo (heavy dark matter: red).",
      "G = 1, disk mass 1, disk scale length 1 (1 kpc and 1e10 Msun: time unit 4.7 Myr)", 1.0, 0.0025f, 0.01f,
      "leapfrog", "", 8192, false,
      "diskMass (1), scaleLength (1), scaleHeight (0.1), haloMass (5), haloScale (3), haloCutoff (0.99), "
