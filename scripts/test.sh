@@ -113,7 +113,11 @@ if [[ " $stages " == *" asan "* ]]; then
     done
     noleak_regex="^($(IFS='|'; echo "${asan_noleak[*]:-none}"))\$"
     # shellcheck disable=SC2086 # one target per word
+    # -O1 -g1 (line tables): what ASan's documentation suggests, and the reports keep file and
+    # line; it compiles about 40 % faster than RelWithDebInfo's -O2 -g (MainWindow.cpp: 17.5 s
+    # against 28.6 s here), which keeps CI's run within its 45 minutes.
     if cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNBODY_ENABLE_CUDA=OFF \
+            "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
             -DNBODY_BUILD_TESTS=ON "-DNBODY_SANITIZE=address;undefined" "${launcher[@]}" >/dev/null &&
         cmake --build build-asan -j "$jobs" --target $asan_targets &&
         run_ctest build-asan -LE gui -R "$asan_regex" -E "$noleak_regex" "$@" 2>&1 | tee "$log" &&
