@@ -91,12 +91,10 @@ if [[ " $stages " == *" asan "* ]]; then
     # GL ones (tst_headless, tst_capture, tst_interop_steps), the app's SimulationController
     # (tst_controller 9 s, tst_gpu_faults 3 s: they found a use after free in tst_controller) and
     # the app's GUI suites (tst_gui 88 s, the docks, tst_shortcuts, tst_sandbox_gui, tst_autosave:
-    # 132 s together here). Not added: tst_mpi — clean without leak checks but 342 s under ASan
-    # here, which would take CI's run past ~40 of its 45 minutes (with leak checks every rank
-    # reports 121 kB in 3351 allocations from Open MPI's components, unloaded by MPI_Finalize
-    # before LeakSanitizer runs: "<unknown module>", not suppressible by library;
-    # NBODY_ASAN_TESTS=tst_mpi NBODY_ASAN_NOLEAK_TESTS=tst_mpi runs it).
-    asan_tests=${NBODY_ASAN_TESTS:-tst_interaction tst_integrator tst_reference tst_kernels tst_edits tst_collisions tst_benchmark tst_tuner tst_tipsy tst_snapshot tst_gpu_diagnostics tst_machine_info tst_integrators tst_scenarios tst_validation tst_tree tst_contacts tst_sandbox tst_cli tst_diagnostics tst_bench_plot tst_validation_report tst_headless tst_capture tst_interop_steps tst_controller tst_gpu_faults tst_autosave tst_gui tst_kernel_dock tst_dock_text tst_device_dock tst_diagnostics_dock tst_validation_dock tst_shortcuts tst_sandbox_gui}
+    # 132 s together here) and tst_mpi (216 s under ASan at -O1 here, without leak checks: every
+    # rank reports 121 kB in 3351 allocations from Open MPI's components, unloaded by MPI_Finalize
+    # before LeakSanitizer runs: "<unknown module>", not suppressible by library).
+    asan_tests=${NBODY_ASAN_TESTS:-tst_interaction tst_integrator tst_reference tst_kernels tst_edits tst_collisions tst_benchmark tst_tuner tst_tipsy tst_snapshot tst_gpu_diagnostics tst_machine_info tst_integrators tst_scenarios tst_validation tst_tree tst_contacts tst_sandbox tst_cli tst_diagnostics tst_bench_plot tst_validation_report tst_headless tst_capture tst_interop_steps tst_controller tst_gpu_faults tst_autosave tst_gui tst_kernel_dock tst_dock_text tst_device_dock tst_diagnostics_dock tst_validation_dock tst_shortcuts tst_sandbox_gui tst_mpi}
     asan_targets=$asan_tests
     asan_regex="^($(tr ' ' '|' <<<"$asan_tests"))\$"
     if [[ $asan_tests == all ]]; then
@@ -106,9 +104,10 @@ if [[ " $stages " == *" asan "* ]]; then
     # Suites that start `nbody devices`, `render` or `--capture`, or render headless (EGL): leak checks off, as for the
     # GUI tests, memory errors and UB still fatal: LeakSanitizer reports 128 + 112 bytes from the
     # OpenGL/EGL driver, unloaded before it runs ("<unknown module>", not suppressible by library).
-    # (tst_controller and tst_gpu_faults drive the frame loop through EGL like tst_headless.)
+    # (tst_controller and tst_gpu_faults drive the frame loop through EGL like tst_headless; tst_mpi:
+    # Open MPI's components, above.)
     asan_noleak=()
-    for x in ${NBODY_ASAN_NOLEAK_TESTS:-tst_cli tst_diagnostics tst_headless tst_capture tst_controller tst_gpu_faults}; do
+    for x in ${NBODY_ASAN_NOLEAK_TESTS:-tst_cli tst_diagnostics tst_headless tst_capture tst_controller tst_gpu_faults tst_mpi}; do
         [[ $asan_tests == all || " $asan_tests " == *" $x "* ]] && asan_noleak+=("$x")
     done
     noleak_regex="^($(IFS='|'; echo "${asan_noleak[*]:-none}"))\$"
