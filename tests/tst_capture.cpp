@@ -245,9 +245,16 @@ void TestCapture::bodyScalarsOfEachSource()
     for (int k = 1; k <= 200; ++k)
         QVERIFY(std::abs(s[std::size_t(k - 1)] - float(k)) <= 1e-5f * float(k));
     // Group: the component's value, scale top 3.
-    QCOMPARE(bodyScalars(ColourSource::Group, w, s), 3.f);
+    std::uint8_t groups = 0;
+    QCOMPARE(bodyScalars(ColourSource::Group, w, s, &groups), 3.f);
     QCOMPARE(s[0], 1.f);
     QCOMPARE(s[3], 0.f);
+    QCOMPARE(int(groups), 0b1111); // every group present
+    World stars;
+    stars.addBody({0, 0, 0, 1}, {}, Group::Star);
+    stars.addBody({1, 0, 0, 1}, {}, Group::Gas);
+    QCOMPARE(bodyScalars(ColourSource::Group, stars, s, &groups), 3.f);
+    QCOMPARE(int(groups), (1 << int(Group::Star)) | (1 << int(Group::Gas)));
     // Mass reads no scalars.
     QCOMPARE(bodyScalars(ColourSource::Mass, w, s), 0.f);
     QVERIFY(s.empty());

@@ -74,7 +74,7 @@ struct FrameResult {
     /// with the range the Speed gradient spans (0 … 99th percentile of the speeds).
     std::shared_ptr<const std::vector<float>> scalars;
     float scalarMin = 0.f, scalarMax = 1.f;
-    /// With the Group scalars: the groups the system holds (gl::groupsPresent), for the legend.
+    /// With the Group scalars: the groups the system holds (gl::bodyScalars' bits), for the legend.
     std::uint8_t groupsPresent = 0;
     /// Axis-aligned bounds of the bodies (min x, y, z, max x, y, z), when reporting them is on.
     std::optional<std::array<float, 6>> bounds;

@@ -1206,9 +1206,8 @@ void SimulationController::advance(const FrameRequest& request)
                 // read by the shader per body: speed (0 … 99th percentile) or group
                 auto scalars = std::make_shared<std::vector<float>>();
                 r.scalarMin = 0.f;
-                r.scalarMax = gl::bodyScalars(static_cast<gl::ColourSource>(m_colourSource), m_sim->world(), *scalars);
-                if (m_colourSource == int(gl::ColourSource::Group))
-                    r.groupsPresent = gl::groupsPresent(m_sim->world());
+                r.scalarMax = gl::bodyScalars(static_cast<gl::ColourSource>(m_colourSource), m_sim->world(), *scalars,
+                                              &r.groupsPresent);
                 r.scalars = std::move(scalars);
             }
             reportSelection(r);

@@ -8,7 +8,7 @@
 #include <QLinearGradient>
 #include <QPainter>
 
-#include <vector>
+#include <array>
 
 namespace nbody::app {
 
@@ -47,24 +47,16 @@ void LegendOverlay::setLegend(const nbody::gl::ColourMode* mode, double minimum,
 
 namespace {
 /// The Group values in the legend's order: dark matter, stars, gas, then generic.
-std::vector<std::size_t> legendGroupOrder(std::uint8_t present)
-{
-    std::vector<std::size_t> order;
-    for (std::size_t g = 1; g < nbody::gl::kGroupColours.size() + 1; ++g) {
-        const std::size_t i = g % nbody::gl::kGroupColours.size();
-        if (present & (1u << i))
-            order.push_back(i);
-    }
-    return order;
-}
+constexpr std::array<std::size_t, 4> kLegendOrder{1, 2, 3, 0};
 } // namespace
 
 QStringList LegendOverlay::groupNames() const
 {
     QStringList names;
     if (m_mode && m_mode->source == nbody::gl::ColourSource::Group)
-        for (std::size_t i : legendGroupOrder(m_groups))
-            names << qstr(nbody::gl::kGroupNames[i]);
+        for (std::size_t i : kLegendOrder)
+            if (m_groups & (1u << i))
+                names << qstr(nbody::gl::kGroupNames[i]);
     return names;
 }
 
@@ -86,7 +78,9 @@ void LegendOverlay::paintEvent(QPaintEvent*)
     if (m_mode->source == ColourSource::Group) {
         int x = m;
         p.drawText(QRect(m, 4, width() - 2 * m, 16), Qt::AlignLeft | Qt::AlignVCenter, tr("Group"));
-        for (std::size_t i : legendGroupOrder(m_groups)) { // the groups the system holds
+        for (std::size_t i : kLegendOrder) {
+            if (!(m_groups & (1u << i)))
+                continue; // only the groups the system holds (groupNames())
             const QString name = qstr(nbody::gl::kGroupNames[i]);
             p.setBrush(toQColor(nbody::gl::kGroupColours[i]));
             p.setPen(Qt::NoPen);

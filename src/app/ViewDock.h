@@ -22,7 +22,7 @@ class LegendOverlay : public QWidget {
 public:
     explicit LegendOverlay(QWidget* parent);
     /// What the colours mean now: the mode and the value range of its gradient (mass or speed),
-    /// and for the Group mode the groups the system holds (gl::groupsPresent's bits).
+    /// and for the Group mode the groups the system holds (gl::bodyScalars' groupsPresent bits).
     void setLegend(const nbody::gl::ColourMode* mode, double minimum, double maximum, std::uint8_t groups = 0);
     /// The group swatches drawn (Group mode), in the order drawn: dark matter, stars, gas, generic,
     /// those the system holds; empty in the other modes.

@@ -240,7 +240,7 @@ private:
     bool m_additive = true;
     bool m_haveScalars = false;
     float m_scalarMin = 0.f, m_scalarMax = 1.f;
-    std::uint8_t m_groupsPresent = 0; ///< gl::groupsPresent of the last Group scalars
+    std::uint8_t m_groupsPresent = 0; ///< the groups of the last Group scalars (gl::bodyScalars)
     class LegendOverlay* m_legend = nullptr;
     bool m_showBounds = false, m_showAxes = false, m_trails = false;
     std::optional<std::array<float, 6>> m_bounds;

@@ -40,20 +40,12 @@ bool hasGroups(const World& world)
     return std::any_of(groups.begin(), groups.end(), [](Group g) { return g != Group::Generic; });
 }
 
-std::uint8_t groupsPresent(const World& world)
-{
-    std::uint8_t mask = 0;
-    for (Group g : world.groups())
-        mask = static_cast<std::uint8_t>(mask | (1u << static_cast<unsigned>(g)));
-    return mask;
-}
-
 const ColourMode& defaultColourMode(const World& world)
 {
     return *findColourMode(hasGroups(world) ? "group" : "mass");
 }
 
-float bodyScalars(ColourSource source, const World& world, std::vector<float>& out)
+float bodyScalars(ColourSource source, const World& world, std::vector<float>& out, std::uint8_t* groupsPresent)
 {
     out.clear();
     if (source == ColourSource::Mass)
@@ -61,8 +53,14 @@ float bodyScalars(ColourSource source, const World& world, std::vector<float>& o
     const std::size_t n = world.size();
     out.resize(n);
     if (source == ColourSource::Group) {
-        for (std::size_t i = 0; i < n; ++i)
-            out[i] = float(static_cast<int>(world.groups()[i]));
+        unsigned mask = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto g = static_cast<unsigned>(world.groups()[i]);
+            out[i] = float(g);
+            mask |= 1u << g;
+        }
+        if (groupsPresent)
+            *groupsPresent = static_cast<std::uint8_t>(mask);
         return 3.f;
     }
     for (std::size_t i = 0; i < n; ++i) {

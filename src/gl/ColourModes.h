@@ -48,9 +48,6 @@ inline constexpr std::array<std::string_view, 4> kGroupNames = {"generic", "dark
 
 /// Whether any body of `world` has a group other than Generic (a galaxy's dark matter and stars).
 bool hasGroups(const World& world);
-/// Which groups `world` holds: bit g (1 << g) set when some body's Group has the value g
-/// (Generic 0, DarkMatter 1, Star 2, Gas 3); 0 for an empty system. O(N).
-std::uint8_t groupsPresent(const World& world);
 /// The colour mode a view starts with for `world`: group where the system has groups (so a
 /// galaxy's stars show apart from its halo), else mass.
 const ColourMode& defaultColourMode(const World& world);
@@ -59,7 +56,10 @@ const ColourMode& defaultColourMode(const World& world);
 /// Speed |v| (length / time), Group the Group component's value (0…3). `out` gets N floats.
 /// Returns the top of the colour scale: for Speed the 99th percentile of the speeds (nearest
 /// rank; 1 when it is 0, a system at rest), for Group 3. Mass reads no scalars: `out` is
-/// cleared and 0 returned.
-float bodyScalars(ColourSource source, const World& world, std::vector<float>& out);
+/// cleared and 0 returned. For Group, `groupsPresent` (when given) gets the groups the system
+/// holds from the same pass: bit g (1 << g) set when some body's Group has the value g (0 for an
+/// empty system), which the legend lists.
+float bodyScalars(ColourSource source, const World& world, std::vector<float>& out,
+                  std::uint8_t* groupsPresent = nullptr);
 
 } // namespace nbody::gl
