@@ -387,7 +387,7 @@ remote() {
         [interopRegisterRefused]='NBODY_FORCE_INTEROP_FAILURE=register'
         [interopMapRefusedMidRun]='NBODY_FORCE_INTEROP_FAILURE=map:4'
     )
-    # Issue 13: the four compute-sanitizer tools over every GPU test executable, each test
+    # sanitizers-all (issue 13): the four compute-sanitizer tools over every GPU test executable, each test
     # function but those listed below with their reason, and over the CLI's GPU commands.
     # Test functions that start processes (QProcess) are not run under the sanitizer: the
     # tested program crashes with SIGSEGV in QProcess::start under compute-sanitizer 2025/2026
@@ -395,49 +395,8 @@ remote() {
     # in a child process of their own, are sanitized as that child directly (NBODY_GPU_FAULTS_CHILD=1
     # and the environment the function gives its child). tst_cli starts a CLI process in almost
     # every function: the CLI's GPU commands are sanitized directly instead.
-    # GPU_CHECK_SANITIZE (executables, default every tst_*), GPU_CHECK_TOOLS (default all four).
-    if want sanitizers-all; then
-        if command -v compute-sanitizer >/dev/null; then
-            local tools=${GPU_CHECK_TOOLS:-memcheck racecheck synccheck initcheck}
-            local tool exe base fn fns
-            local -a exes=()
-            if [[ -n ${GPU_CHECK_SANITIZE:-} ]]; then
-                # "nbody" selects the CLI runs below, not a test executable.
-                for base in $GPU_CHECK_SANITIZE; do [[ $base == nbody ]] || exes+=("$device/bin/$base"); done
-            else
-                exes=("$device"/bin/tst_*)
-            fi
-            for exe in "${exes[@]}"; do
-                base=$(basename "$exe")
-                [[ ${sanitizerSkip[$base]:-} == '.*' ]] && continue
-                fns=$("$exe" -functions | sed 's/()$//' | grep -v -x -E "${sanitizerSkip[$base]:-^$}" | paste -sd' ' -)
-                for tool in $tools; do
-                    if [[ $base == tst_gpu_faults ]]; then
-                        for fn in $fns; do
-                            # shellcheck disable=SC2086 # childEnv: NAME=VALUE words
-                            step "$tool $base $fn (as its child)" env NBODY_GPU_FAULTS_CHILD=1 ${sanitizerChildEnv[$fn]:-} \
-                                compute-sanitizer --tool "$tool" --error-exitcode 1 "$exe" "$fn"
-                        done
-                        continue
-                    fi
-                    # shellcheck disable=SC2086 # fns: function names, one word each
-                    step "$tool $base" compute-sanitizer --tool "$tool" --error-exitcode 1 "$exe" $fns
-                done
-            done
-            if [[ -z ${GPU_CHECK_SANITIZE:-} || " $GPU_CHECK_SANITIZE " == *" nbody "* ]]; then
-                local cli=$device/bin/nbody
-                for tool in $tools; do
-                    step "$tool nbody run tiled" compute-sanitizer --tool "$tool" --error-exitcode 1 "$cli" run \
-                        --kernel tiled --bodies 1001 --steps 5 --no-tune --diagnostics /tmp/san-diag.csv --diagnostics-every 2
-                    step "$tool nbody render tiled" compute-sanitizer --tool "$tool" --error-exitcode 1 "$cli" render \
-                        --kernel tiled --bodies 999 --frames 3 --every 2 --size 64x48 --colour speed --no-tune --out "/tmp/san-frames-$tool"
-                done
-            fi
-        else
-            step "compute-sanitizer (not found)" false
-        fi
-    fi
-
+    # GPU_CHECK_SANITIZE (executables, default every tst_* and nbody), GPU_CHECK_TOOLS (default all
+    # four); one unit of sanitizer_units (below) per executable and tool. Table: $OUT/sanitizers-all.txt.
     # sanitizers-split: the same tools over units small enough for one call, run side by side.
     # racecheck slows kernels 100x and more, so whole executables under it passed the 10-minute
     # call (docs/tests.md). Here every test function is a unit of its own, a function with more
@@ -453,148 +412,171 @@ remote() {
     # N errors"; racecheck: "RACECHECK SUMMARY: N hazards displayed"), apart from the test's own
     # totals: a test that fails under the tool (a timing assertion, 100x slower kernels) with a
     # clean summary is reported as such. Table: $OUT/sanitizers-split.txt.
-    if want sanitizers-split; then
-        if command -v compute-sanitizer >/dev/null; then
-            local spec=${GPU_CHECK_SPLIT:-"racecheck:tst_validation racecheck:tst_kernels racecheck,synccheck:tst_gpu_diagnostics racecheck:tst_controller racecheck:tst_integrators racecheck:tst_gpu_faults racecheck:tst_collisions racecheck:tst_sandbox racecheck:tst_interop_steps memcheck,synccheck,initcheck:tst_collisions/whole memcheck,synccheck,initcheck:tst_sandbox/whole memcheck,synccheck,initcheck:tst_interop_steps/whole racecheck,synccheck,initcheck:nbody-render"}
-            local par=${GPU_CHECK_JOBS:-4} per=${GPU_CHECK_SPLIT_ROWS:-4}
-            local jd=/tmp/gpu-check-split
-            rm -rf "$jd"
-            mkdir -p "$jd"
-            local nj=0
-            # add_unit NAME ARG...: one unit (its command, NUL-separated, in $jd/N.args).
-            add_unit() {
-                echo "$1" >"$jd/$nj.name"
-                shift
-                printf '%s\0' "$@" >"$jd/$nj.args"
-                nj=$((nj + 1))
-            }
-            local entry tools exe base fn tool
-            for entry in $spec; do
-                tools=${entry%%:*}
-                base=${entry#*:}
-                local only='.*'
-                if [[ $base == *:* ]]; then only=${base#*:}; base=${base%%:*}; fi
-                local whole=
-                [[ $base == */whole ]] && { whole=1; base=${base%/whole}; }
-                for tool in ${tools//,/ }; do
-                    local -a san=(compute-sanitizer --tool "$tool" --error-exitcode 1)
-                    case $base in
-                        nbody-render)
-                            add_unit "$tool nbody render tiled" "${san[@]}" "$nbody" render --kernel tiled --bodies 999 \
-                                --frames 3 --every 2 --size 64x48 --colour speed --no-tune --out "/tmp/split-frames-$tool"
-                            continue ;;
-                        nbody-run)
-                            add_unit "$tool nbody run tiled" "${san[@]}" "$nbody" run --kernel tiled --bodies 1001 --steps 5 \
-                                --no-tune --diagnostics "/tmp/split-diag-$tool.csv" --diagnostics-every 2
-                            continue ;;
-                    esac
-                    exe=$device/bin/$base
-                    [[ -x $exe ]] || { echo "   not carried: $base"; continue; }
-                    local -a fnsList=()
-                    mapfile -t fnsList < <("$exe" -functions | sed 's/()$//' | grep -v -x -E "${sanitizerSkip[$base]:-^$}" |
-                        grep -x -E "$only")
-                    if [[ -n $whole && $base != tst_gpu_faults ]]; then
-                        add_unit "$tool $base" "${san[@]}" "$exe" "${fnsList[@]}"
+    # sanitizer_units SPEC JOBS TABLE: the units of SPEC (GPU_CHECK_SPLIT's form), JOBS at a time,
+    # their verdicts in TABLE; sanitizers-all is the same over whole executables, one at a time.
+    sanitizer_units() {
+        if ! command -v compute-sanitizer >/dev/null; then
+            step "compute-sanitizer (not found)" false
+            return
+        fi
+        local spec=$1 par=$2 table=$3 per=${GPU_CHECK_SPLIT_ROWS:-4}
+        local jd=/tmp/gpu-check-split
+        rm -rf "$jd"
+        mkdir -p "$jd"
+        local nj=0
+        # add_unit NAME ARG...: one unit (its command, NUL-separated, in $jd/N.args).
+        add_unit() {
+            echo "$1" >"$jd/$nj.name"
+            shift
+            printf '%s\0' "$@" >"$jd/$nj.args"
+            nj=$((nj + 1))
+        }
+        local entry tools exe base fn tool
+        for entry in $spec; do
+            tools=${entry%%:*}
+            base=${entry#*:}
+            local only='.*'
+            if [[ $base == *:* ]]; then only=${base#*:}; base=${base%%:*}; fi
+            local whole=
+            [[ $base == */whole ]] && { whole=1; base=${base%/whole}; }
+            for tool in ${tools//,/ }; do
+                local -a san=(compute-sanitizer --tool "$tool" --error-exitcode 1)
+                case $base in
+                    nbody-render)
+                        add_unit "$tool nbody render tiled" "${san[@]}" "$nbody" render --kernel tiled --bodies 999 \
+                            --frames 3 --every 2 --size 64x48 --colour speed --no-tune --out "/tmp/split-frames-$tool"
+                        continue ;;
+                    nbody-run)
+                        add_unit "$tool nbody run tiled" "${san[@]}" "$nbody" run --kernel tiled --bodies 1001 --steps 5 \
+                            --no-tune --diagnostics "/tmp/split-diag-$tool.csv" --diagnostics-every 2
+                        continue ;;
+                esac
+                exe=$device/bin/$base
+                [[ -x $exe ]] || { echo "   not carried: $base"; continue; }
+                local -a fnsList=()
+                mapfile -t fnsList < <("$exe" -functions | sed 's/()$//' | grep -v -x -E "${sanitizerSkip[$base]:-^$}" |
+                    grep -x -E "$only")
+                ((${#fnsList[@]} > 0)) || continue # every function left out (tst_cli)
+                if [[ -n $whole && $base != tst_gpu_faults ]]; then
+                    add_unit "$tool $base" "${san[@]}" "$exe" "${fnsList[@]}"
+                    continue
+                fi
+                local -a tags=()
+                for fn in "${fnsList[@]}"; do
+                    if [[ $base == tst_gpu_faults ]]; then
+                        # shellcheck disable=SC2086 # NAME=VALUE words
+                        add_unit "$tool $base $fn (as its child)" env NBODY_GPU_FAULTS_CHILD=1 ${sanitizerChildEnv[$fn]:-} \
+                            "${san[@]}" "$exe" "$fn"
                         continue
                     fi
-                    local -a tags=()
-                    for fn in "${fnsList[@]}"; do
-                        if [[ $base == tst_gpu_faults ]]; then
-                            # shellcheck disable=SC2086 # NAME=VALUE words
-                            add_unit "$tool $base $fn (as its child)" env NBODY_GPU_FAULTS_CHILD=1 ${sanitizerChildEnv[$fn]:-} \
-                                "${san[@]}" "$exe" "$fn"
-                            continue
-                        fi
-                        # The function's data rows (-datatags prints "Class function tag").
-                        if [[ $base == tst_kernels && $fn == againstReference ]]; then
-                            mapfile -t tags < <("$exe" -datatags |
-                                sed -n 's/^TestKernels againstReference \(.* N=\(1000\|4097\) \(default\|eps2=0\)\)$/\1/p' |
-                                grep -v -e '^cpu ' -e '^reference ')
-                        elif [[ $base == tst_kernels && $fn != pipelineMatchesCpu && $fn != detectsNonFiniteState ]]; then
-                            continue # the blocked launch variants and the rest: the sanitizers part
-                        else
-                            mapfile -t tags < <("$exe" -datatags | awk -v f="$fn" '$2 == f && NF > 2 {
-                                sub(/^[^ ]+ [^ ]+ /, ""); print }')
-                        fi
-                        if ((${#tags[@]} <= per)); then
-                            add_unit "$tool $base $fn" "${san[@]}" "$exe" "$fn"
-                            continue
-                        fi
-                        local k c
-                        for ((k = 0; k < ${#tags[@]}; k += per)); do
-                            local -a rowsArg=()
-                            for ((c = k; c < k + per && c < ${#tags[@]}; c++)); do rowsArg+=("$fn:${tags[$c]}"); done
-                            add_unit "$tool $base $fn rows $((k + 1))-$c of ${#tags[@]}" "${san[@]}" "$exe" "${rowsArg[@]}"
-                        done
+                    # The function's data rows (-datatags prints "Class function tag").
+                    if [[ $base == tst_kernels && $fn == againstReference ]]; then
+                        mapfile -t tags < <("$exe" -datatags |
+                            sed -n 's/^TestKernels againstReference \(.* N=\(1000\|4097\) \(default\|eps2=0\)\)$/\1/p' |
+                            grep -v -e '^cpu ' -e '^reference ')
+                    elif [[ $base == tst_kernels && $fn != pipelineMatchesCpu && $fn != detectsNonFiniteState ]]; then
+                        continue # the blocked launch variants and the rest: the sanitizers part
+                    else
+                        mapfile -t tags < <("$exe" -datatags | awk -v f="$fn" '$2 == f && NF > 2 {
+                            sub(/^[^ ]+ [^ ]+ /, ""); print }')
+                    fi
+                    if ((${#tags[@]} <= per)); then
+                        add_unit "$tool $base $fn" "${san[@]}" "$exe" "$fn"
+                        continue
+                    fi
+                    local k c
+                    for ((k = 0; k < ${#tags[@]}; k += per)); do
+                        local -a rowsArg=()
+                        for ((c = k; c < k + per && c < ${#tags[@]}; c++)); do rowsArg+=("$fn:${tags[$c]}"); done
+                        add_unit "$tool $base $fn rows $((k + 1))-$c of ${#tags[@]}" "${san[@]}" "$exe" "${rowsArg[@]}"
                     done
                 done
             done
-            echo "   sanitizers-split: $nj units, $par at a time, ${limit} s each"
-            # run_unit N: runs unit N within its limit (and GPU_CHECK_DEADLINE, seconds from the part's
-            # start, when set: a unit that would start with under 30 s left is not started), then
-            # appends its verdict to the table at once, so that a call cut short keeps what finished.
-            local table=$OUT/sanitizers-split.txt t0=$SECONDS deadline=${GPU_CHECK_DEADLINE:-0}
-            printf '%-72s %6s  %-60s %-34s %s\n' unit seconds "tool's summary" "test's totals" verdict >"$table"
-            run_unit() {
-                local -a a=()
-                mapfile -d '' -t a <"$jd/$1.args"
-                local s0=$SECONDS rc=0 lim=$limit verdict summ totals
-                if ((deadline > 0)); then
-                    ((deadline - (SECONDS - t0) < lim)) && lim=$((deadline - (SECONDS - t0)))
-                fi
-                if ((lim < 30)); then
-                    verdict="NOT RUN (the call's deadline)"
-                    summ=- totals=-
+        done
+        echo "   $(basename "$table" .txt): $nj units, $par at a time, ${limit} s each"
+        # run_unit N: runs unit N within its limit (and GPU_CHECK_DEADLINE, seconds from the part's
+        # start, when set: a unit that would start with under 30 s left is not started), then
+        # appends its verdict to the table at once, so that a call cut short keeps what finished.
+        local t0=$SECONDS deadline=${GPU_CHECK_DEADLINE:-0}
+        printf '%-72s %6s  %-60s %-34s %s\n' unit seconds "tool's summary" "test's totals" verdict >"$table"
+        run_unit() {
+            local -a a=()
+            mapfile -d '' -t a <"$jd/$1.args"
+            local s0=$SECONDS rc=0 lim=$limit verdict summ totals
+            if ((deadline > 0)); then
+                ((deadline - (SECONDS - t0) < lim)) && lim=$((deadline - (SECONDS - t0)))
+            fi
+            if ((lim < 30)); then
+                verdict="NOT RUN (the call's deadline)"
+                summ=- totals=-
+            else
+                # QTEST_FUNCTION_TIMEOUT: Qt Test's own 5-minute watchdog per function would cut the
+                # slower runs under the tool short; the unit's limit bounds them instead.
+                QTEST_FUNCTION_TIMEOUT=$(((lim + 60) * 1000)) timeout --kill-after=10 "$lim" "${a[@]}" \
+                    >"$jd/$1.log" 2>&1 </dev/null || rc=$?
+                summ=$(grep -m1 -oE 'ERROR SUMMARY: [0-9]+ errors?|RACECHECK SUMMARY: [0-9]+ hazards? displayed \([0-9]+ errors?, [0-9]+ warnings?\)' \
+                    "$jd/$1.log" || echo "no summary")
+                totals=$(grep -oE 'Totals: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$jd/$1.log" | tail -n 1 || true)
+                [[ -n $totals ]] || totals=-
+                if ((rc == 124 || rc == 137)); then
+                    verdict="TIMEOUT (${lim} s)"
+                elif [[ $summ == "no summary" ]] && grep -q 'terminated before first instrumented API call' "$jd/$1.log" &&
+                    [[ $totals == *" 0 failed"* ]]; then
+                    verdict="PASS (no CUDA call)" # a function that runs on the host only
+                elif [[ $summ =~ ^ERROR\ SUMMARY:\ 0\ error || $summ =~ ^RACECHECK\ SUMMARY:\ 0\ hazard ]]; then
+                    if ((rc == 0)); then verdict=PASS; else verdict="clean; the test failed under the tool (exit $rc)"; fi
                 else
-                    # QTEST_FUNCTION_TIMEOUT: Qt Test's own 5-minute watchdog per function would cut the
-                    # slower runs under the tool short; the unit's limit bounds them instead.
-                    QTEST_FUNCTION_TIMEOUT=$(((lim + 60) * 1000)) timeout --kill-after=10 "$lim" "${a[@]}" \
-                        >"$jd/$1.log" 2>&1 </dev/null || rc=$?
-                    summ=$(grep -m1 -oE 'ERROR SUMMARY: [0-9]+ errors?|RACECHECK SUMMARY: [0-9]+ hazards? displayed \([0-9]+ errors?, [0-9]+ warnings?\)' \
-                        "$jd/$1.log" || echo "no summary")
-                    totals=$(grep -oE 'Totals: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$jd/$1.log" | tail -n 1 || true)
-                    [[ -n $totals ]] || totals=-
-                    if ((rc == 124 || rc == 137)); then
-                        verdict="TIMEOUT (${lim} s)"
-                    elif [[ $summ == "no summary" ]] && grep -q 'terminated before first instrumented API call' "$jd/$1.log" &&
-                        [[ $totals == *" 0 failed"* ]]; then
-                        verdict="PASS (no CUDA call)" # a function that runs on the host only
-                    elif [[ $summ =~ ^ERROR\ SUMMARY:\ 0\ error || $summ =~ ^RACECHECK\ SUMMARY:\ 0\ hazard ]]; then
-                        if ((rc == 0)); then verdict=PASS; else verdict="clean; the test failed under the tool (exit $rc)"; fi
-                    else
-                        verdict="FAIL ($summ, exit $rc)"
-                    fi
+                    verdict="FAIL ($summ, exit $rc)"
                 fi
-                echo "$verdict" >"$jd/$1.verdict"
-                printf '%-72s %6s  %-60s %-34s %s\n' "$(cat "$jd/$1.name")" "$((SECONDS - s0))" "$summ" "$totals" "$verdict" >>"$table"
-            }
-            local u
-            for ((u = 0; u < nj; u++)); do
-                while (($(jobs -rp | wc -l) >= par)); do wait -n || true; done
-                run_unit "$u" &
-            done
-            wait || true
-            echo "   sanitizers-split: all units done in $((SECONDS - t0)) s"
-            for ((u = 0; u < nj; u++)); do
-                {
-                    echo "================ $(cat "$jd/$u.name"): $(cat "$jd/$u.verdict")"
-                    echo "\$ $(tr '\0' ' ' <"$jd/$u.args" | head -c 2000)"
-                    [[ -f $jd/$u.log ]] && grep -E 'SUMMARY|^(PASS|FAIL!|SKIP|XFAIL)|Totals|Hazard|Race|Invalid|rror' "$jd/$u.log" | head -n 60
-                    echo
-                } >>"$log"
-                names+=("$(cat "$jd/$u.name")")
-                results+=("$(cat "$jd/$u.verdict")")
-            done
-            # Units that failed or ran out of time: their whole output.
-            mkdir -p "$OUT/sanitizers-split-logs"
-            for ((u = 0; u < nj; u++)); do
-                [[ $(cat "$jd/$u.verdict") == PASS* || ! -f $jd/$u.log ]] && continue
-                tail -c 20000 "$jd/$u.log" >"$OUT/sanitizers-split-logs/unit-$u.log"
-            done
-            cat "$table"
+            fi
+            echo "$verdict" >"$jd/$1.verdict"
+            printf '%-72s %6s  %-60s %-34s %s\n' "$(cat "$jd/$1.name")" "$((SECONDS - s0))" "$summ" "$totals" "$verdict" >>"$table"
+        }
+        local u
+        for ((u = 0; u < nj; u++)); do
+            while (($(jobs -rp | wc -l) >= par)); do wait -n || true; done
+            run_unit "$u" &
+        done
+        wait || true
+        echo "   $(basename "$table" .txt): all units done in $((SECONDS - t0)) s"
+        for ((u = 0; u < nj; u++)); do
+            {
+                echo "================ $(cat "$jd/$u.name"): $(cat "$jd/$u.verdict")"
+                echo "\$ $(tr '\0' ' ' <"$jd/$u.args" | head -c 2000)"
+                # (grep -m, not "| head": head's early exit is a SIGPIPE, a failure under pipefail)
+                [[ ! -f $jd/$u.log ]] || grep -m 60 -E 'SUMMARY|^(PASS|FAIL!|SKIP|XFAIL)|Totals|Hazard|Race|Invalid|rror' "$jd/$u.log" || true
+                echo
+            } >>"$log"
+            names+=("$(cat "$jd/$u.name")")
+            results+=("$(cat "$jd/$u.verdict")")
+        done
+        # Units that failed or ran out of time: their whole output.
+        mkdir -p "${table%.txt}-logs"
+        for ((u = 0; u < nj; u++)); do
+            [[ $(cat "$jd/$u.verdict") == PASS* || ! -f $jd/$u.log ]] && continue
+            tail -c 20000 "$jd/$u.log" >"${table%.txt}-logs/unit-$u.log"
+        done
+        cat "$table"
+    }
+    if want sanitizers-all; then
+        local allTools=${GPU_CHECK_TOOLS:-memcheck racecheck synccheck initcheck} allSpec= e
+        allTools=${allTools// /,}
+        local -a allBases=()
+        if [[ -n ${GPU_CHECK_SANITIZE:-} ]]; then
+            read -r -a allBases <<<"$GPU_CHECK_SANITIZE" # "nbody": the CLI runs, not a test executable
         else
-            step "compute-sanitizer (not found)" false
+            for e in "$device"/bin/tst_*; do allBases+=("$(basename "$e")"); done
+            allBases+=(nbody)
         fi
+        for e in "${allBases[@]}"; do
+            if [[ $e == nbody ]]; then allSpec+=" $allTools:nbody-run $allTools:nbody-render"; else allSpec+=" $allTools:$e/whole"; fi
+        done
+        sanitizer_units "$allSpec" 1 "$OUT/sanitizers-all.txt"
+    fi
+
+    if want sanitizers-split; then
+        sanitizer_units "${GPU_CHECK_SPLIT:-"racecheck:tst_validation racecheck:tst_kernels racecheck,synccheck:tst_gpu_diagnostics racecheck:tst_controller racecheck:tst_integrators racecheck:tst_gpu_faults racecheck:tst_collisions racecheck:tst_sandbox racecheck:tst_interop_steps memcheck,synccheck,initcheck:tst_collisions/whole memcheck,synccheck,initcheck:tst_sandbox/whole memcheck,synccheck,initcheck:tst_interop_steps/whole racecheck,synccheck,initcheck:nbody-render"}" \
+            "${GPU_CHECK_JOBS:-4}" "$OUT/sanitizers-split.txt"
     fi
 
     # The command-line front end.
