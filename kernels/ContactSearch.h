@@ -29,8 +29,8 @@
 
 namespace nbody::gpu {
 
-/// `cuda-pairs` — the seed's neighbour list without atomics, as per-thread lists (the third
-/// seed, ../shared/seeds, the chapter on atomic functions): thread i owns body i and tests every
+/// `cuda-pairs` — the non-atomic neighbour list of a chapter on CUDA atomic functions,
+/// as per-thread lists: thread i owns body i and tests every
 /// j > i, the j-bodies staged in tiles of blockDim.x through shared memory (positions float4 and
 /// radii, 20 bytes a body) as the force kernels do. Blocks of 256 threads cover the i, and the j
 /// are split into chunks (a second grid dimension) so that no block gets the triangle's longest

@@ -14,8 +14,8 @@
 #                                   --diagnostics, an exact restart from an HDF5 snapshot, the
 #                                   rendered galaxy, scenarios with both integrators) and
 #                                   `nbody bench` (all kernels; the `cpu` kernel on 1 thread and
-#                                   on all cores next to the plain loop of
-#                                   ../shared/anchors/cpu-plain-loop; the app's frame loop against
+#                                   on all cores next to a plain vectorised all-pairs
+#                                   loop (the CPU baseline); the app's frame loop against
 #                                   the bench at N = 65536, CUDA graphs on and off; then sweeps).
 #
 # remote writes everything into $OUT/gpu-check.log plus the device listing ($OUT/devices.txt,
@@ -28,19 +28,19 @@
 # GPU_CHECK_PARTS=tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters,capture,after-faults (the default: all but
 # sanitizers-all and sanitizers-split, the four tools over every GPU test, each a call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. perf: NVIDIA's sample and `nbody bench`
-# of the GPU kernels at the sizes of issue 11 (8192 … 1048576, fp64 at 262144) in the same call,
+# of the GPU kernels at the same sizes (8192 … 1048576, fp64 at 262144) in the same call,
 # a launch-parameter sweep of `blocked` ($OUT/sweep.txt) and the SASS of its inner loop.
-# mpi (issue 15): mpirun -np 2 and 3 of `tiled`/`blocked` on the one GPU against one process
+# mpi: mpirun -np 2 and 3 of `tiled`/`blocked` on the one GPU against one process
 # (bit for bit), validate on 2 ranks, `nbody bench --kernels blocked --bodies 1048576` on 1 and 2
 # ranks (the exchange time), the pipelined exchange (--exchange-chunks: 2 ranks in 4 chunks bit-identical
 # to one process; C = 1 / auto / 4 at N = 65537 and C = 1 / auto for blocked at 1 M, summaries in
 # $OUT/mpi-overlap-*.txt), tst_mpi; Open MPI comes from $device/openmpi.tgz (prepare packs the
 # run-time installed here; `scripts/gpu-check.sh prepare-mpi` packs it alone), log in $OUT/mpi.log.
-# contacts (issue 16): tst_contacts (every CUDA contact search against cpu-pairs) and the
+# contacts: tst_contacts (every CUDA contact search against cpu-pairs) and the
 # compute-sanitizer tools (GPU_CHECK_TOOLS, default all four) over its GPU rows; contacts-bench:
 # `nbody bench --contacts` at N = 65536 and 1048576 ($OUT/bench-contacts.json, .csv); the log of
 # both also in $OUT/contacts.log.
-# capture (issue 16, runs first): the merged state prepare makes ($device/cc400.csv) captured with
+# capture (runs first): the merged state prepare makes ($device/cc400.csv) captured with
 # cpu and tiled, and the 8191-body cluster collision ($OUT/clusters-h200.png); after-faults (runs
 # last): a CUDA fault, then the same captures again (they come out empty: docs/tests.md).
 set -euo pipefail
@@ -49,7 +49,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 device=.device
 usage() { sed -n '2,36s/^# \{0,1\}//p' "$0"; }
 
-# Open MPI's run-time for the GPU machine, which has none (issue 15): the files of Debian's
+# Open MPI's run-time for the GPU machine, which has none: the files of Debian's
 # packages as installed here (libopenmpi3, openmpi-bin, openmpi-common, libpmix2 and what they
 # load: hwloc, libevent, munge), without the components for fabrics the GPU machine does not use
 # (UCX, libfabric, PSM, verbs), OpenSHMEM, MPI-IO, Fortran and Java, packed as $device/openmpi.tgz
@@ -118,7 +118,7 @@ prepare() {
     # 1. The GPU build: tests on, app off, plotting off (the GPU machine has no Qt Gui, so the
     #    carried nbody must not link nbody::plot: `bench --json` there, `bench --from --plot`
     #    here), machine code for Hopper plus PTX.
-    #    MPI on (issue 15): the bare GPU machine has no Open MPI, so its run-time travels as
+    #    MPI on: the bare GPU machine has no Open MPI, so its run-time travels as
     #    $device/openmpi.tgz (prepare_mpi) and remote puts it on LD_LIBRARY_PATH for every part
     #    (nbody links libmpi.so.40 but starts MPI only under a launcher).
     scripts/build.sh --tests build-gpu -DNBODY_BUILD_APP=OFF -DNBODY_BUILD_PLOT=OFF -DNBODY_ENABLE_MPI=ON \
@@ -178,7 +178,7 @@ prepare() {
         fi
     done < <(ctest --test-dir build-gpu -L gpu -N | awk '/Test +#/ {print "build-gpu/tests/" $3}')
 
-    # 4. The measuring instruments (issue 11): NVIDIA's nbody sample and the plain CPU loop, run
+    # 4. The measuring instruments: NVIDIA's nbody sample and the plain CPU loop, run
     # in the same call as `nbody bench`; the blocked kernels' object file for cuobjdump there.
     rm -rf "$device/anchors" "$device/obj"
     mkdir -p "$device/anchors" "$device/obj"
@@ -194,7 +194,7 @@ prepare() {
         cp build-gpu/kernels/CMakeFiles/nbody_kernels.dir/BlockedForces.cu.o "$device/obj/"
     fi
     prepare_mpi
-    # The merged state the capture part draws (issue 16): two clusters, 8191 bodies, 400 steps
+    # The merged state the capture part draws: two clusters, 8191 bodies, 400 steps
     # with merging on the CPU here (about 15 s on 2 cores).
     build-gpu/src/cli/nbody run --scenario cluster-collision --bodies 8191 --kernel cpu --steps 400 --no-energy \
         --progress-every 400 --output "$device/cc400.csv" >/dev/null
@@ -279,7 +279,7 @@ remote() {
 
     step nvidia-smi nvidia-smi
 
-    # Issue 16's black captures (2026-12-01): after a CUDA fault in one process (tst_cli
+    # The black captures seen on 2026-12-01: after a CUDA fault in one process (tst_cli
     # gpuFaultInRun, tst_gpu_faults), the H200's OpenGL in later processes that also used CUDA drew
     # nothing or garbage at about 10 s a frame; on a fresh machine the same commands draw what the
     # CPU path draws. So the captures run first: the merged state made here (cluster-collision,
@@ -387,7 +387,7 @@ remote() {
         [interopRegisterRefused]='NBODY_FORCE_INTEROP_FAILURE=register'
         [interopMapRefusedMidRun]='NBODY_FORCE_INTEROP_FAILURE=map:4'
     )
-    # sanitizers-all (issue 13): the four compute-sanitizer tools over every GPU test executable, each test
+    # sanitizers-all: the four compute-sanitizer tools over every GPU test executable, each test
     # function but those listed below with their reason, and over the CLI's GPU commands.
     # Test functions that start processes (QProcess) are not run under the sanitizer: the
     # tested program crashes with SIGSEGV in QProcess::start under compute-sanitizer 2025/2026
@@ -585,7 +585,7 @@ remote() {
     # The device rows (as the app's Device dock shows them) also as files of their own.
     step "nbody devices" bash -c 'set -o pipefail; "$1" devices | tee "$2/devices.txt"' _ "$nbody" "$OUT"
     step "nbody devices --json" bash -c 'set -o pipefail; "$1" devices --json | tee "$2/devices.json"' _ "$nbody" "$OUT"
-    # A CUDA fault during a run (issue 13): the test-only faulty-test kernel writes out of bounds at
+    # A CUDA fault during a run: the test-only faulty-test kernel writes out of bounds at
     # its 250th force evaluation; the run must report it, write the last good state (step 200,
     # host copies every 100 steps) and exit 1 (tst_cli gpuFaultInRun checks the state's bytes).
     step "nbody run faulty-test (fault expected)" bash -c 'd=$(mktemp -d)
@@ -639,14 +639,14 @@ remote() {
         --integrator yoshida4 --steps 200
     step "nbody run solar tiled-fp64" "$nbody" run --scenario solar-system --kernel tiled-fp64 --steps 36525 \
         --progress-every 7305
-    # Validation of every kernel against the fp64 OpenMP reference (issue 4): the summary table in
+    # Validation of every kernel against the fp64 OpenMP reference: the summary table in
     # $OUT/validation-h200.txt, the report as HTML and JSON. The reference's 1000 fp64 steps at
     # N = 8192 take a minute or two on the host's cores.
     limit=900 step "nbody validate all" bash -c 'set -o pipefail; "$1" validate --kernel all --bodies 8192 \
         --steps 1000 --report "$2/validation-h200.html" --report "$2/validation-h200.json" |
         tee "$2/validation-h200.txt"' _ "$nbody" "$OUT"
     fi
-    # The benchmark of issue 3 (docs/benchmarks.md), then launch-parameter sweeps.
+    # The benchmark (docs/benchmarks.md), then launch-parameter sweeps.
     if want bench; then
     limit=900 step "nbody bench all" "$nbody" bench --kernels all --bodies 8192,65536,262144 --steps 10 \
         --json "$OUT/bench.json" --csv "$OUT/bench.csv"
@@ -660,12 +660,12 @@ remote() {
     step "plain loop 1 thread" env OMP_NUM_THREADS=1 "${plainCmd[@]}"
     step "bench cpu all cores" "$nbody" bench --kernels cpu --bodies 8192
     step "plain loop (all cores run)" "${plainCmd[@]}"
-    # Issue 11: the app's frame loop at N = 65536 with CUDA-GL interop. tst_controller runs the
+    # The app's frame loop at N = 65536 with CUDA-GL interop. tst_controller runs the
     # app's SimulationController with the positions in two GL buffers mapped for CUDA through EGL
     # (one step per frame, as the app) and Simulation::step alone on the same cube, and prints
     # "frame loop tiled N=65536 (CUDA-GL interop; <launch>): A ms/step in the app's frame loop,
     # B ms/step Simulation::step alone: +x.x %"; it fails beyond 5 %. nbody bench's step_ms for the same
-    # kernel and N beside it, with CUDA graphs (the default) and without (launch gaps, issue 11).
+    # kernel and N beside it, with CUDA graphs (the default) and without (launch gaps).
     step "bench blocked,tiled 65536" "$nbody" bench --kernels blocked,tiled --bodies 65536 --steps 20
     step "frame loop blocked 65536" "$device/bin/tst_controller" "frameLoopStepTime:blocked N=65536"
     step "frame loop tiled 65536" "$device/bin/tst_controller" "frameLoopStepTime:tiled N=65536"
@@ -678,7 +678,7 @@ remote() {
     step "run tiled 1024 no graphs" "$nbody" run --kernel tiled --bodies 1024 --steps 2000 --no-energy \
         --no-cuda-graphs
     fi
-    # The launch sweeps of issue 3 (tiled block × tile factor, the 2D rows' block × rows).
+    # The launch sweeps (tiled block × tile factor, the 2D rows' block × rows).
     if want sweeps; then
     local b f r
     for b in 128 256 512 1024; do
@@ -695,7 +695,7 @@ remote() {
     done
     fi
 
-    # Issue 11: our kernels beside NVIDIA's sample, same call, same N.
+    # Our kernels beside NVIDIA's sample, same call, same N.
     # perf-short: the sample and `blocked` at the table's sizes in one call, nothing else (a
     # check after changes outside the force kernels), and the N `--steps-per-second 25` picks.
     if want perf-short; then
@@ -738,7 +738,7 @@ remote() {
             awk "{print \$2}" | sort | uniq -c | sort -rn | head -25' _ "$device/obj/BlockedForces.cu.o"
     fi
 
-    # Issue 14: the Barnes–Hut tree against our best all-pairs kernel and NVIDIA's sample at the
+    # The Barnes–Hut tree against our best all-pairs kernel and NVIDIA's sample at the
     # same N (the sample up to 4 M: one of its all-pairs steps at 16 M takes minutes), its
     # sampled force error at the defaults, the 10 000-step energy of the 1 M galaxy collision and
     # frames of it for the README.
@@ -754,7 +754,7 @@ remote() {
             --bodies 1048576 --kernel tree --steps 10000 --progress-every 2000 --capture "$OUT/tree-collision-1M.png"
     fi
 
-    # Issue 15: two ranks sharing the one GPU (mpirun from $device/openmpi.tgz). `tiled` at
+    # Two ranks sharing the one GPU (mpirun from $device/openmpi.tgz). `tiled` at
     # N = 65537 (no block multiple) for 100 steps: rank 0's CSV snapshot against one process's,
     # byte for byte (the CSV writer round-trips fp32); the same for validate's position errors;
     # then the exchange time of `blocked` at N = 1 M on 2 ranks next to 1 rank under mpirun
@@ -849,7 +849,7 @@ PY' _ "$nbody" "$mk2,$mk3" "$mval" "${mpirun2[@]}"
     fi
 
 
-    # Issue 16: the contact searches of the collision system (docs/contact-search.md). tst_contacts
+    # The contact searches of the collision system (docs/contact-search.md). tst_contacts
     # alone (every CUDA row against cpu-pairs at N = 1 … 4097, the atomic list's overflow, more pairs
     # than memory holds), then memcheck, racecheck, synccheck and initcheck over its GPU rows at
     # N = 33 and 1000 (every system) and 4097 (the lattice and the clustered system: partial last
@@ -881,7 +881,7 @@ PY' _ "$nbody" "$mk2,$mk3" "$mval" "${mpirun2[@]}"
         limit=600 step "nbody bench --contacts" "$nbody" bench --contacts --bodies 65536,1048576 --steps 10 \
             --json "$OUT/bench-contacts.json" --csv "$OUT/bench-contacts.csv"
     fi
-    # Issue 16's recorded collision: two Plummer clusters of 32768 bodies each merging on the GPU
+    # The recorded collision: two Plummer clusters of 32768 bodies each merging on the GPU
     # (`tiled`, the CUDA contact search auto picks), a picture near the end for the README and the
     # diagnostics with the energy lost to merges ($OUT/clusters.png, $OUT/clusters.csv).
     if want clusters; then

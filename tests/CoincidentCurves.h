@@ -1,6 +1,6 @@
 #pragma once
 // A validation report (sim/Validation.h) made by hand for the energy chart's legend and styles
-// (issue 12, item 5): the `reference` kernel's ΔE/E0 equals the reference run's, `cpu-copy`'s
+// (two curves on one another): the `reference` kernel's ΔE/E0 equals the reference run's, `cpu-copy`'s
 // equals `cpu`'s, and the changes are at the fp64 level (~1e-14), where a plain Qt Charts axis
 // shows an empty range. Header-only (tests/), for tst_validation_report and tst_validation_dock.
 #include "sim/Validation.h"

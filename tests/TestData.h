@@ -1,6 +1,6 @@
 #pragma once
-// Where tests find ../shared/data: $NBODY_DATA_DIR (the GPU check sets it), else the path
-// beside the source tree that CMake compiled in.
+// Where tests find the external data files (galaxy_20K.bin): $NBODY_DATA_DIR (the GPU check sets
+// it), else the path beside the source tree that CMake compiled in (cmake/NBodyHelpers.cmake).
 #include <QByteArray>
 #include <QFileInfo>
 #include <QString>

@@ -11,7 +11,7 @@ nbody_add_test(NAME tst_controller
   LIBS nbody::sim nbody::gl Qt6::Core
   LABELS gpu)
 target_include_directories(tst_controller PRIVATE ${PROJECT_SOURCE_DIR}/src/app)
-# tst_gpu_faults: GPU failures (issue 13): no device, CUDA-GL interop refused
+# tst_gpu_faults: GPU failures: no device, CUDA-GL interop refused
 # (NBODY_FORCE_INTEROP_FAILURE), a CUDA fault during a run (the test-only `faulty-test` row) and
 # the watchdog's sliced force passes. Tests that set a switch or lose the CUDA context re-run the
 # executable for themselves alone (a child process each), so one run of it covers all of them.

@@ -1,4 +1,4 @@
-# Device information (issue 4). Included from tests/CMakeLists.txt.
+# Device information. Included from tests/CMakeLists.txt.
 # tst_machine_info: the rows of sim/MachineInfo.h against queryCuda() and OpenMP (Qt Core only;
 # label gpu: on the GPU machine it checks every device's rows).
 nbody_add_test(NAME tst_machine_info SOURCES tst_machine_info.cpp LIBS nbody::sim Qt6::Core LABELS gpu)

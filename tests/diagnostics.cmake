@@ -1,4 +1,4 @@
-# Diagnostics (issue 6). Included from tests/CMakeLists.txt.
+# Diagnostics. Included from tests/CMakeLists.txt.
 # tst_diagnostics: host closed forms, the Simulation's evaluations, the CSV and
 # `nbody run --diagnostics` (Qt Core only; its GPU rows skip without a device).
 nbody_add_test(NAME tst_diagnostics SOURCES tst_diagnostics.cpp LIBS nbody::sim Qt6::Core LABELS gpu)

@@ -15,14 +15,14 @@ nbody_add_test(NAME tst_validation_dock SOURCES tst_validation_dock.cpp LIBS nbo
 # tst_kernel_dock: the Kernel dock's share of the device's ceiling, read back from its label (a
 # dock of its own, no OpenGL: runs on the offscreen platform too); label gui.
 nbody_add_test(NAME tst_kernel_dock SOURCES tst_kernel_dock.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 60)
-# tst_dock_text: a MainWindow at 1366 x 768 (issue 12, item 7): every dock tab's title whole (issue 16),
+# tst_dock_text: a MainWindow at 1366 x 768: every dock tab's title whole,
 # the Kernel, Run and Device docks and
 # the status bar show their text whole (wrapped where needed), full reasons in tooltips; label gui.
 # NBODY_SCREENSHOT_DIR=DIR saves laptop-*.png.
 nbody_add_test(NAME tst_dock_text SOURCES tst_dock_text.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 120)
 # tst_shortcuts: single-key shortcuts after typing in a dock field, the N box's 0, unique
 # mnemonics, Help → Keyboard shortcuts (and docs/shortcuts.md), About's integrators, the Run
-# dock's unit of G, on a real MainWindow (issue 12, items 2 and 8); label gui.
+# dock's unit of G, on a real MainWindow; label gui.
 nbody_add_test(NAME tst_shortcuts SOURCES tst_shortcuts.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 120)
 # tst_autosave: the app's autosave and crash recovery in a real MainWindow (Autosave.h): written
 # after the interval, atomic, the restore offer after a crash (a child process that dies holding
@@ -30,6 +30,6 @@ nbody_add_test(NAME tst_shortcuts SOURCES tst_shortcuts.cpp LIBS nbody::app Qt6:
 nbody_add_test(NAME tst_autosave SOURCES tst_autosave.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 300)
 # tst_sandbox_gui: picking (a click selects a known body, the Selection dock's values, Esc and
 # empty space clear, the selection through removals), Simulation → Reverse time and its disabled (B saying why)
-# state with collisions on, the Add body tool's predicted path (issue 16); label gui.
+# state with collisions on, the Add body tool's predicted path; label gui.
 # NBODY_SCREENSHOT_DIR=DIR saves sandbox-launch.png and sandbox-solar-system.png (docs/images).
 nbody_add_test(NAME tst_sandbox_gui SOURCES tst_sandbox_gui.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 180)

@@ -31,7 +31,7 @@ double gpuMs(std::size_t n)
 class TestBenchmark : public QObject {
     Q_OBJECT
 private slots:
-    /// The start system's N (issue 12, item 9): the largest multiple of 512 whose predicted step
+    /// The start system's N: the largest multiple of 512 whose predicted step
     /// fits 1 / rate, from one timed evaluation scaled as N².
     void bodiesForStepRateScalesAsNSquared()
     {
@@ -116,7 +116,7 @@ private slots:
         QVERIFY(s.bodies == 1024 || s.secondsPerStep <= 1.0 / 25 + 1e-12);
     }
 
-    /// The case of issue 11: `tiled` at N = 1 048 576 (about 0.7 s an evaluation) must not be
+    /// The measured case: `tiled` at N = 1 048 576 (about 0.7 s an evaluation) must not be
     /// skipped by a 60 s budget because N = 1024 is latency-bound.
     void gpuPredictionFillsTheDevice()
     {

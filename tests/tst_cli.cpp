@@ -244,8 +244,8 @@ private slots:
         // t = 12 · 0.1
         QVERIFY2(r.out.contains("t = 1.2"), qPrintable(r.out));
     }
-    /// Issue 12, item 9: the headless scripts/run.sh runs the start system (the galaxy collision
-    /// sized for the kernel), not the seeds' uniform cube whose energy changes by 4.6e3 in 50
+    /// The headless scripts/run.sh runs the start system (the galaxy collision
+    /// sized for the kernel), not the predecessor's uniform cube whose energy changes by 4.6e3 in 50
     /// steps. Runs run.sh's own `nbody run` line (read from the script) for 50 steps on the CPU.
     void runShStartSystem()
     {
@@ -324,7 +324,7 @@ private slots:
     }
     void csvWithOnlyG()
     {
-        // Issue 12, item 2: a CSV whose header has only `# G = 2.959e-4` ran with G = 1 without a
+        // A CSV whose header has only `# G = 2.959e-4` ran with G = 1 without a
         // word, and a lone `# G = nan` was ignored. Now the G is taken (dt derived with it) and
         // the invalid one refused, naming the line and its text.
         QTemporaryDir dir;
@@ -371,7 +371,7 @@ private slots:
         QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
         QVERIFY(isPng(png));
         // The bodies are drawn: 1001 sprites of about 7 pixels across cover far more than 300
-        // pixels of 64 000 (the H200's capture after CUDA work came out empty, issue 16).
+        // pixels of 64 000 (the H200's capture after CUDA work once came out empty).
         const int lit = litPixels(png);
         QVERIFY2(lit > 300, qPrintable(QString("%1 lit pixels").arg(lit)));
         QVERIFY(r.out.contains("Capture written to"));
@@ -1092,7 +1092,7 @@ private slots:
     }
     // Last: a CUDA fault (an illegal address) in a child process. On the H200 (driver 580) the
     // OpenGL of later processes that also used CUDA drew nothing or garbage, about 10 s a frame,
-    // for the rest of that machine's session (issue 16, docs/tests.md): the renders run first.
+    // for the rest of that machine's session (docs/tests.md): the renders run first.
     void gpuFaultInRun()
     {
         if (!kernelAvailable("tiled"))

@@ -1,4 +1,4 @@
-// The collision system (issue 16; docs/collisions.md): the radius component and its file
+// The collision system (docs/collisions.md): the radius component and its file
 // round trips, the cell-list contact search against the all-pairs reference, deterministic
 // merging with mass, momentum and centre of mass conserved to rounding, the energy accounting,
 // the pipeline in Simulation::step, scenarios and the CLI. CPU only: the CUDA search rows are

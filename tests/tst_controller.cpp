@@ -877,7 +877,7 @@ void TestController::scenarios_data()
 
 void TestController::snapshotAfterScenario()
 {
-    // Issue 12, item 1: the Solar System (G = 2.959e-4, Yoshida, the fp64 `reference` kernel it
+    // The Solar System (G = 2.959e-4, Yoshida, the fp64 `reference` kernel it
     // picks for itself), then galaxy_20K.bin, which stores no parameters: the galaxy gets a new
     // system's G = 1 and leapfrog, dt and ε² derived with G = 1 (0.0185, not 1.074 from the old
     // G), and the user's kernel back (cpu), not the scenario's.
@@ -1032,7 +1032,7 @@ void TestController::selectionFollowsBody()
 
 void TestController::scenarioAfterScenario()
 {
-    // The trial of issue 12 on a 1366 × 768 screen: the Solar System (its own fp64 `reference`
+    // A trial on a 1366 × 768 screen: the Solar System (its own fp64 `reference`
     // kernel), then File → New from scenario → Galaxy collision, which names no kernel: the
     // collision ran on `reference` (fp64, ~30 times slower here), as the Open path no longer
     // did. A scenario without a kernel of its own gets the user's back; one with its own (the
@@ -1066,8 +1066,8 @@ void TestController::scenarioAfterScenario()
 
 void TestController::startSystem()
 {
-    // Issue 12, item 9: the app starts with the galaxy collision, sized for the kernel, not the
-    // seeds' uniform cube (ΔE/E0 = 4.6e3 in 50 steps).
+    // The app starts with the galaxy collision, sized for the kernel, not the
+    // predecessor's uniform cube (ΔE/E0 = 4.6e3 in 50 steps).
     REQUIRE_EGL();
     StartupConfig config;
     config.kernelId = QStringLiteral("cpu");
@@ -1122,7 +1122,7 @@ void TestController::startSystem()
 
 void TestController::systemReplacedAndLabels()
 {
-    // The view clears its trails when a frame says the system was replaced (issue 12, item 3):
+    // The view clears its trails when a frame says the system was replaced:
     // at start-up, New, Reset and Open, and only then. Named bodies come with their labels.
     REQUIRE_EGL();
     FrameLoop loop(*m_context);
@@ -1246,7 +1246,7 @@ void TestController::scenarios()
     QCOMPARE(loop.params.back().integrator, std::string("leapfrog"));
 }
 
-// ---- the frame loop's time per step against Simulation::step alone (issue 11) ----
+// ---- the frame loop's time per step against Simulation::step alone ----
 
 void TestController::frameLoopStepTime_data()
 {

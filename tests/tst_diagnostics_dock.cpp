@@ -196,7 +196,7 @@ private slots:
 
     void axesShowTheRealRange()
     {
-        // Issue 12, item 4: the |P| axis read 0…1 for values of 3e-21…1e-19 (Qt Charts treats a
+        // The |P| axis read 0…1 for values of 3e-21…1e-19 (Qt Charts treats a
         // range that small as empty) and tick labels were elided ("6.16…"). Each axis now shows
         // its range through a shared exponent or an offset named in its title, with short labels.
         QFETCH(int, width);
@@ -306,7 +306,7 @@ private slots:
 
     void firstSampleAxesAreWhole()
     {
-        // The trial of issue 12 on a 1366 × 768 screen: with the first sample of the galaxy
+        // A trial on a 1366 × 768 screen: with the first sample of the galaxy
         // collision (13 824 bodies, step 0) the |P| axis drew "2....", "1...." — elided labels —
         // although the same labels fit once more samples had come. One sample, as the dock is
         // shown: every text item whole, each axis's tick labels among them.
@@ -339,7 +339,7 @@ private slots:
 
     void oneCharacterLabelsKeepTheTitle()
     {
-        // The trial of issue 12 on a 1366 × 768 screen: the Solar System's |P| (0.2 … 2.6 ×10⁻¹⁹
+        // A trial on a 1366 × 768 screen: the Solar System's |P| (0.2 … 2.6 ×10⁻¹⁹
         // over a year) drew ticks "0" … "3" and its title cut to "|P|...", hiding the exponent:
         // Qt Charts keeps room for "..." beside a title, more than a one-character label takes.
         // Such labels get a decimal; every text is drawn whole.
@@ -384,7 +384,7 @@ private slots:
 
     void angularMomentumTitleWhole()
     {
-        // The trial of issue 12 on a 1366 × 768 screen: the Solar System's |L| (0.607766…, constant
+        // A trial on a 1366 × 768 screen: the Solar System's |L| (0.607766…, constant
         // to about 1e-13 over a year) drew its title as "|L| − 6.07766…", cut: an offset needs 12
         // significant digits. |L| is drawn as its relative change Δ|L|/|L₀| (0 at the first
         // sample, here ±1e-13), whose title is short and whole; the values are exact to rounding.

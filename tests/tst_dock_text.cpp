@@ -1,4 +1,4 @@
-// Issue 12, item 7: on a 1366 × 768 screen the Kernel dock clipped its "Layout" value and showed
+// On a 1366 × 768 screen the Kernel dock clipped its "Layout" value and showed
 // about three kernel rows (the "CUDA" heading cut), the Device dock elided its values in the
 // middle, and the status bar's positions text was always "…". A real MainWindow (its Viewport
 // drawing with the CPU kernel) at that size: every label of the Kernel and Run docks fits its
@@ -194,13 +194,13 @@ private slots:
 
     void selectionDockFits()
     {
-        // The Selection dock (issue 16) at 1366 × 768: its status line and every row fit.
+        // The Selection dock at 1366 × 768: its status line and every row fit.
         auto* dock = m_window->selectionDock();
         QVERIFY(dock);
         front(dock);
         const QStringList problems = clippedLabels(dock);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("; "))));
-        // Follow (L) and Clear in sight without scrolling (issue 16's trial: below the rows,
+        // Follow (L) and Clear in sight without scrolling (in a trial they were below the rows,
         // out of the column's ~340 px).
         auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
         QVERIFY(scroll);
@@ -216,7 +216,7 @@ private slots:
 
     void dockTabTitlesAreWhole()
     {
-        // Issue 16's trial at 1366 × 768: the right-hand column held six tabbed docks (Run,
+        // A trial at 1366 × 768: the right-hand column held six tabbed docks (Run,
         // Kernel, View, Validation, Device, Selection) in about 340 px, shown as "Run", "Ke…",
         // "V…", "Valid…", "De…", "Selec…". Every tabbed dock's title is in a visible tab of its
         // group, inside the tab bar (no scroll buttons hiding a tab), and its tab is as wide as
@@ -251,7 +251,7 @@ private slots:
 
     void runDockKernelNamesPrecisionOnce()
     {
-        // The trial of issue 12 at 1366 × 768: the Solar System's kernel read "CPU fp64 reference
+        // A trial at 1366 × 768: the Solar System's kernel read "CPU fp64 reference
         // (OpenMP) (fp64)". Every row's label names its precision exactly once.
         auto* dock = m_window->findChild<RunDock*>();
         QLabel* label = nullptr;
@@ -322,7 +322,7 @@ private slots:
 
     void opensWithinALaptopScreen()
     {
-        // The trial of issue 12 on a 1366 × 768 screen with a window manager: the window opened
+        // A trial on a 1366 × 768 screen with a window manager: the window opened
         // at 1280 × 768 (the default 820 bounded by the screen) and its title bar pushed the
         // status bar below the bottom edge. Where the default and a title bar do not fit, it
         // opens maximised (the window manager then fits the frame and any panel in).

@@ -1,4 +1,4 @@
-// GPU failures the app and the core survive (issue 13, "Behaviour to build"):
+// GPU failures the app and the core survive:
 //   - no usable CUDA device (no driver, or CUDA_VISIBLE_DEVICES=): every CUDA row unavailable
 //     with the runtime's reason, the CPU kernels run;
 //   - CUDA-GL interop refused (NBODY_FORCE_INTEROP_FAILURE=register | map:K): the controller

@@ -313,7 +313,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(shownStep(*w) > before, kWaitMs); // running on the CPU
         emit w->pauseRequested();
     }
-    /// Issue 12, item 3: with fading trails on, a new system starts from black (no trails of the
+    /// With fading trails on, a new system starts from black (no trails of the
     /// old one), and trails fade in wall-clock time while paused (they used to stay until the next
     /// simulation frame).
     void trailsFadeWhilePausedAndClearWithNewSystem()
@@ -375,7 +375,7 @@ private slots:
         QVERIFY2(three < 1200, qPrintable(QString::number(three)));
     }
 
-    /// Issue 12, item 10: a system with groups starts coloured by group, one without by mass,
+    /// A system with groups starts coloured by group, one without by mass,
     /// until the user picks a mode; the Solar System's bodies are labelled.
     void defaultColourFollowsSystem()
     {
@@ -405,7 +405,7 @@ private slots:
         QCOMPARE(dock->colourModeId(), QStringLiteral("speed"));
     }
 
-    /// Issue 12, item 9: New from scenario suggests the N the running kernel steps 25 times a
+    /// New from scenario suggests the N the running kernel steps 25 times a
     /// second and predicts the time per step.
     void scenarioDialogSuggestsN()
     {
@@ -558,7 +558,7 @@ private slots:
     void scenarioCapture()
     {
         // The app from a scenario: the galaxy collision with 2001 bodies. By default it is
-        // coloured by group (issue 12, item 10): stars blue, dark-matter halos red; with
+        // coloured by group: stars blue, dark-matter halos red; with
         // --colour mass the disks are green (light) and the halos red (heavy).
         QTemporaryDir dir;
         for (const QString& colour : {QString(), QStringLiteral("mass")}) {
@@ -600,7 +600,7 @@ private slots:
 
     void runDockShowsAndEditsG()
     {
-        // Issue 12, item 2: the Run dock shows the system's G (the Solar System's Gaussian
+        // The Run dock shows the system's G (the Solar System's Gaussian
         // constant 2.959e-4 AU³ M☉⁻¹ day⁻²) and an edit reaches the simulation, which publishes
         // it back; a refused value (0) is reverted to the running one.
         nbody::app::StartupConfig config;

@@ -1,4 +1,4 @@
-/// The sandbox's core (issue 16): time reversal (SimParams::reverse) retraces the trajectory to
+/// The sandbox's core: time reversal (SimParams::reverse) retraces the trajectory to
 /// rounding, the launch predictor (sim/LaunchPredictor.h) against a real run of the body with the
 /// others held fixed and against a circular Kepler orbit, and picking / inspecting a body
 /// (sim/Selection.h).

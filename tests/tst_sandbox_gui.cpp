@@ -1,4 +1,4 @@
-// The sandbox's GUI (issue 16) on a real MainWindow at 1366 × 768, its Viewport drawing with the
+// The sandbox's GUI on a real MainWindow at 1366 × 768, its Viewport drawing with the
 // CPU kernel: a click at the projected position of a known body selects it and the Selection
 // dock shows its values; Esc and a click on empty space clear; the selection follows its body
 // through a removal of another body (its index shifts, its id stays) and ends when its body is
@@ -249,7 +249,7 @@ private slots:
         QVERIFY(QMetaObject::invokeMethod(m_window.get(), "onParamsChanged", Q_ARG(nbody::SimParams, p)));
         QVERIFY(!reverse->isEnabled());
         QVERIFY2(reverse->toolTip().contains(QStringLiteral("collision")), qPrintable(reverse->toolTip()));
-        // B then says why in the status bar (the trial of issue 16: a disabled action's key did
+        // B then says why in the status bar (in a trial a disabled action's key did
         // nothing, and the one message had gone when the scenario was loaded).
         m_window->statusBar()->clearMessage();
         m_window->activateWindow(); // shortcuts reach an active window only
@@ -408,7 +408,7 @@ private slots:
 
     void legendListsTheGroupsPresent()
     {
-        // The trial of issue 16: colouring by group, the legend listed dark matter, stars, gas and
+        // In a trial, colouring by group, the legend listed dark matter, stars, gas and
         // generic whatever the system held. It lists the groups the system holds.
         auto* menus = m_window->findChild<nbody::app::ScenarioMenus*>();
         auto* viewDock = m_window->findChild<nbody::app::ViewDock*>();

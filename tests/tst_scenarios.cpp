@@ -343,7 +343,7 @@ private slots:
         QVERIFY(rx * ux + ry * uy < 0); // approaching
     }
 
-    /// The sparse names component (issue 12, item 10: the view labels named bodies): names
+    /// The sparse names component (the view labels named bodies): names
     /// follow their bodies through removals and new ids, and the Solar System names its bodies.
     void worldNames()
     {

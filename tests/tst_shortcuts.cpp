@@ -1,4 +1,4 @@
-// Issue 12, item 8, on a real MainWindow (its Viewport drawing with the CPU kernel):
+// Keyboard use on a real MainWindow (its Viewport drawing with the CPU kernel):
 //  - single-key shortcuts (Space start, P pause, N step) work after typing in a dock's number
 //    field, while the cursor is still there; Enter applies the value and Escape puts it back,
 //    and both hand the keyboard to the view; digits still go into the field;
@@ -348,7 +348,7 @@ private slots:
 
     void runDockShowsTheUnitOfG()
     {
-        // Issue 12, item 2: G with the units of the system beside it.
+        // G with the units of the system beside it.
         auto* dock = m_window->findChild<RunDock*>();
         QCOMPARE(dock->unitsOfGText(), QStringLiteral("N-body units"));
         QMenu* scenarios = nullptr;

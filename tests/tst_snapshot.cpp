@@ -672,7 +672,7 @@ void TestSnapshot::csvFromOtherTools()
 
 void TestSnapshot::storedParamsEachOnItsOwn_data()
 {
-    // Issue 12, item 2: the reader applied G, dt and eps2 only when all three lines were there;
+    // The reader applied G, dt and eps2 only when all three lines were there;
     // a CSV with only `# G = 2.959e-4` ran with G = 1 without a word.
     QTest::addColumn<QString>("name");
     QTest::addColumn<QByteArray>("comments"); // CSV comment lines; for HDF5 the same values are written

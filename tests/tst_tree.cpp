@@ -3,8 +3,8 @@
 // quadrupole moments in closed form, bit-identical runs for any thread count, and the CUDA row
 // `tree` against `tree-cpu` where a device is present.
 //
-// Error measure: ErrorStats.h (relative to max(|a_ref|, 1e-3 · RMS|a_ref|)). The accuracy goal
-// of issue 14, asserted at the default θ and leaf size: p99 ≤ 1e-3 and median ≤ 1e-4.
+// Error measure: ErrorStats.h (relative to max(|a_ref|, 1e-3 · RMS|a_ref|)). The tree's accuracy
+// goal, asserted at the default θ and leaf size: p99 ≤ 1e-3 and median ≤ 1e-4.
 #include "ErrorStats.h"
 
 #include "sim/CpuKernels.h"
@@ -31,7 +31,7 @@ using namespace nbody;
 
 namespace {
 
-/// The accuracy goal at the defaults (issue 14).
+/// The tree's accuracy goal at the defaults.
 constexpr double kGoalP99 = 1e-3;
 constexpr double kGoalMedian = 1e-4;
 

@@ -230,8 +230,8 @@ private slots:
 
     void energyChartShowsCoincidentCurves()
     {
-        // Issue 12, item 5: "reference" and "reference (fp64 OpenMP)" both in the legend, and the
-        // reference run drawn over the `reference` kernel's equal curve. Now: the reference run
+        // "reference" and "reference (fp64 OpenMP)" were both in the legend, and the
+        // reference run was drawn over the `reference` kernel's equal curve. Now: the reference run
         // first (wide, light), every kernel on top, one on another's curve dashed with markers,
         // each curve named once; the ~1e-14 changes of an fp64 run on a readable axis.
         ValidationReportDialog dialog;

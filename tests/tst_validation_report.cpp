@@ -253,7 +253,7 @@ private slots:
 
     void energyCurvesNamedOnce()
     {
-        // Issue 12, item 5: the energy chart listed "reference" and "reference (fp64)" and drew
+        // The energy chart listed "reference" and "reference (fp64)" and drew
         // the reference run over the `reference` kernel's equal curve, hiding it. Every curve is
         // drawn; one on another's is dashed with markers and named once in the legend.
         const ValidationReport r = test::coincidentCurvesReport();

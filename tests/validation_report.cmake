@@ -1,4 +1,4 @@
-# The validation report writers (issue 4). Included from tests/CMakeLists.txt.
+# The validation report writers. Included from tests/CMakeLists.txt.
 # tst_validation_report: a hand-checked N = 3 report of the real engine (JSON fields and values),
 # the HTML page opened in headless chromium (a screenshot checked for its badges; skips when
 # chromium is not installed) and atomic writes. A CPU test that links Qt Gui for QImage, so it is

@@ -1,6 +1,6 @@
 #pragma once
 /// \file Autosave.h
-/// Autosave and crash recovery for the app (issue 13).
+/// Autosave and crash recovery for the app.
 ///
 /// While the app runs, the running system is saved every `autosave/intervalSeconds` seconds
 /// (QSettings; default 300, 0 disables) as an HDF5 snapshot (state, time, step and run

@@ -1,7 +1,7 @@
 #pragma once
 /// \file KeyboardFocus.h
 /// The main window's single-key shortcuts (Space start, P pause, N step, F, C, …) after typing in
-/// a dock's field (issue 12, item 8). A number field (a spin box) takes the keys a number is
+/// a dock's field. A number field (a spin box) takes the keys a number is
 /// typed with — digits, sign, point, exponent — and leaves every other key to the window's
 /// shortcuts, so Space or P works while the cursor is still in "Steps per frame". Enter (which
 /// applies the value) and Escape (which puts the value in use back) hand the keyboard to the

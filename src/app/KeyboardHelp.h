@@ -1,6 +1,6 @@
 #pragma once
 /// \file KeyboardHelp.h
-/// Help → Keyboard shortcuts and the menus' mnemonics (issue 12, item 8).
+/// Help → Keyboard shortcuts and the menus' mnemonics.
 ///
 /// The table is made from the window itself, not copied by hand: every action of the menu bar
 /// (and its submenus) with a shortcut, under its menu; the mouse gestures of each view tool (the

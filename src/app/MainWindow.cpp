@@ -65,7 +65,7 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     setWindowTitle(tr("N-Body Sandbox"));
     m_viewport = new Viewport(this);
     setCentralWidget(m_viewport);
-    // The default layout (issue 16's trial at 1366 × 768, where six tabs in the right-hand column
+    // The default layout (in a trial at 1366 × 768, six tabs in the right-hand column
     // were elided to "Ke…", "V…", "Valid…"): the controls of a run — Run, Kernel, View and
     // Selection — are tabs of the right-hand column; the measurements — Diagnostics, Validation
     // and Device — are tabs of the bottom area, which has the window's width (its four charts

@@ -55,12 +55,12 @@ struct StartupConfig {
 inline constexpr const char* kStartScenario = "galaxy-collision";
 
 /// The system the app starts with when neither a scenario nor a file is asked for (main() calls
-/// it; issue 12, item 9): the galaxy collision (two disk galaxies on a parabolic encounter:
+/// it): the galaxy collision (two disk galaxies on a parabolic encounter:
 /// physical, bound and good-looking) at the N that the chosen kernel steps `stepsPerSecond` times
 /// a second (measured at start-up: sizeForStepsPerSecond; 65 536 on a GPU, a few thousand on a
 /// laptop's CPU), or at config.bodies when bodiesGiven. The default rate, 25 steps/s, is 20 with
-/// a quarter to spare for the diagnostics (every 10 steps) and the drawing. The uniform cube of
-/// the seeds stays as `--scenario cube`. A config that names a scenario or a file is left as it is.
+/// a quarter to spare for the diagnostics (every 10 steps) and the drawing. The predecessor's
+/// uniform cube stays as `--scenario cube`. A config that names a scenario or a file is left as it is.
 void chooseStartSystem(StartupConfig& config, double stepsPerSecond = 25.0);
 
 /// A consistent copy of the running system, for the validation engine (see
@@ -289,7 +289,7 @@ private:
     std::unique_ptr<nbody::Fp64State> m_initialExact; ///< its exact fp64 state, when it has one
     std::unique_ptr<nbody::ScenarioSpec> m_spec;  ///< the recipe of the current system (Save scenario)
     /// The kernel a scenario switched to (the Solar System's fp64 `reference`), and the one the
-    /// user had before; a snapshot opened later goes back to the user's (issue 12: a loaded
+    /// user had before; a snapshot opened later goes back to the user's (a loaded
     /// system takes what it stores, else a new system's defaults). Empty once the user picks one.
     std::string m_scenarioKernel, m_kernelBeforeScenario;
     /// When the running kernel is the one a scenario chose for itself (m_scenarioKernel), back to

@@ -213,7 +213,7 @@ int runCommand(const RunOptions& o)
                         static_cast<unsigned long long>(lastWritten));
         };
         // Memory at the start, after the first progress interval (the warm-up's allocations: CUDA
-        // graphs, workspaces) and at the end: a long run must keep both flat (issue 13).
+        // graphs, workspaces) and at the end: a long run must keep both flat.
         struct MemoryReading {
             std::size_t host = 0;
             DeviceMemory device;

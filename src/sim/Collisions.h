@@ -1,6 +1,6 @@
 #pragma once
 /// \file Collisions.h
-/// Contact search and perfectly inelastic merging (the collision system, issue 16).
+/// Contact search and perfectly inelastic merging (the collision system).
 ///
 /// Two bodies touch when the distance between their centres is less than the sum of their
 /// radii: |x_j − x_i|² < (R_i + R_j)², evaluated in fp32 in one fixed order with fused
@@ -8,8 +8,8 @@
 /// finds exactly the same pairs. A body of radius 0 touches only bodies of positive radius that
 /// contain its centre; two bodies of radius 0 never touch.
 ///
-/// Searches are rows of a registry (contactSearches()), like the force kernels: the third seed
-/// (the chapter on atomic functions, ../shared/seeds) builds an O(N²) neighbour list on the GPU
+/// Searches are rows of a registry (contactSearches()), like the force kernels: a chapter on CUDA
+/// atomic functions builds an O(N²) neighbour list on the GPU
 /// with and without atomics; the rows here are that idea plus a uniform-grid cell list.
 
 #include "Interaction.h" // NB_HD

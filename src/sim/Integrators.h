@@ -1,7 +1,7 @@
 #pragma once
 /// \file Integrators.h
 /// The integrator registry: time integrators as rows of one table (REBOUND's list of
-/// integrators, ../shared/STYLE.md lesson 1). `nbody integrators`, `nbody run --integrator`,
+/// integrators: a table, not a ladder of `if`s). `nbody integrators`, `nbody run --integrator`,
 /// the app's Integrator menu and the tests all read it.
 ///
 /// Every row is a symmetric composition of KDK leapfrog substeps: one step of length dt is the

@@ -1,6 +1,6 @@
 #pragma once
 /// \file LaunchPredictor.h
-/// The predicted path of a body about to be launched (the app's Add body tool, issue 16).
+/// The predicted path of a body about to be launched (the app's Add body tool).
 ///
 /// The new body is a test particle in the field of the others held fixed where they are now:
 ///

@@ -1,7 +1,7 @@
 #pragma once
 /// \file MemoryBudget.h
 /// How much host memory a system of N bodies needs, how much this process may still use, and a
-/// check that refuses a system that cannot fit before anything is allocated for it (issue 13).
+/// check that refuses a system that cannot fit before anything is allocated for it.
 
 #include <cstddef>
 #include <string>

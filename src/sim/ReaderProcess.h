@@ -1,6 +1,6 @@
 #pragma once
 /// \file ReaderProcess.h
-/// Reading an untrusted file with a library that may crash on it, in a child process (issue 13).
+/// Reading an untrusted file with a library that may crash on it, in a child process.
 ///
 /// libhdf5 1.10.8 (Debian 12) dereferences NULL, loops or allocates absurd sizes on some damaged
 /// files (tests/fuzz/README.md); no check of ours before or around its calls can prevent that. So

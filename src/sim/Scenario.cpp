@@ -59,7 +59,7 @@ ScaleDefaults deriveScaleDefaults(const World& world, double G)
     s.dt = float(s.dynamicalTime / 1000.0);
     const double eps = s.rmsRadius * std::pow(double(pos.size()), -1.0 / 3.0) / 4.0;
     s.eps2 = float(eps * eps);
-    // dt and eps2 are fp32: a scale far from 1 gives values fp32 cannot hold (issue 13).
+    // dt and eps2 are fp32: a scale far from 1 gives values fp32 cannot hold.
     char scale[160];
     std::snprintf(scale, sizeof scale, "R_rms %.3g, M %.3g, G %.3g, N %zu", s.rmsRadius, m, G, pos.size());
     auto problem = [&](const char* name, const char* rule, double exact) {

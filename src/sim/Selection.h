@@ -1,6 +1,6 @@
 #pragma once
 /// \file Selection.h
-/// Picking and inspecting one body (the app's Selection dock, issue 16): the body under the
+/// Picking and inspecting one body (the app's Selection dock): the body under the
 /// cursor by CPU projection of the host positions, the report the dock shows (state, the
 /// acceleration, the nearest and the most attracting neighbour), and how a selection by stable
 /// id (World::ids) follows merges to the surviving body (Simulation::mergeLog).

@@ -1,7 +1,7 @@
 #pragma once
 /// \file SimParams.h
 /// Every run-time parameter of a simulation, with units and defaults (the predecessor's
-/// compile-time constants, made run-time; see ../shared/seeds/README.md).
+/// compile-time constants, made run-time).
 
 #include <cstdint>
 #include <string>

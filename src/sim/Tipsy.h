@@ -12,7 +12,7 @@
 /// doubles: gas/dark/star records of 48/36/44 bytes (float), 60/48/56 (double positions) or
 /// 72/60/68 bytes (double positions and velocities). Standard files are big-endian (XDR);
 /// Bonsai writes little-endian with a 32-byte header and the particle id in the phi slot
-/// (../shared/data/galaxy_20K.bin).
+/// (galaxy_20K.bin, the 20 000-body Milky Way–Andromeda model of NVIDIA's cuda-samples).
 ///
 /// Detection: the byte order is the one whose header is plausible (ndim 1..3, counts
 /// non-negative and summing to nbodies); the header size (28/32) and the precision variant are

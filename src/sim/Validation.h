@@ -4,7 +4,7 @@
 /// initial state, on copies (the running simulation is never touched), and measures how far each
 /// kernel's run departs from the reference's.
 ///
-/// It keeps the predecessor's check (../shared/seeds/002 §5.2–5.3: 1000 steps on GPU and CPU,
+/// It keeps the predecessor program's check (1000 steps on GPU and CPU,
 /// then positions, velocities and accelerations compared with a 1 % relative and a 0.01 absolute
 /// tolerance per component) and adds what makes a verdict trustworthy:
 ///  - the force error at step 0, which measures the kernel's accuracy free of chaos;
@@ -56,7 +56,7 @@ struct ValidationThresholds {
     /// The same for fp64 kernels (u = 1.1e-16; measured 3e-15 at N = 8192).
     double forceFp64 = 1e-10;
     /// Tree rows (ForceMethod::Tree) approximate by design, so they are held to the accuracy
-    /// goal of issue 14 on the distribution instead of the max: step-0 p99 ≤ treeForceP99 and
+    /// goal set for the tree, on the distribution instead of the max: step-0 p99 ≤ treeForceP99 and
     /// median ≤ treeForceMedian (a few bodies near a cell's opening boundary may err more).
     double treeForceP99 = 1e-3;
     double treeForceMedian = 1e-4;
