@@ -44,7 +44,7 @@ namespace nbody::gpu {
 /// Memory: 12 bytes per (body, chunk) plus 8 bytes a pair.
 std::vector<ContactPair> findContactsCudaPairs(const ContactSearchArgs& args);
 
-/// `cuda-atomic` — the seed's neighbour list with atomics, as one compacted global list: the
+/// `cuda-atomic` — that chapter's neighbour list with atomics, as one compacted global list: the
 /// same tiled N(N−1)/2 tests over the same blocks and chunks, in one pass; each touching pair takes a slot with atomicAdd on a
 /// 64-bit counter (aggregated over the threads of a warp that found a pair at the same step)
 /// and stores the key i·2^b + j (b = bits of N − 1) when the slot is below the list's capacity.

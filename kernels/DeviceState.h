@@ -121,7 +121,7 @@ public:
     /// computeForces timed with CUDA events around the launch(es): milliseconds on the device.
     double timedForces(const KernelInfo& k, const SimParams& p, int current);
     /// Opening kick and drift: vel += ½ acc dt; pos[1-current] = pos[current] + vel dt (mass
-    /// copied). Reads one buffer and writes the other (no in-place race, seeds defect 1).
+    /// copied). Reads one buffer and writes the other (no in-place race, unlike the predecessor).
     void kickDrift(double dt, int current);
     /// Closing kick: vel += ½ acc dt.
     void kick(double dt);

@@ -1,5 +1,5 @@
 /// \file Reduction2D.cu
-/// The 2D decomposition of the N×N interaction matrix (the predecessor's kernels, seeds 002):
+/// The 2D decomposition of the N×N interaction matrix (the predecessor's kernels):
 /// one template with policy parameters for the FADL factor, the layout of partial sums and
 /// accelerations, the in-block reduction and the finish.
 ///

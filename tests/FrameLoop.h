@@ -43,7 +43,7 @@ inline bool requireInterop()
     return qEnvironmentVariableIntValue("NBODY_REQUIRE_INTEROP") != 0;
 }
 
-/// The seeds' uniform cube of n bodies (seed 42).
+/// The predecessor's uniform cube of n bodies (seed 42).
 inline nbody::World cube(std::size_t n)
 {
     nbody::CubeParams p;

@@ -1110,7 +1110,7 @@ void TestController::startSystem()
     // 2π R / v_c ≈ 10 at R = 2): the KDK leapfrog's energy error is bounded by
     // O((dt / t_min)²) with t_min = ε / σ = 0.05 / 0.5 = 0.1 for the closest softened encounters:
     // 1e-2 for one pair, and the system's total averages far below that. We allow 1e-3: six
-    // orders of magnitude under the seeds' cube's 4.6e3, and above what the runs show (1.7e-6 at
+    // orders of magnitude under the predecessor's cube's 4.6e3, and above what the runs show (1.7e-6 at
     // N = 1024 here; at most 5.1e-5 over 10 000 steps at N = 65 536 on the H200, docs/scenarios.md).
     Simulation sim(built.bodies.world, built.bodies.exact, p, "cpu");
     sim.step(50);

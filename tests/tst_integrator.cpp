@@ -72,7 +72,7 @@ private slots:
     }
     void halfKickBugWouldFail()
     {
-        // The predecessor's "leapfrog" added only ½ a dt per step (seeds defect 2): a body falling
+        // The predecessor's "leapfrog" added only ½ a dt per step: a body falling
         // from rest under constant acceleration would reach only half the speed. With KDK, a test
         // particle next to a heavy body gains v = a·t exactly in one step: v1 = ½a0 dt + ½a1 dt.
         World w;

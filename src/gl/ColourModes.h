@@ -32,7 +32,7 @@ struct ColourMode {
     ColourRgb low, high;                ///< gradient ends (Mass, Speed)
 };
 
-/// The rows: mass (green → red, the look of the seeds' renderer), speed (blue → yellow), group.
+/// The rows: mass (green → red, the look of the predecessor's renderer), speed (blue → yellow), group.
 std::span<const ColourMode> colourModes();
 /// The row with `id`, or nullptr.
 const ColourMode* findColourMode(std::string_view id);

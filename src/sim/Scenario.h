@@ -9,7 +9,7 @@
 
 namespace nbody {
 
-/// The predecessor's default system (seeds 002 §6.1): `p.bodies` bodies with positions uniform
+/// The predecessor's default system: `p.bodies` bodies with positions uniform
 /// in [−halfWidth, halfWidth]³, masses uniform in [massMin, massMax], at rest. Deterministic
 /// for a given seed on every platform (SplitMix64-seeded xoshiro256** — not std:: distributions,
 /// whose output is implementation-defined). Throws std::invalid_argument for N = 0, N above

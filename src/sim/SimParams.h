@@ -81,7 +81,7 @@ inline double signedTimeStep(const SimParams& p) { return p.reverse ? -double(p.
 /// backwards while the collision system merges bodies: a merge cannot be undone").
 std::string reverseProblem(const SimParams& p);
 
-/// The predecessor's default system: a uniform random cube (seeds 002 §6.1).
+/// The predecessor's default system: a uniform random cube.
 struct CubeParams {
     std::size_t bodies = 8192;   ///< N
     double halfWidth = 1.0e5;    ///< positions uniform in [-halfWidth, halfWidth]³, length units

@@ -2,7 +2,7 @@
 /// \file Simulation.h
 /// The simulation pipeline: a World, the selected force kernel and the systems that advance it.
 ///
-/// One step is KDK leapfrog (seeds README, defect 2), as a fixed order of systems:
+/// One step is KDK leapfrog (not the predecessor's half kick a step), as a fixed order of systems:
 ///
 ///     gravity   a_n = F(x_n)            (only when the accelerations are stale: the first step,
 ///                                        after a load, an edit or a parameter change)

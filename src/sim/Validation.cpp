@@ -209,7 +209,7 @@ FieldErrors fieldErrors(const std::vector<Double4>& u, const std::vector<Double4
         const double r[3] = {ref[i].x, ref[i].y, ref[i].z};
         for (int k = 0; k < 3; ++k) {
             const double d = std::abs(c[k] - r[k]);
-            // The predecessor's tests (seeds 002 §5.3), written so that NaN counts as a miss.
+            // The predecessor's tests (1 % relative, 0.01 absolute), written so that NaN counts as a miss.
             if (!(d <= t.predecessorRelative * std::min(std::abs(c[k]), std::abs(r[k]))))
                 ++f.predecessorRelativeMisses;
             if (!(d <= t.predecessorAbsolute))
