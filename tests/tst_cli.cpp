@@ -278,6 +278,8 @@ private slots:
         args[steps + 1] = QStringLiteral("50");
         args << QStringLiteral("--kernel") << QStringLiteral("cpu");
         const Result r = nbody(args);
+        if (r.code == 2 && r.err.contains(QLatin1String("cannot render headless")))
+            QSKIP(qPrintable("no headless OpenGL here (run.sh's run writes a capture): " + r.err));
         QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
         QVERIFY2(r.out.contains(QLatin1String("Galaxy collision")), qPrintable(r.out));
         const QRegularExpressionMatch sizing =

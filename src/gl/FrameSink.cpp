@@ -60,35 +60,53 @@ void checkFrame(const SinkOptions& o, const Image& frame)
 
 // ---- numbered image files -------------------------------------------------------------------------
 
+} // namespace
+
+std::string imageSequenceProblem(const std::string& target, const std::string& prefix)
+{
+    const fs::path dir(target);
+    std::error_code ec;
+    const fs::file_status st = fs::status(dir, ec);
+    if (fs::exists(st) && !fs::is_directory(st))
+        return "it exists and is not a directory (an image sequence needs a directory; a video needs a name "
+               "ending in .mp4)";
+    if (!fs::exists(st)) {
+        const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
+        if (!fs::is_directory(parent, ec))
+            return "directory '" + parent.string() + "' does not exist";
+        return {};
+    }
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(prefix, 0) == 0 && lowerExtension(name) == ".png")
+            return "it already holds frames of an earlier recording (" + name +
+                   "): choose an empty or new directory";
+    }
+    if (ec)
+        return "cannot list the directory: " + ec.message();
+    if (::access(dir.c_str(), W_OK) != 0)
+        return std::string("the directory is not writable: ") + std::strerror(errno);
+    return {};
+}
+
+namespace {
+
+
 class ImageSequenceSink final : public FrameSink {
 public:
     explicit ImageSequenceSink(SinkOptions o) : FrameSink(std::move(o))
     {
         checkSize(m_options);
+        if (const std::string problem = imageSequenceProblem(m_options.target, m_options.prefix); !problem.empty())
+            fail(m_options.target, problem);
         const fs::path dir(m_options.target);
         std::error_code ec;
-        const fs::file_status st = fs::status(dir, ec);
-        if (fs::exists(st) && !fs::is_directory(st))
-            fail(m_options.target, "it exists and is not a directory (an image sequence needs a directory; a "
-                                   "video needs a name ending in .mp4)");
-        if (!fs::exists(st)) {
-            const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
-            if (!fs::is_directory(parent, ec))
-                fail(m_options.target, "directory '" + parent.string() + "' does not exist");
+        if (!fs::exists(dir, ec)) {
             if (!fs::create_directory(dir, ec) && ec)
                 fail(m_options.target, "creating the directory failed: " + ec.message());
-        } else {
-            for (const auto& entry : fs::directory_iterator(dir, ec)) {
-                const std::string name = entry.path().filename().string();
-                if (name.rfind(m_options.prefix, 0) == 0 && lowerExtension(name) == ".png")
-                    fail(m_options.target, "it already holds frames of an earlier recording (" + name +
-                                               "): choose an empty or new directory");
-            }
-            if (ec)
-                fail(m_options.target, "cannot list the directory: " + ec.message());
+            if (::access(dir.c_str(), W_OK) != 0)
+                fail(m_options.target, std::string("the directory is not writable: ") + std::strerror(errno));
         }
-        if (::access(dir.c_str(), W_OK) != 0)
-            fail(m_options.target, std::string("the directory is not writable: ") + std::strerror(errno));
     }
 
     std::string pathOf(int index) const override

@@ -65,6 +65,12 @@ protected:
     int m_frames = 0;
 };
 
+/// What stops an image sequence from being written into directory `target` with file names
+/// `prefix` + number + ".png": the target is not a directory, its parent does not exist, it already
+/// holds such frames, it cannot be listed or written. Empty when nothing does. Creates nothing
+/// (openFrameSink creates a missing directory). Never throws.
+std::string imageSequenceProblem(const std::string& target, const std::string& prefix = "frame_");
+
 /// Opens a sink of the kind sinkKindFor(options.target) names. Checks everything that can be
 /// checked before the first frame: sizes, the directory (created when missing but its parent
 /// exists; refused when it already holds files named like the frames, which would mix two

@@ -127,7 +127,17 @@ std::vector<MachineSection> describeMachine(const CudaRuntimeInfo& cuda, int ope
 
     MachineSection g{"opengl", "OpenGL", {}};
     if (!gl.error.empty()) {
-        g.rows.push_back({"context", "Context", "none: " + gl.error, {}});
+        // One line, as every row's value: the failed attempts of a multi-line EGL error joined
+        // with "; " (the table would read its continuation lines as rows of their own).
+        std::string why = gl.error;
+        for (std::size_t at; (at = why.find('\n')) != std::string::npos;) {
+            std::size_t end = at + 1;
+            while (end < why.size() && why[end] == ' ')
+                ++end;
+            const bool colon = at > 0 && why[at - 1] == ':';
+            why.replace(at, end - at, colon ? " " : "; ");
+        }
+        g.rows.push_back({"context", "Context", "none: " + why, {}});
     } else {
         g.rows.push_back({"context", "Context", gl.context, {}});
         g.rows.push_back({"vendor", "Vendor", gl.vendor, "glGetString(GL_VENDOR)"});
