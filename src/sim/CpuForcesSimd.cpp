@@ -232,6 +232,11 @@ std::int64_t cpuForcesFp32OnTarget(const HostForceArgs& a, std::int64_t target)
     return onTarget(target, [&] { cpuForcesFp32(a); });
 }
 
+std::int64_t runOnCpuSimdTarget(std::int64_t target, const std::function<void()>& f)
+{
+    return onTarget(target, f);
+}
+
 std::int64_t cpuRsqrtOnTarget(const float* x, float* out, std::size_t n, std::int64_t target)
 {
     return onTarget(target, [&] { HWY_DYNAMIC_DISPATCH(RsqrtBatch)(x, out, n); });

@@ -7,6 +7,7 @@
 #include "KernelRegistry.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,11 @@ std::vector<std::int64_t> cpuSimdTargets();
 std::int64_t cpuSimdTarget();
 /// "AVX3", "AVX2", "SSE4", "SSSE3", "EMU128", …
 std::string cpuSimdTargetName(std::int64_t target);
+/// Runs f() with Highway's run-time dispatch restricted to `target` (one of cpuSimdTargets()), so
+/// that every SIMD path inside it (the `cpu` and `tree-cpu` kernels) takes that target; returns
+/// the target that ran. Rethrows what f throws, after restoring the dispatch. Not thread-safe:
+/// it changes Highway's process-wide target mask while it runs (tests).
+std::int64_t runOnCpuSimdTarget(std::int64_t target, const std::function<void()>& f);
 /// cpuForcesFp32 on one target of cpuSimdTargets() (tests: every compiled path against the
 /// reference); returns the target that ran. Not thread-safe: it changes Highway's process-wide
 /// target mask while it runs.
