@@ -132,7 +132,7 @@ if [[ " $stages " == *" asan "* ]]; then
     # info), the CLI's, the plot suites, the GL ones (tst_headless, tst_capture,
     # tst_interop_steps), the app's frame loop (tst_controller, tst_gpu_faults), the app's GUI
     # suites and tst_mpi. tests/sanitizers/lsan.supp lists the leaks suppressed, by library.
-    asan_tests=${NBODY_ASAN_TESTS:-tst_interaction tst_integrator tst_reference tst_kernels tst_edits tst_collisions tst_benchmark tst_tuner tst_tipsy tst_snapshot tst_gpu_diagnostics tst_machine_info tst_integrators tst_scenarios tst_validation tst_tree tst_contacts tst_sandbox tst_cli tst_diagnostics tst_bench_plot tst_validation_report tst_headless tst_capture tst_interop_steps tst_controller tst_gpu_faults tst_autosave tst_gui tst_kernel_dock tst_dock_text tst_device_dock tst_diagnostics_dock tst_validation_dock tst_shortcuts tst_sandbox_gui tst_mpi}
+    asan_tests=${NBODY_ASAN_TESTS:-tst_interaction tst_integrator tst_reference tst_kernels tst_golden tst_edits tst_collisions tst_benchmark tst_tuner tst_tipsy tst_snapshot tst_gpu_diagnostics tst_machine_info tst_integrators tst_scenarios tst_validation tst_tree tst_contacts tst_sandbox tst_cli tst_diagnostics tst_bench_plot tst_validation_report tst_headless tst_capture tst_interop_steps tst_controller tst_gpu_faults tst_autosave tst_gui tst_kernel_dock tst_dock_text tst_device_dock tst_diagnostics_dock tst_validation_dock tst_shortcuts tst_sandbox_gui tst_mpi}
     asan_targets=$asan_tests
     asan_regex="^($(tr ' ' '|' <<<"$asan_tests"))\$"
     if [[ $asan_tests == all ]]; then
