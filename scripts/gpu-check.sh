@@ -25,9 +25,10 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters,capture,after-faults (the default: all but
+# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters,capture,after-faults (the default: all but
 # sanitizers-all and sanitizers-split, the four tools over every GPU test, each a call of its own) picks parts, so that a run
-# can be split over several calls of a limited length. perf: NVIDIA's sample and `nbody bench`
+# can be split over several calls of a limited length. golden: tst_golden records the state's
+# checksums on this machine ($OUT/golden-steps.json, to commit as tests/data/golden-steps.json). perf: NVIDIA's sample and `nbody bench`
 # of the GPU kernels at the same sizes (8192 … 1048576, fp64 at 262144) in the same call,
 # a launch-parameter sweep of `blocked` ($OUT/sweep.txt) and the SASS of its inner loop.
 # mpi: mpirun -np 2 and 3 of `tiled`/`blocked` on the one GPU against one process
@@ -47,7 +48,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,36s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,46s/^# \{0,1\}//p' "$0"; }
 
 # Open MPI's run-time for the GPU machine, which has none: the files of Debian's
 # packages as installed here (libopenmpi3, openmpi-bin, openmpi-common, libpmix2 and what they
@@ -275,7 +276,7 @@ remote() {
         results+=("$result")
     }
 
-    want() { [[ ,${GPU_CHECK_PARTS:-tests,sanitizers,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters,capture}, == *,$1,* ]]; }
+    want() { [[ ,${GPU_CHECK_PARTS:-golden,tests,sanitizers,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters,capture}, == *,$1,* ]]; }
 
     step nvidia-smi nvidia-smi
 
@@ -317,6 +318,15 @@ remote() {
 
     # Every test executable. QT_QPA_PLATFORM=offscreen (from unpack.sh) for any that need one.
     local t
+    # golden: tst_golden records this machine's checksums of the state after 100 steps (its CPU's
+    # SIMD targets and the CUDA device's compute capability) into $OUT/golden-steps.json, merged
+    # into the committed tests/data/golden-steps.json: commit it when keys were added. The tests
+    # part then compares.
+    if want golden && [[ -x $device/bin/tst_golden ]]; then
+        cp tests/data/golden-steps.json "$OUT/golden-steps.json"
+        step "tst_golden record" env NBODY_GOLDEN_RECORD="$OUT/golden-steps.json" "$device/bin/tst_golden"
+    fi
+
     if want tests; then
         # tst_cli (whose last function faults) and tst_gpu_faults last: after a CUDA fault the H200's
         # OpenGL with CUDA in later processes draws garbage (docs/tests.md), which tst_interop_steps
