@@ -14,8 +14,7 @@
  * points at stays reachable, and a real leak in a library is reported with the library's name,
  * which tests/sanitizers/lsan.supp can then match. Our own code is leak-checked as before.
  *
- * Returns 0 (success), as dlclose() does for a valid handle. Handles stay valid: dlsym() on a
- * "closed" handle still works, which no caller relies on. Built by scripts/test.sh with the
+ * Returns 0 (success), as dlclose() does for a valid handle. Built by scripts/test.sh with the
  * system C compiler, without sanitizers (ASan's link-order check is turned off for it:
  * verify_asan_link_order=0). */
 int dlclose(void *handle)
