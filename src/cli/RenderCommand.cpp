@@ -136,25 +136,24 @@ int renderCommand(const RenderOptions& o)
         std::cerr << "nbody render: --frames and --every must be at least 1\n";
         return 2;
     }
-    if (gl::sinkKindFor(o.out) == gl::SinkKind::ImageSequence && writesOutputs()) {
-        // The directory the frames go to: refused before the GL context and the simulation, so
-        // that the user's own mistake is named whatever the machine's OpenGL can do.
-        if (const std::string problem = gl::imageSequenceProblem(o.out); !problem.empty()) {
-            std::cerr << "nbody render: cannot record to '" << o.out << "': " << problem << "\n";
-            return 2;
-        }
-    }
-    if (gl::sinkKindFor(o.out) == gl::SinkKind::Mp4 && writesOutputs()) {
-        // Refuse before simulating anything: a target that cannot be written (named first: it is
-        // the user's to fix whatever the machine has), or no ffmpeg.
-        if (const gl::PngTarget t = gl::resolvePngTarget(o.out); !t.problem.empty()) {
-            std::cerr << "nbody render: cannot write '" << o.out << "': " << t.problem << "\n";
-            return 2;
-        }
-        std::string why;
-        if (gl::findFfmpeg(&why).empty()) {
-            std::cerr << "nbody render: cannot write '" << o.out << "': " << why << "\n";
-            return 2;
+    if (writesOutputs()) {
+        // Refuse before the GL context and the simulation: a target that cannot be written (named
+        // first: it is the user's to fix whatever the machine's OpenGL can do), or no ffmpeg.
+        if (gl::sinkKindFor(o.out) == gl::SinkKind::ImageSequence) {
+            if (const std::string problem = gl::imageSequenceProblem(o.out); !problem.empty()) {
+                std::cerr << "nbody render: cannot record to '" << o.out << "': " << problem << "\n";
+                return 2;
+            }
+        } else {
+            if (const gl::PngTarget t = gl::resolvePngTarget(o.out); !t.problem.empty()) {
+                std::cerr << "nbody render: cannot write '" << o.out << "': " << t.problem << "\n";
+                return 2;
+            }
+            std::string why;
+            if (gl::findFfmpeg(&why).empty()) {
+                std::cerr << "nbody render: cannot write '" << o.out << "': " << why << "\n";
+                return 2;
+            }
         }
     }
 
