@@ -11,7 +11,8 @@
 //
 // CPU rows run once per Highway SIMD target this CPU supports (runOnCpuSimdTarget): the SIMD
 // paths of `cpu` and `tree-cpu` round differently per vector width, so their checksums are
-// recorded per target ("cpu/leapfrog/AVX2"); rows that do not use SIMD give the same checksum on
+// recorded per target and CPU vendor ("cpu/leapfrog/AVX2/GenuineIntel": SSE's and AVX2's
+// approximate reciprocal square root differs between Intel and AMD); rows that do not use SIMD give the same checksum on
 // every target, which the test checks as well. CUDA rows are keyed by the device's compute
 // capability ("blocked/yoshida4/sm_90") and skip without a device.
 //
@@ -86,6 +87,18 @@ QString key(const KernelInfo& k, const IntegratorInfo& in, const QString& where)
            QString::fromUtf8(in.id.data(), qsizetype(in.id.size())) + "/" + where;
 }
 
+/// The CPU's vendor ("GenuineIntel", "AuthenticAMD"): the approximate reciprocal square root of
+/// SSE and AVX2 (rsqrtps) differs between vendors, so the SIMD rows' bits do too.
+QString cpuVendor()
+{
+    QFile f(QStringLiteral("/proc/cpuinfo"));
+    if (f.open(QIODevice::ReadOnly))
+        for (const QByteArray& line : f.readAll().split('\n'))
+            if (line.startsWith("vendor_id"))
+                return QString::fromLatin1(line.mid(line.indexOf(':') + 1).trimmed());
+    return QStringLiteral("unknown-cpu");
+}
+
 } // namespace
 
 class TestGolden : public QObject {
@@ -143,7 +156,8 @@ private slots:
                 QString sum;
                 const std::int64_t ran = runOnCpuSimdTarget(t, [&] { sum = runChecksum(*k, *in); });
                 QCOMPARE(ran, t);
-                results.emplace_back(key(*k, *in, QString::fromStdString(cpuSimdTargetName(t))), sum);
+                results.emplace_back(key(*k, *in, QString::fromStdString(cpuSimdTargetName(t)) + "/" + cpuVendor()),
+                                     sum);
             }
         } else {
             const CudaRuntimeInfo cuda = queryCuda();
