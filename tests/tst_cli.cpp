@@ -669,9 +669,11 @@ private slots:
     {
         QTest::addColumn<QString>("kernel");
         QTest::addColumn<QString>("format");
-        for (const char* k : {"cpu", "tiled"})
-            for (const char* f : {"h5", "csv"})
-                QTest::newRow(qPrintable(QStringLiteral("%1, %2").arg(k, f))) << k << f;
+        QTest::addColumn<QString>("integrator");
+        for (const char* k : {"cpu", "tree-cpu", "tiled", "blocked", "tree"})
+            for (const char* i : {"leapfrog", "yoshida4"})
+                for (const char* f : {"h5", "csv"})
+                    QTest::newRow(qPrintable(QStringLiteral("%1, %2, %3").arg(k, i, f))) << k << f << i;
     }
     void snapshotsRestartExactly()
     {
@@ -680,10 +682,14 @@ private slots:
         // form, plus time, step and parameters) must be the same bytes.
         QFETCH(QString, kernel);
         QFETCH(QString, format);
+        QFETCH(QString, integrator);
         if (!kernelAvailable(kernel))
             QSKIP(qPrintable(kernel + " is not available here"));
         QTemporaryDir dir;
-        const QStringList common{"run", "--kernel", kernel, "--bodies", "301", "--eps2", "1e6", "--no-energy"};
+        // The integrator and θ (not the defaults) are given to the first two runs only: the
+        // restart takes them from the snapshot (its stored parameters), as it takes the kernel.
+        const QStringList common{"run",       "--kernel", kernel,  "--bodies", "301",    "--eps2", "1e6",
+                                 "--no-energy", "--integrator", integrator, "--theta", "0.45"};
         const Result a = nbody(common + QStringList{"--steps", "20", "--output", dir.filePath("straight.csv")});
         QVERIFY2(a.code == 0, qPrintable(a.err));
         const Result b = nbody(common + QStringList{"--steps", "10", "--every", "5", "--output",
@@ -697,6 +703,9 @@ private slots:
         QVERIFY2(c.code == 0, qPrintable(c.err));
         QVERIFY2(c.out.contains("at step 10") && c.out.contains("from the file"), qPrintable(c.out));
         QVERIFY2(c.out.contains("Kernel:  " + kernel), qPrintable(c.out));
+        QVERIFY2(c.out.contains("Restart: integrator " + integrator + ", openingAngle 0.449999988, leafSize 16"),
+                 qPrintable(c.out));
+        QVERIFY2(!c.out.contains("Restart: note:"), qPrintable(c.out));
         QFile x(dir.filePath("straight.csv")), y(dir.filePath("restarted.csv"));
         QVERIFY(x.open(QIODevice::ReadOnly) && y.open(QIODevice::ReadOnly));
         const QByteArray straight = x.readAll(), restarted = y.readAll();
@@ -704,6 +713,31 @@ private slots:
         QVERIFY2(straight == restarted, "the restarted run differs from the straight one");
         // No temporary files are left.
         QVERIFY(QDir(dir.path()).entryList({"*.tmp-*"}).isEmpty());
+    }
+    void restartReportsDifferingOption()
+    {
+        // An option given on restart wins over the stored value, and the run header says so.
+        QTemporaryDir dir;
+        const Result a = nbody({"run", "--kernel", "cpu", "--bodies", "97", "--steps", "2", "--no-energy", "--integrator",
+                                "yoshida4", "--output", dir.filePath("s.csv")});
+        QVERIFY2(a.code == 0, qPrintable(a.err));
+        const Result b = nbody({"run", "--input", dir.filePath("s.csv"), "--steps", "1", "--no-energy", "--integrator",
+                                "leapfrog", "--theta", "0.3", "--output", dir.filePath("r.csv")});
+        QVERIFY2(b.code == 0, qPrintable(b.err));
+        QVERIFY2(b.out.contains("Restart: note: --integrator leapfrog given; the snapshot stores integrator = yoshida4"),
+                 qPrintable(b.out));
+        QVERIFY2(!b.out.contains("--theta"), qPrintable(b.out)); // the same value as stored: no note
+        QFile r(dir.filePath("r.csv"));
+        QVERIFY(r.open(QIODevice::ReadOnly));
+        QVERIFY(r.readAll().contains("# integrator = leapfrog\n"));
+        // A stored value the table refuses is an error naming the key, not a silent default.
+        QFile bad(dir.filePath("bad.csv"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("# openingAngle = 7\nx,y,z,vx,vy,vz,m\n1,0,0,0,0.1,0,1\n-1,0,0,0,-0.1,0,1\n");
+        bad.close();
+        const Result c = nbody({"run", "--input", bad.fileName(), "--steps", "1", "--no-energy"});
+        QCOMPARE(c.code, 2);
+        QVERIFY2(c.err.contains("opening angle theta = 7 is outside (0, 2]"), qPrintable(c.err));
     }
     void foreignCsvWarns()
     {

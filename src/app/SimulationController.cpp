@@ -183,6 +183,12 @@ void SimulationController::applyFileParams(SimParams& params, const World& world
         params.blockSize = file->blockSize;
         params.tileWidthFactor = file->tileWidthFactor;
     }
+    // The stored integrator, θ, leaf size and collision switch continue the file's run; the
+    // direction of time stays the Run dock's (a run control, not a property of the system).
+    if (file) {
+        static constexpr std::string_view keepDirection[] = {"reverse"};
+        (void)applyStoredParams(*file, params, keepDirection);
+    }
 }
 
 void SimulationController::installWorld(World world, const QString& source, bool deriveParams,
@@ -318,8 +324,7 @@ void SimulationController::enqueueSave(const QString& path,
         try {
             const World& w = m_sim->world(); // synchronised from the device when a CUDA kernel runs
             const SimParams& p = m_sim->params();
-            const RestartParams rp{p.G, p.eps2, p.dt, std::string(m_sim->kernel().id), p.blockSize,
-                                   p.tileWidthFactor};
+            const RestartParams rp = restartParams(p, m_sim->kernel().id);
             writeSnapshot(path.toStdString(), w, &rp);
             emit(this->*saved)(path, static_cast<qulonglong>(w.size()), static_cast<qulonglong>(w.step));
         } catch (const CudaError&) {

@@ -107,6 +107,14 @@ int runCommand(const RunOptions& o)
     if (!o.integrator.empty())
         params.integrator = o.integrator; // Simulation refuses an unknown id, naming the known ones
     params.reverse = o.reverse; // Simulation refuses it together with collisions, saying why
+    // A snapshot's stored integrator, θ, leaf size, direction and collision switch, unless the
+    // option was given (a differing one is reported): the run continues the stored one exactly.
+    try {
+        applySavedParams(o.givenStored, prepared, params, root);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "nbody run: " << e.what() << "\n";
+        return 2;
+    }
 
     // ---- headless view and interop ----
     // The EGL context before the simulation: a machine that cannot render headless is refused
@@ -202,8 +210,7 @@ int runCommand(const RunOptions& o)
             withPositions([&] {
                 const World& w = sim->world();
                 const SimParams& p = sim->params();
-                const RestartParams rp{p.G, p.eps2, p.dt, std::string(sim->kernel().id), p.blockSize,
-                                       p.tileWidthFactor};
+                const RestartParams rp = restartParams(p, sim->kernel().id);
                 path = expandStepPattern(o.output, w.step);
                 if (root)
                     writeSnapshot(path, w, &rp);

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace nbody::cli {
 
@@ -27,6 +29,7 @@ struct RunOptions {
     int progressEvery = 0;      ///< steps between progress lines; 0: about ten lines
     bool cudaGraphs = true;     ///< steps of CUDA kernels replayed from CUDA graphs (SimParams::cudaGraphs)
     bool captureGiven = false;      ///< --capture given (an empty name is an error)
+    std::vector<std::string_view> givenStored; ///< stored parameters whose option was given (givenStoredParams)
     bool launchGiven = false;       ///< a launch option was given (else a snapshot's are used)
     bool energy = true;         ///< evaluate energy and momentum (fp64, O(N²)) at start and end
     std::string diagnostics;    ///< CSV of the diagnostics every diagnosticsEvery steps; empty: none

@@ -106,6 +106,11 @@ std::vector<unsigned char> serialise(const PreparedSystem& s)
     w.text(s.savedKernel);
     w.pod(s.savedLaunch.first);
     w.pod(s.savedLaunch.second);
+    w.pod(std::uint64_t(s.savedParams.size()));
+    for (const auto& [key, text] : s.savedParams) {
+        w.text(key);
+        w.text(text);
+    }
     w.pod(bool(s.exact));
     if (s.exact) {
         w.column(s.exact->position);
@@ -147,6 +152,14 @@ PreparedSystem deserialise(const std::vector<unsigned char>& bytes)
     s.savedKernel = r.text();
     s.savedLaunch.first = r.pod<int>();
     s.savedLaunch.second = r.pod<int>();
+    const auto stored = r.pod<std::uint64_t>();
+    if (stored > storedParams().size())
+        throw std::runtime_error("the shared system has " + std::to_string(stored) + " stored parameters");
+    for (std::uint64_t i = 0; i < stored; ++i) {
+        std::string key = r.text();
+        std::string text = r.text();
+        s.savedParams.emplace_back(std::move(key), std::move(text));
+    }
     if (r.pod<bool>()) {
         Fp64State e;
         e.position = r.column<Double4>();

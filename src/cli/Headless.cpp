@@ -194,6 +194,34 @@ void tuneBeforeRun(const char* command, const KernelInfo& k, const SimParams& p,
     std::fflush(stdout);
 }
 
+std::vector<std::string_view> givenStoredParams(const CLI::App& c)
+{
+    std::vector<std::string_view> given;
+    for (const StoredParam& row : storedParams())
+        if (c.get_option_no_throw(std::string(row.option)) && c.count(std::string(row.option)) > 0)
+            given.emplace_back(row.key);
+    return given;
+}
+
+void applySavedParams(std::span<const std::string_view> given, const PreparedSystem& prepared, SimParams& params,
+                      bool print)
+{
+    if (prepared.savedParams.empty())
+        return;
+    RestartParams r;
+    r.stored = prepared.savedParams;
+    const std::vector<std::string> differences = applyStoredParams(r, params, given);
+    if (!print)
+        return;
+    std::string line;
+    for (const auto& [key, text] : prepared.savedParams)
+        line += (line.empty() ? "" : ", ") + key + " " + text;
+    std::printf("Restart: %s (stored in the snapshot)\n", line.c_str());
+    for (const std::string& d : differences)
+        std::printf("Restart: note: %s\n", d.c_str());
+    std::fflush(stdout);
+}
+
 void noteGiven(const CLI::App& c, SystemOptions& o)
 {
     o.bodiesGiven = c.count("--bodies") > 0;
@@ -233,6 +261,7 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
             if (snap.params) {
                 out.savedKernel = snap.params->kernel;
                 out.savedLaunch = {snap.params->blockSize, snap.params->tileWidthFactor};
+                out.savedParams = snap.params->stored;
             }
             out.what = formatString("%s (%s): %zu bodies at step %llu, t = %.9g (%s)", o.input.c_str(),
                                     snap.formatId.c_str(), out.world.size(),
@@ -323,7 +352,7 @@ int reportRunFault(Simulation& sim, const CudaError& e, const std::string& outpu
         if (!output.empty()) {
             const World& w = sim.world(); // the host copy: abandonDeviceState left nothing on the device
             const SimParams& p = sim.params();
-            const RestartParams rp{p.G, p.eps2, p.dt, kernel, p.blockSize, p.tileWidthFactor};
+            const RestartParams rp = restartParams(p, kernel);
             const std::string path = expandStepPattern(output, w.step);
             writeSnapshot(path, w, &rp);
             std::printf("Snapshot written to %s (step %llu, the last good state)\n", path.c_str(),

@@ -20,6 +20,8 @@ namespace CLI { class App; }
 #include <optional>
 #include <string>
 #include <utility>
+#include <span>
+#include <string_view>
 #include <vector>
 
 namespace nbody::cli {
@@ -62,6 +64,9 @@ struct PreparedSystem {
     std::string what; ///< one line: "uniform cube: 8192 bodies in ±1e5, …" or the file and its scale
     std::string savedKernel;               ///< the kernel a snapshot was written with ("" if none)
     std::pair<int, int> savedLaunch{0, 0}; ///< and its block size and tile width factor (0: none)
+    /// The snapshot's other stored parameters (RestartParams::stored: integrator, θ, leaf size,
+    /// reverse, collisions), applied by applySavedParams.
+    std::vector<std::pair<std::string, std::string>> savedParams;
     std::optional<Fp64State> exact;        ///< a scenario's exact fp64 state, when it has one
     std::string scenarioKernel;            ///< a scenario's kernel ("" = the default)
     std::string dtProblem, eps2Problem;    ///< derived dt / eps2 not representable (ScaleDefaults)
@@ -75,6 +80,16 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o);
 /// printing "nbody <command>: <problem>" to stderr (unreadable file, malformed scenario, both
 /// --scenario and --input, N out of range, dt or eps2 not representable in fp32).
 int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& out);
+
+/// Applies the snapshot's stored parameters (PreparedSystem::savedParams) to `params`, except
+/// those in `given` (givenStoredParams: their option was given), and prints the header line
+/// "Restart: integrator yoshida4, openingAngle 0.449999988, … (stored in the snapshot)" and a
+/// note for each given option that differs from the stored value. Throws std::invalid_argument
+/// for a stored value the table refuses.
+void applySavedParams(std::span<const std::string_view> given, const PreparedSystem& prepared, SimParams& params,
+                      bool print);
+/// The keys of the stored parameters (storedParams()) whose option was given on `command`.
+std::vector<std::string_view> givenStoredParams(const CLI::App& command);
 
 /// Parses --bodies' "8192,65536" into N values, in the order given (each 1..kMaxBodies).
 /// Throws std::invalid_argument naming the item.

@@ -300,6 +300,7 @@ int commandMain(int argc, char** argv)
             run.captureGiven = runCmd->count("--capture") > 0;
             run.launchGiven = launchOptionsGiven(*runCmd) > 0;
             run.diagnosticsGiven = runCmd->count("--diagnostics") > 0;
+            run.givenStored = givenStoredParams(*runCmd);
             return runCommand(run);
         }
         if (*benchCmd) {

@@ -354,6 +354,17 @@ Snapshot readCsvSnapshot(const std::string& path)
             *field = *n;
             anyParam = true;
         }
+    for (const StoredParam& row : storedParams())
+        if (const std::string* v = key(std::string(row.key).c_str())) {
+            SimParams scratch;
+            if (const std::string why = row.parse(*v, scratch); !why.empty())
+            {
+                const KeyLine& k = keys.at(std::string(row.key));
+                fail(path, "line " + std::to_string(k.line) + ": '" + k.text + "': " + why);
+            }
+            p.stored.emplace_back(std::string(row.key), *v);
+            anyParam = true;
+        }
     if (anyParam)
         snap.params = p;
 
@@ -459,6 +470,9 @@ void writeCsvSnapshot(const std::string& path, const World& world, const Restart
             text += "# block_size = " + std::to_string(params->blockSize) + "\n";
         if (params && params->tileWidthFactor > 0)
             text += "# tile_factor = " + std::to_string(params->tileWidthFactor) + "\n";
+        if (params)
+            for (const auto& [k, v] : params->stored) // storedParams(): integrator, θ, leaf size, …
+                text += "# " + k + " = " + v + "\n";
         // The radius column only when some body has one: files without radii stay as they were.
         const bool radii = world.maxRadius() > 0.f;
         text += radii ? "x,y,z,vx,vy,vz,m,id,group,r\n" : "x,y,z,vx,vy,vz,m,id,group\n";

@@ -533,6 +533,8 @@ std::vector<unsigned char> buildImage(const std::string& fileName, const World& 
             w.scalar(p, P, "NBody_BlockSize", H5T_STD_I32LE, H5T_NATIVE_INT, params->blockSize);
         if (params->tileWidthFactor > 0)
             w.scalar(p, P, "NBody_TileWidthFactor", H5T_STD_I32LE, H5T_NATIVE_INT, params->tileWidthFactor);
+        for (const auto& [key, text] : params->stored) // storedParams(): integrator, θ, leaf size, …
+            w.string(p, P, ("NBody_" + key).c_str(), text);
     }
     for (std::size_t t = 0; t < kWrittenTypes; ++t) {
         const auto& m = members[t];
@@ -671,7 +673,17 @@ Snapshot readHdf5SnapshotInProcess(const std::string& path)
             p.blockSize = (*block)[0];
         if (factor)
             p.tileWidthFactor = (*factor)[0];
-        if (g || e || d || !p.kernel.empty() || block || factor)
+        for (const StoredParam& row : storedParams()) {
+            const std::string name = "NBody_" + std::string(row.key);
+            const auto text = r.stringAttribute(params, "Parameters", name.c_str());
+            if (!text)
+                continue;
+            SimParams scratch;
+            if (const std::string why = row.parse(*text, scratch); !why.empty())
+                r.fail("Parameters/" + name + ": " + why);
+            p.stored.emplace_back(std::string(row.key), *text);
+        }
+        if (g || e || d || !p.kernel.empty() || block || factor || !p.stored.empty())
             snap.params = p;
     }
 

@@ -36,7 +36,7 @@ namespace {
 
 constexpr char kMagic[4] = {'N', 'B', 'R', 'D'};
 constexpr char kEnd[4] = {'D', 'O', 'N', 'E'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 constexpr int kMessageFd = 3;
 constexpr std::size_t kBodyBytes = 16 + 16 + 4 + 1 + 4; // position, velocity, id, group, radius
 constexpr std::uint32_t kMaxWarnings = 1024;
@@ -123,6 +123,11 @@ void writeSnapshot(MessageWriter& w, const Snapshot& s)
         w.string(p.kernel);
         w.value(std::int32_t(p.blockSize));
         w.value(std::int32_t(p.tileWidthFactor));
+        w.value(std::uint32_t(p.stored.size()));
+        for (const auto& [key, text] : p.stored) {
+            w.string(key);
+            w.string(text);
+        }
     }
     const std::uint32_t warnings = std::uint32_t(std::min<std::size_t>(s.warnings.size(), kMaxWarnings));
     w.value(warnings);
@@ -532,6 +537,14 @@ Snapshot readInReaderProcess(const ReaderProcess& process, const std::string& pa
                 need(&factor, 4);
                 p.blockSize = block;
                 p.tileWidthFactor = factor;
+                const std::uint32_t stored = u32();
+                if (stored > storedParams().size())
+                    throw std::range_error(std::to_string(stored) + " stored parameters");
+                for (std::uint32_t i = 0; i < stored; ++i) {
+                    std::string key = str("a parameter name");
+                    std::string text = str("a parameter value");
+                    p.stored.emplace_back(std::move(key), std::move(text));
+                }
                 snap.params = p;
             }
             const std::uint32_t warnings = u32();

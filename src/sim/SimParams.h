@@ -4,7 +4,11 @@
 /// compile-time constants, made run-time).
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace nbody {
 
@@ -96,6 +100,28 @@ inline constexpr double kMaxOpeningAngle = 2.0;
 /// "" when a tree row can use opening angle θ and this leaf size, else what is wrong, naming the
 /// parameter ("opening angle theta = 3 is outside (0, 2]", "leaf size 40 is outside 1..32").
 std::string treeParamsProblem(double theta, int leafSize);
+
+/// One row of the table of the parameters a snapshot stores beyond G, ε² and dt (which every
+/// format with parameters stores in its own binary fields): those that change the trajectory,
+/// so that a run continued from a snapshot takes the same steps as the uninterrupted run without
+/// repeating an option. Writers store every row as text (`format`, exact: a float as 9
+/// significant digits round-trips); readers take each row the file has (`parse`, which refuses a
+/// value Simulation would refuse, with the reason); front ends apply a stored row unless its
+/// option was given, and report a given option that differs from the stored value.
+struct StoredParam {
+    std::string_view key;    ///< name in snapshot files ("integrator"; HDF5: Parameters/NBody_<key>)
+    std::string_view option; ///< the `nbody run` option that sets it ("--integrator")
+    std::string_view label;  ///< as a user reads it ("time integrator")
+    std::string (*format)(const SimParams& p);
+    /// Sets the parameter from `text`; returns "" or why the text is refused.
+    std::string (*parse)(std::string_view text, SimParams& p);
+};
+/// Every stored parameter: integrator, openingAngle, leafSize, reverse, collisions.
+std::span<const StoredParam> storedParams();
+/// The row with this key, or nullptr.
+const StoredParam* findStoredParam(std::string_view key);
+/// (key, text) of every row of storedParams() for `p`, in table order.
+std::vector<std::pair<std::string, std::string>> storedParamValues(const SimParams& p);
 
 /// Returns a one-line human description ("G=1 eps2=0.002 dt=0.1 block=256 tile×1").
 std::string describe(const SimParams& p);

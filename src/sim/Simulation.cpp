@@ -88,9 +88,16 @@ void validateParams(const SimParams& p)
 /// a sort and 27 cells per body).
 constexpr std::size_t kCellsFrom = 512;
 
-const char* kNoDistributedCollisions =
-    "collisions are not supported in a distributed run (mpirun): merges change N, and every "
-    "process would have to apply the same merges to its copy and re-split the rows";
+/// The one refusal of collisions in a distributed run. Both ways the combination can arise
+/// (collisions turned on with a share: setParams; a share set with collisions on:
+/// setForceShare) call it, so no step can see it.
+void refuseDistributedCollisions(const SimParams& p, const ForceShare* share)
+{
+    if (p.collisions && share)
+        throw std::invalid_argument("collisions are not supported in a distributed run (mpirun): merges change N, "
+                                    "and every process would have to apply the same merges to its copy and "
+                                    "re-split the rows");
+}
 
 /// Refuses parameters a CUDA kernel cannot launch with (message names the limit).
 void checkLaunchable(const KernelInfo& k, const SimParams& p, std::size_t n)
@@ -118,8 +125,6 @@ Simulation::Simulation(World world, std::optional<Fp64State> exact, SimParams pa
     m_world = std::move(world);
     m_world.accelerationsValid = false;
     m_params = params;
-    if (m_params.collisions && m_share)
-        throw std::invalid_argument(kNoDistributedCollisions);
     m_kernel = findKernel("cpu");
     setKernel(kernelId);
 }
@@ -294,8 +299,7 @@ void Simulation::setKernel(const KernelInfo& row)
 void Simulation::setParams(const SimParams& params)
 {
     validateParams(params);
-    if (params.collisions && m_share)
-        throw std::invalid_argument(kNoDistributedCollisions);
+    refuseDistributedCollisions(params, m_share);
     checkLaunchable(*m_kernel, params, m_world.size());
     if (params.G != m_params.G || params.eps2 != m_params.eps2) {
         m_world.accelerationsValid = false; // the forces change; dt alone does not change them
@@ -496,8 +500,6 @@ void Simulation::step(int count)
 {
     if (count <= 0)
         return;
-    if (m_params.collisions && m_share)
-        throw std::invalid_argument(kNoDistributedCollisions);
     if (m_params.diagnosticsInterval > 0 && !m_initialDiagnostics)
         runDiagnosticsSystem(); // E0: the first evaluation of this system
     m_exact64.reset(); // the state moves on: a later switch to fp64 widens the current one
@@ -547,8 +549,7 @@ void Simulation::computeAccelerations()
 
 void Simulation::setForceShare(ForceShare* share)
 {
-    if (share && m_params.collisions)
-        throw std::invalid_argument(kNoDistributedCollisions);
+    refuseDistributedCollisions(m_params, share);
     if (share)
         (void)share->rows(m_world.size()); // refuses a system it cannot share (fewer bodies than processes)
     m_share = share;

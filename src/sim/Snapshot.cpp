@@ -136,6 +136,34 @@ void writeSnapshot(const std::string& path, const World& world, const RestartPar
     f->write(path, world, params);
 }
 
+RestartParams restartParams(const SimParams& p, std::string_view kernel)
+{
+    RestartParams r{p.G, p.eps2, p.dt, std::string(kernel), p.blockSize, p.tileWidthFactor, storedParamValues(p)};
+    return r;
+}
+
+std::vector<std::string> applyStoredParams(const RestartParams& r, SimParams& p, std::span<const std::string_view> keep)
+{
+    std::vector<std::string> differences;
+    for (const auto& [key, text] : r.stored) {
+        const StoredParam* row = findStoredParam(key);
+        if (!row)
+            continue; // a key of a newer version: not one this build knows
+        bool kept = false;
+        for (const std::string_view k : keep)
+            kept = kept || k == key;
+        if (kept) {
+            if (const std::string mine = row->format(p); mine != text)
+                differences.push_back(std::string(row->option) + " " + mine + " given; the snapshot stores " + key +
+                                      " = " + text + " (the run does not continue the stored one bit for bit)");
+            continue;
+        }
+        if (const std::string why = row->parse(text, p); !why.empty())
+            throw std::invalid_argument("stored parameter " + key + ": " + why);
+    }
+    return differences;
+}
+
 FileParams resolveFileParams(const World& world, const std::optional<RestartParams>& stored, std::optional<double> givenG)
 {
     FileParams f;

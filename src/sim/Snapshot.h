@@ -19,6 +19,7 @@
 /// with a FormatError naming the file, the field and the particle.
 
 #include "Errors.h"
+#include "SimParams.h"
 #include "World.h"
 
 #include <cstdint>
@@ -43,7 +44,20 @@ struct RestartParams {
     /// written only when the run had it set, > 0).
     int blockSize = 0;
     int tileWidthFactor = 0;
+    /// The other parameters that change the trajectory (storedParams(): integrator, θ, leaf size,
+    /// reverse, collisions) as (key, text), each one the file stores; a writer stores them all.
+    std::vector<std::pair<std::string, std::string>> stored;
 };
+
+/// What a run with parameters `p` and kernel `kernel` stores in its snapshots: G, ε², dt, the
+/// kernel, the launch parameters that are set and every row of storedParams().
+RestartParams restartParams(const SimParams& p, std::string_view kernel);
+/// Applies the stored rows of `r` to `p`, except those whose key is in `keep` (an option given
+/// on the command line). Returns one line per stored value that differs from the value kept
+/// ("--theta 0.7 given; the snapshot stores openingAngle = 0.45"), empty when none does.
+/// Throws std::invalid_argument naming the key for a value the table refuses.
+std::vector<std::string> applyStoredParams(const RestartParams& r, SimParams& p,
+                                           std::span<const std::string_view> keep = {});
 
 /// A system read from a file.
 struct Snapshot {
