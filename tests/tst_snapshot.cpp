@@ -446,6 +446,13 @@ void TestSnapshot::roundTrip()
     p.kernel = "tiled";
     p.blockSize = 96;
     p.tileWidthFactor = 2;
+    SimParams sp; // every stored parameter away from its default, θ a value fp32 rounds
+    sp.integrator = "yoshida4";
+    sp.openingAngle = 0.45f;
+    sp.leafSize = 7;
+    sp.reverse = true;
+    sp.collisions = true;
+    p.stored = storedParamValues(sp);
     const QString path = file(name);
     writeSnapshot(path.toStdString(), w, &p);
     const Snapshot s = readSnapshot(path.toStdString());
@@ -472,6 +479,22 @@ void TestSnapshot::roundTrip()
         QCOMPARE(s.params->kernel, p.kernel);
         QCOMPARE(s.params->blockSize, 96);
         QCOMPARE(s.params->tileWidthFactor, 2);
+        QCOMPARE(s.params->stored, p.stored);
+        // Applied, they give the parameters back bit for bit.
+        SimParams back;
+        QVERIFY(applyStoredParams(*s.params, back).empty());
+        QCOMPARE(back.integrator, std::string("yoshida4"));
+        QVERIFY(sameBits(back.openingAngle, 0.45f));
+        QCOMPARE(back.leafSize, 7);
+        QVERIFY(back.reverse && back.collisions);
+        // A kept parameter whose value differs is reported, naming the option and both values.
+        SimParams mine;
+        static constexpr std::string_view keep[] = {"leafSize"};
+        const std::vector<std::string> notes = applyStoredParams(*s.params, mine, keep);
+        QCOMPARE(notes.size(), std::size_t(1));
+        QVERIFY2(notes[0].starts_with("--leaf-size 16 given; the snapshot stores leafSize = 7"), notes[0].c_str());
+        QCOMPARE(mine.leafSize, 16);
+        QCOMPARE(mine.integrator, std::string("yoshida4"));
     } else {
         QVERIFY(!s.params.has_value());
     }
@@ -701,7 +724,7 @@ void TestSnapshot::storedParamsEachOnItsOwn()
     if (csv) {
         writeBytes(path, comments + "x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n-1,0,0,0,-0.5,0,1\n0,3,0,0,0,0,2\n");
     } else {
-        RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0};
+        RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}};
         if (G > 0)
             p.G = G;
         if (dt > 0)
@@ -784,7 +807,7 @@ void TestSnapshot::invalidStoredParamRefused()
     if (name.endsWith(".csv")) {
         writeBytes(path, comments + "x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n-1,0,0,0,-0.5,0,1\n0,3,0,0,0,0,2\n");
     } else {
-        RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0};
+        RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}};
         if (comments == "G")
             p.G = std::nan("");
         else
@@ -918,7 +941,10 @@ void TestSnapshot::hdf5IsolatedReadIsBitIdentical()
     // (a subnormal and a signed zero among them), ids, groups, time, step, the stored
     // parameters, and for a damaged file the same error class and text.
     World w = mixedWorld();
-    const RestartParams params{6.674e-11, 1e-6f, 0.0123f, "cpu", 96, 3};
+    SimParams stored;
+    stored.integrator = "yoshida4";
+    stored.openingAngle = 0.7f;
+    const RestartParams params{6.674e-11, 1e-6f, 0.0123f, "cpu", 96, 3, storedParamValues(stored)};
     const QString withParams = file(QStringLiteral("isolated-params.h5"));
     const QString without = file(QStringLiteral("isolated.h5"));
     writeHdf5Snapshot(withParams.toStdString(), w, &params);
@@ -944,6 +970,8 @@ void TestSnapshot::hdf5IsolatedReadIsBitIdentical()
             QCOMPARE(a.params->blockSize, b.params->blockSize);
             QCOMPARE(a.params->tileWidthFactor, b.params->tileWidthFactor);
             QCOMPARE(a.params->kernel, std::string("cpu"));
+            QCOMPARE(a.params->stored, b.params->stored);
+            QCOMPARE(a.params->stored, params.stored);
         }
     }
     // A damaged file: the child's FormatError arrives as a FormatError with the same text.
@@ -1599,7 +1627,7 @@ void TestSnapshot::exactRestart()
     Simulation first(initial, params, k);
     first.step(100);
     const World& at100 = first.world();
-    RestartParams rp{params.G, params.eps2, params.dt, k, params.blockSize, params.tileWidthFactor};
+    RestartParams rp{params.G, params.eps2, params.dt, k, params.blockSize, params.tileWidthFactor, {}};
     const QString path = file(name);
     writeSnapshot(path.toStdString(), at100, &rp);
     // The state moved: the comparison below could fail.

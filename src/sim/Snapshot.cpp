@@ -167,7 +167,7 @@ std::vector<std::string> applyStoredParams(const RestartParams& r, SimParams& p,
 FileParams resolveFileParams(const World& world, const std::optional<RestartParams>& stored, std::optional<double> givenG)
 {
     FileParams f;
-    const RestartParams none{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0};
+    const RestartParams none{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}};
     const RestartParams& s = stored ? *stored : none;
     f.storedG = !givenG && s.G.has_value();
     f.G = givenG ? *givenG : s.G.value_or(1.0);
