@@ -308,7 +308,7 @@ QByteArray readerMessage(quint64 n, const QByteArray& bodies, bool complete)
 {
     QByteArray m("NBRD");
     auto raw = [&m](const auto& v) { m.append(reinterpret_cast<const char*>(&v), qsizetype(sizeof v)); };
-    raw(quint32(1));  // version
+    raw(quint32(2));  // version (2: the stored parameters after the launch ones)
     raw(quint8(1));   // a snapshot
     raw(quint32(4));
     m.append("hdf5");
