@@ -181,6 +181,7 @@ private:
     void addKernelRows();
     void addCpuAndGpuRows(); ///< one CPU row and one CUDA row (`cpu`, `tiled`)
     std::unique_ptr<EglContext> m_context;
+    QTemporaryDir m_cacheDir; ///< the tuning cache of this run (never the user's)
     QString m_eglError;
 };
 
@@ -190,6 +191,10 @@ void TestController::initTestCase()
     qRegisterMetaType<FrameResult>();
     qRegisterMetaType<StartupConfig>();
     qRegisterMetaType<SimParams>();
+    // The runs tune CUDA rows before they step (the app's frame loop): into a cache of this run,
+    // never the user's (whose tuned values would change other suites' launch parameters).
+    QVERIFY(m_cacheDir.isValid());
+    qputenv("NBODY_TUNING_CACHE", m_cacheDir.filePath(QStringLiteral("launch-tuning.json")).toUtf8());
     try {
         m_context = std::make_unique<EglContext>();
         qInfo("%s", m_context->description().c_str());
