@@ -187,7 +187,7 @@ void SimulationController::applyFileParams(SimParams& params, const World& world
     // direction of time stays the Run dock's (a run control, not a property of the system).
     if (file) {
         static constexpr std::string_view keepDirection[] = {"reverse"};
-        (void)applyStoredParams(*file, params, keepDirection);
+        (void)applyStoredParams(file->stored, params, keepDirection);
     }
 }
 

@@ -208,9 +208,7 @@ void applySavedParams(std::span<const std::string_view> given, const PreparedSys
 {
     if (prepared.savedParams.empty())
         return;
-    RestartParams r;
-    r.stored = prepared.savedParams;
-    const std::vector<std::string> differences = applyStoredParams(r, params, given);
+    const std::vector<std::string> differences = applyStoredParams(prepared.savedParams, params, given);
     if (!print)
         return;
     std::string line;

@@ -356,9 +356,7 @@ Snapshot readCsvSnapshot(const std::string& path)
         }
     for (const StoredParam& row : storedParams())
         if (const std::string* v = key(std::string(row.key).c_str())) {
-            SimParams scratch;
-            if (const std::string why = row.parse(*v, scratch); !why.empty())
-            {
+            if (const std::string why = storedParamProblem(row, *v); !why.empty()) {
                 const KeyLine& k = keys.at(std::string(row.key));
                 fail(path, "line " + std::to_string(k.line) + ": '" + k.text + "': " + why);
             }

@@ -678,8 +678,7 @@ Snapshot readHdf5SnapshotInProcess(const std::string& path)
             const auto text = r.stringAttribute(params, "Parameters", name.c_str());
             if (!text)
                 continue;
-            SimParams scratch;
-            if (const std::string why = row.parse(*text, scratch); !why.empty())
+            if (const std::string why = storedParamProblem(row, *text); !why.empty())
                 r.fail("Parameters/" + name + ": " + why);
             p.stored.emplace_back(std::string(row.key), *text);
         }

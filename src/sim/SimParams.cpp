@@ -91,6 +91,12 @@ const std::array<StoredParam, 5> kStoredParams{{
 
 std::span<const StoredParam> storedParams() { return kStoredParams; }
 
+std::string storedParamProblem(const StoredParam& row, std::string_view text)
+{
+    SimParams scratch;
+    return row.parse(text, scratch);
+}
+
 const StoredParam* findStoredParam(std::string_view key)
 {
     for (const StoredParam& r : kStoredParams)

@@ -116,6 +116,9 @@ struct StoredParam {
     /// Sets the parameter from `text`; returns "" or why the text is refused.
     std::string (*parse)(std::string_view text, SimParams& p);
 };
+/// "" when `row` accepts `text`, else why not (the row's parse on a scratch SimParams): what the
+/// readers check every stored value with.
+std::string storedParamProblem(const StoredParam& row, std::string_view text);
 /// Every stored parameter: integrator, openingAngle, leafSize, reverse, collisions.
 std::span<const StoredParam> storedParams();
 /// The row with this key, or nullptr.

@@ -142,10 +142,11 @@ RestartParams restartParams(const SimParams& p, std::string_view kernel)
     return r;
 }
 
-std::vector<std::string> applyStoredParams(const RestartParams& r, SimParams& p, std::span<const std::string_view> keep)
+std::vector<std::string> applyStoredParams(std::span<const std::pair<std::string, std::string>> stored, SimParams& p,
+                                           std::span<const std::string_view> keep)
 {
     std::vector<std::string> differences;
-    for (const auto& [key, text] : r.stored) {
+    for (const auto& [key, text] : stored) {
         const StoredParam* row = findStoredParam(key);
         if (!row)
             continue; // a key of a newer version: not one this build knows

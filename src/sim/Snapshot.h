@@ -52,11 +52,11 @@ struct RestartParams {
 /// What a run with parameters `p` and kernel `kernel` stores in its snapshots: G, ε², dt, the
 /// kernel, the launch parameters that are set and every row of storedParams().
 RestartParams restartParams(const SimParams& p, std::string_view kernel);
-/// Applies the stored rows of `r` to `p`, except those whose key is in `keep` (an option given
+/// Applies the stored rows (RestartParams::stored) to `p`, except those whose key is in `keep` (an option given
 /// on the command line). Returns one line per stored value that differs from the value kept
 /// ("--theta 0.7 given; the snapshot stores openingAngle = 0.45"), empty when none does.
 /// Throws std::invalid_argument naming the key for a value the table refuses.
-std::vector<std::string> applyStoredParams(const RestartParams& r, SimParams& p,
+std::vector<std::string> applyStoredParams(std::span<const std::pair<std::string, std::string>> stored, SimParams& p,
                                            std::span<const std::string_view> keep = {});
 
 /// A system read from a file.
