@@ -3,13 +3,10 @@
 #include "sim/MemoryBudget.h"
 #include "DiagnosticsKernels.h"
 #include "KernelCommon.cuh"
-#include "sim/Ceiling.h"
-#include "sim/DeviceInfo.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <optional>
 #include <cstdio>
 #include <stdexcept>
 #include <vector>
@@ -345,8 +342,9 @@ void DeviceState::ensureWorkspace(std::size_t bytes)
     ++m_workspaceGeneration; // graphs captured with the old pointer are stale
 }
 
-DeviceForceArgs DeviceState::forceArgs(const KernelInfo& k, const SimParams& p, int current)
+DeviceForceArgs DeviceState::forceArgs(const ForceLaunch& f, int current)
 {
+    const KernelInfo& k = *f.kernel;
     if (!k.device)
         throw std::logic_error("DeviceState::computeForces: kernel '" + std::string(k.id) + "' has no CUDA launcher");
     if (k.layout != m_layout)
@@ -354,11 +352,12 @@ DeviceForceArgs DeviceState::forceArgs(const KernelInfo& k, const SimParams& p, 
                                "' needs another state layout");
     if (!hasPositions())
         throw std::logic_error("DeviceState::computeForces: positions are not attached");
-    DeviceForceArgs a = deviceForceArgs(k, p, m_n);
+    if (f.args.n != m_n)
+        throw std::logic_error("DeviceState::computeForces: a force pass for " + std::to_string(f.args.n) +
+                               " bodies on a device state of " + std::to_string(m_n));
+    DeviceForceArgs a = f.args;
     a.pos = m_pos[current];
     a.acc = m_acc;
-    a.iBegin = m_rows.begin;
-    a.iEnd = m_rows.end;
     if (k.workspace) {
         ensureWorkspace(k.workspace(a));
         a.workspace = m_workspace;
@@ -440,35 +439,6 @@ void* DeviceState::pinnedStage(std::size_t bytes)
     return m_pinned;
 }
 
-int DeviceState::forceSlices(const KernelInfo& k, const SimParams& p) const
-{
-    if (!k.iSlices)
-        return 1;
-    if (p.forceSlices > 0)
-        return int(std::min<std::size_t>(std::size_t(p.forceSlices), m_n));
-    // The device's watchdog and description, asked once per process (the current device).
-    static const std::optional<CudaDeviceInfo> watched = []() -> std::optional<CudaDeviceInfo> {
-        int device = 0, timeout = 0;
-        if (cudaGetDevice(&device) != cudaSuccess ||
-            cudaDeviceGetAttribute(&timeout, cudaDevAttrKernelExecTimeout, device) != cudaSuccess || timeout == 0) {
-            (void)cudaGetLastError();
-            return std::nullopt;
-        }
-        for (const CudaDeviceInfo& d : queryCuda().devices)
-            if (d.index == device)
-                return d;
-        return std::nullopt;
-    }();
-    if (!watched)
-        return 1;
-    // A quarter of the ceiling; 1e10 interactions/s when the row states no slot count.
-    const double ceiling = interactionCeiling(k, *watched);
-    const double rate = ceiling > 0 ? ceiling / 4 : 1e10;
-    const double passMs = double(m_n) * double(m_n) / rate * 1e3;
-    const double slices = std::ceil(passMs / p.watchdogLaunchMs);
-    return int(std::clamp<double>(slices, 1.0, double(m_n)));
-}
-
 void DeviceState::launchForces(const KernelInfo& k, DeviceForceArgs a, int slices)
 {
     if (slices <= 1) {
@@ -488,21 +458,22 @@ void DeviceState::launchForces(const KernelInfo& k, DeviceForceArgs a, int slice
     }
 }
 
-void DeviceState::computeForceSlice(const KernelInfo& k, const SimParams& p, int current, std::size_t begin,
-                                    std::size_t count)
+void DeviceState::computeForceSlice(const ForceLaunch& f, int current, std::size_t begin, std::size_t count)
 {
     if (count == 0 || begin >= m_n || count > m_n - begin)
         throw std::invalid_argument("DeviceState::computeForceSlice: bodies " + std::to_string(begin) + " + " +
                                     std::to_string(count) + " leave the " + std::to_string(m_n) + " bodies");
-    DeviceForceArgs a = forceArgs(k, p, current);
+    DeviceForceArgs a = forceArgs(f, current);
     a.iBegin = begin;
     a.iEnd = begin + count;
-    k.device(a);
+    f.kernel->device(a);
 }
 
-void DeviceState::computeForces(const KernelInfo& k, const SimParams& p, int current)
+void DeviceState::computeForces(const ForceLaunch& f, int current, void* stream)
 {
-    launchForces(k, forceArgs(k, p, current), forceSlices(k, p));
+    DeviceForceArgs a = forceArgs(f, current);
+    a.stream = stream;
+    launchForces(*f.kernel, a, f.slices);
 }
 
 void DeviceState::markStepsStart()
@@ -528,16 +499,16 @@ double DeviceState::stepsElapsedMs()
     return double(ms);
 }
 
-double DeviceState::timedForces(const KernelInfo& k, const SimParams& p, int current)
+double DeviceState::timedForces(const ForceLaunch& f, int current)
 {
-    const DeviceForceArgs a = forceArgs(k, p, current);
+    const DeviceForceArgs a = forceArgs(f, current);
     cudaEvent_t start = nullptr, stop = nullptr;
     NB_CUDA_CHECK(cudaEventCreate(&start));
     float ms = 0.f;
     try {
         NB_CUDA_CHECK(cudaEventCreate(&stop));
         NB_CUDA_CHECK(cudaEventRecord(start, static_cast<cudaStream_t>(a.stream)));
-        launchForces(k, a, forceSlices(k, p));
+        launchForces(*f.kernel, a, f.slices);
         NB_CUDA_CHECK(cudaEventRecord(stop, static_cast<cudaStream_t>(a.stream)));
         NB_CUDA_CHECK(cudaEventSynchronize(stop));
         NB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
@@ -551,17 +522,7 @@ double DeviceState::timedForces(const KernelInfo& k, const SimParams& p, int cur
     return ms;
 }
 
-void DeviceState::kickDrift(double dt, int current)
-{
-    kickDriftOn(dt, current, nullptr);
-}
-
-void DeviceState::kick(double dt)
-{
-    kickOn(dt, nullptr);
-}
-
-void DeviceState::kickDriftOn(double dt, int current, void* stream)
+void DeviceState::kickDrift(double dt, int current, void* stream)
 {
     if (!hasPositions())
         throw std::logic_error("DeviceState::kickDrift: positions are not attached");
@@ -576,7 +537,7 @@ void DeviceState::kickDriftOn(double dt, int current, void* stream)
     });
 }
 
-void DeviceState::kickOn(double dt, void* stream)
+void DeviceState::kick(double dt, void* stream)
 {
     const int n = int(m_n);
     withLayout(m_layout, [&]<class P, class V>() {
@@ -588,20 +549,6 @@ void DeviceState::kickOn(double dt, void* stream)
     });
 }
 
-void DeviceState::enqueueStep(const StepConfig& c, int current, void* stream)
-{
-    for (std::size_t s = 0; s < c.substeps; ++s) {
-        const double dt = c.weights[s] * c.dt;
-        kickDriftOn(dt, current, stream); // integrate: kick + drift, into the other buffer
-        current = 1 - current;
-        DeviceForceArgs a = c.args; // gravity: a at the new positions
-        a.pos = m_pos[current];
-        a.stream = stream;
-        launchForces(*c.kernel, a, c.slices);
-        kickOn(dt, stream); // integrate: closing kick
-    }
-}
-
 void DeviceState::dropGraphs() noexcept
 {
     for (void*& g : m_graphs) {
@@ -611,7 +558,7 @@ void DeviceState::dropGraphs() noexcept
     }
 }
 
-bool DeviceState::captureStep(const StepConfig& c, int current)
+bool DeviceState::captureStep(const StepConfig& c, int current, const EmitStep& emit)
 {
     cudaGraph_t graph = nullptr;
     try {
@@ -627,7 +574,7 @@ bool DeviceState::captureStep(const StepConfig& c, int current)
         // copies) invalidate it, not other threads' CUDA calls.
         NB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
         try {
-            enqueueStep(c, current, m_stream);
+            emit(m_stream, current);
         } catch (...) {
             // End the invalidated capture so the stream can be used again; its status is the
             // failure already being reported.
@@ -643,9 +590,10 @@ bool DeviceState::captureStep(const StepConfig& c, int current)
         // recording it: replays would skip the forces.
         std::size_t nodes = 0;
         NB_CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
-        if (nodes < 3 * c.substeps)
+        if (nodes < 3 * c.shape.substeps)
             throw CudaError("the captured step has " + std::to_string(nodes) + " operations for " +
-                            std::to_string(c.substeps) + " substeps: kernel '" + std::string(c.kernel->id) +
+                            std::to_string(c.shape.substeps) + " substeps: kernel '" +
+                            std::string(c.shape.forces.kernel->id) +
                             "' does not enqueue into DeviceForceArgs::stream");
         cudaGraphExec_t exec = nullptr;
         NB_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
@@ -668,39 +616,36 @@ bool DeviceState::captureStep(const StepConfig& c, int current)
     }
 }
 
-int DeviceState::step(const KernelInfo& k, const SimParams& p, std::span<const double> weights, int current)
+int DeviceState::step(const StepShape& shape, bool graphs, int current, const EmitStep& emit)
 {
     StepConfig c;
-    c.kernel = &k;
-    c.args = forceArgs(k, p, current); // resolves the launch and allocates the workspace first
+    c.shape = shape;
+    c.args = forceArgs(shape.forces, current); // checks the pass and allocates the workspace first
     c.args.pos = nullptr;
-    c.weights = weights.data();
-    c.substeps = weights.size();
-    c.dt = signedTimeStep(p); // −dt when time runs backwards: a new configuration, re-captured
     c.pos[0] = m_pos[0];
     c.pos[1] = m_pos[1];
     c.workspaceGeneration = m_workspaceGeneration;
-    c.slices = forceSlices(k, p);
-    const int next = weights.size() % 2 ? 1 - current : current;
+    const int next = shape.substeps % 2 ? 1 - current : current;
 
-    if (p.cudaGraphs && !(c == m_stepConfig)) {
+    if (graphs && !(c == m_stepConfig)) {
         dropGraphs();
         m_stepConfig = c;
         m_warm = false;
         m_captureFailed = false;
     }
-    if (!p.cudaGraphs || !m_warm || m_captureFailed) {
-        enqueueStep(c, current, nullptr);
-        m_warm = p.cudaGraphs;
+    if (!graphs || !m_warm || m_captureFailed) {
+        emit(nullptr, current);
+        m_warm = graphs;
         ++m_graphStats.plainSteps;
         return next;
     }
     if (!m_graphs[current]) {
         // Both start buffers at once when the step swaps them, so only this step pays.
-        const bool captured = captureStep(c, current) && (next == current || m_graphs[next] || captureStep(c, next));
+        const bool captured =
+            captureStep(c, current, emit) && (next == current || m_graphs[next] || captureStep(c, next, emit));
         if (!captured) {
             dropGraphs();
-            enqueueStep(c, current, nullptr);
+            emit(nullptr, current);
             ++m_graphStats.plainSteps;
             return next;
         }

@@ -12,13 +12,14 @@
 /// stream of this object: capturing a blocking one would make every use of the legacy stream
 /// by any thread of the process (the interop, a validation run) invalid while it lasts.
 
+#include "contracts/DeviceTypes.h"
+#include "sim/Diagnostics.h"
 #include "sim/KernelRegistry.h"
-#include "sim/SimParams.h"
-#include "sim/Simulation.h"
 #include "sim/World.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -80,9 +81,6 @@ public:
     /// call. Throws std::logic_error when positions are not attached, CudaError.
     const Float4* contactPositions(int current);
 
-    /// The rows [begin, end) the force launches write (DeviceForceArgs::iBegin/iEnd; all by
-    /// default): a process of a distributed run computes its own bodies' (sim/ForceShare.h).
-    void setForceRows(RowRange rows) { m_rows = rows; }
     /// The device accelerations: n vectors of the layout (vectorBytes(layout()) each).
     void* accelerations() const { return m_acc; }
     /// Copies the accelerations of `rows` between the device and host memory holding n vectors
@@ -102,45 +100,51 @@ public:
     /// Pinned host memory of at least `bytes` (cudaMallocHost), owned by this object and reused;
     /// the host stage of a pipelined exchange. Throws CudaError.
     void* pinnedStage(std::size_t bytes);
-    /// Launches one force pass of row k makes (≥ 1): p.forceSlices when set (at most N); else 1,
-    /// or — on a device with a kernel-execution timeout (cudaDevAttrKernelExecTimeout, the
-    /// display watchdog) — ceil(predicted pass time / p.watchdogLaunchMs), the pass time
-    /// predicted as N² interactions at a quarter of the row's issue-slot ceiling (sim/Ceiling.h;
-    /// the kernels reach 30–80 % of it, so the slices err on the short side). Rows that cannot be
-    /// sliced (KernelInfo::iSlices false): 1. Every force pass (computeForces, timedForces,
-    /// step, captured graphs) goes through it: slice s of the rows [b, e) (setForceRows) computes
-    /// bodies [b + s·(e−b)/S, b + (s+1)·(e−b)/S).
-    int forceSlices(const KernelInfo& k, const SimParams& p) const;
     /// One slice of a force pass: the accelerations of bodies [begin, begin + count) from all
-    /// N positions of buffer `current`, the others untouched (what forceSlices() launches; for
+    /// N positions of buffer `current`, the others untouched (what a sliced pass launches; for
     /// tests of a row's i-range). Throws std::invalid_argument for a slice outside [0, N).
-    void computeForceSlice(const KernelInfo& k, const SimParams& p, int current, std::size_t begin, std::size_t count);
-    /// acc = F(pos[current]) with the kernel's launcher (the kernel's layout must match), for
-    /// the rows of setForceRows(), in forceSlices() launches.
-    void computeForces(const KernelInfo& k, const SimParams& p, int current);
+    void computeForceSlice(const ForceLaunch& f, int current, std::size_t begin, std::size_t count);
+    /// acc = F(pos[current]) for the rows f.args.iBegin..iEnd, in f.slices launches (slice s of the
+    /// rows [b, e) computes bodies [b + s·(e−b)/S, b + (s+1)·(e−b)/S)), enqueued into `stream`
+    /// (cudaStream_t; nullptr: stream 0). The kernel's layout must match. Throws CudaError,
+    /// std::invalid_argument when the row refuses the arguments, std::logic_error when positions
+    /// are not attached.
+    void computeForces(const ForceLaunch& f, int current, void* stream = nullptr);
     /// computeForces timed with CUDA events around the launch(es): milliseconds on the device.
-    double timedForces(const KernelInfo& k, const SimParams& p, int current);
+    double timedForces(const ForceLaunch& f, int current);
     /// Opening kick and drift: vel += ½ acc dt; pos[1-current] = pos[current] + vel dt (mass
-    /// copied). Reads one buffer and writes the other (no in-place race, unlike the predecessor).
-    void kickDrift(double dt, int current);
-    /// Closing kick: vel += ½ acc dt.
-    void kick(double dt);
-    /// One step of KDK leapfrog substeps of lengths w·signedTimeStep(p) (w in `weights`, Integrators.h): for
-    /// each, kickDrift, forces at the new positions with kernel k, kick. Starts from positions
-    /// `current`; returns the buffer holding the new ones (the other one for an odd count).
+    /// copied), enqueued into `stream`. Reads one buffer and writes the other (no in-place race).
+    void kickDrift(double dt, int current, void* stream = nullptr);
+    /// Closing kick: vel += ½ acc dt, enqueued into `stream`.
+    void kick(double dt, void* stream = nullptr);
+
+    /// What one step's launches depend on, besides the state's buffers and workspace: the force
+    /// pass of every substep, the substep count and the signed dt. sim/Stepper.h emits the step.
+    struct StepShape {
+        ForceLaunch forces;
+        const double* weights = nullptr; ///< the integrator row's substep weights (Integrators.h)
+        std::size_t substeps = 0;
+        double dt = 0.0;                 ///< signed: −dt when time runs backwards
+        bool operator==(const StepShape&) const = default;
+    };
+    /// Enqueues one step's launches from buffer `current` into `stream` (nullptr: stream 0).
+    using EmitStep = std::function<void(void* stream, int current)>;
+    /// Runs one step whose launches `emit` enqueues (the stepper's substeps: each a kickDrift,
+    /// computeForces, kick, all into the stream it is given) and returns the buffer holding the
+    /// new positions (the other one for an odd substep count).
     ///
-    /// With p.cudaGraphs the first step of a configuration — kernel row, resolved launch arguments
-    /// (G, ε², block sizes …), dt, integrator, position buffers, workspace — runs as plain launches
-    /// (a warm-up: lazy module loading, cudaFuncSetAttribute, workspace allocation and the
-    /// elementwise block sizes happen outside any capture); the next one captures the step into a
-    /// CUDA graph per start buffer (both of them when the substep count is odd), and later steps
-    /// replay it with one cudaGraphLaunch. Any change of the configuration drops the graphs and
-    /// starts again from a warm-up. A capture that fails (a launcher that calls something stream
-    /// capture forbids) leaves plain launches for that configuration, with one message on stderr
-    /// per process and the reason in graphStats(); it never throws for that. Plain launches and
-    /// replays run the same kernels with the same arguments: the results are bit-identical.
-    /// Throws CudaError when a launch fails, std::invalid_argument when k refuses p.
-    int step(const KernelInfo& k, const SimParams& p, std::span<const double> weights, int current);
+    /// With `graphs` the first step of a shape — plus the position buffers and the workspace —
+    /// runs as plain launches (a warm-up: lazy module loading, cudaFuncSetAttribute, workspace
+    /// allocation and the elementwise block sizes happen outside any capture); the next one
+    /// captures what `emit` enqueues into a CUDA graph per start buffer (both of them when the
+    /// substep count is odd), and later steps replay it with one cudaGraphLaunch. Any change of
+    /// the shape drops the graphs and starts again from a warm-up. A capture that fails (a
+    /// launcher that calls something stream capture forbids) leaves plain launches for that
+    /// shape, with one message on stderr per process and the reason in graphStats(); it never
+    /// throws for that. Plain launches and replays run the same kernels with the same
+    /// arguments: the results are bit-identical. Throws CudaError when a launch fails,
+    /// std::invalid_argument when the row refuses the arguments.
+    int step(const StepShape& shape, bool graphs, int current, const EmitStep& emit);
     /// How step() launched so far.
     const GraphStats& graphStats() const { return m_graphStats; }
     /// Double4 layout with External storage attached: writes the float4 copy of positions
@@ -172,30 +176,22 @@ public:
 private:
     /// What a captured step depends on: replayed only while all of it is the same.
     struct StepConfig {
-        const KernelInfo* kernel = nullptr;
-        DeviceForceArgs args;                  ///< resolved, pos = nullptr (set per substep)
-        const double* weights = nullptr;       ///< the integrator row's substep weights
-        std::size_t substeps = 0;
-        double dt = 0.0;
+        StepShape shape;
+        DeviceForceArgs args; ///< the force pass bound to this state (pos = nullptr: set per substep)
         const void* pos[2] = {nullptr, nullptr};
         std::uint64_t workspaceGeneration = 0;
-        int slices = 1;                        ///< launches per force pass (forceSlices)
         bool operator==(const StepConfig&) const = default;
     };
     void ensureWorkspace(std::size_t bytes);
     /// One force pass of row k with arguments `a` as `slices` launches over the bodies i.
     static void launchForces(const KernelInfo& k, DeviceForceArgs a, int slices);
-    DeviceForceArgs forceArgs(const KernelInfo& k, const SimParams& p, int current);
-    void kickDriftOn(double dt, int current, void* stream);
-    void kickOn(double dt, void* stream);
-    /// The launches of one step from buffer `current` into `stream` (nullptr: stream 0).
-    void enqueueStep(const StepConfig& c, int current, void* stream);
-    /// Captures the step from buffer `current` into m_graphs[current]; false on failure.
-    bool captureStep(const StepConfig& c, int current);
+    /// f's arguments bound to this state: positions `current`, accelerations, workspace.
+    DeviceForceArgs forceArgs(const ForceLaunch& f, int current);
+    /// Captures what `emit` enqueues from buffer `current` into m_graphs[current]; false on failure.
+    bool captureStep(const StepConfig& c, int current, const EmitStep& emit);
     void dropGraphs() noexcept;
 
     std::size_t m_n = 0;
-    RowRange m_rows{0, kAllRows}; ///< rows the force launches write (end kAllRows: all)
     Layout m_layout;
     PositionStorage m_storage;
     bool m_ownsPositions = true;

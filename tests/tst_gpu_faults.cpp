@@ -19,10 +19,12 @@
 #if NBODY_HAVE_CUDA
 #include "kernels/DeviceState.h"
 #endif
+#include "sim/Ceiling.h"
 #include "sim/DeviceInfo.h"
 #include "sim/KernelRegistry.h"
 #include "sim/Scenario.h"
 #include "sim/Simulation.h"
+#include "sim/Tuner.h"
 
 #include <QCoreApplication>
 #include <QProcess>
@@ -555,13 +557,12 @@ private slots:
 
 #if NBODY_HAVE_CUDA
         {
-            DeviceState ds(start.size(), k.layout, PositionStorage::Owned);
-            QCOMPARE(ds.forceSlices(k, sliced), slices);
+            QCOMPARE(forceSlices(k, sliced, start.size()), slices);
             const bool watchdog = queryCuda().devices.front().kernelTimeout;
             if (watchdog)
-                QVERIFY(ds.forceSlices(k, whole) >= 1);
+                QVERIFY(forceSlices(k, whole, start.size()) >= 1);
             else
-                QCOMPARE(ds.forceSlices(k, whole), 1); // no kernel-execution timeout: one launch
+                QCOMPARE(forceSlices(k, whole, start.size()), 1); // no kernel-execution timeout: one launch
         }
 #endif
 
@@ -601,7 +602,7 @@ private slots:
             DeviceState ds(w.size(), k.layout, PositionStorage::Owned);
             ds.upload(w, 0);
             const std::size_t begin = std::size_t(bodies) / 3, count = std::size_t(bodies) / 4;
-            ds.computeForceSlice(k, whole, 0, begin, count);
+            ds.computeForceSlice(forceLaunch(k, whole, w.size(), RowRange{0, w.size()}), 0, begin, count);
             ds.download(w, 0);
             for (std::size_t i = 0; i < w.size(); ++i) {
                 const Float4& g = w.accelerations()[i];

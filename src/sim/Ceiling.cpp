@@ -1,5 +1,8 @@
 #include "Ceiling.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace nbody {
 
 PipeLanes pipeLanes(int major, int minor)
@@ -41,6 +44,22 @@ double interactionCeiling(const KernelInfo& k, const CudaDeviceInfo& device)
 double shareOfCeiling(double achieved, double ceiling)
 {
     return ceiling > 0 && achieved > 0 ? achieved / ceiling : 0;
+}
+
+int forceSlices(const KernelInfo& k, const SimParams& p, std::size_t n)
+{
+    if (!k.iSlices || n == 0)
+        return 1;
+    if (p.forceSlices > 0)
+        return int(std::min<std::size_t>(std::size_t(p.forceSlices), n));
+    const std::optional<CudaDeviceInfo> watched = watchdogDevice();
+    if (!watched)
+        return 1;
+    const double ceiling = interactionCeiling(k, *watched);
+    const double rate = ceiling > 0 ? ceiling / 4 : 1e10;
+    const double passMs = double(n) * double(n) / rate * 1e3;
+    const double slices = std::ceil(passMs / p.watchdogLaunchMs);
+    return int(std::clamp<double>(slices, 1.0, double(n)));
 }
 
 } // namespace nbody

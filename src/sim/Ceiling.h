@@ -37,6 +37,14 @@ double issueSlotsPerSecond(const CudaDeviceInfo& device, Precision precision);
 /// devices whose slot rate is unknown.
 double interactionCeiling(const KernelInfo& k, const CudaDeviceInfo& device);
 
+/// Launches one force pass of row k over n bodies makes (≥ 1): p.forceSlices when set (at most
+/// n); else 1, or — on a device with a kernel-execution timeout (watchdogDevice(), the display
+/// watchdog) — ceil(predicted pass time / p.watchdogLaunchMs), the pass time predicted as n²
+/// interactions at a quarter of the row's ceiling (the kernels reach 30–80 % of it, so the
+/// slices err on the short side; 1e10 interactions/s when the row states no slot count). Rows
+/// that cannot be sliced (KernelInfo::iSlices false): 1. Every device force pass goes through it.
+int forceSlices(const KernelInfo& k, const SimParams& p, std::size_t n);
+
 /// achieved ÷ ceiling (0.73 for 73 %); 0 when the ceiling is 0 or achieved is not positive.
 double shareOfCeiling(double achievedInteractionsPerSecond, double ceilingInteractionsPerSecond);
 

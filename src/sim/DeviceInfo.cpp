@@ -18,6 +18,27 @@ double peakMemoryBandwidth(const CudaDeviceInfo& d)
     return 2.0 * double(d.memoryClockKHz) * 1e3 * double(d.memoryBusWidthBits) / 8.0;
 }
 
+std::optional<CudaDeviceInfo> watchdogDevice()
+{
+#if NBODY_HAVE_CUDA
+    static const std::optional<CudaDeviceInfo> watched = []() -> std::optional<CudaDeviceInfo> {
+        int device = 0, timeout = 0;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&timeout, cudaDevAttrKernelExecTimeout, device) != cudaSuccess || timeout == 0) {
+            (void)cudaGetLastError();
+            return std::nullopt;
+        }
+        for (const CudaDeviceInfo& d : queryCuda().devices)
+            if (d.index == device)
+                return d;
+        return std::nullopt;
+    }();
+    return watched;
+#else
+    return std::nullopt;
+#endif
+}
+
 bool deviceMemory(DeviceMemory* out)
 {
 #if NBODY_HAVE_CUDA

@@ -3,6 +3,7 @@
 /// What the CUDA runtime reports about the devices (empty in a CPU-only build).
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,10 @@ struct DeviceMemory {
 /// the call fails (the error is cleared). Creates the CUDA context if there is none yet: call it
 /// only where a CUDA kernel is in use. Never throws.
 bool deviceMemory(DeviceMemory* out);
+
+/// The current device when its kernel-execution watchdog is on (a GPU that drives a display),
+/// else nullopt (no watchdog, no device, a CPU-only build). Asked once per process. Never throws.
+std::optional<CudaDeviceInfo> watchdogDevice();
 
 /// "13.0" from 13000.
 std::string cudaVersionString(int v);

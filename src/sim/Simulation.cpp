@@ -16,7 +16,6 @@ class DeviceState {};
 } // namespace nbody
 #endif
 
-#include <chrono>
 #include <cstdio>
 #include <cmath>
 #include <span>
@@ -206,7 +205,6 @@ void Simulation::ensureDevice()
     }
     if (m_storage == PositionStorage::External)
         m_device->attach(m_attached[0], m_attached[1]);
-    m_device->setForceRows(forceRows()); // this process's rows (all of them without a share)
     if (m_deviceStale) {
         if (fp64State())
             m_device->upload(m_state64, m_current);
@@ -496,33 +494,6 @@ void Simulation::fallBackToCpu()
     m_kernel = findKernel("cpu");
 }
 
-void Simulation::step(int count)
-{
-    if (count <= 0)
-        return;
-    if (m_params.diagnosticsInterval > 0 && !m_initialDiagnostics)
-        runDiagnosticsSystem(); // E0: the first evaluation of this system
-    m_exact64.reset(); // the state moves on: a later switch to fp64 widens the current one
-    // CUDA kernels: the GPU's time from before the first step's work to after the last (CUDA
-    // events; launch gaps count, work queued before — an OpenGL draw that mapping the interop
-    // buffers waits for — does not). CPU kernels: the wall clock.
-    double ms = 0;
-    if (deviceResident() && m_params.collisions) {
-        for (int s = 0; s < count; ++s) // one at a time: a merge changes N between two steps
-            ms += stepDevice(1);
-    } else if (deviceResident()) {
-        ms = stepDevice(count);
-    } else {
-        const auto t0 = std::chrono::steady_clock::now();
-        stepHost(count);
-        ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    }
-    m_timing.steps = count;
-    m_timing.msPerStep = ms / count;
-    const double n = double(m_world.size());
-    m_timing.interactionsPerSecond = m_timing.msPerStep > 0 ? n * n / (m_timing.msPerStep * 1e-3) : 0.0;
-}
-
 GraphStats Simulation::graphStats() const
 {
 #if NBODY_HAVE_CUDA
@@ -530,21 +501,6 @@ GraphStats Simulation::graphStats() const
         return m_device->graphStats();
 #endif
     return {};
-}
-
-void Simulation::computeAccelerations()
-{
-    if (deviceResident()) {
-#if NBODY_HAVE_CUDA
-        ensureDevice();
-        deviceForces(m_current);
-        m_device->synchronize();
-        m_world.accelerationsValid = true;
-        m_hostStale = true;
-#endif
-    } else {
-        hostForces();
-    }
 }
 
 void Simulation::setForceShare(ForceShare* share)
@@ -560,36 +516,6 @@ RowRange Simulation::forceRows() const
 {
     const std::size_t n = m_world.size();
     return m_share ? m_share->rows(n) : RowRange{0, n};
-}
-
-double Simulation::timedForceEvaluation()
-{
-    if (deviceResident()) {
-#if NBODY_HAVE_CUDA
-        ensureDevice();
-        if (const int chunks = exchangeChunks(); chunks > 1) {
-            // The pipelined exchange: the wall clock of the whole shared evaluation.
-            const auto t0 = std::chrono::steady_clock::now();
-            deviceForcesPipelined(m_current, chunks);
-            m_device->synchronize();
-            m_world.accelerationsValid = true;
-            m_hostStale = true;
-            return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        }
-        m_device->setForceRows(forceRows());
-        const auto t0 = std::chrono::steady_clock::now();
-        double ms = m_device->timedForces(*m_kernel, m_params, m_current);
-        gatherDeviceAccelerations(); // synchronises the device when there is a share
-        if (m_share)
-            ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        m_world.accelerationsValid = true;
-        m_hostStale = true;
-        return ms;
-#endif
-    }
-    const auto t0 = std::chrono::steady_clock::now();
-    hostForces();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 std::vector<Double4> Simulation::accelerations64()
@@ -649,69 +575,6 @@ std::vector<Double4> evaluateAccelerationRows(std::string_view kernelId, const W
 
 // ---- systems ---------------------------------------------------------------------------------
 
-void Simulation::hostForces()
-{
-    HostForceArgs a;
-    if (fp64State()) {
-        a.pos = m_state64.position.data();
-        a.acc = m_state64.acceleration.data();
-        m_worldStale = true;
-    } else {
-        a.pos = m_world.positions().data();
-        a.acc = m_world.accelerations().data();
-    }
-    a.n = m_world.size();
-    a.eps2 = m_params.eps2;
-    a.G = m_params.G;
-    a.openingAngle = m_params.openingAngle;
-    a.leafSize = m_params.leafSize;
-    const RowRange rows = forceRows();
-    const int chunks = exchangeChunks();
-    if (!m_share || chunks == 1) {
-        a.iBegin = rows.begin;
-        a.iEnd = rows.end;
-        m_kernel->host(a);
-        if (m_share)
-            m_share->gather(a.acc, a.n, fp64State() ? sizeof(Double4) : sizeof(Float4), /*onDevice*/ false);
-        m_world.accelerationsValid = true;
-        return;
-    }
-    // The pipelined exchange: chunk c's collective runs while chunk c + 1 is computed (each
-    // row's j-sum is the same call's: the same bits as one pass over the rows).
-    try {
-        m_share->beginGather(a.acc, a.n, fp64State() ? sizeof(Double4) : sizeof(Float4), /*onDevice*/ false, chunks);
-        for (int c = 0; c < chunks; ++c) {
-            const RowRange piece = chunkOf(rows, c, chunks);
-            if (piece.size() > 0) {
-                a.iBegin = piece.begin;
-                a.iEnd = piece.end;
-                m_kernel->host(a);
-            }
-            m_share->postChunk(c);
-        }
-        m_share->finishGather();
-    } catch (...) {
-        m_share->abandonGather();
-        throw;
-    }
-    m_world.accelerationsValid = true;
-}
-
-int Simulation::exchangeChunks() const
-{
-    if (!m_share)
-        return 1;
-    const int processes = m_share->processes();
-    // CUDA rows: 65536 rows per chunk at least (512 per multiprocessor of a 128-SM device: a
-    // chunk's launch fills it; a constant, not the device's count: every process must choose
-    // the same). CPU rows: 0, one chunk — the kernel runs on the thread that would drive MPI's
-    // progress (Open MPI has no progress thread), so a chunk's collective moves only at the next
-    // post and the pipeline hides little (docs/mpi.md); --exchange-chunks still pipelines them.
-    const std::size_t minRows = deviceResident() ? 65536 : 0;
-    return exchangeChunksFor(m_params.exchangeChunks, m_world.size() / std::size_t(std::max(processes, 1)), processes,
-                             m_kernel->method == ForceMethod::Tree, minRows);
-}
-
 void Simulation::runDiagnosticsSystem()
 {
     const int every = m_params.diagnosticsInterval;
@@ -723,127 +586,6 @@ void Simulation::runDiagnosticsSystem()
         m_initialDiagnostics = m_latestDiagnostics;
     if (m_diagnosticsObserver)
         m_diagnosticsObserver(*m_latestDiagnostics);
-}
-
-namespace {
-
-/// KDK leapfrog's kick and drift over host columns of Float4 or Double4 (arithmetic in T).
-template <class T, class V>
-struct HostIntegrator {
-    std::vector<V>& pos;
-    std::vector<V>& vel;
-    const std::vector<V>& acc;
-
-    /// v += ½ a dt over all bodies (the kicks of KDK leapfrog).
-    void kick(T dt)
-    {
-        const T half = T(0.5) * dt;
-        const auto n = static_cast<std::ptrdiff_t>(vel.size());
-#pragma omp parallel for schedule(static) if (n >= kParallelElementsFrom)
-        for (std::ptrdiff_t i = 0; i < n; ++i) {
-            vel[i].x += half * acc[i].x;
-            vel[i].y += half * acc[i].y;
-            vel[i].z += half * acc[i].z;
-        }
-    }
-    /// x += v dt.
-    void drift(T dt)
-    {
-        const auto n = static_cast<std::ptrdiff_t>(pos.size());
-#pragma omp parallel for schedule(static) if (n >= kParallelElementsFrom)
-        for (std::ptrdiff_t i = 0; i < n; ++i) {
-            pos[i].x += dt * vel[i].x;
-            pos[i].y += dt * vel[i].y;
-            pos[i].z += dt * vel[i].z;
-        }
-    }
-};
-
-} // namespace
-
-template <class T, class V>
-void Simulation::stepHostT(int count, std::vector<V>& pos, std::vector<V>& vel, std::vector<V>& acc)
-{
-    HostIntegrator<T, V> kdk{pos, vel, acc};
-    const std::span<const double> weights = integratorOrThrow(m_params.integrator).weights;
-    for (int s = 0; s < count; ++s) {
-        if (!m_world.accelerationsValid)
-            hostForces(); // gravity: a_n
-        const double signedDt = signedTimeStep(m_params); // −dt when time runs backwards
-        for (const double w : weights) { // KDK leapfrog substeps of w·dt (Integrators.h)
-            const T dt = T(w * signedDt);
-            kdk.kick(dt);  // integrate: opening kick
-            kdk.drift(dt); // integrate: drift
-            hostForces();  // gravity: a at the new positions
-            kdk.kick(dt);  // integrate: closing kick
-        }
-        m_world.time += signedDt;
-        ++m_world.step;
-        m_synced = {m_world.time, m_world.step};
-        if (m_params.collisions)
-            collisionSystem(); // merges shrink pos, vel and acc (the same vectors)
-        runDiagnosticsSystem();
-    }
-}
-
-void Simulation::stepHost(int count)
-{
-    if (fp64State()) {
-        stepHostT<double>(count, m_state64.position, m_state64.velocity, m_state64.acceleration);
-        m_worldStale = true;
-    } else {
-        stepHostT<float>(count, m_world.positions(), m_world.velocities(), m_world.accelerations());
-    }
-}
-
-double Simulation::stepDevice(int count)
-{
-#if NBODY_HAVE_CUDA
-    ensureDevice();
-    m_device->markStepsStart();
-    bool merged = false;
-    const double dt = signedTimeStep(m_params); // −dt when time runs backwards (DeviceState::step reads it too)
-    const std::span<const double> weights = integratorOrThrow(m_params.integrator).weights;
-    if (m_share) {
-        stepDeviceShared(count, weights);
-        count = 0;
-    }
-    for (int s = 0; s < count; ++s) {
-        if (!m_world.accelerationsValid) {
-            m_device->computeForces(*m_kernel, m_params, m_current); // gravity: a_n
-            m_world.accelerationsValid = true;
-        }
-        // integrate and gravity: per substep w·dt, kick + drift into the other buffer, a at the
-        // new positions, closing kick (replayed as one CUDA graph when SimParams::cudaGraphs)
-        m_current = m_device->step(*m_kernel, m_params, weights, m_current);
-        m_world.time += dt;
-        ++m_world.step;
-        m_hostStale = true;
-        if (m_params.collisions && collisionSystem()) {
-            merged = true; // the host holds the merged system; the device state is replaced below
-            break;         // (step() runs one step per call with collisions on)
-        }
-        runDiagnosticsSystem();
-        if (m_params.hostCopyInterval > 0 && m_world.step % std::uint64_t(m_params.hostCopyInterval) == 0)
-            syncHost(); // the last good state a fault falls back to (abandonDeviceState)
-    }
-    m_device->publish(m_current); // fp64 state: the float4 copy that is drawn
-    const double ms = m_device->stepsElapsedMs();
-    m_device->synchronize();
-    if (merged) {
-        // N changed: a new device state of the new size, uploaded now (into the attached buffers
-        // when positions are External, as setWorld does), then this step's diagnostics.
-        m_device.reset();
-        m_deviceStale = true;
-        if (devicePositionsAvailable())
-            ensureDevice();
-        runDiagnosticsSystem();
-    }
-    return ms;
-#else
-    (void)count;
-    throw std::logic_error("built without CUDA");
-#endif
 }
 
 // ---- the collision system ------------------------------------------------------------------
@@ -926,109 +668,11 @@ bool Simulation::collisionSystem()
     m_mergeLog.insert(m_mergeLog.end(), records.begin(), records.end());
     m_world.accelerationsValid = false; // the next step evaluates a_n of the merged system
     if (deviceResident()) {
-        m_deviceStale = true; // the device state has the old N: stepDevice replaces it
+        m_deviceStale = true; // the device state has the old N: the stepper replaces it
         m_hostStale = false;
     }
     m_synced = {m_world.time, m_world.step};
     return true;
 }
-
-// ---- several processes ---------------------------------------------------------------------
-
-#if NBODY_HAVE_CUDA
-void Simulation::deviceForces(int current)
-{
-    if (const int chunks = exchangeChunks(); chunks > 1) {
-        deviceForcesPipelined(current, chunks);
-        return;
-    }
-    m_device->setForceRows(forceRows());
-    m_device->computeForces(*m_kernel, m_params, current);
-    gatherDeviceAccelerations();
-}
-
-void Simulation::deviceForcesPipelined(int current, int chunks)
-{
-    // Every chunk's launches go into the default stream at once (the device runs them back to
-    // back); after each, an event and — host-staged — its copy to pinned memory on a copy
-    // stream. The host posts chunk c's collective as soon as its event (and copy) is done and
-    // lets the posted ones progress while it waits for the next.
-    const std::size_t n = m_world.size();
-    const std::size_t bytes = vectorBytes(m_kernel->layout);
-    const RowRange rows = forceRows();
-    const bool aware = m_share->deviceAware();
-    void* const stage = aware ? nullptr : m_device->pinnedStage(n * bytes);
-    try {
-        m_share->beginGather(aware ? m_device->accelerations() : stage, n, bytes, /*onDevice*/ aware, chunks);
-        for (int c = 0; c < chunks; ++c) {
-            const RowRange piece = chunkOf(rows, c, chunks);
-            if (piece.size() > 0) {
-                m_device->setForceRows(piece);
-                m_device->computeForces(*m_kernel, m_params, current);
-            }
-            m_device->markForceChunk(c, piece, stage);
-        }
-        m_device->setForceRows(rows);
-        for (int c = 0; c < chunks; ++c) {
-            while (!m_device->forceChunkDone(c))
-                m_share->progress();
-            m_share->postChunk(c);
-        }
-        m_share->finishGather();
-    } catch (...) {
-        m_device->setForceRows(rows);
-        m_share->abandonGather();
-        throw;
-    }
-    if (!aware) // every row back up (this process's are the same bits)
-        m_device->copyAccelerations(stage, RowRange{0, n}, /*toHost*/ false);
-}
-
-void Simulation::gatherDeviceAccelerations()
-{
-    if (!m_share)
-        return;
-    const std::size_t n = m_world.size();
-    const std::size_t bytes = vectorBytes(m_kernel->layout);
-    m_device->synchronize(); // the force kernels have written this process's rows
-    if (m_share->deviceAware()) {
-        m_share->gather(m_device->accelerations(), n, bytes, /*onDevice*/ true);
-        return;
-    }
-    // Host-staged: this process's rows down, every row back up.
-    const RowRange rows = forceRows();
-    m_stage.resize(n * bytes);
-    m_device->copyAccelerations(m_stage.data(), rows, /*toHost*/ true);
-    m_share->gather(m_stage.data(), n, bytes, /*onDevice*/ false);
-    m_device->copyAccelerations(m_stage.data(), RowRange{0, n}, /*toHost*/ false);
-}
-
-void Simulation::stepDeviceShared(int count, std::span<const double> weights)
-{
-    // The substeps of DeviceState::step as plain launches, with the gather between the force
-    // evaluation and the closing kick (the same kernels in the same order: the same bits).
-    for (int s = 0; s < count; ++s) {
-        if (!m_world.accelerationsValid) {
-            deviceForces(m_current); // gravity: a_n
-            m_world.accelerationsValid = true;
-        }
-        for (const double w : weights) {
-            const double dt = w * signedTimeStep(m_params);
-            m_device->kickDrift(dt, m_current); // integrate: opening kick + drift into the other buffer
-            m_current = 1 - m_current;
-            deviceForces(m_current);            // gravity at the new positions, every process's rows
-            m_device->kick(dt);                 // integrate: closing kick
-        }
-        m_world.time += signedTimeStep(m_params);
-        ++m_world.step;
-        m_hostStale = true;
-        runDiagnosticsSystem();
-    }
-}
-#else
-void Simulation::deviceForces(int) { throw std::logic_error("built without CUDA"); }
-void Simulation::gatherDeviceAccelerations() {}
-void Simulation::stepDeviceShared(int, std::span<const double>) { throw std::logic_error("built without CUDA"); }
-#endif
 
 } // namespace nbody

@@ -28,6 +28,7 @@
 /// Selecting an fp64 kernel widens the fp32 state exactly; leaving it rounds to nearest.
 
 #include "Collisions.h"
+#include "contracts/DeviceTypes.h"
 #include "Diagnostics.h"
 #include "ForceShare.h"
 #include "KernelRegistry.h"
@@ -54,27 +55,8 @@ struct StepTiming {
     double interactionsPerSecond = 0; ///< N² per step over msPerStep (as NVIDIA's nbody sample counts)
 };
 
-/// How the steps of CUDA kernels were launched (SimParams::cudaGraphs; see DeviceState::step).
-struct GraphStats {
-    std::uint64_t captures = 0;   ///< CUDA graphs captured (one per start buffer and configuration)
-    std::uint64_t replays = 0;    ///< steps run as one cudaGraphLaunch
-    std::uint64_t plainSteps = 0; ///< steps run as plain launches (graphs off, warm-up, fallback)
-    std::string failure;          ///< why the last capture failed; "" when none did
-};
-
-/// One body's state (Simulation::body): the kernel's precision widened exactly to fp64.
-struct BodyState {
-    Double4 position; ///< (x, y, z, mass): length and mass units
-    Double4 velocity; ///< (vx, vy, vz, 0): length / time
-};
-
-/// Where the device positions live for CUDA kernels.
-enum class PositionStorage {
-    Owned,    ///< cudaMalloc'd by the simulation
-    External, ///< provided by the caller between attachDevicePositions() and detachDevicePositions()
-};
-
-class DeviceState; // kernels/: the device columns (opaque here)
+class DeviceState;  // kernels/: the device columns (opaque here)
+class StateBackend; // Stepper.h
 
 class Simulation {
 public:
@@ -257,13 +239,8 @@ public:
 private:
     void validateOrThrow(const World& w, const SimParams& p) const;
     static void validateExact(const World& w, const std::optional<Fp64State>& exact);
-    void stepHost(int count);
-    template <class T, class V>
-    void stepHostT(int count, std::vector<V>& pos, std::vector<V>& vel, std::vector<V>& acc);
     bool fp64State() const;
     void narrowIfStale();
-    double stepDevice(int count); ///< returns the GPU's milliseconds for the steps (CUDA events)
-    void hostForces();
     /// Before a read of the device state: the attached External buffers handed to the device
     /// state; std::logic_error when they are needed and not attached (`detachedFp64Allowed`:
     /// the fp64 layout, whose positions are its own, may read without them).
@@ -274,14 +251,20 @@ private:
     void runDiagnosticsSystem();
     bool collisionSystem(); ///< true when bodies merged (the host then holds the newer state)
     RowRange forceRows() const;
-    void deviceForces(int current);
-    void gatherDeviceAccelerations();
     /// The force exchange's chunks for this evaluation (SimParams::exchangeChunks, auto:
     /// exchangeChunksFor over the smallest share, N / P rows); 1 without a share.
     int exchangeChunks() const;
-    /// deviceForces with a pipelined exchange of `chunks` > 1 chunks.
-    void deviceForcesPipelined(int current, int chunks);
-    void stepDeviceShared(int count, std::span<const double> weights);
+
+    // ---- the stepper (Stepper.cpp) ----
+    template <class T, class V>
+    class HostBackend;    ///< the host's columns: fp32 (the World) or fp64 (m_state64)
+    class DeviceBackend;  ///< the device state of a CUDA kernel
+    class SharedForces;   ///< decorator: the force evaluation shared with other processes
+    /// The backend of the selected kernel, decorated with the force share when there is one.
+    std::unique_ptr<StateBackend> backend();
+    /// The one step loop: up to `count` steps, fewer when a merge changed N (the call ends there
+    /// so the next one starts with a state of the new size); adds the steps' milliseconds to ms.
+    int advance(int count, double& ms);
 
     World m_world;
     SimParams m_params;
@@ -305,7 +288,6 @@ private:
     std::vector<MergeRecord> m_mergeLog;     ///< see mergeLog()
     double m_energyLost = 0;                 ///< see energyLost()
     ForceShare* m_share = nullptr;           ///< other processes' rows (nullptr: all rows here)
-    std::vector<unsigned char> m_stage;      ///< host staging of device accelerations for m_share
     std::uint64_t m_fullDownloads = 0;       ///< see fullDownloads()
 };
 

@@ -2,6 +2,7 @@
 
 #include "AtomicFile.h"
 #include "Benchmark.h"
+#include "Ceiling.h"
 #include "DeviceInfo.h"
 #include "Format.h"
 #include "Scenario.h"
@@ -523,6 +524,17 @@ ResolvedLaunch resolveLaunch(const KernelInfo& k, const SimParams& p, std::size_
     ResolvedLaunch r;
     resolveInto(r, k, p, n, true);
     return r;
+}
+
+ForceLaunch forceLaunch(const KernelInfo& k, const SimParams& p, std::size_t n, RowRange rows)
+{
+    ForceLaunch f;
+    f.kernel = &k;
+    f.args = deviceForceArgs(k, p, n);
+    f.args.iBegin = rows.begin;
+    f.args.iEnd = rows.end;
+    f.slices = forceSlices(k, p, n);
+    return f;
 }
 
 DeviceForceArgs deviceForceArgs(const KernelInfo& k, const SimParams& p, std::size_t n)

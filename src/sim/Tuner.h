@@ -22,6 +22,7 @@
 /// are kept in the file but never used here.
 
 #include "KernelRegistry.h"
+#include "contracts/DeviceTypes.h"
 #include "SimParams.h"
 
 #include <array>
@@ -164,6 +165,10 @@ struct ResolvedLaunch {
 };
 /// deviceForceArgs() with where each value came from. Throws what KernelInfo::defaults throws.
 ResolvedLaunch resolveLaunch(const KernelInfo& k, const SimParams& p, std::size_t n);
+/// One device force pass of row k over n bodies for the rows [rows.begin, rows.end): the
+/// resolved arguments (deviceForceArgs) and the slice count (sim/Ceiling.h forceSlices). What
+/// the simulation hands the device state (kernels/DeviceState.h) for every force pass.
+ForceLaunch forceLaunch(const KernelInfo& k, const SimParams& p, std::size_t n, RowRange rows);
 /// "block 128, tile x2 (tuned); rows 1 (set)" — the parameters row k reads with their sources.
 std::string describeResolved(const KernelInfo& k, const ResolvedLaunch& r);
 

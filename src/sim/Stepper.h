@@ -1,0 +1,88 @@
+#pragma once
+/// \file Stepper.h
+/// The one step loop's vocabulary: what a state backend offers the stepper, and the composition
+/// of an integrator's substeps out of those operations.
+///
+/// Every backend — the host's fp32 columns, the host's fp64 state, the device state of a CUDA
+/// kernel — offers the same operations: a force evaluation, KDK leapfrog's kick and drift, and the
+/// bookkeeping around a step (make the state current, mark it newer, keep a host copy, time the
+/// steps). Simulation::step runs one loop over them for every backend:
+///
+///     gravity     a_n = F(x_n)                  (when the accelerations are stale)
+///     integrate   emitSubsteps: per substep w·dt  kickDrift, forces, kick
+///                 (a CUDA kernel captures what emitSubsteps emits into a CUDA graph and replays it)
+///     advance     t += dt, step += 1; the backend marks its state newer
+///     collisions  (SimParams::collisions) touching pairs merge; N changes, the loop ends the call
+///     diagnostics (every SimParams::diagnosticsInterval steps)
+///     checkpoint  (device: every SimParams::hostCopyInterval steps a host copy of the state)
+///
+/// A distributed run (src/mpi) decorates the backend's force evaluation with the exchange of the
+/// other processes' rows (Simulation::SharedForces), so it steps through the same loop.
+
+#include <chrono>
+#include <cstddef>
+#include <span>
+
+namespace nbody {
+
+/// KDK leapfrog's operations on one state (Integrators.h). dt is signed (−dt when time runs
+/// backwards) and already multiplied by the substep's weight.
+class StepOps {
+public:
+    virtual ~StepOps() = default;
+    /// a = F(x) for every body at the current positions.
+    virtual void forces() = 0;
+    /// The opening kick and the drift: v += ½ a dt; x += v dt.
+    virtual void kickDrift(double dt) = 0;
+    /// The closing kick: v += ½ a dt.
+    virtual void kick(double dt) = 0;
+};
+
+/// One step of an integrator row (weights w_i, Σ w_i = 1) as KDK leapfrog substeps of w_i·dt:
+/// the one place the substeps are composed, for every backend and for the CUDA graph capture.
+inline void emitSubsteps(StepOps& ops, std::span<const double> weights, double signedDt)
+{
+    for (const double w : weights) {
+        const double dt = w * signedDt;
+        ops.kickDrift(dt); // integrate: opening kick and drift
+        ops.forces();      // gravity: a at the new positions
+        ops.kick(dt);      // integrate: closing kick
+    }
+}
+
+/// A state the stepper advances: StepOps plus the bookkeeping of the loop (see the file comment).
+class StateBackend : public StepOps {
+public:
+    /// Before a call's steps or a force evaluation: the state is where the operations run (the
+    /// device state created or uploaded when the host copy is newer).
+    virtual void prepare() {}
+    /// Runs one whole step's substeps itself and returns true (the device: a CUDA graph replay
+    /// of what emitSubsteps emits, or those launches as plain ones); false: the stepper emits them.
+    virtual bool runStep(std::span<const double> weights, double signedDt)
+    {
+        (void)weights;
+        (void)signedDt;
+        return false;
+    }
+    /// After each step: the state is one step newer than any copy.
+    virtual void stepped() = 0;
+    /// After each step's collisions and diagnostics: the host copy a fault falls back to.
+    virtual void checkpoint() {}
+    /// After a force evaluation outside a step: the accelerations are complete and readable.
+    virtual void forcesDone() {}
+    /// Clock around a call's steps: milliseconds from startClock() to stopClock() (the GPU's
+    /// timeline for the device, the wall clock on the host).
+    virtual void startClock() = 0;
+    virtual double stopClock() = 0;
+    /// One force evaluation, then forcesDone(): its milliseconds on the wall clock (the device:
+    /// CUDA events around the launches).
+    virtual double timedForces()
+    {
+        const auto t0 = std::chrono::steady_clock::now();
+        forces();
+        forcesDone();
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
+};
+
+} // namespace nbody
