@@ -218,25 +218,6 @@ std::string_view toString(ForceMethod m)
     return m == ForceMethod::AllPairs ? "all pairs" : "tree";
 }
 
-std::size_t vectorBytes(Layout l)
-{
-    return l == Layout::Float4 ? sizeof(Float4) : l == Layout::Float3 ? sizeof(Float3) : sizeof(Double4);
-}
-
-std::size_t positionBytes(Layout l)
-{
-    return l == Layout::Double4 ? sizeof(Double4) : sizeof(Float4);
-}
-
-RowRange rowRange(std::size_t iBegin, std::size_t iEnd, std::size_t n)
-{
-    const std::size_t end = iEnd == kAllRows ? n : iEnd;
-    if (iBegin > end || end > n)
-        throw std::invalid_argument("force rows [" + std::to_string(iBegin) + ", " +
-                                    (iEnd == kAllRows ? std::string("N") : std::to_string(iEnd)) +
-                                    ") are not a range of the " + std::to_string(n) + " bodies");
-    return {iBegin, end};
-}
 
 bool testFaultyKernelEnabled()
 {

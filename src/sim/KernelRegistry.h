@@ -7,6 +7,7 @@
 #include "Types.h"
 
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -34,9 +35,15 @@ std::string_view toString(Precision p);
 std::string_view toString(Layout l);
 std::string_view toString(ForceMethod m);
 /// Bytes of one velocity / acceleration element of the layout (16, 12, 32).
-std::size_t vectorBytes(Layout l);
+inline std::size_t vectorBytes(Layout l)
+{
+    return l == Layout::Float4 ? sizeof(Float4) : l == Layout::Float3 ? sizeof(Float3) : sizeof(Double4);
+}
 /// Bytes of one position element of the layout (16, 16, 32).
-std::size_t positionBytes(Layout l);
+inline std::size_t positionBytes(Layout l)
+{
+    return l == Layout::Double4 ? sizeof(Double4) : sizeof(Float4);
+}
 
 /// The bodies i whose accelerations a force kernel writes: [iBegin, iEnd), each summed over all
 /// N bodies j in the same order as a call over every body, so the rows of a sub-range are bit
@@ -66,7 +73,15 @@ struct RowRange {
     std::size_t begin = 0, end = 0;
     std::size_t size() const { return end - begin; }
 };
-RowRange rowRange(std::size_t iBegin, std::size_t iEnd, std::size_t n);
+inline RowRange rowRange(std::size_t iBegin, std::size_t iEnd, std::size_t n)
+{
+    const std::size_t end = iEnd == kAllRows ? n : iEnd;
+    if (iBegin > end || end > n)
+        throw std::invalid_argument("force rows [" + std::to_string(iBegin) + ", " +
+                                    (iEnd == kAllRows ? std::string("N") : std::to_string(iEnd)) +
+                                    ") are not a range of the " + std::to_string(n) + " bodies");
+    return {iBegin, end};
+}
 
 /// Arguments of a CUDA force kernel: same contract, device pointers, plus launch parameters.
 /// pos: N positions and acc: N accelerations on the device, in the row's layout; acc[i] is

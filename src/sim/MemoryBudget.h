@@ -3,6 +3,7 @@
 /// How much host memory a system of N bodies needs, how much this process may still use, and a
 /// check that refuses a system that cannot fit before anything is allocated for it.
 
+#include "contracts/HostMemory.h"
 #include <cstddef>
 #include <string>
 
@@ -24,21 +25,7 @@ inline constexpr std::size_t kFp64StateBytesPerBody = 3 * 32;
 /// positions, nodes, fp64 moments, cells and the construction's scratch). Saturates at SIZE_MAX.
 std::size_t hostBytesFor(std::size_t n, const KernelInfo* kernel = nullptr);
 
-/// What this process may still allocate: the smallest of /proc/meminfo MemAvailable,
-/// RLIMIT_AS less the current virtual size, RLIMIT_DATA less the current data size, and the
-/// cgroup v2 memory.max less memory.current of the process's cgroup.
-struct MemoryAvailable {
-    std::size_t bytes = 0;
-    std::string source; ///< which limit binds ("MemAvailable", "RLIMIT_AS", ...); empty: unknown
-    bool known() const { return !source.empty(); }
-};
-MemoryAvailable availableHostMemory();
-
-/// This process's resident set size (VmRSS of /proc/self/status), bytes; 0 where it cannot be read.
-std::size_t residentHostBytes();
-
-/// "27.9 GB" (decimal units, 3 significant digits).
-std::string formatBytes(std::size_t bytes);
+// availableHostMemory(), residentHostBytes(), formatBytes(): contracts/HostMemory.h
 
 /// Throws std::invalid_argument ("N = 268435456 needs about 32.7 GB of host memory; 18.2 GB are
 /// available (MemAvailable)") when hostBytesFor(n, kernel) exceeds what is available. Does
