@@ -33,3 +33,8 @@ nbody_add_test(NAME tst_autosave SOURCES tst_autosave.cpp LIBS nbody::app Qt6::W
 # state with collisions on, the Add body tool's predicted path; label gui.
 # NBODY_SCREENSHOT_DIR=DIR saves sandbox-launch.png and sandbox-solar-system.png (docs/images).
 nbody_add_test(NAME tst_sandbox_gui SOURCES tst_sandbox_gui.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 180)
+# tst_params: the parameter table as the one declaration of a parameter — a row declared by the
+# test alone reaches `nbody run --help` (nbody::cli in-process), scenario files, CSV and HDF5
+# snapshots, the Kernel dock and Simulation's validation; the built-in rows' messages; label gui
+# (the Kernel dock; runs on the offscreen platform too).
+nbody_add_test(NAME tst_params SOURCES tst_params.cpp LIBS nbody::app nbody::cli Qt6::Widgets LABELS gui TIMEOUT 120)

@@ -606,7 +606,7 @@ void TestController::refusedParameters()
     QCOMPARE(loop.params.size(), std::size_t(1)); // nothing changed, nothing published
 
     if (isCuda(kernel) && findKernel(kernel.toStdString())->params.blockSize) {
-        loop.command(&SimulationController::setBlockSize, 4096);
+        loop.command(&SimulationController::setParam, QStringLiteral("blockSize"), QStringLiteral("4096"));
         FRAME(loop, r);
         QCOMPARE(loop.commandFailures.size(), 2);
         QCOMPARE(loop.commandFailures.back().first, QStringLiteral("block size"));

@@ -1,4 +1,5 @@
 #include "KernelDock.h"
+#include "ParamWidgets.h"
 #include "DockScroll.h"
 
 #include "sim/Ceiling.h"
@@ -37,16 +38,6 @@ QString qstr(std::string_view s)
 QString backendTitle(nbody::Backend b)
 {
     return b == nbody::Backend::Cpu ? KernelDock::tr("CPU") : KernelDock::tr("CUDA");
-}
-
-QSpinBox* paramSpinBox(QWidget* parent, const QString& objectName)
-{
-    auto* s = new QSpinBox(parent);
-    s->setObjectName(objectName);
-    s->setRange(0, 1 << 20); // the kernel checks the device's limits and says which one
-    s->setSpecialValueText(KernelDock::tr("auto")); // 0: tuned for this device and N, else the kernel's default
-    s->setKeyboardTracking(false); // apply on Enter / focus loss / arrows, not per keystroke
-    return s;
 }
 
 /// "1.97 e12" (three significant digits, the exponent apart so that it reads like the status bar).
@@ -161,21 +152,13 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     auto* paramBox = new QGroupBox(tr("Launch parameters"), body);
     auto* form = new QVBoxLayout(paramBox);
     // One parameter a row (two columns would make the dock wider than the right-hand column).
-    auto* grid = new QFormLayout;
-    m_blockSize = paramSpinBox(paramBox, QStringLiteral("blockSize"));
-    m_blockRows = paramSpinBox(paramBox, QStringLiteral("blockRows"));
-    m_tileWidthFactor = paramSpinBox(paramBox, QStringLiteral("tileWidthFactor"));
-    m_bodiesPerThread = paramSpinBox(paramBox, QStringLiteral("bodiesPerThread"));
-    m_jSplit = paramSpinBox(paramBox, QStringLiteral("jSplit"));
-    m_unroll = paramSpinBox(paramBox, QStringLiteral("unroll"));
-    const auto place = [&](const QString& label, QSpinBox* box) { grid->addRow(label, box); };
-    place(tr("Block size:"), m_blockSize);
-    place(tr("Block rows:"), m_blockRows);
-    place(tr("Tile width factor:"), m_tileWidthFactor);
-    place(tr("Bodies per thread:"), m_bodiesPerThread);
-    place(tr("J-split:"), m_jSplit);
-    place(tr("Unroll:"), m_unroll);
-    form->addLayout(grid);
+    // The table's Launch rows a single process reads (the exchange's are mpirun's).
+    m_launchForm = new ParamForm(
+        [](const nbody::ParamInfo& r) {
+            return r.group == nbody::ParamGroup::Launch && r.readers != nbody::ParamReaders::Distributed;
+        },
+        paramBox);
+    form->addWidget(m_launchForm);
     auto* sourceRow = new QHBoxLayout;
     m_launchInfo = new QLabel(paramBox);
     m_launchInfo->setObjectName(QStringLiteral("launchSource"));
@@ -200,45 +183,19 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     // -- the tree rows' parameters (SimParams::openingAngle, leafSize), for tree rows only
     m_treeBox = new QGroupBox(tr("Tree parameters"), body);
     m_treeBox->setObjectName(QStringLiteral("treeParams"));
-    auto* treeForm = new QFormLayout(m_treeBox);
-    m_openingAngle = new QDoubleSpinBox(m_treeBox);
-    m_openingAngle->setObjectName(QStringLiteral("openingAngle"));
-    m_openingAngle->setDecimals(3);
-    m_openingAngle->setRange(0.001, nbody::kMaxOpeningAngle);
-    m_openingAngle->setSingleStep(0.05);
-    m_openingAngle->setKeyboardTracking(false);
-    m_openingAngle->setToolTip(tr("Opening angle θ: a cell of size l acts as one multipole (monopole + "
-                                  "quadrupole) on a group of bodies farther than l/θ plus its offset; smaller "
-                                  "is more accurate and slower (docs/tree.md)"));
-    m_leafSize = new QSpinBox(m_treeBox);
-    m_leafSize->setObjectName(QStringLiteral("leafSize"));
-    m_leafSize->setRange(1, nbody::tree::kMaxLeafSize);
-    m_leafSize->setKeyboardTracking(false);
-    m_leafSize->setToolTip(tr("A cell of at most this many bodies that is opened is summed body by body"));
-    treeForm->addRow(tr("Opening angle θ:"), m_openingAngle);
-    treeForm->addRow(tr("Leaf size:"), m_leafSize);
+    auto* treeLayout = new QVBoxLayout(m_treeBox);
+    m_treeForm = new ParamForm([](const nbody::ParamInfo& r) { return r.group == nbody::ParamGroup::Tree; }, m_treeBox);
+    treeLayout->addWidget(m_treeForm);
     column->addWidget(m_treeBox);
     setScrollableWidget(this, body);
 
     connect(m_table, &QTreeWidget::currentItemChanged, this,
             [this](QTreeWidgetItem* item) { onCurrentItemChanged(item); });
-    const auto forward = [this](QSpinBox* box, void (KernelDock::*signal)(int)) {
-        connect(box, &QSpinBox::valueChanged, this, [this, signal](int v) {
+    for (ParamForm* f : {m_launchForm, m_treeForm})
+        connect(f, &ParamForm::edited, this, [this](const QString& key, const QString& text) {
             clearRefusal();
-            emit(this->*signal)(v);
+            emit paramEdited(key, text);
         });
-    };
-    forward(m_blockSize, &KernelDock::blockSizeEdited);
-    forward(m_blockRows, &KernelDock::blockRowsEdited);
-    forward(m_tileWidthFactor, &KernelDock::tileWidthFactorEdited);
-    forward(m_bodiesPerThread, &KernelDock::bodiesPerThreadEdited);
-    forward(m_jSplit, &KernelDock::jSplitEdited);
-    forward(m_unroll, &KernelDock::unrollEdited);
-    forward(m_leafSize, &KernelDock::leafSizeEdited);
-    connect(m_openingAngle, &QDoubleSpinBox::valueChanged, this, [this](double v) {
-        clearRefusal();
-        emit openingAngleEdited(v);
-    });
     connect(m_tuneNow, &QPushButton::clicked, this, &KernelDock::tuneRequested);
 
     setKernel(QString());
@@ -284,12 +241,22 @@ void KernelDock::setKernel(const QString& id)
 void KernelDock::showDetails(const nbody::KernelInfo* k)
 {
     const nbody::KernelParamUse use = k ? k->params : nbody::KernelParamUse{};
-    m_blockSize->setEnabled(use.blockSize);
-    m_blockRows->setEnabled(use.blockRows);
-    m_tileWidthFactor->setEnabled(use.tileWidthFactor);
-    m_bodiesPerThread->setEnabled(use.bodiesPerThread);
-    m_jSplit->setEnabled(use.jSplit);
-    m_unroll->setEnabled(use.unroll);
+    // A launch row's editor is live when the kernel reads it (KernelParamUse; rows declared at
+    // run time are always live), with the row's doc as tooltip, else "Not read by …".
+    const auto readsRow = [&use](const QString& key) {
+        for (const nbody::LaunchParamInfo& l : nbody::launchParams())
+            if (QString::fromUtf8(l.key.data(), qsizetype(l.key.size())) == key)
+                return nbody::reads(use, l.param);
+        return true;
+    };
+    const QString unused = k ? tr("Not read by %1").arg(qstr(k->name)) : QString();
+    for (const QString& key : m_launchForm->keys()) {
+        QWidget* e = m_launchForm->editor(key);
+        const bool live = k && readsRow(key);
+        e->setEnabled(live);
+        const nbody::ParamInfo* row = nbody::findParam(key.toStdString());
+        e->setToolTip(live || !k ? qstr(row ? row->doc : std::string_view{}) : unused);
+    }
     m_treeBox->setVisible(k && k->method == nbody::ForceMethod::Tree);
     refreshLaunchInfo();
     if (!k) {
@@ -310,23 +277,6 @@ void KernelDock::showDetails(const nbody::KernelInfo* k)
                                               : tr("no (summation order varies)"));
     m_flops->setText(QString::number(k->flopsPerInteraction));
     m_description->setText(qstr(k->description));
-
-    const QString unused = tr("Not read by %1").arg(name);
-    m_blockSize->setToolTip(use.blockSize ? (use.blockRows ? tr("CUDA threads per block along j (bodies "
-                                                                "whose pull is summed)")
-                                                           : tr("CUDA threads per block"))
-                                          : unused);
-    m_blockRows->setToolTip(use.blockRows ? tr("Rows (bodies i) per block; threads per block = block "
-                                               "size × block rows")
-                                          : unused);
-    m_tileWidthFactor->setToolTip(use.tileWidthFactor ? tr("Bodies staged per tile = block size × factor")
-                                                      : unused);
-    m_bodiesPerThread->setToolTip(use.bodiesPerThread ? tr("i-bodies each thread keeps in registers (1, 2, 4, 8)")
-                                                      : unused);
-    m_jSplit->setToolTip(use.jSplit ? tr("Pieces the j-range is split into across blocks, summed by a "
-                                         "deterministic second pass (fills the GPU at small N)")
-                                    : unused);
-    m_unroll->setToolTip(use.unroll ? tr("Unroll factor of the loop over a tile (1, 2, 4, 8)") : unused);
 }
 
 void KernelDock::setBodies(qulonglong bodies)
@@ -447,21 +397,8 @@ void KernelDock::showCeiling()
 
 void KernelDock::setParams(const nbody::SimParams& p)
 {
-    const auto show = [](QSpinBox* box, int value) {
-        const QSignalBlocker block(box);
-        box->setValue(value);
-    };
-    show(m_blockSize, p.blockSize);
-    show(m_blockRows, p.blockRows);
-    show(m_tileWidthFactor, p.tileWidthFactor);
-    show(m_bodiesPerThread, p.bodiesPerThread);
-    show(m_jSplit, p.jSplit);
-    show(m_unroll, p.unroll);
-    show(m_leafSize, p.leafSize);
-    {
-        const QSignalBlocker block(m_openingAngle);
-        m_openingAngle->setValue(double(p.openingAngle));
-    }
+    m_launchForm->setParams(p);
+    m_treeForm->setParams(p);
     m_params = p;
     refreshLaunchInfo();
 }

@@ -36,6 +36,8 @@ namespace nbody { struct KernelInfo; }
 
 namespace nbody::app {
 
+class ParamForm;
+
 /// The tooltip of a kernel wherever it is listed (Kernel menu, Kernel dock): its description,
 /// and for a kernel that cannot run here, "Unavailable: <reason>" after a blank line.
 QString kernelToolTip(const nbody::KernelInfo& kernel);
@@ -74,15 +76,9 @@ public:
 signals:
     /// The user picked another (available) kernel in the list.
     void kernelSelected(const QString& id);
-    void blockSizeEdited(int blockSize);
-    void blockRowsEdited(int blockRows);
-    void tileWidthFactorEdited(int factor);
-    void bodiesPerThreadEdited(int bodies);
-    void jSplitEdited(int pieces);
-    void unrollEdited(int factor);
-    /// Tree rows (KernelInfo::method == ForceMethod::Tree): opening angle θ and leaf size.
-    void openingAngleEdited(double theta);
-    void leafSizeEdited(int leafSize);
+    /// The user edited a parameter of the table's Launch or Tree group (ParamWidgets.h): the
+    /// row's key ("blockSize", "openingAngle") and the value's exact text.
+    void paramEdited(const QString& key, const QString& text);
     /// "Tune now": measure the running kernel's launch parameters again at the current N.
     void tuneRequested();
 
@@ -102,15 +98,9 @@ private:
     std::optional<nbody::CudaDeviceInfo> m_device;
     double m_rate = 0;
     QLabel* m_description;
-    QSpinBox* m_blockSize;
-    QSpinBox* m_blockRows;
-    QSpinBox* m_tileWidthFactor;
-    QSpinBox* m_bodiesPerThread;
-    QSpinBox* m_jSplit;
-    QSpinBox* m_unroll;
+    ParamForm* m_launchForm;        ///< the table's Launch rows (one process: not the exchange's)
     QGroupBox* m_treeBox;           ///< shown for tree rows only
-    QDoubleSpinBox* m_openingAngle;
-    QSpinBox* m_leafSize;
+    ParamForm* m_treeForm;          ///< the table's Tree rows
     QLabel* m_launchInfo;
     QPushButton* m_tuneNow;
     QLabel* m_refusal;

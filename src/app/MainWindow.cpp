@@ -608,14 +608,7 @@ void MainWindow::connectController()
         if (id != m_kernelId)
             emit kernelRequested(id);
     });
-    connect(m_kernelDock, &KernelDock::blockSizeEdited, c, &SimulationController::setBlockSize);
-    connect(m_kernelDock, &KernelDock::blockRowsEdited, c, &SimulationController::setBlockRows);
-    connect(m_kernelDock, &KernelDock::tileWidthFactorEdited, c, &SimulationController::setTileWidthFactor);
-    connect(m_kernelDock, &KernelDock::bodiesPerThreadEdited, c, &SimulationController::setBodiesPerThread);
-    connect(m_kernelDock, &KernelDock::jSplitEdited, c, &SimulationController::setJSplit);
-    connect(m_kernelDock, &KernelDock::unrollEdited, c, &SimulationController::setUnroll);
-    connect(m_kernelDock, &KernelDock::openingAngleEdited, c, &SimulationController::setOpeningAngle);
-    connect(m_kernelDock, &KernelDock::leafSizeEdited, c, &SimulationController::setLeafSize);
+    connect(m_kernelDock, &KernelDock::paramEdited, c, &SimulationController::setParam);
     connect(m_kernelDock, &KernelDock::tuneRequested, c, &SimulationController::tuneNow);
     // The tuner runs on the controller's thread; the status bar and the dock say so meanwhile.
     connect(c, &SimulationController::tuningStarted, this, [this](const QString& message) {

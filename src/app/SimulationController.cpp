@@ -1,4 +1,5 @@
 #include "SimulationController.h"
+#include "sim/ParamTable.h"
 
 #include "sim/Benchmark.h"
 #include "sim/Edits.h"
@@ -454,6 +455,7 @@ void SimulationController::saveScenario(const QString& path)
         spec.kernel = std::string(m_sim->kernel().id);
         if (p.collisions || spec.collisions)
             spec.collisions = p.collisions;
+        spec.params = scenarioParamValues(p); // θ, leaf size, launch parameters … that differ from the defaults
         writeScenarioFile(path.toStdString(), spec);
         emit scenarioSaved(path);
     } catch (const std::exception& e) {
@@ -499,45 +501,16 @@ void SimulationController::setEps2(double eps2)
     changeParams(QStringLiteral("eps2"), [eps2](SimParams& p) { p.eps2 = static_cast<float>(eps2); });
 }
 
-void SimulationController::setBlockSize(int blockSize)
+void SimulationController::setParam(const QString& key, const QString& text)
 {
-    changeParams(QStringLiteral("block size"), [blockSize](SimParams& p) { p.blockSize = blockSize; });
-}
-
-void SimulationController::setTileWidthFactor(int factor)
-{
-    changeParams(QStringLiteral("tile width factor"),
-                 [factor](SimParams& p) { p.tileWidthFactor = factor; });
-}
-
-void SimulationController::setBlockRows(int rows)
-{
-    changeParams(QStringLiteral("block rows"), [rows](SimParams& p) { p.blockRows = rows; });
-}
-
-void SimulationController::setBodiesPerThread(int bodies)
-{
-    changeParams(QStringLiteral("bodies per thread"), [bodies](SimParams& p) { p.bodiesPerThread = bodies; });
-}
-
-void SimulationController::setJSplit(int pieces)
-{
-    changeParams(QStringLiteral("j-split"), [pieces](SimParams& p) { p.jSplit = pieces; });
-}
-
-void SimulationController::setUnroll(int factor)
-{
-    changeParams(QStringLiteral("unroll"), [factor](SimParams& p) { p.unroll = factor; });
-}
-
-void SimulationController::setOpeningAngle(double theta)
-{
-    changeParams(QStringLiteral("opening angle"), [theta](SimParams& p) { p.openingAngle = float(theta); });
-}
-
-void SimulationController::setLeafSize(int leafSize)
-{
-    changeParams(QStringLiteral("leaf size"), [leafSize](SimParams& p) { p.leafSize = leafSize; });
+    const ParamInfo* row = findParam(key.toStdString());
+    const QString what = row ? QString::fromUtf8(row->label.data(), qsizetype(row->label.size())) : key;
+    changeParams(what, [row, key, text](SimParams& p) {
+        if (!row)
+            throw std::invalid_argument("unknown parameter '" + key.toStdString() + "'");
+        if (const std::string why = row->set(text.toStdString(), p); !why.empty())
+            throw std::invalid_argument(why);
+    });
 }
 
 void SimulationController::tuneNow()

@@ -128,18 +128,10 @@ public slots:
     void setCollisions(bool on);
     /// G, length³ mass⁻¹ time⁻²; refused (commandFailed) unless positive and finite.
     void setGravitationalConstant(double G);
-    void setBlockSize(int blockSize);
-    void setTileWidthFactor(int factor);
-    /// 2D kernels: rows (bodies i) per block.
-    void setBlockRows(int rows);
-    /// `blocked` rows: i-bodies per thread, j-split, unroll (0: auto, like every launch parameter).
-    void setBodiesPerThread(int bodies);
-    void setJSplit(int pieces);
-    void setUnroll(int factor);
-    /// Tree rows: opening angle θ and leaf size (refused, commandFailed, outside (0, 2] and
-    /// 1..tree::kMaxLeafSize; all-pairs rows ignore them).
-    void setOpeningAngle(double theta);
-    void setLeafSize(int leafSize);
+    /// Sets the parameter of row `key` of the parameter table (sim/ParamTable.h) from its text:
+    /// the launch parameters (0: auto), θ and leaf size, rows declared at run time. Refused
+    /// (commandFailed, naming the row and the limit) when the row or Simulation refuses it.
+    void setParam(const QString& key, const QString& text);
     /// Re-tunes the running CUDA kernel at the current N's bucket now (on this thread, at the
     /// next frame), even when the cache has the entry: tuningStarted(), then tuningFinished() or
     /// commandFailed("tuning", …).

@@ -1,5 +1,6 @@
 #include "DistributedSystem.h"
 #include "sim/MemoryBudget.h"
+#include "sim/ParamTable.h"
 
 #include <cstring>
 #include <stdexcept>
@@ -93,15 +94,12 @@ std::vector<unsigned char> serialise(const PreparedSystem& s)
     w.column(world.groups());
     w.pod(world.time);
     w.pod(world.step);
-    const SimParams& p = s.params;
-    w.pod(p.G);
-    w.pod(p.eps2);
-    w.pod(p.dt);
-    for (int v : {p.blockSize, p.tileWidthFactor, p.blockRows, p.bodiesPerThread, p.jSplit, p.unroll,
-                  p.diagnosticsInterval})
-        w.pod(v);
-    w.pod(p.cudaGraphs);
-    w.text(p.integrator);
+    // Every row of the parameter table as (key, exact text): the same bits on every rank.
+    w.pod(std::uint64_t(paramTable().size()));
+    for (const ParamInfo& row : paramTable()) {
+        w.text(std::string(row.key));
+        w.text(row.get(s.params));
+    }
     w.text(s.what);
     w.text(s.savedKernel);
     w.pod(s.savedLaunch.first);
@@ -139,15 +137,19 @@ PreparedSystem deserialise(const std::vector<unsigned char>& bytes)
     world.setIds(std::move(ids));
     world.time = r.pod<double>();
     world.step = r.pod<std::uint64_t>();
-    SimParams& p = s.params;
-    p.G = r.pod<double>();
-    p.eps2 = r.pod<float>();
-    p.dt = r.pod<float>();
-    for (int* v : {&p.blockSize, &p.tileWidthFactor, &p.blockRows, &p.bodiesPerThread, &p.jSplit, &p.unroll,
-                   &p.diagnosticsInterval})
-        *v = r.pod<int>();
-    p.cudaGraphs = r.pod<bool>();
-    p.integrator = r.text();
+    const auto rows = r.pod<std::uint64_t>();
+    if (rows != paramTable().size())
+        throw std::runtime_error("the shared system has " + std::to_string(rows) + " parameters; this process knows " +
+                                 std::to_string(paramTable().size()));
+    for (std::uint64_t i = 0; i < rows; ++i) {
+        const std::string key = r.text();
+        const std::string text = r.text();
+        const ParamInfo* row = findParam(key);
+        if (!row)
+            throw std::runtime_error("the shared system has an unknown parameter '" + key + "'");
+        if (const std::string why = row->set(text, s.params); !why.empty())
+            throw std::runtime_error("the shared system's parameter " + key + ": " + why);
+    }
     s.what = r.text();
     s.savedKernel = r.text();
     s.savedLaunch.first = r.pod<int>();

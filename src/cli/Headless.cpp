@@ -93,66 +93,22 @@ std::vector<std::size_t> parseBodyList(const std::string& list)
 
 void addLaunchOptions(CLI::App& c, LaunchOptions& o)
 {
-    c.add_option("--block-size", o.blockSize, "CUDA threads per block (kernels that use it; 0: auto, the tuned or default value)")
-        ->capture_default_str();
-    c.add_option("--block-rows", o.blockRows, "Rows (bodies i) per block of the 2D kernels (0: auto)")->capture_default_str();
-    c.add_option("--tile-factor", o.tileWidthFactor, "Tile width factor of the tiled kernels (0: auto)")->capture_default_str();
-    c.add_option("--bodies-per-thread", o.bodiesPerThread,
-                 "i-bodies per thread of the blocked kernels: 1, 2, 4, 8 (0: auto, the tuned or default value)")
-        ->capture_default_str()->check(CLI::Range(0, 1 << 10));
-    c.add_option("--j-split", o.jSplit,
-                 "Pieces the j-range is split into across blocks, blocked kernels (0: auto, the tuned or default value)")
-        ->capture_default_str()->check(CLI::Range(0, 1 << 16));
-    c.add_option("--unroll", o.unroll,
-                 "Unroll of the loop over a tile, blocked kernels: 1, 2, 4, 8 (0: auto, the tuned or default value)")
-        ->capture_default_str()->check(CLI::Range(0, 1 << 10));
-    addTreeOptions(c, o.tree);
-    c.add_option("--exchange-chunks", o.exchangeChunks,
-                 "Under mpirun: the force exchange in this many chunks, each chunk's MPI_Iallgatherv running while "
-                 "the next is computed (1: one blocking MPI_Allgatherv; 0: auto; docs/mpi.md)")
-        ->capture_default_str()->check(CLI::Range(0, 1024));
+    addParamOptions(c, o.params, {ParamGroup::Launch, ParamGroup::Tree});
 }
 
 void addTreeOptions(CLI::App& c, TreeOptions& o)
 {
-    const auto num = [](double v) {
-        char b[32];
-        std::snprintf(b, sizeof b, "%g", v);
-        return std::string(b);
-    };
-    c.add_option("--theta", o.theta,
-                 "Opening angle theta of the tree kernels (tree, tree-cpu): smaller is more accurate and slower, in (0, " +
-                     num(kMaxOpeningAngle) + "]")
-        ->capture_default_str()
-        ->check(CLI::Validator(
-            [num](std::string& v) -> std::string {
-                double x = 0;
-                try {
-                    x = std::stod(v);
-                } catch (const std::exception&) {
-                    return "'" + v + "' is not a number";
-                }
-                return treeParamsProblem(x, 1).empty() ? std::string()
-                                                        : "opening angle " + v + " is outside (0, " + num(kMaxOpeningAngle) + "]";
-            },
-            "(0, " + num(kMaxOpeningAngle) + "]"));
-    c.add_option("--leaf-size", o.leafSize,
-                 "Bodies per leaf cell at most of the tree kernels, 1.." + std::to_string(tree::kMaxLeafSize))
-        ->capture_default_str()
-        ->check(CLI::Range(1, tree::kMaxLeafSize));
+    addParamOptions(c, o.params, {ParamGroup::Tree});
 }
 
 void applyTreeOptions(const TreeOptions& o, SimParams& p)
 {
-    p.openingAngle = o.theta;
-    p.leafSize = o.leafSize;
+    applyParamTexts(o.params, p);
 }
 
 void applyLaunchOptions(const LaunchOptions& o, SimParams& p)
 {
-    applyLaunchValues(o, p);
-    applyTreeOptions(o.tree, p);
-    p.exchangeChunks = o.exchangeChunks;
+    applyParamTexts(o.params, p);
 }
 
 void addNoTuneOption(CLI::App& c, bool& noTune)
@@ -165,9 +121,10 @@ void addNoTuneOption(CLI::App& c, bool& noTune)
 std::size_t launchOptionsGiven(const CLI::App& c)
 {
     std::size_t n = 0;
-    for (const char* name : {"--block-size", "--block-rows", "--tile-factor", "--bodies-per-thread", "--j-split", "--unroll"})
-        if (c.get_option_no_throw(name))
-            n += c.count(name);
+    for (const ParamInfo& row : paramTable()) // the six launch parameters
+        if (row.readers == ParamReaders::LaunchRows && !row.option.empty() &&
+            c.get_option_no_throw(std::string(row.option)))
+            n += c.count(std::string(row.option));
     return n;
 }
 
@@ -197,9 +154,9 @@ void tuneBeforeRun(const char* command, const KernelInfo& k, const SimParams& p,
 std::vector<std::string_view> givenStoredParams(const CLI::App& c)
 {
     std::vector<std::string_view> given;
-    for (const StoredParam& row : storedParams())
-        if (c.get_option_no_throw(std::string(row.option)) && c.count(std::string(row.option)) > 0)
-            given.emplace_back(row.key);
+    for (const ParamInfo* row : storedParams())
+        if (c.get_option_no_throw(std::string(row->option)) && c.count(std::string(row->option)) > 0)
+            given.emplace_back(row->key);
     return given;
 }
 

@@ -8,6 +8,7 @@
 #include "gl/InteropPositions.h"
 #include "gl/EglContext.h"
 #include "gl/Renderer.h"
+#include "ParamOptions.h"
 #include "sim/Errors.h"
 #include "sim/Simulation.h"
 #include "sim/Tuner.h"
@@ -97,27 +98,24 @@ std::vector<std::size_t> parseBodyList(const std::string& list);
 
 /// The tree rows' options of run, render, bench, validate and tune: --theta and --leaf-size
 /// (SimParams::openingAngle, leafSize; defaults SimParams's). All-pairs rows ignore them.
+/// The tree rows' options (--theta, --leaf-size: the Tree group of the parameter table).
 struct TreeOptions {
-    float theta = SimParams{}.openingAngle;
-    int leafSize = SimParams{}.leafSize;
+    ParamTexts params;
 };
-/// Adds --theta (refused outside (0, kMaxOpeningAngle]) and --leaf-size (refused outside
-/// 1..tree::kMaxLeafSize), each message naming the option and the range.
+/// Adds the options of the table's Tree rows (ParamOptions.h), each refused outside its range
+/// with the row's message.
 void addTreeOptions(CLI::App& command, TreeOptions& o);
 void applyTreeOptions(const TreeOptions& o, SimParams& p);
 
-/// The launch options of run, render, bench and validate: the tuner's LaunchValues (0: auto,
-/// the tuned value or the kernel's default) and the tree rows' θ and leaf size, applied with
-/// applyLaunchOptions().
-struct LaunchOptions : LaunchValues {
-    TreeOptions tree;
-    int exchangeChunks = 0; ///< --exchange-chunks (SimParams::exchangeChunks; 0: auto)
+/// The launch options of run, render, bench and validate: the Launch and Tree groups of the
+/// parameter table (the six launch parameters, 0: auto, the tuned value or the kernel's
+/// default; --exchange-chunks; --theta, --leaf-size), applied with applyLaunchOptions().
+struct LaunchOptions {
+    ParamTexts params;
 };
-/// Adds --block-size, --block-rows, --tile-factor, --bodies-per-thread, --j-split and --unroll
-/// (0: auto), the tree options (addTreeOptions) and --exchange-chunks (under mpirun) to a
-/// subcommand.
+/// Adds the options of the table's Launch and Tree rows to a subcommand.
 void addLaunchOptions(CLI::App& command, LaunchOptions& o);
-/// applyLaunchValues and applyTreeOptions.
+/// Sets the given ones in p.
 void applyLaunchOptions(const LaunchOptions& o, SimParams& p);
 /// Adds --no-tune to a subcommand that tunes before it runs.
 void addNoTuneOption(CLI::App& command, bool& noTune);

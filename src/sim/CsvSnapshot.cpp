@@ -354,13 +354,13 @@ Snapshot readCsvSnapshot(const std::string& path)
             *field = *n;
             anyParam = true;
         }
-    for (const StoredParam& row : storedParams())
-        if (const std::string* v = key(std::string(row.key).c_str())) {
-            if (const std::string why = storedParamProblem(row, *v); !why.empty()) {
-                const KeyLine& k = keys.at(std::string(row.key));
+    for (const ParamInfo* row : storedParams())
+        if (const std::string* v = key(std::string(row->key).c_str())) {
+            if (const std::string why = paramTextProblem(*row, *v); !why.empty()) {
+                const KeyLine& k = keys.at(std::string(row->key));
                 fail(path, "line " + std::to_string(k.line) + ": '" + k.text + "': " + why);
             }
-            p.stored.emplace_back(std::string(row.key), *v);
+            p.stored.emplace_back(std::string(row->key), *v);
             anyParam = true;
         }
     if (anyParam)

@@ -10,6 +10,7 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -151,6 +152,48 @@ public:
         if (H5Aread(a, memType, v.data()) < 0)
             fail(withReason("cannot read attribute " + full + " as a number"));
         return v;
+    }
+
+    /// (key, text) of every string attribute NBody_<key> of the Parameters group `object` other
+    /// than the formats' own (NBody_Kernel) and the numeric ones, in the table's order; at most
+    /// kMaxStoredParams of them.
+    std::vector<std::pair<std::string, std::string>> storedParameters(hid_t object) const
+    {
+        std::vector<std::pair<std::string, std::string>> out;
+        std::vector<std::string> names;
+        hsize_t at = 0;
+        const auto collect = [](hid_t, const char* name, const H5A_info_t*, void* data) -> herr_t {
+            auto* list = static_cast<std::vector<std::string>*>(data);
+            if (list->size() >= 4096)
+                return 1; // stop: a damaged file's implausible count
+            list->emplace_back(name);
+            return 0;
+        };
+        if (H5Aiterate2(object, H5_INDEX_NAME, H5_ITER_INC, &at, collect, &names) < 0)
+            fail(withReason("cannot list the attributes of Parameters"));
+        for (const std::string& n : names) {
+            if (n.rfind("NBody_", 0) != 0 || n == "NBody_Kernel")
+                continue;
+            const char* name = n.c_str();
+            Handle a(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+            Handle type(a.valid() ? H5Aget_type(a) : -1, H5Tclose);
+            if (!type.valid() || H5Tget_class(type) != H5T_STRING)
+                continue; // NBody_G, NBody_Eps2, NBody_Dt, NBody_BlockSize, NBody_TileWidthFactor
+            if (out.size() >= kMaxStoredParams)
+                fail("Parameters has more than " + std::to_string(kMaxStoredParams) + " stored parameters");
+            out.emplace_back(n.substr(6), stringAttribute(object, "Parameters", name).value_or(""));
+        }
+        // In the table's order (as the writer stored them), the keys this build does not know last.
+        const std::vector<const ParamInfo*> rows = storedParams();
+        const auto rank = [&rows](const std::string& key) {
+            for (std::size_t i = 0; i < rows.size(); ++i)
+                if (rows[i]->key == key)
+                    return i;
+            return rows.size();
+        };
+        std::stable_sort(out.begin(), out.end(),
+                         [&rank](const auto& a, const auto& b) { return rank(a.first) < rank(b.first); });
+        return out;
     }
 
     std::optional<std::string> stringAttribute(hid_t object, const char* objectName, const char* name) const
@@ -673,15 +716,15 @@ Snapshot readHdf5SnapshotInProcess(const std::string& path)
             p.blockSize = (*block)[0];
         if (factor)
             p.tileWidthFactor = (*factor)[0];
-        for (const StoredParam& row : storedParams()) {
-            const std::string name = "NBody_" + std::string(row.key);
-            const auto text = r.stringAttribute(params, "Parameters", name.c_str());
-            if (!text)
-                continue;
-            if (const std::string why = storedParamProblem(row, *text); !why.empty())
-                r.fail("Parameters/" + name + ": " + why);
-            p.stored.emplace_back(std::string(row.key), *text);
-        }
+        // Every other Parameters/NBody_<key> string attribute is a stored row of the parameter
+        // table (storedParams()): the rows this build knows are checked here; the process that
+        // asked for the file checks them all against its own table (checkStoredParams), which
+        // may hold rows declared at run time.
+        p.stored = r.storedParameters(params);
+        for (const auto& [key, text] : p.stored)
+            if (const ParamInfo* row = findStoredParam(key))
+                if (const std::string why = paramTextProblem(*row, text); !why.empty())
+                    r.fail("Parameters/NBody_" + key + ": " + why);
         if (g || e || d || !p.kernel.empty() || block || factor || !p.stored.empty())
             snap.params = p;
     }
@@ -795,7 +838,9 @@ Snapshot readHdf5Snapshot(const std::string& path)
     p.timeLimitVariable = "NBODY_HDF5_READ_TIMEOUT";
     const MemoryAvailable available = availableHostMemory();
     p.memoryBytes = available.known() ? available.bytes : 0;
-    return readInReaderProcess(p, path);
+    Snapshot snap = readInReaderProcess(p, path);
+    checkStoredParams(snap, path);
+    return snap;
 }
 
 void writeHdf5Snapshot(const std::string& path, const World& world, const RestartParams* params)

@@ -538,7 +538,7 @@ Snapshot readInReaderProcess(const ReaderProcess& process, const std::string& pa
                 p.blockSize = block;
                 p.tileWidthFactor = factor;
                 const std::uint32_t stored = u32();
-                if (stored > storedParams().size())
+                if (stored > kMaxStoredParams)
                     throw std::range_error(std::to_string(stored) + " stored parameters");
                 for (std::uint32_t i = 0; i < stored; ++i) {
                     std::string key = str("a parameter name");

@@ -2,6 +2,7 @@
 #include "Collisions.h"
 #include "Edits.h"
 #include "MemoryBudget.h"
+#include "ParamTable.h"
 #include "Snapshot.h"
 
 #include "AtomicFile.h"
@@ -55,13 +56,66 @@ std::string kindOf(const json& v)
     }
 }
 
-/// Refuses keys of `obj` that are not in `known` (typos), naming the field.
-void refuseUnknownKeys(const json& obj, const std::string& prefix, std::initializer_list<std::string_view> known)
+/// The scenario keys with ScenarioSpec fields of their own; every other row of the parameter
+/// table goes through ScenarioSpec::params.
+bool ownScenarioField(std::string_view key)
+{
+    for (std::string_view k : {"G", "eps2", "dt", "integrator", "collisions", "contactSearch"})
+        if (k == key)
+            return true;
+    return false;
+}
+
+/// The text of a parameter row's JSON value (refused when it is not of the row's type).
+std::string paramText(const ParamInfo& row, const json& v)
+{
+    const std::string key(row.key);
+    switch (row.type) {
+    case ParamType::Boolean:
+        if (!v.is_boolean())
+            throw ScenarioError(key, "must be true or false (got " + kindOf(v) + ")");
+        return v.get<bool>() ? "true" : "false";
+    case ParamType::Integer:
+        if (!v.is_number_integer())
+            throw ScenarioError(key, "must be an integer (got " + kindOf(v) + ")");
+        return std::to_string(v.get<long long>());
+    case ParamType::Real: {
+        if (!v.is_number())
+            throw ScenarioError(key, "must be a number (got " + kindOf(v) + ")");
+        char b[40];
+        std::snprintf(b, sizeof b, "%.17g", v.get<double>());
+        return b;
+    }
+    case ParamType::Text:
+        if (!v.is_string())
+            throw ScenarioError(key, "must be a string (got " + kindOf(v) + ")");
+        return v.get<std::string>();
+    }
+    return {};
+}
+
+/// The JSON value of a parameter row's text (the row's type).
+json paramJson(const ParamInfo& row, const std::string& text)
+{
+    switch (row.type) {
+    case ParamType::Boolean: return text == "true";
+    case ParamType::Integer: return std::stoll(text);
+    case ParamType::Real: return std::stod(text);
+    case ParamType::Text: return text;
+    }
+    return text;
+}
+
+/// Refuses keys of `obj` that are not in `known` nor, for the top level (`rows`), a key of the
+/// parameter table (typos), naming the field.
+void refuseUnknownKeys(const json& obj, const std::string& prefix, std::initializer_list<std::string_view> known,
+                       bool rows = false)
 {
     for (auto it = obj.begin(); it != obj.end(); ++it) {
         bool ok = false;
         for (std::string_view k : known)
             ok = ok || it.key() == k;
+        ok = ok || (rows && findParam(it.key()) && !ownScenarioField(it.key()));
         if (!ok) {
             std::string list;
             for (std::string_view k : known)
@@ -330,7 +384,8 @@ ScenarioSpec parseScenario(const json& doc, const std::string& baseDir)
     if (!doc.is_object())
         throw ScenarioError("", "a scenario must be a JSON object (got " + kindOf(doc) + ")");
     refuseUnknownKeys(doc, "", {"format", "version", "name", "description", "units", "G", "eps2", "dt", "kernel",
-                                "integrator", "bodies", "collisions", "contactSearch", "radius", "density"});
+                                "integrator", "bodies", "collisions", "contactSearch", "radius", "density"},
+                      /*rows*/ true);
     ScenarioSpec s;
     if (const auto it = doc.find("format"); it != doc.end() && (!it->is_string() || it->get<std::string>() != kFormatTag))
         throw ScenarioError("format", std::string("must be \"") + kFormatTag + "\"");
@@ -396,6 +451,17 @@ ScenarioSpec parseScenario(const json& doc, const std::string& baseDir)
             throw ScenarioError("contactSearch",
                                 "unknown contact search '" + c + "' (known: auto, " + joinIds(contactSearches()) + ")");
         s.contactSearch = c;
+    }
+    for (const ParamInfo& row : paramTable()) {
+        if (ownScenarioField(row.key))
+            continue;
+        const auto it = doc.find(std::string(row.key));
+        if (it == doc.end())
+            continue;
+        const std::string value = paramText(row, *it);
+        if (const std::string why = paramTextProblem(row, value); !why.empty())
+            throw ScenarioError(std::string(row.key), why);
+        s.params.emplace_back(std::string(row.key), value);
     }
     const auto radiusValue = [](const json& v, const std::string& field) {
         if (!v.is_number())
@@ -625,7 +691,21 @@ json toJson(const ScenarioSpec& s)
         j["radius"] = s.radius;
     if (s.density)
         j["density"] = *s.density;
+    for (const auto& [key, text] : s.params)
+        if (const ParamInfo* row = findParam(key))
+            j[key] = paramJson(*row, text);
     return j;
+}
+
+std::vector<std::pair<std::string, std::string>> scenarioParamValues(const SimParams& p)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    const SimParams defaults;
+    for (const ParamInfo& row : paramTable())
+        if (!ownScenarioField(row.key))
+            if (std::string v = row.get(p); v != row.get(defaults))
+                out.emplace_back(std::string(row.key), std::move(v));
+    return out;
 }
 
 void writeScenarioFile(const std::string& path, const ScenarioSpec& spec)
@@ -720,6 +800,10 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
         b.params.collisions = *spec.collisions;
     if (spec.contactSearch)
         b.params.contactSearch = *spec.contactSearch;
+    for (const auto& [key, text] : spec.params)
+        if (const ParamInfo* row = findParam(key))
+            if (const std::string why = row->set(text, b.params); !why.empty())
+                throw ScenarioError(key, why, spec.source);
     World& w = b.bodies.world;
     if (spec.density) {
         for (std::size_t i = 0; i < w.size(); ++i)

@@ -107,7 +107,16 @@ struct ScenarioSpec {
     /// Radii from the masses, r = (3 m / (4 π ρ))^{1/3} (radiusFromDensity), mass / length³;
     /// exclusive with `radius`.
     std::optional<double> density;
+    /// The other rows of the parameter table (ParamTable.h) the recipe sets, as (key, exact
+    /// text) in table order: θ, leaf size, reverse, launch parameters, rows declared at run time.
+    /// A scenario file has them as top-level keys of the row's type ("openingAngle": 0.45).
+    std::vector<std::pair<std::string, std::string>> params;
 };
+
+/// The rows of the parameter table that a scenario keeps in `params` (every row but G, eps2,
+/// dt, integrator, collisions and contactSearch, which have fields of their own) whose value in
+/// `p` differs from SimParams{}: what Save scenario writes beside those fields.
+std::vector<std::pair<std::string, std::string>> scenarioParamValues(const SimParams& p);
 
 /// The unit of G of the system `spec` makes (its generator's ScenarioInfo::unitsOfG); "" when
 /// unknown or N-body units (a snapshot stores no units).

@@ -4,6 +4,8 @@
 /// compile-time constants, made run-time).
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -12,7 +14,8 @@
 
 namespace nbody {
 
-/// Parameters of the physics and of the force kernels. Units are the system's own ("N-body
+/// Parameters of the physics and of the force kernels; each field is a row of the parameter
+/// table (ParamTable.h), which declares its label, unit, range, doc and who reads it. Units are the system's own ("N-body
 /// units" for generated systems: length, mass and time such that G = 1 unless set otherwise).
 struct SimParams {
     double G = 1.0;              ///< gravitational constant, length³ mass⁻¹ time⁻²
@@ -75,6 +78,9 @@ struct SimParams {
     /// `collisions` on: a merge cannot be undone (Simulation throws std::invalid_argument).
     bool reverse = false;
     std::string integrator = "leapfrog"; ///< time integrator, a row of the integrator registry (Integrators.h)
+    /// Values of the parameters declared at run time (declareParam, ParamTable.h: tests,
+    /// extensions), as text by key; the built-in parameters are the fields above.
+    std::map<std::string, std::string, std::less<>> extra;
 };
 
 /// The signed time step of one step, time units: −dt when `reverse`, else dt (negation is exact,
@@ -101,32 +107,9 @@ inline constexpr double kMaxOpeningAngle = 2.0;
 /// parameter ("opening angle theta = 3 is outside (0, 2]", "leaf size 40 is outside 1..32").
 std::string treeParamsProblem(double theta, int leafSize);
 
-/// One row of the table of the parameters a snapshot stores beyond G, ε² and dt (which every
-/// format with parameters stores in its own binary fields): those that change the trajectory,
-/// so that a run continued from a snapshot takes the same steps as the uninterrupted run without
-/// repeating an option. Writers store every row as text (`format`, exact: a float as 9
-/// significant digits round-trips); readers take each row the file has (`parse`, which refuses a
-/// value Simulation would refuse, with the reason); front ends apply a stored row unless its
-/// option was given, and report a given option that differs from the stored value.
-struct StoredParam {
-    std::string_view key;    ///< name in snapshot files ("integrator"; HDF5: Parameters/NBody_<key>)
-    std::string_view option; ///< the `nbody run` option that sets it ("--integrator")
-    std::string_view label;  ///< as a user reads it ("time integrator")
-    std::string (*format)(const SimParams& p);
-    /// Sets the parameter from `text`; returns "" or why the text is refused.
-    std::string (*parse)(std::string_view text, SimParams& p);
-};
-/// "" when `row` accepts `text`, else why not (the row's parse on a scratch SimParams): what the
-/// readers check every stored value with.
-std::string storedParamProblem(const StoredParam& row, std::string_view text);
-/// Every stored parameter: integrator, openingAngle, leafSize, reverse, collisions.
-std::span<const StoredParam> storedParams();
-/// The row with this key, or nullptr.
-const StoredParam* findStoredParam(std::string_view key);
-/// (key, text) of every row of storedParams() for `p`, in table order.
-std::vector<std::pair<std::string, std::string>> storedParamValues(const SimParams& p);
-
-/// Returns a one-line human description ("G=1 eps2=0.002 dt=0.1 block=256 tile×1").
+/// Returns a one-line human description from the parameter table (ParamTable.h: each row's
+/// brief name and value, auto for 0 where 0 means auto): "G=1 eps2=0.002 dt=0.1
+/// integrator=leapfrog theta=0.3 leaf=16 block=auto …".
 std::string describe(const SimParams& p);
 
 } // namespace nbody

@@ -2,6 +2,7 @@
 #include "CollisionSystem.h"
 #include "Errors.h"
 #include "MemoryBudget.h"
+#include "ParamTable.h"
 #include "Integrators.h"
 #include "Parallel.h"
 #include "Registry.h"
@@ -25,14 +26,6 @@ namespace nbody {
 
 namespace {
 
-/// "1e-300", "0.002", "nan": parameter values as a user would write them.
-std::string num(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
-}
-
 std::string knownKernelIds()
 {
     std::string s;
@@ -41,44 +34,12 @@ std::string knownKernelIds()
     return s;
 }
 
+/// Every row of the parameter table (ParamTable.h: its range and checks, with the row's
+/// message), then the combinations no row can judge alone.
 void validateParams(const SimParams& p)
 {
-    if (!std::isfinite(p.G) || !(p.G > 0))
-        throw std::invalid_argument("G must be positive and finite (got " + num(p.G) + ")");
-    if (!std::isfinite(p.eps2) || p.eps2 < 0)
-        throw std::invalid_argument("softening eps2 must be >= 0 and finite (got " + num(p.eps2) + ")");
-    if (!std::isfinite(p.dt) || !(p.dt > 0))
-        throw std::invalid_argument("time step dt must be positive and finite (got " + num(p.dt) +
-                                    (p.dt < 0 ? "; to run backwards in time, reverse the direction instead: "
-                                                "SimParams::reverse, nbody run --reverse)"
-                                              : ")"));
-    for (const auto& [name, value] :
-         {std::pair{"block size", p.blockSize}, std::pair{"block rows", p.blockRows},
-          std::pair{"tile width factor", p.tileWidthFactor}, std::pair{"bodies per thread", p.bodiesPerThread},
-          std::pair{"j-split", p.jSplit}, std::pair{"unroll", p.unroll}})
-        if (value < 0)
-            throw std::invalid_argument(std::string(name) + " must be at least 1, or 0 for auto (got " +
-                                        std::to_string(value) + ")");
-    if (p.diagnosticsInterval < 0)
-        throw std::invalid_argument("diagnostics interval must be >= 0");
-    if (const std::string why = treeParamsProblem(p.openingAngle, p.leafSize); !why.empty())
+    if (const std::string why = paramsProblem(p); !why.empty())
         throw std::invalid_argument(why);
-    if (p.forceSlices < 0)
-        throw std::invalid_argument("force slices must be >= 0, 0 for auto (got " + std::to_string(p.forceSlices) + ")");
-    if (!std::isfinite(p.watchdogLaunchMs) || !(p.watchdogLaunchMs > 0))
-        throw std::invalid_argument("watchdog launch time must be positive and finite (got " +
-                                    num(p.watchdogLaunchMs) + " ms)");
-    if (p.hostCopyInterval < 0)
-        throw std::invalid_argument("host copy interval must be >= 0 (got " + std::to_string(p.hostCopyInterval) + ")");
-    (void)integratorOrThrow(p.integrator);
-    if (p.contactSearch != "auto") {
-        const ContactSearchInfo* row = findContactSearch(p.contactSearch);
-        if (!row)
-            throw std::invalid_argument("unknown contact search '" + p.contactSearch + "' (known: auto, " +
-                                        joinIds(contactSearches()) + ")");
-        if (!row->find)
-            throw std::invalid_argument("contact search '" + p.contactSearch + "' is not built in this configuration");
-    }
     if (const std::string why = reverseProblem(p); !why.empty())
         throw std::invalid_argument(why);
 }

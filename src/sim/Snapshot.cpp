@@ -136,6 +136,16 @@ void writeSnapshot(const std::string& path, const World& world, const RestartPar
     f->write(path, world, params);
 }
 
+void checkStoredParams(const Snapshot& snap, const std::string& path)
+{
+    if (!snap.params)
+        return;
+    for (const auto& [key, text] : snap.params->stored)
+        if (const ParamInfo* row = findStoredParam(key))
+            if (const std::string why = paramTextProblem(*row, text); !why.empty())
+                throw FormatError("'" + path + "': stored parameter " + key + ": " + why);
+}
+
 RestartParams restartParams(const SimParams& p, std::string_view kernel)
 {
     RestartParams r{p.G, p.eps2, p.dt, std::string(kernel), p.blockSize, p.tileWidthFactor, storedParamValues(p)};
@@ -147,19 +157,19 @@ std::vector<std::string> applyStoredParams(std::span<const std::pair<std::string
 {
     std::vector<std::string> differences;
     for (const auto& [key, text] : stored) {
-        const StoredParam* row = findStoredParam(key);
+        const ParamInfo* row = findStoredParam(key);
         if (!row)
             continue; // a key of a newer version: not one this build knows
         bool kept = false;
         for (const std::string_view k : keep)
             kept = kept || k == key;
         if (kept) {
-            if (const std::string mine = row->format(p); mine != text)
+            if (const std::string mine = row->get(p); mine != text)
                 differences.push_back(std::string(row->option) + " " + mine + " given; the snapshot stores " + key +
                                       " = " + text + " (the run does not continue the stored one bit for bit)");
             continue;
         }
-        if (const std::string why = row->parse(text, p); !why.empty())
+        if (const std::string why = row->set(text, p); !why.empty())
             throw std::invalid_argument("stored parameter " + key + ": " + why);
     }
     return differences;

@@ -19,7 +19,7 @@
 /// with a FormatError naming the file, the field and the particle.
 
 #include "Errors.h"
-#include "SimParams.h"
+#include "ParamTable.h"
 #include "World.h"
 
 #include <cstdint>
@@ -92,6 +92,10 @@ const SnapshotFormat* findSnapshotFormat(std::string_view id);
 const SnapshotFormat* snapshotFormatForPath(const std::string& path);
 
 /// Reads a snapshot in any format: detected from the content, else taken from the extension, else
+/// Checks every stored row of a snapshot read from `path` whose key the table knows (rows
+/// declared at run time included; unknown keys, a newer version's, are kept and ignored by
+/// applyStoredParams). Throws FormatError naming the file, the key and the row's reason.
+void checkStoredParams(const Snapshot& snap, const std::string& path);
 /// Tipsy when the first bytes are a plausible Tipsy header (so a damaged file gets its format's
 /// own diagnosis). Throws FormatError naming the file and the
 /// problem: missing, not a regular file, no format recognised, or the reader's error.
