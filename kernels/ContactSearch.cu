@@ -7,7 +7,7 @@
 #include "CudaCheck.cuh"
 #include "KernelCommon.cuh"
 #include "sim/Collisions.h"
-#include "sim/MemoryBudget.h"
+#include "contracts/HostMemory.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>

@@ -1,6 +1,6 @@
 #include "CudaCheck.cuh"
 #include "DeviceState.h"
-#include "sim/MemoryBudget.h"
+#include "contracts/HostMemory.h"
 #include "DiagnosticsKernels.h"
 #include "KernelCommon.cuh"
 

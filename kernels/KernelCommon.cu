@@ -1,5 +1,5 @@
 #include "KernelCommon.cuh"
-#include "sim/MemoryBudget.h"
+#include "contracts/HostMemory.h"
 
 #include <map>
 #include <mutex>

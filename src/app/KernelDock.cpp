@@ -240,21 +240,14 @@ void KernelDock::setKernel(const QString& id)
 
 void KernelDock::showDetails(const nbody::KernelInfo* k)
 {
-    const nbody::KernelParamUse use = k ? k->params : nbody::KernelParamUse{};
-    // A launch row's editor is live when the kernel reads it (KernelParamUse; rows declared at
-    // run time are always live), with the row's doc as tooltip, else "Not read by …".
-    const auto readsRow = [&use](const QString& key) {
-        for (const nbody::LaunchParamInfo& l : nbody::launchParams())
-            if (QString::fromUtf8(l.key.data(), qsizetype(l.key.size())) == key)
-                return nbody::reads(use, l.param);
-        return true;
-    };
+    // A launch row's editor is live when the kernel reads it (paramReadBy; a declared row that
+    // names no kernel rows stays live), with the row's doc as tooltip, else "Not read by …".
     const QString unused = k ? tr("Not read by %1").arg(qstr(k->name)) : QString();
     for (const QString& key : m_launchForm->keys()) {
         QWidget* e = m_launchForm->editor(key);
-        const bool live = k && readsRow(key);
-        e->setEnabled(live);
         const nbody::ParamInfo* row = nbody::findParam(key.toStdString());
+        const bool live = k && row && (row->readers == nbody::ParamReaders::None || nbody::paramReadBy(*row, *k));
+        e->setEnabled(live);
         e->setToolTip(live || !k ? qstr(row ? row->doc : std::string_view{}) : unused);
     }
     m_treeBox->setVisible(k && k->method == nbody::ForceMethod::Tree);

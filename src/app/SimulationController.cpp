@@ -967,20 +967,7 @@ void SimulationController::publishState()
         }
     }
     const SimParams& p = m_sim->params();
-    const bool paramsSame = m_publishedParams && m_publishedParams->G == p.G &&
-                            m_publishedParams->eps2 == p.eps2 && m_publishedParams->dt == p.dt &&
-                            m_publishedParams->blockSize == p.blockSize &&
-                            m_publishedParams->tileWidthFactor == p.tileWidthFactor &&
-                            m_publishedParams->blockRows == p.blockRows &&
-                            m_publishedParams->bodiesPerThread == p.bodiesPerThread &&
-                            m_publishedParams->jSplit == p.jSplit && m_publishedParams->unroll == p.unroll &&
-                            m_publishedParams->openingAngle == p.openingAngle &&
-                            m_publishedParams->leafSize == p.leafSize &&
-                            m_publishedParams->diagnosticsInterval == p.diagnosticsInterval &&
-                            m_publishedParams->integrator == p.integrator &&
-                            m_publishedParams->collisions == p.collisions &&
-                            m_publishedParams->contactSearch == p.contactSearch &&
-                            m_publishedParams->reverse == p.reverse;
+    const bool paramsSame = m_publishedParams && sameParams(*m_publishedParams, p); // every row of the table
     if (!paramsSame) {
         m_publishedParams = p;
         emit paramsChanged(p);

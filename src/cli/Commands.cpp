@@ -1,4 +1,5 @@
 #include "Commands.h"
+#include "sim/ParamTable.h"
 #include "DistributedSystem.h"
 #include "Headless.h"
 
@@ -394,12 +395,9 @@ namespace {
 std::string launchParamNames(const KernelInfo& k, const char* separator)
 {
     std::string s;
-    for (const LaunchParamInfo& p : launchParams())
-        if (reads(k.params, p.param))
-            s += (s.empty() ? "" : separator) + std::string(p.key);
-    if (k.method == ForceMethod::Tree) // the tree rows' parameters (SimParams)
-        for (const char* key : {"openingAngle", "leafSize"})
-            s += (s.empty() ? "" : separator) + std::string(key);
+    for (const ParamInfo& row : paramTable()) // the launch and tree rows of the parameter table it reads
+        if ((row.group == ParamGroup::Launch || row.group == ParamGroup::Tree) && paramReadBy(row, k))
+            s += (s.empty() ? "" : separator) + std::string(row.key);
     return s.empty() ? "-" : s;
 }
 
@@ -420,9 +418,9 @@ int kernelsCommand(bool json)
         for (const KernelInfo& k : kernelRegistry()) {
             const Availability a = availability(k);
             nlohmann::json parameters = nlohmann::json::object();
-            for (const LaunchParamInfo& p : launchParams())
-                parameters[std::string(p.key)] = reads(k.params, p.param);
-            parameters["openingAngle"] = parameters["leafSize"] = k.method == ForceMethod::Tree;
+            for (const ParamInfo& row : paramTable())
+                if (row.group == ParamGroup::Launch || row.group == ParamGroup::Tree)
+                    parameters[std::string(row.key)] = paramReadBy(row, k);
             nlohmann::json choices = nlohmann::json::array();
             for (const TunedEntry& e : tuned) {
                 if (e.kernel != k.id)

@@ -3,6 +3,7 @@
 #include "Integrators.h"
 #include "Registry.h"
 #include "Tree.h"
+#include "Tuner.h"
 
 #include <cmath>
 #include <cstdio>
@@ -489,6 +490,31 @@ std::string paramRangeText(const ParamInfo& row)
 }
 
 std::string paramDefaultText(const ParamInfo& row) { return row.get(SimParams{}); }
+
+bool sameParams(const SimParams& a, const SimParams& b)
+{
+    for (const ParamInfo& r : table())
+        if (r.get(a) != r.get(b))
+            return false;
+    return true;
+}
+
+bool paramReadBy(const ParamInfo& row, const KernelInfo& k)
+{
+    switch (row.readers) {
+    case ParamReaders::All: return true;
+    case ParamReaders::Cuda: return k.backend == Backend::Cuda;
+    case ParamReaders::LaunchRows:
+        for (const LaunchParamInfo& l : launchParams())
+            if (l.key == row.key)
+                return reads(k.params, l.param);
+        return k.backend == Backend::Cuda;
+    case ParamReaders::Tree: return k.method == ForceMethod::Tree;
+    case ParamReaders::Distributed:
+    case ParamReaders::None: return false;
+    }
+    return false;
+}
 
 std::vector<const ParamInfo*> storedParams()
 {

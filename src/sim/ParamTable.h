@@ -12,6 +12,7 @@
 /// Rows declared at run time (declareParam: tests, extensions) keep their value as text in
 /// SimParams::extra under their key; they reach every consumer above like the built-in rows.
 
+#include "KernelRegistry.h"
 #include "SimParams.h"
 
 #include <cstddef>
@@ -108,6 +109,13 @@ std::string paramTextProblem(const ParamInfo& row, std::string_view text);
 std::string paramRangeText(const ParamInfo& row);
 /// The value of SimParams{} as text.
 std::string paramDefaultText(const ParamInfo& row);
+/// True when every row has the same value in `a` and `b` (rows declared at run time included).
+bool sameParams(const SimParams& a, const SimParams& b);
+/// True when kernel row `k` reads the parameter (ParamInfo::readers): every row for All; CUDA
+/// rows for Cuda; for LaunchRows the row's KernelParamUse entry of the launch parameter with the
+/// same key (sim/Tuner.h launchParams; a declared launch row: every CUDA row); tree rows for Tree;
+/// none for Distributed and None.
+bool paramReadBy(const ParamInfo& row, const KernelInfo& k);
 
 // ---- what snapshots store (the rows with `stored`) ----
 /// The most stored parameters a snapshot reader takes from one file (a damaged file's count is
