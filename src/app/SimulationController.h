@@ -242,7 +242,35 @@ private:
         std::function<void()> apply;
         std::size_t requiredCapacity = 0; ///< bodies the GL buffers must hold to apply it
         QString what;                     ///< for error messages
+        bool makesSystem = false;         ///< runs before there is a system (the start-up); others wait for one
     };
+    /// The caller's device position buffers of one frame (FrameRequest), attached to the
+    /// simulation around the frame's work and detached before frameReady is emitted.
+    struct FrameBuffers {
+        nbody::Float4* p0 = nullptr;
+        nbody::Float4* p1 = nullptr;
+        std::size_t capacity = 0;
+        bool attached = false;
+        bool interop() const { return p0 && p1; }
+    };
+    // ---- advance(): one frame, in the order it happens ----
+    void attachBuffers(FrameBuffers& b);
+    void detachBuffers(FrameBuffers& b);
+    /// 1. the queued commands, in order.
+    void applyCommands(FrameBuffers& b);
+    /// 2. the frame's steps (as many as running, Step presses and the recording allow).
+    void stepFrame(const FrameRequest& request, FrameResult& r, FrameBuffers& b);
+    /// How many steps this frame takes; `fromPresses` when they are Step presses.
+    int stepsForFrame(bool& fromPresses, int& wanted);
+    /// After `done` steps: the blow-up check and the run's countdown.
+    void afterSteps(int done, bool fromPresses, FrameResult& r);
+    /// 3. what the GUI needs to draw: positions (device buffer or host copy), the view's extras.
+    void describeFrame(FrameResult& r, FrameBuffers& b);
+    void describeView(FrameResult& r);
+    /// 4. counters, the recording flag and the diagnostics of the frame; emits frameReady.
+    void finishFrame(FrameResult& r);
+    /// A GPU fault during the frame: pause at the last good state kept on the host.
+    void recoverFromFault(const CudaError& e, FrameResult& r, FrameBuffers& b);
     void enqueue(Command command);
     /// Queues a write of the current state and parameters to `path` (saveSnapshot, autosave);
     /// `saved` or `failed` is emitted with the outcome.
