@@ -205,6 +205,7 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
             for (const std::string& w : snap.warnings)
                 std::fprintf(stderr, "nbody %s: warning: %s\n", command, w.c_str());
             out.world = std::move(snap.world);
+            out.exact = std::move(snap.exact); // an fp64 run's state (HDF5 in double precision)
             // The run's own parameters (an exact continuation), each one the file stores; the
             // others a new system's: G = --G or 1, dt and eps2 derived from the scale.
             const FileParams f = resolveFileParams(out.world, snap.params, o.G);
@@ -218,8 +219,8 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
                 out.savedLaunch = {snap.params->blockSize, snap.params->tileWidthFactor};
                 out.savedParams = snap.params->stored;
             }
-            out.what = formatString("%s (%s): %zu bodies at step %llu, t = %.9g (%s)", o.input.c_str(),
-                                    snap.formatId.c_str(), out.world.size(),
+            out.what = formatString("%s (%s%s): %zu bodies at step %llu, t = %.9g (%s)", o.input.c_str(),
+                                    snap.formatId.c_str(), out.exact ? ", fp64 state" : "", out.world.size(),
                                     static_cast<unsigned long long>(out.world.step), out.world.time,
                                     f.describe().c_str());
         } else {

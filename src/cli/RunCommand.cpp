@@ -38,10 +38,10 @@ namespace {
 /// The other ranks compute the same state and write nothing.
 struct RootOutput {
     bool root = true;
-    void snapshot(const std::string& path, const World& w, const RestartParams& p) const
+    void snapshot(const std::string& path, const World& w, const RestartParams& p, const Fp64State* exact) const
     {
         if (root)
-            writeSnapshot(path, w, &p);
+            writeSnapshot(path, w, &p, {}, exact);
     }
     void diagnostics(DiagnosticsOutput& d, const RunOptions& o) const
     {
@@ -253,7 +253,12 @@ LoopResult stepLoop(const RunOptions& o, RunSession& s, const RootOutput& out)
         s.withPositions([&] {
             const World& w = sim.world();
             path = expandStepPattern(o.output, w.step);
-            out.snapshot(path, w, restartParams(sim.params(), sim.kernel().id));
+            // An fp64 kernel's state as it is, for the formats that hold it (HDF5): the restart
+            // continues bit for bit; the World is its rounding.
+            std::optional<Fp64State> exact;
+            if (sim.kernel().layout == Layout::Double4)
+                exact = sim.state64();
+            out.snapshot(path, w, restartParams(sim.params(), sim.kernel().id), exact ? &*exact : nullptr);
             lastWritten = w.step;
         });
         std::printf("Snapshot written to %s (step %llu)\n", path.c_str(), static_cast<unsigned long long>(lastWritten));

@@ -450,7 +450,7 @@ Snapshot readCsvSnapshot(const std::string& path)
     return snap;
 }
 
-void writeCsvSnapshot(const std::string& path, const World& world, const RestartParams* params)
+void writeCsvSnapshot(const std::string& path, const World& world, const RestartParams* params, const Fp64State*)
 {
     writeStreamAtomically(path, [&](FileSink& sink) {
         std::string text = "# nbody-sandbox snapshot\n# bodies = " + std::to_string(world.size())

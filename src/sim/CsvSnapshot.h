@@ -49,6 +49,8 @@ bool looksLikeCsv(std::span<const unsigned char> head, std::uint64_t fileSize);
 /// Throws FormatError naming the file, the line, the particle and the column.
 Snapshot readCsvSnapshot(const std::string& path);
 /// Writes atomically; params may be null (then no G/eps2/dt/kernel lines). Throws WriteError.
-void writeCsvSnapshot(const std::string& path, const World& world, const RestartParams* params);
+/// `exact` is not used: CSV stores the World's fp32 columns (as their shortest exact text).
+void writeCsvSnapshot(const std::string& path, const World& world, const RestartParams* params,
+                      const Fp64State* exact = nullptr);
 
 } // namespace nbody

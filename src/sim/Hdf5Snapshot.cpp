@@ -517,6 +517,7 @@ void verifyHdf5File(const std::string& path, const Manifest& manifest)
 
 /// The whole file as bytes: built with the core driver in memory, no backing store.
 std::vector<unsigned char> buildImage(const std::string& fileName, const World& world, const RestartParams* params,
+                                      const Fp64State* exact,
                                       const std::array<std::vector<std::size_t>, kWrittenTypes>& members,
                                       Manifest& manifest)
 {
@@ -538,12 +539,13 @@ std::vector<unsigned char> buildImage(const std::string& fileName, const World& 
         counts[t] = m.size();
         if (m.empty())
             continue;
-        const float first = pos[m[0]].w;
-        bool uniform = first > 0.f;
+        const auto massOf = [&](std::size_t i) { return exact ? exact->position[i].w : double(pos[i].w); };
+        const double first = massOf(m[0]);
+        bool uniform = first > 0.0;
         for (const std::size_t i : m)
-            uniform = uniform && std::memcmp(&pos[i].w, &first, sizeof first) == 0;
+            uniform = uniform && massOf(i) == first;
         if (uniform)
-            massTable[t] = double(first);
+            massTable[t] = first;
     }
     {
         Handle h(H5Gcreate2(file, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
@@ -557,7 +559,7 @@ std::vector<unsigned char> buildImage(const std::string& fileName, const World& 
         w.scalar(h, H, "Redshift", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0.0);
         w.scalar(h, H, "BoxSize", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0.0);
         w.scalar(h, H, "NumFilesPerSnapshot", H5T_STD_I32LE, H5T_NATIVE_INT, 1);
-        w.scalar(h, H, "Flag_DoublePrecision", H5T_STD_I32LE, H5T_NATIVE_INT, 0);
+        w.scalar(h, H, "Flag_DoublePrecision", H5T_STD_I32LE, H5T_NATIVE_INT, exact ? 1 : 0);
         w.scalar(h, H, "NBody_Step", H5T_STD_U64LE, H5T_NATIVE_ULLONG, static_cast<unsigned long long>(world.step));
     }
     if (params) {
@@ -586,23 +588,40 @@ std::vector<unsigned char> buildImage(const std::string& fileName, const World& 
         const std::string name = "PartType" + std::to_string(t);
         Handle g(H5Gcreate2(file, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
         check(g.valid(), "cannot create " + name);
-        std::vector<float> xyz(3 * m.size()), v(3 * m.size()), masses;
         std::vector<unsigned> ids(m.size());
-        for (std::size_t k = 0; k < m.size(); ++k) {
-            const std::size_t i = m[k];
-            xyz[3 * k] = pos[i].x, xyz[3 * k + 1] = pos[i].y, xyz[3 * k + 2] = pos[i].z;
-            v[3 * k] = vel[i].x, v[3 * k + 1] = vel[i].y, v[3 * k + 2] = vel[i].z;
-            ids[k] = world.ids()[i];
+        for (std::size_t k = 0; k < m.size(); ++k)
+            ids[k] = world.ids()[m[k]];
+        if (exact) { // the fp64 state as it is (Flag_DoublePrecision = 1)
+            std::vector<double> xyz(3 * m.size()), v(3 * m.size()), masses;
+            for (std::size_t k = 0; k < m.size(); ++k) {
+                const Double4& x = exact->position[m[k]];
+                const Double4& u = exact->velocity[m[k]];
+                xyz[3 * k] = x.x, xyz[3 * k + 1] = x.y, xyz[3 * k + 2] = x.z;
+                v[3 * k] = u.x, v[3 * k + 1] = u.y, v[3 * k + 2] = u.z;
+            }
+            w.dataset(g, name.c_str(), "Coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, xyz, 3);
+            w.dataset(g, name.c_str(), "Velocities", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v, 3);
+            if (massTable[t] == 0.0) {
+                for (const std::size_t i : m)
+                    masses.push_back(exact->position[i].w);
+                w.dataset(g, name.c_str(), "Masses", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, masses, 1);
+            }
+        } else {
+            std::vector<float> xyz(3 * m.size()), v(3 * m.size()), masses;
+            for (std::size_t k = 0; k < m.size(); ++k) {
+                const std::size_t i = m[k];
+                xyz[3 * k] = pos[i].x, xyz[3 * k + 1] = pos[i].y, xyz[3 * k + 2] = pos[i].z;
+                v[3 * k] = vel[i].x, v[3 * k + 1] = vel[i].y, v[3 * k + 2] = vel[i].z;
+            }
+            w.dataset(g, name.c_str(), "Coordinates", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, xyz, 3);
+            w.dataset(g, name.c_str(), "Velocities", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, v, 3);
+            if (massTable[t] == 0.0) {
+                for (const std::size_t i : m)
+                    masses.push_back(pos[i].w);
+                w.dataset(g, name.c_str(), "Masses", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, masses, 1);
+            }
         }
-        w.dataset(g, name.c_str(), "Coordinates", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, xyz, 3);
-        w.dataset(g, name.c_str(), "Velocities", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, v, 3);
         w.dataset(g, name.c_str(), "ParticleIDs", H5T_STD_U32LE, H5T_NATIVE_UINT, ids, 1);
-        if (massTable[t] == 0.0) {
-            masses.reserve(m.size());
-            for (const std::size_t i : m)
-                masses.push_back(pos[i].w);
-            w.dataset(g, name.c_str(), "Masses", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, masses, 1);
-        }
         if (world.maxRadius() > 0.f) { // radii only when some body has one (sim/Collisions.h)
             std::vector<float> radius;
             radius.reserve(m.size());
@@ -675,6 +694,15 @@ Snapshot readHdf5SnapshotInProcess(const std::string& path)
     Snapshot snap;
     snap.formatId = "hdf5";
     World& world = snap.world;
+    // GADGET's Flag_DoublePrecision: the particle datasets are 64-bit floats (written from an
+    // fp64 state, or by another code in double precision): keep their values as the exact state.
+    const auto doublePrecision =
+        r.attribute<long long>(header, "Header", "Flag_DoublePrecision", H5T_NATIVE_LLONG, 1);
+    if (doublePrecision && (*doublePrecision)[0] == 1) {
+        snap.exact.emplace();
+        snap.exact->position.reserve(std::size_t(total));
+        snap.exact->velocity.reserve(std::size_t(total));
+    }
     if (const auto time = r.attribute<double>(header, "Header", "Time", H5T_NATIVE_DOUBLE, 1)) {
         if (!std::isfinite((*time)[0]))
             r.fail("Header/Time is not finite");
@@ -804,8 +832,14 @@ Snapshot readHdf5SnapshotInProcess(const std::string& path)
                 rad = float((*radius)[i]);
             }
             world.addBody(Float4{f[1], f[2], f[3], f[0]}, Float4{f[4], f[5], f[6], 0.f}, groupOfType(int(t)), id, rad);
+            if (snap.exact) {
+                snap.exact->position.push_back(Double4{(*pos)[3 * i], (*pos)[3 * i + 1], (*pos)[3 * i + 2], m});
+                snap.exact->velocity.push_back(Double4{(*vel)[3 * i], (*vel)[3 * i + 1], (*vel)[3 * i + 2], 0.0});
+            }
         }
     }
+    if (snap.exact)
+        snap.exact->acceleration.assign(snap.exact->size(), Double4{});
     return snap;
 }
 
@@ -843,7 +877,8 @@ Snapshot readHdf5Snapshot(const std::string& path)
     return snap;
 }
 
-void writeHdf5Snapshot(const std::string& path, const World& world, const RestartParams* params)
+void writeHdf5Snapshot(const std::string& path, const World& world, const RestartParams* params,
+                       const Fp64State* exact)
 {
     silenceHdf5();
     // Bodies of each type, in World order.
@@ -856,7 +891,7 @@ void writeHdf5Snapshot(const std::string& path, const World& world, const Restar
     writeAtomically(
         path,
         [&](const std::string& temp) {
-            const std::vector<unsigned char> image = buildImage(temp, world, params, members, manifest);
+            const std::vector<unsigned char> image = buildImage(temp, world, params, exact, members, manifest);
             FileSink sink(temp);
             sink.write(image.data(), image.size());
             sink.close();

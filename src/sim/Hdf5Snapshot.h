@@ -58,7 +58,10 @@ Snapshot readHdf5SnapshotInProcess(const std::string& path);
 /// The time limit of readHdf5Snapshot for `path`, seconds (above). Throws std::invalid_argument
 /// for a bad NBODY_HDF5_READ_TIMEOUT.
 double hdf5ReadSeconds(const std::string& path);
-/// Writes atomically; params may be null (then no Parameters group). Throws WriteError.
-void writeHdf5Snapshot(const std::string& path, const World& world, const RestartParams* params);
+/// Writes atomically; params may be null (then no Parameters group). With `exact` (an fp64 run's
+/// state, N bodies in World order) Coordinates, Velocities and Masses are 64-bit floats and
+/// Header/Flag_DoublePrecision is 1 (GADGET's convention); else 32-bit. Throws WriteError.
+void writeHdf5Snapshot(const std::string& path, const World& world, const RestartParams* params,
+                       const Fp64State* exact = nullptr);
 
 } // namespace nbody

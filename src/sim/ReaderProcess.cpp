@@ -36,7 +36,7 @@ namespace {
 
 constexpr char kMagic[4] = {'N', 'B', 'R', 'D'};
 constexpr char kEnd[4] = {'D', 'O', 'N', 'E'};
-constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kVersion = 3;
 constexpr int kMessageFd = 3;
 constexpr std::size_t kBodyBytes = 16 + 16 + 4 + 1 + 4; // position, velocity, id, group, radius
 constexpr std::uint32_t kMaxWarnings = 1024;
@@ -148,6 +148,12 @@ void writeSnapshot(MessageWriter& w, const Snapshot& s)
         w.value(world.ids()[index]);
         w.string(name);
     }
+    w.value(std::uint8_t(s.exact.has_value())); // the fp64 state (Snapshot::exact), N bodies in order
+    if (s.exact)
+        for (std::size_t i = 0; i < n; ++i) {
+            w.value(s.exact->position[i]);
+            w.value(s.exact->velocity[i]);
+        }
     w.bytes(kEnd, 4);
     w.flush();
 }
@@ -602,6 +608,21 @@ Snapshot readInReaderProcess(const ReaderProcess& process, const std::string& pa
                         throw std::range_error("a name for id " + std::to_string(id) + ", which no body has");
                     world.setName(it->second, std::move(name));
                 }
+            }
+            if (u8()) {
+                Fp64State& e = snap.exact.emplace();
+                e.position.resize(std::size_t(n));
+                e.velocity.resize(std::size_t(n));
+                for (std::size_t i = 0; i < std::size_t(n); ++i) {
+                    need(&e.position[i], sizeof(Double4));
+                    need(&e.velocity[i], sizeof(Double4));
+                    const Double4& x = e.position[i];
+                    const Double4& v = e.velocity[i];
+                    if (!std::isfinite(x.x) || !std::isfinite(x.y) || !std::isfinite(x.z) || !std::isfinite(x.w) ||
+                        !std::isfinite(v.x) || !std::isfinite(v.y) || !std::isfinite(v.z))
+                        throw std::range_error("fp64 body " + std::to_string(i) + " is not finite");
+                }
+                e.acceleration.assign(std::size_t(n), Double4{});
             }
             got = Got::Snapshot;
         } else {

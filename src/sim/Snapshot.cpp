@@ -29,7 +29,7 @@ Snapshot readTipsySnapshot(const std::string& path)
     return Snapshot{readTipsy(path), std::nullopt, "tipsy", {}};
 }
 
-void writeTipsySnapshot(const std::string& path, const World& world, const RestartParams*)
+void writeTipsySnapshot(const std::string& path, const World& world, const RestartParams*, const Fp64State*)
 {
     // Standard: big-endian, 32-byte header, float; the ids in the phi slots (as Bonsai does), so
     // that they survive a round trip.
@@ -121,7 +121,8 @@ Snapshot readSnapshot(const std::string& path)
                       + ")");
 }
 
-void writeSnapshot(const std::string& path, const World& world, const RestartParams* params, std::string_view formatId)
+void writeSnapshot(const std::string& path, const World& world, const RestartParams* params, std::string_view formatId,
+                   const Fp64State* exact)
 {
     const SnapshotFormat* f = formatId.empty() ? snapshotFormatForPath(path) : findSnapshotFormat(formatId);
     if (!f) {
@@ -133,7 +134,10 @@ void writeSnapshot(const std::string& path, const World& world, const RestartPar
     }
     if (world.empty())
         throw std::invalid_argument("snapshot '" + path + "': the system has no bodies");
-    f->write(path, world, params);
+    if (exact && exact->size() != world.size())
+        throw std::invalid_argument("snapshot '" + path + "': an fp64 state of " + std::to_string(exact->size()) +
+                                    " bodies for a system of " + std::to_string(world.size()));
+    f->write(path, world, params, exact);
 }
 
 void checkStoredParams(const Snapshot& snap, const std::string& path)

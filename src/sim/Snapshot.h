@@ -69,6 +69,10 @@ struct Snapshot {
     /// What the reader skipped and the user should hear about, one line each, naming the file
     /// ("CSV file 'a.csv': line 1: ignored unknown columns 'name', 'rho' (…)"); front ends print them.
     std::vector<std::string> warnings;
+    /// The file's positions, masses and velocities in fp64 when it stores them so (an HDF5 file
+    /// written from an fp64 state, Header/Flag_DoublePrecision = 1); `world` holds their rounding.
+    /// An fp64 kernel continues from it bit for bit. Accelerations are zero (recomputed).
+    std::optional<Fp64State> exact;
 };
 
 /// One row of the format table.
@@ -81,7 +85,10 @@ struct SnapshotFormat {
     bool (*detect)(std::span<const unsigned char> head, std::uint64_t fileSize);
     Snapshot (*read)(const std::string& path);
     /// Writes atomically; params may be null. Throws WriteError / std::invalid_argument.
-    void (*write)(const std::string& path, const World& world, const RestartParams* params);
+    /// `exact`, when given, is the run's fp64 state (an fp64 kernel's: positions with masses and
+    /// velocities, N Double4 each, in World order); a format that can hold it (HDF5) stores it
+    /// in fp64 so that the run continues bit for bit, the others store the World's fp32 columns.
+    void (*write)(const std::string& path, const World& world, const RestartParams* params, const Fp64State* exact);
 };
 
 /// Every format, in detection order.
@@ -106,7 +113,7 @@ Snapshot readSnapshot(const std::string& path);
 /// an unknown format or extension (listing the known ones) or an empty world, WriteError when
 /// the file cannot be written (nothing is left under its name then).
 void writeSnapshot(const std::string& path, const World& world, const RestartParams* params = nullptr,
-                   std::string_view formatId = {});
+                   std::string_view formatId = {}, const Fp64State* exact = nullptr);
 
 /// "tipsy (.bin .tipsy .std), csv (.csv), hdf5 (.h5 .hdf5 .hdf)" for messages and help.
 std::string describeSnapshotFormats();
