@@ -275,11 +275,14 @@ void SimulationController::reset()
 void SimulationController::loadFile(const QString& path)
 {
     std::shared_ptr<World> world;
+    std::shared_ptr<const Fp64State> exact; // an fp64 run's state (HDF5 in double precision)
     std::optional<RestartParams> fileParams;
     try {
         Snapshot snap = readSnapshot(path.toStdString()); // any format, detected from the content
         fileParams = snap.params;
         world = std::make_shared<World>(std::move(snap.world));
+        if (snap.exact)
+            exact = std::make_shared<const Fp64State>(std::move(*snap.exact));
         (void)resolveFileParams(*world, fileParams); // a system without mass cannot be simulated
     } catch (const std::exception& e) {
         emit loadFailed(path, QString::fromUtf8(e.what()));
@@ -289,9 +292,9 @@ void SimulationController::loadFile(const QString& path)
     c.what = QStringLiteral("load");
     c.requiredCapacity = world->size();
     const QString name = QFileInfo(path).fileName();
-    c.apply = [this, world, name, path, fileParams] {
+    c.apply = [this, world, exact, name, path, fileParams] {
         try {
-            installWorld(std::move(*world), name, true, fileParams);
+            installWorld(std::move(*world), name, true, fileParams, exact.get());
             m_spec = std::make_unique<ScenarioSpec>(snapshotSpec(path));
             publishUnits();
             // A kernel a scenario chose for itself (an fp64 one for the Solar System) does not
@@ -327,7 +330,11 @@ void SimulationController::enqueueSave(const QString& path,
             const World& w = m_sim->world(); // synchronised from the device when a CUDA kernel runs
             const SimParams& p = m_sim->params();
             const RestartParams rp = restartParams(p, m_sim->kernel().id);
-            writeSnapshot(path.toStdString(), w, &rp);
+            // An fp64 kernel's state as it is (HDF5 keeps it in 64-bit floats: an exact restart).
+            std::optional<Fp64State> exact;
+            if (m_sim->kernel().layout == Layout::Double4)
+                exact = m_sim->state64();
+            writeSnapshot(path.toStdString(), w, &rp, {}, exact ? &*exact : nullptr);
             emit(this->*saved)(path, static_cast<qulonglong>(w.size()), static_cast<qulonglong>(w.step));
         } catch (const CudaError&) {
             throw; // the frame pauses at the last host copy (its GPU fault handling)
