@@ -127,6 +127,8 @@ void SimulationController::initialize(const StartupConfig& config)
                 // what the file stores, else a new system's defaults (throws for a massless system)
                 applyFileParams(params, snap.world, snap.params);
                 world = std::move(snap.world);
+                if (snap.exact) // an fp64 run's state (HDF5 in double precision)
+                    m_initialExact = std::make_unique<Fp64State>(std::move(*snap.exact));
                 source = QFileInfo(config.inputFile).fileName();
                 m_spec = std::make_unique<ScenarioSpec>(snapshotSpec(config.inputFile));
             } catch (const std::exception& e) {
