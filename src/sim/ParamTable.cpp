@@ -201,8 +201,8 @@ std::deque<ParamInfo> builtInRows()
         r.check = [](const SimParams& p) -> std::string {
             if (std::isfinite(p.dt) && p.dt < 0)
                 return "time step dt must be positive and finite (got " + num(p.dt) +
-                       "; to run backwards in time, reverse the direction instead: SimParams::reverse, nbody run "
-                       "--reverse)";
+                       "; to run backwards in time, reverse the direction instead: Simulation → Reverse time in "
+                       "the app, --reverse for nbody run)";
             return {};
         };
         t.push_back(r);
