@@ -977,7 +977,7 @@ void SimulationController::publishState()
         }
     }
     const SimParams& p = m_sim->params();
-    const bool paramsSame = m_publishedParams && sameParams(*m_publishedParams, p); // every row of the table
+    const bool paramsSame = m_publishedParams && *m_publishedParams == p; // every parameter
     if (!paramsSame) {
         m_publishedParams = p;
         emit paramsChanged(p);

@@ -84,7 +84,7 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
 
 /// Applies the snapshot's stored parameters (PreparedSystem::savedParams) to `params`, except
 /// those in `given` (givenStoredParams: their option was given), and prints the header line
-/// "Restart: integrator yoshida4, openingAngle 0.449999988, … (stored in the snapshot)" and a
+/// "Restart: integrator yoshida4, openingAngle 0.45, … (stored in the snapshot)" and a
 /// note for each given option that differs from the stored value. Throws std::invalid_argument
 /// for a stored value the table refuses.
 void applySavedParams(std::span<const std::string_view> given, const PreparedSystem& prepared, SimParams& params,

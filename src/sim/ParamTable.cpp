@@ -4,7 +4,9 @@
 #include "Registry.h"
 #include "Tree.h"
 #include "Tuner.h"
+#include "Format.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,34 +16,16 @@ namespace nbody {
 
 namespace {
 
-std::string num(double v)
-{
-    char b[40];
-    std::snprintf(b, sizeof b, "%g", v);
-    return b;
-}
+std::string num(double v) { return formatString("%g", v); }
 
-/// Exact text of a value: the shortest decimal that reads back to the same fp32 (up to 9
-/// significant digits: "0.45" for 0.45f) or fp64 (up to 17) value.
-std::string exact(float v)
+/// Exact text of a value: the shortest decimal that reads back to the same fp32 or fp64 value
+/// ("0.45" for 0.45f; std::to_chars, as the CSV writer writes its columns).
+template <class F>
+std::string exact(F v)
 {
-    char b[40];
-    for (int digits = 6; digits <= 9; ++digits) {
-        std::snprintf(b, sizeof b, "%.*g", digits, double(v));
-        if (std::strtof(b, nullptr) == v || v != v)
-            break;
-    }
-    return b;
-}
-std::string exact(double v)
-{
-    char b[40];
-    for (int digits = 15; digits <= 17; ++digits) {
-        std::snprintf(b, sizeof b, "%.*g", digits, v);
-        if (std::strtod(b, nullptr) == v || v != v)
-            break;
-    }
-    return b;
+    char b[64];
+    const auto r = std::to_chars(b, b + sizeof b, v);
+    return std::string(b, r.ptr);
 }
 std::string exact(int v) { return std::to_string(v); }
 std::string exact(bool v) { return v ? "true" : "false"; }
@@ -228,7 +212,6 @@ std::deque<ParamInfo> builtInRows()
                                &SimParams::openingAngle);
         r.brief = "theta";
         r.stored = true;
-        r.check = [](const SimParams& p) { return treeParamsProblem(p.openingAngle, 1); };
         t.push_back(r);
     }
     {
@@ -238,7 +221,6 @@ std::deque<ParamInfo> builtInRows()
                                &SimParams::leafSize);
         r.brief = "leaf";
         r.stored = true;
-        r.check = [](const SimParams& p) { return treeParamsProblem(0.5, p.leafSize); };
         t.push_back(r);
     }
     {
@@ -456,7 +438,9 @@ std::string paramProblem(const ParamInfo& row, const SimParams& p)
         return label + what + (row.type == ParamType::Real ? " and finite" : "") + " (got " + text +
                (row.unit == "ms" ? " ms" : "") + ")";
     }
-    return label + " = " + text + " is outside " + paramRangeText(row);
+    // "opening angle theta = 7 is outside (0, 2]", "leaf size 33 is outside 1..32" (as
+    // treeParamsProblem words them for the tree code's own callers).
+    return label + (row.type == ParamType::Integer ? " " : " = ") + text + " is outside " + paramRangeText(row);
 }
 
 std::string paramsProblem(const SimParams& p)
@@ -490,14 +474,6 @@ std::string paramRangeText(const ParamInfo& row)
 }
 
 std::string paramDefaultText(const ParamInfo& row) { return row.get(SimParams{}); }
-
-bool sameParams(const SimParams& a, const SimParams& b)
-{
-    for (const ParamInfo& r : table())
-        if (r.get(a) != r.get(b))
-            return false;
-    return true;
-}
 
 bool paramReadBy(const ParamInfo& row, const KernelInfo& k)
 {

@@ -109,8 +109,6 @@ std::string paramTextProblem(const ParamInfo& row, std::string_view text);
 std::string paramRangeText(const ParamInfo& row);
 /// The value of SimParams{} as text.
 std::string paramDefaultText(const ParamInfo& row);
-/// True when every row has the same value in `a` and `b` (rows declared at run time included).
-bool sameParams(const SimParams& a, const SimParams& b);
 /// True when kernel row `k` reads the parameter (ParamInfo::readers): every row for All; CUDA
 /// rows for Cuda; for LaunchRows the row's KernelParamUse entry of the launch parameter with the
 /// same key (sim/Tuner.h launchParams; a declared launch row: every CUDA row); tree rows for Tree;

@@ -81,6 +81,9 @@ struct SimParams {
     /// Values of the parameters declared at run time (declareParam, ParamTable.h: tests,
     /// extensions), as text by key; the built-in parameters are the fields above.
     std::map<std::string, std::string, std::less<>> extra;
+
+    /// Every field (every row of the parameter table, declared rows through `extra`).
+    bool operator==(const SimParams&) const = default;
 };
 
 /// The signed time step of one step, time units: −dt when `reverse`, else dt (negation is exact,
