@@ -16,7 +16,7 @@
 /// vectors and a second kernel adds them per body in grid-row order, so the result does not
 /// depend on the scheduling (deterministic); with S' = 1 the force kernel writes G·a directly.
 ///
-/// Arithmetic per interaction (bodyBodyInteraction, sim/Interaction.h, ε² folded into the first
+/// Arithmetic per interaction (bodyBodyInteraction, contracts/Interaction.h, ε² folded into the first
 /// FMA): 3 FADD (r), 3 FFMA (r² + ε²), 1 MUFU.RSQ, 3 FMUL (m·inv·inv·inv), 3 FFMA (accumulate):
 /// 12 fp32 slots + 1 MUFU = 13 issue slots, counted as 20 flops (GPU Gems 3 ch. 31). This file
 /// is compiled with -ftz=true (kernels/CMakeLists.txt), so rsqrtf is a bare MUFU.RSQ without
@@ -32,7 +32,7 @@
 
 #include "ForceKernels.h"
 #include "KernelCommon.cuh"
-#include "sim/Interaction.h"
+#include "contracts/Interaction.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -203,7 +203,7 @@ std::size_t workspaceBlockedT(const DeviceForceArgs& a)
 /// Heuristic launch, from the tuner's choices on the H200 (docs/performance.md): B = 512 threads,
 /// R = 2 bodies per thread, unroll 8 (fp32) or 4 (fp64), and a j-split that gives about 16 warps
 /// per SM (4 per scheduler, each with R independent chains), at least one tile per grid row.
-/// The tuner measures instead (sim/Tuner.h).
+/// The tuner measures instead (sim/perf/Tuner.h).
 template <class P>
 void defaultsBlockedT(DeviceForceArgs& a)
 {

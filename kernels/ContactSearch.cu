@@ -6,7 +6,7 @@
 #include "ContactSearch.h"
 #include "CudaCheck.cuh"
 #include "KernelCommon.cuh"
-#include "sim/Collisions.h"
+#include "contracts/ContactTypes.h"
 #include "contracts/HostMemory.h"
 
 #include <cub/device/device_radix_sort.cuh>

@@ -1,6 +1,6 @@
 #pragma once
 /// \file ContactSearch.h
-/// The CUDA rows of the contact-search registry (sim/Collisions.h; docs/contact-search.md):
+/// The CUDA rows of the contact-search registry (sim/collide/Collisions.h; docs/contact-search.md):
 /// launchers with the ContactSearchFn signature (host API, no CUDA headers; the kernels are
 /// file-local in ContactSearch.cu). Every row returns exactly the pairs of `cpu-pairs`: all
 /// (i, j), i < j, with contactTouching(x_i, R_i, x_j, R_j), sorted by (i, j), unique.
@@ -20,7 +20,7 @@
 /// releaseContactWorkspaces() frees them; whatever is held at exit goes with the process's CUDA
 /// context (no CUDA call is made from a static destructor).
 
-#include "sim/Collisions.h"
+#include "contracts/ContactTypes.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -3,7 +3,7 @@
 /// Checking of every CUDA runtime call and launch: failures throw nbody::CudaError with the
 /// expression, file and line (never exit()).
 
-#include "sim/Errors.h"
+#include "contracts/Errors.h"
 
 #include <cuda_runtime.h>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 /// \file DeviceState.h
-/// The simulation's state on the GPU in one kernel layout (sim/KernelRegistry.h, Layout):
+/// The simulation's state on the GPU in one kernel layout (sim/core/KernelRegistry.h, Layout):
 /// device columns of velocities and accelerations, two position buffers used ping-pong, and the
 /// workspace of kernels that need one. Positions are owned, or — for fp32 layouts with External
 /// storage — buffers the caller provides (mapped GL buffers). The fp64 layout always owns its
@@ -13,9 +13,9 @@
 /// by any thread of the process (the interop, a validation run) invalid while it lasts.
 
 #include "contracts/DeviceTypes.h"
-#include "sim/Diagnostics.h"
-#include "sim/KernelRegistry.h"
-#include "sim/World.h"
+#include "contracts/DiagnosticSums.h"
+#include "contracts/ForceArgs.h"
+#include "contracts/World.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -66,7 +66,7 @@ public:
     /// attached, CudaError.
     BodyState downloadBody(std::size_t i, int current) const;
 
-    // ---- the collision system's inputs (sim/Collisions.h, ContactSearchArgs) ----
+    // ---- the collision system's inputs (sim/collide/Collisions.h, ContactSearchArgs) ----
     /// Copies the radius column (N floats, length units; World::radii()) to the device. The
     /// simulation uploads it with the state (Simulation::ensureDevice) and after every merge, so
     /// it always matches the current N and order. Throws std::invalid_argument for a wrong
@@ -87,7 +87,7 @@ public:
     /// of the layout (indexed by body, so host + rows.begin · vectorBytes receives row begin);
     /// synchronous. Throws std::invalid_argument for rows outside the n bodies, CudaError.
     void copyAccelerations(void* host, RowRange rows, bool toHost);
-    /// The pipelined force exchange (sim/ForceShare.h, docs/mpi.md): after the launches of chunk
+    /// The pipelined force exchange (sim/core/ForceShare.h, docs/mpi.md): after the launches of chunk
     /// c (computeForces with setForceRows of the chunk's rows), records an event in the default
     /// stream; with `host` (n vectors of the layout in pinned memory: pinnedStage()), a
     /// non-blocking copy stream waits for that event and copies the chunk's accelerations to
@@ -119,7 +119,7 @@ public:
     void kick(double dt, void* stream = nullptr);
 
     /// What one step's launches depend on, besides the state's buffers and workspace: the force
-    /// pass of every substep, the substep count and the signed dt. sim/Stepper.h emits the step.
+    /// pass of every substep, the substep count and the signed dt. sim/core/Stepper.h emits the step.
     struct StepShape {
         ForceLaunch forces;
         const double* weights = nullptr; ///< the integrator row's substep weights (Integrators.h)

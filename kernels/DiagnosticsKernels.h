@@ -1,6 +1,6 @@
 #pragma once
 /// \file DiagnosticsKernels.h
-/// The diagnostics of a device-resident state (sim/Diagnostics.h) computed on the GPU, without
+/// The diagnostics of a device-resident state (sim/core/Diagnostics.h) computed on the GPU, without
 /// copying the state back: 96 bytes (twelve fp64 sums) cross to the host. Host API without CUDA
 /// headers; the kernels are file-local in DiagnosticsKernels.cu.
 ///
@@ -15,8 +15,8 @@
 /// bit-reproducible for a given block size. Cost: N² pair terms (twice the host's N²/2, for
 /// balanced rows), 12 fp64 values per block of shared-memory traffic.
 
-#include "sim/Diagnostics.h"
-#include "sim/KernelRegistry.h"
+#include "contracts/DiagnosticSums.h"
+#include "contracts/ForceArgs.h"
 
 #include <cstddef>
 

@@ -1,9 +1,9 @@
 #pragma once
 /// \file ForceKernels.h
 /// Launchers of the CUDA force kernels (host API, no CUDA headers). Each matches the registry's
-/// DeviceForceFn / DeviceCheckFn signatures (sim/KernelRegistry.h).
+/// DeviceForceFn / DeviceCheckFn signatures (sim/core/KernelRegistry.h).
 
-#include "sim/KernelRegistry.h"
+#include "contracts/ForceArgs.h"
 
 namespace nbody::gpu {
 
@@ -41,7 +41,7 @@ std::size_t workspaceBlockedFp64(const DeviceForceArgs& args);
 void defaultsBlockedFp64(DeviceForceArgs& args);
 
 // ---- Barnes–Hut tree (TreeForces.cu) ---------------------------------------------------------
-/// `tree`: the binary radix tree of sim/Tree.h rebuilt every call (CUB sort, Karras nodes, fp64
+/// `tree`: the binary radix tree of contracts/Tree.h rebuilt every call (CUB sort, Karras nodes, fp64
 /// moments bottom-up) and walked by one warp per group of 32 bodies. Positions float4 (x, y, z,
 /// m) in, accelerations float4 (ax, ay, az, 0) out. Reads openingAngle (θ in (0, 2]) and
 /// leafSize (1..tree::kMaxLeafSize); 54 flops per body–cell and 20 per body–body interaction.
@@ -80,7 +80,7 @@ NB_DECLARE_2D(WarpShuffle)           ///< F = 1, float4, in-block reduction with
 /// on the device (graph replays included) and, from the K-th of the process on, writes one float
 /// out of the accelerations' bounds into the never-mapped first page: a real illegal address, a
 /// sticky error that loses the CUDA context. K = NBODY_TEST_FAULT_AFTER (default 50). The registry lists the row only when
-/// NBODY_TEST_FAULTY_KERNEL=1 (sim/KernelRegistry.h, testFaultyKernelEnabled).
+/// NBODY_TEST_FAULTY_KERNEL=1 (sim/core/KernelRegistry.h, testFaultyKernelEnabled).
 void launchFaulty(const DeviceForceArgs& args);
 std::string checkFaulty(const DeviceForceArgs& args);
 /// K of launchFaulty: NBODY_TEST_FAULT_AFTER when it is a positive integer, else 50.

@@ -4,7 +4,7 @@
 /// construction and accumulation for the three state layouts (float4, float3, double4_32a).
 
 #include "CudaCheck.cuh"
-#include "sim/KernelRegistry.h"
+#include "contracts/ForceArgs.h"
 
 #include <cuda_runtime.h>
 

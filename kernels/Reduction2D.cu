@@ -21,7 +21,7 @@
 
 #include "ForceKernels.h"
 #include "KernelCommon.cuh"
-#include "sim/Interaction.h"
+#include "contracts/Interaction.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,6 +1,6 @@
 #include "ForceKernels.h"
 #include "KernelCommon.cuh"
-#include "sim/Interaction.h"
+#include "contracts/Interaction.h"
 
 #include <stdexcept>
 #include <string>

@@ -1,6 +1,6 @@
 /// \file TreeForces.cu
 /// `tree`: Barnes–Hut forces on the GPU from a binary radix tree rebuilt every evaluation
-/// (sim/Tree.h has the method, its sources and the shared host/device pieces).
+/// (contracts/Tree.h has the method, its sources and the shared host/device pieces).
 ///
 /// Passes, all enqueued in the caller's stream (CUDA-graph capturable: no host synchronisation,
 /// no allocation; the temporary storage of CUB is part of the workspace):
@@ -39,8 +39,8 @@
 #include "CudaCheck.cuh"
 #include "ForceKernels.h"
 #include "KernelCommon.cuh"
-#include "sim/Interaction.h"
-#include "sim/Tree.h"
+#include "contracts/Interaction.h"
+#include "contracts/Tree.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>

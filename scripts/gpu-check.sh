@@ -159,9 +159,9 @@ prepare() {
     rm -rf "${device:?}/bin"
     mkdir -p "$device/bin"
     cp build-gpu/src/cli/nbody "$device/bin/"
-    # HDF5 files are read in this child process (sim/ReaderProcess.h), found beside nbody and
+    # HDF5 files are read in this child process (sim/io/ReaderProcess.h), found beside nbody and
     # the tests (the build tree's path does not exist there).
-    cp build-gpu/src/sim/nbody-read-hdf5 "$device/bin/"
+    cp build-gpu/src/sim/io/nbody-read-hdf5 "$device/bin/"
     # The tests labelled gpu (the others run in CI; every executable carries all kernels' machine
     # code, about 10 MB, and the whole set no longer fits the 64 MiB that travels). Tests that
     # link Qt Gui (the plot, the HTML report's screenshot) cannot load on the GPU machine, which

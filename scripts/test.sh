@@ -192,7 +192,7 @@ if [[ " $stages " == *" fuzz "* ]]; then
         export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
         export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0
         # NBODY_FUZZ_READERS (default all four) picks readers. fuzz_hdf5 reads each input as the
-        # app does, in the reader's child process (sim/ReaderProcess.h): libhdf5 1.10.8 itself
+        # app does, in the reader's child process (sim/io/ReaderProcess.h): libhdf5 1.10.8 itself
         # crashes on some damaged files within seconds (a NULL from an absurd malloc in H5C_protect,
         # then a memcpy into it from H5F__accum_read), which the child takes and the reader reports;
         # then here, in-process, for the coverage (tests/fuzz/README.md).

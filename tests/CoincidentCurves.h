@@ -1,9 +1,9 @@
 #pragma once
-// A validation report (sim/Validation.h) made by hand for the energy chart's legend and styles
+// A validation report (sim/validate/Validation.h) made by hand for the energy chart's legend and styles
 // (two curves on one another): the `reference` kernel's ΔE/E0 equals the reference run's, `cpu-copy`'s
 // equals `cpu`'s, and the changes are at the fp64 level (~1e-14), where a plain Qt Charts axis
 // shows an empty range. Header-only (tests/), for tst_validation_report and tst_validation_dock.
-#include "sim/Validation.h"
+#include "sim/validate/Validation.h"
 
 #include <string>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Helpers shared by the diagnostics tests: an fp64 state as a World, and the `nbody` command line.
-#include "sim/World.h"
+#include "contracts/World.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,12 +1,12 @@
 #pragma once
 // A test-only faulty force kernel, the classic bug of tiled N-body code: the loop over source
 // tiles stops at the last whole tile of `Tile` bodies, so bodies j ≥ ⌊N / Tile⌋·Tile exert no
-// force. It evaluates the project's pair interaction (sim/Interaction.h) in fp64 on the fp32
+// force. It evaluates the project's pair interaction (contracts/Interaction.h) in fp64 on the fp32
 // state (N Float4 = x, y, z, mass) and rounds the sums to fp32, so besides fp32 rounding its only
 // error is the dropped tile. Validation must fail it with that step-0 force error.
-#include "sim/Interaction.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Validation.h"
+#include "contracts/Interaction.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/validate/Validation.h"
 
 #include <string_view>
 #include <vector>

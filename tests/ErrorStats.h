@@ -1,10 +1,10 @@
 #pragma once
 // Per-body relative acceleration error against the fp64 reference, the measure of validation
-// (nbody::forceError, sim/Validation.h):
+// (nbody::forceError, sim/validate/Validation.h):
 //   err_i = |a_i − a_ref,i| / max(|a_ref,i|, floor),  floor = 1e-3 · RMS_j |a_ref,j|
 // The floor keeps bodies whose net force nearly cancels (|a_ref| ≪ typical) from dividing by
 // almost zero: their absolute error is then measured against a thousandth of the typical force.
-#include "sim/Validation.h"
+#include "sim/validate/Validation.h"
 
 #include <vector>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Shared by the reader tests: a file that must be refused with a FormatError.
-#include "sim/Errors.h"
+#include "contracts/Errors.h"
 
 #include <QString>
 #include <QStringList>

@@ -8,8 +8,8 @@
 #include "gl/CudaGlInterop.h"
 #include "gl/EglContext.h"
 #include "gl/Renderer.h"
-#include "sim/Scenario.h"
-#include "sim/Simulation.h"
+#include "sim/core/Scenario.h"
+#include "sim/core/Simulation.h"
 
 #include <QList>
 #include <QObject>

@@ -1,6 +1,6 @@
 #pragma once
-// Device descriptions for tests that compute a device's ceiling without one (sim/Ceiling.h).
-#include "sim/DeviceInfo.h"
+// Device descriptions for tests that compute a device's ceiling without one (sim/core/Ceiling.h).
+#include "sim/base/DeviceInfo.h"
 
 namespace nbody_test {
 

@@ -1,5 +1,5 @@
 # Device information. Included from tests/CMakeLists.txt.
-# tst_machine_info: the rows of sim/MachineInfo.h against queryCuda() and OpenMP (Qt Core only;
+# tst_machine_info: the rows of sim/base/MachineInfo.h against queryCuda() and OpenMP (Qt Core only;
 # label gpu: on the GPU machine it checks every device's rows).
 nbody_add_test(NAME tst_machine_info SOURCES tst_machine_info.cpp LIBS nbody::sim Qt6::Core LABELS gpu)
 # tst_device_dock: the Device dock and Help → About this machine on a real MainWindow: the OpenGL

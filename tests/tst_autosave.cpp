@@ -11,7 +11,7 @@
 #include "GuiTestMain.h"
 #include "MainWindow.h"
 
-#include "sim/Snapshot.h"
+#include "sim/io/Snapshot.h"
 
 #include <QApplication>
 #include <QCoreApplication>

@@ -1,9 +1,9 @@
 // The benchmark's pure parts, no GPU needed: the budget prediction of `nbody bench` (fed with
-// model timings of a latency-bound GPU and of a CPU) and the issue-slot ceiling (sim/Ceiling.h)
+// model timings of a latency-bound GPU and of a CPU) and the issue-slot ceiling (sim/core/Ceiling.h)
 // with the H200's numbers.
-#include "sim/Benchmark.h"
-#include "sim/Ceiling.h"
-#include "sim/KernelRegistry.h"
+#include "sim/perf/Benchmark.h"
+#include "sim/core/Ceiling.h"
+#include "sim/core/KernelRegistry.h"
 
 #include "TestDevices.h"
 

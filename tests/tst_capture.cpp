@@ -8,8 +8,8 @@
 #include "gl/FrameSink.h"
 #include "gl/Renderer.h"
 #include "gl/ToneMap.h"
-#include "sim/Types.h"
-#include "sim/World.h"
+#include "contracts/Types.h"
+#include "contracts/World.h"
 
 #include <QFileInfo>
 #include <QProcess>

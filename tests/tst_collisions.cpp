@@ -5,13 +5,13 @@
 // compared with these in tst_kernels on the GPU machine.
 #include "CliRunner.h"
 
-#include "sim/CollisionSystem.h"
-#include "sim/Collisions.h"
-#include "sim/Diagnostics.h"
-#include "sim/Scenarios.h"
-#include "sim/Simulation.h"
-#include "sim/Snapshot.h"
-#include "sim/Tipsy.h"
+#include "sim/collide/CollisionSystem.h"
+#include "sim/collide/Collisions.h"
+#include "sim/core/Diagnostics.h"
+#include "sim/io/Scenarios.h"
+#include "sim/core/Simulation.h"
+#include "sim/io/Snapshot.h"
+#include "sim/io/Tipsy.h"
 
 #include <QtTest>
 

@@ -1,4 +1,4 @@
-// The contact-search rows (sim/Collisions.h, kernels/ContactSearch.h, docs/contact-search.md).
+// The contact-search rows (sim/collide/Collisions.h, kernels/ContactSearch.h, docs/contact-search.md).
 //
 // CPU (runs everywhere, CI included): the touching test on exact cases; `cpu-pairs` against
 // pair lists known in closed form — a jittered line (exactly the N − 1 neighbours), jittered
@@ -12,11 +12,11 @@
 // 4097 for every system, twice (deterministic); the cell list's hashed and one-cell grids; the
 // atomic list's overflow and rerun; more pairs than memory holds gives std::length_error and
 // the rows still work afterwards.
-#include "sim/Collisions.h"
-#include "sim/ContactBenchmark.h"
-#include "sim/ContactHost.h"
-#include "sim/DeviceInfo.h"
-#include "sim/Random.h"
+#include "sim/collide/Collisions.h"
+#include "sim/perf/ContactBenchmark.h"
+#include "sim/collide/ContactHost.h"
+#include "sim/base/DeviceInfo.h"
+#include "sim/base/Random.h"
 
 #if NBODY_HAVE_CUDA
 #include "kernels/ContactSearch.h"

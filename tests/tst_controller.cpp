@@ -17,14 +17,14 @@
 #include "gl/CudaGlInterop.h"
 #include "gl/EglContext.h"
 #include "gl/Renderer.h"
-#include "sim/Diagnostics.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Scenario.h"
-#include "sim/Scenarios.h"
-#include "sim/Simulation.h"
-#include "sim/Snapshot.h"
-#include "sim/Tipsy.h"
-#include "sim/Tuner.h"
+#include "sim/core/Diagnostics.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/Scenario.h"
+#include "sim/io/Scenarios.h"
+#include "sim/core/Simulation.h"
+#include "sim/io/Snapshot.h"
+#include "sim/io/Tipsy.h"
+#include "sim/perf/Tuner.h"
 
 #include <QFile>
 #include <QPointer>

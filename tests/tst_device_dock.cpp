@@ -14,7 +14,7 @@
 #include "MainWindow.h"
 #include "Viewport.h"
 
-#include "sim/MachineInfo.h"
+#include "sim/base/MachineInfo.h"
 
 #include <QAction>
 #include <QApplication>

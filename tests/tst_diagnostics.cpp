@@ -2,9 +2,9 @@
 // the Simulation (interval, observer, relative energy change), the CSV of the recorder, and
 // `nbody run --diagnostics`. Qt Core only; the CLI's `tiled` row runs on the GPU machine.
 #include "DiagnosticsTestData.h"
-#include "sim/DiagnosticsRecorder.h"
-#include "sim/Scenario.h"
-#include "sim/Simulation.h"
+#include "sim/core/DiagnosticsRecorder.h"
+#include "sim/core/Scenario.h"
+#include "sim/core/Simulation.h"
 
 #include <QtTest>
 

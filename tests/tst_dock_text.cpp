@@ -16,7 +16,7 @@
 #include "SelectionDock.h"
 #include "Viewport.h"
 
-#include "sim/KernelRegistry.h"
+#include "sim/core/KernelRegistry.h"
 
 #include <QDir>
 #include <QElapsedTimer>

@@ -2,9 +2,9 @@
 // add / remove / undo by id, the screen-region query, and a CPU simulation that keeps running
 // across edits. The controller-level rows (with CUDA kernels on the GPU server) are in
 // tst_controller (editsKeepRunning).
-#include "sim/Diagnostics.h"
-#include "sim/Edits.h"
-#include "sim/Simulation.h"
+#include "sim/core/Diagnostics.h"
+#include "sim/core/Edits.h"
+#include "sim/core/Simulation.h"
 
 #include <QtTest>
 

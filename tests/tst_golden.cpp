@@ -22,12 +22,12 @@
 // A key the file does not have skips with the command that records it.
 #include "TestData.h"
 
-#include "sim/CpuKernels.h"
-#include "sim/DeviceInfo.h"
-#include "sim/Integrators.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Models.h"
-#include "sim/Simulation.h"
+#include "sim/core/CpuKernels.h"
+#include "sim/base/DeviceInfo.h"
+#include "sim/core/Integrators.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/Models.h"
+#include "sim/core/Simulation.h"
 
 #include <QtTest>
 

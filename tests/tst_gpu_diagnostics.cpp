@@ -16,9 +16,9 @@
 //    (2N + 48) u64 · Σ|terms|, where Σ|terms| is computed below for each quantity (for sums of
 //    positive terms, M and K, that is the value itself).
 #include "DiagnosticsTestData.h"
-#include "sim/Diagnostics.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Simulation.h"
+#include "sim/core/Diagnostics.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/Simulation.h"
 
 #if NBODY_HAVE_CUDA
 #include "kernels/DeviceState.h"

@@ -19,12 +19,12 @@
 #if NBODY_HAVE_CUDA
 #include "kernels/DeviceState.h"
 #endif
-#include "sim/Ceiling.h"
-#include "sim/DeviceInfo.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Scenario.h"
-#include "sim/Simulation.h"
-#include "sim/Tuner.h"
+#include "sim/core/Ceiling.h"
+#include "sim/base/DeviceInfo.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/Scenario.h"
+#include "sim/core/Simulation.h"
+#include "sim/perf/Tuner.h"
 
 #include <QCoreApplication>
 #include <QProcess>

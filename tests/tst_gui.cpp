@@ -15,9 +15,9 @@
 #include "Viewport.h"
 #include "SimulationController.h"
 
-#include "sim/DeviceInfo.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Tuner.h"
+#include "sim/base/DeviceInfo.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/perf/Tuner.h"
 
 #include <QAction>
 #include <QActionGroup>

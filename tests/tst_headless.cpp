@@ -5,9 +5,9 @@
 #include "gl/EglContext.h"
 #include "gl/Renderer.h"
 #include "gl/ColourModes.h"
-#include "sim/Models.h"
-#include "sim/Types.h"
-#include "sim/World.h"
+#include "sim/core/Models.h"
+#include "contracts/Types.h"
+#include "contracts/World.h"
 
 #include <QTest>
 

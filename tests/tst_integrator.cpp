@@ -1,5 +1,5 @@
 // KDK leapfrog on a two-body circular orbit: radius and energy stay within derived bounds.
-#include "sim/Simulation.h"
+#include "sim/core/Simulation.h"
 
 #include <QtTest>
 

@@ -3,9 +3,9 @@
 // convergence order of the energy error (×4 and ×16 when dt halves) and the figure-eight
 // three-body choreography (Chenciner & Montgomery 2000), which must return after one period.
 // CPU rows run everywhere; the `tiled-fp64` rows run on a CUDA device and skip without one.
-#include "sim/Integrators.h"
-#include "sim/Models.h"
-#include "sim/Simulation.h"
+#include "sim/core/Integrators.h"
+#include "sim/core/Models.h"
+#include "sim/core/Simulation.h"
 
 #include <QtTest>
 

@@ -1,6 +1,6 @@
 // The pairwise interaction against values computed by hand, and the CPU kernels on tiny systems.
-#include "sim/CpuKernels.h"
-#include "sim/Interaction.h"
+#include "sim/core/CpuKernels.h"
+#include "contracts/Interaction.h"
 
 #include <QtTest>
 

@@ -13,11 +13,11 @@
 #include "gl/EglContext.h"
 #include "gl/InteropPositions.h"
 #include "gl/Renderer.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Models.h"
-#include "sim/Simulation.h"
-#include "sim/Tuner.h"
-#include "sim/Types.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/Models.h"
+#include "sim/core/Simulation.h"
+#include "sim/perf/Tuner.h"
+#include "contracts/Types.h"
 
 #include <QTemporaryDir>
 #include <QTest>

@@ -1,11 +1,11 @@
-// The Kernel dock's live share of the device's issue-slot ceiling (sim/Ceiling.h), read back
+// The Kernel dock's live share of the device's issue-slot ceiling (sim/core/Ceiling.h), read back
 // from its label: fed an H200 and the rates a run would report, on a dock of its own (no
 // OpenGL needed, so it also runs on Qt's offscreen platform). tst_gui checks the wiring from a
 // running MainWindow.
 #include "GuiTestMain.h"
 #include "KernelDock.h"
 
-#include "sim/DeviceInfo.h"
+#include "sim/base/DeviceInfo.h"
 
 #include <QDir>
 #include <QLabel>

@@ -3,9 +3,9 @@
 // kernel and layout switches; refusal of parameters the device cannot launch. CUDA rows skip
 // without a device (and in a CPU-only build); they run on the GPU machine (scripts/gpu-check.sh).
 #include "ErrorStats.h"
-#include "sim/CpuKernels.h"
-#include "sim/Scenario.h"
-#include "sim/Simulation.h"
+#include "sim/core/CpuKernels.h"
+#include "sim/core/Scenario.h"
+#include "sim/core/Simulation.h"
 
 #include <QtTest>
 

@@ -1,8 +1,8 @@
-// sim/MachineInfo.h: the rows of the Device dock and `nbody devices` carry what the CUDA runtime
+// sim/base/MachineInfo.h: the rows of the Device dock and `nbody devices` carry what the CUDA runtime
 // (queryCuda) and OpenMP report, the text form aligns them, the JSON form holds the same rows.
 // Qt Core only, label gpu: on a machine without a device the "why no device" row is checked, on
 // the GPU machine every device's rows are compared with queryCuda().
-#include "sim/MachineInfo.h"
+#include "sim/base/MachineInfo.h"
 
 #include <nlohmann/json.hpp>
 

@@ -11,10 +11,10 @@
 // GPU) skip without a CUDA device and run on the GPU machine.
 #include "CliRunner.h"
 #include "mpi/Distributed.h"
-#include "sim/Diagnostics.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Scenario.h"
-#include "sim/Snapshot.h"
+#include "sim/core/Diagnostics.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/Scenario.h"
+#include "sim/io/Snapshot.h"
 
 #include <QtTest>
 

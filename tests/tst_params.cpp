@@ -1,4 +1,4 @@
-/// The parameter table (sim/ParamTable.h) as the one declaration of a run-time parameter.
+/// The parameter table (sim/core/ParamTable.h) as the one declaration of a run-time parameter.
 ///
 /// A parameter declared here, in this file alone ("testDrag": a real number in [0, 10], stored
 /// in snapshots), must reach every layer without another file knowing it: the command line's
@@ -11,10 +11,10 @@
 #include "CommandLine.h"
 #include "GuiTestMain.h"
 #include "KernelDock.h"
-#include "sim/ParamTable.h"
-#include "sim/Scenarios.h"
-#include "sim/Simulation.h"
-#include "sim/Snapshot.h"
+#include "sim/core/ParamTable.h"
+#include "sim/io/Scenarios.h"
+#include "sim/core/Simulation.h"
+#include "sim/io/Snapshot.h"
 
 #include <QApplication>
 #include <QDir>

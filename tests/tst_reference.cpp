@@ -1,9 +1,9 @@
 // The fp64 reference and the CPU kernel; the default system; the Simulation's error handling.
 #include "ErrorStats.h"
-#include "sim/Benchmark.h"
-#include "sim/CpuKernels.h"
-#include "sim/Scenario.h"
-#include "sim/Simulation.h"
+#include "sim/perf/Benchmark.h"
+#include "sim/core/CpuKernels.h"
+#include "sim/core/Scenario.h"
+#include "sim/core/Simulation.h"
 
 #include <QtTest>
 

@@ -1,13 +1,13 @@
 /// The sandbox's core: time reversal (SimParams::reverse) retraces the trajectory to
-/// rounding, the launch predictor (sim/LaunchPredictor.h) against a real run of the body with the
+/// rounding, the launch predictor (sim/perf/LaunchPredictor.h) against a real run of the body with the
 /// others held fixed and against a circular Kepler orbit, and picking / inspecting a body
-/// (sim/Selection.h).
+/// (sim/core/Selection.h).
 
-#include "sim/KernelRegistry.h"
-#include "sim/LaunchPredictor.h"
-#include "sim/Models.h"
-#include "sim/Selection.h"
-#include "sim/Simulation.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/perf/LaunchPredictor.h"
+#include "sim/core/Models.h"
+#include "sim/core/Selection.h"
+#include "sim/core/Simulation.h"
 
 #include <QtTest>
 

@@ -2,16 +2,16 @@
 // half-mass radius against the model's values with tolerances derived from N, the disk galaxy
 // and the collision's set-up, the Solar System at J2000, every row built and stepped, scenario
 // files written and read back, and malformed files refused with the field named.
-#include "sim/Diagnostics.h"
-#include "sim/Integrators.h"
-#include "sim/KernelRegistry.h"
-#include "sim/MemoryBudget.h"
-#include "sim/Models.h"
-#include "sim/Scenario.h"
-#include "sim/Scenarios.h"
-#include "sim/Simulation.h"
-#include "sim/Snapshot.h"
-#include "sim/Tipsy.h"
+#include "sim/core/Diagnostics.h"
+#include "sim/core/Integrators.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/MemoryBudget.h"
+#include "sim/core/Models.h"
+#include "sim/core/Scenario.h"
+#include "sim/io/Scenarios.h"
+#include "sim/core/Simulation.h"
+#include "sim/io/Snapshot.h"
+#include "sim/io/Tipsy.h"
 
 #include <QtTest>
 

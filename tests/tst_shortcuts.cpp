@@ -17,8 +17,8 @@
 #include "RunDock.h"
 #include "Viewport.h"
 
-#include "sim/Integrators.h"
-#include "sim/KernelRegistry.h"
+#include "sim/core/Integrators.h"
+#include "sim/core/KernelRegistry.h"
 
 #include <QAction>
 #include <QActionGroup>

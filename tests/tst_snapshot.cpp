@@ -1,5 +1,5 @@
 /// \file tst_snapshot.cpp
-/// Tests of the snapshot files (src/sim/Snapshot.h): bitwise round trips for every format and
+/// Tests of the snapshot files (src/sim/io/Snapshot.h): bitwise round trips for every format and
 /// every Tipsy variant, detection by content, files that must be refused (truncated,
 /// inconsistent headers, non-finite values, negative masses, counts that would need more than
 /// kMaxBodies), writes that must fail without leaving a file (/dev/full, missing or unwritable
@@ -8,16 +8,16 @@
 ///
 /// Qt Core + Qt Test only (the GPU rows run on a GPU server without Qt Gui).
 
-#include "sim/AtomicFile.h"
-#include "sim/CsvSnapshot.h"
-#include "sim/Hdf5Snapshot.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Scenario.h"
-#include "sim/Scenarios.h"
-#include "sim/Simulation.h"
-#include "sim/Snapshot.h"
-#include "sim/ReaderProcess.h"
-#include "sim/Tipsy.h"
+#include "sim/base/AtomicFile.h"
+#include "sim/io/CsvSnapshot.h"
+#include "sim/io/Hdf5Snapshot.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/Scenario.h"
+#include "sim/io/Scenarios.h"
+#include "sim/core/Simulation.h"
+#include "sim/io/Snapshot.h"
+#include "sim/io/ReaderProcess.h"
+#include "sim/io/Tipsy.h"
 
 #include "FormatErrors.h"
 #include "Sanitizers.h"
@@ -276,7 +276,7 @@ World runFor(const World& world, const SimParams& p, const char* kernel, int ste
 }
 
 
-// ---- the HDF5 reader's child process (sim/ReaderProcess.h) ----
+// ---- the HDF5 reader's child process (sim/io/ReaderProcess.h) ----
 
 /// Sets an environment variable for a scope (unset again, or restored, at its end).
 class ScopedEnv {

@@ -1,5 +1,5 @@
 /// \file tst_tipsy.cpp
-/// Tests of the Tipsy reader (src/sim/Tipsy.h): the real Bonsai file galaxy_20K.bin (values
+/// Tests of the Tipsy reader (src/sim/io/Tipsy.h): the real Bonsai file galaxy_20K.bin (values
 /// cross-checked against raw byte reads and against numbers read off the file with Python's
 /// struct module), hand-written big- and little-endian files read back value by value, and
 /// malformed files that must be refused with a FormatError naming the file and the problem.
@@ -7,9 +7,9 @@
 /// Data: galaxy_20K.bin in nbodyDataDir() (TestData.h: $NBODY_DATA_DIR if set, else the directory
 /// compiled in as NBODY_DATA_DIR); the real-file tests skip when the file is absent.
 
-#include "sim/Scenario.h"
-#include "sim/Snapshot.h"
-#include "sim/Tipsy.h"
+#include "sim/core/Scenario.h"
+#include "sim/io/Snapshot.h"
+#include "sim/io/Tipsy.h"
 
 #include "FormatErrors.h"
 #include "TestData.h"

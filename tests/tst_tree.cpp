@@ -1,4 +1,4 @@
-// The Barnes–Hut tree rows (sim/Tree.h, sim/TreeCpu.h): `tree-cpu` against the fp64 reference
+// The Barnes–Hut tree rows (contracts/Tree.h, sim/core/TreeCpu.h): `tree-cpu` against the fp64 reference
 // (N = 1 … 100 000, degenerate boxes), the error against θ, the radix tree's invariants, the
 // quadrupole moments in closed form, bit-identical runs for any thread count, and the CUDA row
 // `tree` against `tree-cpu` where a device is present.
@@ -7,15 +7,15 @@
 // goal, asserted at the default θ and leaf size: p99 ≤ 1e-3 and median ≤ 1e-4.
 #include "ErrorStats.h"
 
-#include "sim/CpuKernels.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Models.h"
-#include "sim/Random.h"
-#include "sim/Scenario.h"
-#include "sim/SimParams.h"
-#include "sim/Simulation.h"
-#include "sim/Tree.h"
-#include "sim/TreeCpu.h"
+#include "sim/core/CpuKernels.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/Models.h"
+#include "sim/base/Random.h"
+#include "sim/core/Scenario.h"
+#include "sim/core/SimParams.h"
+#include "sim/core/Simulation.h"
+#include "contracts/Tree.h"
+#include "sim/core/TreeCpu.h"
 
 #include <QtTest>
 

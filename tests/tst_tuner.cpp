@@ -1,7 +1,7 @@
 // The launch-parameter tuner without a GPU: the search against synthetic cost functions, the N
 // buckets and candidates, the cache file (round trip, another device or driver, malformed files,
 // reads while another thread writes) and how tuned values reach deviceForceArgs().
-#include "sim/Tuner.h"
+#include "sim/perf/Tuner.h"
 
 #include <QtTest>
 

@@ -1,13 +1,13 @@
-// The validation engine (sim/Validation.h): correct kernels pass, a faulty kernel fails with the
+// The validation engine (sim/validate/Validation.h): correct kernels pass, a faulty kernel fails with the
 // step-0 force error it really has, a kernel that throws is reported and the others go on,
 // non-finite runs fail, cancellation stops the run, bad input is refused. CUDA rows join the
 // "every available kernel passes" row on a GPU machine (label gpu).
 #include "DroppedTileKernel.h"
-#include "sim/CpuKernels.h"
-#include "sim/Models.h"
-#include "sim/Simulation.h"
-#include "sim/Validation.h"
-#include "sim/ValidationReport.h"
+#include "sim/core/CpuKernels.h"
+#include "sim/core/Models.h"
+#include "sim/core/Simulation.h"
+#include "sim/validate/Validation.h"
+#include "sim/validate/ValidationReport.h"
 
 #include <QtTest>
 

@@ -1,4 +1,4 @@
-// The Validation dock and the report dialog with the real validation engine (sim/Validation.h) on
+// The Validation dock and the report dialog with the real validation engine (sim/validate/Validation.h) on
 // CPU kernels: a run from the dock (cpu, the fp64 reference and a test-only faulty kernel that
 // drops the last partial tile of j) ends with a report whose rows the dialog shows with their
 // badges and values; the faulty kernel fails with its step-0 force error, checked against the
@@ -16,9 +16,9 @@
 
 #include "CoincidentCurves.h"
 #include "DroppedTileKernel.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Scenarios.h"
-#include "sim/Validation.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/io/Scenarios.h"
+#include "sim/validate/Validation.h"
 
 #include <QAction>
 #include <QApplication>

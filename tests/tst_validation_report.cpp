@@ -1,4 +1,4 @@
-// The validation report writers (sim/ValidationReport.h) on reports of the real engine:
+// The validation report writers (sim/validate/ValidationReport.h) on reports of the real engine:
 //  - a hand-checked N = 3 case: the JSON has the documented fields, and the values match closed
 //    forms for a test-only kernel that drops the last partial tile and for the `cpu` kernel;
 //  - the HTML page opens in a real headless browser (Debian's chromium) and shows the summary
@@ -7,9 +7,9 @@
 // A CPU test: it links Qt Gui for QImage only.
 #include "CoincidentCurves.h"
 #include "DroppedTileKernel.h"
-#include "sim/Interaction.h"
-#include "sim/Validation.h"
-#include "sim/ValidationReport.h"
+#include "contracts/Interaction.h"
+#include "sim/validate/Validation.h"
+#include "sim/validate/ValidationReport.h"
 
 #include <nlohmann/json.hpp>
 

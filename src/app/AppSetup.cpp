@@ -3,7 +3,7 @@
 #include "FrameProtocol.h"
 #include "SimulationController.h"
 
-#include "sim/SimParams.h"
+#include "sim/core/SimParams.h"
 
 #include <QCoreApplication>
 #include <QMetaType>

@@ -5,7 +5,7 @@
 
 #include "SimulationController.h"
 
-#include "sim/Snapshot.h"
+#include "sim/io/Snapshot.h"
 
 #include <QCoreApplication>
 #include <QDir>

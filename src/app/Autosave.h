@@ -4,9 +4,9 @@
 ///
 /// While the app runs, the running system is saved every `autosave/intervalSeconds` seconds
 /// (QSettings; default 300, 0 disables) as an HDF5 snapshot (state, time, step and run
-/// parameters: sim/Hdf5Snapshot.h) named `autosave.h5` in the user's data directory
+/// parameters: sim/io/Hdf5Snapshot.h) named `autosave.h5` in the user's data directory
 /// (QStandardPaths::AppDataLocation, e.g. ~/.local/share/N-Body Sandbox/nbody-sandbox/). The
-/// controller writes it through the snapshot writer, atomically and verified (sim/AtomicFile.h:
+/// controller writes it through the snapshot writer, atomically and verified (sim/base/AtomicFile.h:
 /// a temporary file, read back, renamed over the previous autosave), so the file is always a
 /// whole snapshot.
 ///

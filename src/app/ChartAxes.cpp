@@ -1,5 +1,5 @@
 #include "ChartAxes.h"
-#include "sim/NiceNumber.h"
+#include "sim/base/NiceNumber.h"
 
 #include <QValueAxis>
 

@@ -1,6 +1,6 @@
 #include "DeviceDock.h"
 
-#include "sim/KernelRegistry.h"
+#include "sim/core/KernelRegistry.h"
 
 #include <QAction>
 #include <QApplication>

@@ -1,11 +1,11 @@
 #pragma once
 /// \file DeviceDock.h
-/// The Device dock and Help → About this machine: the rows of sim/MachineInfo.h (CUDA runtime
+/// The Device dock and Help → About this machine: the rows of sim/base/MachineInfo.h (CUDA runtime
 /// and devices, OpenMP, the view's OpenGL context and whether CUDA-GL interop is in use), the
 /// same rows `nbody devices` prints. Read-only; "Copy" puts the text form (machineText) on the
 /// clipboard, Ctrl+C the selected rows.
 
-#include "sim/MachineInfo.h"
+#include "sim/base/MachineInfo.h"
 
 #include <QDialog>
 #include <QDockWidget>

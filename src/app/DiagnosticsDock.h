@@ -20,8 +20,8 @@
 
 #include "ChartAxes.h"
 #include "FrameProtocol.h" // the metatypes of nbody::SimParams and nbody::Diagnostics
-#include "sim/DiagnosticsRecorder.h"
-#include "sim/SimParams.h"
+#include "sim/core/DiagnosticsRecorder.h"
+#include "sim/core/SimParams.h"
 
 #include <QDockWidget>
 #include <QList>

@@ -15,12 +15,12 @@
 /// buffers and the worker does not touch GL.
 
 #include "gl/Renderer.h"
-#include "sim/LaunchPredictor.h"
-#include "sim/Selection.h"
-#include "sim/SimParams.h"
-#include "sim/Simulation.h"
-#include "sim/Types.h"
-#include "sim/World.h"
+#include "sim/perf/LaunchPredictor.h"
+#include "sim/core/Selection.h"
+#include "sim/core/SimParams.h"
+#include "sim/core/Simulation.h"
+#include "contracts/Types.h"
+#include "contracts/World.h"
 
 #include <QMetaType>
 #include <QString>

@@ -2,10 +2,10 @@
 #include "ParamWidgets.h"
 #include "DockScroll.h"
 
-#include "sim/Ceiling.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Tree.h"
-#include "sim/Tuner.h"
+#include "sim/core/Ceiling.h"
+#include "sim/core/KernelRegistry.h"
+#include "contracts/Tree.h"
+#include "sim/perf/Tuner.h"
 
 #include <QDoubleSpinBox>
 #include <QFormLayout>

@@ -13,11 +13,11 @@
 /// Simulation throws std::invalid_argument naming the limit) is shown inline by showRefusal()
 /// while the setters put the value in use back.
 ///
-/// It also shows the running kernel's share of this device's issue-slot ceiling (sim/Ceiling.h)
+/// It also shows the running kernel's share of this device's issue-slot ceiling (sim/core/Ceiling.h)
 /// from the rate the status bar shows (MainWindow feeds setMeasuredRate() from each timed frame).
 
-#include "sim/DeviceInfo.h"
-#include "sim/SimParams.h"
+#include "sim/base/DeviceInfo.h"
+#include "sim/core/SimParams.h"
 
 #include <optional>
 
@@ -63,7 +63,7 @@ public:
     /// Re-reads what the launch parameters resolve to (after the tuner wrote the cache).
     void refreshLaunchInfo();
     /// Greys out (with the reason in the tooltip) the rows that cannot run any more: after a GPU
-    /// fault lost the CUDA context (sim/KernelRegistry.h, markCudaContextLost).
+    /// fault lost the CUDA context (sim/core/KernelRegistry.h, markCudaContextLost).
     void refreshAvailability();
     /// While true the "Tune now" button is disabled and the line says the tuner is running.
     void setTuning(bool tuning);

@@ -1,7 +1,7 @@
 #pragma once
 /// \file LaunchPreview.h
 /// The Add body tool's predicted path: while a drag sets the velocity of the body being added,
-/// predictLaunch (sim/LaunchPredictor.h) runs on a worker thread (QtConcurrent) in the field the
+/// predictLaunch (sim/perf/LaunchPredictor.h) runs on a worker thread (QtConcurrent) in the field the
 /// controller captured at the press (LaunchContext), cancelled and restarted as the drag moves;
 /// the newest finished prediction is reported (older ones are dropped).
 

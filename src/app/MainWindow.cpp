@@ -21,9 +21,9 @@
 
 #include "gl/FrameSink.h"
 #include "gl/Renderer.h"
-#include "sim/DeviceInfo.h"
-#include "sim/Integrators.h"
-#include "sim/KernelRegistry.h"
+#include "sim/base/DeviceInfo.h"
+#include "sim/core/Integrators.h"
+#include "sim/core/KernelRegistry.h"
 
 #include <QAction>
 #include <QActionGroup>

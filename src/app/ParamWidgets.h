@@ -1,6 +1,6 @@
 #pragma once
 /// \file ParamWidgets.h
-/// Editors made from the parameter table (sim/ParamTable.h): one row of a form per parameter —
+/// Editors made from the parameter table (sim/core/ParamTable.h): one row of a form per parameter —
 /// a spin box for an integer (showing "auto" for 0 where 0 means auto), a double spin box for a
 /// real number, a check box for a boolean, a line edit for a registry id — named by the row's key
 /// (objectName), ranged by the row, with the row's doc as tooltip. An edit is reported as the
@@ -8,7 +8,7 @@
 /// (SimulationController::setParam), so a row declared in the table has its editor with no
 /// other code.
 
-#include "sim/ParamTable.h"
+#include "sim/core/ParamTable.h"
 
 #include <QString>
 #include <QWidget>

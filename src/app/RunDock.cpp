@@ -3,7 +3,7 @@
 #include <QCheckBox>
 #include "DockScroll.h"
 
-#include "sim/KernelRegistry.h"
+#include "sim/core/KernelRegistry.h"
 
 #include <QFormLayout>
 #include <QGroupBox>

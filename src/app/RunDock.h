@@ -6,7 +6,7 @@
 /// MainWindow forwards edits to the SimulationController and feeds its answers back through the
 /// setters, which emit nothing (so the two-way binding cannot loop).
 
-#include "sim/SimParams.h"
+#include "sim/core/SimParams.h"
 
 #include <QDockWidget>
 #include <QDoubleSpinBox>

@@ -1,9 +1,9 @@
 #include "ScenarioMenus.h"
 
-#include "sim/DeviceInfo.h"
-#include "sim/Integrators.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Scenarios.h"
+#include "sim/base/DeviceInfo.h"
+#include "sim/core/Integrators.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/io/Scenarios.h"
 
 #include <QAction>
 #include <QActionGroup>

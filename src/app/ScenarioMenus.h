@@ -2,11 +2,11 @@
 /// \file ScenarioMenus.h
 /// The scenario and integrator parts of the main window: File → New from scenario (a submenu of
 /// the scenario registry; each row asks for N and the seed in a small dialog), File → Open
-/// scenario… / Save scenario… (JSON files, sim/Scenarios.h) and the Integrator menu (the rows of
+/// scenario… / Save scenario… (JSON files, sim/io/Scenarios.h) and the Integrator menu (the rows of
 /// the integrator registry). They only emit requests; the SimulationController does the work.
 
-#include "sim/Benchmark.h"
-#include "sim/Scenarios.h"
+#include "sim/perf/Benchmark.h"
+#include "sim/io/Scenarios.h"
 
 #include <QObject>
 #include <QString>
@@ -42,7 +42,7 @@ public slots:
 
 public:
     /// What the New dialog suggests for `row` with the kernel `kernelId`: the N that it steps
-    /// `stepsPerSecond` times a second (sim/Benchmark.h, bodiesForStepRate, from one force
+    /// `stepsPerSecond` times a second (sim/perf/Benchmark.h, bodiesForStepRate, from one force
     /// evaluation timed once per kernel and kept), and the timing it scaled from. Without a usable
     /// timing (unknown or unavailable kernel, a probe that failed): the row's default N, no timing.
     struct Suggestion {

@@ -1,12 +1,12 @@
 #pragma once
 /// \file SelectionDock.h
-/// The "Selection" dock: what the selected body is doing (sim/Selection.h, BodyReport): index,
+/// The "Selection" dock: what the selected body is doing (sim/core/Selection.h, BodyReport): index,
 /// stable id, name, group, mass, position, velocity, speed, acceleration, its nearest and most
 /// attracting neighbour; a "Follow" check box (the camera keeps the body in the middle, View →
 /// Follow selected body) and Clear. A body is selected by a click in the Navigate tool; Esc or a
 /// click on empty space clears. It only shows values and reports the two controls.
 
-#include "sim/Selection.h"
+#include "sim/core/Selection.h"
 
 #include <QDockWidget>
 

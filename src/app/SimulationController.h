@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/Snapshot.h"
+#include "sim/io/Snapshot.h"
 
 namespace nbody { class Simulation; class World; struct EditRecord; struct Fp64State; struct ScenarioSpec; struct BuiltScenario; struct KernelInfo; }
 
@@ -46,7 +46,7 @@ struct StartupConfig {
     /// that draw from host uploads copy the state anyway, every frame.
     int hostCopyInterval = 1000;
     /// > 0: a generator scenario whose N is not given (bodiesGiven false) gets the N that the
-    /// kernel steps this many times a second (sim/Benchmark.h, bodiesForStepRate: one timed
+    /// kernel steps this many times a second (sim/perf/Benchmark.h, bodiesForStepRate: one timed
     /// force evaluation scaled as N²; 1024 … 65 536). The app's start system (AppSetup.h).
     double sizeForStepsPerSecond = 0;
 };
@@ -99,7 +99,7 @@ public slots:
     void stepOnce();
     /// Regenerates the default system or reloads the opened file's initial state.
     void reset();
-    /// Reads a snapshot (any format of sim/Snapshot.h) now; on success the new system replaces
+    /// Reads a snapshot (any format of sim/io/Snapshot.h) now; on success the new system replaces
     /// the current one at the next frame — with the file's G, dt, eps2 and kernel when it stores
     /// them, else dt and eps2 from deriveScaleDefaults — else loadFailed() and the current is kept.
     void loadFile(const QString& path);
@@ -114,7 +114,7 @@ public slots:
     /// replaces the current system at the next frame with the scenario's G, ε², dt, integrator
     /// and kernel (when it names one); else loadFailed(id, message) and the current is kept.
     void newScenario(const QString& id, qulonglong bodies, quint64 seed);
-    /// The same for a scenario file (JSON, sim/Scenarios.h); errors name the file and the field.
+    /// The same for a scenario file (JSON, sim/io/Scenarios.h); errors name the file and the field.
     void openScenario(const QString& path);
     /// Writes the current system's recipe (generator and arguments, or snapshot path) with the
     /// current G, ε², dt, kernel and integrator as a scenario file (atomically): scenarioSaved(path)
@@ -124,11 +124,11 @@ public slots:
     void setIntegrator(const QString& id);
     void setDt(double dt);
     void setEps2(double eps2);
-    /// Turns the collision system on or off (SimParams::collisions; sim/Collisions.h).
+    /// Turns the collision system on or off (SimParams::collisions; sim/collide/Collisions.h).
     void setCollisions(bool on);
     /// G, length³ mass⁻¹ time⁻²; refused (commandFailed) unless positive and finite.
     void setGravitationalConstant(double G);
-    /// Sets the parameter of row `key` of the parameter table (sim/ParamTable.h) from its text:
+    /// Sets the parameter of row `key` of the parameter table (sim/core/ParamTable.h) from its text:
     /// the launch parameters (0: auto), θ and leaf size, rows declared at run time. Refused
     /// (commandFailed, naming the row and the limit) when the row or Simulation refuses it.
     void setParam(const QString& key, const QString& text);
@@ -164,7 +164,7 @@ public slots:
     /// Time runs backwards (SimParams::reverse) or forwards; refused (commandFailed("reverse", …),
     /// the message says why) while the collision system is on.
     void setReverse(bool reverse);
-    // ---- picking (sim/Selection.h) ----
+    // ---- picking (sim/core/Selection.h) ----
     /// Selects the body whose projection by `viewProjection` (column-major) is nearest the pixel
     /// (px, py) of a width × height view, within radiusPx (pickBody); none there clears the
     /// selection. The selection is by stable id: it survives steps and edits, follows merges to

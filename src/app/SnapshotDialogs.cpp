@@ -2,7 +2,7 @@
 
 #include "SimulationController.h"
 
-#include "sim/Snapshot.h"
+#include "sim/io/Snapshot.h"
 
 #include <QAction>
 #include <QFileDialog>

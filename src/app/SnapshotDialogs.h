@@ -1,7 +1,7 @@
 #pragma once
 /// \file SnapshotDialogs.h
 /// File → Open snapshot… and Save snapshot…: file dialogs built from the snapshot format table
-/// (sim/Snapshot.h) and the save action with its answers (status bar, message box).
+/// (sim/io/Snapshot.h) and the save action with its answers (status bar, message box).
 
 #include <QObject>
 #include <QString>

@@ -1,13 +1,13 @@
 #include "ValidationDock.h"
 #include "DockScroll.h"
 
-#include "sim/ValidationReport.h"
+#include "sim/validate/ValidationReport.h"
 
 #include "ValidationReportDialog.h"
 
-#include "sim/KernelRegistry.h"
-#include "sim/Scenarios.h"
-#include "sim/Validation.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/io/Scenarios.h"
+#include "sim/validate/Validation.h"
 
 #include <QAction>
 #include <QComboBox>

@@ -1,6 +1,6 @@
 #pragma once
 /// \file ValidationDock.h
-/// The "Validation" dock: runs the validation engine (sim/Validation.h) on chosen kernels of the
+/// The "Validation" dock: runs the validation engine (sim/validate/Validation.h) on chosen kernels of the
 /// registry against the fp64 OpenMP reference, off the GUI thread, while the simulation keeps
 /// running. The user picks the kernels (a checkable list of every registry row; rows that cannot
 /// run here are greyed out with the reason), the system — a copy of the current one (asked from
@@ -18,7 +18,7 @@
 #include "FrameProtocol.h"
 #include "SimulationController.h" // SystemCopy
 
-#include "sim/SimParams.h"
+#include "sim/core/SimParams.h"
 
 #include <QDockWidget>
 #include <QElapsedTimer>

@@ -1,8 +1,8 @@
 #include "ValidationReportDialog.h"
 #include "ChartAxes.h"
 
-#include "sim/Validation.h"
-#include "sim/ValidationReport.h"
+#include "sim/validate/Validation.h"
+#include "sim/validate/ValidationReport.h"
 
 #include <QChart>
 #include <QChartView>

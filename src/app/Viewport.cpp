@@ -4,7 +4,7 @@
 
 #include "gl/CudaGlInterop.h"
 #include "gl/Renderer.h"
-#include "sim/Errors.h"
+#include "contracts/Errors.h"
 
 #include <QGuiApplication>
 #include <QFontMetrics>

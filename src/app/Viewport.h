@@ -10,7 +10,7 @@
 
 #include "gl/Camera.h"
 #include "gl/Renderer.h"
-#include "sim/MachineInfo.h"
+#include "sim/base/MachineInfo.h"
 
 #include <QElapsedTimer>
 #include <QOpenGLWidget>

@@ -21,13 +21,13 @@
 #include "MainWindow.h"
 #include "SimulationController.h"
 
-#include "sim/KernelRegistry.h"
-#include "sim/Scenario.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/Scenario.h"
 
 #include <QApplication>
 #include "gl/ColourModes.h"
 #include "gl/Renderer.h"
-#include "sim/AtomicFile.h"
+#include "sim/base/AtomicFile.h"
 
 #include <QCommandLineParser>
 

@@ -1,4 +1,4 @@
-// `nbody bench`: the kernel × N table of sim/Benchmark.h, printed and optionally written as JSON
+// `nbody bench`: the kernel × N table of sim/perf/Benchmark.h, printed and optionally written as JSON
 // and CSV and plotted (--plot, through nbody::plot where this build has it); --from prints and
 // plots a saved --json file instead of measuring.
 #include "BenchReport.h"
@@ -8,17 +8,17 @@
 #include "DistributedSystem.h"
 
 #include "plot/BenchPlot.h"
-#include "sim/AtomicFile.h"
-#include "sim/Benchmark.h"
-#include "sim/Ceiling.h"
-#include "sim/CpuKernels.h"
-#include "sim/DeviceInfo.h"
-#include "sim/Errors.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Scenario.h"
-#include "sim/Scenarios.h"
-#include "sim/Simulation.h"
-#include "sim/Tuner.h"
+#include "sim/base/AtomicFile.h"
+#include "sim/perf/Benchmark.h"
+#include "sim/core/Ceiling.h"
+#include "sim/core/CpuKernels.h"
+#include "sim/base/DeviceInfo.h"
+#include "contracts/Errors.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/Scenario.h"
+#include "sim/io/Scenarios.h"
+#include "sim/core/Simulation.h"
+#include "sim/perf/Tuner.h"
 
 #include <nlohmann/json.hpp>
 
@@ -125,7 +125,7 @@ struct Row {
     std::size_t bodies = 0;
     int flopsPerInteraction = 0;
     int slotsPerInteraction = 0; ///< KernelInfo::slotsPerInteraction (0: not stated)
-    double ceiling = 0;          ///< interactions/s (sim/Ceiling.h); 0: not defined (CPU rows, no device)
+    double ceiling = 0;          ///< interactions/s (sim/core/Ceiling.h); 0: not defined (CPU rows, no device)
     std::string launch;          ///< describeLaunch()
     nlohmann::json params;       ///< launchJson()
     std::optional<BenchResult> result;
@@ -562,7 +562,7 @@ int benchCommand(const BenchOptions& o)
         std::optional<EvaluationTiming> last; // the last case of this kernel that ran
         const std::size_t limit = probeLimit(k->backend, device ? device->multiprocessors : 0);
         // One force evaluation at n after an untimed one (module load, allocation), for the
-        // budget's prediction (sim/Benchmark.h, predictCase).
+        // budget's prediction (sim/perf/Benchmark.h, predictCase).
         const auto probe = [&](std::size_t n) { return timeForceEvaluation(*k, n, params, o.seed, o.scenario, share); };
         for (std::size_t n : bodies) {
             ++index;
@@ -586,7 +586,7 @@ int benchCommand(const BenchOptions& o)
             // The tuner runs on rank 0 alone (its own single-process timings); rank 0's resolved
             // launch parameters then go to every process (shareLaunchParameters).
             if (root && row.note.empty() && !o.noTune && tunable(*k, params)) {
-                try { // once per device, kernel and N bucket (sim/Tuner.h); the table stays on stdout
+                try { // once per device, kernel and N bucket (sim/perf/Tuner.h); the table stays on stdout
                     const TuneOutcome t = ensureTuned(*k, params, n, [](const std::string& s) { std::fputs(s.c_str(), stderr); });
                     if (t.ran)
                         std::fputs("\n", stderr);

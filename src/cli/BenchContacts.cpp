@@ -1,13 +1,13 @@
-// `nbody bench --contacts`: the contact-search rows (sim/Collisions.h) × N, measured by
-// sim/ContactBenchmark.h, printed and optionally written as JSON and CSV.
+// `nbody bench --contacts`: the contact-search rows (sim/collide/Collisions.h) × N, measured by
+// sim/perf/ContactBenchmark.h, printed and optionally written as JSON and CSV.
 #include "Commands.h"
 #include "DistributedSystem.h"
 
-#include "sim/AtomicFile.h"
-#include "sim/Benchmark.h"
-#include "sim/Collisions.h"
-#include "sim/ContactBenchmark.h"
-#include "sim/ContactHost.h"
+#include "sim/base/AtomicFile.h"
+#include "sim/perf/Benchmark.h"
+#include "sim/collide/Collisions.h"
+#include "sim/perf/ContactBenchmark.h"
+#include "sim/collide/ContactHost.h"
 #include "BenchTables.h"
 #include "RowList.h"
 
@@ -183,7 +183,7 @@ int contactBenchCommand(const BenchOptions& o)
             row.search = search;
             row.bodies = n;
             // Skipped when predicted over the budget: probes at growing N scaled as N² (an upper
-            // bound for every search; sim/Benchmark.h, predictCase).
+            // bound for every search; sim/perf/Benchmark.h, predictCase).
             try {
                 const CasePrediction p = predictCase(n, o.warmup + 1, o.budgetSeconds, n, last, probe);
                 if (p.seconds > o.budgetSeconds) {

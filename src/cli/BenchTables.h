@@ -2,7 +2,7 @@
 /// \file BenchTables.h
 /// `nbody bench --json / --csv` for any table of rows (force kernels, contact searches).
 
-#include "sim/AtomicFile.h"
+#include "sim/base/AtomicFile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,7 +15,7 @@ namespace nbody::cli {
 /// Writes `header` with "results" = toJson(row) of every row to `json`, and csvText(rows) to
 /// `csv` (each skipped when its path is empty), atomically (writeTextAtomically), saying so on
 /// stderr. toJson and csvText are found next to the Row type (argument-dependent lookup). Throws
-/// WriteError (sim/AtomicFile.h) when a file cannot be written and verified.
+/// WriteError (sim/base/AtomicFile.h) when a file cannot be written and verified.
 template <class Row>
 void writeBenchTables(const std::string& json, const std::string& csv, const std::vector<Row>& rows,
                       nlohmann::json header)

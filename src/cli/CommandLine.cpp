@@ -6,8 +6,8 @@
 #include "Headless.h"
 #include "RenderCommand.h"
 #include "ValidateCommand.h"
-#include "sim/AtomicFile.h"
-#include "sim/MemoryBudget.h"
+#include "sim/base/AtomicFile.h"
+#include "sim/core/MemoryBudget.h"
 
 #include <CLI/CLI.hpp>
 

@@ -5,8 +5,8 @@
 
 #include "Headless.h"
 
-#include "sim/SimParams.h"
-#include "sim/World.h"
+#include "sim/core/SimParams.h"
+#include "contracts/World.h"
 
 #include <cstdint>
 #include <optional>
@@ -43,7 +43,7 @@ struct RunOptions {
 };
 
 
-/// `nbody bench`: every selected kernel at every N (see sim/Benchmark.h for what is measured).
+/// `nbody bench`: every selected kernel at every N (see sim/perf/Benchmark.h for what is measured).
 struct BenchOptions {
     std::string kernels = "all";  ///< "all" (every kernel available here) or "id,id,…"
     std::string bodies = "8192,65536,262144"; ///< comma-separated N values
@@ -61,7 +61,7 @@ struct BenchOptions {
     std::string plot;             ///< chart of interactions/s against N, FILE.png or FILE.svg ("" = no)
     std::string reference;        ///< reference series for the chart, CSV label,N,interactions_per_second
     std::string from;             ///< print (and plot) a saved --json file instead of measuring
-    /// --contacts: the contact-search rows (sim/Collisions.h) instead of the force kernels:
+    /// --contacts: the contact-search rows (sim/collide/Collisions.h) instead of the force kernels:
     /// --kernels names contact searches, --bodies defaults to kContactBenchBodies.
     bool contacts = false;
     bool bodiesGiven = false;     ///< --bodies was given (else --contacts uses its own default)
@@ -71,7 +71,7 @@ struct BenchOptions {
 /// The N values of `nbody bench --contacts` without --bodies.
 inline constexpr const char* kContactBenchBodies = "65536,1048576";
 
-/// `nbody tune`: measures and caches the launch parameters of CUDA rows (sim/Tuner.h).
+/// `nbody tune`: measures and caches the launch parameters of CUDA rows (sim/perf/Tuner.h).
 struct TuneCommandOptions {
     std::string kernels = "all";  ///< "all" (every tunable CUDA row available here) or "id,id,…"
     std::string bodies = "8192,65536,262144"; ///< N values; each is tuned at its bucket
@@ -91,7 +91,7 @@ int kernelsCommand(bool json);
 int scenariosCommand(bool json);
 int integratorsCommand(bool json);
 /// `nbody devices`: the CUDA devices, OpenMP and the headless OpenGL context with whether CUDA-GL
-/// interop is available to `nbody run` / `nbody render` (sim/MachineInfo.h rows; --json: the same
+/// interop is available to `nbody run` / `nbody render` (sim/base/MachineInfo.h rows; --json: the same
 /// rows under "sections" and the raw values). Returns 0.
 int devicesCommand(bool json);
 

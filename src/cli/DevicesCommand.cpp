@@ -1,11 +1,11 @@
-// `nbody devices`: the rows of sim/MachineInfo.h (the same as the app's Device dock), with the
+// `nbody devices`: the rows of sim/base/MachineInfo.h (the same as the app's Device dock), with the
 // OpenGL part from a headless EGL context set up as `nbody run --capture` and `nbody render` do.
 #include "Commands.h"
 
 #include "gl/CudaGlInterop.h"
 #include "gl/EglContext.h"
 #include "gl/Renderer.h"
-#include "sim/MachineInfo.h"
+#include "sim/base/MachineInfo.h"
 
 #include <nlohmann/json.hpp>
 

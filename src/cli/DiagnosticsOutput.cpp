@@ -1,7 +1,7 @@
 #include "DiagnosticsOutput.h"
 
-#include "sim/AtomicFile.h"
-#include "sim/Simulation.h"
+#include "sim/base/AtomicFile.h"
+#include "sim/core/Simulation.h"
 
 #include <cstdio>
 

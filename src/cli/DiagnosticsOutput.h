@@ -1,9 +1,9 @@
 #pragma once
 /// \file DiagnosticsOutput.h
 /// `nbody run --diagnostics FILE.csv [--diagnostics-every M]`: records the run's diagnostics
-/// every M steps (sim/DiagnosticsRecorder.h) and writes them as CSV, atomically, at the end.
+/// every M steps (sim/core/DiagnosticsRecorder.h) and writes them as CSV, atomically, at the end.
 
-#include "sim/DiagnosticsRecorder.h"
+#include "sim/core/DiagnosticsRecorder.h"
 
 #include <functional>
 #include <string>

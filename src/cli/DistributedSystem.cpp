@@ -1,6 +1,6 @@
 #include "DistributedSystem.h"
-#include "sim/MemoryBudget.h"
-#include "sim/ParamTable.h"
+#include "sim/core/MemoryBudget.h"
+#include "sim/core/ParamTable.h"
 
 #include <cstring>
 #include <stdexcept>

@@ -3,19 +3,19 @@
 #include <CLI/CLI.hpp>
 
 #include "SnapshotOutput.h"
-#include "sim/Collisions.h"
-#include "sim/Errors.h"
-#include "sim/Format.h"
-#include "sim/MemoryBudget.h"
-#include "sim/Snapshot.h"
+#include "sim/collide/Collisions.h"
+#include "contracts/Errors.h"
+#include "sim/base/Format.h"
+#include "sim/core/MemoryBudget.h"
+#include "sim/io/Snapshot.h"
 
-#include "sim/KernelRegistry.h"
-#include "sim/Registry.h"
-#include "sim/Scenario.h"
-#include "sim/Scenarios.h"
-#include "sim/Tipsy.h"
-#include "sim/Tree.h"
-#include "sim/Tuner.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/base/Registry.h"
+#include "sim/core/Scenario.h"
+#include "sim/io/Scenarios.h"
+#include "sim/io/Tipsy.h"
+#include "contracts/Tree.h"
+#include "sim/perf/Tuner.h"
 
 #include <cmath>
 #include <cstdio>

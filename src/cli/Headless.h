@@ -9,10 +9,10 @@
 #include "gl/EglContext.h"
 #include "gl/Renderer.h"
 #include "ParamOptions.h"
-#include "sim/Errors.h"
-#include "sim/Simulation.h"
-#include "sim/Tuner.h"
-#include "sim/World.h"
+#include "contracts/Errors.h"
+#include "sim/core/Simulation.h"
+#include "sim/perf/Tuner.h"
+#include "contracts/World.h"
 
 namespace CLI { class App; }
 
@@ -29,7 +29,7 @@ namespace nbody::cli {
 
 /// The options that choose the system, as `nbody run` and `nbody render` take them.
 struct SystemOptions {
-    std::string input;          ///< snapshot file in any format (sim/Snapshot.h); empty: the default cube
+    std::string input;          ///< snapshot file in any format (sim/io/Snapshot.h); empty: the default cube
     std::size_t bodies = 8192;  ///< N of the default cube
     std::uint64_t seed = 42;    ///< seed of the default cube
     std::string scenario;       ///< scenario id or file (JSON); empty: `input` or the default cube
@@ -39,10 +39,10 @@ struct SystemOptions {
     std::optional<double> eps2; ///< unset: the system's default
     std::optional<double> G;    ///< unset: the system's (1, a scenario's, or a file's when it stores one)
     /// > 0 (--steps-per-second): a generator scenario without --bodies gets the N that
-    /// `sizingKernel` steps this many times a second (sim/Benchmark.h, bodiesForStepRate).
+    /// `sizingKernel` steps this many times a second (sim/perf/Benchmark.h, bodiesForStepRate).
     double stepsPerSecond = 0;
     std::string sizingKernel;   ///< the kernel that will run ("" = the scenario's, else the fastest here)
-    // ---- the collision system (sim/Collisions.h) ----
+    // ---- the collision system (sim/collide/Collisions.h) ----
     bool collisions = false;          ///< --collisions: on (else the scenario's choice, off by default)
     std::string contactSearch;        ///< --contact-search ID ("" = the scenario's, else auto)
     std::optional<double> radius;     ///< --radius R: every body's radius
@@ -124,7 +124,7 @@ void addNoTuneOption(CLI::App& command, bool& noTune);
 std::size_t launchOptionsGiven(const CLI::App& command);
 
 /// Before a run with row k at n bodies: when k is tunable with `p` (a CUDA row with an auto
-/// parameter it reads), the cache lacks the entry and not `noTune`, tunes it (sim/Tuner.h),
+/// parameter it reads), the cache lacks the entry and not `noTune`, tunes it (sim/perf/Tuner.h),
 /// printing "Tuning <kernel> for N≈<bucket> on <device> (once; cached in <path>) … block 128,
 /// …: 1.23e12 interactions/s" to stdout. A failure is a note on stderr ("nbody <command>: note:
 /// …; the defaults are used"), never fatal. Then prints "Launch:  <resolved parameters>" for CUDA rows.

@@ -1,11 +1,11 @@
 #pragma once
 /// \file ParamOptions.h
-/// Command-line options made from the parameter table (sim/ParamTable.h): one option per row of
+/// Command-line options made from the parameter table (sim/core/ParamTable.h): one option per row of
 /// the groups a subcommand takes, its help from the row's doc, range, unit and default, its
 /// value checked by the row (the message is the row's, after the option's name:
 /// "--theta: opening angle theta = 3 is outside (0, 2]").
 
-#include "sim/ParamTable.h"
+#include "sim/core/ParamTable.h"
 
 #include <initializer_list>
 #include <string>

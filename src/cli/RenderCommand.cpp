@@ -3,8 +3,8 @@
 
 #include "gl/ColourModes.h"
 #include "gl/FrameSink.h"
-#include "sim/Errors.h"
-#include "sim/KernelRegistry.h"
+#include "contracts/Errors.h"
+#include "sim/core/KernelRegistry.h"
 
 #include <algorithm>
 #include <chrono>

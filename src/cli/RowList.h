@@ -2,7 +2,7 @@
 /// \file RowList.h
 /// The rows a `--kernels LIST` option names, for any registry (force kernels, contact searches).
 
-#include "sim/Registry.h"
+#include "sim/base/Registry.h"
 
 #include <cstdio>
 #include <sstream>

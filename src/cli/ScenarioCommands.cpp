@@ -2,10 +2,10 @@
 #include "Commands.h"
 #include "Headless.h"
 
-#include "sim/Benchmark.h"
-#include "sim/Integrators.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Scenarios.h"
+#include "sim/perf/Benchmark.h"
+#include "sim/core/Integrators.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/io/Scenarios.h"
 
 #include <nlohmann/json.hpp>
 

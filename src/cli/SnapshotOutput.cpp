@@ -1,7 +1,7 @@
 #include "SnapshotOutput.h"
 
-#include "sim/AtomicFile.h"
-#include "sim/Snapshot.h"
+#include "sim/base/AtomicFile.h"
+#include "sim/io/Snapshot.h"
 
 namespace nbody::cli {
 

@@ -3,7 +3,7 @@
 /// Snapshots written during `nbody run --output PATTERN [--every M]`.
 ///
 /// PATTERN is a file name whose extension picks the format (.h5/.hdf5/.hdf, .csv, .bin/.tipsy/
-/// .std; see sim/Snapshot.h); every `{step}` in it is replaced by the absolute step number of the
+/// .std; see sim/io/Snapshot.h); every `{step}` in it is replaced by the absolute step number of the
 /// state (the step stored in the snapshot, so a run continued from a snapshot continues the
 /// numbering). A snapshot is written whenever the step number is a multiple of M (M > 0) and
 /// after the last step; without `{step}` each write replaces the previous one (atomically), so

@@ -1,12 +1,12 @@
 // `nbody tune`: measures the launch parameters of CUDA rows for this device at the buckets of the
-// given N values and writes them to the tuning cache (sim/Tuner.h, docs/tuner.md).
+// given N values and writes them to the tuning cache (sim/perf/Tuner.h, docs/tuner.md).
 #include "Commands.h"
 
-#include "sim/DeviceInfo.h"
-#include "sim/Errors.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Scenario.h"
-#include "sim/Tuner.h"
+#include "sim/base/DeviceInfo.h"
+#include "contracts/Errors.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/Scenario.h"
+#include "sim/perf/Tuner.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -2,12 +2,12 @@
 #include "ValidateCommand.h"
 #include "DistributedSystem.h"
 
-#include "sim/AtomicFile.h"
-#include "sim/Format.h"
-#include "sim/KernelRegistry.h"
-#include "sim/Simulation.h"
-#include "sim/Validation.h"
-#include "sim/ValidationReport.h"
+#include "sim/base/AtomicFile.h"
+#include "sim/base/Format.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/Simulation.h"
+#include "sim/validate/Validation.h"
+#include "sim/validate/ValidationReport.h"
 
 #include <CLI/CLI.hpp>
 

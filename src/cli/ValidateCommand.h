@@ -1,7 +1,7 @@
 #pragma once
 /// \file ValidateCommand.h
-/// `nbody validate`: runs kernels and the fp64 reference side by side (sim/Validation.h), prints
-/// the summary table and writes the report (JSON or HTML, sim/ValidationReport.h).
+/// `nbody validate`: runs kernels and the fp64 reference side by side (sim/validate/Validation.h), prints
+/// the summary table and writes the report (JSON or HTML, sim/validate/ValidationReport.h).
 ///
 /// Exit codes: 0 every kernel passes; 1 a kernel fails or stops with an error, or the report
 /// cannot be written after the run; 2 bad usage or input (unknown kernel, a kernel named

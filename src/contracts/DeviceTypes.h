@@ -4,8 +4,8 @@
 /// pass on the device is, where device positions live, how steps were launched, one body's state.
 /// Header only; the device state depends on these and not on the simulation.
 
-#include "sim/KernelRegistry.h"
-#include "sim/Types.h"
+#include "contracts/ForceArgs.h"
+#include "contracts/Types.h"
 
 #include <cstdint>
 #include <string>
@@ -32,11 +32,11 @@ struct GraphStats {
     std::string failure;          ///< why the last capture failed; "" when none did
 };
 
-/// One force pass on the device, resolved by the core (sim/Tuner.h forceLaunch): the kernel row,
+/// One force pass on the device, resolved by the core (sim/core/Launch.h forceLaunch): the kernel row,
 /// its launch arguments with every launch parameter resolved and the state pointers left null
 /// (the device state fills them in), args.iBegin/iEnd the rows written (a distributed run's
 /// share, or all), and the launches the pass is sliced into over those rows (≥ 1: the display
-/// watchdog, sim/Ceiling.h forceSlices).
+/// watchdog, sim/core/Ceiling.h forceSlices).
 struct ForceLaunch {
     const KernelInfo* kernel = nullptr;
     DeviceForceArgs args;

@@ -1,4 +1,4 @@
-#include "HostMemory.h"
+#include "contracts/HostMemory.h"
 
 #include <sys/resource.h>
 

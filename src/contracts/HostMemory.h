@@ -1,7 +1,7 @@
 #pragma once
 /// \file HostMemory.h
 /// What the host lets this process allocate, and byte counts as text: shared by the core's memory
-/// budget (sim/MemoryBudget.h) and the device code's allocation checks (kernels/), so both
+/// budget (sim/core/MemoryBudget.h) and the device code's allocation checks (kernels/), so both
 /// report memory the same way.
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 #include "ColourModes.h"
 
-#include "sim/Quantile.h"
-#include "sim/World.h"
+#include "contracts/Quantile.h"
+#include "contracts/World.h"
 
 #include <algorithm>
 #include <cmath>

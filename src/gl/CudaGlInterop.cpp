@@ -1,10 +1,10 @@
 #include "CudaGlInterop.h"
-#include "sim/DeviceInfo.h"
-#include "sim/KernelRegistry.h"
+#include "sim/base/DeviceInfo.h"
+#include "sim/core/KernelRegistry.h"
 
 #include "Renderer.h"
-#include "sim/Errors.h"
-#include "sim/Types.h"
+#include "contracts/Errors.h"
+#include "contracts/Types.h"
 
 #include <epoxy/gl.h> // before any CUDA header that includes GL
 
@@ -80,13 +80,13 @@ std::unique_ptr<CudaGlInterop> CudaGlInterop::create(const ParticleBuffers& buff
         return nullptr;
     };
 
-    // One wording of "why there is no GPU" for the whole program (sim/DeviceInfo.h).
+    // One wording of "why there is no GPU" for the whole program (sim/base/DeviceInfo.h).
     if (const CudaRuntimeInfo cuda = queryCuda(); !cuda.whyNone.empty())
         return refuse(cuda.whyNone);
     if (buffers.capacity() == 0 || buffers.buffer(0) == 0 || buffers.buffer(1) == 0)
         return refuse("the particle buffers are not allocated");
 
-    // After a sticky GPU fault the context is not touched again (sim/KernelRegistry.h).
+    // After a sticky GPU fault the context is not touched again (sim/core/KernelRegistry.h).
     if (const std::string lost = cudaContextLost(); !lost.empty())
         return refuse("the CUDA context was lost after a GPU fault (" + lost + ")");
     if (forced().registration)

@@ -1,10 +1,10 @@
 #include "FrameSink.h"
 
-#include "sim/AtomicFile.h"
+#include "sim/base/AtomicFile.h"
 
 #include <memory>
 
-#include "sim/PathNames.h"
+#include "sim/base/PathNames.h"
 
 #include <algorithm>
 #include <cctype>
@@ -393,7 +393,7 @@ private:
     }
 
     std::string m_final, m_temp, m_partial;
-    std::unique_ptr<RegisteredTemporary> m_registered; ///< the signal cleanup of sim/AtomicFile.h
+    std::unique_ptr<RegisteredTemporary> m_registered; ///< the signal cleanup of sim/base/AtomicFile.h
     pid_t m_pid = -1;
     int m_pipe = -1;
     std::FILE* m_log = nullptr;

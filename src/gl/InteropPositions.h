@@ -1,8 +1,8 @@
 #pragma once
 // Positions in CUDA-GL interop buffers for the span of one call (headless renders, tests).
 #include "gl/CudaGlInterop.h"
-#include "sim/Simulation.h"
-#include "sim/Types.h"
+#include "sim/core/Simulation.h"
+#include "contracts/Types.h"
 
 namespace nbody::gl {
 

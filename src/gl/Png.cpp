@@ -18,8 +18,8 @@
 #pragma GCC diagnostic pop
 #endif
 
-#include "sim/AtomicFile.h"
-#include "sim/PathNames.h"
+#include "sim/base/AtomicFile.h"
+#include "sim/base/PathNames.h"
 
 #include <cctype>
 #include <filesystem>
@@ -89,7 +89,7 @@ void writeImage(const std::string& path, const Image& image, ImageFormat format,
                                                 image.rgba.data(), jpegQuality);
     if (ok == 0 || bytes.empty())
         fail(path, format == ImageFormat::Png ? "PNG encoding failed" : "JPEG encoding failed");
-    // Written beside the target, fsync'ed and renamed over it (sim/AtomicFile.h).
+    // Written beside the target, fsync'ed and renamed over it (sim/base/AtomicFile.h).
     writeBytesAtomically(path, bytes);
 }
 

@@ -1,9 +1,9 @@
 #include "Renderer.h"
 #include "ToneMap.h"
 
-#include "sim/Quantile.h"
-#include "sim/Types.h"
-#include "sim/World.h"
+#include "contracts/Quantile.h"
+#include "contracts/Types.h"
+#include "contracts/World.h"
 
 #include <epoxy/gl.h>
 #include <glm/gtc/type_ptr.hpp>

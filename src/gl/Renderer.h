@@ -9,7 +9,7 @@
 /// current GL context on the calling thread; create and destroy on that thread.
 
 #include "Camera.h"
-#include "sim/AtomicFile.h"
+#include "sim/base/AtomicFile.h"
 #include "ColourModes.h"
 
 #include <cstddef>
@@ -249,7 +249,7 @@ private:
     int m_width, m_height;
 };
 
-/// Where a PNG for `path` would be written (sim/AtomicFile.h's resolveWriteTarget: symbolic
+/// Where a PNG for `path` would be written (sim/base/AtomicFile.h's resolveWriteTarget: symbolic
 /// links resolved; `problem` non-empty for a missing or read-only directory or a target that
 /// exists and is not a regular file — devices such as /dev/null are never replaced).
 using PngTarget = nbody::WriteTarget;

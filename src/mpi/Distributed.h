@@ -25,7 +25,7 @@
 /// Without MPI in the build (NBODY_ENABLE_MPI off or MPI not found) a Session is always a
 /// single process and never distributed.
 
-#include "sim/ForceShare.h"
+#include "sim/core/ForceShare.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "BenchPlot.h"
 
-#include "sim/AtomicFile.h"
+#include "sim/base/AtomicFile.h"
 
 #include <QApplication>
 #include <QBuffer>

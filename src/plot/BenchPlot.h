@@ -2,13 +2,13 @@
 /// \file BenchPlot.h
 /// nbody::plot — the chart of `nbody bench --plot`: interactions per second against N on log
 /// axes, one series per kernel, optional reference series (--reference) and the device's
-/// issue-slot ceilings as horizontal lines (sim/Ceiling.h). The library renders with Qt Charts
+/// issue-slot ceilings as horizontal lines (sim/core/Ceiling.h). The library renders with Qt Charts
 /// on Qt's offscreen platform and is built only when Qt 6 Gui, Widgets, Charts and Svg are found
 /// (NBODY_BUILD_PLOT, on by default; off in the GPU-check build, so that the `nbody` carried to
 /// the GPU machine needs no Qt Gui). This header has no Qt in it: the CLI fills the structs in
 /// any build and calls writeBenchChart() only where NBODY_HAVE_PLOT is 1.
 
-#include "sim/PathNames.h"
+#include "sim/base/PathNames.h"
 
 #include <string>
 #include <vector>
@@ -50,7 +50,7 @@ inline bool isChartPath(const std::string& path)
 }
 
 /// Renders the chart into `path` (PNG of kChartWidth × kChartHeight, or SVG, by the extension)
-/// atomically (sim/AtomicFile.h), then reads the file back to verify it (a PNG that decodes to
+/// atomically (sim/base/AtomicFile.h), then reads the file back to verify it (a PNG that decodes to
 /// that size, an SVG document). Creates a QApplication for the call when the process has none,
 /// on the offscreen platform unless QT_QPA_PLATFORM says otherwise. Throws std::invalid_argument
 /// for a chart with no point or a path of another extension, WriteError / std::runtime_error

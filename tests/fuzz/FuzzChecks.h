@@ -4,8 +4,8 @@
 /// kMaxBodies, finite fp32 positions and velocities, finite non-negative masses, a finite time.
 /// A fuzz target calls checkWorld on every successful read; a broken promise aborts (a finding).
 
-#include "sim/Scenario.h"
-#include "sim/World.h"
+#include "sim/core/Scenario.h"
+#include "contracts/World.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,5 +1,5 @@
 /// \file fuzz_csv.cpp
-/// libFuzzer target: readCsvSnapshot (sim/CsvSnapshot.h) on arbitrary bytes. A FormatError or a
+/// libFuzzer target: readCsvSnapshot (sim/io/CsvSnapshot.h) on arbitrary bytes. A FormatError or a
 /// memory refusal (std::invalid_argument) is the expected answer to a bad file; any other
 /// exception, a crash, a leak, a sanitizer report or an allocation beyond -malloc_limit_mb is a
 /// finding. A file that reads must keep the reader's contract (FuzzChecks.h) and its restart
@@ -8,7 +8,7 @@
 #include "FuzzChecks.h"
 #include "FuzzInput.h"
 
-#include "sim/CsvSnapshot.h"
+#include "sim/io/CsvSnapshot.h"
 
 #include <cmath>
 #include <stdexcept>

@@ -1,10 +1,10 @@
 /// \file fuzz_hdf5.cpp
-/// libFuzzer target: the HDF5 reader (sim/Hdf5Snapshot.h) on arbitrary bytes, opened by path as
+/// libFuzzer target: the HDF5 reader (sim/io/Hdf5Snapshot.h) on arbitrary bytes, opened by path as
 /// a user's file is (the reader has no in-memory entry point; the file lies in tmpfs,
 /// FuzzInput.h).
 ///
 /// readHdf5Snapshot, as the app and the CLI call it, reads in the child process nbody-read-hdf5
-/// (sim/ReaderProcess.h), because libhdf5 1.10.8 itself crashes on some damaged files. libFuzzer
+/// (sim/io/ReaderProcess.h), because libhdf5 1.10.8 itself crashes on some damaged files. libFuzzer
 /// sees neither that child's coverage nor its sanitizer reports, and a process start costs about
 /// 100 ms with ASan; so each input is read
 ///  1. in a fork() of a small fork server (ForkServer, a few ms), to learn whether libhdf5
@@ -26,8 +26,8 @@
 #include "FuzzChecks.h"
 #include "FuzzInput.h"
 
-#include "sim/Hdf5Snapshot.h"
-#include "sim/ReaderProcess.h"
+#include "sim/io/Hdf5Snapshot.h"
+#include "sim/io/ReaderProcess.h"
 
 #include <hdf5.h>
 #include <sanitizer/allocator_interface.h>

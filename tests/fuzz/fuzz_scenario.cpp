@@ -1,5 +1,5 @@
 /// \file fuzz_scenario.cpp
-/// libFuzzer target: readScenarioFile (sim/Scenarios.h) on arbitrary bytes. A ScenarioError
+/// libFuzzer target: readScenarioFile (sim/io/Scenarios.h) on arbitrary bytes. A ScenarioError
 /// (the expected answer to a bad file) or another std::invalid_argument is fine; any other
 /// exception (a raw nlohmann::json error, say), a crash, a leak, a sanitizer report or an
 /// allocation beyond -malloc_limit_mb is a finding. A file that parses must survive a round
@@ -11,7 +11,7 @@
 #include "FuzzChecks.h"
 #include "FuzzInput.h"
 
-#include "sim/Scenarios.h"
+#include "sim/io/Scenarios.h"
 
 #include <stdexcept>
 

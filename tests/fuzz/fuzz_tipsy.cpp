@@ -1,5 +1,5 @@
 /// \file fuzz_tipsy.cpp
-/// libFuzzer target: readTipsy (sim/Tipsy.h) on arbitrary bytes. A FormatError or a memory
+/// libFuzzer target: readTipsy (sim/io/Tipsy.h) on arbitrary bytes. A FormatError or a memory
 /// refusal (std::invalid_argument from checkHostMemory) is the expected answer to a bad file;
 /// any other exception, a crash, a leak, a sanitizer report or an allocation beyond
 /// -malloc_limit_mb is a finding. A file that reads must keep the reader's contract
@@ -8,7 +8,7 @@
 #include "FuzzChecks.h"
 #include "FuzzInput.h"
 
-#include "sim/Tipsy.h"
+#include "sim/io/Tipsy.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -14,7 +14,7 @@ def put(reader, name, data):
         f.write(data.encode() if isinstance(data, str) else data)
 
 
-# ---- Tipsy (layout in src/sim/Tipsy.h) -------------------------------------------------------
+# ---- Tipsy (layout in src/sim/io/Tipsy.h) -------------------------------------------------------
 def tipsy(big, header_bytes, nsph, ndark, nstar, pos_d=False, vel_d=False, ids=True, time=0.5):
     e = ">" if big else "<"
     out = struct.pack(e + "diiiii", time, nsph + ndark + nstar, 3, nsph, ndark, nstar)
@@ -55,7 +55,7 @@ nan_pos = bytearray(tipsy(False, 32, 0, 2, 0))
 nan_pos[36 + 36 + 4:36 + 36 + 8] = struct.pack("<f", float("nan"))
 put("tipsy", "nan-position.bin", bytes(nan_pos))
 
-# ---- CSV (layout in src/sim/CsvSnapshot.h) ---------------------------------------------------
+# ---- CSV (layout in src/sim/io/CsvSnapshot.h) ---------------------------------------------------
 written = """# nbody-sandbox snapshot
 # bodies = 3
 # time = 0.5
@@ -86,7 +86,7 @@ put("csv", "beyond-fp32.csv", "x,y,z,vx,vy,vz,m\n1e39,0,0,0,0,0,1\n")
 put("csv", "missing-column.csv", "x,y,z,vx,vy,m\n0,0,0,0,0,1\n")
 put("csv", "empty.csv", "")
 
-# ---- scenario files (layout in src/sim/Scenarios.h) ------------------------------------------
+# ---- scenario files (layout in src/sim/io/Scenarios.h) ------------------------------------------
 put("scenario", "plummer.json", """{
   "format": "nbody-sandbox-scenario", "version": 1,
   "name": "Plummer", "description": "a small sphere", "units": "Henon units",

@@ -1,0 +1,101 @@
+#include "sim/core/CpuKernels.h"
+#include "contracts/Interaction.h"
+#include "sim/base/Parallel.h"
+
+// cpuForcesFp32 (the `cpu` row) is in CpuForcesSimd.cpp.
+
+#include <stdexcept>
+#include <string>
+
+namespace nbody {
+
+namespace {
+
+struct Acc3d { double x = 0, y = 0, z = 0; };
+
+/// For each i in [rows.begin, rows.end): store(i, G Σ_j interaction(i, j)) in arithmetic T over
+/// positions P, j = 0, 1, …, n−1 in order whatever the range.
+template <class T, class Acc, class P, class Out>
+void allPairs(const P* pos, std::size_t n, RowRange rows, T eps2, T G, Out&& store)
+{
+    const auto begin = static_cast<std::ptrdiff_t>(rows.begin);
+    const auto end = static_cast<std::ptrdiff_t>(rows.end);
+#pragma omp parallel for schedule(static) if (std::ptrdiff_t(n) >= kParallelPairsFrom)
+    for (std::ptrdiff_t i = begin; i < end; ++i) {
+        Acc a;
+        const P bi = pos[i];
+        for (std::size_t j = 0; j < n; ++j)
+            bodyBodyInteraction<T>(bi, pos[j], a, eps2);
+        store(std::size_t(i), T(G * a.x), T(G * a.y), T(G * a.z));
+    }
+}
+
+} // namespace
+
+void cpuForcesFp64(const HostForceArgs& a)
+{
+    auto* acc = static_cast<Double4*>(a.acc);
+    allPairs<double, Acc3d>(static_cast<const Double4*>(a.pos), a.n, rowRange(a.iBegin, a.iEnd, a.n), a.eps2, a.G,
+                            [&](std::size_t i, double x, double y, double z) { acc[i] = Double4{x, y, z, 0.0}; });
+}
+
+namespace {
+
+template <class P>
+std::vector<Double3> referenceOf(const P* pos, std::size_t n, double eps2, double G)
+{
+    std::vector<Double3> out(n);
+    allPairs<double, Acc3d>(pos, n, RowRange{0, n}, eps2, G, [&](std::size_t i, double x, double y, double z) {
+        out[i] = Double3{x, y, z};
+    });
+    return out;
+}
+
+} // namespace
+
+std::vector<Double3> referenceAccelerations(const Float4* pos, std::size_t n, double eps2, double G)
+{
+    return referenceOf(pos, n, eps2, G);
+}
+
+std::vector<Double3> referenceAccelerations(const Double4* pos, std::size_t n, double eps2, double G)
+{
+    return referenceOf(pos, n, eps2, G);
+}
+
+namespace {
+
+template <class P>
+std::vector<Double3> referenceAt(const P* pos, std::size_t n, const std::vector<std::size_t>& which, double eps2, double G)
+{
+    for (std::size_t i : which)
+        if (i >= n)
+            throw std::out_of_range("referenceAccelerationsAt: body " + std::to_string(i) + " of " + std::to_string(n));
+    std::vector<Double3> out(which.size());
+    const auto count = static_cast<std::ptrdiff_t>(which.size());
+#pragma omp parallel for schedule(dynamic, 16)
+    for (std::ptrdiff_t s = 0; s < count; ++s) {
+        Acc3d a;
+        const P bi = pos[which[std::size_t(s)]];
+        for (std::size_t j = 0; j < n; ++j)
+            bodyBodyInteraction<double>(bi, pos[j], a, eps2);
+        out[std::size_t(s)] = Double3{G * a.x, G * a.y, G * a.z};
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<Double3> referenceAccelerationsAt(const Float4* pos, std::size_t n, const std::vector<std::size_t>& which,
+                                              double eps2, double G)
+{
+    return referenceAt(pos, n, which, eps2, G);
+}
+
+std::vector<Double3> referenceAccelerationsAt(const Double4* pos, std::size_t n, const std::vector<std::size_t>& which,
+                                              double eps2, double G)
+{
+    return referenceAt(pos, n, which, eps2, G);
+}
+
+} // namespace nbody

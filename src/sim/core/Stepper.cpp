@@ -1,0 +1,451 @@
+// The one step loop (Simulation::step, Simulation::advance) and the state backends it runs on:
+// the host's fp32 columns, the host's fp64 state, the device state of a CUDA kernel, and the
+// decorator that shares the force evaluation with other processes. See Stepper.h.
+
+#include "sim/core/Simulation.h"
+#include "sim/core/Integrators.h"
+#include "sim/base/Parallel.h"
+#include "sim/core/Stepper.h"
+#include "sim/core/Launch.h"
+
+#if NBODY_HAVE_CUDA
+#include "kernels/DeviceState.h"
+#else
+namespace nbody {
+class DeviceState {}; // CPU-only build: no device state is ever created
+} // namespace nbody
+#endif
+
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+
+namespace nbody {
+
+namespace {
+
+/// Where the force exchange reads and writes this process's accelerations.
+struct ExchangeBuffer {
+    void* data = nullptr;
+    bool onDevice = false;
+};
+
+/// What a backend offers the force-share decorator: the rows of one process, computed in
+/// pieces, and the buffer the exchange fills.
+class RowForces {
+public:
+    virtual ~RowForces() = default;
+    /// Size in bytes of one acceleration vector (the layout's).
+    virtual std::size_t elementBytes() const = 0;
+    /// The buffer the exchange assembles every row in (`deviceAware`: the share takes device memory).
+    virtual ExchangeBuffer exchangeBuffer(bool deviceAware) = 0;
+    /// Computes (or enqueues) the accelerations of `rows` only.
+    virtual void forceRows(RowRange rows) = 0;
+    /// After chunk c's rows were enqueued: its completion, and its copy into a host buffer.
+    virtual void chunkEnqueued(int c, RowRange rows, const ExchangeBuffer& buf)
+    {
+        (void)c;
+        (void)rows;
+        (void)buf;
+    }
+    /// True once chunk c is in the exchange buffer.
+    virtual bool chunkReady(int c)
+    {
+        (void)c;
+        return true;
+    }
+    /// After the exchange: every row in the exchange buffer, moved to where the kernels read it.
+    virtual void exchanged(const ExchangeBuffer& buf) { (void)buf; }
+};
+
+/// KDK leapfrog's kick and drift over host columns of Float4 or Double4 (arithmetic in T).
+template <class T, class V>
+void hostKick(std::vector<V>& vel, const std::vector<V>& acc, double dt)
+{
+    const T half = T(0.5) * T(dt);
+    const auto n = static_cast<std::ptrdiff_t>(vel.size());
+#pragma omp parallel for schedule(static) if (n >= kParallelElementsFrom)
+    for (std::ptrdiff_t i = 0; i < n; ++i) {
+        vel[i].x += half * acc[i].x;
+        vel[i].y += half * acc[i].y;
+        vel[i].z += half * acc[i].z;
+    }
+}
+
+template <class T, class V>
+void hostDrift(std::vector<V>& pos, const std::vector<V>& vel, double dt)
+{
+    const T step = T(dt);
+    const auto n = static_cast<std::ptrdiff_t>(pos.size());
+#pragma omp parallel for schedule(static) if (n >= kParallelElementsFrom)
+    for (std::ptrdiff_t i = 0; i < n; ++i) {
+        pos[i].x += step * vel[i].x;
+        pos[i].y += step * vel[i].y;
+        pos[i].z += step * vel[i].z;
+    }
+}
+
+} // namespace
+
+// ---- the host: fp32 columns (the World) or the fp64 state ---------------------------------
+
+template <class T, class V>
+class Simulation::HostBackend final : public StateBackend, public RowForces {
+public:
+    HostBackend(Simulation& sim, std::vector<V>& pos, std::vector<V>& vel, std::vector<V>& acc)
+        : m_sim(sim), m_pos(pos), m_vel(vel), m_acc(acc)
+    {
+    }
+
+    void forces() override
+    {
+        forceRows(RowRange{0, m_sim.m_world.size()});
+        m_sim.m_world.accelerationsValid = true;
+    }
+    void kickDrift(double dt) override
+    {
+        hostKick<T>(m_vel, m_acc, dt);
+        hostDrift<T>(m_pos, m_vel, dt);
+    }
+    void kick(double dt) override { hostKick<T>(m_vel, m_acc, dt); }
+    void stepped() override
+    {
+        m_sim.m_synced = {m_sim.m_world.time, m_sim.m_world.step}; // the host holds the state
+        markWorldStale();
+    }
+    void forcesDone() override { markWorldStale(); }
+    void startClock() override { m_t0 = std::chrono::steady_clock::now(); }
+    double stopClock() override
+    {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_t0).count();
+    }
+
+    std::size_t elementBytes() const override { return sizeof(V); }
+    ExchangeBuffer exchangeBuffer(bool) override { return {m_acc.data(), false}; }
+    void forceRows(RowRange rows) override
+    {
+        HostForceArgs a;
+        a.pos = m_pos.data();
+        a.acc = m_acc.data();
+        a.n = m_sim.m_world.size();
+        a.eps2 = m_sim.m_params.eps2;
+        a.G = m_sim.m_params.G;
+        a.openingAngle = m_sim.m_params.openingAngle;
+        a.leafSize = m_sim.m_params.leafSize;
+        a.iBegin = rows.begin;
+        a.iEnd = rows.end;
+        m_sim.m_kernel->host(a);
+        markWorldStale();
+    }
+
+private:
+    void markWorldStale()
+    {
+        if constexpr (std::is_same_v<V, Double4>)
+            m_sim.m_worldStale = true; // the World's fp32 columns are behind the fp64 state
+    }
+
+    Simulation& m_sim;
+    std::vector<V>& m_pos;
+    std::vector<V>& m_vel;
+    std::vector<V>& m_acc;
+    std::chrono::steady_clock::time_point m_t0;
+};
+
+// ---- the device state of a CUDA kernel ------------------------------------------------------
+
+#if NBODY_HAVE_CUDA
+class Simulation::DeviceBackend final : public StateBackend, public RowForces {
+public:
+    explicit DeviceBackend(Simulation& sim) : m_sim(sim) {}
+
+    void prepare() override { m_sim.ensureDevice(); }
+    void forces() override
+    {
+        m_sim.m_device->computeForces(launch(RowRange{0, m_sim.m_world.size()}), m_sim.m_current);
+        m_sim.m_world.accelerationsValid = true;
+    }
+    void kickDrift(double dt) override
+    {
+        m_sim.m_device->kickDrift(dt, m_sim.m_current); // into the other position buffer
+        m_sim.m_current = 1 - m_sim.m_current;
+    }
+    void kick(double dt) override { m_sim.m_device->kick(dt); }
+    bool runStep(std::span<const double> weights, double signedDt) override
+    {
+        DeviceState& device = *m_sim.m_device;
+        DeviceState::StepShape shape;
+        shape.forces = launch(RowRange{0, m_sim.m_world.size()});
+        shape.weights = weights.data();
+        shape.substeps = weights.size();
+        shape.dt = signedDt;
+        // What the stepper's substeps enqueue into one stream: what a CUDA graph captures.
+        const auto emit = [&](void* stream, int current) {
+            StreamOps ops(device, shape.forces, stream, current);
+            emitSubsteps(ops, weights, signedDt);
+        };
+        m_sim.m_current = device.step(shape, m_sim.m_params.cudaGraphs, m_sim.m_current, emit);
+        return true;
+    }
+    void stepped() override { m_sim.m_hostStale = true; }
+    void checkpoint() override
+    {
+        const int every = m_sim.m_params.hostCopyInterval;
+        if (every > 0 && m_sim.m_world.step % std::uint64_t(every) == 0)
+            m_sim.syncHost(); // the last good state a fault falls back to (abandonDeviceState)
+    }
+    void forcesDone() override
+    {
+        m_sim.m_device->synchronize();
+        m_sim.m_hostStale = true;
+    }
+    void startClock() override { m_sim.m_device->markStepsStart(); }
+    double stopClock() override
+    {
+        m_sim.m_device->publish(m_sim.m_current); // fp64 state: the float4 copy that is drawn
+        const double ms = m_sim.m_device->stepsElapsedMs();
+        m_sim.m_device->synchronize();
+        return ms;
+    }
+    double timedForces() override
+    {
+        const double ms = m_sim.m_device->timedForces(launch(RowRange{0, m_sim.m_world.size()}), m_sim.m_current);
+        m_sim.m_world.accelerationsValid = true;
+        m_sim.m_hostStale = true;
+        return ms;
+    }
+
+    std::size_t elementBytes() const override { return vectorBytes(m_sim.m_kernel->layout); }
+    ExchangeBuffer exchangeBuffer(bool deviceAware) override
+    {
+        if (deviceAware)
+            return {m_sim.m_device->accelerations(), true};
+        return {m_sim.m_device->pinnedStage(m_sim.m_world.size() * elementBytes()), false};
+    }
+    void forceRows(RowRange rows) override { m_sim.m_device->computeForces(launch(rows), m_sim.m_current); }
+    void chunkEnqueued(int c, RowRange rows, const ExchangeBuffer& buf) override
+    {
+        // Host-staged: the chunk's copy to pinned memory runs while the next chunk computes.
+        m_sim.m_device->markForceChunk(c, rows, buf.onDevice ? nullptr : buf.data);
+    }
+    bool chunkReady(int c) override { return m_sim.m_device->forceChunkDone(c); }
+    void exchanged(const ExchangeBuffer& buf) override
+    {
+        if (!buf.onDevice) // every row back up (this process's are the same bits)
+            m_sim.m_device->copyAccelerations(buf.data, RowRange{0, m_sim.m_world.size()}, /*toHost*/ false);
+    }
+
+private:
+    /// The device operations of one step enqueued into one stream, from buffer `current` on.
+    class StreamOps final : public StepOps {
+    public:
+        StreamOps(DeviceState& d, const ForceLaunch& f, void* stream, int current)
+            : m_d(d), m_f(f), m_stream(stream), m_current(current)
+        {
+        }
+        void forces() override { m_d.computeForces(m_f, m_current, m_stream); }
+        void kickDrift(double dt) override
+        {
+            m_d.kickDrift(dt, m_current, m_stream);
+            m_current = 1 - m_current;
+        }
+        void kick(double dt) override { m_d.kick(dt, m_stream); }
+
+    private:
+        DeviceState& m_d;
+        const ForceLaunch& m_f;
+        void* m_stream;
+        int m_current;
+    };
+
+    ForceLaunch launch(RowRange rows) const
+    {
+        return forceLaunch(*m_sim.m_kernel, m_sim.m_params, m_sim.m_world.size(), rows);
+    }
+
+    Simulation& m_sim;
+};
+#endif
+
+// ---- several processes: the force evaluation shared (ForceShare.h) --------------------------
+
+/// Decorates a backend: its force evaluation computes this process's rows and assembles every
+/// process's through the share; everything else is the backend's. No CUDA graph: the exchange
+/// sits between the force evaluation and the closing kick.
+class Simulation::SharedForces final : public StateBackend {
+public:
+    SharedForces(Simulation& sim, std::unique_ptr<StateBackend> inner, RowForces& rows)
+        : m_sim(sim), m_inner(std::move(inner)), m_rows(rows)
+    {
+    }
+
+    void forces() override
+    {
+        // The pipelined exchange when chunks > 1 (docs/mpi.md): chunk c's collective is posted
+        // as soon as its rows are in the buffer, while the next chunk computes (each row's
+        // j-sum is the same call's: the same bits as one pass over the rows). One chunk: one
+        // blocking collective after the rows.
+        ForceShare& share = *m_sim.m_share;
+        const std::size_t n = m_sim.m_world.size();
+        const RowRange rows = m_sim.forceRows();
+        const int chunks = m_sim.exchangeChunks();
+        const ExchangeBuffer buf = m_rows.exchangeBuffer(share.deviceAware());
+        try {
+            share.beginGather(buf.data, n, m_rows.elementBytes(), buf.onDevice, chunks);
+            int posted = 0;
+            for (int c = 0; c < chunks; ++c) {
+                const RowRange piece = chunkOf(rows, c, chunks);
+                if (piece.size() > 0)
+                    m_rows.forceRows(piece);
+                m_rows.chunkEnqueued(c, piece, buf);
+                while (posted <= c && m_rows.chunkReady(posted))
+                    share.postChunk(posted++);
+            }
+            for (; posted < chunks; ++posted) {
+                while (!m_rows.chunkReady(posted))
+                    share.progress();
+                share.postChunk(posted);
+            }
+            share.finishGather();
+        } catch (...) {
+            share.abandonGather();
+            throw;
+        }
+        m_rows.exchanged(buf);
+        m_sim.m_world.accelerationsValid = true;
+    }
+    void kickDrift(double dt) override { m_inner->kickDrift(dt); }
+    void kick(double dt) override { m_inner->kick(dt); }
+    void prepare() override { m_inner->prepare(); }
+    void stepped() override { m_inner->stepped(); }
+    void checkpoint() override { m_inner->checkpoint(); }
+    void forcesDone() override { m_inner->forcesDone(); }
+    void startClock() override { m_inner->startClock(); }
+    double stopClock() override { return m_inner->stopClock(); }
+
+private:
+    Simulation& m_sim;
+    std::unique_ptr<StateBackend> m_inner;
+    RowForces& m_rows; ///< m_inner's
+};
+
+// ---- the loop ---------------------------------------------------------------------------------
+
+std::unique_ptr<StateBackend> Simulation::backend()
+{
+    std::unique_ptr<StateBackend> b;
+    RowForces* rows = nullptr;
+    if (deviceResident()) {
+#if NBODY_HAVE_CUDA
+        auto d = std::make_unique<DeviceBackend>(*this);
+        rows = d.get();
+        b = std::move(d);
+#else
+        throw std::logic_error("built without CUDA");
+#endif
+    } else if (fp64State()) {
+        auto h = std::make_unique<HostBackend<double, Double4>>(*this, m_state64.position, m_state64.velocity,
+                                                                m_state64.acceleration);
+        rows = h.get();
+        b = std::move(h);
+    } else {
+        auto h = std::make_unique<HostBackend<float, Float4>>(*this, m_world.positions(), m_world.velocities(),
+                                                              m_world.accelerations());
+        rows = h.get();
+        b = std::move(h);
+    }
+    if (m_share)
+        return std::make_unique<SharedForces>(*this, std::move(b), *rows);
+    return b;
+}
+
+int Simulation::advance(int count, double& ms)
+{
+    const std::unique_ptr<StateBackend> b = backend();
+    const std::span<const double> weights = integratorOrThrow(m_params.integrator).weights;
+    const double dt = signedTimeStep(m_params); // −dt when time runs backwards
+    b->prepare();
+    b->startClock();
+    int steps = 0;
+    bool merged = false;
+    while (steps < count) {
+        if (!m_world.accelerationsValid)
+            b->forces(); // gravity: a_n
+        if (!b->runStep(weights, dt))
+            emitSubsteps(*b, weights, dt); // integrate and gravity: the integrator's substeps
+        m_world.time += dt;
+        ++m_world.step;
+        ++steps;
+        b->stepped();
+        if (m_params.collisions && collisionSystem()) {
+            merged = true; // N changed: the call ends here (the host holds the merged system)
+            break;
+        }
+        runDiagnosticsSystem();
+        b->checkpoint();
+    }
+    ms += b->stopClock();
+    if (merged) {
+        if (deviceResident()) {
+            // A new device state of the new size, uploaded now (into the attached buffers when
+            // positions are External, as setWorld does).
+            m_device.reset();
+            m_deviceStale = true;
+            if (devicePositionsAvailable())
+                ensureDevice();
+        }
+        runDiagnosticsSystem();
+    }
+    return steps;
+}
+
+void Simulation::step(int count)
+{
+    if (count <= 0)
+        return;
+    if (m_params.diagnosticsInterval > 0 && !m_initialDiagnostics)
+        runDiagnosticsSystem(); // E0: the first evaluation of this system
+    m_exact64.reset(); // the state moves on: a later switch to fp64 widens the current one
+    // CUDA kernels: the GPU's time from before the first step's work to after the last (CUDA
+    // events; launch gaps count, work queued before — an OpenGL draw that mapping the interop
+    // buffers waits for — does not). CPU kernels: the wall clock.
+    double ms = 0;
+    for (int done = 0; done < count;)
+        done += advance(count - done, ms);
+    m_timing.steps = count;
+    m_timing.msPerStep = ms / count;
+    const double n = double(m_world.size());
+    m_timing.interactionsPerSecond = m_timing.msPerStep > 0 ? n * n / (m_timing.msPerStep * 1e-3) : 0.0;
+}
+
+void Simulation::computeAccelerations()
+{
+    const std::unique_ptr<StateBackend> b = backend();
+    b->prepare();
+    b->forces();
+    b->forcesDone();
+}
+
+double Simulation::timedForceEvaluation()
+{
+    const std::unique_ptr<StateBackend> b = backend();
+    b->prepare();
+    return b->timedForces();
+}
+
+int Simulation::exchangeChunks() const
+{
+    if (!m_share)
+        return 1;
+    const int processes = m_share->processes();
+    // CUDA rows: 65536 rows per chunk at least (512 per multiprocessor of a 128-SM device: a
+    // chunk's launch fills it; a constant, not the device's count: every process must choose
+    // the same). CPU rows: 0, one chunk — the kernel runs on the thread that would drive MPI's
+    // progress (Open MPI has no progress thread), so a chunk's collective moves only at the next
+    // post and the pipeline hides little (docs/mpi.md); --exchange-chunks still pipelines them.
+    const std::size_t minRows = deviceResident() ? 65536 : 0;
+    return exchangeChunksFor(m_params.exchangeChunks, m_world.size() / std::size_t(std::max(processes, 1)), processes,
+                             m_kernel->method == ForceMethod::Tree, minRows);
+}
+
+} // namespace nbody

@@ -1,0 +1,906 @@
+/// \file Hdf5Snapshot.cpp
+/// HDF5 snapshots in the GADGET-4/SWIFT layout (see Hdf5Snapshot.h), with the HDF5 C API.
+
+#include "sim/io/Hdf5Snapshot.h"
+#include "sim/core/MemoryBudget.h"
+
+#include "sim/base/AtomicFile.h"
+#include "sim/io/ReaderProcess.h"
+#include "sim/core/Scenario.h"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace nbody {
+
+namespace {
+
+constexpr int kWrittenTypes = 6; ///< GADGET's NTYPES
+constexpr int kMaxTypes = 64;    ///< the most particle types a file may declare
+
+/// Particle type of each group (Group's values: Generic, DarkMatter, Star, Gas).
+constexpr std::array<int, 4> kTypeOfGroup{2, 1, 4, 0};
+Group groupOfType(int t)
+{
+    return t == 0 ? Group::Gas : t == 1 ? Group::DarkMatter : t == 4 ? Group::Star : Group::Generic;
+}
+
+/// An HDF5 handle closed on scope exit.
+class Handle {
+public:
+    Handle(hid_t id, herr_t (*closeFn)(hid_t)) : m_id(id), m_close(closeFn) {}
+    ~Handle()
+    {
+        if (m_id >= 0)
+            m_close(m_id);
+    }
+    Handle(const Handle&) = delete;
+    Handle& operator=(const Handle&) = delete;
+    operator hid_t() const { return m_id; }
+    bool valid() const { return m_id >= 0; }
+    /// Closes now and reports whether closing succeeded (for a file: whether the data reached it).
+    bool close()
+    {
+        const hid_t id = m_id;
+        m_id = -1;
+        return id < 0 || m_close(id) >= 0;
+    }
+
+private:
+    hid_t m_id;
+    herr_t (*m_close)(hid_t);
+};
+
+/// The innermost message of HDF5's error stack ("" when empty); clears the stack.
+std::string hdf5Reason()
+{
+    std::string reason;
+    H5Ewalk2(
+        H5E_DEFAULT, H5E_WALK_DOWNWARD,
+        [](unsigned, const H5E_error2_t* e, void* data) -> herr_t {
+            auto* out = static_cast<std::string*>(data);
+            if (e->desc && *e->desc)
+                *out = e->desc; // the last one walked downward is the innermost cause
+            return 0;
+        },
+        &reason);
+    H5Eclear2(H5E_DEFAULT);
+    return reason;
+}
+
+/// HDF5 prints its error stack to stderr by default; this core reports through exceptions.
+void silenceHdf5()
+{
+    static const bool done = [] {
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+        return true;
+    }();
+    (void)done;
+}
+
+// ---- reading --------------------------------------------------------------------------------
+
+class Reader {
+public:
+    explicit Reader(const std::string& path) : m_path(path) {}
+
+    [[noreturn]] void fail(const std::string& what) const
+    {
+        throw FormatError("HDF5 file '" + m_path + "': " + what);
+    }
+    std::string withReason(const std::string& what) const
+    {
+        const std::string r = hdf5Reason();
+        return r.empty() ? what : what + " (" + r + ")";
+    }
+
+    /// Dimensions of an attribute or dataset space.
+    std::vector<hsize_t> dims(hid_t space, const std::string& name) const
+    {
+        const int rank = H5Sget_simple_extent_ndims(space);
+        if (rank < 0 || rank > 8)
+            fail(withReason("cannot read the shape of " + name));
+        std::vector<hsize_t> d(static_cast<std::size_t>(rank));
+        if (rank > 0 && H5Sget_simple_extent_dims(space, d.data(), nullptr) < 0)
+            fail(withReason("cannot read the shape of " + name));
+        return d;
+    }
+
+    /// A numeric attribute as `count` values of memType (scalar or 1-D); nullopt when absent.
+    template <typename T>
+    std::optional<std::vector<T>> attribute(hid_t object, const char* objectName, const char* name, hid_t memType,
+                                            std::size_t maxCount) const
+    {
+        if (H5Aexists(object, name) <= 0)
+            return std::nullopt;
+        const std::string full = std::string(objectName) + "/" + name;
+        Handle a(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+        if (!a.valid())
+            fail(withReason("cannot open attribute " + full));
+        Handle space(H5Aget_space(a), H5Sclose);
+        const auto d = dims(space, full);
+        if (d.size() > 1)
+            fail(full + " has " + std::to_string(d.size()) + " dimensions, 1 expected");
+        const std::size_t n = d.empty() ? 1 : std::size_t(d[0]);
+        if (n == 0 || n > maxCount)
+            fail(full + " has " + std::to_string(n) + " values, 1.." + std::to_string(maxCount) + " expected");
+        // Only plain numbers: an integer or IEEE float whose bits fill its bytes. A damaged
+        // file's datatype message (an integer of 13 bits at bit offset 7, say) made HDF5 convert
+        // bytes it never initialised: two reads of one file disagreed (fuzz_hdf5, 2026-12-01).
+        Handle type(H5Aget_type(a), H5Tclose);
+        if (!type.valid())
+            fail(withReason("cannot read the datatype of attribute " + full));
+        const H5T_class_t cls = H5Tget_class(type);
+        const std::size_t size = H5Tget_size(type);
+        const bool sizeOk = cls == H5T_FLOAT ? (size == 4 || size == 8)
+                                             : (size == 1 || size == 2 || size == 4 || size == 8);
+        if ((cls != H5T_INTEGER && cls != H5T_FLOAT) || !sizeOk || H5Tget_precision(type) != size * 8 ||
+            H5Tget_offset(type) != 0)
+            fail(full + " is not a plain integer or floating-point number (HDF5 datatype class " +
+                 std::to_string(int(cls)) + ", " + std::to_string(size) + " bytes)");
+        std::vector<T> v(n);
+        if (H5Aread(a, memType, v.data()) < 0)
+            fail(withReason("cannot read attribute " + full + " as a number"));
+        return v;
+    }
+
+    /// (key, text) of every string attribute NBody_<key> of the Parameters group `object` other
+    /// than the formats' own (NBody_Kernel) and the numeric ones, in the table's order; at most
+    /// kMaxStoredParams of them.
+    std::vector<std::pair<std::string, std::string>> storedParameters(hid_t object) const
+    {
+        std::vector<std::pair<std::string, std::string>> out;
+        std::vector<std::string> names;
+        hsize_t at = 0;
+        const auto collect = [](hid_t, const char* name, const H5A_info_t*, void* data) -> herr_t {
+            auto* list = static_cast<std::vector<std::string>*>(data);
+            if (list->size() >= 4096)
+                return 1; // stop: a damaged file's implausible count
+            list->emplace_back(name);
+            return 0;
+        };
+        if (H5Aiterate2(object, H5_INDEX_NAME, H5_ITER_INC, &at, collect, &names) < 0)
+            fail(withReason("cannot list the attributes of Parameters"));
+        for (const std::string& n : names) {
+            if (n.rfind("NBody_", 0) != 0 || n == "NBody_Kernel")
+                continue;
+            const char* name = n.c_str();
+            Handle a(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+            Handle type(a.valid() ? H5Aget_type(a) : -1, H5Tclose);
+            if (!type.valid() || H5Tget_class(type) != H5T_STRING)
+                continue; // NBody_G, NBody_Eps2, NBody_Dt, NBody_BlockSize, NBody_TileWidthFactor
+            if (out.size() >= kMaxStoredParams)
+                fail("Parameters has more than " + std::to_string(kMaxStoredParams) + " stored parameters");
+            out.emplace_back(n.substr(6), stringAttribute(object, "Parameters", name).value_or(""));
+        }
+        // In the table's order (as the writer stored them), the keys this build does not know last.
+        const std::vector<const ParamInfo*> rows = storedParams();
+        const auto rank = [&rows](const std::string& key) {
+            for (std::size_t i = 0; i < rows.size(); ++i)
+                if (rows[i]->key == key)
+                    return i;
+            return rows.size();
+        };
+        std::stable_sort(out.begin(), out.end(),
+                         [&rank](const auto& a, const auto& b) { return rank(a.first) < rank(b.first); });
+        return out;
+    }
+
+    std::optional<std::string> stringAttribute(hid_t object, const char* objectName, const char* name) const
+    {
+        if (H5Aexists(object, name) <= 0)
+            return std::nullopt;
+        const std::string full = std::string(objectName) + "/" + name;
+        Handle a(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+        Handle type(a.valid() ? H5Aget_type(a) : -1, H5Tclose);
+        if (!type.valid() || H5Tget_class(type) != H5T_STRING)
+            fail(withReason(full + " is not a string"));
+        if (H5Tis_variable_str(type) > 0) {
+            Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+            H5Tset_size(mem, H5T_VARIABLE);
+            char* s = nullptr;
+            if (H5Aread(a, mem, &s) < 0)
+                fail(withReason("cannot read attribute " + full));
+            std::string out = s ? s : "";
+            H5free_memory(s);
+            return out;
+        }
+        const std::size_t size = H5Tget_size(type);
+        if (size == 0 || size > 4096)
+            fail(full + " has an implausible string length " + std::to_string(size));
+        std::string out(size, '\0');
+        if (H5Aread(a, type, out.data()) < 0)
+            fail(withReason("cannot read attribute " + full));
+        out.resize(std::strlen(out.c_str()));
+        return out;
+    }
+
+    /// Whether dataset `name` exists in the group; when it does, its shape must be (rows, cols)
+    /// (or (rows) for cols = 1), else FormatError naming the dataset and `countName`.
+    bool checkShape(hid_t group, const std::string& groupName, const char* name, std::uint64_t rows,
+                    std::size_t cols, const std::string& countName) const
+    {
+        if (H5Lexists(group, name, H5P_DEFAULT) <= 0)
+            return false;
+        const std::string full = groupName + "/" + name;
+        Handle ds(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
+        if (!ds.valid())
+            fail(withReason("cannot open dataset " + full));
+        Handle space(H5Dget_space(ds), H5Sclose);
+        const auto d = dims(space, full);
+        const bool ok = cols == 1 ? (d.size() == 1 || (d.size() == 2 && d[1] == 1)) && d[0] == rows
+                                  : d.size() == 2 && d[0] == rows && d[1] == cols;
+        if (!ok) {
+            std::ostringstream s;
+            s << full << " has shape (";
+            for (std::size_t i = 0; i < d.size(); ++i)
+                s << (i ? ", " : "") << d[i];
+            s << "), but " << countName << " = " << rows << " needs (" << rows;
+            if (cols > 1)
+                s << ", " << cols;
+            s << ")";
+            fail(s.str());
+        }
+        checkStorage(ds, full, rows * cols, countName, rows);
+        return true;
+    }
+
+    /// The dataset must hold its data in this file: not in external files or other files'
+    /// datasets (a file must not make the reader read others), and with storage for `values`
+    /// values — at least their size in the file's type, or for a filtered (compressed) dataset at
+    /// least 1/kMaxCompression of it. A dataset whose storage was never written would otherwise
+    /// read as fill values (zeros): bodies the file does not hold, and an allocation for N that
+    /// a tiny file could claim (found while seeding tests/fuzz/fuzz_hdf5).
+    void checkStorage(hid_t ds, const std::string& full, std::uint64_t values, const std::string& countName,
+                      std::uint64_t rows) const
+    {
+        // deflate's largest ratio (about 1032:1; RFC 1951: a 258-byte match in 2 bits); the
+        // other filters of a GADGET/SWIFT file (shuffle, fletcher32, szip) compress less.
+        constexpr std::uint64_t kMaxCompression = 1032;
+        Handle dcpl(H5Dget_create_plist(ds), H5Pclose);
+        Handle type(H5Dget_type(ds), H5Tclose);
+        if (!dcpl.valid() || !type.valid())
+            fail(withReason("cannot read the storage properties of " + full));
+        const H5D_layout_t layout = H5Pget_layout(dcpl);
+        if (layout == H5D_VIRTUAL || H5Pget_external_count(dcpl) != 0)
+            fail(full + " keeps its data in other files (an external or virtual dataset), which are not read");
+        const std::uint64_t elementBytes = H5Tget_size(type);
+        const std::uint64_t need = values * elementBytes;
+        const std::uint64_t stored = H5Dget_storage_size(ds);
+        const int filters = H5Pget_nfilters(dcpl);
+        if (filters < 0)
+            fail(withReason("cannot read the filters of " + full));
+        const bool enough = filters == 0 ? stored >= need : stored > 0 && stored >= need / kMaxCompression;
+        if (!enough)
+            fail(full + " stores " + std::to_string(stored) + " bytes, but " + countName + " = "
+                 + std::to_string(rows) + " needs " + std::to_string(need)
+                 + (filters == 0 ? "" : " (at most " + std::to_string(kMaxCompression) + " times less compressed)")
+                 + " (truncated file, or data never written)");
+    }
+
+    /// A dataset of `rows` × `cols` values read as memType; nullopt when absent. The shape is
+    /// checked before anything is allocated.
+    template <typename T>
+    std::optional<std::vector<T>> dataset(hid_t group, const std::string& groupName, const char* name, hid_t memType,
+                                          std::uint64_t rows, std::size_t cols, const std::string& countName) const
+    {
+        if (!checkShape(group, groupName, name, rows, cols, countName))
+            return std::nullopt;
+        const std::string full = groupName + "/" + name;
+        Handle ds(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
+        std::vector<T> v(std::size_t(rows) * cols);
+        if (!v.empty() && H5Dread(ds, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+            fail(withReason("cannot read dataset " + full + " (truncated or damaged file?)"));
+        return v;
+    }
+
+private:
+    std::string m_path;
+};
+
+// ---- writing --------------------------------------------------------------------------------
+//
+// The file is built in memory (the core driver, no backing store) and its image written through
+// the verified stream writer (AtomicFile.h), so HDF5 itself never writes to the disk: a full
+// disk or a file size limit fails our own write, which reports it, instead of HDF5's, which
+// (1.10) can report success from H5Fclose after failed pwrite calls, or fail H5Fclose and leave
+// a half-closed file behind that crashes the process at exit. While the image is built, every
+// error HDF5 reports is recorded (Hdf5ErrorRecorder) and fails the write, also when the call
+// that met it returned success (H5Dclose's result, say, is not checked by Handle). After the
+// bytes are on disk and read back, the file is opened again with HDF5 and every attribute and
+// dataset must have the shape and the checksum of what was written (Manifest).
+
+/// Every failure HDF5 reports while it is installed (H5Eset_auto2 on this thread's default
+/// stack; the previous handler is restored on destruction).
+class Hdf5ErrorRecorder {
+public:
+    Hdf5ErrorRecorder()
+    {
+        H5Eget_auto2(H5E_DEFAULT, &m_oldFunc, &m_oldData);
+        H5Eset_auto2(H5E_DEFAULT, &Hdf5ErrorRecorder::onError, this);
+    }
+    ~Hdf5ErrorRecorder() { H5Eset_auto2(H5E_DEFAULT, m_oldFunc, m_oldData); }
+    Hdf5ErrorRecorder(const Hdf5ErrorRecorder&) = delete;
+    Hdf5ErrorRecorder& operator=(const Hdf5ErrorRecorder&) = delete;
+
+    /// Adds what is left on the default stack (errors pushed by a call that returned success).
+    void collectStack()
+    {
+        record(H5E_DEFAULT);
+        H5Eclear2(H5E_DEFAULT);
+    }
+    /// Throws std::runtime_error with the first failure (and how many there were) if any.
+    void throwIfAny(const std::string& when)
+    {
+        collectStack();
+        if (m_failures.empty())
+            return;
+        std::string what = "HDF5: " + when + ": " + m_failures.front();
+        if (m_failures.size() > 1)
+            what += " (and " + std::to_string(m_failures.size() - 1) + " more HDF5 error"
+                    + (m_failures.size() > 2 ? "s" : "") + ")";
+        throw std::runtime_error(what);
+    }
+
+private:
+    static herr_t onError(hid_t stack, void* self)
+    {
+        static_cast<Hdf5ErrorRecorder*>(self)->record(stack);
+        return 0;
+    }
+    /// The innermost message of `stack`, with the function that failed.
+    void record(hid_t stack)
+    {
+        std::string innermost;
+        H5Ewalk2(
+            stack, H5E_WALK_DOWNWARD,
+            [](unsigned, const H5E_error2_t* e, void* data) -> herr_t {
+                auto* out = static_cast<std::string*>(data);
+                if (e->desc && *e->desc)
+                    *out = std::string(e->desc) + (e->func_name ? std::string(" (in ") + e->func_name + ")" : "");
+                return 0;
+            },
+            &innermost);
+        if (!innermost.empty())
+            m_failures.push_back(innermost);
+    }
+
+    H5E_auto2_t m_oldFunc = nullptr;
+    void* m_oldData = nullptr;
+    std::vector<std::string> m_failures;
+};
+
+/// What was written: each attribute and dataset with its shape and the checksum of its values
+/// in memory, for the read-back.
+struct Expected {
+    std::string object; ///< "Header", "PartType1"
+    std::string name;   ///< "NumPart_ThisFile", "Coordinates"
+    bool isDataset = false;
+    std::vector<hsize_t> dims; ///< empty for a scalar
+    hid_t memType = -1;        ///< a predefined native type; -1 for a fixed-length string
+    std::size_t bytes = 0;
+    ContentChecksum checksum;
+};
+using Manifest = std::vector<Expected>;
+
+/// Writes HDF5 objects, throwing std::runtime_error with HDF5's reason on any failure.
+void check(bool ok, const std::string& what)
+{
+    if (!ok) {
+        const std::string r = hdf5Reason();
+        throw std::runtime_error("HDF5: " + what + (r.empty() ? "" : ": " + r));
+    }
+}
+
+class Writer {
+public:
+    explicit Writer(Manifest& manifest) : m_manifest(manifest) {}
+
+    template <typename T>
+    void attribute(hid_t object, const char* objectName, const char* name, hid_t fileType, hid_t memType,
+                   const T* values, std::size_t n, bool scalar = false)
+    {
+        const hsize_t dim = n;
+        Handle space(scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, nullptr), H5Sclose);
+        Handle a(H5Acreate2(object, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+        check(a.valid() && H5Awrite(a, memType, values) >= 0, std::string("attribute ") + name);
+        check(a.close(), std::string("attribute ") + name);
+        note(objectName, name, false, scalar ? std::vector<hsize_t>{} : std::vector<hsize_t>{dim}, memType, values,
+             n * sizeof(T));
+    }
+
+    template <typename T>
+    void scalar(hid_t object, const char* objectName, const char* name, hid_t fileType, hid_t memType, T value)
+    {
+        attribute(object, objectName, name, fileType, memType, &value, 1, true);
+    }
+
+    void string(hid_t object, const char* objectName, const char* name, const std::string& value)
+    {
+        const std::size_t size = std::max<std::size_t>(1, value.size());
+        Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+        H5Tset_size(type, size);
+        H5Tset_strpad(type, H5T_STR_NULLTERM);
+        Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+        Handle a(H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+        std::string padded = value;
+        padded.resize(size, '\0');
+        check(a.valid() && H5Awrite(a, type, padded.data()) >= 0, std::string("attribute ") + name);
+        check(a.close(), std::string("attribute ") + name);
+        note(objectName, name, false, {}, -1, padded.data(), size);
+    }
+
+    template <typename T>
+    void dataset(hid_t group, const char* groupName, const char* name, hid_t fileType, hid_t memType,
+                 const std::vector<T>& values, std::size_t cols)
+    {
+        const std::array<hsize_t, 2> dims{values.size() / cols, cols};
+        const int rank = cols == 1 ? 1 : 2;
+        Handle space(H5Screate_simple(rank, dims.data(), nullptr), H5Sclose);
+        Handle ds(H5Dcreate2(group, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+        check(ds.valid() && H5Dwrite(ds, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0,
+              std::string("dataset ") + name);
+        check(ds.close(), std::string("dataset ") + name); // closing flushes its data
+        note(groupName, name, true, std::vector<hsize_t>(dims.begin(), dims.begin() + rank), memType, values.data(),
+             values.size() * sizeof(T));
+    }
+
+private:
+    void note(const char* object, const char* name, bool isDataset, std::vector<hsize_t> dims, hid_t memType,
+              const void* data, std::size_t bytes)
+    {
+        Expected e;
+        e.object = object;
+        e.name = name;
+        e.isDataset = isDataset;
+        e.dims = std::move(dims);
+        e.memType = memType;
+        e.bytes = bytes;
+        e.checksum.update(data, bytes);
+        m_manifest.push_back(std::move(e));
+    }
+
+    Manifest& m_manifest;
+};
+
+/// Opens the written file again and compares every attribute and dataset with the manifest;
+/// throws std::runtime_error naming the first object that differs.
+void verifyHdf5File(const std::string& path, const Manifest& manifest)
+{
+    Hdf5ErrorRecorder recorder;
+    auto fail = [](const std::string& what) { throw std::runtime_error("HDF5 read-back: " + what); };
+    Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (!file.valid())
+        fail("the written file cannot be opened (" + hdf5Reason() + ")");
+    std::vector<unsigned char> buffer;
+    for (const Expected& e : manifest) {
+        const std::string full = e.object + "/" + e.name;
+        Handle object(H5Oopen(file, e.object.c_str(), H5P_DEFAULT), H5Oclose);
+        if (!object.valid())
+            fail(e.object + " is missing");
+        Handle item(e.isDataset ? H5Dopen2(object, e.name.c_str(), H5P_DEFAULT)
+                                : H5Aopen(object, e.name.c_str(), H5P_DEFAULT),
+                    e.isDataset ? H5Dclose : H5Aclose);
+        if (!item.valid())
+            fail(full + " is missing");
+        Handle space(e.isDataset ? H5Dget_space(item) : H5Aget_space(item), H5Sclose);
+        const int rank = space.valid() ? H5Sget_simple_extent_ndims(space) : -1;
+        std::vector<hsize_t> dims(std::size_t(std::max(rank, 0)));
+        if (rank < 0 || (rank > 0 && H5Sget_simple_extent_dims(space, dims.data(), nullptr) < 0) || dims != e.dims)
+            fail(full + " does not have the shape that was written");
+        buffer.assign(e.bytes, 0);
+        Handle stringType(e.memType < 0 ? (e.isDataset ? H5Dget_type(item) : H5Aget_type(item)) : -1, H5Tclose);
+        const hid_t memType = e.memType < 0 ? hid_t(stringType) : e.memType;
+        if (e.memType < 0 && (!stringType.valid() || H5Tget_size(stringType) != e.bytes))
+            fail(full + " does not have the string length that was written");
+        const herr_t read = e.isDataset ? H5Dread(item, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data())
+                                        : H5Aread(item, memType, buffer.data());
+        if (read < 0)
+            fail(full + " cannot be read (" + hdf5Reason() + ")");
+        ContentChecksum got;
+        got.update(buffer.data(), buffer.size());
+        if (got.value() != e.checksum.value())
+            fail(full + " differs from what was written (checksum mismatch)");
+    }
+    recorder.throwIfAny("reading the written file back");
+}
+
+/// The whole file as bytes: built with the core driver in memory, no backing store.
+std::vector<unsigned char> buildImage(const std::string& fileName, const World& world, const RestartParams* params,
+                                      const Fp64State* exact,
+                                      const std::array<std::vector<std::size_t>, kWrittenTypes>& members,
+                                      Manifest& manifest)
+{
+    Hdf5ErrorRecorder recorder;
+    Writer w(manifest);
+    Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    check(fapl.valid() && H5Pset_fapl_core(fapl, std::size_t(1) << 20, /*backing_store*/ 0) >= 0,
+          "cannot set up the in-memory file");
+    Handle file(H5Fcreate(fileName.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose);
+    check(file.valid(), "cannot create the file");
+
+    std::array<unsigned long long, kWrittenTypes> counts{};
+    std::array<unsigned, kWrittenTypes> highWord{};
+    std::array<double, kWrittenTypes> massTable{};
+    const auto& pos = world.positions();
+    const auto& vel = world.velocities();
+    for (std::size_t t = 0; t < kWrittenTypes; ++t) {
+        const auto& m = members[t];
+        counts[t] = m.size();
+        if (m.empty())
+            continue;
+        const auto massOf = [&](std::size_t i) { return exact ? exact->position[i].w : double(pos[i].w); };
+        const double first = massOf(m[0]);
+        bool uniform = first > 0.0;
+        for (const std::size_t i : m)
+            uniform = uniform && massOf(i) == first;
+        if (uniform)
+            massTable[t] = first;
+    }
+    {
+        Handle h(H5Gcreate2(file, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+        check(h.valid(), "cannot create Header");
+        const char* H = "Header";
+        w.attribute(h, H, "NumPart_ThisFile", H5T_STD_U64LE, H5T_NATIVE_ULLONG, counts.data(), counts.size());
+        w.attribute(h, H, "NumPart_Total", H5T_STD_U64LE, H5T_NATIVE_ULLONG, counts.data(), counts.size());
+        w.attribute(h, H, "NumPart_Total_HighWord", H5T_STD_U32LE, H5T_NATIVE_UINT, highWord.data(), highWord.size());
+        w.attribute(h, H, "MassTable", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, massTable.data(), massTable.size());
+        w.scalar(h, H, "Time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, world.time);
+        w.scalar(h, H, "Redshift", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0.0);
+        w.scalar(h, H, "BoxSize", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0.0);
+        w.scalar(h, H, "NumFilesPerSnapshot", H5T_STD_I32LE, H5T_NATIVE_INT, 1);
+        w.scalar(h, H, "Flag_DoublePrecision", H5T_STD_I32LE, H5T_NATIVE_INT, exact ? 1 : 0);
+        w.scalar(h, H, "NBody_Step", H5T_STD_U64LE, H5T_NATIVE_ULLONG, static_cast<unsigned long long>(world.step));
+    }
+    if (params) {
+        Handle p(H5Gcreate2(file, "Parameters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+        check(p.valid(), "cannot create Parameters");
+        const char* P = "Parameters";
+        if (params->G)
+            w.scalar(p, P, "NBody_G", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, *params->G);
+        if (params->eps2)
+            w.scalar(p, P, "NBody_Eps2", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, *params->eps2);
+        if (params->dt)
+            w.scalar(p, P, "NBody_Dt", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, *params->dt);
+        w.string(p, P, "NBody_Kernel", params->kernel);
+        // Launch parameters on auto (0) are not written: the reader's run resolves them again.
+        if (params->blockSize > 0)
+            w.scalar(p, P, "NBody_BlockSize", H5T_STD_I32LE, H5T_NATIVE_INT, params->blockSize);
+        if (params->tileWidthFactor > 0)
+            w.scalar(p, P, "NBody_TileWidthFactor", H5T_STD_I32LE, H5T_NATIVE_INT, params->tileWidthFactor);
+        for (const auto& [key, text] : params->stored) // storedParams(): integrator, θ, leaf size, …
+            w.string(p, P, ("NBody_" + key).c_str(), text);
+    }
+    for (std::size_t t = 0; t < kWrittenTypes; ++t) {
+        const auto& m = members[t];
+        if (m.empty())
+            continue;
+        const std::string name = "PartType" + std::to_string(t);
+        Handle g(H5Gcreate2(file, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+        check(g.valid(), "cannot create " + name);
+        std::vector<unsigned> ids(m.size());
+        for (std::size_t k = 0; k < m.size(); ++k)
+            ids[k] = world.ids()[m[k]];
+        if (exact) { // the fp64 state as it is (Flag_DoublePrecision = 1)
+            std::vector<double> xyz(3 * m.size()), v(3 * m.size()), masses;
+            for (std::size_t k = 0; k < m.size(); ++k) {
+                const Double4& x = exact->position[m[k]];
+                const Double4& u = exact->velocity[m[k]];
+                xyz[3 * k] = x.x, xyz[3 * k + 1] = x.y, xyz[3 * k + 2] = x.z;
+                v[3 * k] = u.x, v[3 * k + 1] = u.y, v[3 * k + 2] = u.z;
+            }
+            w.dataset(g, name.c_str(), "Coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, xyz, 3);
+            w.dataset(g, name.c_str(), "Velocities", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v, 3);
+            if (massTable[t] == 0.0) {
+                for (const std::size_t i : m)
+                    masses.push_back(exact->position[i].w);
+                w.dataset(g, name.c_str(), "Masses", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, masses, 1);
+            }
+        } else {
+            std::vector<float> xyz(3 * m.size()), v(3 * m.size()), masses;
+            for (std::size_t k = 0; k < m.size(); ++k) {
+                const std::size_t i = m[k];
+                xyz[3 * k] = pos[i].x, xyz[3 * k + 1] = pos[i].y, xyz[3 * k + 2] = pos[i].z;
+                v[3 * k] = vel[i].x, v[3 * k + 1] = vel[i].y, v[3 * k + 2] = vel[i].z;
+            }
+            w.dataset(g, name.c_str(), "Coordinates", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, xyz, 3);
+            w.dataset(g, name.c_str(), "Velocities", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, v, 3);
+            if (massTable[t] == 0.0) {
+                for (const std::size_t i : m)
+                    masses.push_back(pos[i].w);
+                w.dataset(g, name.c_str(), "Masses", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, masses, 1);
+            }
+        }
+        w.dataset(g, name.c_str(), "ParticleIDs", H5T_STD_U32LE, H5T_NATIVE_UINT, ids, 1);
+        if (world.maxRadius() > 0.f) { // radii only when some body has one (sim/collide/Collisions.h)
+            std::vector<float> radius;
+            radius.reserve(m.size());
+            for (const std::size_t i : m)
+                radius.push_back(world.radii()[i]);
+            w.dataset(g, name.c_str(), "Radius", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, radius, 1);
+        }
+        check(g.close(), "cannot finish " + name);
+    }
+    check(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0, "cannot finish the file");
+    const ssize_t size = H5Fget_file_image(file, nullptr, 0);
+    check(size > 0, "cannot get the file image");
+    std::vector<unsigned char> image(std::size_t(size), 0);
+    check(H5Fget_file_image(file, image.data(), image.size()) == size, "cannot get the file image");
+    check(file.close(), "cannot finish writing the file");
+    recorder.throwIfAny("while building the file");
+    return image;
+}
+
+} // namespace
+
+bool looksLikeHdf5(std::span<const unsigned char> head, std::uint64_t)
+{
+    static constexpr unsigned char kSignature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    return head.size() >= 8 && std::memcmp(head.data(), kSignature, 8) == 0;
+}
+
+Snapshot readHdf5SnapshotInProcess(const std::string& path)
+{
+    silenceHdf5();
+    const Reader r(path);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        r.fail(std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
+    if (H5Fis_hdf5(path.c_str()) <= 0)
+        r.fail(r.withReason("not an HDF5 file, or a damaged or truncated one"));
+    Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (!file.valid())
+        r.fail(r.withReason("cannot open (damaged or truncated?)"));
+    if (H5Lexists(file, "Header", H5P_DEFAULT) <= 0)
+        r.fail("no Header group (not a GADGET/SWIFT snapshot)");
+    Handle header(H5Gopen2(file, "Header", H5P_DEFAULT), H5Gclose);
+    if (!header.valid())
+        r.fail(r.withReason("cannot open the Header group"));
+
+    // ---- header: counts checked before anything is allocated ----
+    const auto counts = r.attribute<long long>(header, "Header", "NumPart_ThisFile", H5T_NATIVE_LLONG, kMaxTypes);
+    if (!counts)
+        r.fail("Header has no NumPart_ThisFile attribute");
+    if (const auto files = r.attribute<long long>(header, "Header", "NumFilesPerSnapshot", H5T_NATIVE_LLONG, 1);
+        files && (*files)[0] > 1)
+        r.fail("Header/NumFilesPerSnapshot = " + std::to_string((*files)[0])
+               + ": multi-file snapshots are not supported (join the files first)");
+    std::uint64_t total = 0;
+    for (std::size_t t = 0; t < counts->size(); ++t) {
+        const long long n = (*counts)[t];
+        const std::string field = "Header/NumPart_ThisFile[" + std::to_string(t) + "] = " + std::to_string(n);
+        if (n < 0)
+            r.fail(field + " is negative");
+        if (std::uint64_t(n) > kMaxBodies || total + std::uint64_t(n) > kMaxBodies)
+            r.fail("too many bodies: " + field + ", the limit is " + std::to_string(kMaxBodies) + " in all");
+        total += std::uint64_t(n);
+    }
+    if (total == 0)
+        r.fail("no bodies (Header/NumPart_ThisFile is all 0)");
+    std::vector<double> massTable(counts->size(), 0.0);
+    if (const auto mt = r.attribute<double>(header, "Header", "MassTable", H5T_NATIVE_DOUBLE, kMaxTypes))
+        std::copy_n(mt->begin(), std::min(mt->size(), massTable.size()), massTable.begin());
+
+    Snapshot snap;
+    snap.formatId = "hdf5";
+    World& world = snap.world;
+    // GADGET's Flag_DoublePrecision: the particle datasets are 64-bit floats (written from an
+    // fp64 state, or by another code in double precision): keep their values as the exact state.
+    const auto doublePrecision =
+        r.attribute<long long>(header, "Header", "Flag_DoublePrecision", H5T_NATIVE_LLONG, 1);
+    if (doublePrecision && (*doublePrecision)[0] == 1) {
+        snap.exact.emplace();
+        snap.exact->position.reserve(std::size_t(total));
+        snap.exact->velocity.reserve(std::size_t(total));
+    }
+    if (const auto time = r.attribute<double>(header, "Header", "Time", H5T_NATIVE_DOUBLE, 1)) {
+        if (!std::isfinite((*time)[0]))
+            r.fail("Header/Time is not finite");
+        world.time = (*time)[0];
+    }
+    if (const auto step = r.attribute<unsigned long long>(header, "Header", "NBody_Step", H5T_NATIVE_ULLONG, 1))
+        world.step = (*step)[0];
+
+    if (H5Lexists(file, "Parameters", H5P_DEFAULT) > 0) {
+        Handle params(H5Gopen2(file, "Parameters", H5P_DEFAULT), H5Gclose);
+        const auto g = r.attribute<double>(params, "Parameters", "NBody_G", H5T_NATIVE_DOUBLE, 1);
+        const auto e = r.attribute<float>(params, "Parameters", "NBody_Eps2", H5T_NATIVE_FLOAT, 1);
+        const auto d = r.attribute<float>(params, "Parameters", "NBody_Dt", H5T_NATIVE_FLOAT, 1);
+        // Each stored parameter on its own (a file with only NBody_G runs with that G and a dt
+        // and eps2 derived from its scale); an invalid one is refused.
+        RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}};
+        if (g) {
+            p.G = (*g)[0];
+            if (!std::isfinite(*p.G) || *p.G <= 0)
+                r.fail("Parameters/NBody_G is not a positive finite number (" + std::to_string(*p.G) + ")");
+        }
+        if (e) {
+            p.eps2 = (*e)[0];
+            if (!std::isfinite(*p.eps2) || *p.eps2 < 0)
+                r.fail("Parameters/NBody_Eps2 is not a non-negative finite number (" + std::to_string(*p.eps2) + ")");
+        }
+        if (d) {
+            p.dt = (*d)[0];
+            if (!std::isfinite(*p.dt) || *p.dt <= 0)
+                r.fail("Parameters/NBody_Dt is not a positive finite number (" + std::to_string(*p.dt) + ")");
+        }
+        p.kernel = r.stringAttribute(params, "Parameters", "NBody_Kernel").value_or("");
+        const auto block = r.attribute<int>(params, "Parameters", "NBody_BlockSize", H5T_NATIVE_INT, 1);
+        const auto factor = r.attribute<int>(params, "Parameters", "NBody_TileWidthFactor", H5T_NATIVE_INT, 1);
+        // Each is written only when it was not on auto (0).
+        if ((block && (*block)[0] < 1) || (factor && (*factor)[0] < 1))
+            r.fail("Parameters/NBody_BlockSize or NBody_TileWidthFactor is not positive");
+        if (block)
+            p.blockSize = (*block)[0];
+        if (factor)
+            p.tileWidthFactor = (*factor)[0];
+        // Every other Parameters/NBody_<key> string attribute is a stored row of the parameter
+        // table (storedParams()): the rows this build knows are checked here; the process that
+        // asked for the file checks them all against its own table (checkStoredParams), which
+        // may hold rows declared at run time.
+        p.stored = r.storedParameters(params);
+        for (const auto& [key, text] : p.stored)
+            if (const ParamInfo* row = findStoredParam(key))
+                if (const std::string why = paramTextProblem(*row, text); !why.empty())
+                    r.fail("Parameters/NBody_" + key + ": " + why);
+        if (g || e || d || !p.kernel.empty() || block || factor || !p.stored.empty())
+            snap.params = p;
+    }
+
+    // ---- every type's group and dataset shapes, before anything is allocated ----
+    auto typeName = [](std::size_t t) { return "PartType" + std::to_string(t); };
+    auto countName = [](std::size_t t) { return "Header/NumPart_ThisFile[" + std::to_string(t) + "]"; };
+    for (std::size_t t = 0; t < counts->size(); ++t) {
+        const std::uint64_t n = std::uint64_t((*counts)[t]);
+        if (n == 0)
+            continue;
+        const std::string name = typeName(t);
+        if (H5Lexists(file, name.c_str(), H5P_DEFAULT) <= 0)
+            r.fail(countName(t) + " = " + std::to_string(n) + ", but there is no group " + name);
+        Handle group(H5Gopen2(file, name.c_str(), H5P_DEFAULT), H5Gclose);
+        if (!group.valid())
+            r.fail(r.withReason("cannot open group " + name));
+        for (const char* required : {"Coordinates", "Velocities"})
+            if (!r.checkShape(group, name, required, n, 3, countName(t)))
+                r.fail(name + " has no " + required + " dataset");
+        if (!r.checkShape(group, name, "Masses", n, 1, countName(t)) && !(massTable[t] > 0))
+            r.fail(name + " has no Masses dataset and Header/MassTable[" + std::to_string(t) + "] is "
+                   + (std::isfinite(massTable[t]) ? std::to_string(massTable[t]) : "not finite"));
+        r.checkShape(group, name, "ParticleIDs", n, 1, countName(t));
+        r.checkShape(group, name, "Radius", n, 1, countName(t));
+    }
+
+    // ---- particles, type by type ----
+    checkHostMemory(std::size_t(total)); // the header's N, before reserving for it
+    world.reserve(std::size_t(total));
+    std::uint64_t index = 0;
+    static constexpr const char* kCoordinateNames[3] = {"Coordinates.x", "Coordinates.y", "Coordinates.z"};
+    static constexpr const char* kVelocityNames[3] = {"Velocities.x", "Velocities.y", "Velocities.z"};
+    for (std::size_t t = 0; t < counts->size(); ++t) {
+        const std::uint64_t n = std::uint64_t((*counts)[t]);
+        if (n == 0)
+            continue;
+        const std::string name = typeName(t);
+        Handle group(H5Gopen2(file, name.c_str(), H5P_DEFAULT), H5Gclose);
+        const auto pos = r.dataset<double>(group, name, "Coordinates", H5T_NATIVE_DOUBLE, n, 3, countName(t));
+        const auto vel = r.dataset<double>(group, name, "Velocities", H5T_NATIVE_DOUBLE, n, 3, countName(t));
+        const auto mass = r.dataset<double>(group, name, "Masses", H5T_NATIVE_DOUBLE, n, 1, countName(t));
+        const auto ids = r.dataset<unsigned long long>(group, name, "ParticleIDs", H5T_NATIVE_ULLONG, n, 1, countName(t));
+        const auto radius = r.dataset<double>(group, name, "Radius", H5T_NATIVE_DOUBLE, n, 1, countName(t));
+        if (!pos || !vel)
+            r.fail(name + ": Coordinates or Velocities vanished while reading");
+
+        for (std::uint64_t i = 0; i < n; ++i, ++index) {
+            auto where = [&] {
+                return "particle " + std::to_string(index) + " (" + name + " particle " + std::to_string(i) + "): ";
+            };
+            std::array<float, 7> f{};
+            const double m = mass ? (*mass)[i] : massTable[t];
+            if (std::string p = checkBodyValue(mass ? "Masses" : "MassTable", m, true); !p.empty())
+                r.fail(where() + p);
+            f[0] = float(m);
+            for (std::size_t c = 0; c < 3; ++c) {
+                const double pv = (*pos)[3 * i + c], vv = (*vel)[3 * i + c];
+                if (std::string p = checkBodyValue(kCoordinateNames[c], pv, false); !p.empty())
+                    r.fail(where() + p);
+                if (std::string p = checkBodyValue(kVelocityNames[c], vv, false); !p.empty())
+                    r.fail(where() + p);
+                f[1 + c] = float(pv);
+                f[4 + c] = float(vv);
+            }
+            std::uint32_t id = std::uint32_t(index);
+            if (ids) {
+                const unsigned long long v = (*ids)[i];
+                if (v >= World::kAutoId)
+                    r.fail(where() + "ParticleIDs value " + std::to_string(v) + " does not fit 32 bits (0 .. 4294967294)");
+                id = std::uint32_t(v);
+            }
+            float rad = 0.f;
+            if (radius) {
+                if (std::string p = checkBodyValue("Radius", (*radius)[i], true); !p.empty())
+                    r.fail(where() + p);
+                rad = float((*radius)[i]);
+            }
+            world.addBody(Float4{f[1], f[2], f[3], f[0]}, Float4{f[4], f[5], f[6], 0.f}, groupOfType(int(t)), id, rad);
+            if (snap.exact) {
+                snap.exact->position.push_back(Double4{(*pos)[3 * i], (*pos)[3 * i + 1], (*pos)[3 * i + 2], m});
+                snap.exact->velocity.push_back(Double4{(*vel)[3 * i], (*vel)[3 * i + 1], (*vel)[3 * i + 2], 0.0});
+            }
+        }
+    }
+    if (snap.exact)
+        snap.exact->acceleration.assign(snap.exact->size(), Double4{});
+    return snap;
+}
+
+double hdf5ReadSeconds(const std::string& path)
+{
+    if (const char* env = std::getenv("NBODY_HDF5_READ_TIMEOUT"); env && *env) {
+        char* end = nullptr;
+        const double s = std::strtod(env, &end);
+        if (end == env || *end != '\0' || !std::isfinite(s) || s <= 0)
+            throw std::invalid_argument(std::string("NBODY_HDF5_READ_TIMEOUT must be a positive number of seconds (got '")
+                                        + env + "')");
+        return s;
+    }
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    return 60.0 + (ec ? 0.0 : double(size) / 4e6);
+}
+
+Snapshot readHdf5Snapshot(const std::string& path)
+{
+    ReaderProcess p;
+    try {
+        p.helper = findReaderHelper("nbody-read-hdf5", "NBODY_HDF5_READER", NBODY_HDF5_READER_BUILD_PATH);
+    } catch (const ReaderProcessError& e) {
+        throw ReaderProcessError(e.kind(), "cannot read '" + path + "' with the HDF5 library: " + e.what());
+    }
+    p.library = "HDF5";
+    p.fileKind = "an HDF5 snapshot";
+    p.seconds = hdf5ReadSeconds(path);
+    p.timeLimitVariable = "NBODY_HDF5_READ_TIMEOUT";
+    const MemoryAvailable available = availableHostMemory();
+    p.memoryBytes = available.known() ? available.bytes : 0;
+    Snapshot snap = readInReaderProcess(p, path);
+    checkStoredParams(snap, path);
+    return snap;
+}
+
+void writeHdf5Snapshot(const std::string& path, const World& world, const RestartParams* params,
+                       const Fp64State* exact)
+{
+    silenceHdf5();
+    // Bodies of each type, in World order.
+    std::array<std::vector<std::size_t>, kWrittenTypes> members;
+    for (std::size_t i = 0; i < world.size(); ++i)
+        members[std::size_t(kTypeOfGroup[std::size_t(world.groups()[i])])].push_back(i);
+
+    Manifest manifest;
+    ContentChecksum written;
+    writeAtomically(
+        path,
+        [&](const std::string& temp) {
+            const std::vector<unsigned char> image = buildImage(temp, world, params, exact, members, manifest);
+            FileSink sink(temp);
+            sink.write(image.data(), image.size());
+            sink.close();
+            written = sink.checksum();
+        },
+        [&](const std::string& temp) {
+            verifyFileContent(temp, written); // the bytes HDF5 made are the bytes on disk
+            verifyHdf5File(temp, manifest);   // and they hold what was meant
+        });
+}
+
+} // namespace nbody

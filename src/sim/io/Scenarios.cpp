@@ -1,0 +1,823 @@
+#include "sim/io/Scenarios.h"
+#include "sim/collide/Collisions.h"
+#include "sim/core/Edits.h"
+#include "sim/core/MemoryBudget.h"
+#include "sim/core/ParamTable.h"
+#include "sim/io/Snapshot.h"
+
+#include "sim/base/AtomicFile.h"
+#include "sim/core/Integrators.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/base/Registry.h"
+#include "sim/core/Scenario.h"
+#include "sim/io/Tipsy.h"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace nbody {
+
+using nlohmann::json;
+
+ScenarioError::ScenarioError(std::string field, std::string problem, const std::string& source)
+    : std::invalid_argument((source.empty() ? "" : source + ": ") + (field.empty() ? "" : "field '" + field + "': ") +
+                            problem),
+      m_field(std::move(field)), m_problem(std::move(problem))
+{
+}
+
+namespace {
+
+constexpr const char* kFormatTag = "nbody-sandbox-scenario";
+
+std::string num(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+/// "a number", "a string": what a JSON value is, for messages.
+std::string kindOf(const json& v)
+{
+    switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::string: return "a string";
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    case json::value_t::discarded: return "invalid";
+    default: return "a number";
+    }
+}
+
+/// The scenario keys with ScenarioSpec fields of their own; every other row of the parameter
+/// table goes through ScenarioSpec::params.
+bool ownScenarioField(std::string_view key)
+{
+    for (std::string_view k : {"G", "eps2", "dt", "integrator", "collisions", "contactSearch"})
+        if (k == key)
+            return true;
+    return false;
+}
+
+/// The text of a parameter row's JSON value (refused when it is not of the row's type).
+std::string paramText(const ParamInfo& row, const json& v)
+{
+    const std::string key(row.key);
+    switch (row.type) {
+    case ParamType::Boolean:
+        if (!v.is_boolean())
+            throw ScenarioError(key, "must be true or false (got " + kindOf(v) + ")");
+        return v.get<bool>() ? "true" : "false";
+    case ParamType::Integer:
+        if (!v.is_number_integer())
+            throw ScenarioError(key, "must be an integer (got " + kindOf(v) + ")");
+        return std::to_string(v.get<long long>());
+    case ParamType::Real: {
+        if (!v.is_number())
+            throw ScenarioError(key, "must be a number (got " + kindOf(v) + ")");
+        char b[40];
+        std::snprintf(b, sizeof b, "%.17g", v.get<double>());
+        return b;
+    }
+    case ParamType::Text:
+        if (!v.is_string())
+            throw ScenarioError(key, "must be a string (got " + kindOf(v) + ")");
+        return v.get<std::string>();
+    }
+    return {};
+}
+
+/// The JSON value of a parameter row's text (the row's type).
+json paramJson(const ParamInfo& row, const std::string& text)
+{
+    switch (row.type) {
+    case ParamType::Boolean: return text == "true";
+    case ParamType::Integer: return std::stoll(text);
+    case ParamType::Real: return std::stod(text);
+    case ParamType::Text: return text;
+    }
+    return text;
+}
+
+/// Refuses keys of `obj` that are not in `known` nor, for the top level (`rows`), a key of the
+/// parameter table (typos), naming the field.
+void refuseUnknownKeys(const json& obj, const std::string& prefix, std::initializer_list<std::string_view> known,
+                       bool rows = false)
+{
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+        bool ok = false;
+        for (std::string_view k : known)
+            ok = ok || it.key() == k;
+        ok = ok || (rows && findParam(it.key()) && !ownScenarioField(it.key()));
+        if (!ok) {
+            std::string list;
+            for (std::string_view k : known)
+                list += (list.empty() ? "" : ", ") + std::string(k);
+            throw ScenarioError(prefix + it.key(), "unknown field (known here: " + list + ")");
+        }
+    }
+}
+
+/// Named arguments of a generator: typed, range-checked reads that name the field, and a check
+/// that no unknown argument was given.
+class ArgReader {
+public:
+    explicit ArgReader(const json& args) : m_args(args)
+    {
+        if (!args.is_object())
+            throw ScenarioError("bodies.args", "must be an object of named arguments (got " + kindOf(args) + ")");
+    }
+    /// A finite number in [lo, hi] (open ends where lo/hi are exclusive).
+    double number(const char* name, double def, double lo, double hi, bool loOpen = false)
+    {
+        m_known.insert(name);
+        const auto it = m_args.find(name);
+        if (it == m_args.end())
+            return def;
+        if (!it->is_number())
+            throw ScenarioError(field(name), "must be a number (got " + kindOf(*it) + ")");
+        const double v = it->get<double>();
+        if (!std::isfinite(v) || v < lo || v > hi || (loOpen && v == lo))
+            throw ScenarioError(field(name), "must be in " + std::string(loOpen ? "(" : "[") + num(lo) + ", " +
+                                                 num(hi) + "] (got " + num(v) + ")");
+        return v;
+    }
+    std::string text(const char* name, const std::string& def, std::initializer_list<std::string_view> allowed)
+    {
+        m_known.insert(name);
+        const auto it = m_args.find(name);
+        if (it == m_args.end())
+            return def;
+        if (!it->is_string())
+            throw ScenarioError(field(name), "must be a string (got " + kindOf(*it) + ")");
+        const std::string v = it->get<std::string>();
+        std::string list;
+        for (std::string_view a : allowed) {
+            if (v == a)
+                return v;
+            list += (list.empty() ? "" : ", ") + std::string(a);
+        }
+        throw ScenarioError(field(name), "unknown value '" + v + "' (known: " + list + ")");
+    }
+    /// Call after the reads: refuses arguments the generator does not take.
+    void finish() const
+    {
+        for (auto it = m_args.begin(); it != m_args.end(); ++it) {
+            if (!m_known.count(it.key())) {
+                std::string list;
+                for (const std::string& k : m_known)
+                    list += (list.empty() ? "" : ", ") + k;
+                throw ScenarioError(field(it.key()), "unknown argument (known: " + (list.empty() ? "none" : list) + ")");
+            }
+        }
+    }
+
+private:
+    static std::string field(const std::string& name) { return "bodies.args." + name; }
+    const json& m_args;
+    std::set<std::string> m_known;
+};
+
+constexpr double kHuge = 1e30;
+
+ModelBodies generateCube(const json& args, std::size_t n, std::uint64_t seed)
+{
+    ArgReader a(args);
+    CubeParams p;
+    p.bodies = n;
+    p.seed = seed;
+    p.halfWidth = a.number("halfWidth", p.halfWidth, 0, kHuge, true);
+    p.massMin = a.number("massMin", p.massMin, 0, kHuge);
+    p.massMax = a.number("massMax", p.massMax, 0, kHuge);
+    a.finish();
+    if (p.massMax < p.massMin)
+        throw ScenarioError("bodies.args.massMax", "must be >= massMin (" + num(p.massMin) + ")");
+    return {makeUniformCube(p), std::nullopt};
+}
+
+ModelBodies generatePlummer(const json& args, std::size_t n, std::uint64_t seed)
+{
+    ArgReader a(args);
+    PlummerParams p;
+    p.bodies = n;
+    p.seed = seed;
+    p.massCutoff = a.number("massCutoff", p.massCutoff, 0, 1, true);
+    p.massSpectrum = a.text("massSpectrum", p.massSpectrum, {"equal", "salpeter"});
+    p.massRatio = a.number("massRatio", p.massRatio, 1, 1e12);
+    a.finish();
+    return makePlummer(p);
+}
+
+DiskGalaxyParams readDisk(ArgReader& a, std::size_t n, std::uint64_t seed)
+{
+    DiskGalaxyParams p;
+    p.bodies = n;
+    p.seed = seed;
+    p.diskMass = a.number("diskMass", p.diskMass, 0, kHuge, true);
+    p.scaleLength = a.number("scaleLength", p.scaleLength, 0, kHuge, true);
+    p.scaleHeight = a.number("scaleHeight", p.scaleHeight, 0, kHuge, true);
+    p.haloMass = a.number("haloMass", p.haloMass, 0, kHuge, true);
+    p.haloScale = a.number("haloScale", p.haloScale, 0, kHuge, true);
+    p.haloCutoff = a.number("haloCutoff", p.haloCutoff, 0, 1, true);
+    p.diskFraction = a.number("diskFraction", p.diskFraction, 0, 1, true);
+    if (p.diskFraction == 1)
+        throw ScenarioError("bodies.args.diskFraction", "must be below 1 (the halo needs bodies)");
+    p.toomreQ = a.number("toomreQ", p.toomreQ, 0, 100, true);
+    return p;
+}
+
+ModelBodies generateDiskGalaxy(const json& args, std::size_t n, std::uint64_t seed)
+{
+    ArgReader a(args);
+    const DiskGalaxyParams p = readDisk(a, n, seed);
+    a.finish();
+    return makeDiskGalaxy(p);
+}
+
+ModelBodies generateGalaxyCollision(const json& args, std::size_t n, std::uint64_t seed)
+{
+    ArgReader a(args);
+    GalaxyCollisionParams p;
+    p.galaxy = readDisk(a, n, seed);
+    p.pericentre = a.number("pericentre", p.pericentre, 0, kHuge, true);
+    p.separation = a.number("separation", p.separation, 0, kHuge, true);
+    p.inclination = a.number("inclination", p.inclination, -360, 360);
+    a.finish();
+    if (!(p.separation > p.pericentre))
+        throw ScenarioError("bodies.args.separation", "must be larger than the pericentre (" + num(p.pericentre) + ")");
+    return makeGalaxyCollision(p);
+}
+
+/// Two Plummer clusters on a head-on collision course with radii from a density, for the
+/// collision system: bodies that touch merge (docs/collisions.md).
+ModelBodies generateClusterCollision(const json& args, std::size_t n, std::uint64_t seed)
+{
+    ArgReader a(args);
+    const double scale = a.number("scale", 1.0, 0, kHuge, true);
+    const double separation = a.number("separation", 12.0, 0, kHuge, true);
+    const double speed = a.number("speed", 1.0, 0, kHuge);
+    const double density = a.number("density", 300.0, 0, kHuge, true);
+    a.finish();
+    if (n < 2)
+        throw ScenarioError("bodies.N", "two clusters need at least 2 bodies (got " + std::to_string(n) + ")");
+    // Each cluster of mass 1 (G = 1); the first moves +x, the second −x, centre of mass at rest.
+    const std::size_t n1 = n / 2, n2 = n - n1;
+    World w = makePlummerCluster(n1, 1.0, scale, {-0.5 * separation, 0, 0}, {0.5 * speed, 0, 0}, 1.0, seed);
+    const World second = makePlummerCluster(n2, double(n2) / double(n1), scale, {0.5 * separation, 0.25 * scale, 0},
+                                            {-0.5 * speed * double(n1) / double(n2), 0, 0}, 1.0, seed + 1);
+    (void)addBodies(w, second, "second cluster");
+    for (std::size_t i = 0; i < w.size(); ++i)
+        w.setRadius(i, float(radiusFromDensity(w.positions()[i].w, density)));
+    return {std::move(w), std::nullopt};
+}
+
+ModelBodies generateSolarSystem(const json& args, std::size_t, std::uint64_t)
+{
+    ArgReader(args).finish();
+    return makeSolarSystem();
+}
+
+ModelBodies generateFigureEight(const json& args, std::size_t, std::uint64_t)
+{
+    ArgReader(args).finish();
+    return makeFigureEight();
+}
+
+const std::array<ScenarioInfo, 7> kScenarios{{
+    {"cube", "Uniform cube (the seeds' default)",
+     "The default system of the seeds (the program this project grew from), the benchmark's: positions uniform in [-1e5, 1e5]^3, masses uniform in [1e5, 1e9], "
+     "at rest. A stress test, not a physical model (docs/scenarios.md).",
+     "N-body units (G = 1)", 1.0, 0.002f, 0.1f, "leapfrog", "", 8192, false,
+     "halfWidth (1e5), massMin (1e5), massMax (1e9)", generateCube},
+    {"plummer", "Plummer sphere",
+     "A Plummer sphere in equilibrium, sampled as in Aarseth, Henon & Wielen (1974); Henon units, optional "
+     "Salpeter mass spectrum.",
+     "Henon units (G = M = 1, E = -1/4; virial radius 1, crossing time 2*sqrt(2))", 1.0, 4e-4f, 0.0078125f,
+     "leapfrog", "", 4096, false,
+     "massCutoff (0.999), massSpectrum (equal | salpeter), massRatio (100)", generatePlummer},
+    {"disk-galaxy", "Disk galaxy",
+     "A rotating exponential disk in a Plummer halo, near equilibrium (Hernquist 1993): half of the bodies in "
+     "the disk (light stars: blue by group, green by mass), half in the halo (heavy dark matter: red).",
+     "G = 1, disk mass 1, disk scale length 1 (1 kpc and 1e10 Msun: time unit 4.7 Myr)", 1.0, 0.0025f, 0.01f,
+     "leapfrog", "", 8192, false,
+     "diskMass (1), scaleLength (1), scaleHeight (0.1), haloMass (5), haloScale (3), haloCutoff (0.99), "
+     "diskFraction (0.5), toomreQ (1.5)",
+     generateDiskGalaxy},
+    {"galaxy-collision", "Galaxy collision",
+     "Two disk galaxies on a parabolic encounter: pericentre 6, starting 30 apart, the second disk inclined "
+     "by 60 degrees; the first passage comes after about 28 time units.",
+     "G = 1, disk mass 1, disk scale length 1 per galaxy", 1.0, 0.0025f, 0.01f, "leapfrog", "", 16384, false,
+     "the disk-galaxy arguments, pericentre (6), separation (30), inclination (60, degrees)",
+     generateGalaxyCollision},
+    {"solar-system", "Solar System (J2000)",
+     "The Sun, the eight planets (Earth with the Moon) and Pluto at J2000 from Standish's Keplerian elements "
+     "(JPL), barycentric; no softening, fp64 kernel and Yoshida's 4th-order integrator by default.",
+     "AU, days, solar masses (G = 2.959122082855911e-4 AU³ M☉⁻¹ day⁻²)", kGaussG, 0.0f, 1.0f, "yoshida4",
+     "reference", 10, true, "none", generateSolarSystem, "AU³ M☉⁻¹ day⁻²"},
+    {"figure-eight", "Figure-eight choreography",
+     "Three equal masses chasing each other on a figure eight (Chenciner & Montgomery 2000; Simo's initial "
+     "conditions), period 6.32591398.",
+     "G = m = 1", 1.0, 0.0f, 0.001f, "yoshida4", "reference", 3, true, "none", generateFigureEight},
+    {"cluster-collision", "Two clusters colliding (merging)",
+     "Two Plummer spheres (scale 1, mass 1 each) on a head-on course, 12 apart, closing at 1, with radii "
+     "from a density (r = (3m / 4 pi rho)^(1/3)) and the collision system on: bodies that touch merge, "
+     "conserving mass, momentum and centre of mass; the energy lost is shown in the diagnostics.",
+     "G = 1, cluster mass 1, Plummer scale 1", 1.0, 0.0025f, 0.01f, "leapfrog", "", 2048, false,
+     "scale (1), separation (12), speed (1, closing), density (300)", generateClusterCollision, "", true},
+}};
+
+std::string dirOf(const std::string& path)
+{
+    const std::filesystem::path p = std::filesystem::absolute(std::filesystem::path(path)).parent_path();
+    return p.string();
+}
+
+} // namespace
+
+std::string unitsOfG(const ScenarioSpec& spec)
+{
+    const ScenarioInfo* row = spec.generator.empty() ? nullptr : findScenario(spec.generator);
+    return row ? std::string(row->unitsOfG) : std::string();
+}
+
+std::span<const ScenarioInfo> scenarioRegistry()
+{
+    return kScenarios;
+}
+
+const ScenarioInfo* findScenario(std::string_view id)
+{
+    return findById(kScenarios, id);
+}
+
+std::string knownScenarioIds()
+{
+    return joinIds(kScenarios);
+}
+
+ScenarioSpec scenarioSpec(std::string_view id, std::optional<std::size_t> bodies, std::optional<std::uint64_t> seed)
+{
+    const ScenarioInfo* row = findScenario(id);
+    if (!row)
+        throw ScenarioError("bodies.generator",
+                            "unknown scenario '" + std::string(id) + "' (known: " + knownScenarioIds() + ")");
+    ScenarioSpec s;
+    s.name = row->name;
+    s.description = row->description;
+    s.units = row->units;
+    s.generator = row->id;
+    s.bodies = bodies;
+    if (seed)
+        s.seed = *seed;
+    return s;
+}
+
+ScenarioSpec parseScenario(const json& doc, const std::string& baseDir)
+{
+    if (!doc.is_object())
+        throw ScenarioError("", "a scenario must be a JSON object (got " + kindOf(doc) + ")");
+    refuseUnknownKeys(doc, "", {"format", "version", "name", "description", "units", "G", "eps2", "dt", "kernel",
+                                "integrator", "bodies", "collisions", "contactSearch", "radius", "density"},
+                      /*rows*/ true);
+    ScenarioSpec s;
+    if (const auto it = doc.find("format"); it != doc.end() && (!it->is_string() || it->get<std::string>() != kFormatTag))
+        throw ScenarioError("format", std::string("must be \"") + kFormatTag + "\"");
+    if (const auto it = doc.find("version"); it != doc.end() && (!it->is_number_integer() || it->get<long long>() != 1))
+        throw ScenarioError("version", "must be 1 (the only version this program reads)");
+    auto text = [&](const char* key, std::string& out) {
+        if (const auto it = doc.find(key); it != doc.end()) {
+            if (!it->is_string())
+                throw ScenarioError(key, "must be a string (got " + kindOf(*it) + ")");
+            out = it->get<std::string>();
+        }
+    };
+    text("name", s.name);
+    text("description", s.description);
+    text("units", s.units);
+    // G, eps2 and dt: finite numbers in range; ε² and dt are fp32 parameters.
+    auto number = [&](const char* key, bool zeroAllowed, bool fp32) -> std::optional<double> {
+        const auto it = doc.find(key);
+        if (it == doc.end())
+            return std::nullopt;
+        if (!it->is_number())
+            throw ScenarioError(key, "must be a number (got " + kindOf(*it) + ")");
+        const double v = it->get<double>();
+        if (!std::isfinite(v) || v < 0 || (!zeroAllowed && v == 0))
+            throw ScenarioError(key, std::string(zeroAllowed ? "must be >= 0" : "must be positive") +
+                                         " and finite (got " + num(v) + ")");
+        if (fp32 && (!std::isfinite(float(v)) || (v != 0 && float(v) == 0)))
+            throw ScenarioError(key, "is outside the range of fp32 (got " + num(v) + ")");
+        return v;
+    };
+    s.G = number("G", false, false);
+    if (const auto v = number("eps2", true, true))
+        s.eps2 = float(*v);
+    if (const auto v = number("dt", false, true))
+        s.dt = float(*v);
+    if (const auto it = doc.find("kernel"); it != doc.end()) {
+        if (!it->is_string())
+            throw ScenarioError("kernel", "must be a string (got " + kindOf(*it) + ")");
+        const std::string k = it->get<std::string>();
+        if (!findKernel(k))
+            throw ScenarioError("kernel", "unknown kernel '" + k + "' (known: " + joinIds(kernelRegistry()) + ")");
+        s.kernel = k;
+    }
+    if (const auto it = doc.find("integrator"); it != doc.end()) {
+        if (!it->is_string())
+            throw ScenarioError("integrator", "must be a string (got " + kindOf(*it) + ")");
+        const std::string i = it->get<std::string>();
+        if (!findIntegrator(i))
+            throw ScenarioError("integrator", "unknown integrator '" + i + "' (known: " + knownIntegratorIds() + ")");
+        s.integrator = i;
+    }
+
+    if (const auto it = doc.find("collisions"); it != doc.end()) {
+        if (!it->is_boolean())
+            throw ScenarioError("collisions", "must be true or false (got " + kindOf(*it) + ")");
+        s.collisions = it->get<bool>();
+    }
+    if (const auto it = doc.find("contactSearch"); it != doc.end()) {
+        if (!it->is_string())
+            throw ScenarioError("contactSearch", "must be a string (got " + kindOf(*it) + ")");
+        const std::string c = it->get<std::string>();
+        if (c != "auto" && !findContactSearch(c))
+            throw ScenarioError("contactSearch",
+                                "unknown contact search '" + c + "' (known: auto, " + joinIds(contactSearches()) + ")");
+        s.contactSearch = c;
+    }
+    for (const ParamInfo& row : paramTable()) {
+        if (ownScenarioField(row.key))
+            continue;
+        const auto it = doc.find(std::string(row.key));
+        if (it == doc.end())
+            continue;
+        const std::string value = paramText(row, *it);
+        if (const std::string why = paramTextProblem(row, value); !why.empty())
+            throw ScenarioError(std::string(row.key), why);
+        s.params.emplace_back(std::string(row.key), value);
+    }
+    const auto radiusValue = [](const json& v, const std::string& field) {
+        if (!v.is_number())
+            throw ScenarioError(field, "must be a number (got " + kindOf(v) + ")");
+        const double r = v.get<double>();
+        if (!std::isfinite(r) || r < 0 || !std::isfinite(float(r)))
+            throw ScenarioError(field, "must be >= 0 and finite in fp32 (got " + num(r) + ")");
+    };
+    if (const auto it = doc.find("radius"); it != doc.end()) {
+        if (it->is_object()) {
+            refuseUnknownKeys(*it, "radius.", {"generic", "dark", "star", "gas"});
+            for (auto g = it->begin(); g != it->end(); ++g)
+                radiusValue(g.value(), "radius." + g.key());
+        } else {
+            radiusValue(*it, "radius");
+        }
+        s.radius = *it;
+    }
+    if (const auto v = number("density", false, false)) {
+        if (!s.radius.is_null())
+            throw ScenarioError("density", "give \"radius\" or \"density\", not both");
+        s.density = *v;
+    }
+
+    const auto bodies = doc.find("bodies");
+    if (bodies == doc.end())
+        throw ScenarioError("bodies", "is missing: give {\"generator\": ID, …} or {\"snapshot\": PATH}");
+    if (!bodies->is_object())
+        throw ScenarioError("bodies", "must be an object (got " + kindOf(*bodies) + ")");
+    const bool hasGenerator = bodies->contains("generator"), hasSnapshot = bodies->contains("snapshot");
+    if (hasGenerator == hasSnapshot)
+        throw ScenarioError("bodies", "needs exactly one of \"generator\" and \"snapshot\"");
+    if (hasGenerator) {
+        refuseUnknownKeys(*bodies, "bodies.", {"generator", "N", "seed", "args"});
+        const json& g = (*bodies)["generator"];
+        if (!g.is_string())
+            throw ScenarioError("bodies.generator", "must be a string (got " + kindOf(g) + ")");
+        const ScenarioInfo* row = findScenario(g.get<std::string>());
+        if (!row)
+            throw ScenarioError("bodies.generator", "unknown generator '" + g.get<std::string>() +
+                                                        "' (known: " + knownScenarioIds() + ")");
+        s.generator = row->id;
+        if (const auto it = bodies->find("N"); it != bodies->end()) {
+            if (row->fixedBodies)
+                throw ScenarioError("bodies.N", "'" + std::string(row->id) + "' has a fixed number of bodies (" +
+                                                    std::to_string(row->defaultBodies) + "): leave N out");
+            if (!it->is_number_integer() || it->get<long long>() < 1 ||
+                std::uint64_t(it->get<long long>()) > kMaxBodies)
+                throw ScenarioError("bodies.N", "must be an integer from 1 to " + std::to_string(kMaxBodies) +
+                                                    " (got " + it->dump() + ")");
+            s.bodies = std::size_t(it->get<long long>());
+        }
+        if (const auto it = bodies->find("seed"); it != bodies->end()) {
+            if (!it->is_number_unsigned())
+                throw ScenarioError("bodies.seed", "must be a non-negative integer (got " + it->dump() + ")");
+            s.seed = it->get<std::uint64_t>();
+        }
+        if (const auto it = bodies->find("args"); it != bodies->end()) {
+            if (!it->is_object())
+                throw ScenarioError("bodies.args", "must be an object of named arguments (got " + kindOf(*it) + ")");
+            s.args = *it;
+        }
+    } else {
+        refuseUnknownKeys(*bodies, "bodies.", {"snapshot", "format"});
+        const json& p = (*bodies)["snapshot"];
+        if (!p.is_string() || p.get<std::string>().empty())
+            throw ScenarioError("bodies.snapshot", "must be a file path (got " + p.dump() + ")");
+        std::filesystem::path path(p.get<std::string>());
+        if (path.is_relative() && !baseDir.empty())
+            path = std::filesystem::path(baseDir) / path;
+        s.snapshot = path.lexically_normal().string();
+        if (const auto it = bodies->find("format"); it != bodies->end()) {
+            if (!it->is_string() || !findSnapshotFormat(it->get<std::string>())) {
+                std::string known;
+                for (const SnapshotFormat& f : snapshotFormats())
+                    known += (known.empty() ? "" : ", ") + std::string(f.id);
+                throw ScenarioError("bodies.format", "unknown snapshot format " + it->dump() + " (known: " + known +
+                                                         "; or leave it out: the format is detected from the file)");
+            }
+            s.snapshotFormat = it->get<std::string>();
+        }
+    }
+    return s;
+}
+
+namespace {
+
+/// Parses JSON text, tracking the path of what is being parsed ("bodies.N", "a[2].b") so that
+/// the errors nlohmann's parser gives without one name the field: a key given twice in one
+/// object (the parser keeps the last silently) and a number beyond the range of a double
+/// (out_of_range.406 "number overflow"). Throws ScenarioError (with `source`).
+json parseTracked(const std::string& text, const std::string& source)
+{
+    struct Level {
+        bool isObject;
+        std::set<std::string> keys;
+        std::string current; ///< the key being parsed (objects)
+        std::size_t index = 0; ///< the element being parsed (arrays)
+    };
+    std::vector<Level> stack;
+    auto pathOf = [&] {
+        std::string p;
+        for (const Level& l : stack) {
+            if (l.isObject)
+                p += (p.empty() ? "" : ".") + l.current;
+            else
+                p += "[" + std::to_string(l.index) + "]";
+        }
+        return p;
+    };
+    std::string duplicate; // the first key given twice
+    auto callback = [&](int, json::parse_event_t event, json& parsed) -> bool {
+        switch (event) {
+        case json::parse_event_t::object_start:
+            stack.push_back({true, {}, {}, 0});
+            break;
+        case json::parse_event_t::array_start:
+            stack.push_back({false, {}, {}, 0});
+            break;
+        case json::parse_event_t::object_end:
+        case json::parse_event_t::array_end:
+            if (!stack.empty())
+                stack.pop_back();
+            if (!stack.empty() && !stack.back().isObject)
+                ++stack.back().index;
+            break;
+        case json::parse_event_t::key:
+            if (!stack.empty()) {
+                Level& top = stack.back();
+                top.current = parsed.is_string() ? parsed.get<std::string>() : parsed.dump();
+                if (!top.keys.insert(top.current).second && duplicate.empty())
+                    duplicate = pathOf();
+            }
+            break;
+        case json::parse_event_t::value:
+            if (!stack.empty() && !stack.back().isObject)
+                ++stack.back().index;
+            break;
+        }
+        return true;
+    };
+    json doc;
+    try {
+        doc = json::parse(text, callback);
+    } catch (const json::parse_error& e) {
+        throw ScenarioError("", std::string("not valid JSON: ") + e.what(), source);
+    } catch (const json::out_of_range& e) {
+        // 406: a number that does not fit a double; the message quotes it.
+        const std::string what = e.what();
+        const std::size_t q = what.find('\'');
+        const std::string number = q == std::string::npos ? "" : what.substr(q);
+        throw ScenarioError(pathOf(), e.id == 406 ? "the number " + number + " is beyond the range of a double (about "
+                                                        "1.8e308)"
+                                                  : what,
+                            source);
+    } catch (const json::exception& e) {
+        throw ScenarioError(pathOf(), e.what(), source);
+    }
+    if (!duplicate.empty())
+        throw ScenarioError(duplicate, "is given twice in the same object (only one value can count: remove the other)",
+                            source);
+    return doc;
+}
+
+} // namespace
+
+ScenarioSpec readScenarioFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw ScenarioError("", "cannot open the scenario file", path);
+    std::stringstream buf;
+    buf << in.rdbuf();
+    const json doc = parseTracked(buf.str(), path);
+    try {
+        ScenarioSpec s = parseScenario(doc, dirOf(path));
+        s.source = path;
+        return s;
+    } catch (const ScenarioError& e) {
+        throw ScenarioError(e.field(), e.problem(), path);
+    } catch (const json::exception& e) { // a value that cannot be converted (should not happen: types are checked)
+        throw ScenarioError("", e.what(), path);
+    }
+}
+
+json toJson(const ScenarioSpec& s)
+{
+    json j;
+    j["format"] = kFormatTag;
+    j["version"] = 1;
+    if (!s.name.empty())
+        j["name"] = s.name;
+    if (!s.description.empty())
+        j["description"] = s.description;
+    if (!s.units.empty())
+        j["units"] = s.units;
+    if (s.G)
+        j["G"] = *s.G;
+    if (s.eps2)
+        j["eps2"] = double(*s.eps2);
+    if (s.dt)
+        j["dt"] = double(*s.dt);
+    if (s.kernel)
+        j["kernel"] = *s.kernel;
+    if (s.integrator)
+        j["integrator"] = *s.integrator;
+    json b;
+    if (!s.generator.empty()) {
+        b["generator"] = s.generator;
+        const ScenarioInfo* row = findScenario(s.generator);
+        if (s.bodies && !(row && row->fixedBodies))
+            b["N"] = *s.bodies;
+        b["seed"] = s.seed;
+        if (!s.args.empty())
+            b["args"] = s.args;
+    } else {
+        b["snapshot"] = s.snapshot;
+        if (!s.snapshotFormat.empty())
+            b["format"] = s.snapshotFormat;
+    }
+    j["bodies"] = b;
+    if (s.collisions)
+        j["collisions"] = *s.collisions;
+    if (s.contactSearch)
+        j["contactSearch"] = *s.contactSearch;
+    if (!s.radius.is_null())
+        j["radius"] = s.radius;
+    if (s.density)
+        j["density"] = *s.density;
+    for (const auto& [key, text] : s.params)
+        if (const ParamInfo* row = findParam(key))
+            j[key] = paramJson(*row, text);
+    return j;
+}
+
+std::vector<std::pair<std::string, std::string>> scenarioParamValues(const SimParams& p)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    const SimParams defaults;
+    for (const ParamInfo& row : paramTable())
+        if (!ownScenarioField(row.key))
+            if (std::string v = row.get(p); v != row.get(defaults))
+                out.emplace_back(std::string(row.key), std::move(v));
+    return out;
+}
+
+void writeScenarioFile(const std::string& path, const ScenarioSpec& spec)
+{
+    writeTextAtomically(path, toJson(spec).dump(2) + "\n");
+}
+
+BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
+{
+    BuiltScenario b;
+    b.params = base;
+    char line[512];
+    if (!spec.generator.empty()) {
+        const ScenarioInfo* row = findScenario(spec.generator);
+        if (!row)
+            throw ScenarioError("bodies.generator", "unknown generator '" + spec.generator + "' (known: " +
+                                                        knownScenarioIds() + ")", spec.source);
+        if (row->fixedBodies && spec.bodies && *spec.bodies != row->defaultBodies)
+            throw ScenarioError("bodies.N", "'" + std::string(row->id) + "' has a fixed number of bodies (" +
+                                                std::to_string(row->defaultBodies) + ")", spec.source);
+        const std::size_t n = spec.bodies.value_or(row->defaultBodies);
+        if (n < 1 || n > kMaxBodies)
+            throw ScenarioError("bodies.N", "must be from 1 to " + std::to_string(kMaxBodies) + " (got " +
+                                                std::to_string(n) + ")", spec.source);
+        try {
+            checkHostMemory(n); // before the generator allocates anything
+        } catch (const std::invalid_argument& e) {
+            throw ScenarioError("bodies.N", e.what(), spec.source);
+        }
+        try {
+            b.bodies = row->generate(spec.args, n, spec.seed);
+        } catch (const ScenarioError& e) {
+            throw ScenarioError(e.field(), e.problem(), spec.source);
+        } catch (const std::invalid_argument& e) {
+            throw ScenarioError("bodies", e.what(), spec.source); // the model's own check (names the quantity)
+        }
+        b.params.G = row->G;
+        b.params.eps2 = row->eps2;
+        b.params.dt = row->dt;
+        b.params.integrator = std::string(row->integrator);
+        b.params.collisions = row->collisions;
+        b.kernel = std::string(row->kernel);
+        b.units = std::string(row->units);
+        if (row->fixedBodies)
+            std::snprintf(line, sizeof line, "%s: %zu bodies", std::string(spec.name.empty() ? row->name : spec.name).c_str(),
+                          b.bodies.world.size());
+        else
+            std::snprintf(line, sizeof line, "%s: %zu %s, seed %llu",
+                          std::string(spec.name.empty() ? row->name : spec.name).c_str(), b.bodies.world.size(),
+                          b.bodies.world.size() == 1 ? "body" : "bodies",
+                          static_cast<unsigned long long>(spec.seed));
+    } else {
+        // Any snapshot format, detected from the content as File → Open snapshot does (FormatError
+        // names the file and the problem).
+        Snapshot snap = readSnapshot(spec.snapshot);
+        if (!spec.snapshotFormat.empty() && snap.formatId != spec.snapshotFormat)
+            throw ScenarioError("bodies.format",
+                                "says \"" + spec.snapshotFormat + "\", but the content of '" + spec.snapshot
+                                    + "' is " + std::string(findSnapshotFormat(snap.formatId)->name)
+                                    + " (correct the format, or leave it out: it is detected from the file)",
+                                spec.source);
+        b.bodies.world = std::move(snap.world);
+        b.warnings = std::move(snap.warnings);
+        // The scenario's parameters, else each one the snapshot stores, else a new system's
+        // (G = 1, dt and ε² derived from the scale with that G).
+        const FileParams f = resolveFileParams(b.bodies.world, snap.params, spec.G);
+        b.params.G = f.G;
+        b.params.dt = f.dt;
+        b.params.eps2 = f.eps2;
+        b.dtProblem = spec.dt ? "" : f.dtProblem;
+        b.eps2Problem = spec.eps2 ? "" : f.eps2Problem;
+        b.params.integrator = "leapfrog";
+        b.units = "the snapshot's own (G = " + num(b.params.G) + ")";
+        std::snprintf(line, sizeof line, "%s: %zu bodies",
+                      (spec.name.empty() ? std::filesystem::path(spec.snapshot).filename().string() : spec.name).c_str(),
+                      b.bodies.world.size());
+    }
+    b.summary = line;
+    if (spec.G)
+        b.params.G = *spec.G;
+    if (spec.eps2)
+        b.params.eps2 = *spec.eps2;
+    if (spec.dt)
+        b.params.dt = *spec.dt;
+    if (spec.integrator)
+        b.params.integrator = *spec.integrator;
+    if (spec.kernel)
+        b.kernel = *spec.kernel;
+    if (!spec.units.empty())
+        b.units = spec.units;
+    if (spec.collisions)
+        b.params.collisions = *spec.collisions;
+    if (spec.contactSearch)
+        b.params.contactSearch = *spec.contactSearch;
+    for (const auto& [key, text] : spec.params)
+        if (const ParamInfo* row = findParam(key))
+            if (const std::string why = row->set(text, b.params); !why.empty())
+                throw ScenarioError(key, why, spec.source);
+    World& w = b.bodies.world;
+    if (spec.density) {
+        for (std::size_t i = 0; i < w.size(); ++i)
+            w.setRadius(i, float(radiusFromDensity(w.positions()[i].w, *spec.density)));
+    } else if (spec.radius.is_number()) {
+        for (std::size_t i = 0; i < w.size(); ++i)
+            w.setRadius(i, spec.radius.get<float>());
+    } else if (spec.radius.is_object()) {
+        static constexpr std::array<const char*, 4> kGroups{"generic", "dark", "star", "gas"}; // Group's values
+        for (std::size_t i = 0; i < w.size(); ++i)
+            if (const auto it = spec.radius.find(kGroups[std::size_t(w.groups()[i])]); it != spec.radius.end())
+                w.setRadius(i, it->get<float>());
+    }
+    return b;
+}
+
+} // namespace nbody

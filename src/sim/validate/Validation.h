@@ -1,0 +1,257 @@
+#pragma once
+/// \file Validation.h
+/// The validation engine: runs force kernels and the fp64 OpenMP reference side by side from one
+/// initial state, on copies (the running simulation is never touched), and measures how far each
+/// kernel's run departs from the reference's.
+///
+/// It keeps the predecessor program's check (1000 steps on GPU and CPU,
+/// then positions, velocities and accelerations compared with a 1 % relative and a 0.01 absolute
+/// tolerance per component) and adds what makes a verdict trustworthy:
+///  - the force error at step 0, which measures the kernel's accuracy free of chaos;
+///  - the growth of the position error over the run (N-body systems are chaotic, so trajectory
+///    errors grow exponentially on the order of a crossing time whatever the kernel; a bug shows
+///    as a large error from the first steps, chaos as a small one that grows);
+///  - the energy and momentum change of each run next to the reference's.
+///
+/// Error measures (u = a body's position, velocity or acceleration, u_ref the reference's, fp64):
+///  - absolute error of body i: |u_i − u_ref,i| (Euclidean norm over x, y, z), in the field's unit;
+///  - relative error of body i: |u_i − u_ref,i| / max(|u_ref,i|, floor), floor = 1e-3 · RMS_j |u_ref,j|,
+///    so bodies whose reference value nearly vanishes (net force cancelling, a body at the origin)
+///    are measured against a thousandth of the typical magnitude instead of almost zero;
+///  - the predecessor's per-component criteria, counted over the 3N components (x, y, z):
+///    relative miss |u_k − u_ref,k| > 0.01 · min(|u_k|, |u_ref,k|), absolute miss |u_k − u_ref,k| > 0.01.
+///
+/// A kernel passes when (all thresholds are in ValidationThresholds and written into every report)
+///  1. its state stayed finite,
+///  2. its step-0 force error max ≤ forceFp32 (fp32 kernels) or forceFp64 (fp64 kernels), and
+///  3. its relative energy change after K steps agrees with the reference's:
+///     |ΔE/E0 (kernel) − ΔE/E0 (reference)| ≤ max(energy, |ΔE/E0 (reference)|)
+///     (the reference's own change is the scale of integration error at this dt; a kernel may
+///     differ from it by that much through chaos, not more).
+/// The trajectory errors and the predecessor's counts are reported, not judged: after enough
+/// crossing times they are large for every correct kernel.
+
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/SimParams.h"
+#include "contracts/World.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace nbody {
+
+class ForceShare;
+
+/// Pass/fail thresholds (dimensionless).
+struct ValidationThresholds {
+    /// Max step-0 per-body relative force error of fp32 kernels. fp32 rounding (unit roundoff
+    /// u = 6e-8) summed over N terms gives errors ~ √N·u to N·u relative: 5e-6 … 5e-4 at N = 8192
+    /// in the worst order; measured 1e-6 … 8e-6 for the kernels of this program (tst_kernels).
+    double forceFp32 = 1e-4;
+    /// The same for fp64 kernels (u = 1.1e-16; measured 3e-15 at N = 8192).
+    double forceFp64 = 1e-10;
+    /// Tree rows (ForceMethod::Tree) approximate by design, so they are held to the accuracy
+    /// goal set for the tree, on the distribution instead of the max: step-0 p99 ≤ treeForceP99 and
+    /// median ≤ treeForceMedian (a few bodies near a cell's opening boundary may err more).
+    double treeForceP99 = 1e-3;
+    double treeForceMedian = 1e-4;
+    /// Smallest allowed |ΔE/E0 (kernel) − ΔE/E0 (reference)| bound (see the file comment).
+    double energy = 1e-4;
+    /// The predecessor's per-component criteria, reported only.
+    double predecessorRelative = 0.01;
+    double predecessorAbsolute = 0.01;
+};
+
+/// What to validate.
+struct ValidationConfig {
+    /// Kernels to run (rows of kernelRegistry(), or test rows that outlive the call). The
+    /// reference row itself may be listed; it then matches the reference exactly.
+    std::vector<const KernelInfo*> kernels;
+    std::uint64_t steps = 1000;  ///< K, steps of every run (the predecessor's 1000)
+    int checkpoints = 50;        ///< points of the error growth curve besides step 0 (1..K)
+    SimParams params;            ///< G, ε², dt, integrator and launch parameters of every run
+    ValidationThresholds thresholds;
+    std::string system;          ///< one line saying what the initial state is, for the report
+    /// Above this N the step-0 force errors are measured on a random sample of forceSample
+    /// bodies (seed forceSampleSeed), each against all N in fp64 (referenceAccelerationsAt on the
+    /// exact state), instead of all N; the report says so (ForceError::sampled).
+    std::size_t forceSampleAbove = 20000;
+    std::size_t forceSample = 4096;
+    std::uint64_t forceSampleSeed = 14;
+    /// Several processes (ForceShare.h; `mpirun -np P nbody validate`): every run, the fp64
+    /// reference's too, computes this process's rows of each force evaluation and the share
+    /// assembles them, so every process holds every run's whole state (bit for bit one process's
+    /// with a deterministic kernel) and the energies are reduced over the processes (fp64, another
+    /// order of the sums). Every process must call validate() with the same system; a kernel
+    /// that throws then stops the whole validation (the exception passes on, so that every
+    /// process stops) instead of getting Verdict::Error. Not owned; nullptr: this process alone.
+    ForceShare* share = nullptr;
+};
+
+/// Max, median and root mean square of N per-body errors.
+struct ErrorStats {
+    double max = 0;
+    double median = 0;
+    double rms = 0;
+    std::size_t worstBody = 0; ///< index of the body with the max error
+};
+
+/// Errors of one field (positions, velocities or accelerations) against the reference.
+struct FieldErrors {
+    ErrorStats absolute;               ///< per-body |u − u_ref|, the field's unit
+    ErrorStats relative;               ///< per-body |u − u_ref| / max(|u_ref|, floor)
+    double floor = 0;                  ///< 1e-3 · RMS |u_ref|, the field's unit
+    std::size_t components = 0;        ///< 3N
+    std::size_t predecessorRelativeMisses = 0; ///< components with |Δ| > 1 % · min(|u|, |u_ref|)
+    std::size_t predecessorAbsoluteMisses = 0; ///< components with |Δ| > 0.01
+};
+
+/// The step-0 force error: per-body relative acceleration error (see the file comment).
+struct ForceError {
+    double max = 0;
+    double p99 = 0;    ///< 99th percentile (nearest rank)
+    double median = 0;
+    std::size_t worstBody = 0;
+    double floor = 0;  ///< 1e-3 · RMS |a_ref|, acceleration units
+    std::size_t sampled = 0; ///< bodies compared when a sample was (ValidationConfig::forceSample); 0: all N
+};
+
+/// One point of the error growth curve.
+struct GrowthPoint {
+    std::uint64_t step = 0;
+    double time = 0;                ///< simulated time, time units
+    double maxPositionError = 0;    ///< max_i |x_i − x_ref,i|, length units
+    double medianPositionError = 0; ///< median_i |x_i − x_ref,i|
+    double rmsPositionError = 0;    ///< RMS_i |x_i − x_ref,i|
+    double energyChange = 0;        ///< ΔE/E0 of the kernel's run at this step
+    double referenceEnergyChange = 0; ///< ΔE/E0 of the reference's run at this step
+};
+
+enum class Verdict { Pass, Fail, Error };
+
+/// The result of one kernel.
+struct KernelValidation {
+    std::string id;            ///< registry id
+    std::string name;          ///< menu text
+    Precision precision = Precision::Fp32;
+    Backend backend = Backend::Cpu;
+    Layout layout = Layout::Float4;
+    ForceMethod method = ForceMethod::AllPairs;
+    std::string launch;        ///< launch parameters the kernel reads ("block 256, tile ×1"; "" for CPU rows)
+    Verdict verdict = Verdict::Error;
+    /// Why it failed, one line per failed criterion ("step-0 force error 3.1e-2 > 1e-4 (body 17)"),
+    /// or the error that stopped the run (CUDA failure, refused launch); empty when it passed.
+    std::vector<std::string> reasons;
+    bool finite = true;        ///< the state stayed finite over the whole run
+    ForceError force0;         ///< at step 0
+    /// The step-0 forces' momentum error |Σ m a| / Σ m |a| (Newton's third law makes all-pairs
+    /// sums cancel up to rounding, ~1e-7 in fp32; a tree does not conserve momentum exactly:
+    /// a body's force on a cell's multipole is not the cell's on the body).
+    double momentumError0 = 0;
+    FieldErrors position, velocity, acceleration; ///< after K steps
+    std::vector<GrowthPoint> growth; ///< step 0, then the checkpoints up to K
+    double energyChange = 0;   ///< ΔE/E0 after K steps
+    /// |P(K) − P(0)| / Σ m|v(0)|: momentum change against the system's momentum scale
+    /// (the total P is near 0 in a centre-of-mass frame, so it cannot be the scale).
+    double momentumChange = 0;
+    double seconds = 0;        ///< wall time of the kernel's K steps and checkpoints, s
+};
+
+/// Where it ran.
+struct ValidationEnvironment {
+    std::string device;        ///< "NVIDIA H200 (compute capability 9.0, 132 SMs)" or "no CUDA device: …"
+    std::string cuda;          ///< "driver 13.0, runtime 13.0" or "built without CUDA"
+    std::string build;         ///< "N-Body Sandbox 0.1.0, GCC 12.2.0, RelWithDebInfo, CUDA 13.0 (sm_90)"
+    std::string host;          ///< host name
+    int openmpThreads = 0;
+    std::string startedUtc;    ///< ISO 8601, "2026-11-30T03:12:45Z"
+};
+
+/// The whole report.
+struct ValidationReport {
+    std::size_t bodies = 0;    ///< N
+    std::uint64_t steps = 0;   ///< K
+    SimParams params;
+    std::string system;        ///< ValidationConfig::system
+    ValidationThresholds thresholds;
+    ValidationEnvironment environment;
+    std::vector<GrowthPoint> referenceGrowth; ///< the reference's energy change at the checkpoints (errors 0)
+    double referenceEnergyChange = 0;   ///< ΔE/E0 of the reference after K steps
+    double referenceMomentumChange = 0; ///< as KernelValidation::momentumChange
+    double referenceSeconds = 0;
+    double initialEnergy = 0;  ///< E0 (fp64, from the reference's state), energy units
+    std::vector<KernelValidation> kernels;
+    /// About the run as a whole, one sentence each: e.g. when the reference itself changed its
+    /// energy by more than 1 % (|ΔE/E0| > 0.01: dt or ε² do not suit the system, so the
+    /// trajectories compare chaos, not kernels). Empty when there is nothing to say.
+    std::vector<std::string> warnings;
+
+    /// True when every kernel passed (and there is at least one).
+    bool allPass() const;
+};
+
+/// Progress of a run, reported after each chunk of steps.
+struct ValidationProgress {
+    std::uint64_t step = 0;    ///< steps done by every run
+    std::uint64_t steps = 0;   ///< K
+    std::string phase;         ///< "step-0 forces", "stepping", "comparing"
+    double fraction() const { return steps ? double(step) / double(steps) : 0.0; }
+};
+
+/// Thrown by validate() when the stop token was requested; nothing is returned.
+class ValidationCancelled : public std::runtime_error {
+public:
+    ValidationCancelled() : std::runtime_error("validation cancelled") {}
+};
+
+/// Runs every kernel of `config` and the fp64 reference (`reference`, OpenMP) from `initial`
+/// (with `exact`, the exact fp64 initial state when the system has one; else the World widened)
+/// for config.steps KDK steps each, in lockstep between checkpoints, on copies.
+///
+/// Each kernel runs in its own Simulation; a kernel that throws (CudaError, a refused launch) gets
+/// Verdict::Error with the message and the others go on. `progress` (may be empty) is called on
+/// the calling thread after each chunk; `stop` is polled between chunks (a chunk is at most
+/// max(1, K / checkpoints) steps) and ends the run with ValidationCancelled.
+///
+/// Throws std::invalid_argument when the world is empty or invalid, no kernel is given, a kernel
+/// is unavailable here (message says why), steps is 0 or checkpoints < 1, or the parameters are
+/// invalid; ValidationCancelled as said.
+ValidationReport validate(const World& initial, const std::optional<Fp64State>& exact,
+                          const ValidationConfig& config,
+                          const std::function<void(const ValidationProgress&)>& progress = {},
+                          std::stop_token stop = {});
+
+/// |Σ m_i a_i| / Σ m_i |a_i| over the bodies (pos: N positions with the mass in w; a: N
+/// accelerations; 0 when every force is 0). Throws std::invalid_argument when the sizes differ.
+double momentumError(const std::vector<Double4>& pos, const std::vector<Double4>& a);
+
+/// The step-0 force error of accelerations `a` against `ref` (N Double4 each, x, y, z used; w
+/// ignored): see the file comment. Throws std::invalid_argument when the sizes differ.
+ForceError forceError(const std::vector<Double4>& a, const std::vector<Double4>& ref);
+/// The errors of one field (N Double4 each, x, y, z used) against the reference, with the
+/// predecessor's per-component criteria of `t`. Throws std::invalid_argument when the sizes differ.
+FieldErrors fieldErrors(const std::vector<Double4>& u, const std::vector<Double4>& ref, const ValidationThresholds& t);
+
+/// Predicted wall time of validate() here, in seconds. The runs on the CPU (the fp64 reference and
+/// every CPU kernel listed) make a force evaluation at step 0 and at each of the K steps, timed
+/// here on 2048 bodies (measured on the call, a few tenths of a second at most) and scaled to N as
+/// N² (all pairs) or N log₂ N (tree rows; evaluationScale, Benchmark.h), plus an energy sum of
+/// N²/2 fp64 pairs per checkpoint; GPU runs are left out (hundreds of times faster).
+/// A guide for refusing or confirming runs that cannot finish in reasonable time, not a benchmark.
+double estimateValidationSeconds(std::size_t bodies, std::uint64_t steps, int checkpoints,
+                                 const std::vector<const KernelInfo*>& kernels);
+
+/// The kernels `--kernel all` means: every available row except `reference` itself, in registry order.
+std::vector<const KernelInfo*> availableKernelsToValidate();
+
+std::string_view toString(Verdict v); ///< "pass", "fail", "error"
+
+/// Where validation runs: device, CUDA versions, build, host, OpenMP threads, the time now.
+ValidationEnvironment currentEnvironment();
+
+} // namespace nbody
