@@ -670,7 +670,7 @@ private slots:
         QTest::addColumn<QString>("kernel");
         QTest::addColumn<QString>("format");
         QTest::addColumn<QString>("integrator");
-        for (const char* k : {"cpu", "tree-cpu", "tiled", "blocked", "tree"})
+        for (const char* k : {"cpu", "reference", "tree-cpu", "tiled", "blocked", "tree"})
             for (const char* i : {"leapfrog", "yoshida4"})
                 for (const char* f : {"h5", "csv"})
                     QTest::newRow(qPrintable(QStringLiteral("%1, %2, %3").arg(k, i, f))) << k << f << i;
