@@ -6,6 +6,8 @@
 
 #include <QtTest>
 
+#include <string_view>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -673,7 +675,10 @@ private slots:
         for (const char* k : {"cpu", "reference", "tree-cpu", "tiled", "blocked", "tree"})
             for (const char* i : {"leapfrog", "yoshida4"})
                 for (const char* f : {"h5", "csv"})
-                    QTest::newRow(qPrintable(QStringLiteral("%1, %2, %3").arg(k, i, f))) << k << f << i;
+                    // An fp64 row's state is exact in HDF5 only: CSV keeps fp32 columns, from which the
+                    // run continues rounded (docs/snapshots.md).
+                    if (std::string_view(k) != "reference" || std::string_view(f) == "h5")
+                        QTest::newRow(qPrintable(QStringLiteral("%1, %2, %3").arg(k, i, f))) << k << f << i;
     }
     void snapshotsRestartExactly()
     {

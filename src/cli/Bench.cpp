@@ -485,6 +485,139 @@ int replayCommand(const BenchOptions& o)
     return 0;
 }
 
+/// One case of the sweep: row k at n bodies, skipped when its predicted time exceeds the budget
+/// (from `last`, the kernel's previous case that ran, or a probe evaluation), tuned first where the
+/// tuner may, then measured. Updates `last` and sets `failed` when the measurement failed on this
+/// process alone (under mpirun a failure is thrown, so that every process stops).
+Row benchCase(const BenchOptions& o, const KernelInfo* k, std::size_t n, const SimParams& params, ForceShare* share,
+              const CudaDeviceInfo* device, std::optional<EvaluationTiming>& last, std::size_t index, std::size_t total,
+              bool& failed)
+{
+    const bool root = writesOutputs();
+    const int ranks = share ? share->processes() : 1;
+    // A case makes warm-up evaluations, one untimed step and at least one sample (an evaluation
+    // and a step): about warmup + 3 evaluations.
+    const int caseEvaluations = o.warmup + 3;
+    const std::size_t limit = probeLimit(k->backend, device ? device->multiprocessors : 0);
+    // One force evaluation at n after an untimed one (module load, allocation), for the
+    // budget's prediction (sim/perf/Benchmark.h, predictCase).
+    const auto probe = [&](std::size_t m) { return timeForceEvaluation(*k, m, params, o.seed, o.scenario, share); };
+    Row row = makeRow(*k, n, params, device);
+    // A case whose predicted time exceeds the budget is skipped rather than left running
+    // for minutes (the CPU kernels at large N).
+    try {
+        const CasePrediction p = predictCase(n, caseEvaluations, o.budgetSeconds, limit, last, probe, k->method);
+        if (p.seconds > o.budgetSeconds) {
+            char note[200];
+            std::snprintf(note, sizeof note,
+                          "skipped: about %.3g s predicted (from N=%zu), over the %.3g s budget (--budget)",
+                          p.seconds, p.from.bodies, o.budgetSeconds);
+            row.note = note;
+        }
+    } catch (const std::exception&) {
+        if (share)
+            throw; // another process may have failed: every process stops (main())
+        // no prediction: the case itself will report the problem
+    }
+    // The tuner runs on rank 0 alone (its own single-process timings); rank 0's resolved
+    // launch parameters then go to every process (shareLaunchParameters).
+    if (root && row.note.empty() && !o.noTune && tunable(*k, params)) {
+        try { // once per device, kernel and N bucket (sim/perf/Tuner.h); the table stays on stdout
+            const TuneOutcome t = ensureTuned(*k, params, n, [](const std::string& s) { std::fputs(s.c_str(), stderr); });
+            if (t.ran)
+                std::fputs("\n", stderr);
+            if (!t.warning.empty())
+                std::fprintf(stderr, "bench: note: %s\n", t.warning.c_str());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "\nbench: note: tuning failed (%s); the defaults are used\n", e.what());
+        }
+        // What ran is what the tuner chose: resolve the row's launch again.
+        row.launch = describeLaunch(*k, params, n);
+        row.params = launchJson(*k, params, n);
+    }
+    if (row.note.empty()) {
+        if (root)
+            std::fprintf(stderr, "bench [%zu/%zu] %s N=%zu ...\n", index, total, str(k->id).c_str(), n);
+        BenchCase c;
+        c.kernel = str(k->id);
+        c.bodies = n;
+        c.seed = o.seed;
+        c.scenario = o.scenario;
+        c.params = params;
+        c.share = share;
+        shareLaunchParameters(*k, c.params, n); // a no-op for one process and CPU rows
+        c.samples = o.steps;
+        c.warmup = o.warmup;
+        c.budgetSeconds = o.budgetSeconds;
+        try {
+            row.result = runBenchmark(c, [root](const std::string& s) {
+                if (root)
+                    std::fprintf(stderr, "%s\n", s.c_str());
+            });
+            // The next N's prediction starts here: the slowest process's time, the same everywhere.
+            last = EvaluationTiming{n, share ? share->agree(row.result->forceMsMedian) : row.result->forceMsMedian};
+            if (k->backend == Backend::Cpu && k->method == ForceMethod::AllPairs)
+                row.perCore = row.result->interactionsPerSecond /
+                              double(std::max(1, omp_get_max_threads()) * ranks);
+        } catch (const std::exception& e) {
+            if (share)
+                throw; // a failure on one process stops all of them with its message (main())
+            row.note = std::string("failed: ") + e.what();
+            failed = true;
+        }
+    }
+    return row;
+}
+
+/// The lines above the table: the system, the machine, the MPI share and how interactions are counted.
+void printBenchPreamble(const BenchOptions& o, const std::string& machine, int ranks)
+{
+    mpi::Session* const session = distributedSession();
+    const std::string system = o.scenario.empty() ? std::string("uniform cube") : "scenario " + o.scenario;
+    std::printf("Benchmark: %s (seed %llu), %d timed samples after %d warm-up evaluations per kernel and N\n",
+                system.c_str(), static_cast<unsigned long long>(o.seed), o.steps, o.warmup);
+    std::printf("Machine:   %s\n", machine.c_str());
+    if (session)
+        std::printf("MPI:       %s; every force evaluation shared by the %d processes (each its N/%d rows, then "
+                    "MPI_Allgatherv, or MPI_Iallgatherv of chunks while the next is computed): force and step times "
+                    "include the exchange, `exchange ms` is rank 0's time per step held up by it (waiting for slower "
+                    "ranks included)\n",
+                    session->describe().c_str(), ranks, ranks);
+    std::printf("Counting:  N^2 interactions per force evaluation (as NVIDIA's nbody sample); 20 flops per "
+                "interaction in fp32, 30 in fp64; ceiling %% = interactions/s over SMs x lanes x clock / slots per "
+                "interaction (docs/performance.md); bodies/s = N / force time. Tree rows (*): N^2/t is the "
+                "all-pairs-equivalent rate only (their work is O(N log N); no GFLOP/s claimed): compare times and bodies/s\n\n");
+    printHeader();
+}
+
+/// Writes --json, --csv and --plot (rank 0): the rows with the machine, device and system header.
+/// 0, or 1 after the message when a write failed.
+int writeBenchOutputs(const BenchOptions& o, const std::vector<Row>& rows, const std::string& machine,
+                      const CudaRuntimeInfo& cuda, int ranks, const std::vector<plot::Series>& references)
+{
+    mpi::Session* const session = distributedSession();
+    try {
+        nlohmann::json header;
+        header["machine"] = machine;
+        header["threads"] = omp_get_max_threads() * ranks; // OpenMP threads of all processes
+        header["ranks"] = ranks;
+        if (session)
+            header["mpi"] = session->describe();
+        header["device"] = deviceJson(cuda);
+        header["system"] = {{"scenario", o.scenario.empty() ? std::string("uniform cube") : o.scenario}, {"seed", o.seed}};
+        header["samples"] = o.steps;
+        header["warmup"] = o.warmup;
+        header["counting"] = "N^2 interactions per force evaluation; 20 flops per interaction (fp32), 30 (fp64); "
+                             "ceiling = SMs x lanes per SM x clock / slots per interaction; tree rows: N^2/t is the "
+                             "all-pairs equivalent (allPairsEquivalent), bodiesPerSecond = N/t";
+        writeOutputs(o, rows, std::move(header), references);
+    } catch (const std::exception& e) {
+        std::cerr << "nbody bench: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}
+
 } // namespace
 
 std::string benchMachineDescription() { return machineDescription(queryCuda()); }
@@ -535,101 +668,16 @@ int benchCommand(const BenchOptions& o)
     const CudaRuntimeInfo cuda = queryCuda();
     const CudaDeviceInfo* device = cuda.devices.empty() ? nullptr : &cuda.devices[0];
     const std::string machine = machineDescription(cuda);
-    const std::string system = o.scenario.empty() ? std::string("uniform cube") : "scenario " + o.scenario;
-    std::printf("Benchmark: %s (seed %llu), %d timed samples after %d warm-up evaluations per kernel and N\n",
-                system.c_str(), static_cast<unsigned long long>(o.seed), o.steps, o.warmup);
-    std::printf("Machine:   %s\n", machine.c_str());
-    if (session)
-        std::printf("MPI:       %s; every force evaluation shared by the %d processes (each its N/%d rows, then "
-                    "MPI_Allgatherv, or MPI_Iallgatherv of chunks while the next is computed): force and step times "
-                    "include the exchange, `exchange ms` is rank 0's time per step held up by it (waiting for slower "
-                    "ranks included)\n",
-                    session->describe().c_str(), ranks, ranks);
-    std::printf("Counting:  N^2 interactions per force evaluation (as NVIDIA's nbody sample); 20 flops per "
-                "interaction in fp32, 30 in fp64; ceiling %% = interactions/s over SMs x lanes x clock / slots per "
-                "interaction (docs/performance.md); bodies/s = N / force time. Tree rows (*): N^2/t is the "
-                "all-pairs-equivalent rate only (their work is O(N log N); no GFLOP/s claimed): compare times and bodies/s\n\n");
-    printHeader();
+    printBenchPreamble(o, machine, ranks);
 
     std::vector<Row> rows;
     bool failed = false;
     const std::size_t total = kernels.size() * bodies.size();
     std::size_t index = 0;
-    // A case makes warm-up evaluations, one untimed step and at least one sample (an evaluation
-    // and a step): about warmup + 3 evaluations.
-    const int caseEvaluations = o.warmup + 3;
     for (const KernelInfo* k : kernels) {
         std::optional<EvaluationTiming> last; // the last case of this kernel that ran
-        const std::size_t limit = probeLimit(k->backend, device ? device->multiprocessors : 0);
-        // One force evaluation at n after an untimed one (module load, allocation), for the
-        // budget's prediction (sim/perf/Benchmark.h, predictCase).
-        const auto probe = [&](std::size_t n) { return timeForceEvaluation(*k, n, params, o.seed, o.scenario, share); };
         for (std::size_t n : bodies) {
-            ++index;
-            Row row = makeRow(*k, n, params, device);
-            // A case whose predicted time exceeds the budget is skipped rather than left running
-            // for minutes (the CPU kernels at large N).
-            try {
-                const CasePrediction p = predictCase(n, caseEvaluations, o.budgetSeconds, limit, last, probe, k->method);
-                if (p.seconds > o.budgetSeconds) {
-                    char note[200];
-                    std::snprintf(note, sizeof note,
-                                  "skipped: about %.3g s predicted (from N=%zu), over the %.3g s budget (--budget)",
-                                  p.seconds, p.from.bodies, o.budgetSeconds);
-                    row.note = note;
-                }
-            } catch (const std::exception&) {
-                if (share)
-                    throw; // another process may have failed: every process stops (main())
-                // no prediction: the case itself will report the problem
-            }
-            // The tuner runs on rank 0 alone (its own single-process timings); rank 0's resolved
-            // launch parameters then go to every process (shareLaunchParameters).
-            if (root && row.note.empty() && !o.noTune && tunable(*k, params)) {
-                try { // once per device, kernel and N bucket (sim/perf/Tuner.h); the table stays on stdout
-                    const TuneOutcome t = ensureTuned(*k, params, n, [](const std::string& s) { std::fputs(s.c_str(), stderr); });
-                    if (t.ran)
-                        std::fputs("\n", stderr);
-                    if (!t.warning.empty())
-                        std::fprintf(stderr, "bench: note: %s\n", t.warning.c_str());
-                } catch (const std::exception& e) {
-                    std::fprintf(stderr, "\nbench: note: tuning failed (%s); the defaults are used\n", e.what());
-                }
-                // What ran is what the tuner chose: resolve the row's launch again.
-                row.launch = describeLaunch(*k, params, n);
-                row.params = launchJson(*k, params, n);
-            }
-            if (row.note.empty()) {
-                if (root)
-                    std::fprintf(stderr, "bench [%zu/%zu] %s N=%zu ...\n", index, total, str(k->id).c_str(), n);
-                BenchCase c;
-                c.kernel = str(k->id);
-                c.bodies = n;
-                c.seed = o.seed;
-                c.scenario = o.scenario;
-                c.params = params;
-                c.share = share;
-                shareLaunchParameters(*k, c.params, n); // a no-op for one process and CPU rows
-                c.samples = o.steps;
-                c.warmup = o.warmup;
-                c.budgetSeconds = o.budgetSeconds;
-                try {
-                    row.result = runBenchmark(c, [root](const std::string& s) {
-                        if (root)
-                            std::fprintf(stderr, "%s\n", s.c_str());
-                    });
-                    // The next N's prediction starts here: the slowest process's time, the same everywhere.
-                    last = EvaluationTiming{n, share ? share->agree(row.result->forceMsMedian) : row.result->forceMsMedian};
-                    if (k->backend == Backend::Cpu && k->method == ForceMethod::AllPairs)
-                        row.perCore = row.result->interactionsPerSecond /
-                                      double(std::max(1, omp_get_max_threads()) * ranks);
-                } catch (const std::exception& e) {
-                    if (share)
-                        throw; // a failure on one process stops all of them with its message (main())
-                    row.note = std::string("failed: ") + e.what();
-                    failed = true;
-                }
-            }
+            Row row = benchCase(o, k, n, params, share, device, last, ++index, total, failed);
             printRow(row);
             rows.push_back(std::move(row));
         }
@@ -640,25 +688,8 @@ int benchCommand(const BenchOptions& o)
     if (!root)
         return failed ? 1 : 0;
 
-    try {
-        nlohmann::json header;
-        header["machine"] = machine;
-        header["threads"] = omp_get_max_threads() * ranks; // OpenMP threads of all processes
-        header["ranks"] = ranks;
-        if (session)
-            header["mpi"] = session->describe();
-        header["device"] = deviceJson(cuda);
-        header["system"] = {{"scenario", o.scenario.empty() ? std::string("uniform cube") : o.scenario}, {"seed", o.seed}};
-        header["samples"] = o.steps;
-        header["warmup"] = o.warmup;
-        header["counting"] = "N^2 interactions per force evaluation; 20 flops per interaction (fp32), 30 (fp64); "
-                             "ceiling = SMs x lanes per SM x clock / slots per interaction; tree rows: N^2/t is the "
-                             "all-pairs equivalent (allPairsEquivalent), bodiesPerSecond = N/t";
-        writeOutputs(o, rows, std::move(header), references);
-    } catch (const std::exception& e) {
-        std::cerr << "nbody bench: " << e.what() << "\n";
-        return 1;
-    }
+    if (const int rc = writeBenchOutputs(o, rows, machine, cuda, ranks, references); rc != 0)
+        return rc;
     return failed ? 1 : 0;
 }
 

@@ -17,99 +17,100 @@
 
 namespace nbody::cli {
 
-int commandMain(int argc, char** argv)
-{
-    nbody::installTemporaryFileCleanup(); // SIGINT/SIGTERM/SIGHUP leave no temporary files behind
-    CLI::App app{"N-Body Sandbox command line: gravitational N-body simulation on the CPU and CUDA GPUs"};
-    app.require_subcommand(1);
-    app.set_version_flag("--version", std::string("nbody 0.1.0"));
+namespace {
 
-    RunOptions run;
+/// `nbody run` and its options, filling o.
+CLI::App* addRunCommand(CLI::App& app, RunOptions& o)
+{
     CLI::App* runCmd = app.add_subcommand("run", "Simulate a system and print progress and a summary");
-    addSystemOptions(*runCmd, run.system);
-    runCmd->add_option("-s,--steps", run.steps, "Steps to run (>= 0)")->capture_default_str()->check(CLI::Range(0, 1 << 30));
-    runCmd->add_option("-k,--kernel", run.kernel, "Force kernel id (see `nbody kernels`); default: blocked if a GPU is available, else cpu");
-    runCmd->add_option("-o,--output", run.output,
+    addSystemOptions(*runCmd, o.system);
+    runCmd->add_option("-s,--steps", o.steps, "Steps to run (>= 0)")->capture_default_str()->check(CLI::Range(0, 1 << 30));
+    runCmd->add_option("-k,--kernel", o.kernel, "Force kernel id (see `nbody kernels`); default: blocked if a GPU is available, else cpu");
+    runCmd->add_option("-o,--output", o.output,
                        "Write snapshots to FILE (format from the extension: .h5/.hdf5, .csv, .bin/.tipsy/.std); "
                        "{step} in the name is replaced by the step number. Written after the last step and "
                        "with --every M whenever the step is a multiple of M");
-    runCmd->add_option("--every", run.every, "Steps between snapshots (with --output; 0: only at the end)")
+    runCmd->add_option("--every", o.every, "Steps between snapshots (with --output; 0: only at the end)")
         ->check(CLI::Range(0, 1 << 30));
-    runCmd->add_option("--integrator", run.integrator, "Time integrator id (see `nbody integrators`); default leapfrog");
-    runCmd->add_flag("--reverse", run.reverse,
+    runCmd->add_option("--integrator", o.integrator, "Time integrator id (see `nbody integrators`); default leapfrog");
+    runCmd->add_flag("--reverse", o.reverse,
                      "Run backwards in time: every step advances by -dt (dt itself stays positive). KDK leapfrog and "
                      "yoshida4 are time-symmetric, so --reverse from a snapshot written after S steps retraces them "
                      "to the start, up to rounding");
-    runCmd->add_option("-c,--capture", run.capture, "Write a PNG of the final state (headless, EGL)");
-    runCmd->add_option("--width", run.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
-    runCmd->add_option("--height", run.height, "Capture height in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
-    addLaunchOptions(*runCmd, run.launch);
-    addNoTuneOption(*runCmd, run.noTune);
-    runCmd->add_option("--progress-every", run.progressEvery, "Steps between progress lines (0: about ten lines)")
+    runCmd->add_option("-c,--capture", o.capture, "Write a PNG of the final state (headless, EGL)");
+    runCmd->add_option("--width", o.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
+    runCmd->add_option("--height", o.height, "Capture height in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
+    addLaunchOptions(*runCmd, o.launch);
+    addNoTuneOption(*runCmd, o.noTune);
+    runCmd->add_option("--progress-every", o.progressEvery, "Steps between progress lines (0: about ten lines)")
         ->check(CLI::Range(0, 1 << 30));
-    runCmd->add_flag("!--no-cuda-graphs", run.cudaGraphs,
+    runCmd->add_flag("!--no-cuda-graphs", o.cudaGraphs,
                      "Step CUDA kernels with plain launches instead of replaying a captured CUDA graph");
-    runCmd->add_flag("!--no-energy", run.energy,
+    runCmd->add_flag("!--no-energy", o.energy,
                      "Skip the energy and momentum evaluation (fp64, O(N^2)) at start and end");
-    CLI::Option* diagnosticsOpt = runCmd->add_option("--diagnostics", run.diagnostics,
+    CLI::Option* diagnosticsOpt = runCmd->add_option("--diagnostics", o.diagnostics,
                        "Write energies, momenta, centre of mass and virial ratio every --diagnostics-every "
                        "steps to this CSV file (atomic)");
-    runCmd->add_option("--energy-tolerance", run.energyTolerance,
+    runCmd->add_option("--energy-tolerance", o.energyTolerance,
                        "Warn in the summary when the relative energy change |E - E0| / |E0| exceeds this "
                        "(a blown-up run without NaN; needs the energy evaluation)")
         ->capture_default_str()->check(CLI::PositiveNumber);
-    runCmd->add_flag("--strict", run.strict, "Exit 1 when the relative energy change exceeds --energy-tolerance");
-    runCmd->add_option("--host-copy-every", run.hostCopyEvery,
+    runCmd->add_flag("--strict", o.strict, "Exit 1 when the relative energy change exceeds --energy-tolerance");
+    runCmd->add_option("--host-copy-every", o.hostCopyEvery,
                        "CUDA kernels: steps between copies of the state to the host, the last good state a GPU "
                        "fault falls back to (at most this many steps are lost; 0: only at the end)")
         ->capture_default_str()->check(CLI::Range(0, 1 << 30));
-    runCmd->add_option("--diagnostics-every", run.diagnosticsEvery, "Steps between rows of the --diagnostics CSV")
+    runCmd->add_option("--diagnostics-every", o.diagnosticsEvery, "Steps between rows of the --diagnostics CSV")
         ->capture_default_str()->check(CLI::Range(1, 1 << 30))->needs(diagnosticsOpt);
+    return runCmd;
+}
 
-    BenchOptions bench;
+/// `nbody bench` and its options (measuring and --from / --contacts exclusions), filling o.
+CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o)
+{
     CLI::App* benchCmd = app.add_subcommand(
         "bench", "Benchmark force kernels: median force and step times, interactions/s, GFLOP/s");
-    benchCmd->add_option("-k,--kernels", bench.kernels, "all (every kernel available here) or a list: tiled,cpu")
+    benchCmd->add_option("-k,--kernels", o.kernels, "all (every kernel available here) or a list: tiled,cpu")
         ->capture_default_str();
-    benchCmd->add_option("-n,--bodies", bench.bodies, "Comma-separated N values")->capture_default_str();
-    benchCmd->add_option("-s,--steps", bench.steps, "Timed samples (force evaluations and steps) per kernel and N")
+    benchCmd->add_option("-n,--bodies", o.bodies, "Comma-separated N values")->capture_default_str();
+    benchCmd->add_option("-s,--steps", o.steps, "Timed samples (force evaluations and steps) per kernel and N")
         ->capture_default_str()->check(CLI::Range(1, 1000000));
-    benchCmd->add_option("--warmup", bench.warmup, "Untimed force evaluations before timing")
+    benchCmd->add_option("--warmup", o.warmup, "Untimed force evaluations before timing")
         ->capture_default_str()->check(CLI::Range(1, 1000));
-    benchCmd->add_option("--budget", bench.budgetSeconds,
+    benchCmd->add_option("--budget", o.budgetSeconds,
                          "Seconds allowed per kernel and N: fewer samples, or the case is skipped when "
                          "its predicted time exceeds it")
         ->capture_default_str();
-    benchCmd->add_option("--seed", bench.seed, "Seed of the uniform cube or the scenario")->capture_default_str();
-    benchCmd->add_option("--scenario", bench.scenario,
+    benchCmd->add_option("--seed", o.seed, "Seed of the uniform cube or the scenario")->capture_default_str();
+    benchCmd->add_option("--scenario", o.scenario,
                          "Benchmark a scenario of the registry (plummer, galaxy-collision, ...; see `nbody scenarios`) "
                          "at each N with its G, eps2 and dt, instead of the uniform cube");
-    benchCmd->add_option("--G", bench.G, "Gravitational constant of the cube (the rate does not depend on it)")
+    benchCmd->add_option("--G", o.G, "Gravitational constant of the cube (the rate does not depend on it)")
         ->capture_default_str();
-    addLaunchOptions(*benchCmd, bench.launch);
-    addNoTuneOption(*benchCmd, bench.noTune);
-    benchCmd->add_flag("!--no-cuda-graphs", bench.cudaGraphs,
+    addLaunchOptions(*benchCmd, o.launch);
+    addNoTuneOption(*benchCmd, o.noTune);
+    benchCmd->add_flag("!--no-cuda-graphs", o.cudaGraphs,
                        "Step CUDA kernels with plain launches instead of replaying a captured CUDA graph "
                        "(compares the launch overhead; results are the same)");
-    benchCmd->add_option("--json", bench.json, "Also write the results as JSON to this file (atomic)");
-    benchCmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file (atomic)");
-    benchCmd->add_option("--plot", bench.plot,
+    benchCmd->add_option("--json", o.json, "Also write the results as JSON to this file (atomic)");
+    benchCmd->add_option("--csv", o.csv, "Also write the results as CSV to this file (atomic)");
+    benchCmd->add_option("--plot", o.plot,
                          "Also plot interactions/s against N (log axes), one series per kernel and the device's "
                          "ceiling per precision, into FILE.png (1600x1000) or FILE.svg (atomic; needs a build "
                          "with NBODY_BUILD_PLOT)");
-    benchCmd->add_option("--reference", bench.reference,
+    benchCmd->add_option("--reference", o.reference,
                          "Reference series for --plot: a CSV of lines label,N,interactions_per_second "
                          "(e.g. \"NVIDIA sample,65536,1.409e12\")");
     CLI::Option* contactsOpt = benchCmd->add_flag(
-        "--contacts", bench.contacts,
+        "--contacts", o.contacts,
         "Benchmark the contact searches (collision pairs) instead of the force kernels: --kernels names "
         "contact searches (all: every one available here), --bodies defaults to " +
             std::string(kContactBenchBodies) + "; pair tests/s and pairs found (docs/contact-search.md)");
-    benchCmd->add_option("--contacts-per-body", bench.contactsPerBody,
+    benchCmd->add_option("--contacts-per-body", o.contactsPerBody,
                          "With --contacts: mean number of bodies each body touches (sets the radii)")
         ->capture_default_str()->check(CLI::Range(1e-6, 1e6))->needs(contactsOpt);
     CLI::Option* fromOpt = benchCmd->add_option(
-        "--from", bench.from,
+        "--from", o.from,
         "Print (and with --plot/--csv/--json write) a saved `nbody bench --json` file instead of measuring");
     for (const char* measuring : {"--kernels", "--bodies", "--steps", "--warmup", "--budget", "--seed", "--scenario", "--G", "--block-size",
                                   "--block-rows", "--tile-factor", "--bodies-per-thread", "--j-split", "--unroll",
@@ -118,53 +119,58 @@ int commandMain(int argc, char** argv)
     for (const char* forces : {"--from", "--scenario", "--G", "--plot", "--reference", "--block-size", "--block-rows",
                                "--tile-factor", "--bodies-per-thread", "--j-split", "--unroll", "--theta", "--leaf-size"})
         contactsOpt->excludes(benchCmd->get_option(forces));
-    RenderOptions render;
+    return benchCmd;
+}
+
+/// `nbody render` and its options, filling o.
+CLI::App* addRenderCommand(CLI::App& app, RenderOptions& o)
+{
     CLI::App* renderCmd = app.add_subcommand(
         "render", "Simulate headless and write a frame every K steps: PNG files in a directory or an MP4 (ffmpeg)");
-    addSystemOptions(*renderCmd, render.system);
-    renderCmd->add_option("-k,--kernel", render.kernel, "Force kernel id; default: blocked if a GPU is available, else cpu");
-    addLaunchOptions(*renderCmd, render.launch);
-    addNoTuneOption(*renderCmd, render.noTune);
-    renderCmd->add_option("-f,--frames", render.frames, "Frames to write (frame 0 is the initial state)")
+    addSystemOptions(*renderCmd, o.system);
+    renderCmd->add_option("-k,--kernel", o.kernel, "Force kernel id; default: blocked if a GPU is available, else cpu");
+    addLaunchOptions(*renderCmd, o.launch);
+    addNoTuneOption(*renderCmd, o.noTune);
+    renderCmd->add_option("-f,--frames", o.frames, "Frames to write (frame 0 is the initial state)")
         ->required()->check(CLI::Range(1, 1 << 24));
-    renderCmd->add_option("-e,--every", render.every, "Steps between frames")->capture_default_str()->check(CLI::Range(1, 1 << 24));
-    renderCmd->add_option("--size", render.size, "Frame size WxH in pixels")->capture_default_str();
-    renderCmd->add_option("--fps", render.fps, "Frame rate of an MP4")->capture_default_str()->check(CLI::Range(0.1, 1000.0));
-    renderCmd->add_option("-o,--out", render.out, "A directory (frame_00000.png, ...) or FILE.mp4 (through ffmpeg)")->required();
-    renderCmd->add_flag("!--no-progress", render.progress, "No progress bar on stderr");
-    renderCmd->add_option("--colour", render.colour,
+    renderCmd->add_option("-e,--every", o.every, "Steps between frames")->capture_default_str()->check(CLI::Range(1, 1 << 24));
+    renderCmd->add_option("--size", o.size, "Frame size WxH in pixels")->capture_default_str();
+    renderCmd->add_option("--fps", o.fps, "Frame rate of an MP4")->capture_default_str()->check(CLI::Range(0.1, 1000.0));
+    renderCmd->add_option("-o,--out", o.out, "A directory (frame_00000.png, ...) or FILE.mp4 (through ffmpeg)")->required();
+    renderCmd->add_flag("!--no-progress", o.progress, "No progress bar on stderr");
+    renderCmd->add_option("--colour", o.colour,
                           "Colour mode: mass (green to red), speed (blue to yellow), group (default: group where the "
                           "system has groups, such as a galaxy's stars and dark matter, else mass)");
+    return renderCmd;
+}
 
-    ValidateOptions validate;
-    CLI::App* validateCmd = addValidateCommand(app, validate);
-
-    TuneCommandOptions tune;
+/// `nbody tune` and its options, filling o.
+CLI::App* addTuneCommand(CLI::App& app, TuneCommandOptions& o)
+{
     CLI::App* tuneCmd = app.add_subcommand(
         "tune", "Measure the launch parameters of the CUDA kernels for this device and cache them (docs/tuner.md)");
-    tuneCmd->add_option("-k,--kernels", tune.kernels, "all (every tunable CUDA kernel available here) or a list: tiled,blocked")
+    tuneCmd->add_option("-k,--kernels", o.kernels, "all (every tunable CUDA kernel available here) or a list: tiled,blocked")
         ->capture_default_str();
-    tuneCmd->add_option("-n,--bodies", tune.bodies, "Comma-separated N values (each is tuned at its power-of-two bucket)")
+    tuneCmd->add_option("-n,--bodies", o.bodies, "Comma-separated N values (each is tuned at its power-of-two bucket)")
         ->capture_default_str();
-    tuneCmd->add_flag("--force", tune.force, "Re-tune entries the cache already has");
-    addTreeOptions(*tuneCmd, tune.tree);
+    tuneCmd->add_flag("--force", o.force, "Re-tune entries the cache already has");
+    addTreeOptions(*tuneCmd, o.tree);
+    return tuneCmd;
+}
 
-    bool kernelsJson = false;
-    CLI::App* kernelsCmd = app.add_subcommand("kernels", "List the registered force kernels");
-    kernelsCmd->add_flag("--json", kernelsJson, "Print JSON");
+/// A listing subcommand (`nbody kernels`, `scenarios`, `integrators`, `devices`) with its --json flag.
+CLI::App* addListCommand(CLI::App& app, const char* name, const char* description, bool& json)
+{
+    CLI::App* cmd = app.add_subcommand(name, description);
+    cmd->add_flag("--json", json, "Print JSON");
+    return cmd;
+}
 
-    bool scenariosJson = false;
-    CLI::App* scenariosCmd = app.add_subcommand("scenarios", "List the registered scenarios (for run --scenario)");
-    scenariosCmd->add_flag("--json", scenariosJson, "Print JSON");
-
-    bool integratorsJson = false;
-    CLI::App* integratorsCmd = app.add_subcommand("integrators", "List the registered time integrators");
-    integratorsCmd->add_flag("--json", integratorsJson, "Print JSON");
-
-    bool devicesJson = false;
-    CLI::App* devicesCmd = app.add_subcommand("devices", "List CUDA devices and the headless OpenGL renderer");
-    devicesCmd->add_flag("--json", devicesJson, "Print JSON");
-
+/// Parses the command line: 0 when a subcommand is to run, else the exit status (help, version: 0
+/// after printing; a parse error: 2 after the message). `done` says which.
+int parseCommandLine(CLI::App& app, int argc, char** argv, bool& done)
+{
+    done = true;
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -177,6 +183,43 @@ int commandMain(int argc, char** argv)
         app.exit(e);
         return 2;
     }
+    done = false;
+    return 0;
+}
+
+} // namespace
+
+int commandMain(int argc, char** argv)
+{
+    nbody::installTemporaryFileCleanup(); // SIGINT/SIGTERM/SIGHUP leave no temporary files behind
+    CLI::App app{"N-Body Sandbox command line: gravitational N-body simulation on the CPU and CUDA GPUs"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("nbody 0.1.0"));
+
+    RunOptions run;
+    CLI::App* runCmd = addRunCommand(app, run);
+    BenchOptions bench;
+    CLI::App* benchCmd = addBenchCommand(app, bench);
+    RenderOptions render;
+    CLI::App* renderCmd = addRenderCommand(app, render);
+
+    ValidateOptions validate;
+    CLI::App* validateCmd = addValidateCommand(app, validate);
+
+    TuneCommandOptions tune;
+    CLI::App* tuneCmd = addTuneCommand(app, tune);
+
+    bool kernelsJson = false, scenariosJson = false, integratorsJson = false, devicesJson = false;
+    CLI::App* kernelsCmd = addListCommand(app, "kernels", "List the registered force kernels", kernelsJson);
+    CLI::App* scenariosCmd =
+        addListCommand(app, "scenarios", "List the registered scenarios (for run --scenario)", scenariosJson);
+    CLI::App* integratorsCmd = addListCommand(app, "integrators", "List the registered time integrators", integratorsJson);
+    CLI::App* devicesCmd =
+        addListCommand(app, "devices", "List CUDA devices and the headless OpenGL renderer", devicesJson);
+
+    bool done = false;
+    if (const int code = parseCommandLine(app, argc, argv, done); done)
+        return code;
     // Several processes run `nbody run`, `bench`, `validate` and `render` (docs/mpi.md); `tune`
     // measures one device alone and would write the cache P times: refused.
     if (const nbody::mpi::Session* s = distributedSession(); s && s->size() > 1)

@@ -110,11 +110,11 @@ int simulateOnly(Simulation& sim, const RenderOptions& o)
     return 0;
 }
 
-} // namespace
-
-int renderCommand(const RenderOptions& o)
+/// Checks the options before anything is opened: the size (into width, height), the target,
+/// the colour mode (into mode; nullptr when not given) and the frame counts. 0, or the exit
+/// status 2 after the message.
+int checkRenderOptions(const RenderOptions& o, int& width, int& height, const gl::ColourMode*& mode)
 {
-    int width = 0, height = 0;
     if (!parseSize(o.size, width, height)) {
         std::cerr << "nbody render: --size must be WxH with both in 16..16384 (like 1280x720), not '" << o.size
                   << "'\n";
@@ -124,7 +124,7 @@ int renderCommand(const RenderOptions& o)
         std::cerr << "nbody render: --out needs a directory or a file name ending in .mp4\n";
         return 2;
     }
-    const gl::ColourMode* mode = o.colour.empty() ? nullptr : gl::findColourMode(o.colour);
+    mode = o.colour.empty() ? nullptr : gl::findColourMode(o.colour);
     if (!o.colour.empty() && !mode) {
         std::cerr << "nbody render: unknown colour mode '" << o.colour << "' (known:";
         for (const gl::ColourMode& m : gl::colourModes())
@@ -156,6 +156,127 @@ int renderCommand(const RenderOptions& o)
             }
         }
     }
+
+    return 0;
+}
+
+/// Opens the frame sink (PNG files or ffmpeg) and prints the OpenGL, interop and output lines.
+/// nullptr after the message when the sink cannot be opened.
+std::unique_ptr<gl::FrameSink> openRenderSink(const RenderOptions& o, const HeadlessView& view, int width, int height)
+{
+    gl::SinkOptions so;
+    so.target = o.out;
+    so.width = width;
+    so.height = height;
+    so.fps = o.fps;
+    std::unique_ptr<gl::FrameSink> sink;
+    try {
+        sink = gl::openFrameSink(so);
+    } catch (const std::exception& e) {
+        std::cerr << "nbody render: " << e.what() << "\n";
+        return nullptr;
+    }
+    std::printf("OpenGL:  %s\n", view.context.description().c_str());
+    if (view.interop) {
+        std::printf("Interop: CUDA-GL interop in use: the kernels write the OpenGL buffers that are drawn\n");
+    } else {
+        std::printf("Interop: not in use: %s (positions are uploaded from the host for each frame)\n",
+                    view.whyNoInterop.c_str());
+    }
+
+    std::printf("Output:  %d frames of %dx%d, one every %d steps (%d steps), to %s%s\n", o.frames, width, height,
+                o.every, (o.frames - 1) * o.every, o.out.c_str(),
+                gl::sinkKindFor(o.out) == gl::SinkKind::Mp4 ? " (H.264 through ffmpeg)" : " (PNG files)");
+    std::fflush(stdout);
+
+    return sink;
+}
+
+/// Writes o.frames frames of the system, one every o.every steps, into the sink (frame 0 is the
+/// initial state); the camera frames the initial system and stays. 0, or 1 after the message
+/// when the system stops being finite or a step or a write fails.
+int writeFrames(const RenderOptions& o, Simulation& sim, HeadlessView& view, gl::FrameSink& sink, const World& initial,
+                const gl::ColourMode* mode, int width, int height)
+{
+    // The camera frames the initial system and stays: the motion is seen against a fixed view.
+    const gl::OrbitCamera camera = HeadlessView::framing(initial, width, height);
+    gl::RenderStyle style = HeadlessView::style(initial);
+    if (!mode) // no --colour: group where the system has groups, else mass (as the app)
+        mode = &gl::defaultColourMode(initial);
+    // The exposure follows the scene from frame to frame with a time constant of 0.5 s of video,
+    // so a video does not flicker.
+    style.exposureAdapt = float(1.0 - std::exp(-1.0 / (0.5 * o.fps)));
+    style.source = mode->source;
+    style.low = mode->low;
+    style.high = mode->high;
+    // Speed and group read one float per body from the scalar buffer: groups once (they do not
+    // change), speeds for every frame from the host copy of the velocities.
+    std::vector<float> scalars;
+    float speedMax = 0.f; // the scale's top from the first frame (speed: the 99th percentile), fixed for the video
+    auto uploadScalars = [&] {
+        if (mode->source == gl::ColourSource::Mass)
+            return;
+        const World* w = nullptr;
+        view.withPositions(sim, [&] { w = &sim.world(); });
+        const float top = gl::bodyScalars(mode->source, *w, scalars);
+        if (speedMax == 0.f)
+            speedMax = top;
+        view.buffers.uploadScalars(scalars.data(), sim.size());
+        style.scalarBuffer = view.buffers.scalarBuffer();
+        style.scalarMin = 0.f;
+        style.scalarMax = speedMax;
+    };
+    Progress progress(o.frames, o.progress);
+    try {
+        if (view.interop) // with the buffers attached, the state moves into them at once
+            view.withPositions(sim, [&] { sim.setPositionStorage(PositionStorage::External); });
+        for (int frame = 0; frame < o.frames; ++frame) {
+            if (frame > 0) {
+                std::string bad;
+                view.withPositions(sim, [&] {
+                    sim.step(o.every);
+                    bad = sim.checkFinite();
+                });
+                if (!bad.empty()) {
+                    progress.abandon();
+                    sink.abort();
+                    std::cerr << "nbody render: the system is no longer finite after " << sim.stepCount()
+                              << " steps (" << bad << "): the time step is too large for it\n";
+                    return 1;
+                }
+            }
+            if (frame == 0 || mode->source == gl::ColourSource::Speed)
+                uploadScalars();
+            sink.write(view.render(sim, camera, style, width, height, true));
+            progress.update(frame + 1, sim.stepCount());
+        }
+        const std::string path = sink.finish();
+        std::printf("Frames written: %d to %s (%s)\n", sink.frames(), path.c_str(),
+                    gl::sinkKindFor(o.out) == gl::SinkKind::Mp4
+                        ? "video"
+                        : (sink.pathOf(0) + " … " + sink.pathOf(sink.frames() - 1)).c_str());
+    } catch (const CudaError& e) {
+        progress.abandon();
+        sink.abort();
+        std::cerr << "nbody render: GPU error: " << e.what() << "\n";
+        return 1;
+    } catch (const std::exception& e) {
+        progress.abandon();
+        sink.abort();
+        std::cerr << "nbody render: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace
+
+int renderCommand(const RenderOptions& o)
+{
+    int width = 0, height = 0;
+    const gl::ColourMode* mode = nullptr;
+    if (const int rc = checkRenderOptions(o, width, height, mode); rc != 0)
+        return rc;
 
     // Several processes (mpirun -np P): every process simulates its rows of each force
     // evaluation; rank 0 alone opens the GL context and writes the frames (DistributedSystem.h).
@@ -205,100 +326,10 @@ int renderCommand(const RenderOptions& o)
     if (!root)
         return simulateOnly(*sim, o);
 
-    gl::SinkOptions so;
-    so.target = o.out;
-    so.width = width;
-    so.height = height;
-    so.fps = o.fps;
-    std::unique_ptr<gl::FrameSink> sink;
-    try {
-        sink = gl::openFrameSink(so);
-    } catch (const std::exception& e) {
-        std::cerr << "nbody render: " << e.what() << "\n";
+    const std::unique_ptr<gl::FrameSink> sink = openRenderSink(o, *view, width, height);
+    if (!sink)
         return 2;
-    }
-    std::printf("OpenGL:  %s\n", view->context.description().c_str());
-    if (view->interop) {
-        std::printf("Interop: CUDA-GL interop in use: the kernels write the OpenGL buffers that are drawn\n");
-    } else {
-        std::printf("Interop: not in use: %s (positions are uploaded from the host for each frame)\n",
-                    view->whyNoInterop.c_str());
-    }
-
-    std::printf("Output:  %d frames of %dx%d, one every %d steps (%d steps), to %s%s\n", o.frames, width, height,
-                o.every, (o.frames - 1) * o.every, o.out.c_str(),
-                gl::sinkKindFor(o.out) == gl::SinkKind::Mp4 ? " (H.264 through ffmpeg)" : " (PNG files)");
-    std::fflush(stdout);
-
-    // The camera frames the initial system and stays: the motion is seen against a fixed view.
-    const gl::OrbitCamera camera = HeadlessView::framing(prepared.world, width, height);
-    gl::RenderStyle style = HeadlessView::style(prepared.world);
-    if (!mode) // no --colour: group where the system has groups, else mass (as the app)
-        mode = &gl::defaultColourMode(prepared.world);
-    // The exposure follows the scene from frame to frame with a time constant of 0.5 s of video,
-    // so a video does not flicker.
-    style.exposureAdapt = float(1.0 - std::exp(-1.0 / (0.5 * o.fps)));
-    style.source = mode->source;
-    style.low = mode->low;
-    style.high = mode->high;
-    // Speed and group read one float per body from the scalar buffer: groups once (they do not
-    // change), speeds for every frame from the host copy of the velocities.
-    std::vector<float> scalars;
-    float speedMax = 0.f; // the scale's top from the first frame (speed: the 99th percentile), fixed for the video
-    auto uploadScalars = [&] {
-        if (mode->source == gl::ColourSource::Mass)
-            return;
-        const World* w = nullptr;
-        view->withPositions(*sim, [&] { w = &sim->world(); });
-        const float top = gl::bodyScalars(mode->source, *w, scalars);
-        if (speedMax == 0.f)
-            speedMax = top;
-        view->buffers.uploadScalars(scalars.data(), n);
-        style.scalarBuffer = view->buffers.scalarBuffer();
-        style.scalarMin = 0.f;
-        style.scalarMax = speedMax;
-    };
-    Progress progress(o.frames, o.progress);
-    try {
-        if (view->interop) // with the buffers attached, the state moves into them at once
-            view->withPositions(*sim, [&] { sim->setPositionStorage(PositionStorage::External); });
-        for (int frame = 0; frame < o.frames; ++frame) {
-            if (frame > 0) {
-                std::string bad;
-                view->withPositions(*sim, [&] {
-                    sim->step(o.every);
-                    bad = sim->checkFinite();
-                });
-                if (!bad.empty()) {
-                    progress.abandon();
-                    sink->abort();
-                    std::cerr << "nbody render: the system is no longer finite after " << sim->stepCount()
-                              << " steps (" << bad << "): the time step is too large for it\n";
-                    return 1;
-                }
-            }
-            if (frame == 0 || mode->source == gl::ColourSource::Speed)
-                uploadScalars();
-            sink->write(view->render(*sim, camera, style, width, height, true));
-            progress.update(frame + 1, sim->stepCount());
-        }
-        const std::string path = sink->finish();
-        std::printf("Frames written: %d to %s (%s)\n", sink->frames(), path.c_str(),
-                    gl::sinkKindFor(o.out) == gl::SinkKind::Mp4
-                        ? "video"
-                        : (sink->pathOf(0) + " … " + sink->pathOf(sink->frames() - 1)).c_str());
-    } catch (const CudaError& e) {
-        progress.abandon();
-        sink->abort();
-        std::cerr << "nbody render: GPU error: " << e.what() << "\n";
-        return 1;
-    } catch (const std::exception& e) {
-        progress.abandon();
-        sink->abort();
-        std::cerr << "nbody render: " << e.what() << "\n";
-        return 1;
-    }
-    return 0;
+    return writeFrames(o, *sim, *view, *sink, prepared.world, mode, width, height);
 }
 
 } // namespace nbody::cli
