@@ -130,6 +130,74 @@ std::string csvText(const std::vector<Row>& rows)
     return csv;
 }
 
+/// One case: the search at n bodies, skipped when its predicted time exceeds the budget (from
+/// `last`, the search's previous case that ran, or a probe), else measured. Updates `last`; sets
+/// `failed` when the measurement failed.
+Row contactCase(const BenchOptions& o, const ContactSearchInfo* search, std::size_t n,
+                std::optional<EvaluationTiming>& last, std::size_t index, std::size_t total, bool& failed)
+{
+    const auto probe = [&](std::size_t m) { return timeContactSearch(*search, m, o.seed, o.contactsPerBody); };
+    Row row;
+    row.search = search;
+    row.bodies = n;
+    // Skipped when predicted over the budget: probes at growing N scaled as N² (an upper
+    // bound for every search; sim/perf/Benchmark.h, predictCase).
+    try {
+        const CasePrediction p = predictCase(n, o.warmup + 1, o.budgetSeconds, n, last, probe);
+        if (p.seconds > o.budgetSeconds) {
+            char note[200];
+            std::snprintf(note, sizeof note,
+                          "skipped: about %.3g s predicted (from N=%zu), over the %.3g s budget (--budget)",
+                          p.seconds, p.from.bodies, o.budgetSeconds);
+            row.note = note;
+        }
+    } catch (const std::exception&) {
+        // no prediction: the case itself reports the problem
+    }
+    if (row.note.empty()) {
+        std::fprintf(stderr, "bench [%zu/%zu] %s N=%zu ...\n", index, total, str(search->id).c_str(), n);
+        ContactBenchCase c;
+        c.search = str(search->id);
+        c.bodies = n;
+        c.seed = o.seed;
+        c.contactsPerBody = o.contactsPerBody;
+        c.samples = o.steps;
+        c.warmup = o.warmup;
+        c.budgetSeconds = o.budgetSeconds;
+        try {
+            row.result = runContactBenchmark(c, [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); });
+            last = EvaluationTiming{n, row.result->msMedian};
+        } catch (const std::exception& e) {
+            row.note = std::string("failed: ") + e.what();
+            failed = true;
+        }
+    }
+    return row;
+}
+
+/// Writes --json and --csv: the rows with the machine and system header. 0, or 1 after the message.
+int writeContactTables(const BenchOptions& o, const std::vector<Row>& rows, const std::string& machine)
+{
+    try {
+        nlohmann::json j;
+        if (!o.json.empty()) {
+            j["machine"] = machine;
+            j["system"] = {{"cube", "[-1, 1]^3"}, {"seed", o.seed}, {"contactsPerBody", o.contactsPerBody},
+                           {"radii", "uniform in [r0/2, 3 r0/2]"}};
+            j["samples"] = o.steps;
+            j["warmup"] = o.warmup;
+            j["counting"] = "pairTestsPerSecond = N(N-1)/2 / msMedian (allPairsEquivalent: the search made fewer "
+                            "tests); candidateTestsPerSecond = the pair tests j > i made / msMedian; msMedian = the "
+                            "whole search, wall clock, the copy of the pairs to the host included";
+        }
+        writeBenchTables(o.json, o.csv, rows, std::move(j));
+    } catch (const std::exception& e) {
+        std::cerr << "nbody bench: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}
+
 } // namespace
 
 int contactBenchCommand(const BenchOptions& o)
@@ -176,44 +244,8 @@ int contactBenchCommand(const BenchOptions& o)
     std::size_t index = 0;
     for (const ContactSearchInfo* search : searches) {
         std::optional<EvaluationTiming> last;
-        const auto probe = [&](std::size_t n) { return timeContactSearch(*search, n, o.seed, o.contactsPerBody); };
         for (std::size_t n : bodies) {
-            ++index;
-            Row row;
-            row.search = search;
-            row.bodies = n;
-            // Skipped when predicted over the budget: probes at growing N scaled as N² (an upper
-            // bound for every search; sim/perf/Benchmark.h, predictCase).
-            try {
-                const CasePrediction p = predictCase(n, o.warmup + 1, o.budgetSeconds, n, last, probe);
-                if (p.seconds > o.budgetSeconds) {
-                    char note[200];
-                    std::snprintf(note, sizeof note,
-                                  "skipped: about %.3g s predicted (from N=%zu), over the %.3g s budget (--budget)",
-                                  p.seconds, p.from.bodies, o.budgetSeconds);
-                    row.note = note;
-                }
-            } catch (const std::exception&) {
-                // no prediction: the case itself reports the problem
-            }
-            if (row.note.empty()) {
-                std::fprintf(stderr, "bench [%zu/%zu] %s N=%zu ...\n", index, total, str(search->id).c_str(), n);
-                ContactBenchCase c;
-                c.search = str(search->id);
-                c.bodies = n;
-                c.seed = o.seed;
-                c.contactsPerBody = o.contactsPerBody;
-                c.samples = o.steps;
-                c.warmup = o.warmup;
-                c.budgetSeconds = o.budgetSeconds;
-                try {
-                    row.result = runContactBenchmark(c, [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); });
-                    last = EvaluationTiming{n, row.result->msMedian};
-                } catch (const std::exception& e) {
-                    row.note = std::string("failed: ") + e.what();
-                    failed = true;
-                }
-            }
+            Row row = contactCase(o, search, n, last, ++index, total, failed);
             printRow(row);
             rows.push_back(std::move(row));
         }
@@ -225,23 +257,8 @@ int contactBenchCommand(const BenchOptions& o)
         std::fprintf(stderr, "bench: note: freeing the contact search's device workspace failed: %s\n", e.what());
         failed = true;
     }
-    try {
-        nlohmann::json j;
-        if (!o.json.empty()) {
-            j["machine"] = machine;
-            j["system"] = {{"cube", "[-1, 1]^3"}, {"seed", o.seed}, {"contactsPerBody", o.contactsPerBody},
-                           {"radii", "uniform in [r0/2, 3 r0/2]"}};
-            j["samples"] = o.steps;
-            j["warmup"] = o.warmup;
-            j["counting"] = "pairTestsPerSecond = N(N-1)/2 / msMedian (allPairsEquivalent: the search made fewer "
-                            "tests); candidateTestsPerSecond = the pair tests j > i made / msMedian; msMedian = the "
-                            "whole search, wall clock, the copy of the pairs to the host included";
-        }
-        writeBenchTables(o.json, o.csv, rows, std::move(j));
-    } catch (const std::exception& e) {
-        std::cerr << "nbody bench: " << e.what() << "\n";
-        return 1;
-    }
+    if (const int rc = writeContactTables(o, rows, machine); rc != 0)
+        return rc;
     return failed ? 1 : 0;
 }
 

@@ -39,68 +39,71 @@ std::string launchParamNames(const KernelInfo& k, const char* separator)
 {
     std::string s;
     for (const ParamInfo& row : paramTable()) // the launch and tree rows of the parameter table it reads
-        if ((row.group == ParamGroup::Launch || row.group == ParamGroup::Tree) && paramReadBy(row, k))
-            s += (s.empty() ? "" : separator) + std::string(row.key);
+        if ((row.group == ParamGroup::Launch || row.group == ParamGroup::Tree) && paramReadBy(row, k)) {
+            if (!s.empty())
+                s += separator;
+            s += row.key;
+        }
     return s.empty() ? "-" : s;
 }
 
-} // namespace
-
-int kernelsCommand(bool json)
+/// `nbody kernels --json`: every kernel row (with the parameters it reads and its tuned choices on
+/// this device), the contact searches, the tuning cache and device.
+nlohmann::json kernelsJson(const TuningDevice& device, const std::vector<TunedEntry>& tuned)
 {
-    const TuningDevice device = currentTuningDevice();
-    const std::vector<TunedEntry> tuned = device.name.empty() ? std::vector<TunedEntry>{}
-                                                              : tuningCache().entriesFor(device);
-    if (json) {
-        nlohmann::json out;
-        out["builtWithCuda"] = builtWithCuda();
-        out["tuningCache"] = tuningCache().path();
-        out["tuningDevice"] = device.name.empty() ? nlohmann::json() : nlohmann::json{{"name", device.name},
-                                                                                      {"driver", device.driverVersion}};
-        nlohmann::json rows = nlohmann::json::array();
-        for (const KernelInfo& k : kernelRegistry()) {
-            const Availability a = availability(k);
-            nlohmann::json parameters = nlohmann::json::object();
-            for (const ParamInfo& row : paramTable())
-                if (row.group == ParamGroup::Launch || row.group == ParamGroup::Tree)
-                    parameters[std::string(row.key)] = paramReadBy(row, k);
-            nlohmann::json choices = nlohmann::json::array();
-            for (const TunedEntry& e : tuned) {
-                if (e.kernel != k.id)
-                    continue;
-                nlohmann::json values = nlohmann::json::object();
-                for (const LaunchParamInfo& p : launchParams())
-                    if (e.launch[p.param] > 0)
-                        values[std::string(p.key)] = e.launch[p.param];
-                choices.push_back({{"bucket", e.bucket}, {"params", values}, {"forceMs", e.forceMs},
-                                   {"interactionsPerSecond", e.interactionsPerSecond}, {"date", e.date}});
-            }
-            rows.push_back({{"id", k.id},
-                            {"name", k.name},
-                            {"description", k.description},
-                            {"backend", toString(k.backend)},
-                            {"precision", toString(k.precision)},
-                            {"layout", toString(k.layout)},
-                            {"method", toString(k.method)},
-                            {"deterministic", k.deterministic},
-                            {"flopsPerInteraction", k.flopsPerInteraction},
-                            {"parameters", parameters},
-                            {"tuned", choices},
-                            {"available", a.available},
-                            {"whyNot", a.reason}});
+    nlohmann::json out;
+    out["builtWithCuda"] = builtWithCuda();
+    out["tuningCache"] = tuningCache().path();
+    out["tuningDevice"] = device.name.empty() ? nlohmann::json() : nlohmann::json{{"name", device.name},
+                                                                                  {"driver", device.driverVersion}};
+    nlohmann::json rows = nlohmann::json::array();
+    for (const KernelInfo& k : kernelRegistry()) {
+        const Availability a = availability(k);
+        nlohmann::json parameters = nlohmann::json::object();
+        for (const ParamInfo& row : paramTable())
+            if (row.group == ParamGroup::Launch || row.group == ParamGroup::Tree)
+                parameters[std::string(row.key)] = paramReadBy(row, k);
+        nlohmann::json choices = nlohmann::json::array();
+        for (const TunedEntry& e : tuned) {
+            if (e.kernel != k.id)
+                continue;
+            nlohmann::json values = nlohmann::json::object();
+            for (const LaunchParamInfo& p : launchParams())
+                if (e.launch[p.param] > 0)
+                    values[std::string(p.key)] = e.launch[p.param];
+            choices.push_back({{"bucket", e.bucket}, {"params", values}, {"forceMs", e.forceMs},
+                               {"interactionsPerSecond", e.interactionsPerSecond}, {"date", e.date}});
         }
-        out["kernels"] = rows;
-        nlohmann::json searches = nlohmann::json::array();
-        for (const ContactSearchInfo& c : contactSearches())
-            searches.push_back({{"id", c.id},
-                                {"name", c.name},
-                                {"description", c.description},
-                                {"backend", toString(c.backend)},
-                                {"available", c.find != nullptr}});
-        out["contactSearches"] = searches;
-        std::cout << out.dump(2) << "\n";
-        return 0;
+        rows.push_back({{"id", k.id},
+                        {"name", k.name},
+                        {"description", k.description},
+                        {"backend", toString(k.backend)},
+                        {"precision", toString(k.precision)},
+                        {"layout", toString(k.layout)},
+                        {"method", toString(k.method)},
+                        {"deterministic", k.deterministic},
+                        {"flopsPerInteraction", k.flopsPerInteraction},
+                        {"parameters", parameters},
+                        {"tuned", choices},
+                        {"available", a.available},
+                        {"whyNot", a.reason}});
     }
+    out["kernels"] = rows;
+    nlohmann::json searches = nlohmann::json::array();
+    for (const ContactSearchInfo& c : contactSearches())
+        searches.push_back({{"id", c.id},
+                            {"name", c.name},
+                            {"description", c.description},
+                            {"backend", toString(c.backend)},
+                            {"available", c.find != nullptr}});
+    out["contactSearches"] = searches;
+    return out;
+}
+
+/// `nbody kernels`: the table of kernel rows, the contact searches and this device's tuned launch
+/// parameters.
+void printKernels(const TuningDevice& device, const std::vector<TunedEntry>& tuned)
+{
     std::printf("%s\n\n", builtWithCuda() ? "Build: with CUDA kernels" : "Build: CPU-only (built without CUDA)");
     int idWidth = 2, nameWidth = 4, paramWidth = 17;
     for (const KernelInfo& k : kernelRegistry()) {
@@ -129,7 +132,7 @@ int kernelsCommand(bool json)
                     std::string(c.name).c_str(), std::string(c.description).c_str());
     // The tuner's choices for this device (what "auto" launch parameters resolve to).
     if (device.name.empty())
-        return 0;
+        return;
     std::printf("\nTuned launch parameters on %s (driver %s; cache %s):\n", device.name.c_str(),
                 cudaVersionString(device.driverVersion).c_str(), tuningCache().path().c_str());
     if (tuned.empty())
@@ -141,6 +144,20 @@ int kernelsCommand(bool json)
         std::printf("  %-*s  N~%-7zu  %-44s  %10.4g interactions/s  %s\n", idWidth, e.kernel.c_str(), e.bucket,
                     describeLaunch(*k, e.launch).c_str(), e.interactionsPerSecond, e.date.c_str());
     }
+}
+
+
+} // namespace
+
+int kernelsCommand(bool json)
+{
+    const TuningDevice device = currentTuningDevice();
+    const std::vector<TunedEntry> tuned = device.name.empty() ? std::vector<TunedEntry>{}
+                                                              : tuningCache().entriesFor(device);
+    if (json)
+        std::cout << kernelsJson(device, tuned).dump(2) << "\n";
+    else
+        printKernels(device, tuned);
     return 0;
 }
 

@@ -183,64 +183,49 @@ void noteGiven(const CLI::App& c, SystemOptions& o)
     o.seedGiven = c.count("--seed") > 0;
 }
 
-int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& out)
+namespace {
+
+/// The system of --input: the bodies of a snapshot in any format (detected from the content),
+/// an fp64 state where the file holds one, and the run's parameters the file stores (the others
+/// derived from the system's scale). Throws what the readers throw.
+PreparedSystem fileSystem(const char* command, const SystemOptions& o)
 {
-    if (o.G && !(std::isfinite(*o.G) && *o.G > 0)) {
-        std::cerr << "nbody " << command << ": --G " << *o.G << " must be a positive, finite number\n";
-        return 2;
+    PreparedSystem out;
+    Snapshot snap = readSnapshot(o.input); // any format, detected from the content
+    if (o.tipsyEpsRadius) {
+        if (snap.formatId != "tipsy")
+            throw std::invalid_argument("--tipsy-eps-radius: '" + o.input + "' is " + snap.formatId +
+                                        ", not a Tipsy file");
+        snap.world = readTipsy(o.input, nullptr, /*starEpsAsRadius*/ true);
     }
-    try {
-        if (!o.scenario.empty() && !o.input.empty())
-            throw std::invalid_argument("--scenario and --input both name the bodies: give one");
-        if (!o.scenario.empty()) {
-            out = scenarioSystem(command, o);
-        } else if (!o.input.empty()) {
-            Snapshot snap = readSnapshot(o.input); // any format, detected from the content
-            if (o.tipsyEpsRadius) {
-                if (snap.formatId != "tipsy")
-                    throw std::invalid_argument("--tipsy-eps-radius: '" + o.input + "' is " + snap.formatId +
-                                                ", not a Tipsy file");
-                snap.world = readTipsy(o.input, nullptr, /*starEpsAsRadius*/ true);
-            }
-            for (const std::string& w : snap.warnings)
-                std::fprintf(stderr, "nbody %s: warning: %s\n", command, w.c_str());
-            out.world = std::move(snap.world);
-            out.exact = std::move(snap.exact); // an fp64 run's state (HDF5 in double precision)
-            // The run's own parameters (an exact continuation), each one the file stores; the
-            // others a new system's: G = --G or 1, dt and eps2 derived from the scale.
-            const FileParams f = resolveFileParams(out.world, snap.params, o.G);
-            out.params.G = f.G;
-            out.params.dt = f.dt;
-            out.params.eps2 = f.eps2;
-            out.dtProblem = f.dtProblem;
-            out.eps2Problem = f.eps2Problem;
-            if (snap.params) {
-                out.savedKernel = snap.params->kernel;
-                out.savedLaunch = {snap.params->blockSize, snap.params->tileWidthFactor};
-                out.savedParams = snap.params->stored;
-            }
-            out.what = formatString("%s (%s%s): %zu bodies at step %llu, t = %.9g (%s)", o.input.c_str(),
-                                    snap.formatId.c_str(), out.exact ? ", fp64 state" : "", out.world.size(),
-                                    static_cast<unsigned long long>(out.world.step), out.world.time,
-                                    f.describe().c_str());
-        } else {
-            CubeParams cube;
-            cube.bodies = o.bodies;
-            cube.seed = o.seed;
-            out.world = makeUniformCube(cube);
-            out.what = formatString("uniform cube: %zu bodies in +-%.3g, masses %.3g..%.3g, seed %llu", out.world.size(),
-                              cube.halfWidth, cube.massMin, cube.massMax, static_cast<unsigned long long>(cube.seed));
-        }
-    } catch (const std::bad_alloc&) {
-        std::cerr << "nbody " << command << ": " << outOfMemoryMessage() << "\n";
-        return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "nbody " << command << ": " << e.what() << "\n";
-        return 2;
+    for (const std::string& w : snap.warnings)
+        std::fprintf(stderr, "nbody %s: warning: %s\n", command, w.c_str());
+    out.world = std::move(snap.world);
+    out.exact = std::move(snap.exact); // an fp64 run's state (HDF5 in double precision)
+    // The run's own parameters (an exact continuation), each one the file stores; the
+    // others a new system's: G = --G or 1, dt and eps2 derived from the scale.
+    const FileParams f = resolveFileParams(out.world, snap.params, o.G);
+    out.params.G = f.G;
+    out.params.dt = f.dt;
+    out.params.eps2 = f.eps2;
+    out.dtProblem = f.dtProblem;
+    out.eps2Problem = f.eps2Problem;
+    if (snap.params) {
+        out.savedKernel = snap.params->kernel;
+        out.savedLaunch = {snap.params->blockSize, snap.params->tileWidthFactor};
+        out.savedParams = snap.params->stored;
     }
-    if (!o.input.empty() && (o.bodiesGiven || o.seedGiven))
-        std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to the default cube; ignored with --input\n",
-                     command);
+    out.what = formatString("%s (%s%s): %zu bodies at step %llu, t = %.9g (%s)", o.input.c_str(),
+                            snap.formatId.c_str(), out.exact ? ", fp64 state" : "", out.world.size(),
+                            static_cast<unsigned long long>(out.world.step), out.world.time,
+                            f.describe().c_str());
+    return out;
+}
+
+/// The physics options over the system's parameters: --dt, --eps2 (refused when fp32 cannot hold
+/// them), --G, --collisions, --contact-search, --radius / --density. 0, or 2 after the message.
+int applyPhysicsOptions(const char* command, const SystemOptions& o, PreparedSystem& out)
+{
     // dt and eps2 are fp32 parameters: a value that rounds to 0 or infinity is refused as given.
     for (const auto& [name, value] : {std::pair{"--dt", o.dt}, std::pair{"--eps2", o.eps2}}) {
         if (value && std::isfinite(*value) && *value != 0 &&
@@ -290,6 +275,42 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
         std::fprintf(stderr, "nbody %s: note: collisions are on but every body has radius 0, so none can touch "
                              "(give --radius or --density)\n", command);
     return 0;
+}
+
+} // namespace
+
+int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& out)
+{
+    if (o.G && !(std::isfinite(*o.G) && *o.G > 0)) {
+        std::cerr << "nbody " << command << ": --G " << *o.G << " must be a positive, finite number\n";
+        return 2;
+    }
+    try {
+        if (!o.scenario.empty() && !o.input.empty())
+            throw std::invalid_argument("--scenario and --input both name the bodies: give one");
+        if (!o.scenario.empty()) {
+            out = scenarioSystem(command, o);
+        } else if (!o.input.empty()) {
+            out = fileSystem(command, o);
+        } else {
+            CubeParams cube;
+            cube.bodies = o.bodies;
+            cube.seed = o.seed;
+            out.world = makeUniformCube(cube);
+            out.what = formatString("uniform cube: %zu bodies in +-%.3g, masses %.3g..%.3g, seed %llu", out.world.size(),
+                              cube.halfWidth, cube.massMin, cube.massMax, static_cast<unsigned long long>(cube.seed));
+        }
+    } catch (const std::bad_alloc&) {
+        std::cerr << "nbody " << command << ": " << outOfMemoryMessage() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "nbody " << command << ": " << e.what() << "\n";
+        return 2;
+    }
+    if (!o.input.empty() && (o.bodiesGiven || o.seedGiven))
+        std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to the default cube; ignored with --input\n",
+                     command);
+    return applyPhysicsOptions(command, o, out);
 }
 
 int reportRunFault(Simulation& sim, const CudaError& e, const std::string& output)

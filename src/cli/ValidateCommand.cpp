@@ -93,6 +93,83 @@ private:
     std::chrono::steady_clock::time_point m_last;
 };
 
+/// The kernels to validate (--kernels), with every --report target checked before the run.
+/// Throws std::invalid_argument naming what is refused.
+std::vector<const KernelInfo*> selectValidation(const ValidateOptions& o)
+{
+    std::vector<const KernelInfo*> kernels = selectKernels(o.kernels);
+    for (const std::string& path : o.reports) {
+        if (path.empty())
+            throw std::invalid_argument("--report needs a file name");
+        if (!validationReportFormat(path))
+            throw std::invalid_argument("--report '" + path + "': give a name ending in .json or .html (.htm)");
+        if (const WriteTarget t = resolveWriteTarget(path); !t.problem.empty())
+            throw std::invalid_argument("cannot write the report '" + path + "': " + t.problem);
+    }
+    return kernels;
+}
+
+/// Whether the validation of n bodies fits --budget (the fp64 reference on the CPU predicts it);
+/// says why not on stderr. Processes other than rank 0 never refuse (rank 0 decides for all).
+bool withinValidationBudget(const ValidateOptions& o, std::size_t n, const std::vector<const KernelInfo*>& kernels)
+{
+    if (!writesOutputs())
+        return true;
+    const double predicted = estimateValidationSeconds(n, o.steps, o.checkpoints, kernels);
+    if (predicted <= o.budget)
+        return true;
+    std::cerr << "nbody validate: " << n << " bodies for " << o.steps << " steps would take about "
+              << (predicted < 120    ? formatString("%.0f s", predicted)
+                  : predicted < 7200 ? formatString("%.0f min", predicted / 60)
+                                     : formatString("%.2g h", predicted / 3600))
+              << " here (the fp64 reference on the CPU evaluates N^2 interactions per step), over --budget "
+              << formatString("%g", o.budget) << " s: use fewer --bodies or --steps, or raise --budget\n";
+    return false;
+}
+
+/// The parameters of the runs: the system's, with the launch options and --integrator over them,
+/// checked on one body against every kernel's limits. Throws std::invalid_argument.
+SimParams validationParams(const ValidateOptions& o, const PreparedSystem& prepared,
+                           const std::vector<const KernelInfo*>& kernels)
+{
+    SimParams params = prepared.params;
+    applyLaunchOptions(o.launch, params);
+    if (!o.launchGiven && (prepared.savedLaunch.first > 0 || prepared.savedLaunch.second > 0)) {
+        params.blockSize = prepared.savedLaunch.first;
+        params.tileWidthFactor = prepared.savedLaunch.second;
+    }
+    if (!o.integrator.empty())
+        params.integrator = o.integrator;
+    {
+        // The parameters (integrator, dt, eps2) and every kernel's launch limits, on one body.
+        World one;
+        one.addBody({0, 0, 0, 1}, {});
+        Simulation probe(one, params, "cpu");
+        for (const KernelInfo* k : kernels)
+            probe.setKernel(*k);
+    }
+    return params;
+}
+
+/// Writes every --report (rank 0); a failed one is reported and the others are still written.
+/// False when any failed.
+bool writeValidationReports(const ValidateOptions& o, const ValidationReport& report)
+{
+    if (!writesOutputs())
+        return true; // rank 0 writes the reports
+    bool written = true;
+    for (const std::string& path : o.reports) {
+        try {
+            writeValidationReport(path, report);
+            std::printf("Report written to %s\n", path.c_str());
+        } catch (const std::exception& e) {
+            std::cerr << "nbody validate: " << e.what() << "\n";
+            written = false; // the other reports are still written
+        }
+    }
+    return written;
+}
+
 } // namespace
 
 CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
@@ -133,15 +210,7 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     // ---- everything that can be refused is checked before the run ----
     std::vector<const KernelInfo*> kernels;
     try {
-        kernels = selectKernels(o.kernels);
-        for (const std::string& path : o.reports) {
-            if (path.empty())
-                throw std::invalid_argument("--report needs a file name");
-            if (!validationReportFormat(path))
-                throw std::invalid_argument("--report '" + path + "': give a name ending in .json or .html (.htm)");
-            if (const WriteTarget t = resolveWriteTarget(path); !t.problem.empty())
-                throw std::invalid_argument("cannot write the report '" + path + "': " + t.problem);
-        }
+        kernels = selectValidation(o);
     } catch (const std::invalid_argument& e) {
         std::cerr << "nbody validate: " << e.what() << "\n";
         return 2;
@@ -160,20 +229,7 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     // others learn of a refusal at their next collective (main()).
     mpi::Session* const session = distributedSession();
     const bool root = writesOutputs();
-    const auto withinBudget = [&](std::size_t n) {
-        if (!root)
-            return true;
-        const double predicted = estimateValidationSeconds(n, o.steps, o.checkpoints, kernels);
-        if (predicted <= o.budget)
-            return true;
-        std::cerr << "nbody validate: " << n << " bodies for " << o.steps << " steps would take about "
-                  << (predicted < 120    ? formatString("%.0f s", predicted)
-                      : predicted < 7200 ? formatString("%.0f min", predicted / 60)
-                                         : formatString("%.2g h", predicted / 3600))
-                  << " here (the fp64 reference on the CPU evaluates N^2 interactions per step), over --budget "
-                  << formatString("%g", o.budget) << " s: use fewer --bodies or --steps, or raise --budget\n";
-        return false;
-    };
+    const auto withinBudget = [&](std::size_t n) { return withinValidationBudget(o, n, kernels); };
     if (o.system.input.empty() && o.system.bodiesGiven && !withinBudget(o.system.bodies))
         return 2;
     PreparedSystem prepared;
@@ -181,21 +237,9 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
         return rc;
     if (!withinBudget(prepared.world.size()))
         return 2;
-    SimParams params = prepared.params;
-    applyLaunchOptions(o.launch, params);
-    if (!o.launchGiven && (prepared.savedLaunch.first > 0 || prepared.savedLaunch.second > 0)) {
-        params.blockSize = prepared.savedLaunch.first;
-        params.tileWidthFactor = prepared.savedLaunch.second;
-    }
-    if (!o.integrator.empty())
-        params.integrator = o.integrator;
+    SimParams params;
     try {
-        // The parameters (integrator, dt, eps2) and every kernel's launch limits, on one body.
-        World one;
-        one.addBody({0, 0, 0, 1}, {});
-        Simulation probe(one, params, "cpu");
-        for (const KernelInfo* k : kernels)
-            probe.setKernel(*k);
+        params = validationParams(o, prepared, kernels);
     } catch (const std::invalid_argument& e) {
         std::cerr << "nbody validate: " << e.what() << "\n";
         return 2;
@@ -236,18 +280,7 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     }
     std::fputs(validationSummaryText(report).c_str(), stdout);
     std::fflush(stdout);
-    bool written = true;
-    for (const std::string& path : o.reports) {
-        if (!root)
-            break; // rank 0 writes the reports
-        try {
-            writeValidationReport(path, report);
-            std::printf("Report written to %s\n", path.c_str());
-        } catch (const std::exception& e) {
-            std::cerr << "nbody validate: " << e.what() << "\n";
-            written = false; // the other reports are still written
-        }
-    }
+    const bool written = writeValidationReports(o, report);
     return report.allPass() && written ? 0 : 1;
 }
 
