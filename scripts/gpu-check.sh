@@ -25,7 +25,7 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters,capture,after-faults (the default: all but
+# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,perf-short,tree,tree-anchor,mpi,render,contacts,contacts-bench,clusters,capture,after-faults (the default: all but
 # sanitizers-all and sanitizers-split, the four tools over every GPU test, each a call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. golden: tst_golden records the state's
 # checksums on this machine ($OUT/golden-steps.json, to commit as tests/data/golden-steps.json). perf: NVIDIA's sample and `nbody bench`
@@ -184,6 +184,11 @@ prepare() {
     rm -rf "$device/anchors" "$device/obj"
     mkdir -p "$device/anchors" "$device/obj"
     cp -r ../shared/anchors/nvidia-nbody-sample ../shared/anchors/cpu-plain-loop "$device/anchors/"
+    # Ryoanji (a published GPU tree code): its patched demonstrator and run.sh only (9 MB of the 64 MiB).
+    if [[ -x ../shared/anchors/ryoanji/ryoanji_demo ]]; then
+        mkdir -p "$device/anchors/ryoanji"
+        cp ../shared/anchors/ryoanji/{ryoanji_demo,run.sh,README.md} "$device/anchors/ryoanji/"
+    fi
     chmod -R u+w "$device/anchors"
     # The plain loop's run.sh compiles it there with -march=native when the GPU host has g++;
     # this x86-64-v3 (AVX2, FMA) build is the fallback when it has none (bench part).
@@ -276,7 +281,7 @@ remote() {
         results+=("$result")
     }
 
-    want() { [[ ,${GPU_CHECK_PARTS:-golden,tests,sanitizers,cli,bench,sweeps,perf,tree,mpi,render,contacts,contacts-bench,clusters,capture}, == *,$1,* ]]; }
+    want() { [[ ,${GPU_CHECK_PARTS:-golden,tests,sanitizers,cli,bench,sweeps,perf,tree,tree-anchor,mpi,render,contacts,contacts-bench,clusters,capture}, == *,$1,* ]]; }
 
     step nvidia-smi nvidia-smi
 
@@ -746,6 +751,20 @@ remote() {
         step "sass blocked" bash -c 'cuobjdump -sass "$1" > /tmp/blocked.sass && grep -c . /tmp/blocked.sass &&
             awk "/Function : .*blockedKernelI6float4Li4ELi4ELb0/,/EXIT/" /tmp/blocked.sass | grep -oE "^ +/\*[0-9a-f]+\*/ +[A-Z0-9.]+" |
             awk "{print \$2}" | sort | uniq -c | sort -rn | head -25' _ "$device/obj/BlockedForces.cu.o"
+    fi
+
+    # tree-anchor: our tree against Ryoanji in one call, Plummer spheres of 1 M and 8 M bodies:
+    # Ryoanji at θ 0.4, 0.5, 0.6 (its sampled fp64 error at 1 M; 8 M without the check), our
+    # tree at θ 0.3 (the default) and 0.5 (`nbody bench`, force evaluation with the tree build).
+    if want tree-anchor; then
+        if [[ -x $device/anchors/ryoanji/run.sh ]]; then
+            limit=400 step "ryoanji 1M" "$device/anchors/ryoanji/run.sh" --theta 0.4,0.5,0.6 1048576
+            limit=400 step "ryoanji 8M" "$device/anchors/ryoanji/run.sh" --theta 0.4,0.5,0.6 --ref none 8388608
+        fi
+        for theta in 0.3 0.5; do
+            limit=400 step "nbody bench tree theta $theta" "$nbody" bench --kernels tree --scenario plummer \
+                --bodies 1048576,8388608 --theta "$theta" --steps 10 --budget 120
+        done
     fi
 
     # The Barnes–Hut tree against our best all-pairs kernel and NVIDIA's sample at the
