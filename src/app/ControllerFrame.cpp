@@ -41,9 +41,9 @@ void SimulationController::detachBuffers(FrameBuffers& b)
 // A GPU fault (a CudaError: an illegal address, a failed launch, a lost context): the run pauses
 // at the last good state kept on the host (Simulation::abandonDeviceState; the device state
 // itself when it can still be read), the frame says what happened, and the CPU takes over only
-// on request (setKernel("cpu"), MainWindow's "Continue on the CPU"). The CUDA context is not used
-// again when it is lost, and not reset: the GUI thread's GL buffers are still registered with
-// it; the Viewport draws from host uploads once mapping fails.
+// on request (setKernel("cpu"): the GPU fault box's "Continue on the CPU", DevicePresenter.h).
+// The CUDA context is not used again when it is lost, and not reset: the GUI thread's GL
+// buffers are still registered with it; the Viewport draws from host uploads once mapping fails.
 void SimulationController::recoverFromFault(const CudaError& e, FrameResult& r, FrameBuffers& b)
 {
     r.cudaFailed = true;

@@ -3,7 +3,7 @@
 /// The "Run" dock: how long to run, how many steps per frame, what is running (N, kernel,
 /// interop) and the physical parameters of the simulation (dt, ε²; the kernel's launch
 /// parameters are edited in the Kernel dock). It only shows values and reports edits;
-/// MainWindow forwards edits to the SimulationController and feeds its answers back through the
+/// RunPresenter forwards edits to the SimulationController and feeds its answers back through the
 /// setters, which emit nothing (so the two-way binding cannot loop).
 
 #include "sim/SimParams.h"
