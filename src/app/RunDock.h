@@ -12,6 +12,7 @@
 #include <QDoubleSpinBox>
 
 class QCheckBox;
+class QGroupBox;
 class QLabel;
 class QSpinBox;
 
@@ -68,6 +69,13 @@ signals:
     void launchPreviewTimesEdited(double times);
 
 private:
+    /// "Run": steps to run, steps per frame, the time scale, the Add body tool's preview length.
+    QGroupBox* createRunBox(QWidget* parent);
+    /// "System": what is running (source, N, kernel, the positions' path).
+    QGroupBox* createSystemBox(QWidget* parent);
+    /// "Parameters": dt, ε², G with its unit, collisions.
+    QGroupBox* createParamBox(QWidget* parent);
+
     QSpinBox* m_stepsToRun;
     QSpinBox* m_stepsPerFrame;
     QLabel* m_bodies;
