@@ -6,8 +6,7 @@
 nbody_add_test(NAME tst_controller
   SOURCES tst_controller.cpp
           FrameLoop.h # listed so AUTOMOC runs moc on it
-          ${PROJECT_SOURCE_DIR}/src/app/SimulationController.cpp
-          ${PROJECT_SOURCE_DIR}/src/app/SimulationController.h # listed so AUTOMOC runs moc on it
+          ${NBODY_CONTROLLER_SOURCES}
   LIBS nbody::sim nbody::gl Qt6::Core
   LABELS gpu)
 target_include_directories(tst_controller PRIVATE ${PROJECT_SOURCE_DIR}/src/app)
@@ -18,8 +17,7 @@ target_include_directories(tst_controller PRIVATE ${PROJECT_SOURCE_DIR}/src/app)
 nbody_add_test(NAME tst_gpu_faults
   SOURCES tst_gpu_faults.cpp
           FrameLoop.h # listed so AUTOMOC runs moc on it
-          ${PROJECT_SOURCE_DIR}/src/app/SimulationController.cpp
-          ${PROJECT_SOURCE_DIR}/src/app/SimulationController.h
+          ${NBODY_CONTROLLER_SOURCES}
   LIBS nbody::sim nbody::gl Qt6::Core
   LABELS gpu
   TIMEOUT 600)

@@ -16,8 +16,7 @@ if(NBODY_BUILD_APP)
             ${PROJECT_SOURCE_DIR}/src/app/ChartAxes.h
             ${PROJECT_SOURCE_DIR}/src/app/DiagnosticsDock.cpp
             ${PROJECT_SOURCE_DIR}/src/app/DiagnosticsDock.h
-            ${PROJECT_SOURCE_DIR}/src/app/SimulationController.cpp
-            ${PROJECT_SOURCE_DIR}/src/app/SimulationController.h
+            ${NBODY_CONTROLLER_SOURCES}
     LIBS nbody::sim nbody::gl Qt6::Core Qt6::Widgets Qt6::Charts
     LABELS gui)
   target_include_directories(tst_diagnostics_dock PRIVATE ${PROJECT_SOURCE_DIR}/src/app)

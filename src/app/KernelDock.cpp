@@ -63,9 +63,28 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     setObjectName(QStringLiteral("KernelDock"));
     auto* body = new QWidget(this);
     auto* column = new QVBoxLayout(body);
+    column->addWidget(createTable(body));     // the registry, grouped by backend
+    column->addWidget(createDetailBox(body)); // the running kernel
+    column->addWidget(createLaunchBox(body)); // its launch parameters (one place to edit them)
+    column->addWidget(createTreeBox(body));   // the tree rows' parameters, for tree rows only
+    setScrollableWidget(this, body);
 
-    // -- the registry, grouped by backend
-    m_table = new QTreeWidget(body);
+    connect(m_table, &QTreeWidget::currentItemChanged, this,
+            [this](QTreeWidgetItem* item) { onCurrentItemChanged(item); });
+    for (ParamForm* f : {m_launchForm, m_treeForm})
+        connect(f, &ParamForm::edited, this, [this](const QString& key, const QString& text) {
+            clearRefusal();
+            emit paramEdited(key, text);
+        });
+    connect(m_tuneNow, &QPushButton::clicked, this, &KernelDock::tuneRequested);
+
+    setKernel(QString());
+    setParams(nbody::SimParams{});
+}
+
+QTreeWidget* KernelDock::createTable(QWidget* parent)
+{
+    m_table = new QTreeWidget(parent);
     m_table->setObjectName(QStringLiteral("kernelTable"));
     m_table->setColumnCount(ColumnCount);
     m_table->setHeaderLabels({tr("Kernel"), tr("Precision"), tr("Layout")});
@@ -113,10 +132,12 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     }
     m_table->setMinimumHeight(m_table->header()->sizeHint().height() + rowsHeight + 2 * m_table->frameWidth() + 2);
     m_table->setMaximumHeight(m_table->minimumHeight());
-    column->addWidget(m_table);
+    return m_table;
+}
 
-    // -- the running kernel
-    auto* detailBox = new QGroupBox(tr("Selected kernel"), body);
+QGroupBox* KernelDock::createDetailBox(QWidget* parent)
+{
+    auto* detailBox = new QGroupBox(tr("Selected kernel"), parent);
     auto* detail = new QVBoxLayout(detailBox);
     m_title = new QLabel(detailBox);
     m_title->setObjectName(QStringLiteral("kernelTitle"));
@@ -146,10 +167,12 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     detail->addWidget(m_title);
     detail->addLayout(factsForm);
     detail->addWidget(m_description);
-    column->addWidget(detailBox);
+    return detailBox;
+}
 
-    // -- its launch parameters (one place to edit them)
-    auto* paramBox = new QGroupBox(tr("Launch parameters"), body);
+QGroupBox* KernelDock::createLaunchBox(QWidget* parent)
+{
+    auto* paramBox = new QGroupBox(tr("Launch parameters"), parent);
     auto* form = new QVBoxLayout(paramBox);
     // One parameter a row (two columns would make the dock wider than the right-hand column).
     // The table's Launch rows a single process reads (the exchange's are mpirun's).
@@ -178,28 +201,17 @@ KernelDock::KernelDock(QWidget* parent) : QDockWidget(tr("Kernel"), parent)
     m_refusal->setStyleSheet(QStringLiteral("color: #d32f2f;"));
     m_refusal->hide();
     form->addWidget(m_refusal);
-    column->addWidget(paramBox);
+    return paramBox;
+}
 
-    // -- the tree rows' parameters (SimParams::openingAngle, leafSize), for tree rows only
-    m_treeBox = new QGroupBox(tr("Tree parameters"), body);
+QGroupBox* KernelDock::createTreeBox(QWidget* parent)
+{
+    m_treeBox = new QGroupBox(tr("Tree parameters"), parent);
     m_treeBox->setObjectName(QStringLiteral("treeParams"));
     auto* treeLayout = new QVBoxLayout(m_treeBox);
     m_treeForm = new ParamForm([](const nbody::ParamInfo& r) { return r.group == nbody::ParamGroup::Tree; }, m_treeBox);
     treeLayout->addWidget(m_treeForm);
-    column->addWidget(m_treeBox);
-    setScrollableWidget(this, body);
-
-    connect(m_table, &QTreeWidget::currentItemChanged, this,
-            [this](QTreeWidgetItem* item) { onCurrentItemChanged(item); });
-    for (ParamForm* f : {m_launchForm, m_treeForm})
-        connect(f, &ParamForm::edited, this, [this](const QString& key, const QString& text) {
-            clearRefusal();
-            emit paramEdited(key, text);
-        });
-    connect(m_tuneNow, &QPushButton::clicked, this, &KernelDock::tuneRequested);
-
-    setKernel(QString());
-    setParams(nbody::SimParams{});
+    return m_treeBox;
 }
 
 void KernelDock::onCurrentItemChanged(QTreeWidgetItem* item)

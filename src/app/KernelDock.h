@@ -7,14 +7,15 @@
 /// device and N, else the kernel's default), a line saying what they resolve to and where from
 /// ("tuned on this device 2026-12-01: block 128, … — 1.2e12 interactions/s" or "default (not
 /// tuned yet): …"), and a "Tune now" button; for tree rows (ForceMethod::Tree) only, the opening
-/// angle θ and the leaf size. Like RunDock it only shows values and reports edits: MainWindow forwards the
-/// edits to the SimulationController and feeds its answers back through the setters, which emit
-/// nothing, so the dock, the Kernel menu and the controller cannot loop. A refused edit (the
+/// angle θ and the leaf size. Like RunDock it only shows values and reports edits: KernelPresenter
+/// forwards the edits to the SimulationController and feeds its answers back through the setters,
+/// which emit nothing, so the dock, the Kernel menu and the controller cannot loop. A refused edit (the
 /// Simulation throws std::invalid_argument naming the limit) is shown inline by showRefusal()
 /// while the setters put the value in use back.
 ///
 /// It also shows the running kernel's share of this device's issue-slot ceiling (sim/core/Ceiling.h)
-/// from the rate the status bar shows (MainWindow feeds setMeasuredRate() from each timed frame).
+/// from the rate the status bar shows (StatusPresenter feeds setMeasuredRate() from each timed
+/// frame).
 
 #include "sim/base/DeviceInfo.h"
 #include "sim/core/SimParams.h"
@@ -83,6 +84,15 @@ signals:
     void tuneRequested();
 
 private:
+    /// The registry grouped by backend, as tall as its rows (the dock scrolls as a whole).
+    QTreeWidget* createTable(QWidget* parent);
+    /// "Selected kernel": the running kernel's facts, its ceiling share and its description.
+    QGroupBox* createDetailBox(QWidget* parent);
+    /// "Launch parameters": the table's Launch rows, where their values come from, Tune now,
+    /// and the line that says why an edit was refused.
+    QGroupBox* createLaunchBox(QWidget* parent);
+    /// "Tree parameters" (SimParams::openingAngle, leafSize), shown for tree rows only.
+    QGroupBox* createTreeBox(QWidget* parent);
     void onCurrentItemChanged(QTreeWidgetItem* item);
     void showDetails(const nbody::KernelInfo* kernel);
     void showCeiling();

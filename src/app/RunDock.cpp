@@ -87,9 +87,30 @@ RunDock::RunDock(QWidget* parent) : QDockWidget(tr("Run"), parent)
     setObjectName(QStringLiteral("RunDock"));
     auto* body = new QWidget(this);
     auto* column = new QVBoxLayout(body);
+    column->addWidget(createRunBox(body));    // run control
+    column->addWidget(createSystemBox(body)); // what is running
+    column->addWidget(createParamBox(body));  // parameters
+    column->addStretch(1);
+    setScrollableWidget(this, body);
 
-    // -- run control
-    auto* runBox = new QGroupBox(tr("Run"), body);
+    m_stepsToRun->setObjectName(QStringLiteral("stepsToRun"));
+    m_stepsPerFrame->setObjectName(QStringLiteral("stepsPerFrame"));
+    m_dt->setObjectName(QStringLiteral("dt"));
+    m_eps2->setObjectName(QStringLiteral("eps2"));
+    connect(m_stepsToRun, &QSpinBox::valueChanged, this, &RunDock::stepsToRunEdited);
+    connect(m_stepsPerFrame, &QSpinBox::valueChanged, this, &RunDock::stepsPerFrameEdited);
+    connect(m_dt, &QDoubleSpinBox::valueChanged, this, &RunDock::dtEdited);
+    connect(m_eps2, &QDoubleSpinBox::valueChanged, this, &RunDock::eps2Edited);
+    connect(m_G, &QDoubleSpinBox::valueChanged, this, &RunDock::gravitationalConstantEdited);
+    connect(m_collisions, &QCheckBox::toggled, this, &RunDock::collisionsEdited);
+
+    setKernel(nullptr);
+    setParams(nbody::SimParams{});
+}
+
+QGroupBox* RunDock::createRunBox(QWidget* parent)
+{
+    auto* runBox = new QGroupBox(tr("Run"), parent);
     auto* runForm = new QFormLayout(runBox);
     m_stepsToRun = new QSpinBox(runBox);
     m_stepsToRun->setRange(0, std::numeric_limits<int>::max());
@@ -121,10 +142,12 @@ RunDock::RunDock(QWidget* parent) : QDockWidget(tr("Run"), parent)
                                   "dynamical times sqrt(R³ / (G M)) of the system, the others held fixed"));
     connect(m_previewTimes, &QDoubleSpinBox::valueChanged, this, &RunDock::launchPreviewTimesEdited);
     runForm->addRow(tr("Launch preview:"), m_previewTimes);
-    column->addWidget(runBox);
+    return runBox;
+}
 
-    // -- what is running
-    auto* infoBox = new QGroupBox(tr("System"), body);
+QGroupBox* RunDock::createSystemBox(QWidget* parent)
+{
+    auto* infoBox = new QGroupBox(tr("System"), parent);
     auto* infoForm = new QFormLayout(infoBox);
     m_source = valueLabel(infoBox);
     m_bodies = valueLabel(infoBox);
@@ -134,10 +157,12 @@ RunDock::RunDock(QWidget* parent) : QDockWidget(tr("Run"), parent)
     infoForm->addRow(tr("Bodies (N):"), m_bodies);
     infoForm->addRow(tr("Kernel:"), m_kernel);
     infoForm->addRow(tr("Positions:"), m_interop);
-    column->addWidget(infoBox);
+    return infoBox;
+}
 
-    // -- parameters
-    auto* paramBox = new QGroupBox(tr("Parameters"), body);
+QGroupBox* RunDock::createParamBox(QWidget* parent)
+{
+    auto* paramBox = new QGroupBox(tr("Parameters"), parent);
     auto* paramForm = new QFormLayout(paramBox);
     m_dt = new ScientificSpinBox(paramBox);
     m_dt->setToolTip(tr("Time step of the kick-drift-kick leapfrog, time units (arrows: ×2 / ÷2)"));
@@ -163,23 +188,7 @@ RunDock::RunDock(QWidget* parent) : QDockWidget(tr("Run"), parent)
                                 "momentum and centre of mass; the energy lost is shown in the diagnostics. "
                                 "Bodies need radii (a scenario's, or a file's)."));
     paramForm->addRow(m_collisions);
-    column->addWidget(paramBox);
-    column->addStretch(1);
-    setScrollableWidget(this, body);
-
-    m_stepsToRun->setObjectName(QStringLiteral("stepsToRun"));
-    m_stepsPerFrame->setObjectName(QStringLiteral("stepsPerFrame"));
-    m_dt->setObjectName(QStringLiteral("dt"));
-    m_eps2->setObjectName(QStringLiteral("eps2"));
-    connect(m_stepsToRun, &QSpinBox::valueChanged, this, &RunDock::stepsToRunEdited);
-    connect(m_stepsPerFrame, &QSpinBox::valueChanged, this, &RunDock::stepsPerFrameEdited);
-    connect(m_dt, &QDoubleSpinBox::valueChanged, this, &RunDock::dtEdited);
-    connect(m_eps2, &QDoubleSpinBox::valueChanged, this, &RunDock::eps2Edited);
-    connect(m_G, &QDoubleSpinBox::valueChanged, this, &RunDock::gravitationalConstantEdited);
-    connect(m_collisions, &QCheckBox::toggled, this, &RunDock::collisionsEdited);
-
-    setKernel(nullptr);
-    setParams(nbody::SimParams{});
+    return paramBox;
 }
 
 void RunDock::setStepsToRun(int steps)

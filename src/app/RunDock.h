@@ -3,7 +3,7 @@
 /// The "Run" dock: how long to run, how many steps per frame, what is running (N, kernel,
 /// interop) and the physical parameters of the simulation (dt, ε²; the kernel's launch
 /// parameters are edited in the Kernel dock). It only shows values and reports edits;
-/// MainWindow forwards edits to the SimulationController and feeds its answers back through the
+/// RunPresenter forwards edits to the SimulationController and feeds its answers back through the
 /// setters, which emit nothing (so the two-way binding cannot loop).
 
 #include "sim/core/SimParams.h"
@@ -12,6 +12,7 @@
 #include <QDoubleSpinBox>
 
 class QCheckBox;
+class QGroupBox;
 class QLabel;
 class QSpinBox;
 
@@ -68,6 +69,13 @@ signals:
     void launchPreviewTimesEdited(double times);
 
 private:
+    /// "Run": steps to run, steps per frame, the time scale, the Add body tool's preview length.
+    QGroupBox* createRunBox(QWidget* parent);
+    /// "System": what is running (source, N, kernel, the positions' path).
+    QGroupBox* createSystemBox(QWidget* parent);
+    /// "Parameters": dt, ε², G with its unit, collisions.
+    QGroupBox* createParamBox(QWidget* parent);
+
     QSpinBox* m_stepsToRun;
     QSpinBox* m_stepsPerFrame;
     QLabel* m_bodies;

@@ -148,6 +148,13 @@ void ScenarioMenus::askAndCreate(const QString& id)
     // All pairs cost N² per force evaluation. Without a GPU a very large N means minutes per step,
     // and a step in progress cannot be interrupted (Pause and Quit wait for it): ask first.
     const qulonglong n = row->fixedBodies ? 0 : qulonglong(bodies->value());
+    if (!confirmLargeSystem(n))
+        return;
+    emit newScenarioRequested(id, n, quint64(seed->value()));
+}
+
+bool ScenarioMenus::confirmLargeSystem(qulonglong n)
+{
     bool gpu = false;
     for (const nbody::KernelInfo& k : nbody::kernelRegistry())
         gpu = gpu || (k.backend == nbody::Backend::Cuda && nbody::availability(k).available);
@@ -162,10 +169,9 @@ void ScenarioMenus::askAndCreate(const QString& id)
                 .arg(double(n) * double(n), 0, 'g', 2)
                 .arg(seconds, 0, 'f', 0),
             QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
-        if (answer != QMessageBox::Yes)
-            return;
+        return answer == QMessageBox::Yes;
     }
-    emit newScenarioRequested(id, n, quint64(seed->value()));
+    return true;
 }
 
 ScenarioMenus::Suggestion ScenarioMenus::suggest(const nbody::ScenarioInfo& row, double stepsPerSecond)

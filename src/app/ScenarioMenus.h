@@ -64,6 +64,9 @@ signals:
 
 private:
     void askAndCreate(const QString& id);
+    /// Without a usable GPU kernel, more than 100 000 bodies means minutes per step that Pause
+    /// and Quit wait for: asks first. True when the system may be created.
+    bool confirmLargeSystem(qulonglong n);
     void openFile();
     void saveFile();
 

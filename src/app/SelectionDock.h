@@ -32,7 +32,7 @@ public:
     std::optional<std::uint32_t> selectedId() const { return m_selected; }
     /// The text of a value row by its label ("Mass"), for tests and the status bar.
     QString value(const QString& row) const;
-    /// The Follow check box (kept in step with View → Follow selected body by MainWindow).
+    /// The Follow check box (kept in step with View → Follow selected body by SelectionPresenter).
     QCheckBox* followBox() const { return m_follow; }
 
 signals:

@@ -276,6 +276,21 @@ private:
     /// `saved` or `failed` is emitted with the outcome.
     void enqueueSave(const QString& path, void (SimulationController::*saved)(const QString&, qulonglong, qulonglong),
                      void (SimulationController::*failed)(const QString&, const QString&));
+    /// The first system as initialize()'s start-up command makes it (ControllerSystems.cpp).
+    struct StartSystem {
+        nbody::World world;
+        QString source;
+        nbody::SimParams params;
+        QString kernelId;
+    };
+    /// The start-up's scenario (config.scenario; N sized for the kernel when asked):
+    /// startupFailed() when it cannot be built, `s` then stays empty.
+    void startFromScenario(const StartupConfig& config, StartSystem& s);
+    /// The start-up's snapshot (config.inputFile): startupFailed() when it cannot be read.
+    void startFromFile(const StartupConfig& config, StartSystem& s);
+    /// Creates the Simulation of the start-up's system (on `cpu` when the asked kernel refuses
+    /// it) and publishes the new system.
+    void installStartSystem(const StartupConfig& config, StartSystem s);
     void installWorld(nbody::World world, const QString& source, bool deriveParams,
                       const std::optional<nbody::RestartParams>& fileParams = std::nullopt,
                       const nbody::Fp64State* exact = nullptr);

@@ -78,8 +78,28 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
     m_rows = new QBoxLayout(QBoxLayout::TopToBottom, body);
     auto* column = new QVBoxLayout;
 
-    // -- kernels
-    auto* kernelBox = new QGroupBox(tr("Kernels"), body);
+    m_rows->addWidget(createKernelBox(body), 1);
+    m_rows->addLayout(column);
+    column->addWidget(createRunBox(body));
+    createStartRows(body, column); // start, progress, result
+    column->addStretch(); // side by side: the settings at the top
+    setScrollableWidget(this, body);
+    connect(this, &QDockWidget::dockLocationChanged, this, &ValidationDock::followArea);
+    connect(this, &QDockWidget::topLevelChanged, this, &ValidationDock::followArea);
+
+    m_reportAction = new QAction(tr("Validation re&port…"), this);
+    m_reportAction->setObjectName(QStringLiteral("validationReportAction"));
+    m_reportAction->setStatusTip(tr("Show the last validation report (run one from the Validation dock)"));
+    m_reportAction->setEnabled(false);
+    connect(m_reportAction, &QAction::triggered, this, &ValidationDock::showReport);
+
+    updateSystemChoices();
+    m_bodies->setEnabled(false);
+}
+
+QGroupBox* ValidationDock::createKernelBox(QWidget* parent)
+{
+    auto* kernelBox = new QGroupBox(tr("Kernels"), parent);
     auto* kernelColumn = new QVBoxLayout(kernelBox);
     m_kernels = new QListWidget(kernelBox);
     m_kernels->setObjectName(QStringLiteral("validationKernels"));
@@ -99,8 +119,6 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
     kernelButtons->addWidget(noneButton);
     kernelButtons->addStretch(1);
     kernelColumn->addLayout(kernelButtons);
-    m_rows->addWidget(kernelBox, 1);
-    m_rows->addLayout(column);
     m_kernelBox = kernelBox;
     connect(allButton, &QPushButton::clicked, this, [this] {
         m_userChecked = true;
@@ -120,9 +138,12 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
         if (!m_kernels->signalsBlocked())
             m_userChecked = true;
     });
+    return kernelBox;
+}
 
-    // -- system and run length
-    auto* runBox = new QGroupBox(tr("Run"), body);
+QGroupBox* ValidationDock::createRunBox(QWidget* parent)
+{
+    auto* runBox = new QGroupBox(tr("Run"), parent);
     auto* form = new QFormLayout(runBox);
     m_system = new QComboBox(runBox);
     m_system->setObjectName(QStringLiteral("validationSystem"));
@@ -154,12 +175,14 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
     form->addRow(tr("S&teps (K):"), m_steps);
     form->addRow(tr("Check&points:"), m_checkpoints);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    column->addWidget(runBox);
     connect(m_system, &QComboBox::currentIndexChanged, this,
             [this] { m_bodies->setEnabled(m_system->currentData().toInt() == int(SystemChoice::Default)); });
+    return runBox;
+}
 
-    // -- start, progress, result
-    m_startButton = new QPushButton(tr("Sta&rt validation"), body);
+void ValidationDock::createStartRows(QWidget* parent, QVBoxLayout* column)
+{
+    m_startButton = new QPushButton(tr("Sta&rt validation"), parent);
     m_startButton->setObjectName(QStringLiteral("validationStart"));
     m_startButton->setToolTip(tr("Run the checked kernels and the fp64 reference side by side, off the GUI "
                                  "thread; the simulation keeps running"));
@@ -169,16 +192,16 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
         else
             start();
     });
-    m_progress = new QProgressBar(body);
+    m_progress = new QProgressBar(parent);
     m_progress->setObjectName(QStringLiteral("validationProgress"));
     m_progress->setRange(0, 1000);
     m_progress->setValue(0);
     m_progress->setTextVisible(true);
     m_progress->setFormat(QStringLiteral("%p%"));
-    m_status = new QLabel(tr("Idle"), body);
+    m_status = new QLabel(tr("Idle"), parent);
     m_status->setObjectName(QStringLiteral("validationStatus"));
     m_status->setWordWrap(true);
-    m_result = new QLabel(body);
+    m_result = new QLabel(parent);
     m_result->setObjectName(QStringLiteral("validationResult"));
     m_result->setWordWrap(true);
     m_result->setTextFormat(Qt::RichText);
@@ -189,19 +212,6 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
     column->addWidget(m_progress);
     column->addWidget(m_status);
     column->addWidget(m_result);
-    column->addStretch(); // side by side: the settings at the top
-    setScrollableWidget(this, body);
-    connect(this, &QDockWidget::dockLocationChanged, this, &ValidationDock::followArea);
-    connect(this, &QDockWidget::topLevelChanged, this, &ValidationDock::followArea);
-
-    m_reportAction = new QAction(tr("Validation re&port…"), this);
-    m_reportAction->setObjectName(QStringLiteral("validationReportAction"));
-    m_reportAction->setStatusTip(tr("Show the last validation report (run one from the Validation dock)"));
-    m_reportAction->setEnabled(false);
-    connect(m_reportAction, &QAction::triggered, this, &ValidationDock::showReport);
-
-    updateSystemChoices();
-    m_bodies->setEnabled(false);
 }
 
 ValidationDock::~ValidationDock()

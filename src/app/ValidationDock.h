@@ -33,12 +33,14 @@
 class QAction;
 class QBoxLayout;
 class QComboBox;
+class QGroupBox;
 class QLabel;
 class QListWidget;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QThread;
+class QVBoxLayout;
 
 namespace nbody {
 struct KernelInfo;
@@ -109,6 +111,12 @@ signals:
     void runEnded(bool cancelled, const QString& message);
 
 private:
+    /// "Kernels": the registry's rows to check, All available and None.
+    QGroupBox* createKernelBox(QWidget* parent);
+    /// "Run": the system (the current one or a Plummer sphere of N), steps and checkpoints.
+    QGroupBox* createRunBox(QWidget* parent);
+    /// Start (or Cancel), the progress bar, the status line and the result with its report link.
+    void createStartRows(QWidget* parent, QVBoxLayout* column);
     /// Asks whether to start a run of `bodies` predicted to take `seconds` here.
     bool confirmLongRun(std::size_t bodies, double seconds);
     enum class Phase { Idle, WaitingForSystem, Running };

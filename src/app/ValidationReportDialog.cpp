@@ -133,6 +133,28 @@ ValidationReportDialog::ValidationReportDialog(QWidget* parent) : QDialog(parent
     setModal(false);
     setSizeGripEnabled(true);
 
+    createHeading();
+    createSummary();
+    createNotes();
+    createFieldTable();
+    createTabs();
+    QDialogButtonBox* buttons = createButtons();
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_verdict);
+    layout->addWidget(m_parameters);
+    layout->addWidget(m_environment);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_reference);
+    layout->addWidget(m_reasons);
+    layout->addWidget(m_warnings);
+    layout->addWidget(m_tabs, 1);
+    layout->addWidget(buttons);
+    resize(1100, 760);
+}
+
+void ValidationReportDialog::createHeading()
+{
     m_verdict = new QLabel(this);
     m_verdict->setObjectName(QStringLiteral("reportVerdict"));
     QFont big = m_verdict->font();
@@ -150,7 +172,10 @@ ValidationReportDialog::ValidationReportDialog(QWidget* parent) : QDialog(parent
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     }
     m_environment->setStyleSheet(QStringLiteral("color: #4a4a4a;"));
+}
 
+void ValidationReportDialog::createSummary()
+{
     m_summary = makeTable(this, QStringLiteral("reportSummary"));
     setHeaders(m_summary,
                {{tr("Kernel"), tr("Registry id (hover for the name, backend and launch parameters)")},
@@ -165,7 +190,10 @@ ValidationReportDialog::ValidationReportDialog(QWidget* parent) : QDialog(parent
                 {tr("Verdict"), tr("PASS, FAIL (reasons below) or ERROR (the run could not be done)")}});
     m_summary->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_summary->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+}
 
+void ValidationReportDialog::createNotes()
+{
     m_reasons = new QLabel(this);
     m_reasons->setObjectName(QStringLiteral("reportReasons"));
     m_reasons->setWordWrap(true);
@@ -177,7 +205,10 @@ ValidationReportDialog::ValidationReportDialog(QWidget* parent) : QDialog(parent
     m_warnings->setWordWrap(true);
     m_warnings->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_warnings->setStyleSheet(QStringLiteral("color: #8a5a00;"));
+}
 
+void ValidationReportDialog::createFieldTable()
+{
     m_fields = makeTable(this, QStringLiteral("reportFields"));
     setHeaders(m_fields,
                {{tr("Kernel"), QString()},
@@ -192,7 +223,10 @@ ValidationReportDialog::ValidationReportDialog(QWidget* parent) : QDialog(parent
                 {tr("> 0.01 abs."), tr("The predecessor's criterion: components with |Δ| > 0.01")}});
     m_fields->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_fields->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+}
 
+void ValidationReportDialog::createTabs()
+{
     m_growthChart = new QChart;
     m_growthChart->setTitle(tr("Error growth: max position error against the reference"));
     m_growthChart->legend()->setAlignment(Qt::AlignRight);
@@ -209,7 +243,10 @@ ValidationReportDialog::ValidationReportDialog(QWidget* parent) : QDialog(parent
     m_tabs->addTab(m_fields, tr("&Per-field statistics"));
     m_tabs->setTabToolTip(0, tr("N-body systems are chaotic: trajectory errors of every kernel grow; a bug shows "
                                 "as a large error from the first steps"));
+}
 
+QDialogButtonBox* ValidationReportDialog::createButtons()
+{
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     auto* json = buttons->addButton(tr("Export &JSON…"), QDialogButtonBox::ActionRole);
     json->setObjectName(QStringLiteral("exportJson"));
@@ -220,18 +257,7 @@ ValidationReportDialog::ValidationReportDialog(QWidget* parent) : QDialog(parent
     connect(json, &QPushButton::clicked, this, [this] { chooseExport(QStringLiteral("json")); });
     connect(html, &QPushButton::clicked, this, [this] { chooseExport(QStringLiteral("html")); });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::close);
-
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_verdict);
-    layout->addWidget(m_parameters);
-    layout->addWidget(m_environment);
-    layout->addWidget(m_summary);
-    layout->addWidget(m_reference);
-    layout->addWidget(m_reasons);
-    layout->addWidget(m_warnings);
-    layout->addWidget(m_tabs, 1);
-    layout->addWidget(buttons);
-    resize(1100, 760);
+    return buttons;
 }
 
 void ValidationReportDialog::setReport(std::shared_ptr<const nbody::ValidationReport> report)

@@ -21,6 +21,7 @@
 #include <memory>
 
 class QChart;
+class QDialogButtonBox;
 class QLabel;
 class QTabWidget;
 class QTableWidget;
@@ -51,6 +52,18 @@ public:
     const AxisLayout& energyAxisLayout() const { return m_energyLayout; }
 
 private:
+    /// The verdict, the run's parameters, the environment and the reference's line.
+    void createHeading();
+    /// The per-kernel summary table.
+    void createSummary();
+    /// The reasons for a FAIL and the warnings.
+    void createNotes();
+    /// The per-field statistics table (a tab).
+    void createFieldTable();
+    /// The tabs: error growth and energy change charts, per-field statistics.
+    void createTabs();
+    /// Close, Export JSON… and Export HTML….
+    QDialogButtonBox* createButtons();
     void chooseExport(const QString& suffix);
     void fillSummary();
     void fillFields();

@@ -114,6 +114,21 @@ ViewDock::ViewDock(QWidget* parent) : QDockWidget(tr("View"), parent)
     setObjectName(QStringLiteral("ViewDock"));
     auto* body = new QWidget(this);
     auto* form = new QFormLayout(body);
+    addSpriteRows(body, form);
+    addLightRows(body, form);
+    addOverlayRows(body, form);
+    setScrollableWidget(this, body);
+    connect(m_mode, &QComboBox::activated, this, [this](int) { m_userChoseMode = true; });
+    connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int) {
+        emit colourModeChanged(nbody::gl::findColourMode(m_mode->currentData().toString().toStdString()));
+    });
+    connect(m_pointSize, &QDoubleSpinBox::valueChanged, this, &ViewDock::pointSizeChanged);
+    connect(m_additive, &QCheckBox::toggled, this, &ViewDock::additiveChanged);
+    connect(m_legend, &QCheckBox::toggled, this, &ViewDock::legendToggled);
+}
+
+void ViewDock::addSpriteRows(QWidget* body, QFormLayout* form)
+{
     m_mode = new QComboBox(body);
     for (const nbody::gl::ColourMode& mode : nbody::gl::colourModes()) {
         m_mode->addItem(qstr(mode.name), qstr(mode.id));
@@ -137,6 +152,11 @@ ViewDock::ViewDock(QWidget* parent) : QDockWidget(tr("View"), parent)
     m_additive->setToolTip(tr("Overlapping bodies add up their light in a floating-point buffer, tone-mapped: dense "
                               "regions glow instead of saturating. Off: each sprite covers those behind it"));
     form->addRow(m_additive);
+    connect(byDistance, &QCheckBox::toggled, this, &ViewDock::sizeByDistanceToggled);
+}
+
+void ViewDock::addLightRows(QWidget* body, QFormLayout* form)
+{
     auto* autoExposure = new QCheckBox(tr("Automatic exposure"), body);
     autoExposure->setChecked(true);
     autoExposure->setToolTip(tr("The exposure follows the scene: the brightest 1 % of the lit view is compressed by "
@@ -166,11 +186,15 @@ ViewDock::ViewDock(QWidget* parent) : QDockWidget(tr("View"), parent)
     labels->setChecked(true);
     labels->setToolTip(tr("The names of bodies that have one (the Solar System's Sun and planets)"));
     form->addRow(labels);
-    connect(byDistance, &QCheckBox::toggled, this, &ViewDock::sizeByDistanceToggled);
     connect(autoExposure, &QCheckBox::toggled, this, &ViewDock::autoExposureToggled);
     connect(ev, &QDoubleSpinBox::valueChanged, this, &ViewDock::exposureEvChanged);
     connect(trailSeconds, &QDoubleSpinBox::valueChanged, this, &ViewDock::trailSecondsChanged);
     connect(labels, &QCheckBox::toggled, this, &ViewDock::labelsToggled);
+    connect(trails, &QCheckBox::toggled, this, &ViewDock::trailsToggled);
+}
+
+void ViewDock::addOverlayRows(QWidget* body, QFormLayout* form)
+{
     auto* bounds = new QCheckBox(tr("Bounds box"), body);
     bounds->setToolTip(tr("The bodies' axis-aligned bounding box"));
     form->addRow(bounds);
@@ -180,17 +204,8 @@ ViewDock::ViewDock(QWidget* parent) : QDockWidget(tr("View"), parent)
     m_legend = new QCheckBox(tr("Legend"), body);
     m_legend->setChecked(true);
     form->addRow(m_legend);
-    connect(trails, &QCheckBox::toggled, this, &ViewDock::trailsToggled);
     connect(bounds, &QCheckBox::toggled, this, &ViewDock::boundsToggled);
     connect(axes, &QCheckBox::toggled, this, &ViewDock::axesToggled);
-    setScrollableWidget(this, body);
-    connect(m_mode, &QComboBox::activated, this, [this](int) { m_userChoseMode = true; });
-    connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int) {
-        emit colourModeChanged(nbody::gl::findColourMode(m_mode->currentData().toString().toStdString()));
-    });
-    connect(m_pointSize, &QDoubleSpinBox::valueChanged, this, &ViewDock::pointSizeChanged);
-    connect(m_additive, &QCheckBox::toggled, this, &ViewDock::additiveChanged);
-    connect(m_legend, &QCheckBox::toggled, this, &ViewDock::legendToggled);
 }
 
 bool ViewDock::selectColourMode(const QString& id)

@@ -13,6 +13,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 
 namespace nbody::app {
 
@@ -66,6 +67,13 @@ signals:
     void labelsToggled(bool on);
 
 private:
+    /// Colour by, point size, smaller with distance, additive light.
+    void addSpriteRows(QWidget* body, QFormLayout* form);
+    /// Exposure (automatic and compensation), fading trails, labels.
+    void addLightRows(QWidget* body, QFormLayout* form);
+    /// Bounds box, axes, legend.
+    void addOverlayRows(QWidget* body, QFormLayout* form);
+
     bool m_userChoseMode = false;
     QComboBox* m_mode;
     QDoubleSpinBox* m_pointSize;

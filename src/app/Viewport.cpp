@@ -228,20 +228,7 @@ void Viewport::finishFrame(const FrameResult& result)
     }
     doneCurrent();
 
-    if (result.scalars && m_mode->source != nbody::gl::ColourSource::Mass &&
-        result.scalars->size() <= m_buffers->capacity()) {
-        makeCurrent();
-        try {
-            m_buffers->uploadScalars(result.scalars->data(), result.scalars->size());
-            m_haveScalars = true;
-            m_scalarMin = result.scalarMin;
-            m_scalarMax = result.scalarMax;
-            m_groupsPresent = result.groupsPresent;
-        } catch (const std::exception& e) {
-            emit glFailed(QString::fromUtf8(e.what()));
-        }
-        doneCurrent();
-    }
+    uploadScalars(result);
     if (result.systemReplaced) {
         clearTrails(); // a new system starts from black, never under the old one's trails
         emit systemReplaced(result.defaultColourMode);
@@ -264,6 +251,30 @@ void Viewport::finishFrame(const FrameResult& result)
         m_framing = result.framing;
         fitCamera();
     }
+    takeSelection(result);
+    update();
+}
+
+void Viewport::uploadScalars(const FrameResult& result)
+{
+    if (result.scalars && m_mode->source != nbody::gl::ColourSource::Mass &&
+        result.scalars->size() <= m_buffers->capacity()) {
+        makeCurrent();
+        try {
+            m_buffers->uploadScalars(result.scalars->data(), result.scalars->size());
+            m_haveScalars = true;
+            m_scalarMin = result.scalarMin;
+            m_scalarMax = result.scalarMax;
+            m_groupsPresent = result.groupsPresent;
+        } catch (const std::exception& e) {
+            emit glFailed(QString::fromUtf8(e.what()));
+        }
+        doneCurrent();
+    }
+}
+
+void Viewport::takeSelection(const FrameResult& result)
+{
     if (result.selectionCleared)
         m_selected.reset();
     if (result.selectedPosition) {
@@ -272,7 +283,6 @@ void Viewport::finishFrame(const FrameResult& result)
         if (m_followSelection && std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z))
             m_camera.target = p;
     }
-    update();
 }
 
 void Viewport::setFollowSelection(bool follow)

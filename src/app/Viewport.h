@@ -191,6 +191,10 @@ private:
     void clearTrails();
     void cleanup();
     void allocate(std::size_t capacity);
+    /// The frame's per-body scalars (speed or group) into the GL buffer, when the colour mode reads them.
+    void uploadScalars(const FrameResult& result);
+    /// The selection ring's body and, while following it, the camera's target.
+    void takeSelection(const FrameResult& result);
     void setInteropState(bool inUse, const QString& whyNot);
     void onFrameSwapped();
 

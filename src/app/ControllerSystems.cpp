@@ -1,0 +1,448 @@
+/// \file ControllerSystems.cpp
+/// SimulationController (its part that makes and replaces the system): the start-up system,
+/// reset, snapshot files (load, save, autosave) and scenarios (new, open, save).
+
+#include "SimulationController.h"
+
+#include "sim/perf/Benchmark.h"
+#include "sim/core/Edits.h"
+#include "contracts/Errors.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/ParamTable.h"
+#include "sim/core/Scenario.h"
+#include "sim/io/Scenarios.h"
+#include "sim/core/Simulation.h"
+#include "sim/io/Snapshot.h"
+#include "contracts/World.h"
+
+#include <QFileInfo>
+
+#include <algorithm>
+#include <exception>
+#include <stdexcept>
+
+namespace nbody::app {
+
+namespace {
+
+QString cubeDescription(std::size_t n)
+{
+    return QStringLiteral("uniform cube, %1 bodies").arg(n);
+}
+
+/// The recipe of a Tipsy file: its absolute path (Save scenario writes it).
+ScenarioSpec snapshotSpec(const QString& path)
+{
+    ScenarioSpec s;
+    s.snapshot = QFileInfo(path).absoluteFilePath().toStdString();
+    return s;
+}
+
+/// A registry id or a scenario file (.json), as on the command line of nbody.
+ScenarioSpec specFor(const QString& scenario)
+{
+    const std::string id = scenario.toStdString();
+    if (findScenario(id) || !scenario.endsWith(QLatin1String(".json"), Qt::CaseInsensitive))
+        return scenarioSpec(id); // ScenarioError naming the known ids
+    return readScenarioFile(id);
+}
+
+} // namespace
+
+void SimulationController::initialize(const StartupConfig& config)
+{
+    m_stepsPerFrame = std::clamp(config.stepsPerFrame, 1, 1000);
+    m_stepsToRun = std::max(0, config.stepsToRun);
+    emit stepsPerFrameChanged(m_stepsPerFrame);
+    emit stepsToRunChanged(m_stepsToRun);
+
+    Command c;
+    c.what = QStringLiteral("start-up");
+    c.makesSystem = true;
+    c.apply = [this, config] {
+        StartSystem s;
+        s.kernelId = config.kernelId;
+        if (!config.scenario.isEmpty())
+            startFromScenario(config, s);
+        else if (!config.inputFile.isEmpty())
+            startFromFile(config, s);
+        if (s.world.empty()) {
+            CubeParams cube;
+            cube.bodies = static_cast<std::size_t>(config.bodies);
+            s.world = makeUniformCube(cube);
+            s.source = cubeDescription(s.world.size());
+            m_spec = std::make_unique<ScenarioSpec>(scenarioSpec("cube", cube.bodies, cube.seed));
+            m_initialExact.reset();
+        }
+        installStartSystem(config, std::move(s));
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::startFromScenario(const StartupConfig& config, StartSystem& s)
+{
+    try {
+        ScenarioSpec spec = specFor(config.scenario);
+        QString sized;
+        if (const ScenarioInfo* row = findScenario(spec.generator);
+            row && config.bodiesGiven && !row->fixedBodies) {
+            spec.bodies = std::size_t(config.bodies);
+        } else if (row && !row->fixedBodies && !spec.bodies && config.sizeForStepsPerSecond > 0) {
+            // N from the kernel's measured speed: force evaluations timed over 50 ms (median of three), scaled as N².
+            SimParams probe = s.params;
+            probe.integrator = std::string(row->integrator);
+            const KernelInfo* k = findKernel(s.kernelId.toStdString());
+            if (k && availability(*k).available) {
+                const StepRateSize size = bodiesForStepRate(*k, probe, config.sizeForStepsPerSecond);
+                spec.bodies = size.bodies;
+                sized = QStringLiteral(" (N sized for %1 steps/s on %2: %3 ms per step predicted)")
+                            .arg(config.sizeForStepsPerSecond)
+                            .arg(s.kernelId)
+                            .arg(1e3 * size.secondsPerStep, 0, 'f', 1);
+            }
+        }
+        BuiltScenario built = buildScenario(spec, s.params);
+        built.summary += sized.toStdString();
+        s.world = std::move(built.bodies.world);
+        m_initialExact = built.bodies.exact ? std::make_unique<Fp64State>(*built.bodies.exact) : nullptr;
+        s.params = built.params;
+        if (!built.kernel.empty() && !config.kernelGiven && availability(*findKernel(built.kernel)).available)
+            s.kernelId = QString::fromStdString(built.kernel);
+        s.source = QString::fromStdString(built.summary);
+        m_spec = std::make_unique<ScenarioSpec>(spec);
+    } catch (const std::exception& e) {
+        emit startupFailed(QString::fromUtf8(e.what()));
+    }
+}
+
+void SimulationController::startFromFile(const StartupConfig& config, StartSystem& s)
+{
+    try {
+        Snapshot snap = readSnapshot(config.inputFile.toStdString());
+        // what the file stores, else a new system's defaults (throws for a massless system)
+        applyFileParams(s.params, snap.world, snap.params);
+        s.world = std::move(snap.world);
+        if (snap.exact) // an fp64 run's state (HDF5 in double precision)
+            m_initialExact = std::make_unique<Fp64State>(std::move(*snap.exact));
+        s.source = QFileInfo(config.inputFile).fileName();
+        m_spec = std::make_unique<ScenarioSpec>(snapshotSpec(config.inputFile));
+    } catch (const std::exception& e) {
+        emit startupFailed(QString::fromUtf8(e.what()));
+    }
+}
+
+void SimulationController::installStartSystem(const StartupConfig& config, StartSystem s)
+{
+    s.params.diagnosticsInterval = std::max(0, config.diagnosticsInterval);
+    s.params.hostCopyInterval = std::max(0, config.hostCopyInterval);
+    m_initialWorld = std::make_unique<World>(s.world);
+    m_massRange = s.world.massRange();
+    m_source = s.source;
+    try {
+        m_sim = std::make_unique<Simulation>(std::move(s.world),
+                                             m_initialExact ? std::optional<Fp64State>(*m_initialExact)
+                                                            : std::nullopt,
+                                             s.params, s.kernelId.toStdString());
+    } catch (const std::invalid_argument& e) {
+        // the kernel was checked by main(); this is the last line of defence
+        emit startupFailed(QString::fromUtf8(e.what()));
+        m_sim = std::make_unique<Simulation>(World(*m_initialWorld),
+                                             m_initialExact ? std::optional<Fp64State>(*m_initialExact)
+                                                            : std::nullopt,
+                                             s.params, "cpu");
+    }
+    m_sim->setDiagnosticsObserver([this](const Diagnostics& d) { m_newDiagnostics.append(d); });
+    m_newDiagnostics.clear();
+    emit diagnosticsRestarted();
+    m_framingRequested = true;
+    m_systemReplaced = true;
+    emit sourceChanged(m_source);
+    publishUnits();
+    if (config.startRunning)
+        setRunning(true);
+}
+
+void SimulationController::applyFileParams(SimParams& params, const World& world,
+                                           const std::optional<RestartParams>& file)
+{
+    // Each parameter the file stores, on its own; the others a new system's (G = 1, dt and ε²
+    // derived from the scale with the file's G).
+    const FileParams f = resolveFileParams(world, file);
+    params.G = f.G;
+    params.dt = f.dt;
+    params.eps2 = f.eps2;
+    if (file && (file->blockSize > 0 || file->tileWidthFactor > 0)) { // 0: auto (not stored)
+        params.blockSize = file->blockSize;
+        params.tileWidthFactor = file->tileWidthFactor;
+    }
+    // The stored integrator, θ, leaf size and collision switch continue the file's run; the
+    // direction of time stays the Run dock's (a run control, not a property of the system).
+    if (file) {
+        static constexpr std::string_view keepDirection[] = {"reverse"};
+        (void)applyStoredParams(file->stored, params, keepDirection);
+    }
+}
+
+void SimulationController::installWorld(World world, const QString& source, bool deriveParams,
+                                         const std::optional<RestartParams>& fileParams, const Fp64State* exact)
+{
+    if (!m_sim)
+        throw std::logic_error("no simulation");
+    SimParams params = m_sim->params();
+    if (deriveParams) {
+        // A system read from a file: what it stores, else a new system's defaults (G = 1, the
+        // leapfrog; dt and ε² derived from its scale), never the previous system's physics.
+        const SimParams fresh;
+        params.G = fresh.G;
+        params.integrator = fresh.integrator;
+        applyFileParams(params, world, fileParams);
+    }
+    auto initial = std::make_unique<World>(world);
+    auto initialExact = exact ? std::make_unique<Fp64State>(*exact) : nullptr;
+    const auto range = world.massRange();
+    // throws invalid_argument: the current system stays
+    m_sim->setWorld(std::move(world), exact ? std::optional<Fp64State>(*exact) : std::nullopt);
+    if (deriveParams) {
+        try {
+            m_sim->setParams(params);
+        } catch (const std::invalid_argument&) {
+            // A file's block size or tile width this device cannot take: keep the current ones.
+            params.blockSize = m_sim->params().blockSize;
+            params.tileWidthFactor = m_sim->params().tileWidthFactor;
+            m_sim->setParams(params);
+        }
+    }
+    // The kernel the snapshot was written with, when it can run here (an exact continuation).
+    if (fileParams && !fileParams->kernel.empty() && fileParams->kernel != m_sim->kernel().id) {
+        const KernelInfo* k = findKernel(fileParams->kernel);
+        if (k && availability(*k).available) {
+            try {
+                m_sim->setKernel(fileParams->kernel);
+            } catch (const std::invalid_argument&) {
+                // the current kernel stays (publishState reports which one runs)
+            }
+        }
+    }
+    m_initialWorld = std::move(initial);
+    m_initialExact = std::move(initialExact);
+    m_massRange = range;
+    m_lastEdit.reset(); // edits of the previous system cannot be undone on this one
+    m_recordOrigin = m_sim->stepCount(); // a recording goes on with the new system from here
+    m_lastRecorded.reset();
+    m_framingRequested = true;
+    m_systemReplaced = true;
+    if (m_selectedId) { // ids belong to the system: a new one (or a reset) ends the selection
+        m_selectedId.reset();
+        m_selectionCleared = true;
+        m_selectionMessage = tr("The selection ended: the system was replaced.");
+    }
+    m_newDiagnostics.clear();
+    emit diagnosticsRestarted();
+    if (m_source != source) {
+        m_source = source;
+        emit sourceChanged(m_source);
+    }
+}
+
+void SimulationController::reset()
+{
+    Command c;
+    c.what = QStringLiteral("reset");
+    c.requiredCapacity = m_initialWorld ? m_initialWorld->size() : 0;
+    c.apply = [this] {
+        if (m_initialWorld)
+            installWorld(World(*m_initialWorld), m_source, false, std::nullopt, m_initialExact.get());
+        m_stepsRemaining = m_stepsToRun;
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::loadFile(const QString& path)
+{
+    std::shared_ptr<World> world;
+    std::shared_ptr<const Fp64State> exact; // an fp64 run's state (HDF5 in double precision)
+    std::optional<RestartParams> fileParams;
+    try {
+        Snapshot snap = readSnapshot(path.toStdString()); // any format, detected from the content
+        fileParams = snap.params;
+        world = std::make_shared<World>(std::move(snap.world));
+        if (snap.exact)
+            exact = std::make_shared<const Fp64State>(std::move(*snap.exact));
+        (void)resolveFileParams(*world, fileParams); // a system without mass cannot be simulated
+    } catch (const std::exception& e) {
+        emit loadFailed(path, QString::fromUtf8(e.what()));
+        return;
+    }
+    Command c;
+    c.what = QStringLiteral("load");
+    c.requiredCapacity = world->size();
+    const QString name = QFileInfo(path).fileName();
+    c.apply = [this, world, exact, name, path, fileParams] {
+        try {
+            installWorld(std::move(*world), name, true, fileParams, exact.get());
+            m_spec = std::make_unique<ScenarioSpec>(snapshotSpec(path));
+            publishUnits();
+            // A kernel a scenario chose for itself (an fp64 one for the Solar System) does not
+            // suit the file: back to the user's, unless the file named its own.
+            if (!(fileParams && !fileParams->kernel.empty()))
+                restoreUserKernel();
+            m_scenarioKernel.clear();
+        } catch (const std::invalid_argument& e) {
+            emit loadFailed(path, QString::fromUtf8(e.what()));
+        }
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::saveSnapshot(const QString& path)
+{
+    enqueueSave(path, &SimulationController::snapshotSaved, &SimulationController::saveFailed);
+}
+
+void SimulationController::autosave(const QString& path)
+{
+    enqueueSave(path, &SimulationController::autosaved, &SimulationController::autosaveFailed);
+}
+
+void SimulationController::enqueueSave(const QString& path,
+                                       void (SimulationController::*saved)(const QString&, qulonglong, qulonglong),
+                                       void (SimulationController::*failed)(const QString&, const QString&))
+{
+    Command c;
+    c.what = QStringLiteral("save");
+    c.apply = [this, path, saved, failed] {
+        try {
+            const World& w = m_sim->world(); // synchronised from the device when a CUDA kernel runs
+            const SimParams& p = m_sim->params();
+            const RestartParams rp = restartParams(p, m_sim->kernel().id);
+            // An fp64 kernel's state as it is (HDF5 keeps it in 64-bit floats: an exact restart).
+            std::optional<Fp64State> exact;
+            if (m_sim->kernel().layout == Layout::Double4)
+                exact = m_sim->state64();
+            writeSnapshot(path.toStdString(), w, &rp, {}, exact ? &*exact : nullptr);
+            emit(this->*saved)(path, static_cast<qulonglong>(w.size()), static_cast<qulonglong>(w.step));
+        } catch (const CudaError&) {
+            throw; // the frame pauses at the last host copy (its GPU fault handling)
+        } catch (const std::exception& e) {
+            emit(this->*failed)(path, QString::fromUtf8(e.what()));
+        }
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::newScenario(const QString& id, qulonglong bodies, quint64 seed)
+{
+    try {
+        const ScenarioSpec spec =
+            scenarioSpec(id.toStdString(), bodies > 0 ? std::optional<std::size_t>(bodies) : std::nullopt, seed);
+        enqueueScenario(std::make_shared<BuiltScenario>(buildScenario(spec, m_sim ? m_sim->params() : SimParams{})),
+                        spec, id);
+    } catch (const std::exception& e) {
+        emit loadFailed(id, QString::fromUtf8(e.what()));
+    }
+}
+
+void SimulationController::openScenario(const QString& path)
+{
+    try {
+        const ScenarioSpec spec = readScenarioFile(path.toStdString());
+        enqueueScenario(std::make_shared<BuiltScenario>(buildScenario(spec, m_sim ? m_sim->params() : SimParams{})),
+                        spec, path);
+    } catch (const std::exception& e) {
+        emit loadFailed(path, QString::fromUtf8(e.what()));
+    }
+}
+
+void SimulationController::enqueueScenario(std::shared_ptr<BuiltScenario> built, const ScenarioSpec& spec,
+                                           const QString& what)
+{
+    Command c;
+    c.what = QStringLiteral("scenario");
+    c.requiredCapacity = built->bodies.world.size();
+    c.apply = [this, built, spec, what] {
+        try {
+            installScenario(*built, spec);
+        } catch (const std::invalid_argument& e) {
+            emit loadFailed(what, QString::fromUtf8(e.what()));
+        }
+    };
+    enqueue(std::move(c));
+}
+
+void SimulationController::installScenario(BuiltScenario& built, const ScenarioSpec& spec)
+{
+    // Parameters first (validated against the current system's size by the kernel's limits);
+    // they are restored if the new system is refused.
+    const SimParams previous = m_sim->params();
+    SimParams params = previous;
+    params.G = built.params.G;
+    params.eps2 = built.params.eps2;
+    params.dt = built.params.dt;
+    params.integrator = built.params.integrator;
+    params.collisions = built.params.collisions;
+    params.contactSearch = built.params.contactSearch;
+    m_sim->setParams(params);
+    try {
+        installWorld(World(built.bodies.world), QString::fromStdString(built.summary), false, std::nullopt,
+                     built.bodies.exact ? &*built.bodies.exact : nullptr);
+    } catch (...) {
+        m_sim->setParams(previous);
+        throw;
+    }
+    m_spec = std::make_unique<ScenarioSpec>(spec);
+    publishUnits();
+    if (built.kernel.empty()) {
+        // A scenario without a kernel of its own (the galaxy collision after the Solar System):
+        // the user's kernel, not the previous scenario's fp64 one.
+        restoreUserKernel();
+        m_scenarioKernel.clear();
+    } else if (built.kernel != std::string(m_sim->kernel().id)) {
+        try {
+            const std::string before(m_sim->kernel().id);
+            m_sim->setKernel(built.kernel);
+            if (m_scenarioKernel.empty())
+                m_kernelBeforeScenario = before;
+            m_scenarioKernel = built.kernel;
+        } catch (const std::invalid_argument& e) {
+            // The scenario runs on the current kernel; say why its own could not be used.
+            emit commandFailed(QStringLiteral("the scenario's kernel"), QString::fromUtf8(e.what()));
+        }
+    }
+}
+
+void SimulationController::restoreUserKernel()
+{
+    if (m_scenarioKernel.empty() || m_scenarioKernel != std::string(m_sim->kernel().id))
+        return; // no scenario's kernel runs: the user's choice stays
+    const KernelInfo* k = findKernel(m_kernelBeforeScenario);
+    const std::string back = k && availability(*k).available ? m_kernelBeforeScenario : std::string(defaultKernelId());
+    try {
+        m_sim->setKernel(back);
+    } catch (const std::invalid_argument&) {
+        // the scenario's kernel stays (publishState reports which one runs)
+    }
+}
+
+void SimulationController::saveScenario(const QString& path)
+{
+    try {
+        if (!m_sim || !m_spec)
+            throw std::logic_error("there is no system to save");
+        ScenarioSpec spec = *m_spec;
+        const SimParams& p = m_sim->params();
+        spec.G = p.G;
+        spec.eps2 = p.eps2;
+        spec.dt = p.dt;
+        spec.integrator = p.integrator;
+        spec.kernel = std::string(m_sim->kernel().id);
+        if (p.collisions || spec.collisions)
+            spec.collisions = p.collisions;
+        spec.params = scenarioParamValues(p); // θ, leaf size, launch parameters … that differ from the defaults
+        writeScenarioFile(path.toStdString(), spec);
+        emit scenarioSaved(path);
+    } catch (const std::exception& e) {
+        emit commandFailed(QStringLiteral("save scenario"), QString::fromUtf8(e.what()));
+    }
+}
+
+} // namespace nbody::app

@@ -1,0 +1,86 @@
+#include "FilePresenter.h"
+
+#include "Notices.h"
+#include "ScenarioMenus.h"
+#include "SimulationController.h"
+#include "SnapshotDialogs.h"
+
+#include <QAction>
+#include <QFileInfo>
+#include <QMainWindow>
+#include <QMessageBox>
+#include <QStyle>
+
+namespace nbody::app {
+
+FilePresenter::FilePresenter(QMainWindow* window, SimulationController* controller, Notices& notices)
+    : QObject(window), m_window(window), m_notices(notices)
+{
+    m_scenarioMenus = new ScenarioMenus(window);
+    m_openAction = new QAction(window->style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open snapshot…"),
+                               window);
+    m_openAction->setShortcut(QKeySequence::Open);
+    m_openAction->setStatusTip(tr("Open a snapshot (HDF5, CSV or Tipsy)"));
+    connect(m_openAction, &QAction::triggered, this, &FilePresenter::openFile);
+    m_snapshotSaver = new SnapshotSaver(window);
+    m_snapshotSaver->connectTo(controller);
+    connect(this, &FilePresenter::loadRequested, controller, &SimulationController::loadFile);
+    connect(controller, &SimulationController::loadFailed, this, &FilePresenter::onLoadFailed);
+    connectScenarios(controller);
+}
+
+void FilePresenter::connectScenarios(SimulationController* c)
+{
+    connect(m_scenarioMenus, &ScenarioMenus::newScenarioRequested, c, &SimulationController::newScenario);
+    connect(m_scenarioMenus, &ScenarioMenus::openScenarioRequested, c, &SimulationController::openScenario);
+    connect(m_scenarioMenus, &ScenarioMenus::saveScenarioRequested, c, &SimulationController::saveScenario);
+    connect(m_scenarioMenus, &ScenarioMenus::integratorRequested, c, &SimulationController::setIntegrator);
+    connect(c, &SimulationController::scenarioSaved, this,
+            [this](const QString& path) { m_notices.status(tr("Saved %1").arg(path), 10000); });
+    connect(c, &SimulationController::kernelChanged, m_scenarioMenus, &ScenarioMenus::setKernel);
+}
+
+QAction* FilePresenter::saveAction() const
+{
+    return m_snapshotSaver->action();
+}
+
+void FilePresenter::addScenarioActions(QMenu* file)
+{
+    m_scenarioMenus->addFileActions(file);
+}
+
+QMenu* FilePresenter::integratorMenu() const
+{
+    return m_scenarioMenus->integratorMenu();
+}
+
+void FilePresenter::setParams(const nbody::SimParams& params)
+{
+    m_scenarioMenus->setIntegrator(QString::fromStdString(params.integrator));
+}
+
+void FilePresenter::openFile()
+{
+    const QString path =
+        askOpenSnapshot(m_window, m_lastFile.isEmpty() ? QString() : QFileInfo(m_lastFile).absolutePath());
+    if (path.isEmpty())
+        return;
+    m_lastFile = path;
+    m_snapshotSaver->setStartDir(QFileInfo(path).absolutePath());
+    m_notices.status(tr("Loading %1…").arg(QFileInfo(path).fileName()), 5000);
+    emit loadRequested(path);
+}
+
+void FilePresenter::onLoadFailed(const QString& path, const QString& message)
+{
+    m_notices.status(tr("Could not open %1").arg(QFileInfo(path).fileName()), 15000);
+    if (m_notices.scripted()) {
+        Notices::printError(message);
+        return;
+    }
+    QMessageBox::warning(m_window, tr("Cannot open file"),
+                         tr("The file could not be loaded; the current simulation is kept.\n\n%1").arg(message));
+}
+
+} // namespace nbody::app

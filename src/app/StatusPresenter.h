@@ -1,0 +1,91 @@
+#pragma once
+/// \file StatusPresenter.h
+/// The status bar's permanent readouts and the once-a-second figures.
+
+#include "FrameProtocol.h"
+#include "StepTimeAverage.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QTimer>
+
+#include <optional>
+
+class QLabel;
+class QMainWindow;
+
+namespace nbody::app {
+
+class KernelDock;
+class Notices;
+class RunDock;
+class SimulationController;
+class Viewport;
+
+/// Owns the status bar's permanent labels (step, simulated time, ms/step · fps, interactions per
+/// second, the positions' path) and a one-second timer that updates the frame rate, the step-time
+/// average, the Kernel dock's measured rate and the Run dock's time-scale readout. Frames come in
+/// through onFrame(); it connects the timer, Viewport::interopStateChanged and the controller's
+/// sourceChanged (a new system clears the step times and the "Loading …" message). It also keeps
+/// the run's totals for a scripted run's summary line.
+class StatusPresenter : public QObject {
+    Q_OBJECT
+public:
+    StatusPresenter(QMainWindow* window, Viewport* viewport, RunDock* runDock, KernelDock* kernelDock,
+                    SimulationController* controller, Notices& notices);
+
+    /// A valid frame: the step and time labels, and its timed steps in the average.
+    void onFrame(const FrameResult& result);
+    /// The running kernel (the rate reads "–" until a step of a new kernel is timed).
+    void setKernel(const QString& id);
+    /// The parameters in use (the time scale's direction, the summary's diagnostics interval).
+    void setParams(const nbody::SimParams& params) { m_params = params; }
+    void setBodies(qulonglong n) { m_bodies = n; }
+    /// Forgets the step times (a new system): the status bar shows "–" until the next steps.
+    void restartStepTime();
+    /// A scripted run's last word on stdout: steps, mean ms/step after the first frame, fps.
+    void printRunSummary() const;
+
+private:
+    void createLabels(QMainWindow* window);
+    void setInteropState(const QString& state);
+    void updateFps();
+    /// The status bar's "x ms/step · y fps" from m_stepTime and m_fps.
+    void showStepTime();
+    void updateTimeScale();
+
+    Viewport* m_viewport;
+    RunDock* m_runDock;
+    KernelDock* m_kernelDock;
+    Notices& m_notices;
+
+    QLabel* m_stepLabel = nullptr;
+    QLabel* m_timeLabel = nullptr;
+    QLabel* m_msLabel = nullptr;
+    QLabel* m_rateLabel = nullptr;
+    QLabel* m_interopLabel = nullptr;
+
+    QTimer m_fpsTimer;
+    QElapsedTimer m_fpsClock;
+    quint64 m_fpsFrames = 0;
+    double m_fps = 0.0;             ///< frames drawn per second over the last second
+    StepTimeAverage m_stepTime;     ///< the status bar's ms/step (time in Simulation::step)
+    QString m_stepTimeKernel;       ///< the kernel and N the average belongs to
+    qulonglong m_stepTimeBodies = 0;
+    double m_shownMsPerStep = -1.0; ///< the figure on display; < 0: none yet
+    StepTimeTotals m_runTotals;     ///< since the system was created: printed at a scripted exit
+    QElapsedTimer m_runClock;       ///< since the first stepping frame of the system
+    quint64 m_runFrames = 0;        ///< frames drawn before it
+    QString m_kernelId;
+    qulonglong m_bodies = 0;
+    std::optional<nbody::SimParams> m_params;
+
+    /// The time-scale readout: simulated time and wall clock at the last readout.
+    QElapsedTimer m_timeScaleClock;
+    double m_timeScaleSimTime = 0;
+    quint64 m_timeScaleStep = 0;
+    double m_lastSimTime = 0;
+    quint64 m_lastStep = 0;
+};
+
+} // namespace nbody::app
