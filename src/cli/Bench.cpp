@@ -507,13 +507,7 @@ Row benchCase(const BenchOptions& o, const KernelInfo* k, std::size_t n, const S
     // for minutes (the CPU kernels at large N).
     try {
         const CasePrediction p = predictCase(n, caseEvaluations, o.budgetSeconds, limit, last, probe, k->method);
-        if (p.seconds > o.budgetSeconds) {
-            char note[200];
-            std::snprintf(note, sizeof note,
-                          "skipped: about %.3g s predicted (from N=%zu), over the %.3g s budget (--budget)",
-                          p.seconds, p.from.bodies, o.budgetSeconds);
-            row.note = note;
-        }
+        row.note = budgetSkipNote(p, o.budgetSeconds);
     } catch (const std::exception&) {
         if (share)
             throw; // another process may have failed: every process stops (main())

@@ -144,13 +144,7 @@ Row contactCase(const BenchOptions& o, const ContactSearchInfo* search, std::siz
     // bound for every search; sim/perf/Benchmark.h, predictCase).
     try {
         const CasePrediction p = predictCase(n, o.warmup + 1, o.budgetSeconds, n, last, probe);
-        if (p.seconds > o.budgetSeconds) {
-            char note[200];
-            std::snprintf(note, sizeof note,
-                          "skipped: about %.3g s predicted (from N=%zu), over the %.3g s budget (--budget)",
-                          p.seconds, p.from.bodies, o.budgetSeconds);
-            row.note = note;
-        }
+        row.note = budgetSkipNote(p, o.budgetSeconds);
     } catch (const std::exception&) {
         // no prediction: the case itself reports the problem
     }

@@ -1,4 +1,5 @@
 #include "sim/perf/Benchmark.h"
+#include "sim/base/Format.h"
 #include "sim/base/DeviceInfo.h"
 #include "sim/core/Integrators.h"
 #include "sim/core/Scenario.h"
@@ -243,6 +244,14 @@ BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std:
     r.timer = k.backend == Backend::Cuda && !c.share ? "CUDA events" : "wall clock";
     r.params = c.params;
     return r;
+}
+
+std::string budgetSkipNote(const CasePrediction& p, double budgetSeconds)
+{
+    if (!(p.seconds > budgetSeconds))
+        return {};
+    return formatString("skipped: about %.3g s predicted (from N=%zu), over the %.3g s budget (--budget)", p.seconds,
+                        p.from.bodies, budgetSeconds);
 }
 
 } // namespace nbody

@@ -107,6 +107,10 @@ struct CasePrediction {
     int probes = 0;        ///< evaluations predictCase() had timed for it (probe() calls)
 };
 
+/// "skipped: about 164 s predicted (from N=1024), over the 60 s budget (--budget)" when the
+/// prediction exceeds budgetSeconds, else "": the note of a bench row that does not run.
+std::string budgetSkipNote(const CasePrediction& p, double budgetSeconds);
+
 /// The first probe of predictCase(): small enough to take well under a second on any CPU.
 inline constexpr std::size_t kFirstProbeBodies = 1024;
 
