@@ -127,6 +127,12 @@ private slots:
         QCOMPARE(problem("leafSize", "33"), QStringLiteral("leaf size 33 is outside 1..32"));
         QCOMPARE(problem("G", "0"), QStringLiteral("G must be positive and finite (got 0)"));
         QCOMPARE(problem("eps2", "-1"), QStringLiteral("softening eps2 must be >= 0 and finite (got -1)"));
+        // fp32 rows refuse what fp32 cannot hold (1e-50 would round to 0, 1e39 to infinity) as typed.
+        QCOMPARE(problem("dt", "1e-50"),
+                 QStringLiteral("time step dt: '1e-50' is outside the range of fp32 (about 1.2e-38 to 3.4e38)"));
+        QCOMPARE(problem("eps2", "1e39"),
+                 QStringLiteral("softening eps2: '1e39' is outside the range of fp32 (about 1.2e-38 to 3.4e38)"));
+        QCOMPARE(problem("eps2", "0"), QString()); // an exact 0 is fine
         QCOMPARE(problem("diagnosticsInterval", "-3"), QStringLiteral("diagnostics interval must be >= 0 (got -3)"));
         QVERIFY(problem("integrator", "euler").startsWith(QLatin1String("unknown integrator 'euler' (known: leapfrog")));
         QCOMPARE(problem("reverse", "maybe"), QStringLiteral("time runs backwards: 'maybe' is not true or false"));

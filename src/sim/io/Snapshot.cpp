@@ -26,7 +26,7 @@ namespace {
 
 Snapshot readTipsySnapshot(const std::string& path)
 {
-    return Snapshot{readTipsy(path), std::nullopt, "tipsy", {}};
+    return Snapshot{readTipsy(path), std::nullopt, "tipsy", {}, std::nullopt};
 }
 
 void writeTipsySnapshot(const std::string& path, const World& world, const RestartParams*, const Fp64State*)
