@@ -369,6 +369,7 @@ private slots:
     void tipsyDoublePositionsByHand();
     void detectionIgnoresExtension();
     void csvForeignFile();
+    void csvUnknownParameterWarns();
     void csvFromOtherTools_data();
     void csvFromOtherTools();
     void storedParamsEachOnItsOwn_data();
@@ -695,6 +696,22 @@ void TestSnapshot::csvFromOtherTools()
     }
 }
 
+void TestSnapshot::csvUnknownParameterWarns()
+{
+    // A comment that looks like `name = number` but names nothing the reader knows is said, with
+    // its line; free-text comments (`# note: …`) are not.
+    const QString path = file("unknown.csv");
+    writeBytes(path, QByteArray("# Gee = 5\n# note: no softening stored\n# softening: 0.01\n"
+                                "x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n-1,0,0,0,-0.5,0,1\n"));
+    const Snapshot s = readSnapshot(path.toStdString());
+    QCOMPARE(int(s.warnings.size()), 2);
+    QVERIFY2(QString::fromStdString(s.warnings[0]).contains("line 1: '# Gee = 5' looks like a parameter but names none"),
+             s.warnings[0].c_str());
+    QVERIFY2(QString::fromStdString(s.warnings[0]).contains("known: bodies, time, step, G, eps2, dt"), s.warnings[0].c_str());
+    QVERIFY2(QString::fromStdString(s.warnings[1]).contains("line 3: '# softening: 0.01'"), s.warnings[1].c_str());
+    QVERIFY(!s.params.has_value());
+}
+
 void TestSnapshot::storedParamsEachOnItsOwn_data()
 {
     // The reader applied G, dt and eps2 only when all three lines were there;
@@ -709,6 +726,10 @@ void TestSnapshot::storedParamsEachOnItsOwn_data()
     QTest::newRow("csv: eps2 only") << "p.csv" << QByteArray("#eps2=0\n") << 0.0 << 0.f << 0.f;
     QTest::newRow("csv: G and dt") << "p.csv" << QByteArray("# G = 4\n# note: no softening stored\n# dt = 1e-3\n") << 4.0
                                    << 1e-3f << 0.f;
+    // `# name: value` and the documented names in any case are read too (a `# g = …` ran with G = 1).
+    QTest::newRow("csv: g lower case") << "p.csv" << QByteArray("# g = 2.959e-4\n") << 2.959e-4 << 0.f << 0.f;
+    QTest::newRow("csv: G with a colon") << "p.csv" << QByteArray("# G: 2.959e-4\n") << 2.959e-4 << 0.f << 0.f;
+    QTest::newRow("csv: DT, EPS2") << "p.csv" << QByteArray("# DT = 0.25\n#Eps2: 0.01\n") << 0.0 << 0.25f << 0.01f;
     QTest::newRow("hdf5: G only") << "p.h5" << QByteArray() << 2.959122082855911e-4 << 0.f << 0.f;
     QTest::newRow("hdf5: dt and eps2") << "p.h5" << QByteArray() << 0.0 << 0.5f << 0.01f;
 }
@@ -722,7 +743,7 @@ void TestSnapshot::storedParamsEachOnItsOwn()
     QFETCH(float, eps2);
     const QString path = file(name);
     const bool csv = name.endsWith(".csv");
-    const bool hasEps2 = csv ? comments.contains("eps2") : eps2 > 0;
+    const bool hasEps2 = csv ? comments.toLower().contains("eps2") : eps2 > 0;
     if (csv) {
         writeBytes(path, comments + "x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n-1,0,0,0,-0.5,0,1\n0,3,0,0,0,0,2\n");
     } else {

@@ -177,6 +177,47 @@ std::string shortest(T v)
     return std::string(buf.data(), r.ptr);
 }
 
+/// The names the reader takes from `# name = value` lines: the header's (bodies, time, step),
+/// the run's (G, eps2, dt, kernel, block_size, tile_factor) and every stored row of the parameter
+/// table (integrator, openingAngle, …).
+std::vector<std::string> documentedKeys()
+{
+    std::vector<std::string> names{"bodies", "time", "step", "G", "eps2", "dt", "kernel", "block_size", "tile_factor"};
+    for (const ParamInfo* row : storedParams())
+        if (std::find(names.begin(), names.end(), row->key) == names.end())
+            names.emplace_back(row->key);
+    return names;
+}
+
+std::string lowered(std::string_view s)
+{
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return out;
+}
+
+/// The documented name `name` stands for, compared without case ("g" → "G"); "" for none.
+std::string documentedKey(const std::string& name)
+{
+    const std::string l = lowered(name);
+    for (const std::string& k : documentedKeys())
+        if (lowered(k) == l)
+            return k;
+    return {};
+}
+
+/// "bodies, time, step, G, …" for messages.
+std::string documentedKeyList()
+{
+    std::string list;
+    for (const std::string& k : documentedKeys()) {
+        if (!list.empty())
+            list += ", ";
+        list += k;
+    }
+    return list;
+}
+
 } // namespace
 
 bool looksLikeCsv(std::span<const unsigned char> head, std::uint64_t)
@@ -225,6 +266,7 @@ Snapshot readCsvSnapshot(const std::string& path)
     std::vector<std::string> fields;
     std::string splitProblem;
     std::vector<std::string> ignored; // unknown columns, as named in the file
+    std::vector<std::string> unknownKeys; // `# name = number` lines of no name this reader knows
     for (bool first = true;; first = false) {
         if (!reader.next(line))
             fail(path, "no header row (x,y,z,vx,vy,vz,m[,id][,group][,r])");
@@ -235,10 +277,16 @@ Snapshot readCsvSnapshot(const std::string& path)
         if (t.empty())
             continue;
         if (t.front() == '#') {
+            // `# name = value` or `# name: value`; the documented names in any case (`# g = …`).
             const std::string_view body = t.substr(1);
-            if (const std::size_t eq = body.find('='); eq != std::string_view::npos)
-                keys[std::string(trim(body.substr(0, eq)))] =
-                    KeyLine{std::string(trim(body.substr(eq + 1))), reader.line(), std::string(t)};
+            if (const std::size_t eq = body.find_first_of("=:"); eq != std::string_view::npos) {
+                const std::string name(trim(body.substr(0, eq)));
+                std::string value(trim(body.substr(eq + 1)));
+                if (const std::string known = documentedKey(name); !known.empty())
+                    keys[known] = KeyLine{std::move(value), reader.line(), std::string(t)};
+                else if (parseNumber<double>(value))
+                    unknownKeys.push_back("line " + std::to_string(reader.line()) + ": '" + std::string(t) + "'");
+            }
             continue;
         }
         if (!splitFields(t, fields, splitProblem))
@@ -279,6 +327,9 @@ Snapshot readCsvSnapshot(const std::string& path)
                                 + (ignored.size() == 1 ? "an unknown column " : "unknown columns ") + names
                                 + " (known: x, y, z, vx, vy, vz, m, id, group, r)");
     }
+    for (const std::string& k : unknownKeys)
+        snap.warnings.push_back("CSV file '" + path + "': " + k + " looks like a parameter but names none this "
+                                "reader knows (known: " + documentedKeyList() + "); ignored");
     auto key = [&](const char* name) -> const std::string* {
         const auto it = keys.find(name);
         return it == keys.end() ? nullptr : &it->second.value;
