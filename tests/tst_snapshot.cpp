@@ -379,6 +379,7 @@ private slots:
     void orderPerFormat();
     void hdf5ForeignLayouts();
     void hdf5DataNotInTheFile();
+    void hdf5DatatypesNamed();
     void hdf5IsolatedReadIsBitIdentical();
     void hdf5LibraryCrashIsAnError();
     void hdf5ReaderProcessFailures_data();
@@ -896,6 +897,49 @@ void TestSnapshot::hdf5DataNotInTheFile()
     const QString external = file(QStringLiteral("external.h5"));
     make(external, true);
     expectRefused(external, {"PartType1/Coordinates", "keeps its data in other files"});
+}
+
+void TestSnapshot::hdf5DatatypesNamed()
+{
+    // The refusals say what the datatype is: an integer attribute of 13 bits at bit offset 7 was
+    // "not a plain integer (HDF5 datatype class 0)", though class 0 is the integer class; a
+    // dataset whose datatype claims 805306 bytes a value was "NumPart_ThisFile[1] = 1000 needs
+    // 2415918000 bytes" (a count that looked fine, storage that did not).
+    auto make = [&](const QString& path, bool oddCount) {
+        const hid_t f = H5Fcreate(path.toLocal8Bit().constData(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        const hid_t h = H5Gcreate2(f, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (oddCount) {
+            const hid_t odd = H5Tcopy(H5T_STD_I32LE);
+            QVERIFY(H5Tset_precision(odd, 13) >= 0 && H5Tset_offset(odd, 7) >= 0);
+            h5Attribute<int>(h, "NumPart_ThisFile", odd, H5T_NATIVE_INT, {0, 1000, 0, 0, 0, 0});
+            H5Tclose(odd);
+        } else {
+            h5Attribute<long long>(h, "NumPart_ThisFile", H5T_STD_I64LE, H5T_NATIVE_LLONG, {0, 1000, 0, 0, 0, 0});
+        }
+        h5Attribute<double>(h, "MassTable", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {0, 1, 0, 0, 0, 0});
+        H5Gclose(h);
+        const hid_t g = H5Gcreate2(f, "PartType1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        const hsize_t dims[2] = {1000, 3};
+        const hid_t huge = H5Tcreate(H5T_OPAQUE, 805306);
+        for (const char* name : {"Coordinates", "Velocities"}) {
+            const hid_t space = H5Screate_simple(2, dims, nullptr);
+            const hid_t d = H5Dcreate2(g, name, oddCount ? H5T_IEEE_F32LE : huge, space, H5P_DEFAULT, H5P_DEFAULT,
+                                       H5P_DEFAULT);
+            QVERIFY(d >= 0);
+            H5Dclose(d);
+            H5Sclose(space);
+        }
+        H5Tclose(huge);
+        H5Gclose(g);
+        QVERIFY(H5Fclose(f) >= 0);
+    };
+    const QString odd = file(QStringLiteral("odd-count.h5"));
+    make(odd, true);
+    expectRefused(odd, {"NumPart_ThisFile", "is an integer of 13 bits at bit offset 7 in 4 bytes",
+                        "only plain numbers are read"});
+    const QString huge = file(QStringLiteral("huge-values.h5"));
+    make(huge, false);
+    expectRefused(huge, {"PartType1/Coordinates holds opaque data of 805306 bytes", "not numbers of 1 to 8 bytes"});
 }
 
 void TestSnapshot::hdf5ForeignLayouts()

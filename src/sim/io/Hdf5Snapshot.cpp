@@ -28,6 +28,36 @@ namespace {
 
 using namespace hdf5;
 
+/// What an HDF5 datatype is, in words for messages: "an integer of 13 bits at bit offset 7 in 4
+/// bytes", "a floating-point number of 2 bytes", "a string", "opaque data of 805306 bytes".
+std::string describeDatatype(hid_t type)
+{
+    const std::string bytes = std::to_string(H5Tget_size(type)) + " bytes";
+    switch (H5Tget_class(type)) {
+    case H5T_INTEGER:
+    case H5T_FLOAT: {
+        const bool integer = H5Tget_class(type) == H5T_INTEGER;
+        std::string what = integer ? "an integer" : "a floating-point number";
+        const std::size_t precision = H5Tget_precision(type);
+        const int offset = H5Tget_offset(type);
+        if (precision != H5Tget_size(type) * 8 || offset != 0)
+            return what + " of " + std::to_string(precision) + " bits at bit offset " + std::to_string(offset) + " in " +
+                   bytes;
+        return what + " of " + bytes;
+    }
+    case H5T_STRING: return "a string";
+    case H5T_COMPOUND: return "a compound (a record of " + bytes + ")";
+    case H5T_ARRAY: return "an array type of " + bytes;
+    case H5T_OPAQUE: return "opaque data of " + bytes;
+    case H5T_ENUM: return "an enumeration";
+    case H5T_BITFIELD: return "a bit field of " + bytes;
+    case H5T_REFERENCE: return "a reference";
+    case H5T_VLEN: return "a variable-length sequence";
+    case H5T_TIME: return "a time";
+    default: return "an unknown HDF5 datatype";
+    }
+}
+
 // ---- reading --------------------------------------------------------------------------------
 
 class Reader {
@@ -86,8 +116,9 @@ public:
                                              : (size == 1 || size == 2 || size == 4 || size == 8);
         if ((cls != H5T_INTEGER && cls != H5T_FLOAT) || !sizeOk || H5Tget_precision(type) != size * 8 ||
             H5Tget_offset(type) != 0)
-            fail(full + " is not a plain integer or floating-point number (HDF5 datatype class " +
-                 std::to_string(int(cls)) + ", " + std::to_string(size) + " bytes)");
+            fail(full + " is " + describeDatatype(type) +
+                 ": only plain numbers are read (integers of 1, 2, 4 or 8 bytes and IEEE floats of 4 or 8 "
+                 "bytes, every bit used)");
         std::vector<T> v(n);
         if (H5Aread(a, memType, v.data()) < 0)
             fail(withReason("cannot read attribute " + full + " as a number"));
@@ -215,6 +246,10 @@ public:
         if (layout == H5D_VIRTUAL || H5Pget_external_count(dcpl) != 0)
             fail(full + " keeps its data in other files (an external or virtual dataset), which are not read");
         const std::uint64_t elementBytes = H5Tget_size(type);
+        // A snapshot's numbers take 1 to 8 bytes; a damaged datatype message can claim any size,
+        // which would read as a count that "needs" absurd storage.
+        if (elementBytes == 0 || elementBytes > 8)
+            fail(full + " holds " + describeDatatype(type) + ", not numbers of 1 to 8 bytes (a damaged or foreign datatype)");
         const std::uint64_t need = values * elementBytes;
         const std::uint64_t stored = H5Dget_storage_size(ds);
         const int filters = H5Pget_nfilters(dcpl);
