@@ -469,6 +469,22 @@ void TestTipsy::malformed_data()
             << b << QStringList{"particle 2503", "star particle 3", "velocity.y", "not finite"};
     }
     {
+        // Float positions with double velocities: as many bytes as double positions with float
+        // velocities, so the size picks that layout, and was reported as a position "beyond the
+        // range of fp32"; it is a layout the reader does not support, and says so.
+        TipsyWriter w(false, 32);
+        w.header(0.0, 2, 3, 0, 2, 0);
+        for (int i = 0; i < 2; ++i) {
+            w.f32(1.f);                                    // mass
+            for (float x : {0.5f, 3.0e38f, -0.25f}) w.f32(x); // positions (the second makes the double huge)
+            for (double v : {0.1, -0.2, 0.3}) w.f64(v);    // velocities
+            w.f32(0.01f);                                  // eps
+            w.f32(0.f);                                    // phi
+        }
+        QTest::newRow("float positions, double velocities")
+            << w.bytes() << QStringList{"float positions with double velocities", "does not support"};
+    }
+    {
         QByteArray b = m_real;
         putLeFloat(b, kStarOffset + 10 * 44, -1.f); // mass
         QTest::newRow("real: negative mass")

@@ -200,6 +200,20 @@ bool phiHoldsIds(const std::vector<std::uint32_t>& phi)
     return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
 }
 
+/// Whether a record (mass, pos[3], vel[3], …) holds valid values when read as float positions
+/// and double velocities, a layout of the same size as double positions with float velocities.
+template <class Decoder>
+bool readsAsDoubleVelocities(const Decoder& d, const unsigned char* rec)
+{
+    static constexpr const char* kNames[7] = {"mass", "x", "y", "z", "vx", "vy", "vz"};
+    for (std::size_t i = 0; i < 7; ++i) {
+        const double v = i == 0 ? d.f32(rec) : i < 4 ? d.f32(rec + 4 * i) : d.f64(rec + 16 + 8 * (i - 4));
+        if (!checkBodyValue(kNames[i], v, i == 0).empty())
+            return false;
+    }
+    return true;
+}
+
 } // namespace
 
 bool looksLikeTipsy(std::span<const unsigned char> head, std::uint64_t fileSize)
@@ -367,6 +381,14 @@ World readTipsy(const std::string& path, TipsyInfo* info, bool starEpsAsRadius)
                     const std::string problem = checkBodyValue(kFieldNames[i], v[i], i == 0);
                     if (problem.empty())
                         continue;
+                    // Float positions with double velocities take as many bytes as double positions
+                    // with float velocities, so the size chose the latter; when the record reads
+                    // cleanly the other way round, say so rather than blame a value.
+                    if (match.precision == TipsyPrecision::DoublePositions && readsAsDoubleVelocities(d, rec))
+                        fail(path, "the records look like float positions with double velocities (particle " +
+                                       std::to_string(index) + " reads cleanly that way), a Tipsy layout this "
+                                       "reader does not support: it reads float, double-position and "
+                                       "double-position-and-velocity files; convert the file to one of those");
                     std::ostringstream s;
                     s << "particle " << index << " (" << fam.name << " particle "
                       << (done + std::int64_t(k)) << "): " << problem;
