@@ -20,6 +20,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -80,6 +82,54 @@ private slots:
         // not the user's (the nbody processes inherit the variable).
         QVERIFY(m_cacheDir.isValid());
         qputenv("NBODY_TUNING_CACHE", m_cacheDir.filePath(QStringLiteral("launch-tuning.json")).toUtf8());
+    }
+    void fileSizeLimitReported_data()
+    {
+        QTest::addColumn<QStringList>("output"); // the option that writes, its target's name, the system's size
+        // Each writes well over 20 KiB: 5000 bodies' snapshots, 400 rows of diagnostics, a full-HD picture.
+        QTest::newRow("csv snapshot") << QStringList{"--output", "s.csv", "--bodies", "5000", "--steps", "2"};
+        QTest::newRow("hdf5 snapshot") << QStringList{"--output", "s.h5", "--bodies", "5000", "--steps", "2"};
+        QTest::newRow("tipsy snapshot") << QStringList{"--output", "s.bin", "--bodies", "5000", "--steps", "2"};
+        QTest::newRow("diagnostics") << QStringList{"--diagnostics", "d.csv", "--bodies", "301", "--steps", "400",
+                                                    "--diagnostics-every", "1"};
+        QTest::newRow("capture") << QStringList{"--capture", "c.png", "--bodies", "5000", "--steps", "2", "--width",
+                                                "1920", "--height", "1080"};
+    }
+    void fileSizeLimitReported()
+    {
+        // Under `ulimit -f 20` a write beyond 20 KiB raised SIGXFSZ, which ended the process with
+        // no message of ours and left its temporary file. The child starts with SIGXFSZ at its
+        // default action (a test runner may ignore it, and children inherit that) and the limit
+        // set, as a shell's ulimit does.
+        QFETCH(QStringList, output);
+        QTemporaryDir dir;
+        const QString target = dir.filePath(output[1]);
+        {
+            QFile old(target); // the file the write would replace stays as it was
+            QVERIFY(old.open(QIODevice::WriteOnly));
+            old.write("old contents\n");
+        }
+        QStringList args{"run", "--scenario", "plummer", "--kernel", "cpu", "--no-energy"};
+        args += output;
+        args[args.indexOf(output[1])] = target;
+        QProcess p;
+        p.setChildProcessModifier([] {
+            ::signal(SIGXFSZ, SIG_DFL);
+            const struct rlimit limit{20 * 1024, 20 * 1024};
+            ::setrlimit(RLIMIT_FSIZE, &limit);
+        });
+        p.start(nbody_test::cliPath(), args);
+        QVERIFY(p.waitForFinished(120000));
+        const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit); // not ended by SIGXFSZ
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY2(err.contains("cannot write '" + target +
+                              "': file too large: the file-size limit of this process is 20480 bytes (ulimit -f)"),
+                 qPrintable(err));
+        QVERIFY2(QDir(dir.path()).entryList({"*.tmp-*"}).isEmpty(), "a temporary file was left");
+        QFile old(target);
+        QVERIFY(old.open(QIODevice::ReadOnly));
+        QCOMPARE(old.readAll(), QByteArray("old contents\n"));
     }
     void kernelsJson()
     {

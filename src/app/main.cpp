@@ -243,6 +243,9 @@ int runWindow(int argc, char* argv[], const nbody::app::StartupConfig& config,
 
 int main(int argc, char* argv[])
 {
+    // Ctrl+C, SIGTERM and SIGHUP leave no temporary files of saves in progress; a save beyond the
+    // file-size limit (ulimit -f) is reported as such instead of ending the app (SIGXFSZ).
+    nbody::installTemporaryFileCleanup();
     // Desktop OpenGL 3.3 core for every context, before the application object exists.
     nbody::app::setDefaultSurfaceFormat();
 

@@ -21,6 +21,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -69,6 +70,26 @@ void unregisterTemporary(int slot)
     if (slot >= 0)
         g_slots[std::size_t(slot)].state.store(0);
 }
+
+} // namespace
+
+std::string writeErrorText(int error)
+{
+    if (error == EFBIG) {
+        struct rlimit limit{};
+        if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+        {
+            std::string text = "file too large: the file-size limit of this process is ";
+            text += std::to_string(limit.rlim_cur);
+            text += " bytes (ulimit -f)";
+            return text;
+        }
+        return "file too large for the file system";
+    }
+    return std::strerror(error);
+}
+
+namespace {
 
 extern "C" void removeTemporariesAndReraise(int sig)
 {
@@ -121,7 +142,7 @@ std::string syncFile(const std::string& path)
         return std::string("cannot reopen the temporary file: ") + std::strerror(errno);
     std::string reason;
     if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
-        reason = std::strerror(errno);
+        reason = writeErrorText(errno);
     ::close(fd);
     return reason;
 }
@@ -343,6 +364,14 @@ void installTemporaryFileCleanup()
     static std::atomic<bool> installed{false};
     if (installed.exchange(true))
         return;
+    // A write beyond the file-size limit (ulimit -f) ends the process with SIGXFSZ by default,
+    // leaving its temporary file and saying nothing; ignored, the write fails with EFBIG, which
+    // the writer reports (writeErrorText) and cleans up after. Left alone when already handled.
+    {
+        struct sigaction old{};
+        if (::sigaction(SIGXFSZ, nullptr, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+            ::signal(SIGXFSZ, SIG_IGN);
+    }
     for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
         struct sigaction old{};
         if (::sigaction(sig, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
@@ -455,7 +484,7 @@ void FileSink::write(const void* data, std::size_t bytes)
     if (!m_file)
         throw std::logic_error("FileSink: write after close");
     if (bytes > 0 && std::fwrite(data, 1, bytes, m_file) != bytes)
-        throw std::runtime_error(std::strerror(errno));
+        throw std::runtime_error(writeErrorText(errno));
     m_checksum.update(data, bytes);
 }
 
@@ -475,7 +504,7 @@ void FileSink::close()
     if (error == 0 && !closed)
         error = errno;
     if (error != 0)
-        throw std::runtime_error(std::strerror(error));
+        throw std::runtime_error(writeErrorText(error));
 }
 
 } // namespace nbody

@@ -120,8 +120,16 @@ std::size_t removeStaleTemporaries(const std::string& target);
 
 /// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove the temporary files of writes in
 /// progress (async-signal-safe: unlink only), then restore the default action and re-raise the
-/// signal, so the process ends as it would have. For front ends (the command line); idempotent.
+/// signal, so the process ends as it would have; and ignores SIGXFSZ, so that a write beyond the
+/// file-size limit (ulimit -f) fails with EFBIG and is reported instead of ending the process.
+/// Signals already ignored or handled are left alone. For front ends (the command line, the
+/// app); idempotent.
 void installTemporaryFileCleanup();
+
+/// The reason a write failed with errno `error`, for messages: strerror, except EFBIG, which
+/// names the process's file-size limit ("file too large: the file-size limit of this process is
+/// 20480 bytes (ulimit -f)").
+std::string writeErrorText(int error);
 
 /// Registers a temporary file for removal by that signal cleanup while this object lives, for
 /// writers that do not go through writeAtomically (the video recorder's file that ffmpeg
