@@ -476,7 +476,7 @@ void TestTipsy::malformed_data()
         w.header(0.0, 2, 3, 0, 2, 0);
         for (int i = 0; i < 2; ++i) {
             w.f32(1.f);                                    // mass
-            for (float x : {0.5f, 3.0e38f, -0.25f}) w.f32(x); // positions (the second makes the double huge)
+            for (float x : {0.5f, 1.0e6f, -0.25f}) w.f32(x); // positions (read as a double, x and y are 5.7e45)
             for (double v : {0.1, -0.2, 0.3}) w.f64(v);    // velocities
             w.f32(0.01f);                                  // eps
             w.f32(0.f);                                    // phi

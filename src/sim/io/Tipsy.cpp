@@ -200,8 +200,11 @@ bool phiHoldsIds(const std::vector<std::uint32_t>& phi)
     return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
 }
 
-/// Whether a record (mass, pos[3], vel[3], …) holds valid values when read as float positions
-/// and double velocities, a layout of the same size as double positions with float velocities.
+/// Whether a record (mass, pos[3], vel[3], …) holds plausible values when read as float positions
+/// and double velocities, a layout of the same size as double positions with float velocities:
+/// every value valid, and the coordinates and velocities of a physical scale (0, or between 1e-10
+/// and 1e10 in size). The halves of doubles read as floats rarely are: that bound keeps a
+/// double-position file with one bad value from being taken for the other layout.
 template <class Decoder>
 bool readsAsDoubleVelocities(const Decoder& d, const unsigned char* rec)
 {
@@ -209,6 +212,8 @@ bool readsAsDoubleVelocities(const Decoder& d, const unsigned char* rec)
     for (std::size_t i = 0; i < 7; ++i) {
         const double v = i == 0 ? d.f32(rec) : i < 4 ? d.f32(rec + 4 * i) : d.f64(rec + 16 + 8 * (i - 4));
         if (!checkBodyValue(kNames[i], v, i == 0).empty())
+            return false;
+        if (i > 0 && v != 0 && !(std::abs(v) >= 1e-10 && std::abs(v) <= 1e10))
             return false;
     }
     return true;
