@@ -2,6 +2,8 @@
 //  - single-key shortcuts (Space start, P pause, N step) work after typing in a dock's number
 //    field, while the cursor is still there; Enter applies the value and Escape puts it back,
 //    and both hand the keyboard to the view; digits still go into the field;
+//  - the wheel over an unfocused spin box or combo box of a dock scrolls the dock and leaves the
+//    value; over a focused one it steps the value;
 //  - a 0 typed into New from scenario's N box is refused in words (OK disabled), not replaced;
 //  - every menu's mnemonics are unique (and every item has one);
 //  - Help → Keyboard shortcuts lists every action with a shortcut, the tools' mouse gestures and
@@ -15,6 +17,7 @@
 #include "KeyboardHelp.h"
 #include "MainWindow.h"
 #include "RunDock.h"
+#include "ViewDock.h"
 #include "Viewport.h"
 
 #include "sim/core/Integrators.h"
@@ -23,6 +26,7 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -32,11 +36,14 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
 #include <QTimer>
+#include <QWheelEvent>
 
 #include <functional>
 #include <memory>
@@ -184,6 +191,52 @@ private slots:
         QCOMPARE(dt->text(), before);
         type(Qt::Key_Escape);
         QTRY_VERIFY(m_viewport->hasFocus());
+    }
+
+    void wheelOverAnUnfocusedFieldScrollsTheDock()
+    {
+        // A window short enough for the Run dock to scroll.
+        const QSize size = m_window->size();
+        m_window->resize(size.width(), 420);
+        auto* dock = m_window->findChild<RunDock*>();
+        dock->raise();
+        auto* eps2 = dock->findChild<QDoubleSpinBox*>(QStringLiteral("eps2"));
+        auto* area = dock->findChild<QScrollArea*>();
+        QVERIFY(eps2 && area);
+        QScrollBar* bar = area->verticalScrollBar();
+        QTRY_VERIFY(bar->maximum() > 0);
+        bar->setValue(0);
+        m_viewport->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(m_viewport->hasFocus());
+        const double before = eps2->value();
+        const auto wheel = [](QWidget* w, int dy) {
+            QWheelEvent e(QPointF(5, 5), w->mapToGlobal(QPointF(5, 5)), QPoint(), QPoint(0, dy), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(w, &e);
+        };
+
+        // Unfocused: the value stays and the dock scrolls down.
+        wheel(eps2, -120);
+        QCOMPARE(eps2->value(), before);
+        QVERIFY2(bar->value() > 0, "the dock did not scroll");
+        QCOMPARE(eps2->focusPolicy(), Qt::StrongFocus); // a real wheel would not give it the keyboard
+        // The View dock's colour mode, a combo box: the same.
+        auto* viewDock = m_window->findChild<nbody::app::ViewDock*>();
+        auto* mode = viewDock->findChild<QComboBox*>();
+        QVERIFY(mode && mode->count() > 1);
+        const int modeBefore = mode->currentIndex();
+        wheel(mode, modeBefore == 0 ? -120 : 120);
+        QCOMPARE(mode->currentIndex(), modeBefore);
+
+        // Focused: the wheel steps the value (ε² doubles per step up).
+        eps2->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(eps2->hasFocus());
+        wheel(eps2, 120);
+        QCOMPARE(eps2->value(), 2 * before);
+        eps2->setValue(before);
+        type(Qt::Key_Escape);
+        QTRY_VERIFY(m_viewport->hasFocus());
+        m_window->resize(size);
     }
 
     void zeroBodiesIsRefusedInWords()
