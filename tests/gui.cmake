@@ -20,7 +20,8 @@ nbody_add_test(NAME tst_kernel_dock SOURCES tst_kernel_dock.cpp LIBS nbody::app 
 # the status bar show their text whole (wrapped where needed), full reasons in tooltips; label gui.
 # NBODY_SCREENSHOT_DIR=DIR saves laptop-*.png.
 nbody_add_test(NAME tst_dock_text SOURCES tst_dock_text.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 120)
-# tst_shortcuts: single-key shortcuts after typing in a dock field, the N box's 0, unique
+# tst_shortcuts: keys typed into a dock field go to the field (no single-key shortcut fires),
+# the wheel over an unfocused dock field scrolls the dock, the N box's 0, unique
 # mnemonics, Help → Keyboard shortcuts (and docs/shortcuts.md), About's integrators, the Run
 # dock's unit of G, on a real MainWindow; label gui.
 nbody_add_test(NAME tst_shortcuts SOURCES tst_shortcuts.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 120)

@@ -1,7 +1,11 @@
-// Keyboard use on a real MainWindow (its Viewport drawing with the CPU kernel):
-//  - single-key shortcuts (Space start, P pause, N step) work after typing in a dock's number
-//    field, while the cursor is still there; Enter applies the value and Escape puts it back,
-//    and both hand the keyboard to the view; digits still go into the field;
+// Keyboard and wheel use on a real MainWindow (its Viewport drawing with the CPU kernel):
+//  - keys typed into a text or number field go to the field and fire no single-key shortcut
+//    ("abc" into G turns on neither Reverse time (B) nor Follow centre of mass (C); "4 096" into
+//    the Validation dock's N does not start the run (Space)); Ctrl+R still resets from a field;
+//    Enter applies the value and Escape puts it back, and both hand the keyboard to the view,
+//    where Space, P and N work;
+//  - the wheel over an unfocused spin box or combo box of a dock scrolls the dock and leaves the
+//    value; over a focused one it steps the value;
 //  - a 0 typed into New from scenario's N box is refused in words (OK disabled), not replaced;
 //  - every menu's mnemonics are unique (and every item has one);
 //  - Help → Keyboard shortcuts lists every action with a shortcut, the tools' mouse gestures and
@@ -15,6 +19,8 @@
 #include "KeyboardHelp.h"
 #include "MainWindow.h"
 #include "RunDock.h"
+#include "ValidationDock.h"
+#include "ViewDock.h"
 #include "Viewport.h"
 
 #include "sim/core/Integrators.h"
@@ -23,20 +29,26 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
 #include <QTimer>
+#include <QWheelEvent>
 
 #include <functional>
 #include <memory>
@@ -48,6 +60,29 @@ using nbody::app::Viewport;
 namespace {
 
 constexpr int kWaitMs = 30'000;
+
+/// The keys a widget is sent (KeyPress events), in order.
+class KeySpy : public QObject {
+public:
+    explicit KeySpy(QWidget* w) : m_widget(w) { w->installEventFilter(this); }
+    ~KeySpy() override
+    {
+        if (m_widget)
+            m_widget->removeEventFilter(this);
+    }
+    QList<int> pressed;
+
+protected:
+    bool eventFilter(QObject*, QEvent* e) override
+    {
+        if (e->type() == QEvent::KeyPress)
+            pressed << static_cast<QKeyEvent*>(e)->key();
+        return false;
+    }
+
+private:
+    QPointer<QWidget> m_widget;
+};
 
 QString qstr(std::string_view s)
 {
@@ -125,7 +160,101 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(m_viewport->isReady() && m_viewport->hasContent(), kWaitMs);
     }
 
-    void singleKeysAfterTypingInADockField()
+    void lettersTypedIntoGDoNotFireShortcuts()
+    {
+        // B (Reverse time) and C (Follow centre of mass) are single-key shortcuts; typed into the
+        // G field they are the field's keys. The field refuses letters (G is a number), so its
+        // text stays; what it accepts it keeps, shortcut digits and the exponent's e included.
+        auto* dock = m_window->findChild<RunDock*>();
+        dock->raise();
+        auto* g = dock->findChild<QDoubleSpinBox*>(QStringLiteral("gravitationalConstant"));
+        QVERIFY(g);
+        QAction* reverse = action(QStringLiteral("Reverse time"));
+        QAction* follow = action(QStringLiteral("Follow centre of mass"));
+        QAction* navigate = action(QStringLiteral("Navigate"));
+        QVERIFY(reverse && follow && navigate);
+        QVERIFY(reverse->isCheckable() && follow->isCheckable());
+        QVERIFY(!reverse->isChecked() && !follow->isChecked());
+        QSignalSpy reversed(reverse, &QAction::triggered);
+        QSignalSpy followed(follow, &QAction::triggered);
+
+        g->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(g->hasFocus());
+        QWidget* field = QApplication::focusWidget();
+        KeySpy keys(field);
+        const QString before = g->text();
+        QTest::keyClicks(field, QStringLiteral("abc"));
+        QCOMPARE(keys.pressed, QList<int>({Qt::Key_A, Qt::Key_B, Qt::Key_C})); // the field got them
+        QCOMPARE(reversed.count(), 0);
+        QCOMPARE(followed.count(), 0);
+        QVERIFY(!reverse->isChecked());
+        QVERIFY(!follow->isChecked());
+        QCOMPARE(g->text(), before);
+        g->selectAll();
+        QTest::keyClicks(field, QStringLiteral("2.5e-1"));
+        QCOMPARE(g->text(), QStringLiteral("2.5e-1"));
+        QVERIFY(navigate->isChecked()); // "2" typed, not the Add body tool
+        type(Qt::Key_Escape); // the value in use back, the view has the keyboard
+        QTRY_VERIFY(m_viewport->hasFocus());
+        QCOMPARE(g->text(), before);
+    }
+
+    void spaceTypedIntoValidationBodiesDoesNotStart()
+    {
+        auto* dock = m_window->findChild<nbody::app::ValidationDock*>();
+        QVERIFY(dock);
+        dock->raise();
+        auto* system = dock->findChild<QComboBox*>(QStringLiteral("validationSystem"));
+        auto* bodies = dock->findChild<QSpinBox*>(QStringLiteral("validationBodies"));
+        QVERIFY(system && bodies);
+        const int systemBefore = system->currentIndex();
+        const int bodiesBefore = bodies->value();
+        for (int i = 0; i < system->count(); ++i)
+            if (system->itemText(i).startsWith(QLatin1String("Plummer")))
+                system->setCurrentIndex(i);
+        QTRY_VERIFY(bodies->isEnabled());
+        QAction* start = action(QStringLiteral("Start"));
+        QAction* pause = action(QStringLiteral("Pause"));
+        QVERIFY(start && pause);
+        QVERIFY(start->isEnabled());
+        QSignalSpy started(start, &QAction::triggered);
+
+        bodies->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(bodies->hasFocus());
+        bodies->selectAll();
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("4 096"));
+        QCOMPARE(started.count(), 0);
+        QTest::qWait(50);
+        QVERIFY(!pause->isEnabled()); // not running
+        QVERIFY(bodies->hasFocus());
+        QCOMPARE(bodies->value(), 4096);
+
+        type(Qt::Key_Escape);
+        QTRY_VERIFY(m_viewport->hasFocus());
+        bodies->setValue(bodiesBefore);
+        system->setCurrentIndex(systemBefore);
+        m_window->findChild<RunDock*>()->raise();
+    }
+
+    void modifiedShortcutsWorkInAField()
+    {
+        // Ctrl+R (Reset) with the cursor in a number field still resets.
+        auto* dock = m_window->findChild<RunDock*>();
+        dock->raise();
+        auto* dt = dock->findChild<QDoubleSpinBox*>(QStringLiteral("dt"));
+        QAction* reset = action(QStringLiteral("Reset"));
+        QVERIFY(dt && reset);
+        QVERIFY(reset->isEnabled());
+        QSignalSpy resets(reset, &QAction::triggered);
+        dt->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(dt->hasFocus());
+        type(Qt::Key_R, Qt::ControlModifier);
+        QCOMPARE(resets.count(), 1);
+        type(Qt::Key_Escape);
+        QTRY_VERIFY(m_viewport->hasFocus());
+    }
+
+    void enterAndEscapeHandTheKeyboardToTheView()
     {
         auto* dock = m_window->findChild<RunDock*>();
         dock->raise();
@@ -140,50 +269,92 @@ private slots:
         QSignalSpy paused(pause, &QAction::triggered);
         QSignalSpy stepped(step, &QAction::triggered);
 
-        // Type a number; the cursor stays in the field.
+        // In the field the keys type: a digit is the field's, not the "2" tool's; Space and N
+        // neither start nor step.
         QTest::mouseClick(perFrame, Qt::LeftButton);
         perFrame->setFocus(Qt::MouseFocusReason);
         QTRY_VERIFY(perFrame->hasFocus());
         perFrame->selectAll();
         QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("2"));
-        QCOMPARE(perFrame->text(), QStringLiteral("2")); // a digit is the field's, not the "2" tool's
+        QCOMPARE(perFrame->text(), QStringLiteral("2"));
         QVERIFY(navigate->isChecked());
-        // Space starts (the field keeps its text), P pauses, N steps.
+        type(Qt::Key_Space);
+        type(Qt::Key_N);
+        QCOMPARE(started.count(), 0);
+        QCOMPARE(stepped.count(), 0);
+        QVERIFY(perFrame->hasFocus());
+
+        // Enter applies the value and hands the keyboard to the view: there Space starts, P
+        // pauses and N steps.
+        type(Qt::Key_Return);
+        QCOMPARE(perFrame->value(), 2);
+        QTRY_VERIFY(m_viewport->hasFocus());
         type(Qt::Key_Space);
         QCOMPARE(started.count(), 1);
-        QVERIFY(perFrame->hasFocus());
         QTRY_VERIFY_WITH_TIMEOUT(pause->isEnabled(), kWaitMs);
         type(Qt::Key_P);
         QCOMPARE(paused.count(), 1);
         QTRY_VERIFY_WITH_TIMEOUT(step->isEnabled(), kWaitMs);
         type(Qt::Key_N);
         QCOMPARE(stepped.count(), 1);
-        QCOMPARE(perFrame->text(), QStringLiteral("2"));
-
-        // Enter applies the value and hands the keyboard to the view; the next N steps.
-        type(Qt::Key_Return);
-        QCOMPARE(perFrame->value(), 2);
-        QTRY_VERIFY(m_viewport->hasFocus());
-        type(Qt::Key_N);
-        QCOMPARE(stepped.count(), 2);
 
         // Escape puts the value in use back (the typed one is dropped) and leaves too.
         perFrame->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(perFrame->hasFocus());
         perFrame->selectAll();
-        QTest::keyClicks(perFrame, QStringLiteral("7"));
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("7"));
         type(Qt::Key_Escape);
         QTRY_VERIFY(m_viewport->hasFocus());
         QCOMPARE(perFrame->value(), 2);
         QCOMPARE(perFrame->text(), QStringLiteral("2"));
-        // The scientific fields take an exponent ("e") but not the shortcut keys.
-        auto* dt = dock->findChild<QDoubleSpinBox*>(QStringLiteral("dt"));
-        dt->setFocus(Qt::MouseFocusReason);
-        const QString before = dt->text();
         type(Qt::Key_N);
-        QCOMPARE(stepped.count(), 3);
-        QCOMPARE(dt->text(), before);
+        QCOMPARE(stepped.count(), 2);
+    }
+
+    void wheelOverAnUnfocusedFieldScrollsTheDock()
+    {
+        // A window short enough for the Run dock to scroll.
+        const QSize size = m_window->size();
+        m_window->resize(size.width(), 420);
+        auto* dock = m_window->findChild<RunDock*>();
+        dock->raise();
+        auto* eps2 = dock->findChild<QDoubleSpinBox*>(QStringLiteral("eps2"));
+        auto* area = dock->findChild<QScrollArea*>();
+        QVERIFY(eps2 && area);
+        QScrollBar* bar = area->verticalScrollBar();
+        QTRY_VERIFY(bar->maximum() > 0);
+        bar->setValue(0);
+        m_viewport->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(m_viewport->hasFocus());
+        const double before = eps2->value();
+        const auto wheel = [](QWidget* w, int dy) {
+            QWheelEvent e(QPointF(5, 5), w->mapToGlobal(QPointF(5, 5)), QPoint(), QPoint(0, dy), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(w, &e);
+        };
+
+        // Unfocused: the value stays and the dock scrolls down.
+        wheel(eps2, -120);
+        QCOMPARE(eps2->value(), before);
+        QVERIFY2(bar->value() > 0, "the dock did not scroll");
+        QCOMPARE(eps2->focusPolicy(), Qt::StrongFocus); // a real wheel would not give it the keyboard
+        // The View dock's colour mode, a combo box: the same.
+        auto* viewDock = m_window->findChild<nbody::app::ViewDock*>();
+        auto* mode = viewDock->findChild<QComboBox*>();
+        QVERIFY(mode && mode->count() > 1);
+        const int modeBefore = mode->currentIndex();
+        wheel(mode, modeBefore == 0 ? -120 : 120);
+        QCOMPARE(mode->currentIndex(), modeBefore);
+
+        // Focused: the wheel steps the value (ε² doubles per step up).
+        eps2->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(eps2->hasFocus());
+        wheel(eps2, 120);
+        QCOMPARE(eps2->value(), 2 * before);
+        eps2->setValue(before);
         type(Qt::Key_Escape);
         QTRY_VERIFY(m_viewport->hasFocus());
+        m_window->resize(size);
     }
 
     void zeroBodiesIsRefusedInWords()

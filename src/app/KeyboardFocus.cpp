@@ -2,11 +2,14 @@
 
 #include <QAbstractSpinBox>
 #include <QApplication>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QKeyEvent>
 #include <QLineEdit>
 #include <QMainWindow>
+#include <QPlainTextEdit>
 #include <QSpinBox>
+#include <QTextEdit>
 #include <QTimer>
 
 namespace nbody::app {
@@ -23,6 +26,15 @@ QAbstractSpinBox* spinBoxOf(QObject* o)
     return nullptr;
 }
 
+/// The dock `w` is in, or nullptr.
+const QDockWidget* dockOf(const QWidget* w)
+{
+    for (const QWidget* p = w; p; p = p->parentWidget())
+        if (auto* d = qobject_cast<const QDockWidget*>(p))
+            return d;
+    return nullptr;
+}
+
 } // namespace
 
 KeyboardFocus::KeyboardFocus(QMainWindow* window, QWidget* home) : QObject(window), m_window(window), m_home(home)
@@ -30,25 +42,35 @@ KeyboardFocus::KeyboardFocus(QMainWindow* window, QWidget* home) : QObject(windo
     qApp->installEventFilter(this);
 }
 
-bool KeyboardFocus::isNumberInput(const QString& text)
+bool KeyboardFocus::isTextField(const QWidget* w)
 {
-    if (text.size() != 1)
+    if (auto* e = qobject_cast<const QLineEdit*>(w))
+        return !e->isReadOnly();
+    if (auto* s = qobject_cast<const QAbstractSpinBox*>(w))
+        return !s->isReadOnly();
+    if (auto* c = qobject_cast<const QComboBox*>(w))
+        return c->isEditable();
+    if (auto* t = qobject_cast<const QTextEdit*>(w))
+        return !t->isReadOnly();
+    if (auto* t = qobject_cast<const QPlainTextEdit*>(w))
+        return !t->isReadOnly();
+    return false;
+}
+
+bool KeyboardFocus::inWindow(const QWidget* w) const
+{
+    if (!w)
         return false;
-    const QChar c = text.front();
-    const QLocale locale;
-    return c.isDigit() || c == QLatin1Char('.') || c == QLatin1Char(',') || c == QLatin1Char('+') ||
-           c == QLatin1Char('-') || c == QLatin1Char('e') || c == QLatin1Char('E') ||
-           text == locale.decimalPoint() || text == locale.groupSeparator() || text == locale.negativeSign();
+    if (w->window() == m_window)
+        return true;
+    const QDockWidget* dock = dockOf(w);
+    return dock && dock->parentWidget() == m_window; // a floating dock is a window of its own
 }
 
 bool KeyboardFocus::inDock(const QWidget* w) const
 {
-    if (!w || w->window() != m_window)
-        return false;
-    for (const QWidget* p = w; p; p = p->parentWidget())
-        if (qobject_cast<const QDockWidget*>(p))
-            return true;
-    return false;
+    const QDockWidget* dock = dockOf(w);
+    return dock && dock->parentWidget() == m_window;
 }
 
 bool KeyboardFocus::eventFilter(QObject* watched, QEvent* event)
@@ -57,31 +79,28 @@ bool KeyboardFocus::eventFilter(QObject* watched, QEvent* event)
     if (type != QEvent::ShortcutOverride && type != QEvent::KeyPress)
         return false;
     auto* widget = qobject_cast<QWidget*>(watched);
-    if (!widget || !inDock(widget))
+    if (!isTextField(widget) || !inWindow(widget))
         return false;
     auto* key = static_cast<QKeyEvent*>(event);
-    QAbstractSpinBox* spin = spinBoxOf(watched);
-    const bool field = spin || qobject_cast<QLineEdit*>(watched);
-    if (!field)
-        return false;
     const Qt::KeyboardModifiers mods = key->modifiers() & ~(Qt::KeypadModifier | Qt::ShiftModifier);
 
     if (type == QEvent::ShortcutOverride) {
-        // A spin box would take every printable key (and refuse most of them); only those of a
-        // number are its, the others are the window's shortcuts.
-        if (spin && mods == Qt::NoModifier && !key->text().isEmpty() && key->text().front().isPrint() &&
-            !isNumberInput(key->text()))
-            return true; // not overridden: the shortcut map gets the key
-        return false;
+        // A key without Ctrl, Alt or Meta is the field's: accepting the override sends it to the
+        // field as a key press instead of to the shortcut map. Ctrl+R and the like stay shortcuts.
+        if (mods != Qt::NoModifier)
+            return false;
+        event->accept();
+        return true;
     }
 
-    // KeyPress: Enter applies the value (the field does that itself), Escape puts the value in
-    // use back; then the view has the keyboard.
+    // KeyPress in a dock's field: Enter applies the value (the field does that itself), Escape
+    // puts the value in use back; then the view has the keyboard.
     const int k = key->key();
-    if (mods != Qt::NoModifier || (k != Qt::Key_Return && k != Qt::Key_Enter && k != Qt::Key_Escape))
+    if (!inDock(widget) || mods != Qt::NoModifier || (k != Qt::Key_Return && k != Qt::Key_Enter && k != Qt::Key_Escape))
         return false;
-    if (k == Qt::Key_Escape && spin) {
+    if (k == Qt::Key_Escape) {
         // The shown value again (the typed text is dropped; no value changed, nothing emitted).
+        QAbstractSpinBox* spin = spinBoxOf(watched);
         if (auto* d = qobject_cast<QDoubleSpinBox*>(spin))
             d->setValue(d->value());
         else if (auto* i = qobject_cast<QSpinBox*>(spin))

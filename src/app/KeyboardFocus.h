@@ -1,12 +1,14 @@
 #pragma once
 /// \file KeyboardFocus.h
-/// The main window's single-key shortcuts (Space start, P pause, N step, F, C, …) after typing in
-/// a dock's field. A number field (a spin box) takes the keys a number is
-/// typed with — digits, sign, point, exponent — and leaves every other key to the window's
-/// shortcuts, so Space or P works while the cursor is still in "Steps per frame". Enter (which
-/// applies the value) and Escape (which puts the value in use back) hand the keyboard to the
-/// view, as in a drawing or video program: the next key is a shortcut or moves the camera. Text
-/// fields (a QLineEdit of their own) keep every printable key until Enter or Escape.
+/// How the main window's single-key shortcuts (Space start, P pause, N step, B, C, 1–4, …) and
+/// its text and number fields share the keyboard. While a field has the keyboard — a line edit,
+/// a spin box, an editable combo box, a text edit — every key without Ctrl, Alt or Meta (letters,
+/// digits, Space, Shift+letter, F1 …) goes to the field and fires no shortcut, so typing "abc" or
+/// "4 096" types, whatever letters the menus use; shortcuts with Ctrl, Alt or Meta (Ctrl+R,
+/// Ctrl+S …) work everywhere. Single-key shortcuts work when the view, a button, a check box or a
+/// list has the keyboard. In a dock's field, Enter (which applies the value) and Escape (which
+/// puts the value in use back in a spin box) hand the keyboard to the view, as in a drawing or
+/// video program: the next key is a shortcut or moves the camera. A click in the view does too.
 
 #include <QObject>
 #include <QPointer>
@@ -19,17 +21,20 @@ namespace nbody::app {
 class KeyboardFocus : public QObject {
     Q_OBJECT
 public:
-    /// Watches the keys typed into `window`'s docks; `home` (the view) gets the keyboard back.
+    /// Watches the keys typed into `window` and its docks; `home` (the view) gets the keyboard back.
     KeyboardFocus(QMainWindow* window, QWidget* home);
 
-    /// True when `text` (one key's text) can be part of a number typed into a spin box.
-    static bool isNumberInput(const QString& text);
+    /// True when `w` is a field that types the keys it gets: a line edit, a spin box, an
+    /// editable combo box or a text edit, not read-only.
+    static bool isTextField(const QWidget* w);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    /// `w` is a field of one of the window's docks (not of a dialog or the view).
+    /// `w` is in the window or in one of its docks, floating or not (not in a dialog).
+    bool inWindow(const QWidget* w) const;
+    /// `w` is in one of the window's docks.
     bool inDock(const QWidget* w) const;
 
     QMainWindow* m_window;

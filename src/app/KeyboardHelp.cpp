@@ -52,6 +52,16 @@ void addMenu(QList<ShortcutRow>& rows, QSet<const QAction*>& seen, const QMenu* 
 
 } // namespace
 
+QString fieldsAndShortcuts()
+{
+    return QObject::tr("Single-key shortcuts (Space, P, N, B, C, 1–4, …) work when the view, a button or a list has "
+                       "the keyboard. In a text or number field the keys type: every key without Ctrl or Alt goes "
+                       "into the field, and shortcuts with Ctrl (Ctrl+R, Ctrl+S, …) still work. In a dock's field "
+                       "Enter applies the value and Escape puts the value in use back; both, and a click in the "
+                       "view, hand the keyboard to the view. The mouse wheel changes a spin box, list box or slider "
+                       "only while it has the keyboard (click it first); elsewhere it scrolls the dock.");
+}
+
 QList<ShortcutRow> viewKeys()
 {
     const QString g = QObject::tr("Keys in the view");
@@ -92,8 +102,8 @@ QString shortcutsMarkdown(const QList<ShortcutRow>& rows)
         "# Keyboard and mouse\n\n"
         "Every shortcut of N-Body Sandbox, as **Help → Keyboard shortcuts** lists it (both are made from the "
         "window's own actions; `tst_shortcuts` checks that this page matches, and `NBODY_UPDATE_DOCS=1` "
-        "rewrites it). Single-key shortcuts work while the cursor is in a number field of a dock; Enter "
-        "applies the value there and Escape puts it back, and both hand the keyboard to the view.\n");
+        "rewrites it). ") +
+        fieldsAndShortcuts() + QStringLiteral("\n");
     QString group;
     for (const ShortcutRow& r : rows) {
         if (r.group != group) {
@@ -112,10 +122,7 @@ ShortcutsDialog::ShortcutsDialog(const QList<ShortcutRow>& rows, QWidget* parent
 {
     setObjectName(QStringLiteral("shortcutsDialog"));
     setWindowTitle(tr("Keyboard shortcuts"));
-    auto* intro = new QLabel(tr("Single-key shortcuts work while the cursor is in a number field of a dock; Enter "
-                                "applies the value and Escape puts it back, and both hand the keyboard to the "
-                                "view."),
-                             this);
+    auto* intro = new QLabel(fieldsAndShortcuts(), this);
     intro->setWordWrap(true);
     m_table = new QTableWidget(int(rows.size()), 3, this);
     m_table->setObjectName(QStringLiteral("shortcutsTable"));

@@ -29,6 +29,10 @@ struct ShortcutRow {
     bool sequence = false; ///< `keys` are key sequences (a menu action's), shown in the platform's form
 };
 
+/// How single-key shortcuts, the fields of the docks and the wheel share the keyboard and mouse
+/// (KeyboardFocus.h, WheelFocus.h): the introduction of the dialog and of docs/shortcuts.md.
+QString fieldsAndShortcuts();
+
 /// The keys the view (Viewport::keyPressEvent) handles when it has the keyboard.
 QList<ShortcutRow> viewKeys();
 

@@ -21,6 +21,7 @@
 #include "ViewDock.h"
 #include "ViewPresenter.h"
 #include "Viewport.h"
+#include "WheelFocus.h"
 
 #include "sim/base/DeviceInfo.h"
 #include "sim/core/Integrators.h"
@@ -76,7 +77,8 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     for (QAction* top : menuBar()->actions())
         if (top->menu())
             assignMnemonics(top->menu());
-    new KeyboardFocus(this, m_viewport); // single-key shortcuts after typing in a dock field
+    new KeyboardFocus(this, m_viewport); // keys in a field type; single-key shortcuts elsewhere
+    new WheelFocus(this);                // the wheel over a dock scrolls it, not its fields
     if (!m_automation.active()) // scripted runs neither autosave nor take the session marker
         m_autosave = new Autosave(this);
 
