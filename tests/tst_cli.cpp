@@ -1078,6 +1078,25 @@ private slots:
         QVERIFY(QFileInfo("/dev/full").exists() && !QFileInfo("/dev/full").isFile());
         QVERIFY(!QFileInfo::exists("/nonexistent-nbody"));
     }
+    void scenariosTableAligned()
+    {
+        // The table's columns were fixed widths that the longer names overran ("Uniform cube (the
+        // seeds' default)", "Two clusters colliding (merging)"): every row's N now ends in the column
+        // where the header's N does.
+        const Result r = nbody({"scenarios"});
+        QCOMPARE(r.code, 0);
+        const QStringList lines = r.out.split('\n');
+        const int end = int(lines[0].indexOf(QLatin1String(" N ")) + 2); // one past the header's N
+        QVERIFY(end > 2);
+        int rows = 0;
+        for (const QString& line : lines.mid(1)) {
+            if (line.isEmpty())
+                break; // the units and arguments follow
+            QVERIFY2(line.size() > end && line[end - 1].isDigit() && line[end] == ' ', qPrintable(line));
+            ++rows;
+        }
+        QCOMPARE(rows, 7);
+    }
     void scenarios()
     {
         // The registries as JSON, a registry scenario with its defaults and a scenario file whose

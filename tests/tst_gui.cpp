@@ -17,6 +17,7 @@
 
 #include "sim/base/DeviceInfo.h"
 #include "sim/core/KernelRegistry.h"
+#include "sim/io/Scenarios.h"
 #include "sim/perf/Tuner.h"
 
 #include <QAction>
@@ -162,6 +163,17 @@ qlonglong shownStep(const MainWindow& w)
 class TestGui : public QObject {
     Q_OBJECT
 private slots:
+    void helpListsEveryScenario()
+    {
+        // `nbody-sandbox --help` named six of the seven scenarios (cluster-collision was missing):
+        // the list comes from the registry now.
+        const Run r = runApp({"--help"});
+        QVERIFY(r.finished);
+        QCOMPARE(r.exitCode, 0);
+        const QString help = QString(r.stdoutText).simplified();
+        for (const nbody::ScenarioInfo& s : nbody::scenarioRegistry())
+            QVERIFY2(help.contains(qstr(s.id)), qPrintable(qstr(s.id) + " is missing from --help"));
+    }
     void initTestCase()
     {
         QFile cut(m_dir.filePath(QStringLiteral("cut.csv")));

@@ -23,6 +23,7 @@
 
 #include "sim/core/KernelRegistry.h"
 #include "sim/core/Scenario.h"
+#include "sim/io/Scenarios.h"
 
 #include <QApplication>
 #include "gl/ColourModes.h"
@@ -73,9 +74,8 @@ struct Options {
                              QStringLiteral("Start from a snapshot (Tipsy, CSV or HDF5; detected from the content)."),
                              QStringLiteral("FILE")};
     QCommandLineOption scenario{QStringLiteral("scenario"),
-                                QStringLiteral("Start from a scenario: a registry id (cube, plummer, "
-                                               "disk-galaxy, galaxy-collision, solar-system, figure-eight) "
-                                               "or a scenario file (.json)."),
+                                QStringLiteral("Start from a scenario: a registry id (%1) or a scenario file (.json).")
+                                    .arg(QString::fromStdString(nbody::knownScenarioIds())),
                                 QStringLiteral("ID|FILE")};
     QCommandLineOption steps{QStringLiteral("steps"), QStringLiteral("Run K steps, then pause."), QStringLiteral("K"),
                              QStringLiteral("0")};

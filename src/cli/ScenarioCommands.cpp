@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <stdexcept>
@@ -107,16 +108,22 @@ int scenariosCommand(bool json)
         std::cout << nlohmann::json{{"scenarios", rows}}.dump(2) << "\n";
         return 0;
     }
-    std::printf("%-17s %-27s %7s %-12s %-9s %-10s %s\n", "id", "name", "N", "dt", "eps2", "integrator", "kernel");
+    int idWidth = 2, nameWidth = 4; // the columns as wide as their longest entry
+    for (const ScenarioInfo& s : scenarioRegistry()) {
+        idWidth = std::max(idWidth, int(s.id.size()));
+        nameWidth = std::max(nameWidth, int(s.name.size()));
+    }
+    std::printf("%-*s  %-*s  %7s  %-12s %-9s %-10s %s\n", idWidth, "id", nameWidth, "name", "N", "dt", "eps2",
+                "integrator", "kernel");
     for (const ScenarioInfo& s : scenarioRegistry())
-        std::printf("%-17s %-27s %7zu %-12g %-9g %-10s %s\n", std::string(s.id).c_str(), std::string(s.name).c_str(),
-                    s.defaultBodies, double(s.dt), double(s.eps2), std::string(s.integrator).c_str(),
-                    s.kernel.empty() ? "(fastest)" : std::string(s.kernel).c_str());
+        std::printf("%-*s  %-*s  %7zu  %-12g %-9g %-10s %s\n", idWidth, std::string(s.id).c_str(), nameWidth,
+                    std::string(s.name).c_str(), s.defaultBodies, double(s.dt), double(s.eps2),
+                    std::string(s.integrator).c_str(), s.kernel.empty() ? "(fastest)" : std::string(s.kernel).c_str());
     std::printf("\nUnits and generator arguments (scenario files: \"bodies\": {\"generator\": ID, \"N\": n, "
                 "\"seed\": s, \"args\": {...}}):\n");
     for (const ScenarioInfo& s : scenarioRegistry())
-        std::printf("  %-17s %s\n  %-17s args: %s\n", std::string(s.id).c_str(), std::string(s.units).c_str(), "",
-                    std::string(s.arguments).c_str());
+        std::printf("  %-*s  %s\n  %-*s  args: %s\n", idWidth, std::string(s.id).c_str(), std::string(s.units).c_str(),
+                    idWidth, "", std::string(s.arguments).c_str());
     return 0;
 }
 
