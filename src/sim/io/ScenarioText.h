@@ -2,21 +2,17 @@
 // Helpers the scenario registry (Scenarios.cpp) and the scenario files (ScenarioFiles.cpp)
 // share: numbers and JSON kinds in messages, the folder of a file. Internal to io/.
 
+#include "sim/base/Format.h"
+
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
 #include <filesystem>
 #include <string>
 
 namespace nbody::scenario_text {
 
 /// A number in %g style.
-inline std::string num(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
-}
+inline std::string num(double v) { return formatString("%g", v); }
 
 /// "a number", "a string": what a JSON value is, for messages.
 inline std::string kindOf(const nlohmann::json& v)
