@@ -1,10 +1,26 @@
 #include "KernelCommon.cuh"
+#include "KernelImage.h"
 #include "contracts/HostMemory.h"
 
 #include <map>
 #include <mutex>
 
 namespace nbody::gpu {
+
+namespace {
+/// Empty: only its module matters (probeKernelImage).
+__global__ void imageProbeKernel() {}
+} // namespace
+
+std::string probeKernelImage()
+{
+    cudaFuncAttributes attr{};
+    const cudaError_t e = cudaFuncGetAttributes(&attr, imageProbeKernel);
+    if (e == cudaSuccess)
+        return {};
+    (void)cudaGetLastError();
+    return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
 
 Limits deviceLimits()
 {

@@ -3,6 +3,8 @@
 // Qt Core only, label gpu: on a machine without a device the "why no device" row is checked, on
 // the GPU machine every device's rows are compared with queryCuda().
 #include "sim/base/MachineInfo.h"
+#include "sim/core/Ceiling.h"
+#include "sim/core/KernelRegistry.h"
 
 #include <nlohmann/json.hpp>
 
@@ -88,10 +90,94 @@ private slots:
             QCOMPARE_S(value(s, k, "integrated"), std::string(d.integrated ? "yes" : "no"));
             if (!d.pciBusId.empty())
                 QCOMPARE_S(value(s, k, "pciBusId"), d.pciBusId);
+            // This build (90-real on the GPU machine) has code for the device, or says why not.
+            if (d.whyNoCode.empty())
+                QCOMPARE_S(value(s, k, "code"), "yes (" + builtCudaArchitectures() + ")");
+            else
+                QCOMPARE_S(value(s, k, "code"), "no: " + d.whyNoCode);
+            QCOMPARE_S(d.whyNoCode, whyNoCudaCode(d.major, d.minor, builtCudaArchitectures()));
             // A real device reports its clocks and bus: the computed bandwidth is positive.
             QVERIFY(d.memoryClockKHz > 0 && d.memoryBusWidthBits > 0);
             QVERIFY(peakMemoryBandwidth(d) > 0);
         }
+    }
+
+    // Which devices a build's CMake architecture list runs on (the CUDA C++ Programming Guide's
+    // binary- and PTX-compatibility rules) and the message when it does not.
+    void codeForEachArchitecture_data()
+    {
+        QTest::addColumn<int>("major");
+        QTest::addColumn<int>("minor");
+        QTest::addColumn<QString>("built");
+        QTest::addColumn<QString>("why");
+        const QString all = QString(NBODY_ALL_CUDA_ARCHITECTURES).replace(',', ';');
+        // Machine code runs on later minors of its major; PTX on every later capability.
+        QTest::newRow("sm_90 on 9.0") << 9 << 0 << "90-real" << "";
+        QTest::newRow("sm_80 on 8.6") << 8 << 6 << "80-real" << "";
+        QTest::newRow("sm_86 on 8.0") << 8 << 0 << "86-real"
+                                      << "built for sm_86; this GPU is sm_80: rebuild with -DNBODY_CUDA_ARCHITECTURES=80";
+        QTest::newRow("sm_90+PTX on 8.9") << 8 << 9 << "90-real;90-virtual"
+                                          << "built for sm_90 and compute_90 PTX; this GPU is sm_89: rebuild with "
+                                             "-DNBODY_CUDA_ARCHITECTURES=89";
+        QTest::newRow("compute_90 PTX on 12.0") << 12 << 0 << "90-real;90-virtual" << "";
+        QTest::newRow("plain 89 is code and PTX, on 9.0") << 9 << 0 << "89" << "";
+        QTest::newRow("sm_80 on 9.0 (other major)") << 9 << 0 << "80-real"
+                                                    << "built for sm_80; this GPU is sm_90: rebuild with "
+                                                       "-DNBODY_CUDA_ARCHITECTURES=90";
+        QTest::newRow("sm_90a only on 9.0") << 9 << 0 << "90a-real" << "";
+        QTest::newRow("sm_100a not on 10.3") << 10 << 3 << "100a-real"
+                                             << "built for sm_100a; this GPU is sm_103: rebuild with "
+                                                "-DNBODY_CUDA_ARCHITECTURES=103";
+        QTest::newRow("native: the probe decides") << 8 << 6 << "native" << "";
+        // The default list runs on every x86_64 data-centre and desktop GPU CUDA 13 supports
+        // (Turing to Blackwell); newer ones take the PTX.
+        for (const auto& [maj, min] : {std::pair{7, 5}, {8, 0}, {8, 6}, {8, 9}, {9, 0}, {10, 0}, {10, 3}, {12, 0},
+                                       {12, 1}, {13, 0}})
+            QTest::newRow(qPrintable(QString("all on %1.%2").arg(maj).arg(min))) << maj << min << all << "";
+        QTest::newRow("all not on 7.0") << 7 << 0 << all
+                                        << "built for sm_75, sm_80, sm_86, sm_89, sm_90, sm_100, sm_120 and "
+                                           "compute_120 PTX; this GPU is sm_70: rebuild with "
+                                           "-DNBODY_CUDA_ARCHITECTURES=70";
+    }
+    void codeForEachArchitecture()
+    {
+        QFETCH(int, major);
+        QFETCH(int, minor);
+        QFETCH(QString, built);
+        QFETCH(QString, why);
+        QCOMPARE(QString::fromStdString(whyNoCudaCode(major, minor, built.toStdString())), why);
+    }
+
+    // The ceiling arithmetic (lanes per SM, sim/core/Ceiling.h) knows every architecture the
+    // default build has code for.
+    void ceilingCoversEveryBuiltArchitecture()
+    {
+        for (const QString& e : QString(NBODY_ALL_CUDA_ARCHITECTURES).split(',')) {
+            const int n = e.section('-', 0, 0).toInt();
+            const PipeLanes lanes = pipeLanes(n / 10, n % 10);
+            QVERIFY2(lanes.fp32 > 0 && lanes.fp64 > 0, qPrintable(e));
+        }
+    }
+
+    // Kernels without code for the device are unavailable with the reason (the arithmetic above
+    // decides before any CUDA context exists).
+    void kernelsWithoutCodeAreUnavailable()
+    {
+        const CudaRuntimeInfo cuda = queryCuda();
+        const std::string& why = cudaKernelsUnavailable();
+        if (!cuda.whyNone.empty())
+            QCOMPARE_S(why, cuda.whyNone);
+        else if (!cuda.devices.front().whyNoCode.empty())
+            QCOMPARE_S(why, cuda.devices.front().whyNoCode);
+        for (const KernelInfo& k : kernelRegistry()) {
+            const Availability a = availability(k);
+            if (k.backend == Backend::Cpu)
+                QVERIFY(a.available);
+            else if (!why.empty())
+                QCOMPARE_S(a.reason, why);
+        }
+        if (!why.empty())
+            QCOMPARE_S(std::string(defaultKernelId()), std::string("cpu"));
     }
 
     void openmpRowsFollowTheRuntime()

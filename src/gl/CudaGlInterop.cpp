@@ -80,9 +80,10 @@ std::unique_ptr<CudaGlInterop> CudaGlInterop::create(const ParticleBuffers& buff
         return nullptr;
     };
 
-    // One wording of "why there is no GPU" for the whole program (sim/base/DeviceInfo.h).
-    if (const CudaRuntimeInfo cuda = queryCuda(); !cuda.whyNone.empty())
-        return refuse(cuda.whyNone);
+    // One wording of "why the GPU cannot be used" for the whole program (no device, or no code
+    // for its architecture: sim/core/KernelRegistry.h).
+    if (const std::string& why = cudaKernelsUnavailable(); !why.empty())
+        return refuse(why);
     if (buffers.capacity() == 0 || buffers.buffer(0) == 0 || buffers.buffer(1) == 0)
         return refuse("the particle buffers are not allocated");
 

@@ -1,7 +1,10 @@
 #include "sim/base/DeviceInfo.h"
 
+#include <algorithm>
+#include <charconv>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #if NBODY_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -14,6 +17,104 @@ std::string cudaVersionString(int v)
     if (v <= 0)
         return "none";
     return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+std::string builtCudaArchitectures()
+{
+#if NBODY_HAVE_CUDA && defined(NBODY_CUDA_ARCHITECTURES_BUILT)
+    std::string s = NBODY_CUDA_ARCHITECTURES_BUILT; // CMake's list with ',' for ';'
+    std::replace(s.begin(), s.end(), ',', ';');
+    return s;
+#else
+    return {};
+#endif
+}
+
+namespace {
+
+/// One entry of a CMake CUDA_ARCHITECTURES list: "90", "90-real", "90-virtual", "90a-real".
+struct ArchEntry {
+    int major = 0, minor = 0;
+    char suffix = 0; ///< 'a' (arch-specific), 'f' (family-specific) or 0
+    bool real = false, virt = false;
+};
+
+/// false for what is not a number with an optional suffix ("all", "native", "all-major").
+bool parseArch(std::string_view e, ArchEntry* out)
+{
+    ArchEntry a;
+    std::string_view kind;
+    if (const auto dash = e.find('-'); dash != std::string_view::npos) {
+        kind = e.substr(dash + 1);
+        e = e.substr(0, dash);
+    }
+    if (!e.empty() && (e.back() == 'a' || e.back() == 'f')) {
+        a.suffix = e.back();
+        e.remove_suffix(1);
+    }
+    int n = 0;
+    const auto [end, ec] = std::from_chars(e.data(), e.data() + e.size(), n);
+    if (ec != std::errc() || end != e.data() + e.size() || n < 10)
+        return false;
+    a.major = n / 10;
+    a.minor = n % 10;
+    a.real = kind.empty() || kind == "real";
+    a.virt = kind.empty() || kind == "virtual";
+    if (!a.real && !a.virt)
+        return false;
+    *out = a;
+    return true;
+}
+
+std::string archName(const ArchEntry& a, const char* prefix)
+{
+    std::string s = prefix + std::to_string(a.major * 10 + a.minor);
+    if (a.suffix)
+        s += a.suffix;
+    return s;
+}
+
+} // namespace
+
+std::string whyNoCudaCode(int major, int minor, std::string_view built)
+{
+    std::vector<ArchEntry> entries;
+    std::size_t start = 0;
+    while (start <= built.size()) {
+        const std::size_t end = std::min(built.find(';', start), built.size());
+        if (const std::string_view e = built.substr(start, end - start); !e.empty()) {
+            ArchEntry a;
+            if (!parseArch(e, &a))
+                return {}; // resolved by CMake ("native", "all"): the load probe decides
+            entries.push_back(a);
+        }
+        start = end + 1;
+    }
+    if (entries.empty())
+        return {};
+    const int device = major * 10 + minor;
+    for (const ArchEntry& a : entries) {
+        const int arch = a.major * 10 + a.minor;
+        if (a.real) {
+            const bool runs = a.suffix == 'a' ? arch == device : a.major == major && a.minor <= minor;
+            if (runs)
+                return {};
+        }
+        if (a.virt && a.suffix == 0 && arch <= device)
+            return {};
+    }
+    std::string real, ptx;
+    for (const ArchEntry& a : entries) {
+        if (a.real)
+            real += (real.empty() ? "" : ", ") + archName(a, "sm_");
+        if (a.virt)
+            ptx += (ptx.empty() ? "" : ", ") + archName(a, "compute_");
+    }
+    std::string what = real.empty() ? "" : real;
+    if (!ptx.empty())
+        what += (what.empty() ? "" : " and ") + ptx + " PTX";
+    return "built for " + what + "; this GPU is sm_" + std::to_string(device) +
+           ": rebuild with -DNBODY_CUDA_ARCHITECTURES=" + std::to_string(device);
 }
 
 double peakMemoryBandwidth(const CudaDeviceInfo& d)
@@ -114,6 +215,7 @@ CudaRuntimeInfo queryCuda()
         if (cudaDeviceGetPCIBusId(bus, int(sizeof bus), d) == cudaSuccess)
             di.pciBusId = bus;
         cudaGetLastError();
+        di.whyNoCode = whyNoCudaCode(di.major, di.minor, builtCudaArchitectures());
         info.devices.push_back(di);
     }
     if (info.devices.empty())

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nbody {
@@ -28,6 +29,9 @@ struct CudaDeviceInfo {
     bool integrated = false;             ///< an integrated GPU sharing memory with the host (Jetson)
     bool concurrentManagedAccess = false; ///< CPU and GPU may touch managed memory at the same time
     std::string pciBusId;                ///< "0000:18:00.0" ("" when not reported)
+    /// Why this build's CUDA kernels cannot run on this device ("" when they can, as far as the
+    /// architectures they were compiled for tell: whyNoCudaCode)
+    std::string whyNoCode;
 };
 
 /// Theoretical peak memory bandwidth in bytes per second: 2 × memory clock × bus width / 8
@@ -42,8 +46,23 @@ struct CudaRuntimeInfo {
     std::string whyNone;    ///< why there is no usable device ("" when there is one)
 };
 
-/// Queries the runtime once per call; never throws (errors go to whyNone).
+/// Queries the runtime once per call; never throws (errors go to whyNone). Creates no CUDA context.
 CudaRuntimeInfo queryCuda();
+
+/// The CUDA architectures this build's kernels were compiled for, as CMake was given them
+/// ("75-real;80-real;…;120-real;120-virtual"); "" in a CPU-only build.
+std::string builtCudaArchitectures();
+
+/// Why code compiled for `built` (a CMake CUDA_ARCHITECTURES list) cannot run on a device of
+/// compute capability major.minor, with the fix; "" when it can. The rules are those of the
+/// CUDA C++ Programming Guide ("Binary Compatibility", "PTX Compatibility"): machine code for
+/// sm_XY (entries "XY-real" and "XY") runs on X.Z for every Z ≥ Y of the same major X; the
+/// arch-specific sm_XYa only on X.Y; PTX for compute_XY ("XY-virtual" and "XY") is compiled by
+/// the driver for any capability ≥ X.Y. A list CMake resolves itself ("all", "native", …) gives
+/// "" (the load probe at the first CUDA kernel decides then). Example: whyNoCudaCode(8, 9,
+/// "90-real;90-virtual") is "built for sm_90 and compute_90 PTX; this GPU is sm_89: rebuild with
+/// -DNBODY_CUDA_ARCHITECTURES=89".
+std::string whyNoCudaCode(int major, int minor, std::string_view built);
 
 /// The current device's memory as cudaMemGetInfo reports it (the whole device: every process's
 /// allocations and the contexts' own reservations count as used).

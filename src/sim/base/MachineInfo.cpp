@@ -40,6 +40,9 @@ MachineSection deviceSection(const CudaDeviceInfo& d)
     add("computeCapability", "Compute capability", std::to_string(d.major) + "." + std::to_string(d.minor),
         "The architecture generation (major.minor): 10.x and 12.x Blackwell, 9.0 Hopper, 8.x Ampere and "
         "Ada, 7.x Volta and Turing");
+    add("code", "Code in this build", d.whyNoCode.empty() ? "yes (" + builtCudaArchitectures() + ")" : "no: " + d.whyNoCode,
+        "The CUDA architectures this program's kernels were compiled for (NBODY_CUDA_ARCHITECTURES at "
+        "configure time); without code for this GPU every CUDA kernel is unavailable and the CPU kernels run");
     add("multiprocessors", "Multiprocessors (SMs)", std::to_string(d.multiprocessors),
         "Streaming multiprocessors: each runs several thread blocks at once");
     add("smClock", "SM clock", megahertz(d.clockKHz), "The multiprocessors' peak clock (cudaDevAttrClockRate)");
