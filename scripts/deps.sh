@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages that N-Body Sandbox needs to build, run and test.
 #
-#   scripts/deps.sh
+#   scripts/deps.sh [build|test|full]
 #
-# Returns at once when every package is already installed (checked with dpkg-query); otherwise
-# runs apt-get update and apt-get install, as root or through sudo. CUDA is optional and is not
-# installed here: the build uses nvcc when it finds it in PATH or in /usr/local/cuda/bin.
+# build (the default, scripts/run.sh): what building and running the programs needs; test
+# (scripts/test.sh): also the virtual X server and the browser the test suite uses; full
+# (scripts/test.sh --full, CI): also clang with libFuzzer and the sanitizer runtimes for the
+# fuzzing stage. Returns at once when every package is already installed (checked with
+# dpkg-query); otherwise runs apt-get update and apt-get install, as root or through sudo. CUDA
+# is optional and is not installed here: the build uses nvcc when it finds it in PATH or in
+# /usr/local/cuda/bin.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+level=${1:-build}
+case $level in
+    build | test | full) ;;
+    *) echo "deps: unknown set '$level' (build, test or full)" >&2; exit 2 ;;
+esac
 
 packages=(
     # toolchain
@@ -25,22 +35,31 @@ packages=(
     libhwy-dev
     # OpenGL / EGL: GL function loader, glvnd headers, Mesa drivers for machines without a GPU
     libepoxy-dev libegl-dev libgl-dev libopengl-dev libgl1-mesa-dri libegl-mesa0 libglx-mesa0
-    # headless runs and GUI tests: a virtual X server, and a font so Qt can draw text
-    xvfb xauth fonts-dejavu-core
+    # a font so Qt can draw text
+    fonts-dejavu-core
     # videos: `nbody render --out FILE.mp4` and File → Record feed raw frames to ffmpeg (and the
     # tests count the frames with ffprobe)
     ffmpeg
     # the distributed backend (mpirun -np P nbody run ..., docs/mpi.md): Open MPI
     libopenmpi-dev openmpi-bin
-    # tests only (scripts/test.sh): the readers' fuzzers need clang with libFuzzer and the
-    # sanitizer runtimes (libclang-rt-dev) and OpenMP for clang (libomp-dev); llvm's
-    # llvm-symbolizer gives the sanitizers' reports file and line (gcc's ASan/UBSan runtimes come
-    # with build-essential)
-    clang libclang-rt-dev libomp-dev llvm
-    # tests only: tst_validation_report opens the HTML validation report in headless chromium and
-    # checks a screenshot of it
-    chromium
 )
+if [[ $level == test || $level == full ]]; then
+    packages+=(
+        # the GUI tests without a display: a virtual X server (xvfb-run)
+        xvfb xauth
+        # tst_validation_report opens the HTML validation report in headless chromium and checks
+        # a screenshot of it
+        chromium
+    )
+fi
+if [[ $level == full ]]; then
+    packages+=(
+        # the readers' fuzzers need clang with libFuzzer and the sanitizer runtimes
+        # (libclang-rt-dev) and OpenMP for clang (libomp-dev); llvm's llvm-symbolizer gives the
+        # sanitizers' reports file and line (gcc's ASan/UBSan runtimes come with build-essential)
+        clang libclang-rt-dev libomp-dev llvm
+    )
+fi
 
 # dpkg-query prints "ii " for an installed package; unknown packages print nothing.
 installed=$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${packages[@]}" 2>/dev/null || true)

@@ -39,7 +39,13 @@ note() { # note STATUS TEXT: one summary line (printed now and again at the end)
     [[ $1 == ok ]] || failed=1
 }
 
-scripts/deps.sh
+# The packages of the stages chosen: clang, its runtimes and llvm-symbolizer only for the
+# sanitizer and fuzzing stages.
+if [[ " $stages " == *" fuzz "* || " $stages " == *" asan "* ]]; then
+    scripts/deps.sh full
+else
+    scripts/deps.sh test
+fi
 
 # Like the build.sh of the normal build: ccache when it is installed (it is not required).
 launcher=()
@@ -68,10 +74,21 @@ if [[ -z ${DISPLAY:-} && -z ${WAYLAND_DISPLAY:-} ]]; then
 fi
 
 # ---- normal suite ------------------------------------------------------------------------------
+# CUDA architectures of the test build (NBODY_TEST_CUDA_ARCHITECTURES overrides): with a GPU here
+# (nvidia-smi lists one), "auto", i.e. machine code for that GPU; without one, where no CUDA
+# kernel can run, sm_75 machine code only: the oldest architecture of the default list, so the
+# kernels are still compiled and checked against the features every supported GPU has, in an
+# eighth of the default build's CUDA time (docs/tests.md).
+test_archs=${NBODY_TEST_CUDA_ARCHITECTURES:-75-real}
+if [[ -z ${NBODY_TEST_CUDA_ARCHITECTURES:-} ]] && command -v nvidia-smi >/dev/null &&
+    nvidia-smi --query-gpu=compute_cap --format=csv,noheader >/dev/null 2>&1; then
+    test_archs=auto
+fi
 if [[ " $stages " == *" normal "* ]]; then
     t=$SECONDS
     log=$(mktemp)
-    if scripts/build.sh --tests "${launcher[@]}" && run_ctest build "$@" 2>&1 | tee "$log"; then
+    if scripts/build.sh --tests "${launcher[@]}" "-DNBODY_CUDA_ARCHITECTURES=$test_archs" &&
+        run_ctest build "$@" 2>&1 | tee "$log"; then
         note ok "normal suite: passed: $(ctest_result "$log") ($((SECONDS - t)) s)"
     else
         note fail "normal suite: FAILED: $(ctest_result "$log") ($((SECONDS - t)) s)"
