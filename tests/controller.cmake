@@ -6,10 +6,8 @@
 nbody_add_test(NAME tst_controller
   SOURCES tst_controller.cpp
           FrameLoop.h # listed so AUTOMOC runs moc on it
-          ${NBODY_CONTROLLER_SOURCES}
-  LIBS nbody::sim nbody::gl Qt6::Core
+  LIBS nbody::controller Qt6::Core
   LABELS gpu)
-target_include_directories(tst_controller PRIVATE ${PROJECT_SOURCE_DIR}/src/app)
 # tst_gpu_faults: GPU failures: no device, CUDA-GL interop refused
 # (NBODY_FORCE_INTEROP_FAILURE), a CUDA fault during a run (the test-only `faulty-test` row) and
 # the watchdog's sliced force passes. Tests that set a switch or lose the CUDA context re-run the
@@ -17,8 +15,6 @@ target_include_directories(tst_controller PRIVATE ${PROJECT_SOURCE_DIR}/src/app)
 nbody_add_test(NAME tst_gpu_faults
   SOURCES tst_gpu_faults.cpp
           FrameLoop.h # listed so AUTOMOC runs moc on it
-          ${NBODY_CONTROLLER_SOURCES}
-  LIBS nbody::sim nbody::gl Qt6::Core
+  LIBS nbody::controller Qt6::Core
   LABELS gpu
   TIMEOUT 600)
-target_include_directories(tst_gpu_faults PRIVATE ${PROJECT_SOURCE_DIR}/src/app)

@@ -12,12 +12,6 @@ nbody_add_test(NAME tst_gpu_diagnostics SOURCES tst_gpu_diagnostics.cpp LIBS nbo
 if(NBODY_BUILD_APP)
   nbody_add_test(NAME tst_diagnostics_dock
     SOURCES tst_diagnostics_dock.cpp
-            ${PROJECT_SOURCE_DIR}/src/app/ChartAxes.cpp
-            ${PROJECT_SOURCE_DIR}/src/app/ChartAxes.h
-            ${PROJECT_SOURCE_DIR}/src/app/DiagnosticsDock.cpp
-            ${PROJECT_SOURCE_DIR}/src/app/DiagnosticsDock.h
-            ${NBODY_CONTROLLER_SOURCES}
-    LIBS nbody::sim nbody::gl Qt6::Core Qt6::Widgets Qt6::Charts
+    LIBS nbody::app Qt6::Widgets Qt6::Charts
     LABELS gui)
-  target_include_directories(tst_diagnostics_dock PRIVATE ${PROJECT_SOURCE_DIR}/src/app)
 endif()
