@@ -25,7 +25,7 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,perf-short,tree,tree-anchor,mpi,render,render-galaxy,contacts,contacts-bench,clusters,capture,after-faults (the default: all but
+# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,perf-short,tree,tree-anchor,mpi,render,render-galaxy,contacts,contacts-bench,clusters,capture,after-faults,archs (the default: all but
 # sanitizers-all and sanitizers-split, the four tools over every GPU test, each a call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. golden: tst_golden records the state's
 # checksums on this machine ($OUT/golden-steps.json, to commit as tests/data/golden-steps.json). perf: NVIDIA's sample and `nbody bench`
@@ -44,11 +44,14 @@
 # capture (runs first): the merged state prepare makes ($device/cc400.csv) captured with
 # cpu and tiled, and the 8191-body cluster collision ($OUT/clusters-h200.png); after-faults (runs
 # last): a CUDA fault, then the same captures again (they come out empty: docs/tests.md).
+# archs: cuobjdump --list-elf and --list-ptx of the default build's kernels library (every
+# architecture), and a build for sm_80 only: `nbody devices`, `kernels`, `run` (the default kernel
+# falls back to `cpu`; `--kernel blocked` is refused with the reason) and its tst_machine_info.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,46s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,49s/^# \{0,1\}//p' "$0"; }
 
 # Open MPI's run-time for the GPU machine, which has none: the files of Debian's
 # packages as installed here (libopenmpi3, openmpi-bin, openmpi-common, libpmix2 and what they
@@ -113,6 +116,27 @@ mpi_env() {
     export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_osc=^ucx OMPI_MCA_btl_vader_single_copy_mechanism=none
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     export NBODY_MPIEXEC=$root/usr/bin/mpirun # tst_mpi: the carried launcher
+}
+
+# The archs part's builds: `nbody` and tst_machine_info for sm_80 machine code only (no code an
+# H200 can run: every CUDA kernel must be listed as unavailable, with the reason, and the default
+# kernel must fall back to `cpu`), into $device/bin/arch80 (bin.txz); and the kernels library of
+# the default build (every architecture: NBODY_CUDA_ARCHITECTURES=all), xz-packed as
+# $device/kernels-all.a.xz, for cuobjdump --list-elf there (this machine's CUDA has no cuobjdump).
+# The host objects are the same as build-gpu's, so with ccache only the CUDA objects compile.
+prepare_archs() {
+    local launcher=()
+    command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+    cmake -S . -B build-gpu80 -G Ninja -DCMAKE_BUILD_TYPE=Release -DNBODY_BUILD_APP=OFF -DNBODY_BUILD_PLOT=OFF \
+        -DNBODY_ENABLE_MPI=ON -DNBODY_BUILD_TESTS=ON -DNBODY_CUDA_ARCHITECTURES=80-real "${launcher[@]}" >/dev/null
+    cmake --build build-gpu80 -j "$(nproc)" --target nbody nbody-read-hdf5 tst_machine_info
+    mkdir -p "$device/bin/arch80"
+    cp build-gpu80/src/cli/nbody build-gpu80/src/sim/io/nbody-read-hdf5 build-gpu80/tests/tst_machine_info \
+        "$device/bin/arch80/"
+    cmake -S . -B build-gpu-all -G Ninja -DCMAKE_BUILD_TYPE=Release -DNBODY_BUILD_APP=OFF -DNBODY_BUILD_PLOT=OFF \
+        -DNBODY_BUILD_TESTS=OFF -DNBODY_CUDA_ARCHITECTURES=all "${launcher[@]}" >/dev/null
+    cmake --build build-gpu-all -j "$(nproc)" --target nbody_kernels
+    xz -9 -T1 -c build-gpu-all/kernels/libnbody_kernels.a >"$device/kernels-all.a.xz"
 }
 
 prepare() {
@@ -200,6 +224,7 @@ prepare() {
         cp build-gpu/kernels/CMakeFiles/nbody_kernels.dir/BlockedForces.cu.o "$device/obj/"
     fi
     prepare_mpi
+    prepare_archs
     # The merged state the capture part draws: two clusters, 8191 bodies, 400 steps
     # with merging on the CPU here (about 15 s on 2 cores).
     build-gpu/src/cli/nbody run --scenario cluster-collision --bodies 8191 --kernel cpu --steps 400 --no-energy \
@@ -209,7 +234,7 @@ prepare() {
     # links the kernels statically, so each carries the same fatbins (~12 MB a test): xz with a
     # dictionary larger than the whole archive finds those repeats across files (170 MB -> 9 MB,
     # where gzip's 32 KiB window gave 48 MB), at 192 MiB of memory to unpack. bin.txz.
-    strip --strip-unneeded "$device"/bin/*
+    find "$device/bin" -type f -exec strip --strip-unneeded {} +
     rm -f "$device/bin.tgz"
     tar -cf - -C "$device" bin | xz -9 --lzma2=dict=192MiB -T1 >"$device/bin.txz"
     rm -rf "${device:?}/bin"
@@ -281,7 +306,7 @@ remote() {
         results+=("$result")
     }
 
-    want() { [[ ,${GPU_CHECK_PARTS:-golden,tests,sanitizers,cli,bench,sweeps,perf,tree,tree-anchor,mpi,render,contacts,contacts-bench,clusters,capture}, == *,$1,* ]]; }
+    want() { [[ ,${GPU_CHECK_PARTS:-golden,tests,sanitizers,cli,bench,sweeps,perf,tree,tree-anchor,mpi,render,contacts,contacts-bench,clusters,capture,archs}, == *,$1,* ]]; }
 
     step nvidia-smi nvidia-smi
 
@@ -762,6 +787,32 @@ remote() {
     # tree-anchor: our tree against Ryoanji in one call, Plummer spheres of 1 M and 8 M bodies:
     # Ryoanji at θ 0.4, 0.5, 0.6 (its sampled fp64 error at 1 M; 8 M without the check), our
     # tree at θ 0.3 (the default) and 0.5 (`nbody bench`, force evaluation with the tree build).
+    # Architectures: the default build's kernels library has machine code for every architecture
+    # (cuobjdump --list-elf), and a build for sm_80 only, on this sm_90 GPU, lists every CUDA
+    # kernel as unavailable with the reason and the fix, runs on `cpu` by default, and refuses a
+    # CUDA kernel asked for by name with that reason instead of failing mid-run.
+    if want archs; then
+        if [[ -f $device/kernels-all.a.xz ]] && command -v cuobjdump >/dev/null; then
+            step "archs cuobjdump --list-elf (default build)" bash -c 'set -o pipefail
+                xz -dc "$1" >/tmp/kernels-all.a && cuobjdump --list-elf /tmp/kernels-all.a >"$2/kernels-all-elf.txt" &&
+                grep -oE "sm_[0-9]+[a-z]?" "$2/kernels-all-elf.txt" | sort -V | uniq -c' _ "$device/kernels-all.a.xz" "$OUT"
+            step "archs cuobjdump --list-ptx (default build)" bash -c 'cuobjdump --list-ptx /tmp/kernels-all.a |
+                grep -oE "sm_[0-9]+[a-z]?" | sort -V | uniq -c'
+        fi
+        local n80=$device/bin/arch80/nbody
+        if [[ -x $n80 ]]; then
+            step "archs sm_80 build: nbody devices" "$n80" devices
+            step "archs sm_80 build: nbody kernels" bash -c '"$1" kernels | tee /tmp/k80.txt
+                grep -q "built for sm_80; this GPU is sm_90: rebuild with -DNBODY_CUDA_ARCHITECTURES=90" /tmp/k80.txt' _ "$n80"
+            step "archs sm_80 build: default kernel falls back" bash -c 'set -o pipefail
+                "$1" run --scenario plummer --bodies 1000 --steps 5 2>&1 | tee /tmp/r80.txt && grep -qi "cpu" /tmp/r80.txt' _ "$n80"
+            step "archs sm_80 build: --kernel blocked refused" bash -c '"$1" run --scenario plummer --bodies 1000 \
+                --steps 5 --kernel blocked >/tmp/b80.txt 2>&1; rc=$?; cat /tmp/b80.txt; echo "exit $rc"
+                [[ $rc == 1 ]] && grep -q "built for sm_80" /tmp/b80.txt' _ "$n80"
+            step "archs sm_80 build: tst_machine_info" "$device/bin/arch80/tst_machine_info"
+        fi
+    fi
+
     if want tree-anchor; then
         if [[ -x $device/anchors/ryoanji/run.sh ]]; then
             limit=400 step "ryoanji 1M" "$device/anchors/ryoanji/run.sh" --theta 0.4,0.5,0.6 1048576

@@ -321,9 +321,14 @@ void printTiming(const RunOptions& o, const Simulation& sim, const LoopResult& r
     std::string host, device;
     for (std::size_t i = 0; i < r.memory.size(); ++i) {
         const char* sep = i == 0 ? "" : i + 1 == r.memory.size() ? " at the end" : " after the first interval";
-        host += (i ? ", " : "") + formatBytes(r.memory[i].host) + (i == 0 ? " at the start" : sep);
-        if (r.memory[i].deviceKnown)
-            device += (i ? ", " : "") + formatBytes(r.memory[i].device.usedBytes());
+        // Appended piece by piece (GCC 12's -Wrestrict misreads "const char*" + std::string&& here).
+        host += i ? ", " : "";
+        host += formatBytes(r.memory[i].host);
+        host += i == 0 ? " at the start" : sep;
+        if (r.memory[i].deviceKnown) {
+            device += i ? ", " : "";
+            device += formatBytes(r.memory[i].device.usedBytes());
+        }
     }
     std::printf("  host memory (RSS):      %s\n", host.c_str());
     if (sim.kernel().backend == Backend::Cuda && !device.empty())
