@@ -37,6 +37,11 @@ packages=(
     # llvm-symbolizer gives the sanitizers' reports file and line (gcc's ASan/UBSan runtimes come
     # with build-essential)
     clang libclang-rt-dev libomp-dev llvm
+    # the Debian package (cpack -G DEB, scripts/package-check.sh): dpkg-shlibdeps for its Depends
+    # (dpkg-dev) and file, which CPack runs on the executables; the man pages from --help
+    # (help2man); the PNG icons from the SVG (rsvg-convert, librsvg2-bin); checks of the package,
+    # its desktop entry and its AppStream metainfo (lintian, desktop-file-utils, appstream)
+    dpkg-dev file help2man librsvg2-bin lintian desktop-file-utils appstream
     # tests only: tst_validation_report opens the HTML validation report in headless chromium and
     # checks a screenshot of it
     chromium
