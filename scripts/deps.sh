@@ -42,6 +42,10 @@ packages=(
     ffmpeg
     # the distributed backend (mpirun -np P nbody run ..., docs/mpi.md): Open MPI
     libopenmpi-dev openmpi-bin
+    # the Debian package (cpack -G DEB, docs/install.md): dpkg-shlibdeps for its Depends
+    # (dpkg-dev) and file, which CPack runs on the executables; the man pages from --help
+    # (help2man); the PNG icons from the SVG (rsvg-convert, librsvg2-bin)
+    dpkg-dev file help2man librsvg2-bin
 )
 if [[ $level == test || $level == full ]]; then
     packages+=(
@@ -58,6 +62,9 @@ if [[ $level == full ]]; then
         # (libclang-rt-dev) and OpenMP for clang (libomp-dev); llvm's llvm-symbolizer gives the
         # sanitizers' reports file and line (gcc's ASan/UBSan runtimes come with build-essential)
         clang libclang-rt-dev libomp-dev llvm
+        # the package stage (scripts/package-check.sh): checks of the package, its desktop entry
+        # and its AppStream metainfo
+        lintian desktop-file-utils appstream
     )
 fi
 

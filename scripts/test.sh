@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds with the tests and runs them; with --full also, as CI does,
-# the suite again under AddressSanitizer and UndefinedBehaviorSanitizer, and the readers' fuzzers.
+# the suite again under AddressSanitizer and UndefinedBehaviorSanitizer, the readers' fuzzers and
+# the Debian package.
 #
 #   scripts/test.sh [--full] [CTEST OPTIONS...]   e.g. scripts/test.sh -R tipsy, scripts/test.sh -L gui
 #
 # Stages (NBODY_TEST_STAGES, a space-separated subset; default "normal", with --full
-# "normal asan fuzz"):
+# "normal asan fuzz package"):
 #   normal  build/ (CUDA when nvcc is found) and ctest; tests labelled gpu skip without a device.
 #           This is what a user needs to know that a build works.
 #   asan    build-asan/: CPU-only, gcc with -fsanitize=address,undefined (every report fatal),
@@ -14,6 +15,9 @@
 #           (tests/Sanitizers.h)
 #   fuzz    build-fuzz/: CPU-only, clang with -fsanitize=fuzzer,address,undefined; each reader's
 #           fuzzer (tests/fuzz) runs NBODY_FUZZ_SECONDS (default 60) from its seed corpus
+#   package scripts/package-check.sh builds the Debian package (from build/ when the normal stage
+#           ran, else in a CPU-only build-package/), runs lintian, installs it into /usr (as root
+#           or through sudo), runs and checks what it installed, and removes it
 # CTEST OPTIONS go to both ctest runs. Without a display (DISPLAY and WAYLAND_DISPLAY unset) the
 # ctest runs happen under a virtual X server (xvfb-run), so the GUI tests have one.
 # NBODY_TEST_JOBS=N runs N tests at a time (default 1). Every stage runs even when an earlier one
@@ -23,7 +27,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 default_stages=normal
 if [[ ${1:-} == --full ]]; then
-    default_stages="normal asan fuzz"
+    default_stages="normal asan fuzz package"
     shift
 fi
 stages=${NBODY_TEST_STAGES:-$default_stages}
@@ -39,9 +43,9 @@ note() { # note STATUS TEXT: one summary line (printed now and again at the end)
     [[ $1 == ok ]] || failed=1
 }
 
-# The packages of the stages chosen: clang, its runtimes and llvm-symbolizer only for the
-# sanitizer and fuzzing stages.
-if [[ " $stages " == *" fuzz "* || " $stages " == *" asan "* ]]; then
+# The packages of the stages chosen: clang, its runtimes and llvm-symbolizer, and the package
+# checkers, only for the sanitizer, fuzzing and package stages.
+if [[ " $stages " == *" fuzz "* || " $stages " == *" asan "* || " $stages " == *" package "* ]]; then
     scripts/deps.sh full
 else
     scripts/deps.sh test
@@ -244,6 +248,30 @@ if [[ " $stages " == *" fuzz "* ]]; then
     else
         note fail "fuzzers: build FAILED ($((SECONDS - t)) s)"
     fi
+fi
+
+# ---- the Debian package ------------------------------------------------------------------------
+# package-check.sh ends with "package-check: passed|FAILED: N checks, F failed (T s)"; the summary
+# line adds lintian's counts, the names of the checks that failed and what was skipped.
+if [[ " $stages " == *" package "* ]]; then
+    t=$SECONDS
+    log=$(mktemp)
+    # From the normal stage's build/ when that stage ran (its programs are compiled already, with
+    # the CUDA kernels where nvcc is found); else a CPU-only build-package/.
+    package_dir=build-package
+    [[ " $stages " == *" normal "* && -f build/CMakeCache.txt ]] && package_dir=build
+    scripts/package-check.sh "$package_dir" 2>&1 | tee "$log" && ok=ok || ok=fail
+    result=$(grep -E '^package-check: (passed|FAILED): ' "$log" | tail -n 1 | sed -E 's/^package-check: [A-Za-z]+: //; s/ \([0-9]+ s\)$//' || true)
+    lint=$(grep -m1 -oE '^package-check: lintian: [a-zA-Z]+: .*' "$log" | sed -E 's/^package-check: lintian: [a-zA-Z]+: /lintian /' || true)
+    failed_checks=$(grep -E '^package-check: [^:]+: FAILED' "$log" | cut -d: -f2 | sed 's/^ //' | paste -sd, - | sed 's/,/, /g' || true)
+    skipped=$(grep -E '^package-check: [^:]+: SKIPPED' "$log" | cut -d: -f2 | sed 's/^ //' | paste -sd, - | sed 's/,/, /g' || true)
+    details="${result:-no result}${lint:+, $lint}${failed_checks:+; failed: $failed_checks}${skipped:+; skipped: $skipped}"
+    if [[ $ok == ok ]]; then
+        note ok "package: passed: $details ($((SECONDS - t)) s)"
+    else
+        note fail "package: FAILED: $details ($((SECONDS - t)) s)"
+    fi
+    rm -f "$log"
 fi
 
 echo

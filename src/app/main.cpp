@@ -31,6 +31,7 @@
 #include "sim/base/AtomicFile.h"
 
 #include <QCommandLineParser>
+#include <QIcon>
 
 #include <cstdio>
 #include <string>
@@ -231,6 +232,10 @@ int runWindow(int argc, char* argv[], const nbody::app::StartupConfig& config,
     QApplication::setApplicationDisplayName(QStringLiteral("N-Body Sandbox"));
     QApplication::setApplicationVersion(QStringLiteral(NBODY_VERSION));
     QApplication::setOrganizationName(QStringLiteral("N-Body Sandbox"));
+    // The installed desktop entry and icon (cmake/Install.cmake); the compiled-in icon otherwise.
+    QGuiApplication::setDesktopFileName(QStringLiteral(NBODY_APP_ID));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral(NBODY_APP_ID),
+                                                 QIcon(QStringLiteral(":/icons/" NBODY_APP_ID ".svg"))));
 
     nbody::app::registerMetaTypes();
 
