@@ -194,7 +194,7 @@ int commandMain(int argc, char** argv)
     nbody::installTemporaryFileCleanup(); // SIGINT/SIGTERM/SIGHUP leave no temporary files behind
     CLI::App app{"N-Body Sandbox command line: gravitational N-body simulation on the CPU and CUDA GPUs"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", std::string("nbody 0.1.0"));
+    app.set_version_flag("--version", std::string("nbody ") + NBODY_VERSION);
 
     RunOptions run;
     CLI::App* runCmd = addRunCommand(app, run);
