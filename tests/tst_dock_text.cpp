@@ -9,6 +9,7 @@
 // Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
 #include "AppSetup.h"
 #include "DeviceDock.h"
+#include "DiagnosticsDock.h"
 #include "GuiTestMain.h"
 #include "KernelDock.h"
 #include "MainWindow.h"
@@ -19,6 +20,10 @@
 #include "sim/core/KernelRegistry.h"
 
 #include <QDir>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
+#include <QtCharts/QChartView>
 #include <QElapsedTimer>
 #include <QGuiApplication>
 #include <QScreen>
@@ -119,6 +124,10 @@ private slots:
         nbody::app::StartupConfig config;
         config.kernelId = QStringLiteral("cpu");
         config.bodies = 1001;
+        // Running, with diagnostics every 5 steps: the charts then have data, offsets and
+        // multipliers in their axis titles (chartTextIsWhole).
+        config.diagnosticsInterval = 5;
+        config.startRunning = true;
         m_window = std::make_unique<MainWindow>(config, nbody::app::Automation{});
         m_openedMaximized = m_window->windowState() & Qt::WindowMaximized;
         m_openedSize = m_window->size();
@@ -318,6 +327,43 @@ private slots:
         QVERIFY2(state.startsWith(interop->text()), qPrintable(interop->text() + QStringLiteral(" / ") + state));
         QVERIFY2(interop->toolTip().contains(state), qPrintable(interop->toolTip()));
         saveScreenshot(m_window.get(), QStringLiteral("laptop-window.png"));
+    }
+
+    void chartTextIsWhole()
+    {
+        // The Diagnostics dock's charts: no tick label or axis title is elided ("..." is how Qt
+        // Charts cuts a text that does not fit its room). tst_dock_text_dpr2 runs this whole
+        // suite at a device pixel ratio of 2 (QT_SCALE_FACTOR=2).
+        auto* dock = m_window->findChild<nbody::app::DiagnosticsDock*>();
+        QVERIFY(dock);
+        front(dock);
+        QTest::qWait(1500); // a few evaluations drawn, so the axes have ranges
+        int texts = 0;
+        for (QChartView* view : dock->findChildren<QChartView*>()) {
+            if (!view->isVisible())
+                continue;
+            for (QGraphicsItem* item : view->scene()->items()) {
+                QString text;
+                if (auto* t = dynamic_cast<QGraphicsTextItem*>(item))
+                    text = t->toPlainText();
+                else if (auto* st = dynamic_cast<QGraphicsSimpleTextItem*>(item))
+                    text = st->text();
+                if (text.isEmpty() || !item->isVisible())
+                    continue;
+                ++texts;
+                QVERIFY2(!text.contains(QStringLiteral("...")) && !text.contains(QChar(0x2026)),
+                         qPrintable(QStringLiteral("'%1' (ratio %2)").arg(text).arg(m_window->devicePixelRatioF())));
+            }
+        }
+        QVERIFY2(texts >= 8, qPrintable(QString::number(texts)));
+        saveScreenshot(dock, QStringLiteral("laptop-diagnostics-dock.png"));
+    }
+
+    void ratioAsAsked()
+    {
+        // The run at ratio 2 really is at 2 (the checks above then hold in device pixels).
+        const double asked = qEnvironmentVariableIsSet("QT_SCALE_FACTOR") ? qgetenv("QT_SCALE_FACTOR").toDouble() : 1.0;
+        QCOMPARE(m_window->devicePixelRatioF(), asked);
     }
 
     void opensWithinALaptopScreen()

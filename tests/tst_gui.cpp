@@ -37,6 +37,7 @@
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
@@ -510,6 +511,37 @@ private slots:
                      std::abs(boxes[1].height() - 2 * boxes[0].height()) <= 8,
                  qPrintable(QStringLiteral("%1x%2 vs %3x%4").arg(boxes[1].width()).arg(boxes[1].height())
                                 .arg(boxes[0].width()).arg(boxes[0].height())));
+    }
+    void windowCaptureAtBothRatios()
+    {
+        // --window-capture saves the whole window (docks, view, status bar) in device pixels: at
+        // a ratio of 2 the same window in twice the pixels each way, and a picture (the docks'
+        // text and the bodies give many colours, not one fill).
+        QTemporaryDir dir;
+        QSize sizes[2];
+        for (int scale : {1, 2}) {
+            QProcessEnvironment env;
+            env.insert("QT_SCALE_FACTOR", QString::number(scale));
+            const QString png = dir.filePath(QStringLiteral("window%1.png").arg(scale));
+            const Run run = runApp({"--kernel", "cpu", "--scenario", "cube", "--bodies", "2000", "--steps", "3",
+                                    "--window-capture", png, "--quit"},
+                                   env);
+            QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.stderrText));
+            const QImage image = QImage(png).convertToFormat(QImage::Format_RGB32);
+            QVERIFY2(!image.isNull(), qPrintable(png));
+            sizes[scale - 1] = image.size();
+            QSet<QRgb> colours;
+            for (int y = 0; y < image.height(); y += 7)
+                for (int x = 0; x < image.width(); x += 7)
+                    colours.insert(image.pixel(x, y));
+            QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size())));
+        }
+        QVERIFY(sizes[0].width() >= 800 && sizes[0].height() >= 500);
+        QCOMPARE(sizes[1], sizes[0] * 2);
+        // A name that is not .png is refused before anything runs (exit 2, usage).
+        const Run bad = runApp({"--window-capture", dir.filePath("w.jpg"), "--quit"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.stderrText.contains("--window-capture writes PNG"), qPrintable(bad.stderrText));
     }
     void recordSequence()
     {

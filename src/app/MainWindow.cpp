@@ -33,6 +33,7 @@
 #include <QGuiApplication>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QSaveFile>
 #include <QScreen>
 #include <QToolBar>
 
@@ -549,6 +550,17 @@ void MainWindow::finishAutomation()
         const QSize size = m_automation.captureSize.isEmpty() ? m_viewport->pixelSize() : m_automation.captureSize;
         if (!m_recording->exportFrame(m_automation.capturePath, size, 92))
             return;
+    }
+    if (!m_automation.windowCapturePath.isEmpty()) {
+        // The window as it is on screen (QWidget::grab also reads the view's framebuffer), in
+        // device pixels; written through QSaveFile, so a failed write leaves no partial file.
+        const QImage image = grab().toImage();
+        QSaveFile file(m_automation.windowCapturePath);
+        if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {
+            exitWith(1, tr("cannot write the window capture '%1': %2")
+                            .arg(m_automation.windowCapturePath, file.errorString()));
+            return;
+        }
     }
     if (m_automation.quit)
         exitWith(0, QString());

@@ -46,12 +46,16 @@ class DevicePresenter;
 struct Automation {
     QString capturePath; ///< write a PNG or JPEG of the view once the steps are done
     QSize captureSize;   ///< its size in pixels; empty: the view's size
+    QString windowCapturePath; ///< write a PNG of the whole window (docks, view, status bar) then
     QString recordTarget; ///< record from the start: a directory (PNG files) or FILE.mp4
     int recordEvery = 1;  ///< steps between recorded frames
     QSize recordSize;     ///< empty: the view's size
     QString colourMode;   ///< a row of nbody::gl::colourModes(); empty: the system's default (group or mass)
     bool quit = false;   ///< exit then (0 on success)
-    bool active() const { return !capturePath.isEmpty() || !recordTarget.isEmpty() || quit; }
+    bool active() const
+    {
+        return !capturePath.isEmpty() || !windowCapturePath.isEmpty() || !recordTarget.isEmpty() || quit;
+    }
 };
 
 /// The main window's size when it opens.

@@ -67,6 +67,7 @@ void StatusPresenter::setInteropState(const QString& state)
     // why not is in its tooltip, the Run dock and the Device dock.
     m_interopLabel->setText(state.section(QLatin1Char(':'), 0, 0).trimmed());
     m_interopLabel->setToolTip(tr("Positions: %1").arg(state));
+    m_interopState = state;
 }
 
 void StatusPresenter::onFrame(const FrameResult& result)
@@ -168,11 +169,13 @@ void StatusPresenter::printRunSummary() const
     if (m_params && m_params->diagnosticsInterval > 0)
         diagnostics = QStringLiteral(", diagnostics every %1 steps").arg(m_params->diagnosticsInterval);
     // stdout, one line, so scripts can compare it with `nbody bench`'s step time.
+    // The positions' path last: "CUDA-GL interop" when the kernels wrote the drawn buffers.
     std::printf("nbody-sandbox: %s, N = %llu: %.4f ms/step over %llu steps%s (time in the simulation's step, "
-                "device synchronised%s), %.1f fps\n",
+                "device synchronised%s), %.1f fps; positions: %s\n",
                 qPrintable(m_stepTimeKernel), static_cast<unsigned long long>(m_bodies), m_runTotals.msPerStep(),
                 static_cast<unsigned long long>(timed),
-                m_runTotals.steps > 0 ? " after the first frame" : "", qPrintable(diagnostics), fps);
+                m_runTotals.steps > 0 ? " after the first frame" : "", qPrintable(diagnostics), fps,
+                qPrintable(m_interopState.isEmpty() ? QStringLiteral("not reported") : m_interopState));
     std::fflush(stdout);
 }
 

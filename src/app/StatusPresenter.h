@@ -71,6 +71,7 @@ private:
     double m_fps = 0.0;             ///< frames drawn per second over the last second
     StepTimeAverage m_stepTime;     ///< the status bar's ms/step (time in Simulation::step)
     QString m_stepTimeKernel;       ///< the kernel and N the average belongs to
+    QString m_interopState;         ///< how positions reach the view ("CUDA-GL interop", "host upload: …")
     qulonglong m_stepTimeBodies = 0;
     double m_shownMsPerStep = -1.0; ///< the figure on display; < 0: none yet
     StepTimeTotals m_runTotals;     ///< since the system was created: printed at a scripted exit

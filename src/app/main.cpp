@@ -8,6 +8,7 @@
 ///   --steps-per-frame S    steps between drawn frames (1..1000)
 ///   --capture FILE         after the K steps, save the view as PNG or JPEG (offscreen)
 ///   --capture-size WxH     its size (default: the view's size in device pixels)
+///   --window-capture FILE  after the K steps, save the whole window as PNG
 ///   --record TARGET        record from the start: a directory (PNG files) or FILE.mp4
 ///   --record-every K       steps between recorded frames (default 1)
 ///   --record-size WxH      recorded frame size (default 960x720)
@@ -85,6 +86,9 @@ struct Options {
                                      QStringLiteral("1")};
     QCommandLineOption capture{QStringLiteral("capture"), QStringLiteral("After the steps, save a PNG of the view."),
                                QStringLiteral("FILE.png")};
+    QCommandLineOption windowCapture{QStringLiteral("window-capture"),
+                                     QStringLiteral("After the steps, save a PNG of the whole window."),
+                                     QStringLiteral("FILE.png")};
     QCommandLineOption captureSize{QStringLiteral("capture-size"),
                                    QStringLiteral("Size of the capture (default: the view's)."), QStringLiteral("WxH")};
     QCommandLineOption record{QStringLiteral("record"),
@@ -106,7 +110,7 @@ struct Options {
 
     void addTo(QCommandLineParser& parser) const
     {
-        parser.addOptions({kernel, bodies, input, scenario, steps, stepsPerFrame, capture, captureSize, record,
+        parser.addOptions({kernel, bodies, input, scenario, steps, stepsPerFrame, capture, windowCapture, captureSize, record,
                            recordEvery, recordSize, colour, quit, diagnostics});
     }
 };
@@ -186,6 +190,16 @@ QString readCapture(const QCommandLineParser& parser, const Options& o, nbody::a
             !t.problem.empty())
             return QStringLiteral("cannot write the capture '%1': %2")
                 .arg(automation.capturePath, QString::fromStdString(t.problem));
+    }
+
+    automation.windowCapturePath = parser.value(o.windowCapture);
+    if (!automation.windowCapturePath.isEmpty()) {
+        if (!automation.windowCapturePath.endsWith(QStringLiteral(".png"), Qt::CaseInsensitive))
+            return QStringLiteral("--window-capture writes PNG: give a name ending in .png");
+        if (const nbody::WriteTarget t = nbody::resolveWriteTarget(automation.windowCapturePath.toStdString());
+            !t.problem.empty())
+            return QStringLiteral("cannot write the window capture '%1': %2")
+                .arg(automation.windowCapturePath, QString::fromStdString(t.problem));
     }
 
     if (parser.isSet(o.captureSize)) {
