@@ -5,6 +5,9 @@
 #                                   sm_90, tests, no app) and fills .device/ with the run-time
 #                                   libraries (debs), the data and the executables, so that only
 #                                   .device/ has to travel to the GPU machine (< 64 MiB).
+#   scripts/gpu-check.sh prepare-app / remote-app: the app itself in a window on the GPU
+#                                   machine (prepare_app and remote_app below say what travels
+#                                   and what runs); a call of its own.
 #   scripts/gpu-check.sh remote     there, from the repo root, with $OUT set: unpacks the
 #                                   libraries, runs every test, compute-sanitizer (memcheck,
 #                                   racecheck, synccheck, initcheck) on every CUDA kernel at N = 1000
@@ -51,7 +54,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,49s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,52s/^# \{0,1\}//p' "$0"; }
 
 # Open MPI's run-time for the GPU machine, which has none: the files of Debian's
 # packages as installed here (libopenmpi3, openmpi-bin, openmpi-common, libpmix2 and what they
@@ -137,6 +140,48 @@ prepare_archs() {
         -DNBODY_BUILD_TESTS=OFF -DNBODY_CUDA_ARCHITECTURES=all "${launcher[@]}" >/dev/null
     cmake --build build-gpu-all -j "$(nproc)" --target nbody_kernels
     xz -9 -T1 -c build-gpu-all/kernels/libnbody_kernels.a >"$device/kernels-all.a.xz"
+}
+
+# The app part's own carry, .device-app/ (scripts/gpu-check.sh prepare-app here, remote-app
+# there; it travels alone, beside .device/debs' GL loaders): the real nbody-sandbox built for
+# sm_90 (app on, tests off), and what it needs on a bare GPU machine to open a window on a
+# virtual X server, as files of this machine's Debian packages: the shared libraries that
+# nbody-sandbox, Qt's xcb platform plugin, Xvfb and xkbcomp load (ldd; glibc and the GL
+# loaders, which the GPU machine has or gets from .device/debs, left out), the xcb plugins, the
+# DejaVu fonts, the XKB data, and Mesa's swrast DRI driver, with which Xvfb offers GLX (the
+# window's GL itself is NVIDIA's: __GLX_VENDOR_LIBRARY_NAME=nvidia). Packed as app.txz.
+prepare_app() {
+    local dapp=.device-app stage launcher=()
+    command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+    scripts/build.sh build-gpu-app -DNBODY_BUILD_TESTS=OFF -DNBODY_BUILD_PLOT=OFF -DNBODY_ENABLE_MPI=OFF \
+        -DNBODY_CUDA_ARCHITECTURES=90-real "${launcher[@]}"
+    stage=$(mktemp -d)
+    mkdir -p "$stage"/{bin,lib,plugins,dri,fonts,xkb}
+    cp build-gpu-app/src/app/nbody-sandbox build-gpu-app/src/cli/nbody build-gpu-app/src/sim/io/nbody-read-hdf5 \
+        /usr/bin/Xvfb /usr/bin/xkbcomp "$stage/bin/"
+    local qtp=/usr/lib/x86_64-linux-gnu/qt6/plugins
+    cp -r "$qtp/platforms" "$qtp/xcbglintegrations" "$stage/plugins/"
+    cp /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so "$stage/dri/"
+    cp -r /usr/share/fonts/truetype/dejavu "$stage/fonts/"
+    cp -r /usr/share/X11/xkb/. "$stage/xkb/"
+    # Every library those load, but glibc's and the GL loaders (libGL, libGLX, libEGL, libOpenGL,
+    # libGLdispatch: glvnd from .device/debs, which then loads NVIDIA's vendor libraries).
+    local f
+    for f in "$stage"/bin/* "$stage"/plugins/*/*.so "$stage"/dri/*.so; do ldd "$f" 2>/dev/null; done |
+        awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+        grep -vE '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux-x86-64|libGL|libGLX|libEGL|libOpenGL|libGLdispatch|libGLESv2)\.so' |
+        while IFS= read -r f; do cp -L "$f" "$stage/lib/"; done
+    strip --strip-unneeded "$stage"/bin/nbody-sandbox "$stage"/bin/nbody "$stage"/bin/nbody-read-hdf5
+    rm -rf "$dapp"
+    mkdir -p "$dapp"
+    tar -cf - -C "$stage" . | xz -9 --lzma2=dict=192MiB -T1 >"$dapp/app.txz"
+    rm -rf "$stage"
+    du -sh "$dapp/app.txz"
+    if (($(du -sm "$dapp" | cut -f1) + $(du -sm "$device/debs" | cut -f1) > 62)); then
+        echo "gpu-check: $dapp with $device/debs is over 62 MiB, too large to travel" >&2
+        exit 1
+    fi
+    echo "gpu-check: ready. On the GPU machine (carry .device-app and .device/debs with .device/unpack.sh): scripts/gpu-check.sh remote-app"
 }
 
 prepare() {
@@ -1011,8 +1056,81 @@ PY' _ "$nbody" "$mk2,$mk3" "$mval" "${mpirun2[@]}"
     ((failed == 0))
 }
 
+# remote-app: the app itself on the GPU machine, in a real window on Xvfb with NVIDIA's GLX,
+# from .device-app/app.txz (prepare-app): the frame loop's ms per step with `blocked` at
+# N = 65 536 and `tree` at N = 1 048 576 against `nbody bench` of the same build in the same
+# call, that the kernels write the drawn buffers (the app's summary line must say "positions:
+# CUDA-GL interop"; a silent fall-back to host uploads fails the step), window captures at
+# ratios 1 and 2 ($OUT/app-*.png). Log: $OUT/gpu-check-app.log.
+remote_app() {
+    : "${OUT:?gpu-check remote-app: set OUT to the folder that comes back}"
+    local root=/tmp/appdev log=$OUT/gpu-check-app.log failed=0
+    rm -rf "$root"
+    mkdir -p "$root"
+    if command -v xz >/dev/null; then
+        xz -dc .device-app/app.txz | tar -xf - -C "$root"
+    else
+        python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' \
+            .device-app/app.txz | tar -xf - -C "$root"
+    fi
+    # shellcheck source=/dev/null
+    source "$device/unpack.sh" "$device/debs" # GL loaders into /, Qt Core into /tmp/devroot
+    export LD_LIBRARY_PATH=$root/lib:$LD_LIBRARY_PATH QT_PLUGIN_PATH=$root/plugins QT_QPA_PLATFORM=xcb
+    export __GLX_VENDOR_LIBRARY_NAME=nvidia XDG_RUNTIME_DIR=/tmp/appdev-run
+    mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+    printf '<?xml version="1.0"?>\n<fontconfig><dir>%s/fonts</dir><cachedir>%s/fc</cachedir></fontconfig>\n' \
+        "$root" "$root" >"$root/fonts.conf"
+    export FONTCONFIG_FILE=$root/fonts.conf
+    # Xvfb runs xkbcomp and loads the DRI driver from the paths it was built with.
+    [[ -x /usr/bin/xkbcomp ]] || cp "$root/bin/xkbcomp" /usr/bin/
+    if [[ ! -e /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so ]]; then
+        mkdir -p /usr/lib/x86_64-linux-gnu/dri && cp "$root/dri/swrast_dri.so" /usr/lib/x86_64-linux-gnu/dri/
+    fi
+    : >"$log"
+    local limit=${GPU_CHECK_TIMEOUT:-240}
+    run_step() { # run_step NAME COMMAND...: PASS/FAIL line, output in the log (a shell function may be the command)
+        local name=$1 rc=0
+        shift
+        echo "================ $name" >>"$log"
+        echo "\$ $*" >>"$log"
+        "$@" >>"$log" 2>&1 || rc=$?
+        if ((rc == 0)); then echo "$name: PASS" | tee -a "$log"; else echo "$name: FAIL (exit $rc)" | tee -a "$log"; failed=$((failed + 1)); fi
+    }
+    local app=$root/bin/nbody-sandbox nbody=$root/bin/nbody display
+    for scale in 1 2; do
+        display=$((76 + scale))
+        if ((scale == 1)); then screen=1366x768x24; else screen=2732x1536x24; fi
+        "$root/bin/Xvfb" ":$display" -screen 0 "$screen" -xkbdir "$root/xkb" -nolisten tcp +extension GLX \
+            >"$OUT/xvfb-$scale.log" 2>&1 &
+    done
+    sleep 3
+    export DISPLAY=:77
+    run_step "nvidia-smi" nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
+    run_step "app --version" "$app" --version
+    # The frame loop at one step per frame; the summary line names the kernel, ms per step and
+    # how the positions reached the view.
+    interop_run() { # interop_run TAG ARGS...: the app's run, which must draw through interop
+        local tag=$1
+        shift
+        timeout --kill-after=10 "$limit" "$app" "$@" --quit --window-capture "$OUT/app-$tag.png" | tee "/tmp/app-$tag.txt"
+        grep -q "positions: CUDA-GL interop" "/tmp/app-$tag.txt"
+    }
+    run_step "app blocked 65536 (interop)" interop_run blocked-65536 --scenario plummer --kernel blocked --bodies 65536 --steps 300
+    run_step "bench blocked 65536" timeout "$limit" "$nbody" bench --kernels blocked --scenario plummer --bodies 65536 --steps 50
+    run_step "app tree 1048576 (interop)" interop_run tree-1M --scenario galaxy-collision --kernel tree --bodies 1048576 --steps 100
+    run_step "bench tree 1048576" timeout "$limit" "$nbody" bench --kernels tree --scenario galaxy-collision --bodies 1048576 --steps 20
+    run_step "app default start (interop)" interop_run default --steps 200
+    DISPLAY=:78 QT_SCALE_FACTOR=2 run_step "app ratio 2 (interop)" interop_run ratio2 --scenario galaxy-collision \
+        --kernel blocked --bodies 65536 --steps 100
+    grep -h "^nbody-sandbox:" /tmp/app-*.txt | tee -a "$log"
+    echo "$failed steps failed" | tee -a "$log"
+    ((failed == 0))
+}
+
 case ${1:-} in
     prepare) prepare ;;
+    prepare-app) prepare_app ;;
+    remote-app) remote_app ;;
     prepare-mpi) mkdir -p "$device" && prepare_mpi ;;
     remote) remote ;;
     -h | --help) usage ;;
