@@ -49,12 +49,13 @@
 # last): a CUDA fault, then the same captures again (they come out empty: docs/tests.md).
 # archs: cuobjdump --list-elf and --list-ptx of the default build's kernels library (every
 # architecture), and a build for sm_80 only: `nbody devices`, `kernels`, `run` (the default kernel
-# falls back to `cpu`; `--kernel blocked` is refused with the reason) and its tst_machine_info.
+# falls back to `cpu` with a note; `--kernel blocked` is refused with the reason, exit 2) and its
+# tst_machine_info.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,52s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,53s/^# \{0,1\}//p' "$0"; }
 
 # Open MPI's run-time for the GPU machine, which has none: the files of Debian's
 # packages as installed here (libopenmpi3, openmpi-bin, openmpi-common, libpmix2 and what they
@@ -847,13 +848,17 @@ remote() {
         local n80=$device/bin/arch80/nbody
         if [[ -x $n80 ]]; then
             step "archs sm_80 build: nbody devices" "$n80" devices
+            # Every CUDA row, force kernels and contact searches, unavailable with the reason.
             step "archs sm_80 build: nbody kernels" bash -c '"$1" kernels | tee /tmp/k80.txt
-                grep -q "built for sm_80; this GPU is sm_90: rebuild with -DNBODY_CUDA_ARCHITECTURES=90" /tmp/k80.txt' _ "$n80"
+                cuda=$(grep -cE "^ *[a-z0-9-]+ +.* CUDA +(fp32|fp64|available|unavailable) " /tmp/k80.txt)
+                why=$(grep -c "built for sm_80; this GPU is sm_90: rebuild with -DNBODY_CUDA_ARCHITECTURES=90" /tmp/k80.txt)
+                echo "$cuda CUDA rows, $why with the reason"; ((cuda > 10 && cuda == why))' _ "$n80"
             step "archs sm_80 build: default kernel falls back" bash -c 'set -o pipefail
-                "$1" run --scenario plummer --bodies 1000 --steps 5 2>&1 | tee /tmp/r80.txt && grep -qi "cpu" /tmp/r80.txt' _ "$n80"
+                "$1" run --scenario plummer --bodies 1000 --steps 5 2>&1 | tee /tmp/r80.txt &&
+                grep -q "^Kernel:  cpu " /tmp/r80.txt && grep -q "^Note: the CUDA kernels cannot run here (built for sm_80" /tmp/r80.txt' _ "$n80"
             step "archs sm_80 build: --kernel blocked refused" bash -c '"$1" run --scenario plummer --bodies 1000 \
                 --steps 5 --kernel blocked >/tmp/b80.txt 2>&1; rc=$?; cat /tmp/b80.txt; echo "exit $rc"
-                [[ $rc == 1 ]] && grep -q "built for sm_80" /tmp/b80.txt' _ "$n80"
+                [[ $rc == 2 ]] && grep -q "kernel .blocked. is not available here: built for sm_80" /tmp/b80.txt' _ "$n80"
             step "archs sm_80 build: tst_machine_info" "$device/bin/arch80/tst_machine_info"
         fi
     fi

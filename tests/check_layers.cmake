@@ -5,12 +5,13 @@ cmake_policy(SET CMP0057 NEW) # if(IN_LIST)
 #   contracts  kernels  base  collide  core  io  perf  validate
 #
 # contracts uses nothing else; kernels only contracts (the device code sees the contracts and
-# nothing of the core); base nothing of the project; each sim/ layer the layers below it, except
+# nothing of the core); base only the kernels (whether this build's CUDA code loads on the
+# device); each sim/ layer the layers below it, except
 # that io and validate do not call the CUDA kernels directly. docs/architecture.md has the picture.
 # Usage: cmake -DSOURCE_DIR=<repository root> -P check_layers.cmake   (exit status 1 on a violation)
 set(allowed_contracts contracts)
 set(allowed_kernels contracts kernels)
-set(allowed_base base)
+set(allowed_base contracts kernels base)
 set(allowed_collide contracts kernels base collide)
 set(allowed_core contracts kernels base collide core)
 set(allowed_io contracts base collide core io)

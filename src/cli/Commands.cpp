@@ -9,6 +9,7 @@
 #include "DiagnosticsOutput.h"
 #include "sim/base/AtomicFile.h"
 #include "sim/collide/Collisions.h"
+#include "sim/collide/ContactHost.h"
 #include "sim/base/DeviceInfo.h"
 #include "contracts/Errors.h"
 #include "sim/core/KernelRegistry.h"
@@ -126,10 +127,14 @@ void printKernels(const TuningDevice& device, const std::vector<TunedEntry>& tun
     int searchWidth = 2;
     for (const ContactSearchInfo& c : contactSearches())
         searchWidth = std::max(searchWidth, int(c.id.size()));
-    for (const ContactSearchInfo& c : contactSearches())
-        std::printf("  %-*s  %-7s  %-9s  %s: %s\n", searchWidth, std::string(c.id).c_str(),
-                    std::string(toString(c.backend)).c_str(), c.find ? "available" : "not built",
+    for (const ContactSearchInfo& c : contactSearches()) {
+        const Availability a = contactSearchAvailability(c);
+        std::printf("  %-*s  %-7s  %-11s  %s: %s\n", searchWidth, std::string(c.id).c_str(),
+                    std::string(toString(c.backend)).c_str(), a.available ? "available" : "unavailable",
                     std::string(c.name).c_str(), std::string(c.description).c_str());
+        if (!a.available)
+            std::printf("  %-*s  why not: %s\n", searchWidth, "", a.reason.c_str());
+    }
     // The tuner's choices for this device (what "auto" launch parameters resolve to).
     if (device.name.empty())
         return;

@@ -5,6 +5,7 @@
 #include "SnapshotOutput.h"
 #include "sim/collide/Collisions.h"
 #include "contracts/Errors.h"
+#include "sim/base/DeviceInfo.h"
 #include "sim/base/Format.h"
 #include "sim/core/MemoryBudget.h"
 #include "sim/io/Snapshot.h"
@@ -343,7 +344,11 @@ int reportRunFault(Simulation& sim, const CudaError& e, const std::string& outpu
 
 std::string defaultKernel()
 {
-    return std::string(defaultKernelId());
+    const std::string id(defaultKernelId());
+    // A GPU that this build has no code for is a surprise worth a line: the run goes on, on the CPU.
+    if (const std::string& why = cudaKernelsUnavailable(); !why.empty() && !queryCuda().devices.empty())
+        std::fprintf(stderr, "Note: the CUDA kernels cannot run here (%s); running on %s\n", why.c_str(), id.c_str());
+    return id;
 }
 
 HeadlessView::HeadlessView(std::size_t n, bool wantInterop)

@@ -7,6 +7,8 @@
 #include <vector>
 
 #if NBODY_HAVE_CUDA
+#include "kernels/KernelImage.h"
+
 #include <cuda_runtime_api.h>
 #endif
 
@@ -224,6 +226,36 @@ CudaRuntimeInfo queryCuda()
     info.whyNone = "built without CUDA (nvcc was not found at configure time, or NBODY_ENABLE_CUDA=OFF)";
 #endif
     return info;
+}
+
+const std::string& cudaKernelsUnavailable()
+{
+    static const std::string why = []() -> std::string {
+        const CudaRuntimeInfo cuda = queryCuda();
+        if (!cuda.whyNone.empty())
+            return cuda.whyNone;
+#if NBODY_HAVE_CUDA
+        // The current device (an MPI rank's own; device 0 otherwise): cudaGetDevice makes no context.
+        int current = 0;
+        if (cudaGetDevice(&current) != cudaSuccess)
+            (void)cudaGetLastError();
+        const CudaDeviceInfo* device = &cuda.devices.front();
+        for (const CudaDeviceInfo& d : cuda.devices)
+            if (d.index == current)
+                device = &d;
+        if (!device->whyNoCode.empty())
+            return device->whyNoCode;
+        if (std::string e = gpu::probeKernelImage(); !e.empty()) {
+            const std::string built = builtCudaArchitectures();
+            const CudaDeviceInfo& d = *device;
+            return "the CUDA kernels do not load on this GPU (" + e + "); built for " + built + ", the GPU is sm_" +
+                   std::to_string(d.major * 10 + d.minor) + ": update the NVIDIA driver or rebuild with "
+                   "-DNBODY_CUDA_ARCHITECTURES=" + std::to_string(d.major * 10 + d.minor);
+        }
+#endif
+        return {};
+    }();
+    return why;
 }
 
 namespace {

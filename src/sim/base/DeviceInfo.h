@@ -64,6 +64,13 @@ std::string builtCudaArchitectures();
 /// -DNBODY_CUDA_ARCHITECTURES=89".
 std::string whyNoCudaCode(int major, int minor, std::string_view built);
 
+/// Why no CUDA kernel of this build can run on the device, "" when they can: queryCuda().whyNone
+/// (no build with CUDA, no driver or device), else device 0's whyNoCode (the architectures the
+/// build has code for, DeviceInfo.h whyNoCudaCode), else a failing load of the kernels' module
+/// (gpu::probeKernelImage, kernels/KernelImage.h: e.g. a driver too old for the PTX). Asked once per process; the
+/// probe creates the CUDA context, so it runs only when a device with code for it is present.
+const std::string& cudaKernelsUnavailable();
+
 /// The current device's memory as cudaMemGetInfo reports it (the whole device: every process's
 /// allocations and the contexts' own reservations count as used).
 struct DeviceMemory {

@@ -12,9 +12,9 @@ Availability contactSearchAvailability(const ContactSearchInfo& row)
 {
     if (row.backend == Backend::Cpu)
         return {true, {}};
-    static const std::string whyNoDevice = [] { return queryCuda().whyNone; }();
-    if (!whyNoDevice.empty())
-        return {false, whyNoDevice};
+    // No device, or no code for its architecture: the same reason as the force kernels'.
+    if (const std::string& why = cudaKernelsUnavailable(); !why.empty())
+        return {false, why};
     if (!row.find)
         return {false, "this build has no launcher for contact search '" + std::string(row.id) + "'"};
     if (std::string lost = cudaContextLost(); !lost.empty())

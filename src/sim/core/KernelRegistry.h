@@ -40,15 +40,9 @@ const KernelInfo* findKernel(std::string_view id);
 
 /// Whether the kernel can run here (CPU rows always can). CUDA rows are unavailable without a
 /// build with CUDA, without a usable driver or device, on a device this build has no code for
-/// (cudaKernelsUnavailable), and after markCudaContextLost() (the reason names the fault).
+/// (cudaKernelsUnavailable, sim/base/DeviceInfo.h), and after markCudaContextLost() (the reason names the fault).
 Availability availability(const KernelInfo& k);
 
-/// Why no CUDA kernel of this build can run on the device, "" when they can: queryCuda().whyNone
-/// (no build with CUDA, no driver or device), else device 0's whyNoCode (the architectures the
-/// build has code for, DeviceInfo.h whyNoCudaCode), else a failing load of the kernels' module
-/// (gpu::probeKernelImage: e.g. a driver too old for the PTX). Asked once per process; the
-/// probe creates the CUDA context, so it runs only when a device with code for it is present.
-const std::string& cudaKernelsUnavailable();
 
 
 /// The kernel a new run uses when none is chosen: the first CUDA row that is available (the
