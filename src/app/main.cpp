@@ -45,8 +45,6 @@ QString parseArguments(QCommandLineParser& parser, int argc, char* argv[])
         return parser.errorText();
     if (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("version"))) {
         QCoreApplication core(argc, argv); // no display needed
-        QCoreApplication::setApplicationName(QStringLiteral("nbody-sandbox"));
-        QCoreApplication::setApplicationVersion(QStringLiteral(NBODY_VERSION));
         if (parser.isSet(QStringLiteral("help")))
             parser.showHelp(0);
         parser.showVersion();
@@ -58,11 +56,6 @@ QString parseArguments(QCommandLineParser& parser, int argc, char* argv[])
 int runWindow(int argc, char* argv[], const nbody::app::CommandLine& commandLine)
 {
     QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("nbody-sandbox"));
-    QApplication::setApplicationDisplayName(QStringLiteral("N-Body Sandbox"));
-    QApplication::setApplicationVersion(QStringLiteral(NBODY_VERSION));
-    QApplication::setOrganizationName(QStringLiteral("N-Body Sandbox"));
-
     nbody::app::registerMetaTypes();
 
     nbody::app::MainWindow window(commandLine.config, commandLine.automation);
@@ -79,6 +72,7 @@ int main(int argc, char* argv[])
     nbody::installTemporaryFileCleanup();
     // Desktop OpenGL 3.3 core for every context, before the application object exists.
     nbody::app::setDefaultSurfaceFormat();
+    nbody::app::setApplicationNames();
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
