@@ -17,7 +17,7 @@ namespace nbody::test {
 
 /// Points XDG_CONFIG_HOME and XDG_DATA_HOME at a temporary folder of this process (removed when
 /// the returned object goes), before anything reads them: the windows' QSettings
-/// (~/.config/N-Body Sandbox/…), their autosave and session marker (Autosave.h),
+/// (~/.config/N-Body Sandbox/…, AppSettings.h), their autosave and session marker (Autosave.h),
 /// Qt's own (QtProject.conf of the file dialogs), and those of the nbody-sandbox processes the
 /// test starts (they inherit the environment), never the user's. Null when no temporary folder
 /// could be made.

@@ -53,7 +53,9 @@ std::unique_ptr<MainWindow> openWindow(qulonglong bodies)
     StartupConfig config;
     config.kernelId = QStringLiteral("cpu");
     config.bodies = bodies;
-    auto w = std::make_unique<MainWindow>(config, Automation{});
+    Automation automation;
+    automation.useSettings = true; // the autosave's interval is a setting
+    auto w = std::make_unique<MainWindow>(config, automation);
     w->show();
     return w;
 }

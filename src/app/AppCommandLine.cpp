@@ -3,6 +3,7 @@
 
 #include "AppCommandLine.h"
 
+#include "AppSettings.h"
 #include "CaptureDialogs.h"
 
 #include "sim/base/AtomicFile.h"
@@ -13,6 +14,7 @@
 #include "gl/Renderer.h"
 
 #include <QCommandLineParser>
+#include <QSettings>
 
 namespace nbody::app {
 
@@ -78,10 +80,15 @@ struct Options {
                                    QStringLiteral("Steps between diagnostics evaluations (0: none)."),
                                    QStringLiteral("M"), QStringLiteral("10")};
 
+    QCommandLineOption noSettings{QStringLiteral("no-settings"),
+                                  QStringLiteral("Start with the defaults: read and write no settings (the window's "
+                                                 "layout, last scenario, kernel and view; a run with "
+                                                 "--capture, --record or --quit uses none either).")};
+
     void addTo(QCommandLineParser& parser) const
     {
         parser.addOptions({kernel, bodies, input, scenario, steps, stepsPerFrame, capture, captureSize, record,
-                           recordEvery, recordSize, colour, quit, diagnostics});
+                           recordEvery, recordSize, colour, quit, diagnostics, noSettings});
     }
 };
 
@@ -193,6 +200,10 @@ QString readCommandLine(const QCommandLineParser& parser, CommandLine& out)
         return error;
     if (const QString error = readRecording(parser, options, out.automation); !error.isEmpty())
         return error;
+    // A scripted run depends on its command line alone; --no-settings asks for the defaults.
+    out.automation.useSettings = !parser.isSet(options.noSettings) && !out.automation.active();
+    if (out.automation.useSettings)
+        applyRememberedStart(out.config, QSettings());
     chooseStartSystem(out.config); // the galaxy collision, sized for the kernel
     return {};
 }

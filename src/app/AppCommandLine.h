@@ -20,11 +20,13 @@ struct CommandLine {
     Automation automation;
 };
 
-/// Adds the app's options (--kernel … --diagnostics-every), in the order --help lists them.
+/// Adds the app's options (--kernel … --no-settings), in the order --help lists them.
 void addCommandLineOptions(QCommandLineParser& parser);
 
 /// Reads the options of `parser`, which has parsed the arguments (addCommandLineOptions), into
-/// `out`, then chooses the start system (chooseStartSystem). Returns the usage error ("unknown
+/// `out`; with Automation::useSettings (neither --no-settings nor a scripted run) the remembered
+/// kernel and scenario fill in what the options leave open (applyRememberedStart, AppSettings.h);
+/// then it chooses the start system (chooseStartSystem). Returns the usage error ("unknown
 /// kernel 'x' (known: …)"), empty when there is none.
 QString readCommandLine(const QCommandLineParser& parser, CommandLine& out);
 

@@ -10,7 +10,7 @@ namespace nbody::app {
 void setDefaultSurfaceFormat();
 
 /// The organisation and application names ("N-Body Sandbox", "nbody-sandbox") that QSettings
-/// and QStandardPaths (the autosave's folder and its interval, Autosave.h) are named after; the
+/// (AppSettings.h) and QStandardPaths (the autosave's folder, Autosave.h) are named after; the
 /// display name and the version. Call once, before the first QSettings (it may precede the
 /// QApplication).
 void setApplicationNames();

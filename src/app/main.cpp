@@ -1,9 +1,12 @@
 /// \file main.cpp
 /// nbody-sandbox: the desktop app. Options (read in AppCommandLine.cpp):
-///   --kernel ID            force kernel (see the Kernel menu / `nbody kernels`), default cpu
-///   --bodies N             size of the start system (the galaxy collision), default: sized for the kernel
+///   --kernel ID            force kernel (see the Kernel menu / `nbody kernels`), default: the one
+///                          remembered from the last session, else the fastest here
+///   --bodies N             size of the start system, default: the remembered scenario's N, else
+///                          sized for the kernel (the galaxy collision)
 ///   --input FILE           start from a snapshot (Tipsy, CSV or HDF5) instead
-///   --scenario ID|FILE     start from a scenario (registry id or JSON file) instead
+///   --scenario ID|FILE     start from a scenario (registry id or JSON file) instead of the
+///                          remembered one (or the galaxy collision)
 ///   --steps K              run K steps, then pause
 ///   --steps-per-frame S    steps between drawn frames (1..1000)
 ///   --capture FILE         after the K steps, save the view as PNG or JPEG (offscreen)
@@ -14,6 +17,8 @@
 ///   --colour MODE          colour mode: mass, speed, group (default: group where the system has groups, else mass)
 ///   --quit                 exit after that (0 on success; 1 when something failed; 2 for bad
 ///                          options such as an unknown kernel)
+///   --no-settings          start with the defaults; read and write no settings (AppSettings.h;
+///                          a run with --capture, --record or --quit uses none either)
 
 #include "AppSetup.h"
 #include "AppCommandLine.h"
@@ -72,6 +77,7 @@ int main(int argc, char* argv[])
     nbody::installTemporaryFileCleanup();
     // Desktop OpenGL 3.3 core for every context, before the application object exists.
     nbody::app::setDefaultSurfaceFormat();
+    // Before the options are read: they fall back on the settings these names locate.
     nbody::app::setApplicationNames();
 
     QCommandLineParser parser;
