@@ -3,6 +3,9 @@
 // one (a restart within this process; the settings go through QSettings' file in between):
 //  - the window's place and size and its docks (one closed, one moved to the left area) survive a
 //    restart; View → Reset layout brings back the docks, toolbar and size of a first start;
+//  - File → Open Recent lists the snapshots and scenario files opened and saved, most recent
+//    first, without duplicates, at most 10, across restarts; a picked entry whose file is gone is
+//    dropped with a non-modal notice, as are entries missing at start (said once); Clear list;
 //  - the View dock's values survive a restart (--colour still wins);
 //  - the last scenario with its N and the user's kernel start the next session unless
 //    --kernel, --scenario, --input or --bodies say otherwise, and a scenario's own kernel
@@ -10,7 +13,8 @@
 //  - --no-settings starts with the defaults and writes nothing, and a scripted run of the real
 //    nbody-sandbox (--quit) neither reads nor writes the settings; --help names --no-settings.
 // The settings live in a temporary XDG_CONFIG_HOME of this process (GuiTestMain.h), never the
-// user's. Needs a display with desktop OpenGL (xvfb-run); label gui.
+// user's. Needs a display with desktop OpenGL (xvfb-run); label gui. NBODY_SCREENSHOT_DIR=DIR
+// saves recent-files.png (the File menu with Open Recent open).
 #include "AppSettings.h"
 #include "Autosave.h"
 #include "AppCommandLine.h"
@@ -55,6 +59,7 @@
 using nbody::app::CommandLine;
 using nbody::app::KernelDock;
 using nbody::app::MainWindow;
+using nbody::app::RecentFiles;
 using nbody::app::RunDock;
 using nbody::app::ViewDock;
 
@@ -174,6 +179,24 @@ QString describe(const QMap<QString, DockPlace>& places)
 QDockWidget* dockNamed(const MainWindow& w, const QString& name)
 {
     return w.findChild<QDockWidget*>(name);
+}
+
+/// The visible message boxes of `w` whose text contains `text`.
+QList<QMessageBox*> boxesSaying(const MainWindow& w, const QString& text)
+{
+    QList<QMessageBox*> boxes;
+    for (QMessageBox* b : w.findChildren<QMessageBox*>())
+        if (b->isVisible() && b->text().contains(text))
+            boxes << b;
+    return boxes;
+}
+
+QAction* recentEntry(const MainWindow& w, const QString& path)
+{
+    for (QAction* a : w.recentFiles()->menu()->actions())
+        if (a->data().toString() == path)
+            return a;
+    return nullptr;
 }
 
 bool near(QPoint a, QPoint b)
@@ -336,6 +359,125 @@ private slots:
         QTRY_VERIFY(near(w->size(), firstSize));
     }
 
+    void recentFilesSurviveARestart()
+    {
+        const QString a = path(QStringLiteral("seven-bodies.csv"));
+        const QString b = path(QStringLiteral("plummer-301.json"));
+        const QString c = path(QStringLiteral("saved-run.csv"));
+        writeFile(a, sevenBodies());
+        writeFile(b, plummerScenario());
+        QFile::remove(c);
+        {
+            auto w = openWindow({QStringLiteral("--input"), a}); // opened from the command line
+            QVERIFY(w);
+            RecentFiles* recent = w->recentFiles();
+            QTRY_COMPARE(recent->files(), QStringList{a});
+            // Saved (File → Save snapshot's request, as its dialog sends it).
+            emit w->findChild<nbody::app::SnapshotSaver*>()->saveRequested(c);
+            QTRY_COMPARE(recent->files(), (QStringList{c, a}));
+            QVERIFY(QFileInfo::exists(c));
+            // Picked from the list: opened again, first now, not twice.
+            QAction* entry = recentEntry(*w, a);
+            QVERIFY(entry);
+            entry->trigger();
+            QTRY_COMPARE(recent->files(), (QStringList{a, c}));
+            QTRY_VERIFY(w->windowTitle().startsWith(QStringLiteral("seven-bodies.csv")));
+            // A scenario file opened (File → Open scenario's request).
+            emit w->findChild<nbody::app::ScenarioMenus*>()->openScenarioRequested(b);
+            QTRY_COMPARE(recent->files(), (QStringList{b, a, c}));
+            QTRY_VERIFY(w->windowTitle().contains(QStringLiteral("301 bodies")));
+            // The menu: one numbered entry per file, most recent first, then Clear list.
+            const QList<QAction*> items = recent->menu()->actions();
+            QCOMPARE(items.size(), 5);
+            QCOMPARE(items[0]->data().toString(), b);
+            QVERIFY2(items[0]->text().startsWith(QStringLiteral("&1 plummer-301.json")), qPrintable(items[0]->text()));
+            QCOMPARE(items[1]->data().toString(), a);
+            QCOMPARE(items[2]->data().toString(), c);
+            QVERIFY(items[3]->isSeparator());
+            QCOMPARE(items[4], recent->clearAction());
+            QVERIFY(recent->clearAction()->isEnabled());
+            w->close();
+        }
+        QCOMPARE(QSettings().value(QLatin1String(nbody::app::settingsKey::kRecentFiles)).toStringList(),
+                 (QStringList{b, a, c}));
+
+        {
+            auto w = openWindow({QStringLiteral("--scenario"), QStringLiteral("cube"), QStringLiteral("--bodies"),
+                                 QStringLiteral("301")});
+            QVERIFY(w);
+            QCOMPARE(w->recentFiles()->files(), (QStringList{b, a, c}));
+            if (const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR"); !dir.isEmpty())
+                saveMenuScreenshot(*w, QDir(dir).filePath(QStringLiteral("recent-files.png")));
+            // A picked file that is gone: dropped, and a message says so.
+            QVERIFY(QFile::remove(c));
+            recentEntry(*w, c)->trigger();
+            QCOMPARE(w->recentFiles()->files(), (QStringList{b, a}));
+            QTRY_COMPARE(boxesSaying(*w, QDir::toNativeSeparators(c)).size(), 1);
+            QVERIFY(!boxesSaying(*w, QDir::toNativeSeparators(c)).first()->isModal());
+            QVERIFY(w->statusBar()->currentMessage().contains(QDir::toNativeSeparators(c)));
+            QCOMPARE(QSettings().value(QLatin1String(nbody::app::settingsKey::kRecentFiles)).toStringList(),
+                     (QStringList{b, a}));
+            QVERIFY(!recentEntry(*w, c));
+            QVERIFY(w->windowTitle().contains(QStringLiteral("301 bodies"))); // the system stays
+            QVERIFY(QFile::remove(a)); // gone before the next start
+            w->close();
+        }
+        {
+            // Missing at start: dropped, and said once, without a modal dialog.
+            auto w = openWindow({QStringLiteral("--scenario"), QStringLiteral("cube"), QStringLiteral("--bodies"),
+                                 QStringLiteral("301")});
+            QVERIFY(w);
+            QCOMPARE(w->recentFiles()->files(), QStringList{b});
+            QTRY_COMPARE(boxesSaying(*w, QDir::toNativeSeparators(a)).size(), 1);
+            QVERIFY(!boxesSaying(*w, QDir::toNativeSeparators(a)).first()->isModal());
+            QCOMPARE(QSettings().value(QLatin1String(nbody::app::settingsKey::kRecentFiles)).toStringList(),
+                     QStringList{b});
+            w->close();
+        }
+        {
+            auto w = openWindow({QStringLiteral("--scenario"), QStringLiteral("cube"), QStringLiteral("--bodies"),
+                                 QStringLiteral("301")});
+            QVERIFY(w);
+            QCOMPARE(w->recentFiles()->files(), QStringList{b});
+            QTest::qWait(300);
+            QVERIFY(boxesSaying(*w, QDir::toNativeSeparators(a)).isEmpty()); // once only
+            // Clear list.
+            w->recentFiles()->clearAction()->trigger();
+            QVERIFY(w->recentFiles()->files().isEmpty());
+            QVERIFY(!w->recentFiles()->menu()->menuAction()->isEnabled());
+            QVERIFY(!QSettings().contains(QLatin1String(nbody::app::settingsKey::kRecentFiles)));
+            w->close();
+        }
+        auto w = openWindow({QStringLiteral("--scenario"), QStringLiteral("cube"), QStringLiteral("--bodies"),
+                             QStringLiteral("301")});
+        QVERIFY(w);
+        QVERIFY(w->recentFiles()->files().isEmpty());
+    }
+
+    void recentListKeepsTenWithoutDuplicates()
+    {
+        QWidget parent;
+        RecentFiles recent(&parent);
+        QVERIFY(recent.load().isEmpty());
+        QStringList added;
+        for (int i = 0; i < 12; ++i) {
+            added.prepend(path(QStringLiteral("f%1.h5").arg(i)));
+            recent.add(added.first());
+        }
+        QCOMPARE(recent.files(), added.mid(0, RecentFiles::kMaxFiles));
+        // The same file by another name: moved to the front, not listed twice.
+        recent.add(m_dir.path() + QStringLiteral("/./sub/../f5.h5"));
+        QCOMPARE(recent.files().size(), RecentFiles::kMaxFiles);
+        QCOMPARE(recent.files().first(), path(QStringLiteral("f5.h5")));
+        QCOMPARE(recent.files().count(path(QStringLiteral("f5.h5"))), 1);
+        QCOMPARE(QSettings().value(QLatin1String(nbody::app::settingsKey::kRecentFiles)).toStringList(),
+                 recent.files());
+        // The tenth entry's mnemonic is 0 (1&0), the first nine 1 … 9.
+        const QList<QAction*> items = recent.menu()->actions();
+        QVERIFY2(items[9]->text().startsWith(QStringLiteral("1&0 ")), qPrintable(items[9]->text()));
+        QVERIFY2(items[8]->text().startsWith(QStringLiteral("&9 ")), qPrintable(items[8]->text()));
+    }
+
     void viewDockValuesSurviveARestart()
     {
         const QStringList args = {QStringLiteral("--kernel"), QStringLiteral("cpu"), QStringLiteral("--scenario"),
@@ -487,6 +629,7 @@ private slots:
             auto w = openWindow({QStringLiteral("--kernel"), QStringLiteral("reference"), QStringLiteral("--scenario"),
                                  scenario});
             QVERIFY(w);
+            QTRY_COMPARE(w->recentFiles()->files(), QStringList{scenario});
             w->showNormal();
             w->resize(1100, 650);
             QTRY_COMPARE(w->size(), QSize(1100, 650));
@@ -514,6 +657,7 @@ private slots:
         QVERIFY(w);
         QCOMPARE(runningKernel(*w), qstr(nbody::defaultKernelId()));
         QVERIFY2(w->windowTitle().contains(QStringLiteral("263 bodies")), qPrintable(w->windowTitle()));
+        QVERIFY(w->recentFiles()->files().isEmpty());
         QCOMPARE(w->findChild<ViewDock*>()->findChild<QDoubleSpinBox*>(QStringLiteral("pointSize"))->value(), 3.0);
         QCOMPARE(w->dockWidgetArea(w->findChild<KernelDock*>()), Qt::RightDockWidgetArea);
         QVERIFY(!near(w->size(), rememberedSize));
@@ -522,7 +666,7 @@ private slots:
         // What the session does is not written: a saved file, a moved dock, another size.
         const QString saved = path(QStringLiteral("no-settings.csv"));
         emit w->findChild<nbody::app::SnapshotSaver*>()->saveRequested(saved);
-        QTRY_VERIFY(QFileInfo::exists(saved));
+        QTRY_COMPARE(w->recentFiles()->files(), QStringList{saved}); // listed for this session
         w->addDockWidget(Qt::TopDockWidgetArea, dockNamed(*w, QStringLiteral("DeviceDock")));
         w->showNormal();
         w->resize(900, 640);
@@ -567,6 +711,28 @@ private slots:
         QCOMPARE(cl.config.kernelId, qstr(nbody::defaultKernelId()));
     }
 
+private:
+    /// The File menu with Open Recent open over the window, as the screen shows it.
+    static void saveMenuScreenshot(MainWindow& w, const QString& file)
+    {
+        QMenu* fileMenu = nullptr;
+        for (QAction* top : w.menuBar()->actions())
+            if (top->menu() && top->menu()->title().remove(QLatin1Char('&')) == QStringLiteral("File"))
+                fileMenu = top->menu();
+        QVERIFY(fileMenu);
+        QMenu* recent = w.recentFiles()->menu();
+        fileMenu->popup(w.menuBar()->mapToGlobal(w.menuBar()->actionGeometry(fileMenu->menuAction()).bottomLeft()));
+        QVERIFY(QTest::qWaitForWindowExposed(fileMenu));
+        fileMenu->setActiveAction(recent->menuAction());
+        const QRect row = fileMenu->actionGeometry(recent->menuAction());
+        recent->popup(fileMenu->mapToGlobal(row.topRight()));
+        QVERIFY(QTest::qWaitForWindowExposed(recent));
+        recent->setActiveAction(recent->actions().first());
+        QTest::qWait(500);
+        QVERIFY(QGuiApplication::primaryScreen()->grabWindow(0).save(file));
+        recent->hide();
+        fileMenu->hide();
+    }
 };
 
 int main(int argc, char** argv)

@@ -82,7 +82,7 @@ struct Options {
 
     QCommandLineOption noSettings{QStringLiteral("no-settings"),
                                   QStringLiteral("Start with the defaults: read and write no settings (the window's "
-                                                 "layout, last scenario, kernel and view; a run with "
+                                                 "layout, recent files, last scenario, kernel and view; a run with "
                                                  "--capture, --record or --quit uses none either).")};
 
     void addTo(QCommandLineParser& parser) const

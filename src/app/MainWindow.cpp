@@ -32,6 +32,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QGuiApplication>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -82,8 +83,10 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
             assignMnemonics(top->menu());
     new KeyboardFocus(this, m_viewport); // keys in a field type; single-key shortcuts elsewhere
     new WheelFocus(this);                // the wheel over a dock scrolls it, not its fields
-    if (!m_automation.active()) // scripted runs neither autosave nor take the session marker
+    if (!m_automation.active()) { // scripted runs neither autosave nor take the session marker
         m_autosave = new Autosave(this, {}, m_automation.useSettings);
+        m_file->excludeFromRecent(m_autosave->autosavePath());
+    }
 
     connectController();
     m_thread.start();
@@ -201,6 +204,7 @@ void MainWindow::createFileMenu()
 
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_file->openAction());
+    file->addMenu(m_file->recentFiles()->menu());
     file->addAction(m_file->saveAction());
     file->addSeparator();
     m_file->addScenarioActions(file);
@@ -393,6 +397,11 @@ void MainWindow::applyDefaultSize()
     }
 }
 
+RecentFiles* MainWindow::recentFiles() const
+{
+    return m_file->recentFiles();
+}
+
 void MainWindow::restoreSettings()
 {
     QSettings settings;
@@ -409,6 +418,21 @@ void MainWindow::restoreSettings()
         view.insert(key, settings.value(key));
     settings.endGroup();
     m_viewDock->setValues(view);
+
+    const QStringList gone = m_file->recentFiles()->load();
+    if (gone.isEmpty())
+        return;
+    QStringList names;
+    for (const QString& path : gone)
+        names << QDir::toNativeSeparators(path);
+    const QString text = tr("%n file(s) of File → Open Recent no longer exist and were removed from the list:\n%1",
+                            nullptr, int(gone.size()))
+                             .arg(names.join(QLatin1Char('\n')));
+    // Once the window is up; the list was written back without them, so the next start is silent.
+    QTimer::singleShot(0, this, [this, text] {
+        m_notices.status(text.section(QLatin1Char('\n'), 0, 0), 30000);
+        m_notices.warn(tr("Recent files"), text);
+    });
 }
 
 void MainWindow::saveSettings() const

@@ -27,6 +27,7 @@ class Viewport;
 class RunDock;
 class Autosave;
 class KernelDock;
+class RecentFiles;
 class ViewDock;
 class DiagnosticsDock;
 class DeviceDock;
@@ -51,7 +52,8 @@ struct Automation {
     QSize recordSize;     ///< empty: the view's size
     QString colourMode;   ///< a row of nbody::gl::colourModes(); empty: the system's default (group or mass)
     bool quit = false;   ///< exit then (0 on success)
-    /// Restore the window's geometry and docks and the View dock from QSettings, and save them (with the scenario and kernel) at close (AppSettings.h).
+    /// Restore the window's geometry and docks, File → Open Recent and the View dock from
+    /// QSettings, and save them (with the scenario and kernel) at close (AppSettings.h).
     /// readCommandLine sets it unless --no-settings or a scripted run (active()).
     bool useSettings = false;
     bool active() const { return !capturePath.isEmpty() || !recordTarget.isEmpty() || quit; }
@@ -85,6 +87,8 @@ public:
     QAction* reverseAction() const;
     SelectionDock* selectionDock() const { return m_selectionDock; }
     Viewport* viewport() const { return m_viewport; }
+    /// File → Open Recent's list.
+    RecentFiles* recentFiles() const;
     /// View → Reset layout: the docks where a first start puts them, the toolbar, the default size.
     QAction* resetLayoutAction() const { return m_resetLayoutAction; }
     /// The window's default size (1280 × 820, or maximised on a smaller screen: initialGeometry).
@@ -130,7 +134,8 @@ private:
     QToolBar* createToolBar();
     void createViewMenu(QToolBar* bar);
     void createHelpMenu();
-    /// With Automation::useSettings: the geometry, docks and View dock from QSettings (AppSettings.h).
+    /// With Automation::useSettings: the geometry, docks, recent files and View dock from
+    /// QSettings (AppSettings.h); files of the list that are gone are dropped, and said so once.
     void restoreSettings();
     /// With Automation::useSettings: the geometry, docks, scenario, kernel and View dock into QSettings.
     void saveSettings() const;
