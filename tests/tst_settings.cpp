@@ -615,9 +615,16 @@ private slots:
         QCOMPARE(commandLine({}).config.scenario, file);
         QVERIFY(QFile::remove(file));
         QCOMPARE(commandLine({}).config.scenario, QString::fromLatin1(nbody::app::kStartScenario));
-        // A remembered kernel that cannot run here, or is unknown, is not used.
+        // A remembered kernel that cannot run here, or is unknown, is not used, nor the N chosen
+        // for it.
         QSettings().setValue(QLatin1String(nbody::app::settingsKey::kKernel), QStringLiteral("no-such-kernel"));
-        QCOMPARE(commandLine({}).config.kernelId, qstr(nbody::defaultKernelId()));
+        QSettings().setValue(QLatin1String(nbody::app::settingsKey::kScenario), QStringLiteral("plummer"));
+        QSettings().setValue(QLatin1String(nbody::app::settingsKey::kBodies), 1'000'003);
+        const CommandLine lost = commandLine({});
+        QCOMPARE(lost.config.kernelId, qstr(nbody::defaultKernelId()));
+        QCOMPARE(lost.config.scenario, QStringLiteral("plummer"));
+        QVERIFY(!lost.config.bodiesGiven);
+        QCOMPARE(lost.config.sizeForStepsPerSecond, 25.0);
     }
 
     void noSettingsIgnoresAndWritesNothing()

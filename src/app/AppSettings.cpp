@@ -34,12 +34,15 @@ bool isScenarioFile(const QString& scenario)
 
 } // namespace
 
-void applyRememberedStart(StartupConfig& config, const QSettings& settings)
+void applyRememberedStart(StartupConfig& config, const QSettings& settings, double stepsPerSecond)
 {
+    bool kernelLost = false; // remembered, but it cannot run here
     if (!config.kernelGiven) {
         const QString id = settings.value(QLatin1String(settingsKey::kKernel)).toString();
         if (const KernelInfo* k = id.isEmpty() ? nullptr : findKernel(id.toStdString()); k && availability(*k).available)
             config.kernelId = id;
+        else
+            kernelLost = !id.isEmpty();
     }
     if (!config.scenario.isEmpty() || !config.inputFile.isEmpty())
         return;
@@ -49,11 +52,15 @@ void applyRememberedStart(StartupConfig& config, const QSettings& settings)
     if (isScenarioFile(scenario) ? !QFileInfo(scenario).isFile() : !findScenario(scenario.toStdString()))
         return; // gone (a file) or no longer in the registry: the default start system
     config.scenario = scenario;
+    // An N chosen for a kernel that is gone (a GPU's million bodies) is not the CPU's: then the
+    // N is sized for the kernel that runs.
     bool ok = false;
     const qulonglong bodies = settings.value(QLatin1String(settingsKey::kBodies)).toULongLong(&ok);
-    if (!config.bodiesGiven && ok && bodies >= 1 && bodies <= kMaxBodies) {
+    if (!config.bodiesGiven && !kernelLost && ok && bodies >= 1 && bodies <= kMaxBodies) {
         config.bodies = bodies;
         config.bodiesGiven = true;
+    } else if (!config.bodiesGiven) {
+        config.sizeForStepsPerSecond = stepsPerSecond;
     }
 }
 

@@ -45,9 +45,11 @@ inline constexpr const char* kViewGroup = "view";
 /// The remembered start where the command line leaves it open: the kernel unless --kernel was
 /// given (and only a kernel of the registry that can run here), the scenario and its N unless
 /// --scenario or --input was given (a scenario file only while it exists; --bodies still sets
-/// N). A remembered kernel is not `kernelGiven`: a scenario with a kernel of its own (the Solar
-/// System's fp64 `reference`) still runs on it.
-void applyRememberedStart(StartupConfig& config, const QSettings& settings);
+/// N). When the remembered kernel cannot run here, its N is not used either: a generator's N is
+/// then the one the running kernel steps `stepsPerSecond` times a second, as chooseStartSystem
+/// sizes the galaxy collision. A remembered kernel is not `kernelGiven`: a scenario with a kernel
+/// of its own (the Solar System's fp64 `reference`) still runs on it.
+void applyRememberedStart(StartupConfig& config, const QSettings& settings, double stepsPerSecond = 25.0);
 
 /// File → Open Recent: the snapshots and scenario files opened or saved, most recent first,
 /// without duplicates (by absolute path), at most kMaxFiles, then "Clear list". Picking an
