@@ -43,3 +43,11 @@ nbody_add_test(NAME tst_sandbox_gui SOURCES tst_sandbox_gui.cpp LIBS nbody::app 
 # snapshots, the Kernel dock and Simulation's validation; the built-in rows' messages; label gui
 # (the Kernel dock; runs on the offscreen platform too).
 nbody_add_test(NAME tst_params SOURCES tst_params.cpp LIBS nbody::app nbody::cli Qt6::Widgets LABELS gui TIMEOUT 120)
+# tst_settings: what the app remembers (QSettings, app/AppSettings.h) across restarts of a real
+# MainWindow — geometry and docks, View → Reset layout, File → Open Recent (missing files dropped
+# with a notice), the View dock, the last scenario and kernel against the command line,
+# --no-settings and scripted runs writing nothing; in a temporary XDG_CONFIG_HOME; label gui.
+# NBODY_SCREENSHOT_DIR=DIR saves recent-files.png.
+nbody_add_test(NAME tst_settings SOURCES tst_settings.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 300)
+target_compile_definitions(tst_settings PRIVATE NBODY_APP_PATH="$<TARGET_FILE:nbody-sandbox>")
+add_dependencies(tst_settings nbody-sandbox)

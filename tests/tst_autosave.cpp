@@ -53,7 +53,9 @@ std::unique_ptr<MainWindow> openWindow(qulonglong bodies)
     StartupConfig config;
     config.kernelId = QStringLiteral("cpu");
     config.bodies = bodies;
-    auto w = std::make_unique<MainWindow>(config, Automation{});
+    Automation automation;
+    automation.useSettings = true; // the autosave's interval is a setting
+    auto w = std::make_unique<MainWindow>(config, automation);
     w->show();
     return w;
 }
@@ -118,11 +120,14 @@ private slots:
     {
         if (!test::haveDisplay())
             QSKIP("needs a display with desktop OpenGL (run under xvfb-run)");
-        QVERIFY(QStandardPaths::isTestModeEnabled());
+        // The test's own folders (GuiTestMain.h), never the user's.
+        const QString dataHome = qEnvironmentVariable("XDG_DATA_HOME");
+        const QString configHome = qEnvironmentVariable("XDG_CONFIG_HOME");
+        QVERIFY2(dataHome.contains(QStringLiteral("nbody-test-home-")), qPrintable(dataHome));
         m_dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-        QVERIFY2(m_dir.contains(QStringLiteral("qttest")), qPrintable(m_dir));
+        QVERIFY2(m_dir.startsWith(dataHome + QLatin1Char('/')), qPrintable(m_dir));
         QSettings settings;
-        QVERIFY2(settings.fileName().contains(QStringLiteral("qttest")), qPrintable(settings.fileName()));
+        QVERIFY2(settings.fileName().startsWith(configHome + QLatin1Char('/')), qPrintable(settings.fileName()));
         settings.setValue(QLatin1String(Autosave::kIntervalKey), 1);
     }
 
@@ -135,9 +140,9 @@ private slots:
     void cleanupTestCase()
     {
         QSettings().remove(QLatin1String(Autosave::kIntervalKey));
-        // Only the test-mode folder: m_dir is empty when initTestCase skipped (no display), and
+        // Only the test's own folder: m_dir is empty when initTestCase skipped (no display), and
         // QDir("") is the working directory (ctest's: build/tests, which this once removed).
-        if (!m_dir.isEmpty() && m_dir.contains(QStringLiteral("qttest")))
+        if (!m_dir.isEmpty() && m_dir.contains(QStringLiteral("nbody-test-home-")))
             QDir(m_dir).removeRecursively();
     }
 

@@ -10,6 +10,7 @@
 // With NBODY_SCREENSHOT_DIR set it saves validation-report.png and validation-dock.png there
 // (the pictures in docs/images). Needs a display (xvfb-run); label gui.
 #include "AppSetup.h"
+#include "GuiTestMain.h"
 #include "MainWindow.h"
 #include "ValidationDock.h"
 #include "ValidationReportDialog.h"
@@ -521,7 +522,12 @@ int main(int argc, char** argv)
         qunsetenv("QT_QPA_PLATFORM");
     if (!haveDisplay())
         qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Its MainWindow's autosave and session marker in a folder of the test's own.
+    const std::unique_ptr<QTemporaryDir> home = nbody::test::useTemporarySettingsHome();
+    if (!home)
+        return 1;
     nbody::app::setDefaultSurfaceFormat();
+    nbody::app::setApplicationNames();
     QApplication app(argc, argv);
     nbody::app::registerMetaTypes();
     TestValidationDock test;

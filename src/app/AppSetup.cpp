@@ -6,6 +6,7 @@
 #include "sim/core/SimParams.h"
 
 #include <QCoreApplication>
+#include <QGuiApplication>
 #include <QMetaType>
 #include <QSurfaceFormat>
 
@@ -24,6 +25,14 @@ void setDefaultSurfaceFormat()
     // viewport's context survive being re-parented (docking) without losing its buffers.
     QCoreApplication::setAttribute(Qt::AA_UseDesktopOpenGL);
     QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
+}
+
+void setApplicationNames()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("N-Body Sandbox"));
+    QCoreApplication::setApplicationName(QStringLiteral("nbody-sandbox"));
+    QGuiApplication::setApplicationDisplayName(QStringLiteral("N-Body Sandbox"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(NBODY_VERSION));
 }
 
 void registerMetaTypes()

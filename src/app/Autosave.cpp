@@ -24,11 +24,12 @@
 
 namespace nbody::app {
 
-Autosave::Autosave(QMainWindow* window, const QString& directory)
+Autosave::Autosave(QMainWindow* window, const QString& directory, bool useSettings)
     : QObject(window), m_window(window),
       m_dir(directory.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) : directory)
 {
-    const int seconds = QSettings().value(QLatin1String(kIntervalKey), kDefaultIntervalSeconds).toInt();
+    const int seconds = useSettings ? QSettings().value(QLatin1String(kIntervalKey), kDefaultIntervalSeconds).toInt()
+                                    : kDefaultIntervalSeconds;
     m_intervalMs = seconds > 0 ? int(std::min<qint64>(qint64(seconds) * 1000, INT_MAX)) : 0;
     m_timer.setInterval(m_intervalMs);
     connect(&m_timer, &QTimer::timeout, this, &Autosave::saveNow);

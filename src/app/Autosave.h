@@ -56,8 +56,9 @@ public:
 
     /// Takes the session marker in `directory` (default: AppDataLocation; created when missing)
     /// and notes a crashed session's autosave (previous()). `window` shows the status messages
-    /// and is the dialog's parent. The interval is read from QSettings here.
-    explicit Autosave(QMainWindow* window, const QString& directory = {});
+    /// and is the dialog's parent. The interval is read from QSettings here, with `useSettings`
+    /// (else the default: nbody-sandbox --no-settings).
+    explicit Autosave(QMainWindow* window, const QString& directory = {}, bool useSettings = true);
     /// A clean exit: removes the autosave and the session marker.
     ~Autosave() override;
 

@@ -109,6 +109,7 @@ void SimulationController::startFromScenario(const StartupConfig& config, StartS
         if (!built.kernel.empty() && !config.kernelGiven && availability(*findKernel(built.kernel)).available)
             s.kernelId = QString::fromStdString(built.kernel);
         s.source = QString::fromStdString(built.summary);
+        s.scenario = config.scenario;
         m_spec = std::make_unique<ScenarioSpec>(spec);
     } catch (const std::exception& e) {
         emit startupFailed(QString::fromUtf8(e.what()));
@@ -125,6 +126,7 @@ void SimulationController::startFromFile(const StartupConfig& config, StartSyste
         if (snap.exact) // an fp64 run's state (HDF5 in double precision)
             m_initialExact = std::make_unique<Fp64State>(std::move(*snap.exact));
         s.source = QFileInfo(config.inputFile).fileName();
+        s.file = config.inputFile;
         m_spec = std::make_unique<ScenarioSpec>(snapshotSpec(config.inputFile));
     } catch (const std::exception& e) {
         emit startupFailed(QString::fromUtf8(e.what()));
@@ -158,6 +160,13 @@ void SimulationController::installStartSystem(const StartupConfig& config, Start
     m_systemReplaced = true;
     emit sourceChanged(m_source);
     publishUnits();
+    if (!s.scenario.isEmpty()) {
+        const bool file = !findScenario(s.scenario.toStdString());
+        emit scenarioStarted(file ? QFileInfo(s.scenario).absoluteFilePath() : s.scenario, file,
+                             qulonglong(m_initialWorld->size()));
+    } else if (!s.file.isEmpty()) {
+        emit snapshotOpened(s.file);
+    }
     if (config.startRunning)
         setRunning(true);
 }
@@ -287,6 +296,7 @@ void SimulationController::loadFile(const QString& path)
             if (!(fileParams && !fileParams->kernel.empty()))
                 restoreUserKernel();
             m_scenarioKernel.clear();
+            emit snapshotOpened(path);
         } catch (const std::invalid_argument& e) {
             emit loadFailed(path, QString::fromUtf8(e.what()));
         }
@@ -336,7 +346,7 @@ void SimulationController::newScenario(const QString& id, qulonglong bodies, qui
         const ScenarioSpec spec =
             scenarioSpec(id.toStdString(), bodies > 0 ? std::optional<std::size_t>(bodies) : std::nullopt, seed);
         enqueueScenario(std::make_shared<BuiltScenario>(buildScenario(spec, m_sim ? m_sim->params() : SimParams{})),
-                        spec, id);
+                        spec, id, false);
     } catch (const std::exception& e) {
         emit loadFailed(id, QString::fromUtf8(e.what()));
     }
@@ -347,21 +357,23 @@ void SimulationController::openScenario(const QString& path)
     try {
         const ScenarioSpec spec = readScenarioFile(path.toStdString());
         enqueueScenario(std::make_shared<BuiltScenario>(buildScenario(spec, m_sim ? m_sim->params() : SimParams{})),
-                        spec, path);
+                        spec, path, true);
     } catch (const std::exception& e) {
         emit loadFailed(path, QString::fromUtf8(e.what()));
     }
 }
 
 void SimulationController::enqueueScenario(std::shared_ptr<BuiltScenario> built, const ScenarioSpec& spec,
-                                           const QString& what)
+                                           const QString& what, bool file)
 {
     Command c;
     c.what = QStringLiteral("scenario");
     c.requiredCapacity = built->bodies.world.size();
-    c.apply = [this, built, spec, what] {
+    c.apply = [this, built, spec, what, file] {
         try {
             installScenario(*built, spec);
+            emit scenarioStarted(file ? QFileInfo(what).absoluteFilePath() : what, file,
+                                 qulonglong(built->bodies.world.size()));
         } catch (const std::invalid_argument& e) {
             emit loadFailed(what, QString::fromUtf8(e.what()));
         }

@@ -1,11 +1,13 @@
 #include "FilePresenter.h"
 
+#include "AppSettings.h"
 #include "Notices.h"
 #include "ScenarioMenus.h"
 #include "SimulationController.h"
 #include "SnapshotDialogs.h"
 
 #include <QAction>
+#include <QDir>
 #include <QFileInfo>
 #include <QMainWindow>
 #include <QMessageBox>
@@ -27,6 +29,8 @@ FilePresenter::FilePresenter(QMainWindow* window, SimulationController* controll
     connect(this, &FilePresenter::loadRequested, controller, &SimulationController::loadFile);
     connect(controller, &SimulationController::loadFailed, this, &FilePresenter::onLoadFailed);
     connectScenarios(controller);
+    m_recent = new RecentFiles(window);
+    connectRecent(controller);
 }
 
 void FilePresenter::connectScenarios(SimulationController* c)
@@ -38,6 +42,28 @@ void FilePresenter::connectScenarios(SimulationController* c)
     connect(c, &SimulationController::scenarioSaved, this,
             [this](const QString& path) { m_notices.status(tr("Saved %1").arg(path), 10000); });
     connect(c, &SimulationController::kernelChanged, m_scenarioMenus, &ScenarioMenus::setKernel);
+}
+
+void FilePresenter::connectRecent(SimulationController* c)
+{
+    connect(m_recent, &RecentFiles::openRequested, this, &FilePresenter::openRecent);
+    connect(m_recent, &RecentFiles::missingPicked, this, &FilePresenter::onRecentMissing);
+    connect(this, &FilePresenter::openScenarioRequested, c, &SimulationController::openScenario);
+    connect(c, &SimulationController::snapshotOpened, this, [this](const QString& path) {
+        if (QFileInfo(path).absoluteFilePath() != m_excluded)
+            m_recent->add(path);
+    });
+    connect(c, &SimulationController::snapshotSaved, m_recent, [this](const QString& path) { m_recent->add(path); });
+    connect(c, &SimulationController::scenarioSaved, m_recent, &RecentFiles::add);
+    connect(c, &SimulationController::scenarioStarted, m_recent, [this](const QString& scenario, bool file) {
+        if (file)
+            m_recent->add(scenario);
+    });
+}
+
+void FilePresenter::excludeFromRecent(const QString& path)
+{
+    m_excluded = QFileInfo(path).absoluteFilePath();
 }
 
 QAction* FilePresenter::saveAction() const
@@ -66,10 +92,34 @@ void FilePresenter::openFile()
         askOpenSnapshot(m_window, m_lastFile.isEmpty() ? QString() : QFileInfo(m_lastFile).absolutePath());
     if (path.isEmpty())
         return;
+    loadSnapshot(path);
+}
+
+void FilePresenter::loadSnapshot(const QString& path)
+{
     m_lastFile = path;
     m_snapshotSaver->setStartDir(QFileInfo(path).absolutePath());
     m_notices.status(tr("Loading %1…").arg(QFileInfo(path).fileName()), 5000);
     emit loadRequested(path);
+}
+
+void FilePresenter::openRecent(const QString& path)
+{
+    if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
+        loadSnapshot(path);
+        return;
+    }
+    m_scenarioMenus->setLastPath(path);
+    m_notices.status(tr("Opening %1…").arg(QFileInfo(path).fileName()), 5000);
+    emit openScenarioRequested(path);
+}
+
+void FilePresenter::onRecentMissing(const QString& path)
+{
+    const QString text = tr("%1 no longer exists; it was removed from File → Open Recent.")
+                             .arg(QDir::toNativeSeparators(path));
+    m_notices.status(text, 15000);
+    m_notices.warn(tr("File not found"), text);
 }
 
 void FilePresenter::onLoadFailed(const QString& path, const QString& message)

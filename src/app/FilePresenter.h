@@ -1,6 +1,7 @@
 #pragma once
 /// \file FilePresenter.h
-/// The File menu's snapshots and scenarios, and the Integrator menu, bound to the controller.
+/// The File menu's snapshots, scenarios and Open Recent, and the Integrator menu, bound to the
+/// controller.
 
 #include "sim/core/SimParams.h"
 
@@ -14,6 +15,7 @@ class QMenu;
 namespace nbody::app {
 
 class Notices;
+class RecentFiles;
 class ScenarioMenus;
 class SimulationController;
 class SnapshotSaver;
@@ -23,7 +25,10 @@ class SnapshotSaver;
 /// controller's loadFile, the scenario menus to newScenario, openScenario, saveScenario and
 /// setIntegrator, the running kernel to the New dialog's suggested N, and the controller's
 /// answers (a failed load: a message box, or stderr in a scripted run; a saved scenario) to the
-/// user. The dialogs start in the directory of the last opened file.
+/// user. The dialogs start in the directory of the last opened file. Owns File → Open Recent
+/// (RecentFiles, AppSettings.h): every snapshot and scenario file the controller opened or saved
+/// goes first in the list; a picked entry opens as its kind (a scenario file by its .json, else a
+/// snapshot), and one whose file is gone is dropped with a notice.
 class FilePresenter : public QObject {
     Q_OBJECT
 public:
@@ -35,15 +40,24 @@ public:
     /// Adds New from scenario, Open scenario… and Save scenario… to `file`.
     void addScenarioActions(QMenu* file);
     QMenu* integratorMenu() const;
+    RecentFiles* recentFiles() const { return m_recent; }
+    /// Snapshots opened from `path` (the autosave's restore) stay off the recent list.
+    void excludeFromRecent(const QString& path);
     /// Checks the integrator of `params` in the Integrator menu.
     void setParams(const nbody::SimParams& params);
 
 signals:
     void loadRequested(const QString& path);
+    void openScenarioRequested(const QString& path);
 
 private:
     void connectScenarios(SimulationController* controller);
+    void connectRecent(SimulationController* controller);
     void openFile();
+    /// A snapshot (as Open snapshot… does once the dialog is answered).
+    void loadSnapshot(const QString& path);
+    void openRecent(const QString& path);
+    void onRecentMissing(const QString& path);
     void onLoadFailed(const QString& path, const QString& message);
 
     QMainWindow* m_window;
@@ -51,7 +65,9 @@ private:
     ScenarioMenus* m_scenarioMenus = nullptr;
     QAction* m_openAction = nullptr;
     SnapshotSaver* m_snapshotSaver = nullptr;
+    RecentFiles* m_recent = nullptr;
     QString m_lastFile;
+    QString m_excluded;
 };
 
 } // namespace nbody::app

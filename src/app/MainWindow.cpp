@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "AppSettings.h"
 #include "Autosave.h"
 #include "DeviceDock.h"
 #include "DevicePresenter.h"
@@ -26,15 +27,18 @@
 #include "sim/base/DeviceInfo.h"
 #include "sim/core/Integrators.h"
 #include "sim/core/KernelRegistry.h"
+#include "sim/io/Scenarios.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QGuiApplication>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSaveFile>
 #include <QScreen>
+#include <QSettings>
 #include <QToolBar>
 
 #ifndef NBODY_VERSION
@@ -80,8 +84,10 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
             assignMnemonics(top->menu());
     new KeyboardFocus(this, m_viewport); // keys in a field type; single-key shortcuts elsewhere
     new WheelFocus(this);                // the wheel over a dock scrolls it, not its fields
-    if (!m_automation.active()) // scripted runs neither autosave nor take the session marker
-        m_autosave = new Autosave(this);
+    if (!m_automation.active()) { // scripted runs neither autosave nor take the session marker
+        m_autosave = new Autosave(this, {}, m_automation.useSettings);
+        m_file->excludeFromRecent(m_autosave->autosavePath());
+    }
 
     connectController();
     m_thread.start();
@@ -98,8 +104,10 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
         else
             m_notices.warn(tr("OpenGL"), message);
     });
-    startAutomation();
     startTimersAndSize();
+    if (m_automation.useSettings)
+        restoreSettings(); // before startAutomation: --colour wins over the remembered colour mode
+    startAutomation();
 }
 
 InitialGeometry initialGeometry(QSize available, QSize wanted, QSize frameAllowance)
@@ -121,39 +129,56 @@ MainWindow::~MainWindow()
 
 void MainWindow::createDocks()
 {
+    m_runDock = new RunDock(this);
+    m_kernelDock = new KernelDock(this);
+    if (const nbody::CudaRuntimeInfo cuda = nbody::queryCuda(); !cuda.devices.empty())
+        m_kernelDock->setDevice(cuda.devices.front()); // the kernels run on device 0
+    m_viewDock = new ViewDock(this);
+    m_selectionDock = new SelectionDock(this);
+    m_diagnosticsDock = new DiagnosticsDock(this);
+    m_validationDock = new ValidationDock(this);
+    m_deviceDock = new DeviceDock(this);
+    applyDefaultLayout();
+}
+
+void MainWindow::applyDefaultLayout()
+{
     // The default layout (in a trial at 1366 × 768, six tabs in the right-hand column
     // were elided to "Ke…", "V…", "Valid…"): the controls of a run — Run, Kernel, View and
     // Selection — are tabs of the right-hand column; the measurements — Diagnostics, Validation
     // and Device — are tabs of the bottom area, which has the window's width (its four charts
     // need about 1 100 px, so the bottom-right corner stays with it). Four titles fit the 340 px
     // column and three the bottom area (tst_dock_text checks that none is elided).
-    m_runDock = new RunDock(this);
+    // addDockWidget takes a dock from wherever it is (View → Reset layout), floating included.
+    const QList<QDockWidget*> docks = {m_runDock,        m_kernelDock,     m_viewDock,  m_selectionDock,
+                                       m_diagnosticsDock, m_validationDock, m_deviceDock};
+    for (QDockWidget* dock : docks)
+        if (dock->isFloating())
+            dock->setFloating(false);
     addDockWidget(Qt::RightDockWidgetArea, m_runDock);
-    m_kernelDock = new KernelDock(this);
-    if (const nbody::CudaRuntimeInfo cuda = nbody::queryCuda(); !cuda.devices.empty())
-        m_kernelDock->setDevice(cuda.devices.front()); // the kernels run on device 0
     addDockWidget(Qt::RightDockWidgetArea, m_kernelDock);
     tabifyDockWidget(m_runDock, m_kernelDock); // each gets the full height; Run is in front
     resizeDocks({m_runDock}, {340}, Qt::Horizontal); // word-wrapped labels would ask for ~80 characters
-    m_viewDock = new ViewDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_viewDock);
     tabifyDockWidget(m_kernelDock, m_viewDock); // Run, Kernel and View share the column as tabs
-    m_selectionDock = new SelectionDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_selectionDock);
     tabifyDockWidget(m_viewDock, m_selectionDock); // and Selection, raised when a body is picked
-    m_runDock->raise();
-    m_diagnosticsDock = new DiagnosticsDock(this);
     addDockWidget(Qt::BottomDockWidgetArea, m_diagnosticsDock);
-    m_validationDock = new ValidationDock(this);
     addDockWidget(Qt::BottomDockWidgetArea, m_validationDock);
     tabifyDockWidget(m_diagnosticsDock, m_validationDock); // Diagnostics, Validation, Device at the bottom
-    m_deviceDock = new DeviceDock(this);
     addDockWidget(Qt::BottomDockWidgetArea, m_deviceDock);
     tabifyDockWidget(m_validationDock, m_deviceDock);
+    for (QDockWidget* dock : docks)
+        dock->show();
+    m_runDock->raise();
     m_diagnosticsDock->raise();
     // The group's height is the Diagnostics dock's own (the taller hints of the Validation and
     // Device docks took about 30 px from the view at 1366 × 768; they scroll).
     resizeDocks({m_diagnosticsDock}, {m_diagnosticsDock->sizeHint().height()}, Qt::Vertical);
+    if (m_toolBar) {
+        addToolBar(Qt::TopToolBarArea, m_toolBar);
+        m_toolBar->show();
+    }
 }
 
 void MainWindow::createPresenters()
@@ -180,6 +205,7 @@ void MainWindow::createFileMenu()
 
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_file->openAction());
+    file->addMenu(m_file->recentFiles()->menu());
     file->addAction(m_file->saveAction());
     file->addSeparator();
     m_file->addScenarioActions(file);
@@ -223,6 +249,7 @@ QToolBar* MainWindow::createToolBar()
 {
     QToolBar* bar = addToolBar(tr("Simulation"));
     bar->setObjectName(QStringLiteral("SimulationToolBar"));
+    m_toolBar = bar;
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     bar->addAction(m_file->openAction());
     bar->addSeparator();
@@ -259,6 +286,16 @@ void MainWindow::createViewMenu(QToolBar* bar)
     addToggle(m_deviceDock->toggleViewAction(), tr("D&evice dock"));
     addToggle(m_selectionDock->toggleViewAction(), tr("Se&lection dock"));
     addToggle(bar->toggleViewAction(), tr("&Toolbar"));
+    view->addSeparator();
+    m_resetLayoutAction = new QAction(tr("Reset la&yout"), this);
+    m_resetLayoutAction->setObjectName(QStringLiteral("resetLayoutAction"));
+    m_resetLayoutAction->setStatusTip(tr("Put the docks and the toolbar back where a first start puts them, at the "
+                                         "default window size"));
+    connect(m_resetLayoutAction, &QAction::triggered, this, [this] {
+        applyDefaultLayout();
+        applyDefaultSize();
+    });
+    view->addAction(m_resetLayoutAction);
 }
 
 void MainWindow::createHelpMenu()
@@ -313,6 +350,12 @@ void MainWindow::connectController()
             [this](const QString& source) { setWindowTitle(tr("%1 — N-Body Sandbox").arg(source)); });
     connect(c, &SimulationController::commandFailed, this, &MainWindow::onCommandFailed);
     connect(c, &SimulationController::startupFailed, this, &MainWindow::onStartupFailed);
+    connect(c, &SimulationController::scenarioStarted, this,
+            [this](const QString& scenario, bool file, qulonglong bodies) {
+                m_scenario = scenario;
+                m_scenarioIsFile = file;
+                m_scenarioBodies = bodies;
+            });
 }
 
 void MainWindow::startAutomation()
@@ -337,15 +380,84 @@ void MainWindow::startTimersAndSize()
     connect(&m_frameTimer, &QTimer::timeout, this, &MainWindow::onTick);
     m_frameTimer.start();
 
+    applyDefaultSize();
+}
+
+void MainWindow::applyDefaultSize()
+{
     // 1280 × 820, or maximised on a smaller screen (a 1366 × 768 laptop): the docks scroll.
-    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
-        const InitialGeometry g = initialGeometry(screen->availableGeometry().size());
+    const QScreen* screen = isVisible() && this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+    const InitialGeometry g = screen ? initialGeometry(screen->availableGeometry().size())
+                                     : InitialGeometry{QSize(1280, 820), false};
+    if (g.maximized) {
         resize(g.size);
-        if (g.maximized)
-            setWindowState(windowState() | Qt::WindowMaximized);
+        setWindowState((windowState() & ~Qt::WindowFullScreen) | Qt::WindowMaximized);
     } else {
-        resize(1280, 820);
+        setWindowState(windowState() & ~(Qt::WindowMaximized | Qt::WindowFullScreen));
+        resize(g.size);
     }
+}
+
+RecentFiles* MainWindow::recentFiles() const
+{
+    return m_file->recentFiles();
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    // Each part on its own: data that does not fit (another Qt, another set of docks) leaves
+    // that part as a first start has it.
+    if (const QByteArray geometry = settings.value(QLatin1String(settingsKey::kGeometry)).toByteArray();
+        !geometry.isEmpty())
+        restoreGeometry(geometry);
+    if (const QByteArray state = settings.value(QLatin1String(settingsKey::kState)).toByteArray(); !state.isEmpty())
+        restoreState(state);
+    settings.beginGroup(QLatin1String(settingsKey::kViewGroup));
+    QVariantMap view;
+    for (const QString& key : settings.childKeys())
+        view.insert(key, settings.value(key));
+    settings.endGroup();
+    m_viewDock->setValues(view);
+
+    const QStringList gone = m_file->recentFiles()->load();
+    if (gone.isEmpty())
+        return;
+    QStringList names;
+    for (const QString& path : gone)
+        names << QDir::toNativeSeparators(path);
+    const QString text = tr("%n file(s) of File → Open Recent no longer exist and were removed from the list:\n%1",
+                            nullptr, int(gone.size()))
+                             .arg(names.join(QLatin1Char('\n')));
+    // Once the window is up; the list was written back without them, so the next start is silent.
+    QTimer::singleShot(0, this, [this, text] {
+        m_notices.status(text.section(QLatin1Char('\n'), 0, 0), 30000);
+        m_notices.warn(tr("Recent files"), text);
+    });
+}
+
+void MainWindow::saveSettings() const
+{
+    QSettings settings;
+    settings.setValue(QLatin1String(settingsKey::kGeometry), saveGeometry());
+    settings.setValue(QLatin1String(settingsKey::kState), saveState());
+    settings.remove(QLatin1String(settingsKey::kViewGroup));
+    settings.beginGroup(QLatin1String(settingsKey::kViewGroup));
+    const QVariantMap view = m_viewDock->values();
+    for (auto it = view.constBegin(); it != view.constEnd(); ++it)
+        settings.setValue(it.key(), it.value());
+    settings.endGroup();
+    if (!m_scenario.isEmpty()) {
+        settings.setValue(QLatin1String(settingsKey::kScenario), m_scenario);
+        settings.setValue(QLatin1String(settingsKey::kBodies), m_scenarioBodies);
+    }
+    // The user's kernel: not the one a scenario runs on of its own accord (the Solar System's
+    // fp64 reference), which the next start of that scenario picks again anyway.
+    const QString kernel = m_kernel->kernelId();
+    const nbody::ScenarioInfo* row = m_scenarioIsFile ? nullptr : nbody::findScenario(m_scenario.toStdString());
+    const bool scenariosOwn = row && !row->kernel.empty() && kernel == qstr(row->kernel);
+    if (!kernel.isEmpty() && !scenariosOwn)
+        settings.setValue(QLatin1String(settingsKey::kKernel), kernel);
 }
 
 QList<ShortcutRow> MainWindow::shortcutRows() const
@@ -594,6 +706,8 @@ void MainWindow::shutdownController()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (m_automation.useSettings)
+        saveSettings();
     m_validationDock->cancel(); // its thread is joined when the dock is destroyed
     if (m_recording->recording())
         m_recording->stopRecording(); // finalise what was recorded

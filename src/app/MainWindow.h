@@ -27,6 +27,7 @@ class Viewport;
 class RunDock;
 class Autosave;
 class KernelDock;
+class RecentFiles;
 class ViewDock;
 class DiagnosticsDock;
 class DeviceDock;
@@ -52,6 +53,10 @@ struct Automation {
     QSize recordSize;     ///< empty: the view's size
     QString colourMode;   ///< a row of nbody::gl::colourModes(); empty: the system's default (group or mass)
     bool quit = false;   ///< exit then (0 on success)
+    /// Restore the window's geometry and docks, File → Open Recent and the View dock from
+    /// QSettings, and save them (with the scenario and kernel) at close (AppSettings.h).
+    /// readCommandLine sets it unless --no-settings or a scripted run (active()).
+    bool useSettings = false;
     bool active() const
     {
         return !capturePath.isEmpty() || !windowCapturePath.isEmpty() || !recordTarget.isEmpty() || quit;
@@ -86,6 +91,14 @@ public:
     QAction* reverseAction() const;
     SelectionDock* selectionDock() const { return m_selectionDock; }
     Viewport* viewport() const { return m_viewport; }
+    /// File → Open Recent's list.
+    RecentFiles* recentFiles() const;
+    /// View → Reset layout: the docks where a first start puts them, the toolbar, the default size.
+    QAction* resetLayoutAction() const { return m_resetLayoutAction; }
+    /// The window's default size (1280 × 820, or maximised on a smaller screen: initialGeometry).
+    void applyDefaultSize();
+    /// The docks and the toolbar where a first start puts them, all shown, none floating.
+    void applyDefaultLayout();
 
 signals:
     // to the controller (queued: it lives on the worker thread)
@@ -125,6 +138,11 @@ private:
     QToolBar* createToolBar();
     void createViewMenu(QToolBar* bar);
     void createHelpMenu();
+    /// With Automation::useSettings: the geometry, docks, recent files and View dock from
+    /// QSettings (AppSettings.h); files of the list that are gone are dropped, and said so once.
+    void restoreSettings();
+    /// With Automation::useSettings: the geometry, docks, scenario, kernel and View dock into QSettings.
+    void saveSettings() const;
     /// The window's own commands to the controller, and the presenters' that go through them.
     void connectController();
     void startAutomation();
@@ -176,6 +194,12 @@ private:
     QAction* m_quitAction = nullptr;
     QAction* m_aboutAction = nullptr;
     QAction* m_shortcutsAction = nullptr;
+    QAction* m_resetLayoutAction = nullptr;
+    QToolBar* m_toolBar = nullptr;
+    /// The last scenario started (scenarioStarted): a registry id or a scenario file's path, its N.
+    QString m_scenario;
+    bool m_scenarioIsFile = false;
+    qulonglong m_scenarioBodies = 0;
     QPointer<ShortcutsDialog> m_shortcutsDialog;
 };
 

@@ -225,6 +225,12 @@ signals:
     /// A new system was installed (start-up, reset, load): earlier samples belong to another run.
     void diagnosticsRestarted();
     void scenarioSaved(const QString& path);
+    /// A scenario became the current system (the start-up's, New from scenario, Open scenario):
+    /// its registry id or, with `file`, the absolute path of its scenario file, and its N.
+    void scenarioStarted(const QString& scenario, bool file, qulonglong bodies);
+    /// A snapshot became the current system (the start-up's --input, Open snapshot, the
+    /// autosave's restore): the path it was read from.
+    void snapshotOpened(const QString& path);
     /// The tuner started on this thread: "Tuning tiled for N≈8192 on NVIDIA H200 (once per device)…".
     /// It runs when a tunable CUDA kernel (one with a launch parameter on auto) runs at an N bucket
     /// the tuning cache lacks, once per kernel and bucket per session, or on tuneNow().
@@ -282,6 +288,8 @@ private:
         QString source;
         nbody::SimParams params;
         QString kernelId;
+        QString scenario; ///< made from config.scenario (scenarioStarted once installed)
+        QString file;     ///< read from config.inputFile (snapshotOpened once installed)
     };
     /// The start-up's scenario (config.scenario; N sized for the kernel when asked):
     /// startupFailed() when it cannot be built, `s` then stays empty.
@@ -302,8 +310,9 @@ private:
     /// Applies `edit` to a copy of the current system and installs it (same time and step).
     void applyEdit(const std::function<nbody::EditRecord(nbody::World&)>& edit, bool isUndo);
     /// Queues a built scenario (from newScenario/openScenario/initialize) as the next system.
+    /// `what`: the registry id, or the path of the scenario file (`file`).
     void enqueueScenario(std::shared_ptr<nbody::BuiltScenario> built, const nbody::ScenarioSpec& spec,
-                         const QString& what);
+                         const QString& what, bool file);
     void installScenario(nbody::BuiltScenario& built, const nbody::ScenarioSpec& spec);
     void changeParams(const QString& what, const std::function<void(nbody::SimParams&)>& edit);
     /// Runs the tuner for the running kernel when it needs it (or always with `force`).

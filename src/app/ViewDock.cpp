@@ -9,6 +9,7 @@
 #include <QPainter>
 
 #include <array>
+#include <cmath>
 
 namespace nbody::app {
 
@@ -134,12 +135,14 @@ void ViewDock::addSpriteRows(QWidget* body, QFormLayout* form)
         m_mode->addItem(qstr(mode.name), qstr(mode.id));
         m_mode->setItemData(m_mode->count() - 1, qstr(mode.description), Qt::ToolTipRole);
     }
+    m_mode->setObjectName(QString::fromLatin1(kColourModeKey));
     form->addRow(tr("Colour by:"), m_mode);
     m_pointSize = new QDoubleSpinBox(body);
     m_pointSize->setRange(1.0, 32.0);
     m_pointSize->setSingleStep(0.5);
     m_pointSize->setValue(3.0);
     m_pointSize->setSuffix(tr(" px"));
+    remember(m_pointSize, "pointSize");
     m_pointSize->setToolTip(tr("Width at half maximum of a body's soft (Gaussian) sprite, in pixels (scaled by the "
                                "screen's device pixel ratio); never below 2 px, so small systems stay visible"));
     form->addRow(tr("Point size:"), m_pointSize);
@@ -147,11 +150,13 @@ void ViewDock::addSpriteRows(QWidget* body, QFormLayout* form)
     byDistance->setToolTip(tr("Sprites shrink with their distance from the camera (the point size is that of the "
                               "bodies at the camera's target)"));
     form->addRow(byDistance);
+    remember(byDistance, "sizeByDistance");
     m_additive = new QCheckBox(tr("Additive light (glow)"), body);
     m_additive->setChecked(true);
     m_additive->setToolTip(tr("Overlapping bodies add up their light in a floating-point buffer, tone-mapped: dense "
                               "regions glow instead of saturating. Off: each sprite covers those behind it"));
     form->addRow(m_additive);
+    remember(m_additive, "additive");
     connect(byDistance, &QCheckBox::toggled, this, &ViewDock::sizeByDistanceToggled);
 }
 
@@ -162,6 +167,7 @@ void ViewDock::addLightRows(QWidget* body, QFormLayout* form)
     autoExposure->setToolTip(tr("The exposure follows the scene: the brightest 1 % of the lit view is compressed by "
                                 "the tone curve, a lone body shows at 90 % brightness"));
     form->addRow(autoExposure);
+    remember(autoExposure, "autoExposure");
     auto* ev = new QDoubleSpinBox(body);
     ev->setRange(-8.0, 8.0);
     ev->setSingleStep(0.5);
@@ -170,10 +176,12 @@ void ViewDock::addLightRows(QWidget* body, QFormLayout* form)
     ev->setToolTip(tr("Exposure compensation in stops (each doubles the brightness of faint light), over the "
                       "automatic exposure or, without it, over a lone body's brightness"));
     form->addRow(tr("Exposure:"), ev);
+    remember(ev, "exposureEv");
     auto* trails = new QCheckBox(tr("Fading trails"), body);
     trails->setToolTip(tr("The light of earlier frames fades out instead of being cleared (on screen only; cleared "
                           "when the system is replaced)"));
     form->addRow(trails);
+    remember(trails, "trails");
     auto* trailSeconds = new QDoubleSpinBox(body);
     trailSeconds->setRange(0.05, 10.0);
     trailSeconds->setSingleStep(0.05);
@@ -182,10 +190,12 @@ void ViewDock::addLightRows(QWidget* body, QFormLayout* form)
     trailSeconds->setToolTip(tr("Time constant of the fading, wall-clock seconds: the light of t seconds ago is "
                                 "kept as exp(-t / this); trails also fade while paused"));
     form->addRow(tr("Trail fade:"), trailSeconds);
+    remember(trailSeconds, "trailSeconds");
     auto* labels = new QCheckBox(tr("Labels of named bodies"), body);
     labels->setChecked(true);
     labels->setToolTip(tr("The names of bodies that have one (the Solar System's Sun and planets)"));
     form->addRow(labels);
+    remember(labels, "labels");
     connect(autoExposure, &QCheckBox::toggled, this, &ViewDock::autoExposureToggled);
     connect(ev, &QDoubleSpinBox::valueChanged, this, &ViewDock::exposureEvChanged);
     connect(trailSeconds, &QDoubleSpinBox::valueChanged, this, &ViewDock::trailSecondsChanged);
@@ -198,12 +208,15 @@ void ViewDock::addOverlayRows(QWidget* body, QFormLayout* form)
     auto* bounds = new QCheckBox(tr("Bounds box"), body);
     bounds->setToolTip(tr("The bodies' axis-aligned bounding box"));
     form->addRow(bounds);
+    remember(bounds, "bounds");
     auto* axes = new QCheckBox(tr("Axes"), body);
     axes->setToolTip(tr("x (red), y (green), z (blue) from the origin"));
     form->addRow(axes);
+    remember(axes, "axes");
     m_legend = new QCheckBox(tr("Legend"), body);
     m_legend->setChecked(true);
     form->addRow(m_legend);
+    remember(m_legend, "legend");
     connect(bounds, &QCheckBox::toggled, this, &ViewDock::boundsToggled);
     connect(axes, &QCheckBox::toggled, this, &ViewDock::axesToggled);
 }
@@ -229,6 +242,45 @@ void ViewDock::suggestColourMode(const QString& id)
 QString ViewDock::colourModeId() const
 {
     return m_mode->currentData().toString();
+}
+
+void ViewDock::remember(QWidget* field, const char* key)
+{
+    field->setObjectName(QString::fromLatin1(key));
+    m_remembered << field;
+}
+
+QVariantMap ViewDock::values() const
+{
+    QVariantMap v;
+    if (m_userChoseMode) // a suggested mode follows the next system instead
+        v.insert(QString::fromLatin1(kColourModeKey), colourModeId());
+    for (const QWidget* field : m_remembered) {
+        if (const auto* box = qobject_cast<const QCheckBox*>(field))
+            v.insert(field->objectName(), box->isChecked());
+        else if (const auto* number = qobject_cast<const QDoubleSpinBox*>(field))
+            v.insert(field->objectName(), number->value());
+    }
+    return v;
+}
+
+void ViewDock::setValues(const QVariantMap& values)
+{
+    if (const auto mode = values.constFind(QString::fromLatin1(kColourModeKey)); mode != values.constEnd())
+        selectColourMode(mode->toString()); // an unknown id changes nothing
+    for (QWidget* field : std::as_const(m_remembered)) {
+        const auto value = values.constFind(field->objectName());
+        if (value == values.constEnd())
+            continue;
+        if (auto* box = qobject_cast<QCheckBox*>(field)) {
+            box->setChecked(value->toBool());
+        } else if (auto* number = qobject_cast<QDoubleSpinBox*>(field)) {
+            bool ok = false;
+            const double x = value->toDouble(&ok);
+            if (ok && std::isfinite(x))
+                number->setValue(x); // clamped to the field's range
+        }
+    }
 }
 
 } // namespace nbody::app

@@ -7,7 +7,9 @@
 #include "gl/ColourModes.h"
 
 #include <QDockWidget>
+#include <QList>
 #include <QStringList>
+#include <QVariantMap>
 #include <QWidget>
 
 class QCheckBox;
@@ -51,6 +53,15 @@ public:
     void suggestColourMode(const QString& id);
     /// The id of the selected colour mode.
     QString colourModeId() const;
+    /// The dock's values by name, for the settings (AppSettings.h): "pointSize", "exposureEv",
+    /// "trailSeconds" (numbers), "sizeByDistance", "additive", "autoExposure", "trails",
+    /// "labels", "bounds", "axes", "legend" (switches) and "colourMode" (a row id of
+    /// gl::colourModes(), only once the user chose one). Each is also its field's objectName.
+    QVariantMap values() const;
+    /// Sets the fields named in `values` (the others stay): numbers are clamped to their field's
+    /// range, an unknown colour mode or a value of the wrong type is ignored. The fields emit
+    /// their signals as if edited.
+    void setValues(const QVariantMap& values);
 
 signals:
     void colourModeChanged(const nbody::gl::ColourMode* mode);
@@ -74,7 +85,12 @@ private:
     /// Bounds box, axes, legend.
     void addOverlayRows(QWidget* body, QFormLayout* form);
 
+    static constexpr const char* kColourModeKey = "colourMode";
+    /// Names `field` `key` and lists it among values().
+    void remember(QWidget* field, const char* key);
+
     bool m_userChoseMode = false;
+    QList<QWidget*> m_remembered;
     QComboBox* m_mode;
     QDoubleSpinBox* m_pointSize;
     QCheckBox* m_additive;

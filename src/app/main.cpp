@@ -1,9 +1,12 @@
 /// \file main.cpp
-/// nbody-sandbox: the desktop app. Options:
-///   --kernel ID            force kernel (see the Kernel menu / `nbody kernels`), default cpu
-///   --bodies N             size of the start system (the galaxy collision), default: sized for the kernel
+/// nbody-sandbox: the desktop app. Options (read in AppCommandLine.cpp):
+///   --kernel ID            force kernel (see the Kernel menu / `nbody kernels`), default: the one
+///                          remembered from the last session, else the fastest here
+///   --bodies N             size of the start system, default: the remembered scenario's N, else
+///                          sized for the kernel (the galaxy collision)
 ///   --input FILE           start from a snapshot (Tipsy, CSV or HDF5) instead
-///   --scenario ID|FILE     start from a scenario (registry id or JSON file) instead
+///   --scenario ID|FILE     start from a scenario (registry id or JSON file) instead of the
+///                          remembered one (or the galaxy collision)
 ///   --steps K              run K steps, then pause
 ///   --steps-per-frame S    steps between drawn frames (1..1000)
 ///   --capture FILE         after the K steps, save the view as PNG or JPEG (offscreen)
@@ -15,27 +18,20 @@
 ///   --colour MODE          colour mode: mass, speed, group (default: group where the system has groups, else mass)
 ///   --quit                 exit after that (0 on success; 1 when something failed; 2 for bad
 ///                          options such as an unknown kernel)
+///   --no-settings          start with the defaults; read and write no settings (AppSettings.h;
+///                          a run with --capture, --record or --quit uses none either)
 
 #include "AppSetup.h"
-#include "CaptureDialogs.h"
-#include "FrameProtocol.h"
+#include "AppCommandLine.h"
 #include "MainWindow.h"
-#include "SimulationController.h"
 
-#include "sim/core/KernelRegistry.h"
-#include "sim/core/Scenario.h"
-#include "sim/io/Scenarios.h"
-
-#include <QApplication>
-#include "gl/ColourModes.h"
-#include "gl/Renderer.h"
 #include "sim/base/AtomicFile.h"
 
+#include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
 
 #include <cstdio>
-#include <string>
 
 namespace {
 
@@ -44,76 +40,6 @@ int usageError(const QString& message)
     std::fprintf(stderr, "nbody-sandbox: %s\n", qPrintable(message));
     return 2;
 }
-
-QString knownKernels()
-{
-    QStringList ids;
-    for (const nbody::KernelInfo& k : nbody::kernelRegistry())
-        ids << QString::fromUtf8(k.id.data(), static_cast<qsizetype>(k.id.size()));
-    return ids.join(QStringLiteral(", "));
-}
-
-QStringList colourModeIds()
-{
-    QStringList modes;
-    for (const nbody::gl::ColourMode& m : nbody::gl::colourModes())
-        modes << QString::fromUtf8(m.id.data(), static_cast<qsizetype>(m.id.size()));
-    return modes;
-}
-
-/// The command line's options, in the order --help lists them.
-struct Options {
-    QStringList modes = colourModeIds();
-    QCommandLineOption kernel{QStringLiteral("kernel"), QStringLiteral("Force kernel (%1).").arg(knownKernels()),
-                              QStringLiteral("ID"),
-                              QString::fromUtf8(nbody::defaultKernelId().data(),
-                                                qsizetype(nbody::defaultKernelId().size()))};
-    QCommandLineOption bodies{QStringLiteral("bodies"),
-                              QStringLiteral("Bodies in the start system (the galaxy collision; default: as many as the "
-                                             "kernel steps 25 times a second) or in --scenario's."),
-                              QStringLiteral("N")};
-    QCommandLineOption input{QStringLiteral("input"),
-                             QStringLiteral("Start from a snapshot (Tipsy, CSV or HDF5; detected from the content)."),
-                             QStringLiteral("FILE")};
-    QCommandLineOption scenario{QStringLiteral("scenario"),
-                                QStringLiteral("Start from a scenario: a registry id (%1) or a scenario file (.json).")
-                                    .arg(QString::fromStdString(nbody::knownScenarioIds())),
-                                QStringLiteral("ID|FILE")};
-    QCommandLineOption steps{QStringLiteral("steps"), QStringLiteral("Run K steps, then pause."), QStringLiteral("K"),
-                             QStringLiteral("0")};
-    QCommandLineOption stepsPerFrame{QStringLiteral("steps-per-frame"),
-                                     QStringLiteral("Steps between drawn frames (1..1000)."), QStringLiteral("S"),
-                                     QStringLiteral("1")};
-    QCommandLineOption capture{QStringLiteral("capture"), QStringLiteral("After the steps, save a PNG of the view."),
-                               QStringLiteral("FILE.png")};
-    QCommandLineOption windowCapture{QStringLiteral("window-capture"),
-                                     QStringLiteral("After the steps, save a PNG of the whole window."),
-                                     QStringLiteral("FILE.png")};
-    QCommandLineOption captureSize{QStringLiteral("capture-size"),
-                                   QStringLiteral("Size of the capture (default: the view's)."), QStringLiteral("WxH")};
-    QCommandLineOption record{QStringLiteral("record"),
-                              QStringLiteral("Record from the start into a directory (PNG files) or FILE.mp4."),
-                              QStringLiteral("TARGET")};
-    QCommandLineOption recordEvery{QStringLiteral("record-every"), QStringLiteral("Steps between recorded frames."),
-                                   QStringLiteral("K"), QStringLiteral("1")};
-    QCommandLineOption recordSize{QStringLiteral("record-size"), QStringLiteral("Size of recorded frames."),
-                                  QStringLiteral("WxH"), QStringLiteral("960x720")};
-    QCommandLineOption colour{QStringLiteral("colour"),
-                              QStringLiteral("Colour mode (%1; default: group where the system has groups, "
-                                             "else mass).")
-                                  .arg(modes.join(QStringLiteral(", "))),
-                              QStringLiteral("MODE")};
-    QCommandLineOption quit{QStringLiteral("quit"), QStringLiteral("Exit after the steps (and the capture).")};
-    QCommandLineOption diagnostics{QStringLiteral("diagnostics-every"),
-                                   QStringLiteral("Steps between diagnostics evaluations (0: none)."),
-                                   QStringLiteral("M"), QStringLiteral("10")};
-
-    void addTo(QCommandLineParser& parser) const
-    {
-        parser.addOptions({kernel, bodies, input, scenario, steps, stepsPerFrame, capture, windowCapture, captureSize, record,
-                           recordEvery, recordSize, colour, quit, diagnostics});
-    }
-};
 
 /// Parses argv before the QApplication exists, so bad options are reported without a display.
 /// --help and --version print and exit here. Returns the usage error, empty when there is none.
@@ -126,134 +52,24 @@ QString parseArguments(QCommandLineParser& parser, int argc, char* argv[])
         return parser.errorText();
     if (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("version"))) {
         QCoreApplication core(argc, argv); // no display needed
-        QCoreApplication::setApplicationName(QStringLiteral("nbody-sandbox"));
-        QCoreApplication::setApplicationVersion(QStringLiteral(NBODY_VERSION));
         if (parser.isSet(QStringLiteral("help")))
             parser.showHelp(0);
         parser.showVersion();
     }
-    if (!parser.positionalArguments().isEmpty())
-        return QStringLiteral("unexpected argument '%1'").arg(parser.positionalArguments().first());
-    return {};
-}
-
-/// --kernel, --bodies, --steps, --steps-per-frame, --diagnostics-every, --input and --scenario
-/// into `config`, then the start system. Returns the usage error, empty when there is none.
-QString readStartupConfig(const QCommandLineParser& parser, const Options& o, nbody::app::StartupConfig& config)
-{
-    config.kernelId = parser.value(o.kernel);
-    config.kernelGiven = parser.isSet(o.kernel);
-    config.bodiesGiven = parser.isSet(o.bodies);
-    const nbody::KernelInfo* kernel = nbody::findKernel(config.kernelId.toStdString());
-    if (!kernel)
-        return QStringLiteral("unknown kernel '%1' (known: %2)").arg(config.kernelId, knownKernels());
-    if (const nbody::Availability a = nbody::availability(*kernel); !a.available)
-        return QStringLiteral("kernel '%1' is not available here: %2")
-            .arg(config.kernelId, QString::fromStdString(a.reason));
-
-    bool ok = true;
-    if (config.bodiesGiven)
-        config.bodies = parser.value(o.bodies).toULongLong(&ok);
-    if (!ok || config.bodies == 0 || config.bodies > nbody::kMaxBodies)
-        return QStringLiteral("--bodies must be an integer in 1..%1, not '%2'")
-            .arg(nbody::kMaxBodies)
-            .arg(parser.value(o.bodies));
-    config.stepsToRun = parser.value(o.steps).toInt(&ok);
-    if (!ok || config.stepsToRun < 0)
-        return QStringLiteral("--steps must be a non-negative integer, not '%1'").arg(parser.value(o.steps));
-    config.stepsPerFrame = parser.value(o.stepsPerFrame).toInt(&ok);
-    if (!ok || config.stepsPerFrame < 1 || config.stepsPerFrame > 1000)
-        return QStringLiteral("--steps-per-frame must be an integer in 1..1000, not '%1'")
-            .arg(parser.value(o.stepsPerFrame));
-    config.diagnosticsInterval = parser.value(o.diagnostics).toInt(&ok);
-    if (!ok || config.diagnosticsInterval < 0)
-        return QStringLiteral("--diagnostics-every must be a non-negative integer, not '%1'")
-            .arg(parser.value(o.diagnostics));
-    config.inputFile = parser.value(o.input);
-    config.scenario = parser.value(o.scenario);
-    if (!config.scenario.isEmpty() && !config.inputFile.isEmpty())
-        return QStringLiteral("--scenario and --input both name the bodies: give one");
-    config.startRunning = config.stepsToRun > 0;
-    nbody::app::chooseStartSystem(config); // the galaxy collision, sized for the kernel
-    return {};
-}
-
-/// --capture, --capture-size and --quit into `automation`. Returns the usage error, empty when
-/// there is none.
-QString readCapture(const QCommandLineParser& parser, const Options& o, nbody::app::Automation& automation)
-{
-    automation.capturePath = parser.value(o.capture);
-    automation.quit = parser.isSet(o.quit);
-    if (!automation.capturePath.isEmpty()) {
-        // Refuse an unwritable target before simulating anything (and never replace a device).
-        if (const nbody::WriteTarget t = nbody::resolveWriteTarget(automation.capturePath.toStdString());
-            !t.problem.empty())
-            return QStringLiteral("cannot write the capture '%1': %2")
-                .arg(automation.capturePath, QString::fromStdString(t.problem));
-    }
-
-    automation.windowCapturePath = parser.value(o.windowCapture);
-    if (!automation.windowCapturePath.isEmpty()) {
-        if (!automation.windowCapturePath.endsWith(QStringLiteral(".png"), Qt::CaseInsensitive))
-            return QStringLiteral("--window-capture writes PNG: give a name ending in .png");
-        if (const nbody::WriteTarget t = nbody::resolveWriteTarget(automation.windowCapturePath.toStdString());
-            !t.problem.empty())
-            return QStringLiteral("cannot write the window capture '%1': %2")
-                .arg(automation.windowCapturePath, QString::fromStdString(t.problem));
-    }
-
-    if (parser.isSet(o.captureSize)) {
-        const auto size = nbody::app::parseFrameSize(parser.value(o.captureSize));
-        if (!size)
-            return QStringLiteral("--capture-size must be WxH with both in 16..16384, not '%1'")
-                .arg(parser.value(o.captureSize));
-        automation.captureSize = *size;
-    }
-    if (!automation.capturePath.isEmpty() &&
-        nbody::gl::imageFormatFor(automation.capturePath.toStdString()) == nbody::gl::ImageFormat::Unknown)
-        return QStringLiteral("--capture writes PNG or JPEG: give a name ending in .png, .jpg or .jpeg");
-    return {};
-}
-
-/// --record, --record-every, --record-size and --colour into `automation`. Returns the usage
-/// error, empty when there is none.
-QString readRecording(const QCommandLineParser& parser, const Options& o, nbody::app::Automation& automation)
-{
-    bool ok = true;
-    automation.recordTarget = parser.value(o.record);
-    automation.recordEvery = parser.value(o.recordEvery).toInt(&ok);
-    if (!ok || automation.recordEvery < 1)
-        return QStringLiteral("--record-every must be a positive integer, not '%1'").arg(parser.value(o.recordEvery));
-    const auto recordSize = nbody::app::parseFrameSize(parser.value(o.recordSize));
-    if (!recordSize)
-        return QStringLiteral("--record-size must be WxH with both in 16..16384, not '%1'")
-            .arg(parser.value(o.recordSize));
-    automation.recordSize = *recordSize;
-
-    automation.colourMode = parser.value(o.colour); // empty: the system's default (ViewDock::suggestColourMode)
-    if (!automation.colourMode.isEmpty() && !nbody::gl::findColourMode(automation.colourMode.toStdString()))
-        return QStringLiteral("unknown colour mode '%1' (known: %2)")
-            .arg(automation.colourMode, o.modes.join(QStringLiteral(", ")));
     return {};
 }
 
 /// The application object and the window; returns the event loop's exit code.
-int runWindow(int argc, char* argv[], const nbody::app::StartupConfig& config,
-              const nbody::app::Automation& automation)
+int runWindow(int argc, char* argv[], const nbody::app::CommandLine& commandLine)
 {
     QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("nbody-sandbox"));
-    QApplication::setApplicationDisplayName(QStringLiteral("N-Body Sandbox"));
-    QApplication::setApplicationVersion(QStringLiteral(NBODY_VERSION));
-    QApplication::setOrganizationName(QStringLiteral("N-Body Sandbox"));
     // The installed desktop entry and icon (cmake/Install.cmake); the compiled-in icon otherwise.
     QGuiApplication::setDesktopFileName(QStringLiteral(NBODY_APP_ID));
     QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral(NBODY_APP_ID),
                                                  QIcon(QStringLiteral(":/icons/" NBODY_APP_ID ".svg"))));
-
     nbody::app::registerMetaTypes();
 
-    nbody::app::MainWindow window(config, automation);
+    nbody::app::MainWindow window(commandLine.config, commandLine.automation);
     window.show();
     return QApplication::exec();
 }
@@ -267,24 +83,20 @@ int main(int argc, char* argv[])
     nbody::installTemporaryFileCleanup();
     // Desktop OpenGL 3.3 core for every context, before the application object exists.
     nbody::app::setDefaultSurfaceFormat();
+    // Before the options are read: they fall back on the settings these names locate.
+    nbody::app::setApplicationNames();
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Interactive gravitational N-body simulator (CPU and CUDA kernels)."));
     parser.addHelpOption();
     parser.addVersionOption();
-    const Options options;
-    options.addTo(parser);
+    nbody::app::addCommandLineOptions(parser);
     if (const QString error = parseArguments(parser, argc, argv); !error.isEmpty())
         return usageError(error);
 
-    nbody::app::StartupConfig config;
-    if (const QString error = readStartupConfig(parser, options, config); !error.isEmpty())
+    nbody::app::CommandLine commandLine;
+    if (const QString error = nbody::app::readCommandLine(parser, commandLine); !error.isEmpty())
         return usageError(error);
-    nbody::app::Automation automation;
-    if (const QString error = readCapture(parser, options, automation); !error.isEmpty())
-        return usageError(error);
-    if (const QString error = readRecording(parser, options, automation); !error.isEmpty())
-        return usageError(error);
-    return runWindow(argc, argv, config, automation);
+    return runWindow(argc, argv, commandLine);
 }
