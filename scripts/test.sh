@@ -20,7 +20,8 @@
 #           or through sudo), runs and checks what it installed, and removes it
 # CTEST OPTIONS go to both ctest runs. Without a display (DISPLAY and WAYLAND_DISPLAY unset) the
 # ctest runs happen under a virtual X server (xvfb-run), so the GUI tests have one.
-# NBODY_TEST_JOBS=N runs N tests at a time (default 1). Every stage runs even when an earlier one
+# NBODY_TEST_JOBS=N runs N tests at a time (default: one per processor in the normal stage, one
+# in the ASan/UBSan stage, whose suites each need several times the memory and time). Every stage runs even when an earlier one
 # failed; a summary line per stage ends the output. Exits 0 when every stage passed, else 1.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -57,10 +58,10 @@ if command -v ccache >/dev/null; then
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
 
-run_ctest() { # run_ctest BUILD_DIR [ctest options...]
-    local dir=$1
-    shift
-    local cmd=(ctest --test-dir "$dir" --output-on-failure -j "${NBODY_TEST_JOBS:-1}" "$@")
+run_ctest() { # run_ctest JOBS BUILD_DIR [ctest options...]
+    local jobs=$1 dir=$2
+    shift 2
+    local cmd=(ctest --test-dir "$dir" --output-on-failure -j "$jobs" "$@")
     if [[ -n ${DISPLAY:-} || -n ${WAYLAND_DISPLAY:-} ]]; then
         "${cmd[@]}"
     else
@@ -92,7 +93,7 @@ if [[ " $stages " == *" normal "* ]]; then
     t=$SECONDS
     log=$(mktemp)
     if scripts/build.sh --tests "${launcher[@]}" "-DNBODY_CUDA_ARCHITECTURES=$test_archs" &&
-        run_ctest build "$@" 2>&1 | tee "$log"; then
+        run_ctest "${NBODY_TEST_JOBS:-$jobs}" build "$@" 2>&1 | tee "$log"; then
         note ok "normal suite: passed: $(ctest_result "$log") ($((SECONDS - t)) s)"
     else
         note fail "normal suite: FAILED: $(ctest_result "$log") ($((SECONDS - t)) s)"
@@ -182,10 +183,10 @@ if [[ " $stages " == *" asan "* ]]; then
             -DNBODY_BUILD_TESTS=ON "-DNBODY_SANITIZE=address;undefined" "${launcher[@]}" >/dev/null &&
         cmake --build build-asan -j "$jobs" --target $asan_targets &&
         cc -shared -fPIC -O1 -o "$keep" tests/sanitizers/keep_modules.c &&
-        LD_PRELOAD=$keep${LD_PRELOAD:+:$LD_PRELOAD} run_ctest build-asan -R "$asan_regex" -E "$noleak_regex" "$@" 2>&1 | tee "$log" &&
+        LD_PRELOAD=$keep${LD_PRELOAD:+:$LD_PRELOAD} run_ctest "${NBODY_TEST_JOBS:-1}" build-asan -R "$asan_regex" -E "$noleak_regex" "$@" 2>&1 | tee "$log" &&
         { ((${#asan_noleak[@]} == 0)) ||
             ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0} LD_PRELOAD=$keep${LD_PRELOAD:+:$LD_PRELOAD} \
-                run_ctest build-asan -R "$noleak_regex" "$@" 2>&1 | tee -a "$log"; }; then
+                run_ctest "${NBODY_TEST_JOBS:-1}" build-asan -R "$noleak_regex" "$@" 2>&1 | tee -a "$log"; }; then
         note ok "ASan/UBSan suite: passed (leak checks on${asan_noleak[*]:+, off for ${asan_noleak[*]}}): $(grep -E 'tests passed' "$log" | tr '\n' ' ')($((SECONDS - t)) s)"
     else
         asan_failure_help "$log"
