@@ -149,30 +149,38 @@ prepare_archs() {
 # virtual X server, as files of this machine's Debian packages: the shared libraries that
 # nbody-sandbox, Qt's xcb platform plugin, Xvfb and xkbcomp load (ldd; glibc and the GL
 # loaders, which the GPU machine has or gets from .device/debs, left out), the xcb plugins, the
-# DejaVu fonts, the XKB data, and Mesa's swrast DRI driver, with which Xvfb offers GLX (the
+# DejaVu fonts and the XKB data. Not carried: what .device/debs brings (Qt Core and its ICU,
+# OpenMP, libepoxy) and a DRI driver for Xvfb's GLX: Debian's swrast_dri.so needs LLVM 15 and
+# z3 (165 MB), more than travels; the GPU machine's own Mesa serves Xvfb where it has one (the
 # window's GL itself is NVIDIA's: __GLX_VENDOR_LIBRARY_NAME=nvidia). Packed as app.txz.
 prepare_app() {
     local dapp=.device-app stage launcher=()
     command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
     scripts/build.sh build-gpu-app -DNBODY_BUILD_TESTS=OFF -DNBODY_BUILD_PLOT=OFF -DNBODY_ENABLE_MPI=OFF \
         -DNBODY_CUDA_ARCHITECTURES=90-real "${launcher[@]}"
+    # The same app with machine code for sm_80 only, which an H200 cannot run: every CUDA kernel
+    # must be unavailable in it, the start falls back to `cpu`, and `--kernel blocked` is refused.
+    cmake -S . -B build-gpu-app80 -G Ninja -DCMAKE_BUILD_TYPE=Release -DNBODY_BUILD_TESTS=OFF -DNBODY_BUILD_PLOT=OFF \
+        -DNBODY_ENABLE_MPI=OFF -DNBODY_CUDA_ARCHITECTURES=80-real "${launcher[@]}" >/dev/null
+    cmake --build build-gpu-app80 -j "$(nproc)" --target nbody-sandbox
     stage=$(mktemp -d)
-    mkdir -p "$stage"/{bin,lib,plugins,dri,fonts,xkb}
+    mkdir -p "$stage"/{bin,lib,plugins,fonts,xkb}
+    cp build-gpu-app80/src/app/nbody-sandbox "$stage/bin/nbody-sandbox-sm80"
     cp build-gpu-app/src/app/nbody-sandbox build-gpu-app/src/cli/nbody build-gpu-app/src/sim/io/nbody-read-hdf5 \
         /usr/bin/Xvfb /usr/bin/xkbcomp "$stage/bin/"
     local qtp=/usr/lib/x86_64-linux-gnu/qt6/plugins
     cp -r "$qtp/platforms" "$qtp/xcbglintegrations" "$stage/plugins/"
-    cp /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so "$stage/dri/"
     cp -r /usr/share/fonts/truetype/dejavu "$stage/fonts/"
     cp -r /usr/share/X11/xkb/. "$stage/xkb/"
     # Every library those load, but glibc's and the GL loaders (libGL, libGLX, libEGL, libOpenGL,
     # libGLdispatch: glvnd from .device/debs, which then loads NVIDIA's vendor libraries).
     local f
-    for f in "$stage"/bin/* "$stage"/plugins/*/*.so "$stage"/dri/*.so; do ldd "$f" 2>/dev/null; done |
+    for f in "$stage"/bin/* "$stage"/plugins/*/*.so; do ldd "$f" 2>/dev/null; done |
         awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
         grep -vE '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux-x86-64|libGL|libGLX|libEGL|libOpenGL|libGLdispatch|libGLESv2)\.so' |
+        grep -vE '/(libQt6Core|libQt6Test|libicu[a-z0-9]*|libdouble-conversion|libpcre2-16|libb2|libglib-2\.0|libgomp|libepoxy)\.so' |
         while IFS= read -r f; do cp -L "$f" "$stage/lib/"; done
-    strip --strip-unneeded "$stage"/bin/nbody-sandbox "$stage"/bin/nbody "$stage"/bin/nbody-read-hdf5
+    strip --strip-unneeded "$stage"/bin/nbody-sandbox "$stage"/bin/nbody-sandbox-sm80 "$stage"/bin/nbody "$stage"/bin/nbody-read-hdf5
     rm -rf "$dapp"
     mkdir -p "$dapp"
     tar -cf - -C "$stage" . | xz -9 --lzma2=dict=192MiB -T1 >"$dapp/app.txz"
@@ -1088,9 +1096,7 @@ remote_app() {
     export FONTCONFIG_FILE=$root/fonts.conf
     # Xvfb runs xkbcomp and loads the DRI driver from the paths it was built with.
     [[ -x /usr/bin/xkbcomp ]] || cp "$root/bin/xkbcomp" /usr/bin/
-    if [[ ! -e /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so ]]; then
-        mkdir -p /usr/lib/x86_64-linux-gnu/dri && cp "$root/dri/swrast_dri.so" /usr/lib/x86_64-linux-gnu/dri/
-    fi
+    ls -l /usr/lib/x86_64-linux-gnu/dri/ 2>&1 | head -5 >"$OUT/dri.txt"
     : >"$log"
     local limit=${GPU_CHECK_TIMEOUT:-240}
     run_step() { # run_step NAME COMMAND...: PASS/FAIL line, output in the log (a shell function may be the command)
@@ -1127,6 +1133,22 @@ remote_app() {
     run_step "app default start (interop)" interop_run default --steps 200
     DISPLAY=:78 QT_SCALE_FACTOR=2 run_step "app ratio 2 (interop)" interop_run ratio2 --scenario galaxy-collision \
         --kernel blocked --bodies 65536 --steps 100
+    # The sm_80 build: the start system on `cpu`, with a note that the GPU has no code in it.
+    sm80_start() {
+        timeout --kill-after=10 "$limit" "$root/bin/nbody-sandbox-sm80" --steps 20 --quit \
+            --window-capture "$OUT/app-sm80.png" 2>&1 | tee /tmp/app-sm80.txt
+        grep -q "^nbody-sandbox: cpu," /tmp/app-sm80.txt &&
+            grep -q "The CUDA kernels cannot run on this GPU: built for sm_80" /tmp/app-sm80.txt
+    }
+    sm80_refused() {
+        local rc=0
+        timeout "$limit" "$root/bin/nbody-sandbox-sm80" --kernel blocked --steps 5 --quit >/tmp/app-sm80-b.txt 2>&1 || rc=$?
+        cat /tmp/app-sm80-b.txt
+        echo "exit $rc"
+        ((rc == 2)) && grep -q "built for sm_80; this GPU is sm_90" /tmp/app-sm80-b.txt
+    }
+    run_step "app sm_80 build: start falls back to cpu" sm80_start
+    run_step "app sm_80 build: --kernel blocked refused" sm80_refused
     grep -h "^nbody-sandbox:" /tmp/app-*.txt | tee -a "$log"
     echo "$failed steps failed" | tee -a "$log"
     ((failed == 0))
