@@ -7,7 +7,8 @@
 #                                   .device/ has to travel to the GPU machine (< 64 MiB).
 #   scripts/gpu-check.sh prepare-app / remote-app: the app itself in a window on the GPU
 #                                   machine (prepare_app and remote_app below say what travels
-#                                   and what runs); a call of its own.
+#                                   and what runs); a call of its own, right after a call of
+#                                   remote-mesa (prepare-mesa here: Xvfb's DRI driver).
 #   scripts/gpu-check.sh remote     there, from the repo root, with $OUT set: unpacks the
 #                                   libraries, runs every test, compute-sanitizer (memcheck,
 #                                   racecheck, synccheck, initcheck) on every CUDA kernel at N = 1000
@@ -55,7 +56,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,53s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,54s/^# \{0,1\}//p' "$0"; }
 
 # Open MPI's run-time for the GPU machine, which has none: the files of Debian's
 # packages as installed here (libopenmpi3, openmpi-bin, openmpi-common, libpmix2 and what they
@@ -191,6 +192,40 @@ prepare_app() {
         exit 1
     fi
     echo "gpu-check: ready. On the GPU machine (carry .device-app and .device/debs with .device/unpack.sh): scripts/gpu-check.sh remote-app"
+}
+
+# Mesa's swrast DRI driver for Xvfb's GLX on the GPU machine, which has no Mesa (the window's
+# GL is NVIDIA's, but Xvfb offers GLX only with a DRI driver of its own): swrast_dri.so and
+# what it loads (LLVM 15, z3, libdrm, …; not ICU, which .device/debs brings), 38 MB packed, too
+# much to travel with .device-app. So it travels in a call of its own just before remote-app,
+# on the same warm machine: `scripts/gpu-check.sh remote-mesa` (carry .device-mesa) unpacks it
+# into /tmp/mesa and the DRI folder Xvfb was built with, where remote-app finds it.
+prepare_mesa() {
+    local stage
+    stage=$(mktemp -d)
+    mkdir -p "$stage/lib" "$stage/dri"
+    cp /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so "$stage/dri/"
+    ldd /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so | awk '$3 ~ /^\// {print $3}' |
+        grep -vE '/(libc|libm|libdl|libpthread|librt|ld-linux-x86-64|libstdc\+\+|libgcc_s|libicu[a-z0-9]*)\.so' |
+        while IFS= read -r f; do cp -L "$f" "$stage/lib/"; done
+    rm -rf .device-mesa
+    mkdir -p .device-mesa
+    tar -cf - -C "$stage" . | xz -9 -T2 --lzma2=dict=192MiB >.device-mesa/mesa.txz
+    rm -rf "$stage"
+    du -sh .device-mesa/mesa.txz
+}
+
+remote_mesa() {
+    rm -rf /tmp/mesa
+    mkdir -p /tmp/mesa /usr/lib/x86_64-linux-gnu/dri
+    if command -v xz >/dev/null; then
+        xz -dc .device-mesa/mesa.txz | tar -xf - -C /tmp/mesa
+    else
+        python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' \
+            .device-mesa/mesa.txz | tar -xf - -C /tmp/mesa
+    fi
+    [[ -e /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so ]] || cp /tmp/mesa/dri/swrast_dri.so /usr/lib/x86_64-linux-gnu/dri/
+    ls -la /usr/lib/x86_64-linux-gnu/dri/ /tmp/mesa/lib | head -40
 }
 
 prepare() {
@@ -1089,6 +1124,8 @@ remote_app() {
     # shellcheck source=/dev/null
     source "$device/unpack.sh" "$device/debs" # GL loaders into /, Qt Core into /tmp/devroot
     export LD_LIBRARY_PATH=$root/lib:$LD_LIBRARY_PATH QT_PLUGIN_PATH=$root/plugins QT_QPA_PLATFORM=xcb
+    # Mesa for Xvfb's GLX (remote-mesa, the call before), where it is there.
+    [[ -d /tmp/mesa/lib ]] && LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/tmp/mesa/lib
     export __GLX_VENDOR_LIBRARY_NAME=nvidia XDG_RUNTIME_DIR=/tmp/appdev-run
     mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
     printf '<?xml version="1.0"?>\n<fontconfig><dir>%s/fonts</dir><cachedir>%s/fc</cachedir></fontconfig>\n' \
@@ -1158,6 +1195,8 @@ case ${1:-} in
     prepare) prepare ;;
     prepare-app) prepare_app ;;
     remote-app) remote_app ;;
+    prepare-mesa) prepare_mesa ;;
+    remote-mesa) remote_mesa ;;
     prepare-mpi) mkdir -p "$device" && prepare_mpi ;;
     remote) remote ;;
     -h | --help) usage ;;
