@@ -30,6 +30,11 @@ function(nbody_add_test)
   endif()
   add_test(NAME ${T_NAME} COMMAND ${T_NAME} ${T_ARGS})
   set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${T_LABELS}")
+  # Suites with windows never run at the same time as each other (ctest -j): they share one X
+  # server, where a window that waits to be active loses the focus to another suite's.
+  if("gui" IN_LIST T_LABELS)
+    set_tests_properties(${T_NAME} PROPERTIES RESOURCE_LOCK display)
+  endif()
 endfunction()
 
 # nbody_enable_sanitizers(list fuzzers): instruments every target that follows (call it before

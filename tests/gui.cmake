@@ -23,7 +23,8 @@ nbody_add_test(NAME tst_dock_text SOURCES tst_dock_text.cpp LIBS nbody::app Qt6:
 # The same checks at a device pixel ratio of 2 (QT_SCALE_FACTOR=2; the window stays 1366 x 768
 # logical pixels on scripts/test.sh's 2880 x 1800 screen): text whole, charts' ticks not elided.
 add_test(NAME tst_dock_text_dpr2 COMMAND tst_dock_text)
-set_tests_properties(tst_dock_text_dpr2 PROPERTIES TIMEOUT 120 LABELS gui ENVIRONMENT QT_SCALE_FACTOR=2)
+set_tests_properties(tst_dock_text_dpr2 PROPERTIES TIMEOUT 120 LABELS gui ENVIRONMENT QT_SCALE_FACTOR=2
+                     RESOURCE_LOCK display)
 # tst_shortcuts: keys typed into a dock field go to the field (no single-key shortcut fires),
 # the wheel over an unfocused dock field scrolls the dock, the N box's 0, unique
 # mnemonics, Help → Keyboard shortcuts (and docs/shortcuts.md), About's integrators, the Run
