@@ -1126,7 +1126,8 @@ remote_app() {
     export LD_LIBRARY_PATH=$root/lib:$LD_LIBRARY_PATH QT_PLUGIN_PATH=$root/plugins QT_QPA_PLATFORM=xcb
     # Mesa for Xvfb's GLX (remote-mesa, the call before), where it is there.
     [[ -d /tmp/mesa/lib ]] && LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/tmp/mesa/lib
-    export __GLX_VENDOR_LIBRARY_NAME=nvidia XDG_RUNTIME_DIR=/tmp/appdev-run
+    # GPU_CHECK_GLX_VENDOR=mesa: the window's GL from Mesa's llvmpipe instead (no interop then).
+    export __GLX_VENDOR_LIBRARY_NAME=${GPU_CHECK_GLX_VENDOR:-nvidia} XDG_RUNTIME_DIR=/tmp/appdev-run
     mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
     printf '<?xml version="1.0"?>\n<fontconfig><dir>%s/fonts</dir><cachedir>%s/fc</cachedir></fontconfig>\n' \
         "$root" "$root" >"$root/fonts.conf"
