@@ -1146,6 +1146,10 @@ remote_app() {
         if ((rc == 0)); then echo "$name: PASS" | tee -a "$log"; else echo "$name: FAIL (exit $rc)" | tee -a "$log"; failed=$((failed + 1)); fi
     }
     local app=$root/bin/nbody-sandbox nbody=$root/bin/nbody display
+    # An Xvfb left by an earlier call on this warm machine (started without Mesa, say) goes first.
+    pkill -f 'Xvfb :7[78] ' 2>/dev/null || true
+    sleep 1
+    rm -f /tmp/.X77-lock /tmp/.X78-lock /tmp/.X11-unix/X77 /tmp/.X11-unix/X78
     for scale in 1 2; do
         display=$((76 + scale))
         if ((scale == 1)); then screen=1366x768x24; else screen=2732x1536x24; fi
@@ -1189,6 +1193,7 @@ remote_app() {
     run_step "app sm_80 build: --kernel blocked refused" sm80_refused
     grep -h "^nbody-sandbox:" /tmp/app-*.txt | tee -a "$log"
     echo "$failed steps failed" | tee -a "$log"
+    pkill -f 'Xvfb :7[78] ' 2>/dev/null || true
     ((failed == 0))
 }
 
