@@ -106,7 +106,7 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     });
     startTimersAndSize();
     // A GPU that this build has no code for: said once, non-modal (stderr in a scripted run).
-    if (const std::string& why = nbody::cudaKernelsUnavailable(); !why.empty() && !nbody::queryCuda().devices.empty())
+    if (const std::string& why = nbody::cudaDeviceWithoutCode(); !why.empty())
         m_notices.report(tr("GPU"), tr("The CUDA kernels cannot run on this GPU: %1. The CPU kernels run instead.")
                                         .arg(QString::fromStdString(why)));
     if (m_automation.useSettings)

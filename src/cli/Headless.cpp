@@ -346,7 +346,7 @@ std::string defaultKernel()
 {
     const std::string id(defaultKernelId());
     // A GPU that this build has no code for is a surprise worth a line: the run goes on, on the CPU.
-    if (const std::string& why = cudaKernelsUnavailable(); !why.empty() && !queryCuda().devices.empty())
+    if (const std::string& why = cudaDeviceWithoutCode(); !why.empty())
         std::fprintf(stderr, "Note: the CUDA kernels cannot run here (%s); running on %s\n", why.c_str(), id.c_str());
     return id;
 }

@@ -81,7 +81,7 @@ std::unique_ptr<CudaGlInterop> CudaGlInterop::create(const ParticleBuffers& buff
     };
 
     // One wording of "why the GPU cannot be used" for the whole program (no device, or no code
-    // for its architecture: sim/core/KernelRegistry.h).
+    // for its architecture: sim/base/DeviceInfo.h).
     if (const std::string& why = cudaKernelsUnavailable(); !why.empty())
         return refuse(why);
     if (buffers.capacity() == 0 || buffers.buffer(0) == 0 || buffers.buffer(1) == 0)

@@ -258,6 +258,24 @@ const std::string& cudaKernelsUnavailable()
     return why;
 }
 
+std::string whyCudaRowUnavailable(bool hasLauncher, std::string_view what, std::string_view id)
+{
+    if (const std::string& why = cudaKernelsUnavailable(); !why.empty())
+        return why;
+    if (!hasLauncher)
+        return "this build has no launcher for " + std::string(what) + " '" + std::string(id) + "'";
+    if (const std::string lost = cudaContextLost(); !lost.empty())
+        return "the CUDA context was lost after a GPU fault (" + lost +
+               "); GPU kernels can run again after a restart of the program";
+    return {};
+}
+
+const std::string& cudaDeviceWithoutCode()
+{
+    static const std::string why = queryCuda().devices.empty() ? std::string() : cudaKernelsUnavailable();
+    return why;
+}
+
 namespace {
 
 /// Why the CUDA context is lost ("" while it is not): set once by markCudaContextLost().

@@ -71,6 +71,16 @@ std::string whyNoCudaCode(int major, int minor, std::string_view built);
 /// probe creates the CUDA context, so it runs only when a device with code for it is present.
 const std::string& cudaKernelsUnavailable();
 
+/// Why a CUDA row of a registry (a force kernel, a contact search: `what` and `id` name it in the
+/// message) cannot run now, "" when it can: cudaKernelsUnavailable(), else no launcher in this
+/// build (`hasLauncher` false), else a lost CUDA context (cudaContextLost). The one check of
+/// both registries' availability().
+std::string whyCudaRowUnavailable(bool hasLauncher, std::string_view what, std::string_view id);
+
+/// cudaKernelsUnavailable() when a CUDA device is present (a GPU this build has no code for, or
+/// whose driver cannot load it: worth telling the user), "" otherwise, also without any device.
+const std::string& cudaDeviceWithoutCode();
+
 /// The current device's memory as cudaMemGetInfo reports it (the whole device: every process's
 /// allocations and the contexts' own reservations count as used).
 struct DeviceMemory {

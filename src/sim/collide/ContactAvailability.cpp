@@ -12,14 +12,9 @@ Availability contactSearchAvailability(const ContactSearchInfo& row)
 {
     if (row.backend == Backend::Cpu)
         return {true, {}};
-    // No device, or no code for its architecture: the same reason as the force kernels'.
-    if (const std::string& why = cudaKernelsUnavailable(); !why.empty())
-        return {false, why};
-    if (!row.find)
-        return {false, "this build has no launcher for contact search '" + std::string(row.id) + "'"};
-    if (std::string lost = cudaContextLost(); !lost.empty())
-        return {false, "the CUDA context was lost after a GPU fault (" + lost + ")"};
-    return {true, {}};
+    // No device, no code for it, no launcher or a lost context: the same reasons as the force kernels'.
+    std::string why = whyCudaRowUnavailable(row.find != nullptr, "contact search", row.id);
+    return {why.empty(), std::move(why)};
 }
 
 } // namespace nbody

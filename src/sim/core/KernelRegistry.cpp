@@ -249,14 +249,8 @@ Availability availability(const KernelInfo& k)
         return {true, {}};
     // Asked once per process: devices do not come and go while we run. In a CPU-only build it
     // says "built without CUDA".
-    if (const std::string& why = cudaKernelsUnavailable(); !why.empty())
-        return {false, why};
-    if (!k.device)
-        return {false, "this build has no launcher for kernel '" + std::string(k.id) + "'"};
-    if (std::string lost = cudaContextLost(); !lost.empty())
-        return {false, "the CUDA context was lost after a GPU fault (" + lost +
-                           "); GPU kernels can run again after a restart of the program"};
-    return {true, {}};
+    std::string why = whyCudaRowUnavailable(k.device != nullptr, "kernel", k.id);
+    return {why.empty(), std::move(why)};
 }
 
 
