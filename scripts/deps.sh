@@ -22,6 +22,9 @@ esac
 packages=(
     # toolchain
     build-essential cmake ninja-build pkg-config git xz-utils
+    # a compiler cache (scripts/build.sh uses it when it is there): rebuilds and new clones
+    # compile only what changed
+    ccache
     # Qt 6 (Core, Gui, Widgets, OpenGL, OpenGLWidgets, Test, Charts) and its platform plugins (xcb, offscreen)
     qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-qpa-plugins qt6-charts-dev
     # Qt 6 Svg: `nbody bench --plot FILE.svg` (QSvgGenerator)

@@ -52,10 +52,12 @@ else
     scripts/deps.sh test
 fi
 
-# Like the build.sh of the normal build: ccache when it is installed (it is not required).
+# Like build.sh (the normal stage's build): ccache when it is installed, for the stages that
+# configure their own build directories (NBODY_NO_CCACHE=1: without it).
 launcher=()
-if command -v ccache >/dev/null; then
+if [[ -z ${NBODY_NO_CCACHE:-} ]] && command -v ccache >/dev/null; then
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+    export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$PWD")}
 fi
 
 run_ctest() { # run_ctest JOBS BUILD_DIR [ctest options...]
@@ -92,7 +94,7 @@ fi
 if [[ " $stages " == *" normal "* ]]; then
     t=$SECONDS
     log=$(mktemp)
-    if scripts/build.sh --tests "${launcher[@]}" "-DNBODY_CUDA_ARCHITECTURES=$test_archs" &&
+    if scripts/build.sh --tests "-DNBODY_CUDA_ARCHITECTURES=$test_archs" &&
         run_ctest "${NBODY_TEST_JOBS:-$jobs}" build "$@" 2>&1 | tee "$log"; then
         note ok "normal suite: passed: $(ctest_result "$log") ($((SECONDS - t)) s)"
     else
