@@ -68,6 +68,8 @@ if [[ $level == full ]]; then
         # the package stage (scripts/package-check.sh): checks of the package, its desktop entry
         # and its AppStream metainfo
         lintian desktop-file-utils appstream
+        # scripts/gpu-check.sh prepare-app carries glxinfo to the GPU machine
+        mesa-utils
     )
 fi
 
