@@ -6,9 +6,9 @@
 #                                   libraries (debs), the data and the executables, so that only
 #                                   .device/ has to travel to the GPU machine (< 64 MiB).
 #   scripts/gpu-check.sh prepare-app / remote-app: the app itself in a window on the GPU
-#                                   machine (prepare_app and remote_app below say what travels
-#                                   and what runs); a call of its own, right after a call of
-#                                   remote-mesa (prepare-mesa here: Xvfb's DRI driver).
+#                                   machine, on Xvfb with NVIDIA's GLX (prepare_app and
+#                                   remote_app below say what travels and what runs); a call of
+#                                   its own, carrying .device-app alone.
 #   scripts/gpu-check.sh remote     there, from the repo root, with $OUT set: unpacks the
 #                                   libraries, runs every test, compute-sanitizer (memcheck,
 #                                   racecheck, synccheck, initcheck) on every CUDA kernel at N = 1000
@@ -145,87 +145,69 @@ prepare_archs() {
 }
 
 # The app part's own carry, .device-app/ (scripts/gpu-check.sh prepare-app here, remote-app
-# there; it travels alone, beside .device/debs' GL loaders): the real nbody-sandbox built for
-# sm_90 (app on, tests off), and what it needs on a bare GPU machine to open a window on a
-# virtual X server, as files of this machine's Debian packages: the shared libraries that
-# nbody-sandbox, Qt's xcb platform plugin, Xvfb and xkbcomp load (ldd; glibc and the GL
-# loaders, which the GPU machine has or gets from .device/debs, left out), the xcb plugins, the
-# DejaVu fonts and the XKB data. Not carried: what .device/debs brings (Qt Core and its ICU,
-# OpenMP, libepoxy) and a DRI driver for Xvfb's GLX: Debian's swrast_dri.so needs LLVM 15 and
-# z3 (165 MB), more than travels; the GPU machine's own Mesa serves Xvfb where it has one (the
-# window's GL itself is NVIDIA's: __GLX_VENDOR_LIBRARY_NAME=nvidia). Packed as app.txz.
+# there; it travels alone): the real nbody-sandbox built for sm_90 (app on, tests off), `nbody`
+# of the same build, and everything a bare GPU machine needs to open a window on a virtual X
+# server, as files of this machine's Debian packages, in one xz archive (app.txz): the shared
+# libraries that nbody-sandbox, Qt's xcb platform plugin, Xvfb, xkbcomp and glxinfo load (ldd;
+# glibc's left out), the xcb plugins, the DejaVu fonts, the XKB data; Mesa's swrast DRI driver
+# with what it loads (LLVM 15, z3), which Xvfb needs to offer GLX at all (its visuals and
+# FBConfigs come from a DRI driver of the server's own), and Mesa's GLX vendor library; and the
+# GL loaders (glvnd) as Debian packages in gl/. The window's GL itself is NVIDIA's
+# (__GLX_VENDOR_LIBRARY_NAME=nvidia: glvnd loads the GPU machine's libGLX_nvidia, which renders
+# on the GPU and presents into Xvfb), so CUDA-GL interop works as on a desktop. All in one call: a warm machine is given back 30 s after a call, so nothing unpacked by an
+# earlier call can be relied on.
 prepare_app() {
-    local dapp=.device-app stage launcher=()
+    local dapp=.device-app stage launcher=() arch=${GPU_CHECK_APP_ARCH:-90} bdir app
     command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
-    scripts/build.sh build-gpu-app -DNBODY_BUILD_TESTS=OFF -DNBODY_BUILD_PLOT=OFF -DNBODY_ENABLE_MPI=OFF \
-        -DNBODY_CUDA_ARCHITECTURES=90-real "${launcher[@]}"
-    # The same app with machine code for sm_80 only, which an H200 cannot run: every CUDA kernel
-    # must be unavailable in it, the start falls back to `cpu`, and `--kernel blocked` is refused.
-    cmake -S . -B build-gpu-app80 -G Ninja -DCMAKE_BUILD_TYPE=Release -DNBODY_BUILD_TESTS=OFF -DNBODY_BUILD_PLOT=OFF \
-        -DNBODY_ENABLE_MPI=OFF -DNBODY_CUDA_ARCHITECTURES=80-real "${launcher[@]}" >/dev/null
-    cmake --build build-gpu-app80 -j "$(nproc)" --target nbody-sandbox
+    command -v glxinfo >/dev/null || { echo "gpu-check: glxinfo is missing (apt-get install mesa-utils)" >&2; exit 1; }
+    # GPU_CHECK_APP_ARCH=80: the app with machine code for sm_80 only, which an H200 cannot run
+    # (every CUDA kernel must be unavailable in it, the start falls back to `cpu`, `--kernel
+    # blocked` is refused), in place of the sm_90 app and `nbody`: both apps and Mesa do not fit
+    # the 64 MiB of one call together.
+    if [[ $arch == 90 ]]; then
+        bdir=build-gpu-app app=nbody-sandbox
+    else
+        bdir=build-gpu-app$arch app=nbody-sandbox-sm$arch
+    fi
+    scripts/build.sh "$bdir" -DNBODY_BUILD_TESTS=OFF -DNBODY_BUILD_PLOT=OFF -DNBODY_ENABLE_MPI=OFF \
+        "-DNBODY_CUDA_ARCHITECTURES=$arch-real" "${launcher[@]}"
     stage=$(mktemp -d)
-    mkdir -p "$stage"/{bin,lib,plugins,fonts,xkb}
-    cp build-gpu-app80/src/app/nbody-sandbox "$stage/bin/nbody-sandbox-sm80"
-    cp build-gpu-app/src/app/nbody-sandbox build-gpu-app/src/cli/nbody build-gpu-app/src/sim/io/nbody-read-hdf5 \
-        /usr/bin/Xvfb /usr/bin/xkbcomp "$stage/bin/"
+    mkdir -p "$stage"/{bin,lib,plugins,fonts,xkb,dri,gl}
+    cp "$bdir/src/app/nbody-sandbox" "$stage/bin/$app"
+    [[ $arch == 90 ]] && cp "$bdir/src/cli/nbody" "$stage/bin/"
+    cp /usr/bin/Xvfb /usr/bin/xkbcomp "$(command -v glxinfo)" "$stage/bin/"
     local qtp=/usr/lib/x86_64-linux-gnu/qt6/plugins
     cp -r "$qtp/platforms" "$qtp/xcbglintegrations" "$stage/plugins/"
-    cp -r /usr/share/fonts/truetype/dejavu "$stage/fonts/"
+    cp /usr/share/fonts/truetype/dejavu/DejaVuSans{,-Bold,Mono}.ttf "$stage/fonts/"
     cp -r /usr/share/X11/xkb/. "$stage/xkb/"
-    # Every library those load, but glibc's and the GL loaders (libGL, libGLX, libEGL, libOpenGL,
-    # libGLdispatch: glvnd from .device/debs, which then loads NVIDIA's vendor libraries).
+    cp /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so "$stage/dri/"
+    cp -L /usr/lib/x86_64-linux-gnu/libGLX_mesa.so.0 "$stage/lib/"
+    # Every library those load but glibc's and the GL loaders (libGL, libGLX, libEGL, libOpenGL,
+    # libGLdispatch: glvnd from gl/, which then loads NVIDIA's vendor libraries).
     local f
-    for f in "$stage"/bin/* "$stage"/plugins/*/*.so; do ldd "$f" 2>/dev/null; done |
-        awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+    for f in "$stage"/bin/* "$stage"/plugins/*/*.so "$stage"/dri/*.so "$stage"/lib/libGLX_mesa.so.0; do
+        ldd "$f" 2>/dev/null
+    done | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
         grep -vE '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux-x86-64|libGL|libGLX|libEGL|libOpenGL|libGLdispatch|libGLESv2)\.so' |
-        grep -vE '/(libQt6Core|libQt6Test|libicu[a-z0-9]*|libdouble-conversion|libpcre2-16|libb2|libglib-2\.0|libgomp|libepoxy)\.so' |
         while IFS= read -r f; do cp -L "$f" "$stage/lib/"; done
-    strip --strip-unneeded "$stage"/bin/nbody-sandbox "$stage"/bin/nbody-sandbox-sm80 "$stage"/bin/nbody "$stage"/bin/nbody-read-hdf5
+    # The GL loaders as packages (dpkg -x into / there, as the device notes ask).
+    mkdir -p /tmp/amd64/partial
+    local o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+    # shellcheck disable=SC2086 # $o is a list of options
+    apt-get $o update >/dev/null
+    # shellcheck disable=SC2086
+    (cd "$stage/gl" && apt-get -qq $o download libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+    find "$stage/bin" -name 'nbody*' -exec strip --strip-unneeded {} +
     rm -rf "$dapp"
     mkdir -p "$dapp"
-    tar -cf - -C "$stage" . | xz -9 --lzma2=dict=192MiB -T1 >"$dapp/app.txz"
+    tar -cf - -C "$stage" . | xz -9 --lzma2=dict=256MiB -T1 >"$dapp/app.txz"
     rm -rf "$stage"
     du -sh "$dapp/app.txz"
-    if (($(du -sm "$dapp" | cut -f1) + $(du -sm "$device/debs" | cut -f1) > 62)); then
-        echo "gpu-check: $dapp with $device/debs is over 62 MiB, too large to travel" >&2
+    if (($(du -sm "$dapp" | cut -f1) > 62)); then
+        echo "gpu-check: $dapp is over 62 MiB, too large to travel" >&2
         exit 1
     fi
-    echo "gpu-check: ready. On the GPU machine (carry .device-app and .device/debs with .device/unpack.sh): scripts/gpu-check.sh remote-app"
-}
-
-# Mesa's swrast DRI driver for Xvfb's GLX on the GPU machine, which has no Mesa (the window's
-# GL is NVIDIA's, but Xvfb offers GLX only with a DRI driver of its own): swrast_dri.so and
-# what it loads (LLVM 15, z3, libdrm, …; not ICU, which .device/debs brings), 38 MB packed, too
-# much to travel with .device-app. So it travels in a call of its own just before remote-app,
-# on the same warm machine: `scripts/gpu-check.sh remote-mesa` (carry .device-mesa) unpacks it
-# into /tmp/mesa and the DRI folder Xvfb was built with, where remote-app finds it.
-prepare_mesa() {
-    local stage
-    stage=$(mktemp -d)
-    mkdir -p "$stage/lib" "$stage/dri"
-    cp /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so "$stage/dri/"
-    ldd /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so | awk '$3 ~ /^\// {print $3}' |
-        grep -vE '/(libc|libm|libdl|libpthread|librt|ld-linux-x86-64|libstdc\+\+|libgcc_s|libicu[a-z0-9]*)\.so' |
-        while IFS= read -r f; do cp -L "$f" "$stage/lib/"; done
-    rm -rf .device-mesa
-    mkdir -p .device-mesa
-    tar -cf - -C "$stage" . | xz -9 -T2 --lzma2=dict=192MiB >.device-mesa/mesa.txz
-    rm -rf "$stage"
-    du -sh .device-mesa/mesa.txz
-}
-
-remote_mesa() {
-    rm -rf /tmp/mesa
-    mkdir -p /tmp/mesa /usr/lib/x86_64-linux-gnu/dri
-    if command -v xz >/dev/null; then
-        xz -dc .device-mesa/mesa.txz | tar -xf - -C /tmp/mesa
-    else
-        python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' \
-            .device-mesa/mesa.txz | tar -xf - -C /tmp/mesa
-    fi
-    [[ -e /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so ]] || cp /tmp/mesa/dri/swrast_dri.so /usr/lib/x86_64-linux-gnu/dri/
-    ls -la /usr/lib/x86_64-linux-gnu/dri/ /tmp/mesa/lib | head -40
+    echo "gpu-check: ready. On the GPU machine (carry .device-app): scripts/gpu-check.sh remote-app"
 }
 
 prepare() {
@@ -1105,11 +1087,13 @@ PY' _ "$nbody" "$mk2,$mk3" "$mval" "${mpirun2[@]}"
 }
 
 # remote-app: the app itself on the GPU machine, in a real window on Xvfb with NVIDIA's GLX,
-# from .device-app/app.txz (prepare-app): the frame loop's ms per step with `blocked` at
-# N = 65 536 and `tree` at N = 1 048 576 against `nbody bench` of the same build in the same
-# call, that the kernels write the drawn buffers (the app's summary line must say "positions:
-# CUDA-GL interop"; a silent fall-back to host uploads fails the step), window captures at
-# ratios 1 and 2 ($OUT/app-*.png). Log: $OUT/gpu-check-app.log.
+# from .device-app/app.txz (prepare-app): glxinfo on the display (the renderer must be the GPU),
+# the frame loop's ms per step with `blocked` at N = 65 536 and `tree` at N = 1 048 576 against
+# `nbody bench` of the same build in the same call, that the kernels write the drawn buffers
+# (the app's summary line must say "positions: CUDA-GL interop"; a silent fall-back to host
+# uploads fails the step) and window captures at ratios 1 and 2 ($OUT/app-*.png); or, from
+# GPU_CHECK_APP_ARCH=80 prepare-app, the sm_80 app's fall-back to `cpu` and its refusal of
+# `--kernel blocked`. Log: $OUT/gpu-check-app.log.
 remote_app() {
     : "${OUT:?gpu-check remote-app: set OUT to the folder that comes back}"
     local root=/tmp/appdev log=$OUT/gpu-check-app.log failed=0
@@ -1121,20 +1105,21 @@ remote_app() {
         python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' \
             .device-app/app.txz | tar -xf - -C "$root"
     fi
-    # shellcheck source=/dev/null
-    source "$device/unpack.sh" "$device/debs" # GL loaders into /, Qt Core into /tmp/devroot
-    export LD_LIBRARY_PATH=$root/lib:$LD_LIBRARY_PATH QT_PLUGIN_PATH=$root/plugins QT_QPA_PLATFORM=xcb
-    # Mesa for Xvfb's GLX (remote-mesa, the call before), where it is there.
-    [[ -d /tmp/mesa/lib ]] && LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/tmp/mesa/lib
+    local f
+    for f in "$root"/gl/*.deb; do dpkg -x "$f" /; done
+    # Xvfb loads its DRI driver, and runs xkbcomp, from the paths it was built with.
+    mkdir -p /usr/lib/x86_64-linux-gnu/dri
+    cp "$root/dri/swrast_dri.so" /usr/lib/x86_64-linux-gnu/dri/
+    [[ -x /usr/bin/xkbcomp ]] || cp "$root/bin/xkbcomp" /usr/bin/
+    ldconfig
+    export LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} QT_PLUGIN_PATH=$root/plugins QT_QPA_PLATFORM=xcb
+    export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
     # GPU_CHECK_GLX_VENDOR=mesa: the window's GL from Mesa's llvmpipe instead (no interop then).
     export __GLX_VENDOR_LIBRARY_NAME=${GPU_CHECK_GLX_VENDOR:-nvidia} XDG_RUNTIME_DIR=/tmp/appdev-run
     mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
     printf '<?xml version="1.0"?>\n<fontconfig><dir>%s/fonts</dir><cachedir>%s/fc</cachedir></fontconfig>\n' \
         "$root" "$root" >"$root/fonts.conf"
     export FONTCONFIG_FILE=$root/fonts.conf
-    # Xvfb runs xkbcomp and loads the DRI driver from the paths it was built with.
-    [[ -x /usr/bin/xkbcomp ]] || cp "$root/bin/xkbcomp" /usr/bin/
-    { ls -l /usr/lib/x86_64-linux-gnu/dri/ 2>&1 || true; } | head -5 >"$OUT/dri.txt"
     : >"$log"
     local limit=${GPU_CHECK_TIMEOUT:-240}
     run_step() { # run_step NAME COMMAND...: PASS/FAIL line, output in the log (a shell function may be the command)
@@ -1145,8 +1130,7 @@ remote_app() {
         "$@" >>"$log" 2>&1 || rc=$?
         if ((rc == 0)); then echo "$name: PASS" | tee -a "$log"; else echo "$name: FAIL (exit $rc)" | tee -a "$log"; failed=$((failed + 1)); fi
     }
-    local app=$root/bin/nbody-sandbox nbody=$root/bin/nbody display
-    # An Xvfb left by an earlier call on this warm machine (started without Mesa, say) goes first.
+    local app=$root/bin/nbody-sandbox nbody=$root/bin/nbody display screen
     pkill -f 'Xvfb :7[78] ' 2>/dev/null || true
     sleep 1
     rm -f /tmp/.X77-lock /tmp/.X78-lock /tmp/.X11-unix/X77 /tmp/.X11-unix/X78
@@ -1159,22 +1143,31 @@ remote_app() {
     sleep 3
     export DISPLAY=:77
     run_step "nvidia-smi" nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
-    run_step "app --version" "$app" --version
-    # The frame loop at one step per frame; the summary line names the kernel, ms per step and
-    # how the positions reached the view.
-    interop_run() { # interop_run TAG ARGS...: the app's run, which must draw through interop
-        local tag=$1
-        shift
-        timeout --kill-after=10 "$limit" "$app" "$@" --quit --window-capture "$OUT/app-$tag.png" | tee "/tmp/app-$tag.txt"
-        grep -q "positions: CUDA-GL interop" "/tmp/app-$tag.txt"
+    # The display's GL must be the GPU's (direct rendering, NVIDIA's renderer string).
+    glx_is_gpu() {
+        timeout 60 "$root/bin/glxinfo" -B | tee /tmp/glxinfo.txt
+        grep -q "direct rendering: Yes" /tmp/glxinfo.txt && grep -q "OpenGL vendor string: NVIDIA" /tmp/glxinfo.txt
     }
-    run_step "app blocked 65536 (interop)" interop_run blocked-65536 --scenario plummer --kernel blocked --bodies 65536 --steps 300
-    run_step "bench blocked 65536" timeout "$limit" "$nbody" bench --kernels blocked --scenario plummer --bodies 65536 --steps 50
-    run_step "app tree 1048576 (interop)" interop_run tree-1M --scenario galaxy-collision --kernel tree --bodies 1048576 --steps 100
-    run_step "bench tree 1048576" timeout "$limit" "$nbody" bench --kernels tree --scenario galaxy-collision --bodies 1048576 --steps 20
-    run_step "app default start (interop)" interop_run default --steps 200
-    DISPLAY=:78 QT_SCALE_FACTOR=2 run_step "app ratio 2 (interop)" interop_run ratio2 --scenario galaxy-collision \
-        --kernel blocked --bodies 65536 --steps 100
+    run_step "glxinfo: the window's GL is the GPU's" glx_is_gpu
+    run_sm90_steps() { # the sm_90 app (prepare-app's default)
+        run_step "app --version" "$app" --version
+        # The frame loop at one step per frame; the summary line names the kernel, ms per step and
+        # how the positions reached the view.
+        interop_run() { # interop_run TAG ARGS...: the app's run, which must draw through interop
+            local tag=$1
+            shift
+            timeout --kill-after=10 "$limit" "$app" "$@" --quit --window-capture "$OUT/app-$tag.png" 2>&1 | tee "/tmp/app-$tag.txt"
+            grep -q "positions: CUDA-GL interop" "/tmp/app-$tag.txt"
+        }
+        run_step "app blocked 65536 (interop)" interop_run blocked-65536 --scenario plummer --kernel blocked --bodies 65536 --steps 300
+        run_step "bench blocked 65536" timeout "$limit" "$nbody" bench --kernels blocked --scenario plummer --bodies 65536 --steps 50
+        run_step "app tree 1048576 (interop)" interop_run tree-1M --scenario galaxy-collision --kernel tree --bodies 1048576 --steps 100
+        run_step "bench tree 1048576" timeout "$limit" "$nbody" bench --kernels tree --scenario galaxy-collision --bodies 1048576 --steps 20
+        run_step "app default start (interop)" interop_run default --steps 200
+        DISPLAY=:78 QT_SCALE_FACTOR=2 run_step "app ratio 2 (interop)" interop_run ratio2 --scenario galaxy-collision \
+            --kernel blocked --bodies 65536 --steps 100
+    }
+    if [[ -x $app ]]; then run_sm90_steps; fi
     # The sm_80 build: the start system on `cpu`, with a note that the GPU has no code in it.
     sm80_start() {
         timeout --kill-after=10 "$limit" "$root/bin/nbody-sandbox-sm80" --steps 20 --quit \
@@ -1189,8 +1182,12 @@ remote_app() {
         echo "exit $rc"
         ((rc == 2)) && grep -q "built for sm_80; this GPU is sm_90" /tmp/app-sm80-b.txt
     }
-    run_step "app sm_80 build: start falls back to cpu" sm80_start
-    run_step "app sm_80 build: --kernel blocked refused" sm80_refused
+    if [[ -x $root/bin/nbody-sandbox-sm80 ]]; then
+        run_step "app sm_80 build: start falls back to cpu" sm80_start
+        run_step "app sm_80 build: --kernel blocked refused" sm80_refused
+    else
+        echo "app sm_80 build: not carried (GPU_CHECK_APP_ARCH=80 prepare-app carries it)" | tee -a "$log"
+    fi
     grep -h "^nbody-sandbox:" /tmp/app-*.txt | tee -a "$log"
     echo "$failed steps failed" | tee -a "$log"
     pkill -f 'Xvfb :7[78] ' 2>/dev/null || true
@@ -1201,8 +1198,6 @@ case ${1:-} in
     prepare) prepare ;;
     prepare-app) prepare_app ;;
     remote-app) remote_app ;;
-    prepare-mesa) prepare_mesa ;;
-    remote-mesa) remote_mesa ;;
     prepare-mpi) mkdir -p "$device" && prepare_mpi ;;
     remote) remote ;;
     -h | --help) usage ;;
