@@ -58,6 +58,16 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 device=.device
 usage() { sed -n '2,54s/^# \{0,1\}//p' "$0"; }
 
+# unpack_txz ARCHIVE DIR: an xz-packed tar into DIR (Python's lzma where the GPU host has no xz).
+unpack_txz() {
+    if command -v xz >/dev/null; then
+        xz -dc "$1" | tar -xf - -C "$2"
+    else
+        python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' \
+            "$1" | tar -xf - -C "$2"
+    fi
+}
+
 # Open MPI's run-time for the GPU machine, which has none: the files of Debian's
 # packages as installed here (libopenmpi3, openmpi-bin, openmpi-common, libpmix2 and what they
 # load: hwloc, libevent, munge), without the components for fabrics the GPU machine does not use
@@ -130,8 +140,9 @@ mpi_env() {
 # $device/kernels-all.a.xz, for cuobjdump --list-elf there (this machine's CUDA has no cuobjdump).
 # The host objects are the same as build-gpu's, so with ccache only the CUDA objects compile.
 prepare_archs() {
-    local launcher=()
-    command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+    # shellcheck source=scripts/ccache.sh
+    source scripts/ccache.sh
+    local launcher=("${ccache_launcher[@]}")
     cmake -S . -B build-gpu80 -G Ninja -DCMAKE_BUILD_TYPE=Release -DNBODY_BUILD_APP=OFF -DNBODY_BUILD_PLOT=OFF \
         -DNBODY_ENABLE_MPI=ON -DNBODY_BUILD_TESTS=ON -DNBODY_CUDA_ARCHITECTURES=80-real "${launcher[@]}" >/dev/null
     cmake --build build-gpu80 -j "$(nproc)" --target nbody nbody-read-hdf5 tst_machine_info
@@ -154,11 +165,10 @@ prepare_archs() {
 # FBConfigs come from a DRI driver of the server's own), and Mesa's GLX vendor library; and the
 # GL loaders (glvnd) as Debian packages in gl/. The window's GL itself is NVIDIA's
 # (__GLX_VENDOR_LIBRARY_NAME=nvidia: glvnd loads the GPU machine's libGLX_nvidia, which renders
-# on the GPU and presents into Xvfb), so CUDA-GL interop works as on a desktop. All in one call: a warm machine is given back 30 s after a call, so nothing unpacked by an
-# earlier call can be relied on.
+# on the GPU and presents into Xvfb), so CUDA-GL interop works as on a desktop. All in one call:
+# a warm machine is given back 30 s after a call, so nothing unpacked by an earlier call stays.
 prepare_app() {
-    local dapp=.device-app stage launcher=() arch=${GPU_CHECK_APP_ARCH:-90} bdir app
-    command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+    local dapp=.device-app stage arch=${GPU_CHECK_APP_ARCH:-90} bdir app
     command -v glxinfo >/dev/null || { echo "gpu-check: glxinfo is missing (apt-get install mesa-utils)" >&2; exit 1; }
     # GPU_CHECK_APP_ARCH=80: the app with machine code for sm_80 only, which an H200 cannot run
     # (every CUDA kernel must be unavailable in it, the start falls back to `cpu`, `--kernel
@@ -170,7 +180,7 @@ prepare_app() {
         bdir=build-gpu-app$arch app=nbody-sandbox-sm$arch
     fi
     scripts/build.sh "$bdir" -DNBODY_BUILD_TESTS=OFF -DNBODY_BUILD_PLOT=OFF -DNBODY_ENABLE_MPI=OFF \
-        "-DNBODY_CUDA_ARCHITECTURES=$arch-real" "${launcher[@]}"
+        "-DNBODY_CUDA_ARCHITECTURES=$arch-real"
     stage=$(mktemp -d)
     mkdir -p "$stage"/{bin,lib,plugins,fonts,xkb,dri,gl}
     cp "$bdir/src/app/nbody-sandbox" "$stage/bin/$app"
@@ -190,13 +200,9 @@ prepare_app() {
     done | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
         grep -vE '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux-x86-64|libGL|libGLX|libEGL|libOpenGL|libGLdispatch|libGLESv2)\.so' |
         while IFS= read -r f; do cp -L "$f" "$stage/lib/"; done
-    # The GL loaders as packages (dpkg -x into / there, as the device notes ask).
-    mkdir -p /tmp/amd64/partial
-    local o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
-    # shellcheck disable=SC2086 # $o is a list of options
-    apt-get $o update >/dev/null
-    # shellcheck disable=SC2086
-    (cd "$stage/gl" && apt-get -qq $o download libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+    # The GL loaders (glvnd) as packages, dpkg -x into / there: those of prepare's $device/debs.
+    [[ -d $device/debs ]] || ../shared/device/fetch-debs.sh "$device/debs"
+    cp "$device"/debs/gl/*.deb "$stage/gl/"
     find "$stage/bin" -name 'nbody*' -exec strip --strip-unneeded {} +
     rm -rf "$dapp"
     mkdir -p "$dapp"
@@ -323,12 +329,7 @@ prepare() {
 remote() {
     : "${OUT:?gpu-check remote: set OUT to the folder that comes back}"
     if [[ -f $device/bin.txz ]]; then
-        if command -v xz >/dev/null; then
-            xz -dc "$device/bin.txz" | tar -xf - -C "$device"
-        else # a host without xz-utils: Python's lzma
-            python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' \
-                "$device/bin.txz" | tar -xf - -C "$device"
-        fi
+        unpack_txz "$device/bin.txz" "$device"
     elif [[ -f $device/bin.tgz ]]; then
         tar -xzf "$device/bin.tgz" -C "$device"
     fi
@@ -1099,12 +1100,7 @@ remote_app() {
     local root=/tmp/appdev log=$OUT/gpu-check-app.log failed=0
     rm -rf "$root"
     mkdir -p "$root"
-    if command -v xz >/dev/null; then
-        xz -dc .device-app/app.txz | tar -xf - -C "$root"
-    else
-        python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' \
-            .device-app/app.txz | tar -xf - -C "$root"
-    fi
+    unpack_txz .device-app/app.txz "$root"
     local f
     for f in "$root"/gl/*.deb; do dpkg -x "$f" /; done
     # Xvfb loads its DRI driver, and runs xkbcomp, from the paths it was built with.

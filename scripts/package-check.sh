@@ -57,14 +57,9 @@ if [[ -f $build_dir/CMakeCache.txt ]]; then
     kind="as configured"
     grep -q '^NBODY_HAVE_CUDA\|^CMAKE_CUDA_COMPILER:.*nvcc' "$build_dir/CMakeCache.txt" && kind="with CUDA"
 fi
-launcher=()
-if command -v ccache >/dev/null; then
-    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-    export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} # hits across build directories and worktrees
-fi
 rm -f "$build_dir"/nbody-sandbox_*.deb
 t=$SECONDS
-if scripts/build.sh "$build_dir" "${configure[@]}" "${launcher[@]}" \
+if scripts/build.sh "$build_dir" "${configure[@]}" \
         >"$tmp/build.log" 2>&1 &&
     (cd "$build_dir" && cpack -G DEB) >>"$tmp/build.log" 2>&1; then
     deb=$(realpath "$build_dir"/nbody-sandbox_*.deb)

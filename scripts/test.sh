@@ -52,13 +52,11 @@ else
     scripts/deps.sh test
 fi
 
-# Like build.sh (the normal stage's build): ccache when it is installed, for the stages that
-# configure their own build directories (NBODY_NO_CCACHE=1: without it).
-launcher=()
-if [[ -z ${NBODY_NO_CCACHE:-} ]] && command -v ccache >/dev/null; then
-    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
-    export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$PWD")}
-fi
+# ccache as build.sh (the normal stage's build) uses it, for the stages that configure their own
+# build directories.
+# shellcheck source=scripts/ccache.sh
+source scripts/ccache.sh
+launcher=("${ccache_launcher[@]}")
 
 run_ctest() { # run_ctest JOBS BUILD_DIR [ctest options...]
     local jobs=$1 dir=$2
