@@ -932,8 +932,61 @@ private slots:
         const Result quiet = nbody({"run", "--bodies", "200", "--steps", "20", "--kernel", "cpu", "--strict"});
         QVERIFY2(quiet.code == 0, qPrintable(quiet.err));
         QVERIFY2(!quiet.err.contains("energy change"), qPrintable(quiet.err));
-        // --strict without the energy evaluation has nothing to check: refused.
+        // --strict without the energy evaluation or a diagnostics series has nothing to check: refused.
         QCOMPARE(nbody({"run", "--bodies", "10", "--steps", "1", "--strict", "--no-energy"}).code, 2);
+    }
+    void energyPeakMidRunWarns()
+    {
+        // A Kepler orbit of e = 0.9 (two bodies of mass 1/2, G = 1, a = 1: period 2π) from
+        // apocentre in 400 KDK leapfrog steps of 2π/400: |ΔE/E₀| reaches 0.529 at the pericentre
+        // (step 200) and comes back to -1.385e-4 after the period (a time-symmetric integrator; the
+        // same figures from a 30-line leapfrog in fp64). The tolerance is checked against the
+        // largest change over the run, not the end's alone: the progress lines' evaluations (every
+        // 40 steps) see step 200.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("kepler.csv");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        // r = a (1 + e) = 1.9 apart, relative speed sqrt(G M (1 − e) / (a (1 + e))) = 0.2294157…
+        f.write("x,y,z,vx,vy,vz,m\n-0.95,0,0,0,-0.114707866935281,0,0.5\n0.95,0,0,0,0.114707866935281,0,0.5\n");
+        f.close();
+        const QStringList base{"run", "-i", path, "--dt", "0.015707963", "--eps2", "0", "--steps", "400",
+                               "--kernel", "reference"};
+        const Result warned = nbody(base);
+        QVERIFY2(warned.code == 0, qPrintable(warned.err));
+        QVERIFY2(warned.out.contains("relative change -1.385e-04"), qPrintable(warned.out)); // the end, as before
+        QVERIFY2(warned.out.contains("largest energy change:  -5.29") && warned.out.contains("at step 200"),
+                 qPrintable(warned.out));
+        QVERIFY2(warned.err.contains("warning: the relative energy change -5.29") &&
+                     warned.err.contains("at step 200") && warned.err.contains("exceeds the tolerance 0.01"),
+                 qPrintable(warned.err));
+        QCOMPARE(nbody(base + QStringList{"--strict"}).code, 1);
+        // A tolerance above the peak is silent.
+        const Result tolerant = nbody(base + QStringList{"--strict", "--energy-tolerance", "0.6"});
+        QVERIFY2(tolerant.code == 0 && !tolerant.err.contains("energy change"), qPrintable(tolerant.err));
+        // --no-energy with --diagnostics: the written series is checked (its rows every 10 steps
+        // hold step 200), and --strict may be used with it.
+        const QString csv = dir.filePath("d.csv");
+        const QStringList series = base + QStringList{"--no-energy", "--diagnostics", csv};
+        const Result fromSeries = nbody(series);
+        QVERIFY2(fromSeries.code == 0, qPrintable(fromSeries.err));
+        QVERIFY2(fromSeries.err.contains("warning: the relative energy change -5.29") &&
+                     fromSeries.err.contains("the largest of 41 evaluations, at step 200"),
+                 qPrintable(fromSeries.err));
+        QVERIFY2(!fromSeries.out.contains("E0 ="), qPrintable(fromSeries.out)); // no energy evaluation of its own
+        QCOMPARE(nbody(series + QStringList{"--strict"}).code, 1);
+        // nbody render checks the same way: 41 frames 10 steps apart, evaluated every 4th frame
+        // (a tenth of them), frame 20 at step 200.
+        const Result render = nbody({"render", "-i", path, "--dt", "0.015707963", "--eps2", "0", "--kernel",
+                                     "reference", "--frames", "41", "--every", "10", "--size", "32x32",
+                                     "--no-progress", "--strict", "--out", dir.filePath("frames")});
+        if (render.code == 2 && render.err.contains("cannot render headless"))
+            QSKIP(qPrintable("no headless OpenGL here: " + render.err));
+        QVERIFY2(render.code == 1, qPrintable(render.err));
+        QVERIFY2(render.out.contains("Frames written: 41"), qPrintable(render.out));
+        QVERIFY2(render.err.contains("nbody render: error: the relative energy change -5.29") &&
+                     render.err.contains("at step 200"),
+                 qPrintable(render.err));
     }
     void derivedScaleOutsideFp32()
     {

@@ -342,6 +342,52 @@ int reportRunFault(Simulation& sim, const CudaError& e, const std::string& outpu
     return 1;
 }
 
+bool energyCheckCheap(const Simulation& sim)
+{
+    const KernelInfo& k = sim.kernel();
+    return k.backend == Backend::Cuda || k.method == ForceMethod::AllPairs || sim.size() <= kCheapEnergyBodies;
+}
+
+bool checkEnergyTolerance(const char* command, const EnergyChangeMaximum& m, double endChange, double tolerance,
+                          bool strict, bool root)
+{
+    if (m.evaluations == 0)
+        return false;
+    const bool atEnd = m.change == endChange || std::isnan(m.magnitude);
+    std::printf("  largest energy change:  %.3e (|E - E0| / |E0|, the largest of %zu evaluations%s)\n", m.change,
+                m.evaluations,
+                atEnd ? ", at the end" : formatString(", at step %llu, t = %.6g", static_cast<unsigned long long>(m.step), m.time).c_str());
+    if (!m.exceeds(tolerance))
+        return false;
+    std::fflush(stdout);
+    if (!root) // every process has the same energies: one warning
+        return true;
+    const std::string where =
+        atEnd ? std::string()
+              : formatString(" (the largest of %zu evaluations, at step %llu, t = %.6g; %.3e at the end)",
+                             m.evaluations, static_cast<unsigned long long>(m.step), m.time, endChange);
+    std::fprintf(stderr,
+                 "nbody %s: %s: the relative energy change %.3e%s exceeds the tolerance %.3g "
+                 "(--energy-tolerance): the run is not to be trusted (the time step is probably too "
+                 "large, or close encounters are unsoftened)\n",
+                 command, strict ? "error" : "warning", m.change, where.c_str(), tolerance);
+    return true;
+}
+
+void addEnergyOptions(CLI::App& c, bool& energy, double& tolerance, bool& strict)
+{
+    c.add_flag("!--no-energy", energy,
+               "Skip the energy and momentum evaluation (fp64, O(N^2)) at the start, at every progress interval "
+               "and at the end");
+    c.add_option("--energy-tolerance", tolerance,
+                 "Warn in the summary when the relative energy change |E - E0| / |E0| exceeds this at any "
+                 "evaluation (the largest over the run: every --diagnostics row when written, else one at each "
+                 "progress interval where that is cheap)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    c.add_flag("--strict", strict, "Exit 1 when the relative energy change exceeds --energy-tolerance");
+}
+
 std::string defaultKernel()
 {
     const std::string id(defaultKernelId());

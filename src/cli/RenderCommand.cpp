@@ -87,11 +87,66 @@ private:
 
 namespace {
 
+/// The energy check of a render (--no-energy, --energy-tolerance, --strict): E₀ before the first
+/// step, an evaluation at every tenth of the frames where that is cheap (energyCheckCheap) and
+/// one after the last frame; their running maximum of |ΔE/E₀| against the tolerance. Every
+/// process of a distributed render evaluates at the same frames (the evaluation is collective).
+class RenderEnergy {
+public:
+    RenderEnergy(const RenderOptions& o, const Simulation& sim)
+        : m_on(o.energy && o.frames > 1), m_cheap(energyCheckCheap(sim)), m_every(std::max(1, o.frames / 10)),
+          m_frames(o.frames), m_tolerance(o.energyTolerance), m_strict(o.strict)
+    {
+    }
+    /// E₀; `measure` runs Simulation::measure() where the positions are reachable.
+    template <class Measure>
+    void start(Measure&& measure)
+    {
+        if (!m_on)
+            return;
+        m_e0 = m_e1 = measure();
+        m_max.add(0.0, m_e0.time, m_e0.step);
+    }
+    /// After frame `frame` (1 … frames − 1) was stepped to.
+    template <class Measure>
+    void afterFrame(int frame, Measure&& measure)
+    {
+        if (!m_on || !(frame + 1 == m_frames || (m_cheap && frame % m_every == 0)))
+            return;
+        m_e1 = measure();
+        m_max.add(relativeEnergyChange(m_e0, m_e1), m_e1.time, m_e1.step);
+    }
+    /// The summary lines and the tolerance (warned on rank 0). Returns the exit status: 1 when
+    /// the tolerance was exceeded with --strict, else 0.
+    int finish(bool root) const
+    {
+        if (!m_on)
+            return 0;
+        if (!root) // rank 0 reports
+            return m_max.exceeds(m_tolerance) && m_strict ? 1 : 0;
+        const double end = relativeEnergyChange(m_e0, m_e1);
+        std::printf("Energy:  E0 = %.9g, E = %.9g, relative change %.3e\n", m_e0.total, m_e1.total, end);
+        const bool exceeded = checkEnergyTolerance("render", m_max, end, m_tolerance, m_strict, root);
+        std::fflush(stdout);
+        return exceeded && m_strict ? 1 : 0;
+    }
+
+private:
+    bool m_on, m_cheap;
+    int m_every, m_frames;
+    double m_tolerance;
+    bool m_strict;
+    Diagnostics m_e0, m_e1;
+    EnergyChangeMaximum m_max;
+};
+
 /// The steps of render on a process other than rank 0: the same steps in the same chunks (its
 /// rows of every force evaluation), no frames. Returns as renderCommand.
 int simulateOnly(Simulation& sim, const RenderOptions& o)
 {
+    RenderEnergy energy(o, sim);
     try {
+        energy.start([&] { return sim.measure(); });
         for (int frame = 1; frame < o.frames; ++frame) {
             sim.step(o.every);
             if (const std::string bad = sim.checkFinite(); !bad.empty()) {
@@ -99,7 +154,9 @@ int simulateOnly(Simulation& sim, const RenderOptions& o)
                           << bad << "): the time step is too large for it\n";
                 return 1;
             }
+            energy.afterFrame(frame, [&] { return sim.measure(); });
         }
+        return energy.finish(false);
     } catch (const CudaError& e) {
         std::cerr << "nbody render: GPU error: " << e.what() << "\n";
         return 1;
@@ -107,7 +164,6 @@ int simulateOnly(Simulation& sim, const RenderOptions& o)
         std::cerr << "nbody render: " << e.what() << "\n";
         return 1;
     }
-    return 0;
 }
 
 /// Checks the options before anything is opened: the size (into width, height), the target,
@@ -227,9 +283,16 @@ int writeFrames(const RenderOptions& o, Simulation& sim, HeadlessView& view, gl:
         style.scalarMax = speedMax;
     };
     Progress progress(o.frames, o.progress);
+    RenderEnergy energy(o, sim);
+    const auto measure = [&] {
+        Diagnostics d;
+        view.withPositions(sim, [&] { d = sim.measure(); });
+        return d;
+    };
     try {
         if (view.interop) // with the buffers attached, the state moves into them at once
             view.withPositions(sim, [&] { sim.setPositionStorage(PositionStorage::External); });
+        energy.start(measure);
         for (int frame = 0; frame < o.frames; ++frame) {
             if (frame > 0) {
                 std::string bad;
@@ -244,6 +307,7 @@ int writeFrames(const RenderOptions& o, Simulation& sim, HeadlessView& view, gl:
                               << " steps (" << bad << "): the time step is too large for it\n";
                     return 1;
                 }
+                energy.afterFrame(frame, measure);
             }
             if (frame == 0 || mode->source == gl::ColourSource::Speed)
                 uploadScalars();
@@ -255,6 +319,7 @@ int writeFrames(const RenderOptions& o, Simulation& sim, HeadlessView& view, gl:
                     gl::sinkKindFor(o.out) == gl::SinkKind::Mp4
                         ? "video"
                         : (sink.pathOf(0) + " … " + sink.pathOf(sink.frames() - 1)).c_str());
+        return energy.finish(true);
     } catch (const CudaError& e) {
         progress.abandon();
         sink.abort();
