@@ -904,6 +904,75 @@ private slots:
                  qPrintable(err));
         QVERIFY2(!err.contains("bad_alloc"), qPrintable(err));
     }
+    void memoryLimitEveryStage_data()
+    {
+        // `nbody run --bodies 1000000 --kernel tree-cpu --steps 1 --no-energy` under address-space
+        // limits (RLIMIT_AS, as `ulimit -v` sets it) from one that refuses the cube to one that
+        // runs. Between them the limit runs out at the OpenMP threads' stacks and arenas (150 MB),
+        // at the cube (200 MB), at the tree's workspace (refused before it is allocated, 300 to
+        // about 520 MB) or, were the estimate short, in the step (a std::bad_alloc): each a
+        // message of ours, never an abort (the parallel sort threw std::bad_alloc through
+        // std::terminate, exit 134, at 470 000 and 490 000 kB).
+        QTest::addColumn<int>("megabytes");
+        for (int mb : {150, 200, 300, 450, 480, 500, 520, 560, 900})
+            QTest::newRow(qPrintable(QString("%1 MB").arg(mb))) << mb;
+    }
+    void memoryLimitEveryStage()
+    {
+        if (NBODY_ASAN) // Sanitizers.h: a process cannot start under ASan with an address-space limit
+            QSKIP("the address-space limit of this test cannot apply under AddressSanitizer");
+        QFETCH(int, megabytes);
+        const rlim_t bytes = rlim_t(megabytes) * 1000 * 1000;
+        QProcess p;
+        p.setChildProcessModifier([bytes] {
+            const struct rlimit limit{bytes, bytes};
+            ::setrlimit(RLIMIT_AS, &limit);
+        });
+        p.start(nbody_test::cliPath(),
+                {"run", "--bodies", "1000000", "--kernel", "tree-cpu", "--steps", "1", "--no-energy"});
+        QVERIFY(p.waitForFinished(240000));
+        const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+        const QString out = QString::fromLocal8Bit(p.readAllStandardOutput());
+        qInfo("%d MB: exit %d: %s", megabytes, p.exitCode(),
+              qPrintable(err.isEmpty() ? out.section('\n', -3).simplified() : err.simplified()));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit); // no abort (SIGABRT), no other signal
+        QVERIFY2(!err.contains("terminate called") && !err.contains("libgomp") && !err.contains("bad_alloc'"),
+                 qPrintable(err));
+        if (p.exitCode() == 0) {
+            QVERIFY2(out.contains("Summary (tree-cpu, N = 1000000, 1 steps"), qPrintable(out));
+            return;
+        }
+        // Refused before allocating (exit 2: the cube, or the tree's workspace, with the bytes)
+        // or out of memory while running (exit 1): our message, naming host memory.
+        QVERIFY2(p.exitCode() == 1 || p.exitCode() == 2, qPrintable(err));
+        QVERIFY2(p.exitCode() == 1 ? err.contains("out of host memory") : err.contains("needs about") && err.contains("host memory"),
+                 qPrintable(err));
+        QVERIFY2(err.contains("available") && err.contains("RLIMIT_AS"), qPrintable(err));
+        if (megabytes >= 900)
+            QFAIL(qPrintable("900 MB is enough for a million bodies in the tree: " + err));
+    }
+    void treeWorkspaceRefusedBeforeAllocating()
+    {
+        // The limit fits the cube and the Simulation's copy but not the tree's workspace: the run
+        // is refused when the kernel is selected, naming the workspace, instead of failing in the
+        // middle of the first step.
+        if (NBODY_ASAN)
+            QSKIP("the address-space limit of this test cannot apply under AddressSanitizer");
+        QProcess p;
+        p.setChildProcessModifier([] {
+            const struct rlimit limit{rlim_t(440) * 1000 * 1000, rlim_t(440) * 1000 * 1000};
+            ::setrlimit(RLIMIT_AS, &limit);
+        });
+        p.start(nbody_test::cliPath(),
+                {"run", "--bodies", "1000000", "--kernel", "tree-cpu", "--steps", "1", "--no-energy"});
+        QVERIFY(p.waitForFinished(240000));
+        const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(p.exitCode() == 2, qPrintable(err));
+        QVERIFY2(err.contains("N = 1000000 with kernel 'tree-cpu' needs about") &&
+                     err.contains("the tree and its sort buffer") && err.contains("(RLIMIT_AS)"),
+                 qPrintable(err));
+    }
     void energyBlowUpWarns()
     {
         // Two 1e30 masses one unit apart at dt = 1e-5 (fp64 kernel): no NaN, but the energy grows

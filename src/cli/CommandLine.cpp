@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <iostream>
 #include <new>
+#include <system_error>
 
 namespace nbody::cli {
 
@@ -225,6 +226,18 @@ int commandMain(int argc, char** argv)
                 return 2;
             }
     try {
+        // The commands that simulate start their OpenMP threads now, before a system is made: a
+        // thread that cannot be created later ends the process (libgomp exits), one refused here
+        // is a message (startWorkerThreads).
+        for (CLI::App* simulating : {runCmd, benchCmd, renderCmd, validateCmd, tuneCmd})
+            if (*simulating) {
+                try {
+                    startWorkerThreads();
+                } catch (const std::exception& e) {
+                    std::cerr << "nbody " << simulating->get_name() << ": " << e.what() << "\n";
+                    return 1;
+                }
+            }
         if (*runCmd) {
             noteGiven(*runCmd, run.system);
             run.captureGiven = runCmd->count("--capture") > 0;
@@ -255,6 +268,9 @@ int commandMain(int argc, char** argv)
             return devicesCommand(devicesJson);
     } catch (const std::bad_alloc&) {
         std::cerr << "nbody: error: " << nbody::outOfMemoryMessage() << "\n";
+        return 1;
+    } catch (const std::system_error& e) {
+        std::cerr << "nbody: error: " << nbody::systemErrorMessage(e) << "\n";
         return 1;
     } catch (const std::exception& e) {
         std::cerr << "nbody: error: " << e.what() << "\n";

@@ -5,6 +5,7 @@
 #include "gl/FrameSink.h"
 #include "contracts/Errors.h"
 #include "sim/core/KernelRegistry.h"
+#include "sim/core/MemoryBudget.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,7 +14,9 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <new>
 #include <regex>
+#include <system_error>
 
 #include <unistd.h>
 
@@ -159,6 +162,9 @@ int simulateOnly(Simulation& sim, const RenderOptions& o)
         return energy.finish(false);
     } catch (const CudaError& e) {
         std::cerr << "nbody render: GPU error: " << e.what() << "\n";
+        return 1;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "nbody render: " << outOfMemoryMessage() << "\n";
         return 1;
     } catch (const std::exception& e) {
         std::cerr << "nbody render: " << e.what() << "\n";
@@ -324,6 +330,16 @@ int writeFrames(const RenderOptions& o, Simulation& sim, HeadlessView& view, gl:
         progress.abandon();
         sink.abort();
         std::cerr << "nbody render: GPU error: " << e.what() << "\n";
+        return 1;
+    } catch (const std::bad_alloc&) {
+        progress.abandon();
+        sink.abort();
+        std::cerr << "nbody render: " << outOfMemoryMessage() << "\n";
+        return 1;
+    } catch (const std::system_error& e) {
+        progress.abandon();
+        sink.abort();
+        std::cerr << "nbody render: " << systemErrorMessage(e) << "\n";
         return 1;
     } catch (const std::exception& e) {
         progress.abandon();

@@ -29,6 +29,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <system_error>
 
 namespace nbody::cli {
 
@@ -494,6 +495,9 @@ int runCommand(const RunOptions& o)
         return reportRunFault(*s.sim, e, o.output);
     } catch (const std::bad_alloc&) {
         std::cerr << "nbody run: " << outOfMemoryMessage() << "\n";
+        return 1;
+    } catch (const std::system_error& e) {
+        std::cerr << "nbody run: " << systemErrorMessage(e) << "\n";
         return 1;
     } catch (const std::exception& e) {
         std::cerr << "nbody run: " << e.what() << "\n";
