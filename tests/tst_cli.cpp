@@ -1057,6 +1057,56 @@ private slots:
                      render.err.contains("at step 200"),
                  qPrintable(render.err));
     }
+    void fp32RangeNamed_data()
+    {
+        // Systems whose numbers fit fp32 but whose interaction does not: the warning names the
+        // quantity and fp32 and suggests an fp64 kernel; a state that then turns non-finite is
+        // blamed on the range, not on the time step. `reference` (fp64) runs them quietly.
+        QTest::addColumn<QString>("csv");
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("warning");
+        QTest::addColumn<int>("code"); // with the fp32 kernels
+        const QString two = "x,y,z,vx,vy,vz,m\n%1,0,0,0,0,0,%2\n%3,0,0,0,0,0,%2\n";
+        QTest::newRow("r^2 overflows at +-1e19")
+            << two.arg("-1e19", "1", "1e19") << QStringList{"--dt", "1e-10", "--eps2", "0"}
+            << "coordinate differences up to 2e+19: r^2 = 4e+38 exceeds fp32's largest value" << 1;
+        QTest::newRow("1/r^3 underflows at +-5e18")
+            << two.arg("-5e18", "1", "5e18") << QStringList{"--dt", "1e-10", "--eps2", "0"}
+            << "separations up to 1e+19: 1/r^3 = 1e-57 is below fp32's smallest normal value" << 0;
+        QTest::newRow("1/r^3 overflows at 1e-20")
+            << two.arg("-1e-20", "1", "1e-20") << QStringList{"--dt", "1e-10", "--eps2", "1e-30"}
+            << "the smallest separation 2e-20 with eps^2 = 1e-30: 1/(r^2 + eps^2)^(3/2) = 1e+45 exceeds fp32's largest "
+               "value" << 1;
+        QTest::newRow("G = 1e39")
+            << two.arg("-1", "1", "1") << QStringList{"--dt", "1e-3", "--eps2", "0.01", "--G", "1e39"}
+            << "G = 1e+39 is outside the range of fp32" << 1;
+    }
+    void fp32RangeNamed()
+    {
+        QFETCH(QString, csv);
+        QFETCH(QStringList, args);
+        QFETCH(QString, warning);
+        QFETCH(int, code);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("two.csv");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(csv.toUtf8());
+        f.close();
+        for (const char* kernel : {"cpu", "tree-cpu"}) {
+            const Result r = nbody(QStringList{"run", "-i", path, "--steps", "2", "--kernel", kernel} + args);
+            QVERIFY2(r.err.contains("warning: fp32 range: " + warning) &&
+                         r.err.contains(QString("kernel '%1' computes in fp32: use an fp64 kernel (reference").arg(kernel)),
+                     qPrintable(kernel + QString(": ") + r.err));
+            QVERIFY2(r.code == code, qPrintable(kernel + QString(": ") + r.err));
+            if (code == 1)
+                QVERIFY2(r.err.contains("the fp32 range was exceeded, not a time-step problem") &&
+                             !r.err.contains("the time step is too large"),
+                         qPrintable(r.err));
+        }
+        const Result fp64 = nbody(QStringList{"run", "-i", path, "--steps", "2", "--kernel", "reference"} + args);
+        QVERIFY2(fp64.code == 0 && !fp64.err.contains("range"), qPrintable(fp64.err));
+    }
     void derivedScaleOutsideFp32()
     {
         // Coordinates near 1e30 (1e-30): the dt derived from the scale overflows (underflows) in

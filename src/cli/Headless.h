@@ -158,6 +158,21 @@ bool energyCheckCheap(const Simulation& sim);
 bool checkEnergyTolerance(const char* command, const EnergyChangeMaximum& m, double endChange, double tolerance,
                           bool strict, bool root);
 
+/// Before the first step: the quantities of the system that lie outside the range of the selected
+/// kernel's precision (sim/core/PrecisionRange.h), each printed on rank 0 (`root`) as "nbody
+/// <command>: warning: fp32 range: <problem>; kernel 'cpu' computes in fp32: use an fp64 kernel
+/// (reference, tiled-fp64) or rescaled units (docs/units.md)". Returns them, for
+/// nonFiniteMessage().
+std::vector<std::string> warnPrecisionRange(const char* command, Simulation& sim, bool root);
+
+/// The message for a state that turned non-finite after `steps` steps (`bad`: checkFinite's
+/// text): which column went first (accelerations, velocities, positions), and why — the first of
+/// `rangeProblems` when there are any (the precision, not the time step), else the time step or
+/// unsoftened encounters. No "nbody <command>: " prefix, no newline. Reads sim.world() (call it
+/// where the positions are reachable).
+std::string nonFiniteMessage(int steps, const std::string& bad, Simulation& sim,
+                             const std::vector<std::string>& rangeProblems);
+
 /// Adds --no-energy, --energy-tolerance X and --strict to a subcommand (`run`, `render`).
 void addEnergyOptions(CLI::App& command, bool& energy, double& tolerance, bool& strict);
 

@@ -145,7 +145,7 @@ private:
 
 /// The steps of render on a process other than rank 0: the same steps in the same chunks (its
 /// rows of every force evaluation), no frames. Returns as renderCommand.
-int simulateOnly(Simulation& sim, const RenderOptions& o)
+int simulateOnly(Simulation& sim, const RenderOptions& o, const std::vector<std::string>& rangeProblems)
 {
     RenderEnergy energy(o, sim);
     try {
@@ -153,8 +153,7 @@ int simulateOnly(Simulation& sim, const RenderOptions& o)
         for (int frame = 1; frame < o.frames; ++frame) {
             sim.step(o.every);
             if (const std::string bad = sim.checkFinite(); !bad.empty()) {
-                std::cerr << "nbody render: the system is no longer finite after " << sim.stepCount() << " steps ("
-                          << bad << "): the time step is too large for it\n";
+                std::cerr << "nbody render: " << nonFiniteMessage(int(sim.stepCount()), bad, sim, rangeProblems) << "\n";
                 return 1;
             }
             energy.afterFrame(frame, [&] { return sim.measure(); });
@@ -258,7 +257,7 @@ std::unique_ptr<gl::FrameSink> openRenderSink(const RenderOptions& o, const Head
 /// initial state); the camera frames the initial system and stays. 0, or 1 after the message
 /// when the system stops being finite or a step or a write fails.
 int writeFrames(const RenderOptions& o, Simulation& sim, HeadlessView& view, gl::FrameSink& sink, const World& initial,
-                const gl::ColourMode* mode, int width, int height)
+                const gl::ColourMode* mode, int width, int height, const std::vector<std::string>& rangeProblems)
 {
     // The camera frames the initial system and stays: the motion is seen against a fixed view.
     const gl::OrbitCamera camera = HeadlessView::framing(initial, width, height);
@@ -301,16 +300,17 @@ int writeFrames(const RenderOptions& o, Simulation& sim, HeadlessView& view, gl:
         energy.start(measure);
         for (int frame = 0; frame < o.frames; ++frame) {
             if (frame > 0) {
-                std::string bad;
+                std::string bad, why;
                 view.withPositions(sim, [&] {
                     sim.step(o.every);
                     bad = sim.checkFinite();
+                    if (!bad.empty())
+                        why = nonFiniteMessage(int(sim.stepCount()), bad, sim, rangeProblems);
                 });
                 if (!bad.empty()) {
                     progress.abandon();
                     sink.abort();
-                    std::cerr << "nbody render: the system is no longer finite after " << sim.stepCount()
-                              << " steps (" << bad << "): the time step is too large for it\n";
+                    std::cerr << "nbody render: " << why << "\n";
                     return 1;
                 }
                 energy.afterFrame(frame, measure);
@@ -398,6 +398,7 @@ int renderCommand(const RenderOptions& o)
     if (session)
         std::printf("MPI:     %s; rank 0 computes bodies [%zu, %zu) of %zu and writes the frames\n",
                     session->describe().c_str(), session->share()->rows(n).begin, session->share()->rows(n).end, n);
+    const std::vector<std::string> rangeProblems = warnPrecisionRange("render", *sim, root);
     if (root)
         tuneBeforeRun("render", k, prepared.params, n, o.noTune);
     // The same launch parameters on every process (a j-split orders the j-sum).
@@ -405,12 +406,12 @@ int renderCommand(const RenderOptions& o)
     if (session)
         sim->setParams(prepared.params);
     if (!root)
-        return simulateOnly(*sim, o);
+        return simulateOnly(*sim, o, rangeProblems);
 
     const std::unique_ptr<gl::FrameSink> sink = openRenderSink(o, *view, width, height);
     if (!sink)
         return 2;
-    return writeFrames(o, *sim, *view, *sink, prepared.world, mode, width, height);
+    return writeFrames(o, *sim, *view, *sink, prepared.world, mode, width, height, rangeProblems);
 }
 
 } // namespace nbody::cli

@@ -147,6 +147,7 @@ struct RunSession {
     std::unique_ptr<Simulation> sim;
     std::optional<DiagnosticsOutput> diagnostics;
     mpi::Session* mpi = nullptr;
+    std::vector<std::string> rangeProblems; ///< the system's quantities beyond the kernel's precision
     /// Runs `f` with the device positions attached when they live in the GL buffers.
     template <class F>
     void withPositions(F&& f)
@@ -194,6 +195,7 @@ int startSession(const RunOptions& o, PreparedSystem& prepared, const std::strin
     if (s.mpi)
         std::printf("MPI:     %s; rank 0 computes bodies [%zu, %zu) of %zu\n", s.mpi->describe().c_str(),
                     s.mpi->share()->rows(world.size()).begin, s.mpi->share()->rows(world.size()).end, world.size());
+    s.rangeProblems = warnPrecisionRange("run", *s.sim, out.root);
     if (out.root)
         tuneBeforeRun("run", k, params, world.size(), o.noTune);
     // The same launch parameters on every process (a j-split orders the j-sum).
@@ -306,9 +308,11 @@ LoopResult stepLoop(const RunOptions& o, RunSession& s, const RootOutput& out, c
             }
         }
         if (!bad.empty()) {
-            // A blown-up run (dt far too large, an unsoftened collapse) is a failure, not a result.
-            std::cerr << "nbody run: the system is no longer finite after " << done << " steps (" << bad
-                      << "): the time step is too large for it\n";
+            // A blown-up run (dt far too large, an unsoftened collapse, fp32's range) is a failure,
+            // not a result.
+            std::string why;
+            s.withPositions([&] { why = nonFiniteMessage(done, bad, sim, s.rangeProblems); });
+            std::cerr << "nbody run: " << why << "\n";
             r.blewUp = true;
             return r;
         }
