@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -161,19 +162,59 @@ private slots:
         QVERIFY2(spent < 60, qPrintable(QString::number(spent)));
     }
 
-    /// CPU rows: the N = 1024 probe scaled by N² (one probe), as before.
-    void cpuPredictionIsOneProbe()
+    /// A CPU whose evaluation at small N is dominated by a fixed cost (the OpenMP team's start,
+    /// on a busy machine the threads' waits for a core: 8 ms here) and that then runs at
+    /// 1.32e9 interactions/s (`cpu` at N = 65 536: 3.25 s an evaluation). Scaled as N² from
+    /// N = 1024 alone (probeLimit's one probe) the case predicts about 180 s and was skipped by a
+    /// 60 s budget; probing on up to the real N (budgetProbeLimit) predicts it within the budget,
+    /// still an upper bound of the truth (16.3 s).
+    void cpuPredictionProbesPastTheStart()
     {
-        int calls = 0;
+        const auto cpuMs = [](std::size_t n) { return 8.0 + double(n) * double(n) / 1.32e9 * 1e3; };
+        std::vector<std::size_t> probed;
+        const auto probe = [&](std::size_t n) {
+            probed.push_back(n);
+            return cpuMs(n);
+        };
+        const std::size_t n = 65536;
+        const int evaluations = 5;
+        const double truth = cpuMs(n) * 1e-3 * evaluations;
+        QVERIFY(qAbs(cpuMs(n) - 3261.6) < 1); // the measured 3.25 s, and 8 ms more
+        const CasePrediction once = predictCase(n, evaluations, 60, probeLimit(Backend::Cpu, 0), std::nullopt, cpuMs);
+        QVERIFY2(once.seconds > 170, qPrintable(QString::number(once.seconds))); // what skipped it
+        QCOMPARE(budgetProbeLimit(Backend::Cpu, 0), std::numeric_limits<std::size_t>::max());
+        const CasePrediction p = predictCase(n, evaluations, 60, budgetProbeLimit(Backend::Cpu, 0), std::nullopt, probe);
+        QVERIFY2(p.seconds <= 60, qPrintable(QString::number(p.seconds)));
+        QVERIFY(p.seconds >= truth * 0.999);
+        QCOMPARE(probed, (std::vector<std::size_t>{1024, 4096}));
+        QCOMPARE(p.from.bodies, std::size_t(4096));
+        QCOMPARE(budgetSkipNote(p, 60), std::string());
+        QVERIFY2(predictionBasis(p) == "about " + QString::number(p.seconds, 'g', 3).toStdString() +
+                                           " s predicted from an evaluation of 20.7 ms measured at N=4096",
+                 predictionBasis(p).c_str());
+    }
+
+    /// A CPU case that really is over the budget (pure N² at 2e9 interactions/s: 171 s) is still
+    /// skipped, after probes that each stay within a tenth of the budget, and its note names the
+    /// measured basis.
+    void cpuOverBudgetStillSkips()
+    {
+        std::vector<std::size_t> probed;
         const auto cpuMs = [&](std::size_t n) {
-            ++calls;
+            probed.push_back(n);
             return double(n) * double(n) / 2e9 * 1e3;
         };
-        const CasePrediction p = predictCase(262144, 5, 60, probeLimit(Backend::Cpu, 0), std::nullopt, cpuMs);
-        QCOMPARE(calls, 1);
-        QCOMPARE(p.from.bodies, kFirstProbeBodies);
+        const CasePrediction p = predictCase(262144, 5, 60, budgetProbeLimit(Backend::Cpu, 0), std::nullopt, cpuMs);
         QVERIFY(qAbs(p.seconds - 262144.0 * 262144.0 / 2e9 * 5) < 1e-6 * p.seconds);
-        QVERIFY(p.seconds > 60);
+        // 1024, 4096, 16384, 65536 (2 × 2.1 s ≤ 6 s); one at 262144 would take 2 × 34 s.
+        QCOMPARE(probed, (std::vector<std::size_t>{1024, 4096, 16384, 65536}));
+        double spent = 0;
+        for (std::size_t n : probed)
+            spent += 2 * double(n) * double(n) / 2e9;
+        QVERIFY2(spent < 6 * 4.0 / 3, qPrintable(QString::number(spent)));
+        QCOMPARE(budgetSkipNote(p, 60),
+                 std::string("skipped: about 172 s predicted from an evaluation of 2.15 s measured at N=65536, over the "
+                             "60 s budget (--budget)"));
     }
 
     /// Tree rows scale as N log₂ N, not N²: from 1024 to 4096 bodies ×(4096·12)/(1024·10) = 4.8

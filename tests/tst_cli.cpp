@@ -904,6 +904,75 @@ private slots:
                  qPrintable(err));
         QVERIFY2(!err.contains("bad_alloc"), qPrintable(err));
     }
+    void memoryLimitEveryStage_data()
+    {
+        // `nbody run --bodies 1000000 --kernel tree-cpu --steps 1 --no-energy` under address-space
+        // limits (RLIMIT_AS, as `ulimit -v` sets it) from one that refuses the cube to one that
+        // runs. Between them the limit runs out at the OpenMP threads' stacks and arenas (150 MB),
+        // at the cube (200 MB), at the tree's workspace (refused before it is allocated, 300 to
+        // about 520 MB) or, were the estimate short, in the step (a std::bad_alloc): each a
+        // message of ours, never an abort (the parallel sort threw std::bad_alloc through
+        // std::terminate, exit 134, at 470 000 and 490 000 kB).
+        QTest::addColumn<int>("megabytes");
+        for (int mb : {150, 200, 300, 450, 480, 500, 520, 560, 900})
+            QTest::newRow(qPrintable(QString("%1 MB").arg(mb))) << mb;
+    }
+    void memoryLimitEveryStage()
+    {
+        if (NBODY_ASAN) // Sanitizers.h: a process cannot start under ASan with an address-space limit
+            QSKIP("the address-space limit of this test cannot apply under AddressSanitizer");
+        QFETCH(int, megabytes);
+        const rlim_t bytes = rlim_t(megabytes) * 1000 * 1000;
+        QProcess p;
+        p.setChildProcessModifier([bytes] {
+            const struct rlimit limit{bytes, bytes};
+            ::setrlimit(RLIMIT_AS, &limit);
+        });
+        p.start(nbody_test::cliPath(),
+                {"run", "--bodies", "1000000", "--kernel", "tree-cpu", "--steps", "1", "--no-energy"});
+        QVERIFY(p.waitForFinished(240000));
+        const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+        const QString out = QString::fromLocal8Bit(p.readAllStandardOutput());
+        qInfo("%d MB: exit %d: %s", megabytes, p.exitCode(),
+              qPrintable(err.isEmpty() ? out.section('\n', -3).simplified() : err.simplified()));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit); // no abort (SIGABRT), no other signal
+        QVERIFY2(!err.contains("terminate called") && !err.contains("libgomp") && !err.contains("bad_alloc'"),
+                 qPrintable(err));
+        if (p.exitCode() == 0) {
+            QVERIFY2(out.contains("Summary (tree-cpu, N = 1000000, 1 steps"), qPrintable(out));
+            return;
+        }
+        // Refused before allocating (exit 2: the cube, or the tree's workspace, with the bytes)
+        // or out of memory while running (exit 1): our message, naming host memory.
+        QVERIFY2(p.exitCode() == 1 || p.exitCode() == 2, qPrintable(err));
+        QVERIFY2(p.exitCode() == 1 ? err.contains("out of host memory") : err.contains("needs about") && err.contains("host memory"),
+                 qPrintable(err));
+        QVERIFY2(err.contains("available") && err.contains("RLIMIT_AS"), qPrintable(err));
+        if (megabytes >= 900)
+            QFAIL(qPrintable("900 MB is enough for a million bodies in the tree: " + err));
+    }
+    void treeWorkspaceRefusedBeforeAllocating()
+    {
+        // The limit fits the cube and the Simulation's copy but not the tree's workspace: the run
+        // is refused when the kernel is selected, naming the workspace, instead of failing in the
+        // middle of the first step.
+        if (NBODY_ASAN)
+            QSKIP("the address-space limit of this test cannot apply under AddressSanitizer");
+        QProcess p;
+        p.setChildProcessModifier([] {
+            const struct rlimit limit{rlim_t(440) * 1000 * 1000, rlim_t(440) * 1000 * 1000};
+            ::setrlimit(RLIMIT_AS, &limit);
+        });
+        p.start(nbody_test::cliPath(),
+                {"run", "--bodies", "1000000", "--kernel", "tree-cpu", "--steps", "1", "--no-energy"});
+        QVERIFY(p.waitForFinished(240000));
+        const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(p.exitCode() == 2, qPrintable(err));
+        QVERIFY2(err.contains("N = 1000000 with kernel 'tree-cpu' needs about") &&
+                     err.contains("the tree and its sort buffer") && err.contains("(RLIMIT_AS)"),
+                 qPrintable(err));
+    }
     void energyBlowUpWarns()
     {
         // Two 1e30 masses one unit apart at dt = 1e-5 (fp64 kernel): no NaN, but the energy grows
@@ -932,8 +1001,111 @@ private slots:
         const Result quiet = nbody({"run", "--bodies", "200", "--steps", "20", "--kernel", "cpu", "--strict"});
         QVERIFY2(quiet.code == 0, qPrintable(quiet.err));
         QVERIFY2(!quiet.err.contains("energy change"), qPrintable(quiet.err));
-        // --strict without the energy evaluation has nothing to check: refused.
+        // --strict without the energy evaluation or a diagnostics series has nothing to check: refused.
         QCOMPARE(nbody({"run", "--bodies", "10", "--steps", "1", "--strict", "--no-energy"}).code, 2);
+    }
+    void energyPeakMidRunWarns()
+    {
+        // A Kepler orbit of e = 0.9 (two bodies of mass 1/2, G = 1, a = 1: period 2π) from
+        // apocentre in 400 KDK leapfrog steps of 2π/400: |ΔE/E₀| reaches 0.529 at the pericentre
+        // (step 200) and comes back to -1.385e-4 after the period (a time-symmetric integrator; the
+        // same figures from a 30-line leapfrog in fp64). The tolerance is checked against the
+        // largest change over the run, not the end's alone: the progress lines' evaluations (every
+        // 40 steps) see step 200.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("kepler.csv");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        // r = a (1 + e) = 1.9 apart, relative speed sqrt(G M (1 − e) / (a (1 + e))) = 0.2294157…
+        f.write("x,y,z,vx,vy,vz,m\n-0.95,0,0,0,-0.114707866935281,0,0.5\n0.95,0,0,0,0.114707866935281,0,0.5\n");
+        f.close();
+        const QStringList base{"run", "-i", path, "--dt", "0.015707963", "--eps2", "0", "--steps", "400",
+                               "--kernel", "reference"};
+        const Result warned = nbody(base);
+        QVERIFY2(warned.code == 0, qPrintable(warned.err));
+        QVERIFY2(warned.out.contains("relative change -1.385e-04"), qPrintable(warned.out)); // the end, as before
+        QVERIFY2(warned.out.contains("largest energy change:  -5.29") && warned.out.contains("at step 200"),
+                 qPrintable(warned.out));
+        QVERIFY2(warned.err.contains("warning: the relative energy change -5.29") &&
+                     warned.err.contains("at step 200") && warned.err.contains("exceeds the tolerance 0.01"),
+                 qPrintable(warned.err));
+        QCOMPARE(nbody(base + QStringList{"--strict"}).code, 1);
+        // A tolerance above the peak is silent.
+        const Result tolerant = nbody(base + QStringList{"--strict", "--energy-tolerance", "0.6"});
+        QVERIFY2(tolerant.code == 0 && !tolerant.err.contains("energy change"), qPrintable(tolerant.err));
+        // --no-energy with --diagnostics: the written series is checked (its rows every 10 steps
+        // hold step 200), and --strict may be used with it.
+        const QString csv = dir.filePath("d.csv");
+        const QStringList series = base + QStringList{"--no-energy", "--diagnostics", csv};
+        const Result fromSeries = nbody(series);
+        QVERIFY2(fromSeries.code == 0, qPrintable(fromSeries.err));
+        QVERIFY2(fromSeries.err.contains("warning: the relative energy change -5.29") &&
+                     fromSeries.err.contains("the largest of 41 evaluations, at step 200"),
+                 qPrintable(fromSeries.err));
+        QVERIFY2(!fromSeries.out.contains("E0 ="), qPrintable(fromSeries.out)); // no energy evaluation of its own
+        QCOMPARE(nbody(series + QStringList{"--strict"}).code, 1);
+        // nbody render checks the same way: 41 frames 10 steps apart, evaluated every 4th frame
+        // (a tenth of them), frame 20 at step 200.
+        const Result render = nbody({"render", "-i", path, "--dt", "0.015707963", "--eps2", "0", "--kernel",
+                                     "reference", "--frames", "41", "--every", "10", "--size", "32x32",
+                                     "--no-progress", "--strict", "--out", dir.filePath("frames")});
+        if (render.code == 2 && render.err.contains("cannot render headless"))
+            QSKIP(qPrintable("no headless OpenGL here: " + render.err));
+        QVERIFY2(render.code == 1, qPrintable(render.err));
+        QVERIFY2(render.out.contains("Frames written: 41"), qPrintable(render.out));
+        QVERIFY2(render.err.contains("nbody render: error: the relative energy change -5.29") &&
+                     render.err.contains("at step 200"),
+                 qPrintable(render.err));
+    }
+    void fp32RangeNamed_data()
+    {
+        // Systems whose numbers fit fp32 but whose interaction does not: the warning names the
+        // quantity and fp32 and suggests an fp64 kernel; a state that then turns non-finite is
+        // blamed on the range, not on the time step. `reference` (fp64) runs them quietly.
+        QTest::addColumn<QString>("csv");
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("warning");
+        QTest::addColumn<int>("code"); // with the fp32 kernels
+        const QString two = "x,y,z,vx,vy,vz,m\n%1,0,0,0,0,0,%2\n%3,0,0,0,0,0,%2\n";
+        QTest::newRow("r^2 overflows at +-1e19")
+            << two.arg("-1e19", "1", "1e19") << QStringList{"--dt", "1e-10", "--eps2", "0"}
+            << "coordinate differences up to 2e+19: r^2 = 4e+38 exceeds fp32's largest value" << 1;
+        QTest::newRow("1/r^3 underflows at +-5e18")
+            << two.arg("-5e18", "1", "5e18") << QStringList{"--dt", "1e-10", "--eps2", "0"}
+            << "separations up to 1e+19: 1/r^3 = 1e-57 is below fp32's smallest normal value" << 0;
+        QTest::newRow("1/r^3 overflows at 1e-20")
+            << two.arg("-1e-20", "1", "1e-20") << QStringList{"--dt", "1e-10", "--eps2", "1e-30"}
+            << "the smallest separation 2e-20 with eps^2 = 1e-30: 1/(r^2 + eps^2)^(3/2) = 1e+45 exceeds fp32's largest "
+               "value" << 1;
+        QTest::newRow("G = 1e39")
+            << two.arg("-1", "1", "1") << QStringList{"--dt", "1e-3", "--eps2", "0.01", "--G", "1e39"}
+            << "G = 1e+39 is outside the range of fp32" << 1;
+    }
+    void fp32RangeNamed()
+    {
+        QFETCH(QString, csv);
+        QFETCH(QStringList, args);
+        QFETCH(QString, warning);
+        QFETCH(int, code);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("two.csv");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(csv.toUtf8());
+        f.close();
+        for (const char* kernel : {"cpu", "tree-cpu"}) {
+            const Result r = nbody(QStringList{"run", "-i", path, "--steps", "2", "--kernel", kernel} + args);
+            QVERIFY2(r.err.contains("warning: fp32 range: " + warning) &&
+                         r.err.contains(QString("kernel '%1' computes in fp32: use an fp64 kernel (reference").arg(kernel)),
+                     qPrintable(kernel + QString(": ") + r.err));
+            QVERIFY2(r.code == code, qPrintable(kernel + QString(": ") + r.err));
+            if (code == 1)
+                QVERIFY2(r.err.contains("the fp32 range was exceeded, not a time-step problem") &&
+                             !r.err.contains("the time step is too large"),
+                         qPrintable(r.err));
+        }
+        const Result fp64 = nbody(QStringList{"run", "-i", path, "--steps", "2", "--kernel", "reference"} + args);
+        QVERIFY2(fp64.code == 0 && !fp64.err.contains("range"), qPrintable(fp64.err));
     }
     void derivedScaleOutsideFp32()
     {

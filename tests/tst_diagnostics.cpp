@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 using namespace nbody;
@@ -202,6 +203,39 @@ private slots:
         QCOMPARE(seen.size(), 12);
         QCOMPARE(seen.back().energyChange, 0.0);
         QCOMPARE(seen.back().step, std::uint64_t(1000));
+    }
+    void energyChangeMaximumKeepsThePeak()
+    {
+        // The running maximum of |ΔE/E₀|: the sign and the place of the largest kept, an
+        // equal later value does not move it, a non-finite change stays the maximum.
+        EnergyChangeMaximum m;
+        QVERIFY(!m.exceeds(0.0)); // nothing seen
+        m.add(0.0, 0.0, 0);
+        m.add(-0.529, 3.14, 200);
+        m.add(1.4e-4, 6.28, 400);
+        m.add(0.529, 7.0, 450);
+        QCOMPARE(m.evaluations, std::size_t(4));
+        QCOMPARE(m.magnitude, 0.529);
+        QCOMPARE(m.change, -0.529);
+        QCOMPARE(m.step, std::uint64_t(200));
+        QCOMPARE(m.time, 3.14);
+        QVERIFY(m.exceeds(0.01));
+        QVERIFY(!m.exceeds(0.529)); // at the tolerance is within it
+        m.add(std::numeric_limits<double>::infinity(), 8.0, 500);
+        m.add(1e-3, 9.0, 600);
+        QVERIFY(std::isnan(m.magnitude));
+        QCOMPARE(m.step, std::uint64_t(500));
+        QVERIFY(m.exceeds(1e300));
+        // Over a series, as DiagnosticsRecorder keeps it.
+        std::vector<Diagnostics> series(3);
+        series[1].energyChange = 2e-3;
+        series[1].step = 10;
+        series[2].energyChange = -1e-3;
+        series[2].step = 20;
+        const EnergyChangeMaximum s = energyChangeMaximum(series);
+        QCOMPARE(s.change, 2e-3);
+        QCOMPARE(s.step, std::uint64_t(10));
+        QCOMPARE(s.evaluations, std::size_t(3));
     }
     void noEvaluationsWithoutInterval()
     {

@@ -7,6 +7,8 @@
 #include "sim/core/KernelRegistry.h"
 #include "sim/core/MemoryBudget.h"
 #include "sim/core/Models.h"
+#include "sim/core/TreeCpu.h"
+#include "sim/base/Parallel.h"
 #include "sim/core/Scenario.h"
 #include "sim/io/Scenarios.h"
 #include "sim/core/Simulation.h"
@@ -22,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <system_error>
 #include <tuple>
 #include <numbers>
 
@@ -87,6 +90,67 @@ private slots:
         // OpenMP's fork/join per step would cost more than the work for the small systems on a
         // loaded machine (spinning threads competing for the cores).
         omp_set_num_threads(1);
+    }
+
+    void workspaceEstimate()
+    {
+        // One estimate for every kernel's workspace: a CPU tree (TreeCpu.h: keys, order, sorted
+        // positions, nodes, moments, cells, groups, the construction's scratch and the merge
+        // sort's buffer), an fp64 row's state, the contact lists with collisions; hostBytesFor
+        // adds the system's two Worlds.
+        const KernelInfo* tree = findKernel("tree-cpu");
+        const KernelInfo* fp64 = findKernel("reference");
+        QVERIFY(tree && fp64);
+        QVERIFY(kTreeHostBytesPerBody >= 2 * sizeof(HostTree::KeyIndex) + sizeof(std::uint64_t) + sizeof(Float4));
+        const WorkspaceEstimate w = workspaceFor(1000000, tree, /*collisions*/ true);
+        QCOMPARE(w.scratch, std::size_t(16000000));
+        QCOMPARE(w.tree, 1000000 * kTreeHostBytesPerBody);
+        QCOMPARE(w.contacts, 1000000 * kContactHostBytesPerBody);
+        QCOMPARE(w.fp64, std::size_t(0));
+        QCOMPARE(w.device, std::size_t(0)); // a CPU row
+        QCOMPARE(w.hostBytes(), w.scratch + w.tree + w.contacts);
+        QVERIFY2(w.describeHost().starts_with("the tree and its sort buffer "), w.describeHost().c_str());
+        QCOMPARE(hostBytesFor(1000, tree), std::size_t(122000) + 1000 * kTreeHostBytesPerBody);
+        QCOMPARE(workspaceFor(1000, fp64).fp64, std::size_t(192000));
+        // Nothing to refuse for a small system.
+        checkWorkspace(1000, *tree, SimParams{});
+        // A worker thread reserves at least its arena (64 MiB) and a stack.
+        QVERIFY(threadReserveBytes() > (std::size_t(64) << 20));
+        // A thread that could not be created reads as memory, other system errors as they are.
+        const std::string eagain = systemErrorMessage(std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again)));
+        QVERIFY2(eagain.starts_with("out of host memory: a thread could not be created ("), eagain.c_str());
+        QCOMPARE(systemErrorMessage(std::system_error(std::make_error_code(std::errc::permission_denied), "x")),
+                 std::string(std::system_error(std::make_error_code(std::errc::permission_denied), "x").what()));
+    }
+
+    void parallelErrorsRethrown()
+    {
+        // A std::bad_alloc on a worker thread of an OpenMP loop reaches the caller after the
+        // region (it would otherwise end the process through std::terminate); once one failed,
+        // the iterations not yet started are skipped.
+        ParallelErrors errors;
+        std::vector<int> ran(1000, 0);
+#pragma omp parallel for num_threads(4) schedule(static, 1)
+        for (int i = 0; i < 1000; ++i)
+            errors.run([&] {
+                if (i == 37)
+                    throw std::bad_alloc();
+                ran[std::size_t(i)] = 1;
+            });
+        QVERIFY(errors.failed());
+        bool caught = false;
+        try {
+            errors.rethrow();
+        } catch (const std::bad_alloc&) {
+            caught = true;
+        }
+        QVERIFY(caught);
+        QCOMPARE(ran[37], 0);
+        QVERIFY(std::count(ran.begin(), ran.end(), 1) < 1000); // which others ran depends on the threads' timing
+        ParallelErrors none;
+        none.run([] {});
+        none.rethrow(); // nothing kept: no throw
+        QVERIFY(!none.failed());
     }
 
     void hostMemoryEstimate()

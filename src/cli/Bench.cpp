@@ -498,16 +498,18 @@ Row benchCase(const BenchOptions& o, const KernelInfo* k, std::size_t n, const S
     // A case makes warm-up evaluations, one untimed step and at least one sample (an evaluation
     // and a step): about warmup + 3 evaluations.
     const int caseEvaluations = o.warmup + 3;
-    const std::size_t limit = probeLimit(k->backend, device ? device->multiprocessors : 0);
+    const std::size_t limit = budgetProbeLimit(k->backend, device ? device->multiprocessors : 0);
     // One force evaluation at n after an untimed one (module load, allocation), for the
     // budget's prediction (sim/perf/Benchmark.h, predictCase).
     const auto probe = [&](std::size_t m) { return timeForceEvaluation(*k, m, params, o.seed, o.scenario, share); };
     Row row = makeRow(*k, n, params, device);
     // A case whose predicted time exceeds the budget is skipped rather than left running
     // for minutes (the CPU kernels at large N).
+    std::string basis; // the measured basis of the prediction, printed with the case
     try {
         const CasePrediction p = predictCase(n, caseEvaluations, o.budgetSeconds, limit, last, probe, k->method);
-        row.note = budgetSkipNote(p, o.budgetSeconds);
+        row.note = budgetSkipNote(p, o.budgetSeconds, k->method);
+        basis = predictionBasis(p, k->method);
     } catch (const std::exception&) {
         if (share)
             throw; // another process may have failed: every process stops (main())
@@ -531,7 +533,8 @@ Row benchCase(const BenchOptions& o, const KernelInfo* k, std::size_t n, const S
     }
     if (row.note.empty()) {
         if (root)
-            std::fprintf(stderr, "bench [%zu/%zu] %s N=%zu ...\n", index, total, str(k->id).c_str(), n);
+            std::fprintf(stderr, "bench [%zu/%zu] %s N=%zu%s ...\n", index, total, str(k->id).c_str(), n,
+                         basis.empty() ? "" : (" (" + basis + ")").c_str());
         BenchCase c;
         c.kernel = str(k->id);
         c.bodies = n;

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <iostream>
 #include <new>
+#include <system_error>
 
 namespace nbody::cli {
 
@@ -46,16 +47,10 @@ CLI::App* addRunCommand(CLI::App& app, RunOptions& o)
         ->check(CLI::Range(0, 1 << 30));
     runCmd->add_flag("!--no-cuda-graphs", o.cudaGraphs,
                      "Step CUDA kernels with plain launches instead of replaying a captured CUDA graph");
-    runCmd->add_flag("!--no-energy", o.energy,
-                     "Skip the energy and momentum evaluation (fp64, O(N^2)) at start and end");
+    addEnergyOptions(*runCmd, o.energy, o.energyTolerance, o.strict);
     CLI::Option* diagnosticsOpt = runCmd->add_option("--diagnostics", o.diagnostics,
                        "Write energies, momenta, centre of mass and virial ratio every --diagnostics-every "
                        "steps to this CSV file (atomic)");
-    runCmd->add_option("--energy-tolerance", o.energyTolerance,
-                       "Warn in the summary when the relative energy change |E - E0| / |E0| exceeds this "
-                       "(a blown-up run without NaN; needs the energy evaluation)")
-        ->capture_default_str()->check(CLI::PositiveNumber);
-    runCmd->add_flag("--strict", o.strict, "Exit 1 when the relative energy change exceeds --energy-tolerance");
     runCmd->add_option("--host-copy-every", o.hostCopyEvery,
                        "CUDA kernels: steps between copies of the state to the host, the last good state a GPU "
                        "fault falls back to (at most this many steps are lost; 0: only at the end)")
@@ -138,6 +133,7 @@ CLI::App* addRenderCommand(CLI::App& app, RenderOptions& o)
     renderCmd->add_option("--fps", o.fps, "Frame rate of an MP4")->capture_default_str()->check(CLI::Range(0.1, 1000.0));
     renderCmd->add_option("-o,--out", o.out, "A directory (frame_00000.png, ...) or FILE.mp4 (through ffmpeg)")->required();
     renderCmd->add_flag("!--no-progress", o.progress, "No progress bar on stderr");
+    addEnergyOptions(*renderCmd, o.energy, o.energyTolerance, o.strict);
     renderCmd->add_option("--colour", o.colour,
                           "Colour mode: mass (green to red), speed (blue to yellow), group (default: group where the "
                           "system has groups, such as a galaxy's stars and dark matter, else mass)");
@@ -230,6 +226,18 @@ int commandMain(int argc, char** argv)
                 return 2;
             }
     try {
+        // The commands that simulate start their OpenMP threads now, before a system is made: a
+        // thread that cannot be created later ends the process (libgomp exits), one refused here
+        // is a message (startWorkerThreads).
+        for (CLI::App* simulating : {runCmd, benchCmd, renderCmd, validateCmd, tuneCmd})
+            if (*simulating) {
+                try {
+                    startWorkerThreads();
+                } catch (const std::exception& e) {
+                    std::cerr << "nbody " << simulating->get_name() << ": " << e.what() << "\n";
+                    return 1;
+                }
+            }
         if (*runCmd) {
             noteGiven(*runCmd, run.system);
             run.captureGiven = runCmd->count("--capture") > 0;
@@ -260,6 +268,9 @@ int commandMain(int argc, char** argv)
             return devicesCommand(devicesJson);
     } catch (const std::bad_alloc&) {
         std::cerr << "nbody: error: " << nbody::outOfMemoryMessage() << "\n";
+        return 1;
+    } catch (const std::system_error& e) {
+        std::cerr << "nbody: error: " << nbody::systemErrorMessage(e) << "\n";
         return 1;
     } catch (const std::exception& e) {
         std::cerr << "nbody: error: " << e.what() << "\n";

@@ -28,6 +28,8 @@ public:
     /// Writes the CSV to `path` (std::runtime_error naming the path and the reason) and prints
     /// "Diagnostics written to <path> (<rows> rows, every M steps)".
     void write(const std::string& path, int every) const;
+    /// The rows recorded so far (each energyChange relative to the first).
+    const std::vector<Diagnostics>& samples() const { return m_recorder.samples(); }
 
 private:
     DiagnosticsRecorder m_recorder;

@@ -8,6 +8,7 @@
 #include "sim/base/DeviceInfo.h"
 #include "sim/base/Format.h"
 #include "sim/core/MemoryBudget.h"
+#include "sim/core/PrecisionRange.h"
 #include "sim/io/Snapshot.h"
 
 #include "sim/core/KernelRegistry.h"
@@ -340,6 +341,83 @@ int reportRunFault(Simulation& sim, const CudaError& e, const std::string& outpu
         std::fprintf(stderr, "nbody run: the last good state could not be written: %s\n", writeError.what());
     }
     return 1;
+}
+
+std::vector<std::string> warnPrecisionRange(const char* command, Simulation& sim, bool root)
+{
+    const KernelInfo& k = sim.kernel();
+    std::vector<std::string> problems = precisionRangeProblems(sim.world(), sim.params(), k.precision);
+    const char* precision = k.precision == Precision::Fp32 ? "fp32" : "fp64";
+    for (const std::string& p : problems)
+        if (root)
+            std::fprintf(stderr, "nbody %s: warning: %s range: %s; kernel '%s' computes in %s: %s\n", command,
+                         precision, p.c_str(), std::string(k.id).c_str(), precision,
+                         k.precision == Precision::Fp32
+                             ? ("use an fp64 kernel (" + fp64KernelIds() + ") or rescaled units (docs/units.md)").c_str()
+                             : "rescale the units (docs/units.md)");
+    return problems;
+}
+
+std::string nonFiniteMessage(int steps, const std::string& bad, Simulation& sim,
+                             const std::vector<std::string>& rangeProblems)
+{
+    const std::string column = firstNonFiniteColumn(sim.world());
+    const KernelInfo& k = sim.kernel();
+    const char* precision = k.precision == Precision::Fp32 ? "fp32" : "fp64";
+    std::string s = formatString("the system is no longer finite after %d steps (%s", steps, bad.c_str());
+    s += column.empty() ? ")" : "; the " + column + " first)";
+    if (!rangeProblems.empty())
+        return s + formatString(": the %s range was exceeded, not a time-step problem: %s; use %s or rescaled units",
+                                precision, rangeProblems.front().c_str(),
+                                k.precision == Precision::Fp32 ? ("an fp64 kernel (" + fp64KernelIds() + ")").c_str()
+                                                               : "smaller numbers");
+    return s + ": the time step is too large for it (or close encounters are unsoftened: eps2)";
+}
+
+bool energyCheckCheap(const Simulation& sim)
+{
+    const KernelInfo& k = sim.kernel();
+    return k.backend == Backend::Cuda || k.method == ForceMethod::AllPairs || sim.size() <= kCheapEnergyBodies;
+}
+
+bool checkEnergyTolerance(const char* command, const EnergyChangeMaximum& m, double endChange, double tolerance,
+                          bool strict, bool root)
+{
+    if (m.evaluations == 0)
+        return false;
+    const bool atEnd = m.change == endChange || std::isnan(m.magnitude);
+    std::printf("  largest energy change:  %.3e (|E - E0| / |E0|, the largest of %zu evaluations%s)\n", m.change,
+                m.evaluations,
+                atEnd ? ", at the end" : formatString(", at step %llu, t = %.6g", static_cast<unsigned long long>(m.step), m.time).c_str());
+    if (!m.exceeds(tolerance))
+        return false;
+    std::fflush(stdout);
+    if (!root) // every process has the same energies: one warning
+        return true;
+    const std::string where =
+        atEnd ? std::string()
+              : formatString(" (the largest of %zu evaluations, at step %llu, t = %.6g; %.3e at the end)",
+                             m.evaluations, static_cast<unsigned long long>(m.step), m.time, endChange);
+    std::fprintf(stderr,
+                 "nbody %s: %s: the relative energy change %.3e%s exceeds the tolerance %.3g "
+                 "(--energy-tolerance): the run is not to be trusted (the time step is probably too "
+                 "large, or close encounters are unsoftened)\n",
+                 command, strict ? "error" : "warning", m.change, where.c_str(), tolerance);
+    return true;
+}
+
+void addEnergyOptions(CLI::App& c, bool& energy, double& tolerance, bool& strict)
+{
+    c.add_flag("!--no-energy", energy,
+               "Skip the energy and momentum evaluation (fp64, O(N^2)) at the start, at every progress interval "
+               "and at the end");
+    c.add_option("--energy-tolerance", tolerance,
+                 "Warn in the summary when the relative energy change |E - E0| / |E0| exceeds this at any "
+                 "evaluation (the largest over the run: every --diagnostics row when written, else one at each "
+                 "progress interval where that is cheap)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    c.add_flag("--strict", strict, "Exit 1 when the relative energy change exceeds --energy-tolerance");
 }
 
 std::string defaultKernel()

@@ -137,6 +137,45 @@ void tuneBeforeRun(const char* command, const KernelInfo& k, const SimParams& p,
 /// (no CUDA call). Returns 1 (the exit status of a failed run); never throws.
 int reportRunFault(Simulation& sim, const CudaError& e, const std::string& output);
 
+/// Bodies up to which an energy evaluation (fp64, O(N²) on the host) counts as cheap whatever the
+/// kernel (about 0.1 s on two cores).
+inline constexpr std::size_t kCheapEnergyBodies = 20000;
+
+/// True when one energy evaluation of `sim` costs about as much as a step or less, so `nbody run`
+/// and `nbody render` evaluate it at every progress interval for the running maximum of
+/// |ΔE/E₀|: on the device (a CUDA kernel measures there), with an all-pairs kernel (a step and
+/// the evaluation are both O(N²)), or up to kCheapEnergyBodies bodies. Otherwise (a CPU tree at
+/// large N) only E₀ and the end are evaluated, unless a diagnostics series is written.
+bool energyCheckCheap(const Simulation& sim);
+
+/// The energy tolerance of `nbody run` and `nbody render` against the running maximum `m` of
+/// |ΔE/E₀| over the run's evaluations (sim/core/Diagnostics.h, EnergyChangeMaximum): prints the
+/// summary line "  largest energy change:  …" to stdout, and when m exceeds `tolerance` (or is not
+/// finite) on rank 0 (`root`) "nbody <command>: warning: the relative energy change 5.300e-01
+/// (the largest of 11 evaluations, at step 200, t = 3.14; 1.400e-04 at the end) exceeds the
+/// tolerance 0.01 (--energy-tolerance): …" to stderr ("error:" with `strict`). `endChange`:
+/// ΔE/E₀ of the last evaluation. Returns whether the tolerance was exceeded.
+bool checkEnergyTolerance(const char* command, const EnergyChangeMaximum& m, double endChange, double tolerance,
+                          bool strict, bool root);
+
+/// Before the first step: the quantities of the system that lie outside the range of the selected
+/// kernel's precision (sim/core/PrecisionRange.h), each printed on rank 0 (`root`) as "nbody
+/// <command>: warning: fp32 range: <problem>; kernel 'cpu' computes in fp32: use an fp64 kernel
+/// (reference, tiled-fp64) or rescaled units (docs/units.md)". Returns them, for
+/// nonFiniteMessage().
+std::vector<std::string> warnPrecisionRange(const char* command, Simulation& sim, bool root);
+
+/// The message for a state that turned non-finite after `steps` steps (`bad`: checkFinite's
+/// text): which column went first (accelerations, velocities, positions), and why — the first of
+/// `rangeProblems` when there are any (the precision, not the time step), else the time step or
+/// unsoftened encounters. No "nbody <command>: " prefix, no newline. Reads sim.world() (call it
+/// where the positions are reachable).
+std::string nonFiniteMessage(int steps, const std::string& bad, Simulation& sim,
+                             const std::vector<std::string>& rangeProblems);
+
+/// Adds --no-energy, --energy-tolerance X and --strict to a subcommand (`run`, `render`).
+void addEnergyOptions(CLI::App& command, bool& energy, double& tolerance, bool& strict);
+
 /// The fastest kernel available here: the first available CUDA row, else `cpu`.
 std::string defaultKernel();
 

@@ -5,6 +5,7 @@
 #include "gl/FrameSink.h"
 #include "contracts/Errors.h"
 #include "sim/core/KernelRegistry.h"
+#include "sim/core/MemoryBudget.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,7 +14,9 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <new>
 #include <regex>
+#include <system_error>
 
 #include <unistd.h>
 
@@ -87,27 +90,85 @@ private:
 
 namespace {
 
+/// The energy check of a render (--no-energy, --energy-tolerance, --strict): E₀ before the first
+/// step, an evaluation at every tenth of the frames where that is cheap (energyCheckCheap) and
+/// one after the last frame; their running maximum of |ΔE/E₀| against the tolerance. Every
+/// process of a distributed render evaluates at the same frames (the evaluation is collective).
+class RenderEnergy {
+public:
+    RenderEnergy(const RenderOptions& o, const Simulation& sim)
+        : m_on(o.energy && o.frames > 1), m_cheap(energyCheckCheap(sim)), m_every(std::max(1, o.frames / 10)),
+          m_frames(o.frames), m_tolerance(o.energyTolerance), m_strict(o.strict)
+    {
+    }
+    /// E₀; `measure` runs Simulation::measure() where the positions are reachable.
+    template <class Measure>
+    void start(Measure&& measure)
+    {
+        if (!m_on)
+            return;
+        m_e0 = m_e1 = measure();
+        m_max.add(0.0, m_e0.time, m_e0.step);
+    }
+    /// After frame `frame` (1 … frames − 1) was stepped to.
+    template <class Measure>
+    void afterFrame(int frame, Measure&& measure)
+    {
+        if (!m_on || !(frame + 1 == m_frames || (m_cheap && frame % m_every == 0)))
+            return;
+        m_e1 = measure();
+        m_max.add(relativeEnergyChange(m_e0, m_e1), m_e1.time, m_e1.step);
+    }
+    /// The summary lines and the tolerance (warned on rank 0). Returns the exit status: 1 when
+    /// the tolerance was exceeded with --strict, else 0.
+    int finish(bool root) const
+    {
+        if (!m_on)
+            return 0;
+        if (!root) // rank 0 reports
+            return m_max.exceeds(m_tolerance) && m_strict ? 1 : 0;
+        const double end = relativeEnergyChange(m_e0, m_e1);
+        std::printf("Energy:  E0 = %.9g, E = %.9g, relative change %.3e\n", m_e0.total, m_e1.total, end);
+        const bool exceeded = checkEnergyTolerance("render", m_max, end, m_tolerance, m_strict, root);
+        std::fflush(stdout);
+        return exceeded && m_strict ? 1 : 0;
+    }
+
+private:
+    bool m_on, m_cheap;
+    int m_every, m_frames;
+    double m_tolerance;
+    bool m_strict;
+    Diagnostics m_e0, m_e1;
+    EnergyChangeMaximum m_max;
+};
+
 /// The steps of render on a process other than rank 0: the same steps in the same chunks (its
 /// rows of every force evaluation), no frames. Returns as renderCommand.
-int simulateOnly(Simulation& sim, const RenderOptions& o)
+int simulateOnly(Simulation& sim, const RenderOptions& o, const std::vector<std::string>& rangeProblems)
 {
+    RenderEnergy energy(o, sim);
     try {
+        energy.start([&] { return sim.measure(); });
         for (int frame = 1; frame < o.frames; ++frame) {
             sim.step(o.every);
             if (const std::string bad = sim.checkFinite(); !bad.empty()) {
-                std::cerr << "nbody render: the system is no longer finite after " << sim.stepCount() << " steps ("
-                          << bad << "): the time step is too large for it\n";
+                std::cerr << "nbody render: " << nonFiniteMessage(int(sim.stepCount()), bad, sim, rangeProblems) << "\n";
                 return 1;
             }
+            energy.afterFrame(frame, [&] { return sim.measure(); });
         }
+        return energy.finish(false);
     } catch (const CudaError& e) {
         std::cerr << "nbody render: GPU error: " << e.what() << "\n";
+        return 1;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "nbody render: " << outOfMemoryMessage() << "\n";
         return 1;
     } catch (const std::exception& e) {
         std::cerr << "nbody render: " << e.what() << "\n";
         return 1;
     }
-    return 0;
 }
 
 /// Checks the options before anything is opened: the size (into width, height), the target,
@@ -196,7 +257,7 @@ std::unique_ptr<gl::FrameSink> openRenderSink(const RenderOptions& o, const Head
 /// initial state); the camera frames the initial system and stays. 0, or 1 after the message
 /// when the system stops being finite or a step or a write fails.
 int writeFrames(const RenderOptions& o, Simulation& sim, HeadlessView& view, gl::FrameSink& sink, const World& initial,
-                const gl::ColourMode* mode, int width, int height)
+                const gl::ColourMode* mode, int width, int height, const std::vector<std::string>& rangeProblems)
 {
     // The camera frames the initial system and stays: the motion is seen against a fixed view.
     const gl::OrbitCamera camera = HeadlessView::framing(initial, width, height);
@@ -227,23 +288,32 @@ int writeFrames(const RenderOptions& o, Simulation& sim, HeadlessView& view, gl:
         style.scalarMax = speedMax;
     };
     Progress progress(o.frames, o.progress);
+    RenderEnergy energy(o, sim);
+    const auto measure = [&] {
+        Diagnostics d;
+        view.withPositions(sim, [&] { d = sim.measure(); });
+        return d;
+    };
     try {
         if (view.interop) // with the buffers attached, the state moves into them at once
             view.withPositions(sim, [&] { sim.setPositionStorage(PositionStorage::External); });
+        energy.start(measure);
         for (int frame = 0; frame < o.frames; ++frame) {
             if (frame > 0) {
-                std::string bad;
+                std::string bad, why;
                 view.withPositions(sim, [&] {
                     sim.step(o.every);
                     bad = sim.checkFinite();
+                    if (!bad.empty())
+                        why = nonFiniteMessage(int(sim.stepCount()), bad, sim, rangeProblems);
                 });
                 if (!bad.empty()) {
                     progress.abandon();
                     sink.abort();
-                    std::cerr << "nbody render: the system is no longer finite after " << sim.stepCount()
-                              << " steps (" << bad << "): the time step is too large for it\n";
+                    std::cerr << "nbody render: " << why << "\n";
                     return 1;
                 }
+                energy.afterFrame(frame, measure);
             }
             if (frame == 0 || mode->source == gl::ColourSource::Speed)
                 uploadScalars();
@@ -255,10 +325,21 @@ int writeFrames(const RenderOptions& o, Simulation& sim, HeadlessView& view, gl:
                     gl::sinkKindFor(o.out) == gl::SinkKind::Mp4
                         ? "video"
                         : (sink.pathOf(0) + " … " + sink.pathOf(sink.frames() - 1)).c_str());
+        return energy.finish(true);
     } catch (const CudaError& e) {
         progress.abandon();
         sink.abort();
         std::cerr << "nbody render: GPU error: " << e.what() << "\n";
+        return 1;
+    } catch (const std::bad_alloc&) {
+        progress.abandon();
+        sink.abort();
+        std::cerr << "nbody render: " << outOfMemoryMessage() << "\n";
+        return 1;
+    } catch (const std::system_error& e) {
+        progress.abandon();
+        sink.abort();
+        std::cerr << "nbody render: " << systemErrorMessage(e) << "\n";
         return 1;
     } catch (const std::exception& e) {
         progress.abandon();
@@ -317,6 +398,7 @@ int renderCommand(const RenderOptions& o)
     if (session)
         std::printf("MPI:     %s; rank 0 computes bodies [%zu, %zu) of %zu and writes the frames\n",
                     session->describe().c_str(), session->share()->rows(n).begin, session->share()->rows(n).end, n);
+    const std::vector<std::string> rangeProblems = warnPrecisionRange("render", *sim, root);
     if (root)
         tuneBeforeRun("render", k, prepared.params, n, o.noTune);
     // The same launch parameters on every process (a j-split orders the j-sum).
@@ -324,12 +406,12 @@ int renderCommand(const RenderOptions& o)
     if (session)
         sim->setParams(prepared.params);
     if (!root)
-        return simulateOnly(*sim, o);
+        return simulateOnly(*sim, o, rangeProblems);
 
     const std::unique_ptr<gl::FrameSink> sink = openRenderSink(o, *view, width, height);
     if (!sink)
         return 2;
-    return writeFrames(o, *sim, *view, *sink, prepared.world, mode, width, height);
+    return writeFrames(o, *sim, *view, *sink, prepared.world, mode, width, height, rangeProblems);
 }
 
 } // namespace nbody::cli

@@ -20,11 +20,15 @@ struct RenderOptions {
     double fps = 30.0;         ///< frame rate of an MP4
     std::string out;           ///< a directory (PNG sequence) or FILE.mp4
     bool progress = true;      ///< progress bar on stderr
+    bool energy = true;        ///< evaluate the energy (fp64) at the start, each tenth of the frames and the end
+    double energyTolerance = 1e-2; ///< the largest |dE/E0| above this is warned about (checkEnergyTolerance)
+    bool strict = false;       ///< exit 1 when the energy tolerance is exceeded
     std::string colour; ///< a row of gl::colourModes(): mass, speed, group; empty: group where the system has groups, else mass
 };
 
 /// Exit code: 0 success, 1 a failure while running (GPU error, a system that is no longer
-/// finite, a failed write: what was written is kept readable, see gl/FrameSink.h), 2 bad options
+/// finite, a failed write: what was written is kept readable, see gl/FrameSink.h; with --strict
+/// an energy change beyond --energy-tolerance), 2 bad options
 /// or input.
 int renderCommand(const RenderOptions& o);
 

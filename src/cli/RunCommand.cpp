@@ -29,6 +29,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <system_error>
 
 namespace nbody::cli {
 
@@ -85,8 +86,9 @@ int checkOutputs(const RunOptions& o, const World& world, const RootOutput& out)
             return 2;
         }
     }
-    if (o.strict && !o.energy) {
-        std::cerr << "nbody run: --strict checks the energy change: it cannot be used with --no-energy\n";
+    if (o.strict && !o.energy && !o.diagnosticsGiven) {
+        std::cerr << "nbody run: --strict checks the energy change: it cannot be used with --no-energy (unless "
+                     "--diagnostics writes the series it checks)\n";
         return 2;
     }
     return 0;
@@ -145,6 +147,7 @@ struct RunSession {
     std::unique_ptr<Simulation> sim;
     std::optional<DiagnosticsOutput> diagnostics;
     mpi::Session* mpi = nullptr;
+    std::vector<std::string> rangeProblems; ///< the system's quantities beyond the kernel's precision
     /// Runs `f` with the device positions attached when they live in the GL buffers.
     template <class F>
     void withPositions(F&& f)
@@ -192,6 +195,7 @@ int startSession(const RunOptions& o, PreparedSystem& prepared, const std::strin
     if (s.mpi)
         std::printf("MPI:     %s; rank 0 computes bodies [%zu, %zu) of %zu\n", s.mpi->describe().c_str(),
                     s.mpi->share()->rows(world.size()).begin, s.mpi->share()->rows(world.size()).end, world.size());
+    s.rangeProblems = warnPrecisionRange("run", *s.sim, out.root);
     if (out.root)
         tuneBeforeRun("run", k, params, world.size(), o.noTune);
     // The same launch parameters on every process (a j-split orders the j-sum).
@@ -238,14 +242,20 @@ struct LoopResult {
     int stepsWarm = 0;
     std::vector<MemoryReading> memory;
     bool blewUp = false;
+    /// |ΔE/E₀| at E₀ and every progress line (when `e0` was given to stepLoop); the end's is added after.
+    EnergyChangeMaximum energy;
 };
 
 /// The steps, in chunks between progress lines and snapshots (--every of the absolute step).
-LoopResult stepLoop(const RunOptions& o, RunSession& s, const RootOutput& out)
+/// With `e0` the energy is evaluated at every progress line and its change joins the running
+/// maximum (LoopResult::energy).
+LoopResult stepLoop(const RunOptions& o, RunSession& s, const RootOutput& out, const Diagnostics* e0)
 {
     Simulation& sim = *s.sim;
     const bool onCuda = sim.kernel().backend == Backend::Cuda;
     LoopResult r;
+    if (e0)
+        r.energy.add(0.0, e0->time, e0->step);
     r.memory.push_back(readMemory(onCuda));
     std::uint64_t lastWritten = ~std::uint64_t(0);
     const auto writeOutput = [&] {
@@ -291,11 +301,18 @@ LoopResult stepLoop(const RunOptions& o, RunSession& s, const RootOutput& out)
             std::printf("step %7d / %d  t = %-10.5g  %9.3f ms/step  %10.4g interactions/s\n", done, o.steps, sim.time(),
                         t.msPerStep, t.interactionsPerSecond);
             std::fflush(stdout);
+            if (e0 && bad.empty() && done < o.steps) { // the end's evaluation is the summary's
+                Diagnostics d;
+                s.withPositions([&] { d = sim.measure(); });
+                r.energy.add(relativeEnergyChange(*e0, d), d.time, d.step);
+            }
         }
         if (!bad.empty()) {
-            // A blown-up run (dt far too large, an unsoftened collapse) is a failure, not a result.
-            std::cerr << "nbody run: the system is no longer finite after " << done << " steps (" << bad
-                      << "): the time step is too large for it\n";
+            // A blown-up run (dt far too large, an unsoftened collapse, fp32's range) is a failure,
+            // not a result.
+            std::string why;
+            s.withPositions([&] { why = nonFiniteMessage(done, bad, sim, s.rangeProblems); });
+            std::cerr << "nbody run: " << why << "\n";
             r.blewUp = true;
             return r;
         }
@@ -358,8 +375,8 @@ void printExchange(const mpi::Session& session, double msTotal)
                 100.0 * x.hiddenFraction(), perRun, bytesEach);
 }
 
-/// The energy lines; true when the change exceeds --energy-tolerance (warned on rank 0).
-bool printEnergy(const RunOptions& o, const Diagnostics& e0, const Diagnostics& e1, bool collisions, bool root)
+/// The energy lines.
+void printEnergy(const Diagnostics& e0, const Diagnostics& e1, bool collisions)
 {
     std::printf("  energy:                 E0 = %.9g, E = %.9g, relative change %.3e\n", e0.total, e1.total,
                 relativeEnergyChange(e0, e1));
@@ -372,17 +389,6 @@ bool printEnergy(const RunOptions& o, const Diagnostics& e0, const Diagnostics& 
     if (collisions)
         std::printf("  energy lost to merges:  %.9g (E + lost: relative change %.3e above)\n",
                     e1.energyLost - e0.energyLost, relativeEnergyChange(e0, e1));
-    const double dE = relativeEnergyChange(e0, e1);
-    if (std::fabs(dE) <= o.energyTolerance) // NaN is not
-        return false;
-    std::fflush(stdout);
-    if (root) // every process has the same energies: one warning
-        std::fprintf(stderr,
-                     "nbody run: %s: the relative energy change %.3e exceeds the tolerance %.3g "
-                     "(--energy-tolerance): the run is not to be trusted (the time step is probably too "
-                     "large, or close encounters are unsoftened)\n",
-                     o.strict ? "error" : "warning", dE, o.energyTolerance);
-    return true;
 }
 
 /// The final frame as PNG (--capture), on rank 0.
@@ -415,7 +421,10 @@ int runLoop(const RunOptions& o, RunSession& s, std::size_t bodiesAtStart, const
         std::fflush(stdout);
         s.withPositions([&] { e0 = sim.measure(); });
     }
-    LoopResult loop = stepLoop(o, s, out);
+    // The running maximum of |ΔE/E₀|: every row of the diagnostics series when one is written,
+    // else E₀, one evaluation at each progress line where that is cheap, and the end.
+    const bool atProgress = o.energy && !s.diagnostics && energyCheckCheap(sim);
+    LoopResult loop = stepLoop(o, s, out, atProgress ? &e0 : nullptr);
     if (loop.blewUp) {
         if (s.diagnostics) // the series up to the failure shows how it came about
             out.diagnostics(*s.diagnostics, o);
@@ -437,7 +446,21 @@ int runLoop(const RunOptions& o, RunSession& s, std::size_t bodiesAtStart, const
     if (sim.params().collisions)
         std::printf("  collisions:             %zu merges (search %s), N %zu -> %zu\n", sim.mergeLog().size(),
                     std::string(sim.contactSearch().id).c_str(), bodiesAtStart, sim.size());
-    const bool energyExceeded = o.energy && printEnergy(o, e0, e1, sim.params().collisions, out.root);
+    if (o.energy)
+        printEnergy(e0, e1, sim.params().collisions);
+    EnergyChangeMaximum energy = loop.energy;
+    if (s.diagnostics) {
+        energy = energyChangeMaximum(s.diagnostics->samples());
+    } else if (o.energy) {
+        if (energy.evaluations == 0)
+            energy.add(0.0, e0.time, e0.step);
+        energy.add(relativeEnergyChange(e0, e1), e1.time, e1.step);
+    }
+    const double endChange = s.diagnostics && !s.diagnostics->samples().empty()
+                                 ? s.diagnostics->samples().back().energyChange
+                                 : relativeEnergyChange(e0, e1);
+    const bool energyExceeded = (o.energy || s.diagnostics) &&
+                                checkEnergyTolerance("run", energy, endChange, o.energyTolerance, o.strict, out.root);
     if (s.diagnostics)
         out.diagnostics(*s.diagnostics, o);
     if (s.view)
@@ -476,6 +499,9 @@ int runCommand(const RunOptions& o)
         return reportRunFault(*s.sim, e, o.output);
     } catch (const std::bad_alloc&) {
         std::cerr << "nbody run: " << outOfMemoryMessage() << "\n";
+        return 1;
+    } catch (const std::system_error& e) {
+        std::cerr << "nbody run: " << systemErrorMessage(e) << "\n";
         return 1;
     } catch (const std::exception& e) {
         std::cerr << "nbody run: " << e.what() << "\n";

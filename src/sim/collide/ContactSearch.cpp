@@ -23,14 +23,16 @@ std::vector<ContactPair> findContactsCpuPairs(const ContactSearchArgs& args)
         throw std::invalid_argument("contact search: more than 2^32 - 1 bodies");
     const auto n = static_cast<std::int64_t>(args.n);
     std::vector<std::vector<ContactPair>> rows(static_cast<std::size_t>(n));
+    ParallelErrors errors; // a row's list that cannot grow: rethrown here, not std::terminate
 #pragma omp parallel for schedule(dynamic, 64) if (n >= kParallelPairsFrom) // small N: no team to wait for
-    for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t i = 0; i < n; ++i) errors.run([&] {
         const Float4 xi = args.position[i];
         const float ri = args.radius[i];
         for (std::int64_t j = i + 1; j < n; ++j)
             if (contactTouching(xi, ri, args.position[j], args.radius[j]))
                 rows[std::size_t(i)].push_back({std::uint32_t(i), std::uint32_t(j)});
-    }
+    });
+    errors.rethrow();
     std::vector<ContactPair> pairs;
     for (auto& r : rows)
         pairs.insert(pairs.end(), r.begin(), r.end());
@@ -132,11 +134,12 @@ std::vector<ContactPair> findContactsCpuCells(const ContactSearchArgs& args)
     // (and the pairs inside a cell from the cell itself); OpenMP over the cells.
     const auto nCells = static_cast<std::ptrdiff_t>(cells.size());
     std::vector<ContactPair> pairs;
+    ParallelErrors errors; // a list that cannot grow: rethrown after the region, not std::terminate
 #pragma omp parallel if (nCells >= 64 && std::ptrdiff_t(order.size()) >= kParallelPairsFrom)
     {
         std::vector<ContactPair> mine;
 #pragma omp for schedule(dynamic, 16) nowait
-        for (std::ptrdiff_t c = 0; c < nCells; ++c) {
+        for (std::ptrdiff_t c = 0; c < nCells; ++c) errors.run([&] {
             const Cell& a = cells[std::size_t(c)];
             const std::uint64_t cx = a.key >> 42, cy = (a.key >> 21) & kMask, cz = a.key & kMask;
             for (int dx = -1; dx <= 1; ++dx)
@@ -165,10 +168,11 @@ std::vector<ContactPair> findContactsCpuCells(const ContactSearchArgs& args)
                             }
                         }
                     }
-        }
+        });
 #pragma omp critical
-        pairs.insert(pairs.end(), mine.begin(), mine.end());
+        errors.run([&] { pairs.insert(pairs.end(), mine.begin(), mine.end()); });
     }
+    errors.rethrow();
     std::sort(pairs.begin(), pairs.end(),
               [](const ContactPair& x, const ContactPair& y) { return x.i != y.i ? x.i < y.i : x.j < y.j; });
     return pairs;

@@ -3,6 +3,7 @@
 #include "sim/base/Parallel.h"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace nbody {
@@ -118,6 +119,28 @@ double relativeEnergyChange(const Diagnostics& initial, const Diagnostics& now)
     if (initial.total == 0.0)
         return 0.0;
     return ((now.total + now.energyLost) - (initial.total + initial.energyLost)) / std::abs(initial.total);
+}
+
+void EnergyChangeMaximum::add(double relativeChange, double atTime, std::uint64_t atStep)
+{
+    ++evaluations;
+    if (std::isnan(magnitude))
+        return; // the first non-finite change stays the maximum
+    const double m = std::abs(relativeChange);
+    if (evaluations == 1 || !(m <= magnitude)) { // NaN is not ≤: it takes over
+        magnitude = std::isfinite(m) ? m : std::numeric_limits<double>::quiet_NaN();
+        change = relativeChange;
+        time = atTime;
+        step = atStep;
+    }
+}
+
+EnergyChangeMaximum energyChangeMaximum(std::span<const Diagnostics> series)
+{
+    EnergyChangeMaximum m;
+    for (const Diagnostics& d : series)
+        m.add(d);
+    return m;
 }
 
 } // namespace nbody

@@ -10,6 +10,9 @@
 #include "contracts/DiagnosticSums.h"
 #include "contracts/World.h"
 
+#include <cstdint>
+#include <span>
+
 namespace nbody {
 
 struct Diagnostics {
@@ -60,5 +63,29 @@ Diagnostics measureDiagnostics(const Fp64State& state, double time, std::uint64_
 /// Relative energy change with the merges' energy accounted for,
 /// ((E + energyLost) − (E0 + energyLost0)) / |E0|; 0 when E0 is 0.
 double relativeEnergyChange(const Diagnostics& initial, const Diagnostics& now);
+
+/// The largest relative energy change |ΔE/E₀| over the evaluations of a run, and where it was:
+/// what an energy tolerance is checked against. A run can end close to E₀ after a large
+/// excursion (an eccentric orbit's pericentre passage with a step too large for it comes back
+/// to within 1e-4 of E₀ after reaching 0.5), so the end alone says too little. A non-finite
+/// change is the maximum from then on: it exceeds every tolerance. The one running maximum of the
+/// command-line tool (`nbody run`, `nbody render`) and of anything else that checks a tolerance.
+struct EnergyChangeMaximum {
+    double magnitude = 0.0;    ///< max |ΔE/E₀| so far (NaN from the first non-finite change on)
+    double change = 0.0;       ///< ΔE/E₀ (signed) at that evaluation
+    double time = 0.0;         ///< simulated time of that evaluation
+    std::uint64_t step = 0;    ///< its step
+    std::size_t evaluations = 0; ///< evaluations seen (E₀'s included when it was added)
+
+    /// Takes one evaluation's relative change (Diagnostics::energyChange, or relativeEnergyChange).
+    void add(double relativeChange, double atTime, std::uint64_t atStep);
+    void add(const Diagnostics& d) { add(d.energyChange, d.time, d.step); }
+    /// True when the maximum is above `tolerance` or not finite.
+    bool exceeds(double tolerance) const { return !(magnitude <= tolerance); }
+};
+
+/// The running maximum over a series of evaluations (DiagnosticsRecorder::samples(), each
+/// energyChange relative to the series' first).
+EnergyChangeMaximum energyChangeMaximum(std::span<const Diagnostics> series);
 
 } // namespace nbody

@@ -225,12 +225,11 @@ void Simulation::setKernel(const KernelInfo& row)
     if (const Availability a = availability(*k); !a.available)
         throw std::invalid_argument("kernel '" + std::string(k->id) + "' is not available here: " + a.reason);
     checkLaunchable(*k, m_params, m_world.size());
-    if (k->layout == Layout::Double4 && (!m_kernel || m_kernel->layout != Layout::Double4))
-        // The fp64 state (and a widened copy while it is made) on top of the World already held.
-        checkHostBytes(m_world.size(), 2 * kFp64StateBytesPerBody * m_world.size());
-
     const KernelInfo* old = m_kernel;
     const bool keepDevice = deviceResident() && k->backend == Backend::Cuda && k->layout == old->layout;
+    if (k != old) // the row's workspace (a CPU tree, an fp64 state, its device state …) before it is allocated
+        checkWorkspace(m_world.size(), *k, m_params, keepDevice);
+
     if (deviceResident() && !keepDevice) {
         syncHost(); // may throw: then the old kernel stays selected
         m_device.reset();

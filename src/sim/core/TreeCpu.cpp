@@ -178,12 +178,16 @@ void TreeSums(const HostTree& t, const float* x, const float* y, const float* z,
     const auto groups = static_cast<std::ptrdiff_t>(t.groups.size());
     const std::size_t block = BlockBodies();
     const bool guard = eps2 < kMinUnguardedEps2;
+    // The lists grow on the worker threads: what they throw (std::bad_alloc when memory runs
+    // short) is rethrown after the region instead of ending the process.
+    ParallelErrors errors;
 #pragma omp parallel if (std::ptrdiff_t(n) >= kParallelPairsFrom)
     {
         treecpu::Lists l;
-        std::vector<float> sums(3 * block);
+        std::vector<float> sums;
+        errors.run([&] { sums.resize(3 * block); });
 #pragma omp for schedule(dynamic, 4)
-        for (std::ptrdiff_t g = 0; g < groups; ++g) {
+        for (std::ptrdiff_t g = 0; g < groups; ++g) errors.run([&] {
             const std::size_t first = std::size_t(t.groups[std::size_t(g)].first);
             const std::size_t count = std::size_t(t.groups[std::size_t(g)].count);
             treecpu::walk(t, treecpu::groupBox(t.sorted.data(), first, count), leafSize, l);
@@ -200,8 +204,9 @@ void TreeSums(const HostTree& t, const float* x, const float* y, const float* z,
                         acc[i] = Float4{G * sums[k], G * sums[block + k], G * sums[2 * block + k], 0.f};
                 }
             }
-        }
+        });
     }
+    errors.rethrow();
 }
 
 } // namespace HWY_NAMESPACE
@@ -211,9 +216,10 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include "sim/core/SimParams.h"
 
+#include <omp.h>
+
 #include <atomic>
 #include <limits>
-#include <parallel/algorithm>
 #include <stdexcept>
 
 namespace nbody {
@@ -225,6 +231,48 @@ namespace {
 
 /// Loops over nodes or bodies run in parallel from this many (each item is O(log N) work).
 constexpr std::ptrdiff_t kParallelTreeFrom = 4096;
+
+bool keyIndexLess(const HostTree::KeyIndex& a, const HostTree::KeyIndex& b)
+{
+    return a.key != b.key ? a.key < b.key : a.index < b.index;
+}
+
+/// Sorts `a` by (key, index) on the OpenMP threads with no allocation while they run (an
+/// exception cannot leave a parallel region): one chunk a thread sorted in place (std::sort),
+/// then rounds of pairwise merges between `a` and `buffer` (a.size() elements, allocated by the
+/// caller). (key, index) is a total order, so the result does not depend on the thread count.
+void sortKeyIndex(std::vector<HostTree::KeyIndex>& a, std::vector<HostTree::KeyIndex>& buffer)
+{
+    const std::size_t n = a.size();
+    const int chunks = std::ptrdiff_t(n) >= kParallelTreeFrom ? std::max(1, omp_get_max_threads()) : 1;
+    std::vector<std::size_t> bounds(std::size_t(chunks) + 1);
+    for (int c = 0; c <= chunks; ++c)
+        bounds[std::size_t(c)] = n * std::size_t(c) / std::size_t(chunks);
+#pragma omp parallel for schedule(static, 1) if (chunks > 1)
+    for (int c = 0; c < chunks; ++c)
+        std::sort(a.begin() + std::ptrdiff_t(bounds[std::size_t(c)]), a.begin() + std::ptrdiff_t(bounds[std::size_t(c) + 1]),
+                  keyIndexLess);
+    if (chunks == 1)
+        return;
+    HostTree::KeyIndex* from = a.data();
+    HostTree::KeyIndex* to = buffer.data();
+    for (int width = 1; width < chunks; width *= 2) {
+#pragma omp parallel for schedule(static, 1)
+        for (int c = 0; c < chunks; c += 2 * width) {
+            const std::size_t lo = bounds[std::size_t(c)];
+            const std::size_t mid = bounds[std::size_t(std::min(c + width, chunks))];
+            const std::size_t hi = bounds[std::size_t(std::min(c + 2 * width, chunks))];
+            std::merge(from + lo, from + mid, from + mid, from + hi, to + lo, keyIndexLess);
+        }
+        std::swap(from, to);
+    }
+    if (from != a.data()) {
+        const auto count = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(static)
+        for (std::ptrdiff_t i = 0; i < count; ++i)
+            a[std::size_t(i)] = from[i];
+    }
+}
 
 /// The moments of a child reference (a sorted body or an internal node).
 tree::Moments childMoments(const HostTree& t, int ref)
@@ -246,6 +294,7 @@ void buildTree(const Float4* pos, std::size_t n, double theta, HostTree& t)
     t.order.resize(n);
     t.sorted.resize(n);
     t.pairs.resize(n);
+    t.pairsBuffer.resize(n);
     const std::size_t inner = n > 0 ? n - 1 : 0;
     t.nodes.resize(inner);
     t.moments.resize(inner);
@@ -275,9 +324,7 @@ void buildTree(const Float4* pos, std::size_t n, double theta, HostTree& t)
         const Float4& p = pos[i];
         t.pairs[std::size_t(i)] = {tree::mortonKey(p.x, p.y, p.z, lx, ly, lz, t.scale), std::uint32_t(i)};
     }
-    __gnu_parallel::sort(t.pairs.begin(), t.pairs.end(), [](const HostTree::KeyIndex& a, const HostTree::KeyIndex& b) {
-        return a.key != b.key ? a.key < b.key : a.index < b.index;
-    });
+    sortKeyIndex(t.pairs, t.pairsBuffer);
 #pragma omp parallel for schedule(static) if (count >= kParallelTreeFrom)
     for (std::ptrdiff_t s = 0; s < count; ++s) {
         const HostTree::KeyIndex& k = t.pairs[std::size_t(s)];

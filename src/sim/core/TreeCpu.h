@@ -44,19 +44,20 @@ struct HostTree {
         std::uint32_t index;
     };
     std::vector<KeyIndex> pairs;
+    std::vector<KeyIndex> pairsBuffer; ///< n: the merge sort's other half (allocated before it runs)
     std::vector<int> parent;     ///< n − 1: the parent node of node i (−1 for the root)
     std::vector<int> bodyParent; ///< n: the node whose child sorted body s is
     std::vector<int> visits;     ///< n − 1: children finished (the bottom-up pass's counters)
 };
 
-/// Host bytes per body the tree code uses at most (HostTree's columns, the walk's structure of
-/// arrays of sorted positions, and the per-thread lists, which are O(log N) and not counted):
-/// the estimate MemoryBudget adds for a tree row (hostBytesFor).
+/// Host bytes per body the tree code uses at most (HostTree's columns, the sort's buffer, the
+/// walk's structure of arrays of sorted positions; the per-thread lists are O(log N) and not
+/// counted): the estimate MemoryBudget adds for a tree row (workspaceFor).
 inline constexpr std::size_t kTreeHostBytesPerBody =
     sizeof(std::uint64_t) + sizeof(std::uint32_t) + sizeof(Float4)                  // keys, order, sorted
     + sizeof(tree::RadixNode) + sizeof(tree::Moments) + sizeof(tree::Cell)          // nodes
     + sizeof(tree::Group)                                                           // groups (at most one per body)
-    + sizeof(HostTree::KeyIndex) + 3 * sizeof(int)                                  // scratch
+    + 2 * sizeof(HostTree::KeyIndex) + 3 * sizeof(int)                              // scratch, sort buffer
     + 3 * sizeof(float);                                                            // SoA x, y, z
 
 /// Builds the tree over pos[0, n) (N Float4: x, y, z, mass) for opening angle θ into `t`

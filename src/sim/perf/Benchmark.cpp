@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace nbody {
@@ -32,6 +33,13 @@ std::size_t probeLimit(Backend backend, int multiprocessors)
     if (backend == Backend::Cpu)
         return kFirstProbeBodies;
     return std::max<std::size_t>(65536, 512 * std::size_t(std::max(multiprocessors, 0)));
+}
+
+std::size_t budgetProbeLimit(Backend backend, int multiprocessors)
+{
+    if (backend == Backend::Cpu)
+        return std::numeric_limits<std::size_t>::max();
+    return probeLimit(backend, multiprocessors);
 }
 
 double evaluationScale(std::size_t from, std::size_t to, ForceMethod method)
@@ -246,12 +254,22 @@ BenchResult runBenchmark(const BenchCase& c, const std::function<void(const std:
     return r;
 }
 
-std::string budgetSkipNote(const CasePrediction& p, double budgetSeconds)
+std::string predictionBasis(const CasePrediction& p, ForceMethod method)
+{
+    if (!(p.seconds > 0))
+        return {};
+    const double ms = p.from.ms;
+    const std::string measured = ms >= 1000 ? formatString("%.3g s", ms * 1e-3) : formatString("%.3g ms", ms);
+    return formatString("about %.3g s predicted from an evaluation of %s measured at N=%zu%s", p.seconds,
+                        measured.c_str(), p.from.bodies,
+                        method == ForceMethod::Tree ? " (scaled as N log N)" : "");
+}
+
+std::string budgetSkipNote(const CasePrediction& p, double budgetSeconds, ForceMethod method)
 {
     if (!(p.seconds > budgetSeconds))
         return {};
-    return formatString("skipped: about %.3g s predicted (from N=%zu), over the %.3g s budget (--budget)", p.seconds,
-                        p.from.bodies, budgetSeconds);
+    return "skipped: " + predictionBasis(p, method) + formatString(", over the %.3g s budget (--budget)", budgetSeconds);
 }
 
 } // namespace nbody

@@ -107,9 +107,15 @@ struct CasePrediction {
     int probes = 0;        ///< evaluations predictCase() had timed for it (probe() calls)
 };
 
-/// "skipped: about 164 s predicted (from N=1024), over the 60 s budget (--budget)" when the
-/// prediction exceeds budgetSeconds, else "": the note of a bench row that does not run.
-std::string budgetSkipNote(const CasePrediction& p, double budgetSeconds);
+/// "about 16.3 s predicted from an evaluation of 3.25 s measured at N=65536" (N log N for a
+/// tree row: "scaled as N log N"); "" when nothing was predicted (p.seconds = 0): the measured
+/// basis of a prediction, printed with every case `nbody bench` runs or skips.
+std::string predictionBasis(const CasePrediction& p, ForceMethod method = ForceMethod::AllPairs);
+
+/// "skipped: about 164 s predicted from an evaluation of 8.01 ms measured at N=1024, over the
+/// 60 s budget (--budget)" when the prediction exceeds budgetSeconds, else "": the note of a
+/// bench row that does not run.
+std::string budgetSkipNote(const CasePrediction& p, double budgetSeconds, ForceMethod method = ForceMethod::AllPairs);
 
 /// The first probe of predictCase(): small enough to take well under a second on any CPU.
 inline constexpr std::size_t kFirstProbeBodies = 1024;
@@ -120,6 +126,15 @@ inline constexpr std::size_t kFirstProbeBodies = 1024;
 /// for CPU rows kFirstProbeBodies (an OpenMP kernel is throughput-bound from there, so the
 /// N = 1024 probe scaled by N² is a good prediction).
 std::size_t probeLimit(Backend backend, int multiprocessors);
+
+/// The `limit` of predictCase() for `nbody bench`'s budget: probeLimit() for CUDA rows (the N
+/// that fills the device); for CPU rows no limit below the real N. A CPU evaluation at small N is
+/// no measure of its throughput either — the OpenMP team's start and, on a busy machine, the
+/// threads' waits for a core dominate it: N = 1024 scaled as N² predicted 164 s (491 s on a
+/// busier run) for a case whose evaluations take 3.25 s at N = 65 536 — so the probes go on up to
+/// the real N while the prediction is over the budget, each within its share of the budget (one
+/// at the real N is one evaluation of the case itself, within the whole budget).
+std::size_t budgetProbeLimit(Backend backend, int multiprocessors);
 
 /// Predicts the time of a benchmark case at `n` bodies that makes `evaluations` force
 /// evaluations, for --budget's skip decision, by scaling a timed evaluation as N². That is an
