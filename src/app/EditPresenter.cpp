@@ -121,8 +121,19 @@ void EditPresenter::createActions(QMainWindow* window)
         for (QAction* a : m_toolGroup->actions())
             if (a->data().toInt() == int(tool))
                 a->setChecked(true);
-        if (m_optionsBar)
-            m_optionsBar->setVisible(tool == Viewport::Tool::AddBody);
+        if (!m_optionsBar)
+            return;
+        if (tool == Viewport::Tool::AddBody && !m_optionsBarPlaced) {
+            // Placed the first time it shows, when the main toolbar is there: a row of its own
+            // below it, so the main toolbar keeps its room.
+            auto* window = qobject_cast<QMainWindow*>(m_optionsBar->parent());
+            if (window) {
+                window->addToolBarBreak(Qt::TopToolBarArea);
+                window->addToolBar(Qt::TopToolBarArea, m_optionsBar);
+            }
+            m_optionsBarPlaced = true;
+        }
+        m_optionsBar->setVisible(tool == Viewport::Tool::AddBody);
     });
 
     m_undoStack = new QUndoStack(this);
@@ -135,7 +146,7 @@ void EditPresenter::createActions(QMainWindow* window)
     connect(m_undoAction, &QAction::triggered, m_undoStack, &QUndoStack::undo);
     m_redoAction = new QAction(tr("&Redo"), window);
     m_redoAction->setObjectName(QStringLiteral("redoEditAction"));
-    m_redoAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    m_redoAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
     m_redoAction->setEnabled(false);
     m_redoAction->setStatusTip(tr("Redo the last undone add or delete"));
     connect(m_redoAction, &QAction::triggered, m_undoStack, &QUndoStack::redo);
@@ -177,8 +188,7 @@ void EditPresenter::createOptions(QMainWindow* window)
     m_radiusUnit = new QComboBox(m_optionsBar);
     m_radiusUnit->setObjectName(QStringLiteral("addBodyRadiusUnit"));
     m_optionsBar->addWidget(m_radiusUnit);
-    window->addToolBar(Qt::TopToolBarArea, m_optionsBar);
-    m_optionsBar->hide(); // shown while Add body is the tool
+    m_optionsBar->hide(); // shown while Add body is the tool, in a row of its own below the toolbar
     setDefaults(1.0);
 }
 
@@ -264,7 +274,13 @@ void EditPresenter::connectLaunchPreview(SimulationController* c)
     connect(m_viewport, &Viewport::launchDragStarted, this, [this] {
         m_launchPreview->stop();
         m_launchPreview->setDurationTimes(m_runDock->launchPreviewTimes());
-        m_launchPreview->setMass(bodyMass());
+        // The readout's mass as the options give it ("1 Earth masses"; in the system's units the number).
+        const QString unit = m_massUnit->currentData().toDouble() == 1.0 && !m_solarUnits ? QString()
+                                                                                          : m_massUnit->currentText();
+        const std::optional<double> typed = fieldValue(m_mass);
+        m_launchPreview->setMass(bodyMass(), typed && !unit.isEmpty()
+                                                 ? QStringLiteral("%1 %2").arg(QLocale::c().toString(*typed, 'g', 3), unit)
+                                                 : QString());
         emit launchFieldRequested(++m_launchSerial, 16384);
     });
     connect(c, &SimulationController::launchFieldReady, this,

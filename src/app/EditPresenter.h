@@ -79,6 +79,7 @@ private:
     QComboBox* m_massUnit = nullptr;
     QLineEdit* m_radius = nullptr;
     QComboBox* m_radiusUnit = nullptr;
+    bool m_optionsBarPlaced = false; ///< added to the window (below the main toolbar)
     bool m_solarUnits = false;     ///< the system's unit of G is AU³ M☉⁻¹ day⁻²
     double m_defaultMass = 0;      ///< mass units
     double m_defaultRadius = 0;    ///< length units

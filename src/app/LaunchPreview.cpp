@@ -37,11 +37,11 @@ void LaunchPreview::stop()
     ++m_generation; // a result still on its way is dropped
 }
 
-QString LaunchPreview::readout(const LaunchPrediction& p, double mass, bool truncatedShown)
+QString LaunchPreview::readout(const LaunchPrediction& p, double mass, bool truncatedShown, const QString& massText)
 {
     const auto num = [](double v) { return QLocale::c().toString(v, 'g', 3); };
     QString s = tr("mass %1 · speed %2 · periapsis %3 %4 (t = %5)")
-                    .arg(num(mass), num(p.speed), num(p.periapsis),
+                    .arg(massText.isEmpty() ? num(mass) : massText, num(p.speed), num(p.periapsis),
                          p.aroundDominant ? tr("from the heaviest body") : tr("from the centre of mass"),
                          num(p.periapsisTime));
     // Which physics the path is: with the body's own pull (every body moving), or a test particle.
@@ -86,7 +86,7 @@ void LaunchPreview::predict(const Double3& start, const Double3& drag)
         try {
             const LaunchPrediction p = watcher->result();
             if (!p.cancelled)
-                emit predicted(p.path, readout(p, m_mass));
+                emit predicted(p.path, readout(p, m_mass, true, m_massText));
         } catch (const std::exception& e) {
             emit predicted({}, tr("no prediction: %1").arg(QString::fromUtf8(e.what())));
         }
