@@ -27,6 +27,7 @@
 #include "sim/perf/Tuner.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QPointer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -37,6 +38,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -162,6 +164,9 @@ private slots:
     void frameBudgetAndStepPresses();
     void editsKeepRunning_data();
     void editsKeepRunning();
+    void undoRedoManyLevels();
+    void saveScenarioAfterEdits();
+    void solarSystemSaveOpenContinues();
     void mergesFollowInTheView_data() { addCpuAndGpuRows(); }
     void mergesFollowInTheView();
     void selectionFollowsBody_data() { addCpuAndGpuRows(); }
@@ -835,18 +840,219 @@ void TestController::editsKeepRunning()
     FRAME(loop, r);
     QCOMPARE(r.step, afterAdd + 4);
     QVERIFY(loop.drawn().size() == 1037);
-    // A second undo has nothing to undo: refused with a message, nothing changes.
+    // A second undo takes the cluster away; a third has nothing to undo: refused with a
+    // message, nothing changes.
     loop.command(&SimulationController::undoLastEdit);
     FRAME(loop, r);
-    QCOMPARE(r.bodies, qulonglong(1037));
+    QCOMPARE(r.bodies, qulonglong(1000));
+    loop.command(&SimulationController::undoLastEdit);
+    FRAME(loop, r);
+    QCOMPARE(r.bodies, qulonglong(1000));
     QCOMPARE(loop.commandFailures.size(), 1);
     QCOMPARE(loop.commandFailures.front().first, QStringLiteral("undo"));
     QCOMPARE(edits, (QStringList{"added a Plummer cluster of 37 bodies",
                                  QStringLiteral("removed %1 bodies").arg(right),
-                                 QStringLiteral("undid: removed %1 bodies").arg(right)}));
-    QCOMPARE(undoable, (QList<bool>{true, true, false}));
+                                 QStringLiteral("undid: removed %1 bodies").arg(right),
+                                 QStringLiteral("undid: added a Plummer cluster of 37 bodies")}));
+    QCOMPARE(undoable, (QList<bool>{true, true, true, false}));
     QVERIFY(r.running);
     QCOMPARE(r.kernelId, kernel); // no fallback to the CPU
+}
+
+/// Undo and redo go back and forth through three edits (a body of a chosen mass and radius,
+/// a cluster, a removal), any number of levels: at each level the drawn bodies are those of
+/// that level bit for bit and in the same order (a removal's bodies go back where they were),
+/// and N follows. Paused, so no step moves them in between. Before, undo was one level deep
+/// and there was no redo.
+void TestController::undoRedoManyLevels()
+{
+    REQUIRE_EGL();
+    FrameLoop loop(*m_context);
+    QStringList recorded;
+    int cleared = 0;
+    connect(loop.controller(), &SimulationController::editRecorded, &loop, [&](const QString& d) { recorded << d; });
+    connect(loop.controller(), &SimulationController::editHistoryCleared, &loop, [&] { ++cleared; });
+    loop.initialize(QStringLiteral("cpu"), 1000);
+    FrameResult r;
+    FRAME(loop, r);
+    std::vector<std::vector<Float4>> level{loop.drawn()};
+    QCOMPARE(level[0].size(), std::size_t(1000));
+    loop.command(&SimulationController::addBodyAt, 1.0e4, 2.0e4, 0.0, 3.0e4, 0.0, 0.0, 7.5e8, 250.0);
+    FRAME(loop, r);
+    QCOMPARE(r.bodies, qulonglong(1001));
+    level.push_back(loop.drawn());
+    QCOMPARE(level[1].back().w, 7.5e8f); // the tool's mass, not the system's largest
+    loop.command(&SimulationController::addAt, 0.0, 0.0, 0.0, 2.0e4, 0.0, 0.0, true, 37);
+    FRAME(loop, r);
+    QCOMPARE(r.bodies, qulonglong(1038));
+    level.push_back(loop.drawn());
+    const std::array<float, 16> scale{1e-5f, 0, 0, 0, 0, 1e-5f, 0, 0, 0, 0, 1e-5f, 0, 0, 0, 0, 1};
+    loop.command(&SimulationController::removeInRegion, scale, -0.5f, -2.f, 0.5f, 2.f); // a middle slab
+    FRAME(loop, r);
+    level.push_back(loop.drawn());
+    QVERIFY(level[3].size() > 300 && level[3].size() < 1038);
+    QCOMPARE(recorded.size(), 3);
+    const auto same = [](const std::vector<Float4>& a, const std::vector<Float4>& b) {
+        return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Float4)) == 0;
+    };
+    for (int k = 2; k >= 0; --k) { // undo, undo, undo
+        loop.command(&SimulationController::undoLastEdit);
+        FRAME(loop, r);
+        QCOMPARE(r.bodies, qulonglong(level[std::size_t(k)].size()));
+        QVERIFY2(same(loop.drawn(), level[std::size_t(k)]), qPrintable(QStringLiteral("undo to level %1").arg(k)));
+    }
+    loop.command(&SimulationController::undoLastEdit); // nothing left: refused
+    FRAME(loop, r);
+    QCOMPARE(loop.commandFailures.size(), 1);
+    QCOMPARE(loop.commandFailures.back().first, QStringLiteral("undo"));
+    for (int k = 1; k <= 3; ++k) { // redo, redo, redo
+        loop.command(&SimulationController::redoLastEdit);
+        FRAME(loop, r);
+        QCOMPARE(r.bodies, qulonglong(level[std::size_t(k)].size()));
+        QVERIFY2(same(loop.drawn(), level[std::size_t(k)]), qPrintable(QStringLiteral("redo to level %1").arg(k)));
+    }
+    loop.command(&SimulationController::redoLastEdit);
+    FRAME(loop, r);
+    QCOMPARE(loop.commandFailures.size(), 2);
+    QCOMPARE(loop.commandFailures.back().first, QStringLiteral("redo"));
+    // Undo twice, then a new edit: the redo history ends (nothing to redo), the undo history goes on.
+    loop.command(&SimulationController::undoLastEdit);
+    loop.command(&SimulationController::undoLastEdit);
+    FRAME(loop, r);
+    QCOMPARE(r.bodies, qulonglong(1001));
+    loop.command(&SimulationController::addBodyAt, -1.0e4, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0e6, 0.0);
+    FRAME(loop, r);
+    QCOMPARE(r.bodies, qulonglong(1002));
+    loop.command(&SimulationController::redoLastEdit);
+    FRAME(loop, r);
+    QCOMPARE(loop.commandFailures.size(), 3);
+    QCOMPARE(r.bodies, qulonglong(1002));
+    const int clearedBefore = cleared;
+    loop.command(&SimulationController::reset); // a new system (the recipe's): the history ends
+    FRAME(loop, r);
+    QCOMPARE(cleared, clearedBefore + 1);
+    loop.command(&SimulationController::undoLastEdit);
+    FRAME(loop, r);
+    QCOMPARE(r.bodies, qulonglong(1000));
+    QCOMPARE(loop.commandFailures.size(), 4);
+}
+
+/// Save scenario after an edit records it: the recipe (a 1000-body cube) no longer makes the
+/// system (1037 bodies), so the bodies go to NAME.bodies.h5 beside the file, the file names it,
+/// scenarioSaved says so, and opening the scenario gives the edited system bit for bit, with the
+/// parameters. dt is written as its shortest text. Before, the recipe alone was written, with
+/// no word, and dt as 0.009999999776482582.
+void TestController::saveScenarioAfterEdits()
+{
+    REQUIRE_EGL();
+    FrameLoop loop(*m_context);
+    QStringList notes;
+    connect(loop.controller(), &SimulationController::scenarioSaved, &loop,
+            [&](const QString&, const QString& note) { notes << note; });
+    loop.initialize(QStringLiteral("cpu"), 1000);
+    FrameResult r;
+    FRAME(loop, r);
+    loop.command(&SimulationController::setDt, 0.01);
+    FRAME(loop, r);
+    QCOMPARE(loop.params.back().dt, 0.01f);
+    QTemporaryDir dir;
+    // Unedited: the recipe.
+    const QString plain = dir.filePath(QStringLiteral("plain.json"));
+    loop.command(&SimulationController::saveScenario, plain);
+    FRAME(loop, r);
+    QCOMPARE(notes, QStringList{QString()});
+    QCOMPARE(readScenarioFile(plain.toStdString()).generator, std::string("cube"));
+    QFile plainText(plain);
+    QVERIFY(plainText.open(QIODevice::ReadOnly));
+    const QByteArray text = plainText.readAll();
+    QVERIFY2(text.contains("\"dt\": 0.01") && !text.contains("0.00999"), text.constData());
+
+    loop.command(&SimulationController::addAt, 0.0, 0.0, 0.0, 2.0e4, 0.0, 0.0, true, 37);
+    FRAME(loop, r);
+    QCOMPARE(r.bodies, qulonglong(1037));
+    const std::vector<Float4> edited = loop.drawn();
+    const QString path = dir.filePath(QStringLiteral("edited.json"));
+    loop.command(&SimulationController::saveScenario, path);
+    FRAME(loop, r); // an edited system's save is a command of the next frame
+    FRAME(loop, r);
+    QCOMPARE(notes.size(), 2);
+    QVERIFY2(notes.back().contains(QStringLiteral("1037")) && notes.back().contains(QStringLiteral("edited.bodies.h5")) &&
+                 notes.back().contains(QStringLiteral("1000")),
+             qPrintable(notes.back()));
+    QVERIFY(QFile::exists(dir.filePath(QStringLiteral("edited.bodies.h5"))));
+    const ScenarioSpec spec = readScenarioFile(path.toStdString());
+    QVERIFY(spec.generator.empty());
+    QCOMPARE(QFileInfo(QString::fromStdString(spec.snapshot)).fileName(), QStringLiteral("edited.bodies.h5"));
+    QCOMPARE(spec.dt.value(), 0.01f);
+    // Another system, then the saved scenario: the edited one again.
+    loop.command(&SimulationController::newScenario, QStringLiteral("plummer"), qulonglong(101), quint64(1));
+    FRAME(loop, r);
+    QCOMPARE(r.bodies, qulonglong(101));
+    loop.command(&SimulationController::openScenario, path);
+    FRAME(loop, r);
+    QVERIFY2(loop.loadFailures.isEmpty(), qPrintable(loop.loadFailures.value(0).second));
+    QCOMPARE(r.bodies, qulonglong(1037));
+    const std::vector<Float4> reopened = loop.drawn();
+    QCOMPARE(reopened.size(), edited.size());
+    QVERIFY(std::memcmp(reopened.data(), edited.data(), edited.size() * sizeof(Float4)) == 0);
+    QCOMPARE(loop.params.back().dt, 0.01f);
+}
+
+/// The Solar System saved as HDF5 after some steps and opened again comes back whole: names
+/// (the labels), its unit of G, Yoshida's integrator and the fp64 kernel, so the next steps are
+/// those of the run that was not saved, bit for bit (and with them its energy error).
+void TestController::solarSystemSaveOpenContinues()
+{
+    REQUIRE_EGL();
+    FrameLoop loop(*m_context);
+    QStringList units;
+    connect(loop.controller(), &SimulationController::unitsChanged, &loop, [&](const QString& u) { units << u; });
+    loop.initialize(QStringLiteral("cpu"), 1001);
+    FrameResult r;
+    FRAME(loop, r);
+    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0));
+    FRAME(loop, r);
+    QCOMPARE(loop.params.back().integrator, std::string("yoshida4"));
+    const QString unitOfG = units.back();
+    QVERIFY2(unitOfG.contains(QStringLiteral("AU")), qPrintable(unitOfG));
+    for (int i = 0; i < 20; ++i) {
+        loop.command(&SimulationController::stepOnce);
+        FRAME(loop, r);
+    }
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("solar.h5"));
+    loop.command(&SimulationController::saveSnapshot, path);
+    FRAME(loop, r);
+    QCOMPARE(loop.saved.size(), 1);
+    for (int i = 0; i < 30; ++i) {
+        loop.command(&SimulationController::stepOnce);
+        FRAME(loop, r);
+    }
+    const std::vector<Float4> unsaved = loop.drawn();
+    // Something else in between (the N-body units of a cube), then the file.
+    loop.command(&SimulationController::newScenario, QStringLiteral("plummer"), qulonglong(101), quint64(1));
+    FRAME(loop, r);
+    QCOMPARE(units.back(), QString());
+    loop.command(&SimulationController::loadFile, path);
+    FRAME(loop, r);
+    QVERIFY2(loop.loadFailures.isEmpty(), qPrintable(loop.loadFailures.value(0).second));
+    QCOMPARE(r.bodies, qulonglong(10));
+    QCOMPARE(r.step, quint64(20));
+    QCOMPARE(units.back(), unitOfG);
+    QCOMPARE(loop.params.back().integrator, std::string("yoshida4"));
+    QCOMPARE(loop.params.back().G, kGaussG);
+    QCOMPARE(loop.kernels.back(), QStringLiteral("reference"));
+    QVERIFY(r.labels);
+    QCOMPARE(r.labels->size(), std::size_t(10));
+    QCOMPARE(r.labels->front().text, std::string("Sun"));
+    QCOMPARE(r.labels->at(5).text, std::string("Jupiter"));
+    for (int i = 0; i < 30; ++i) {
+        loop.command(&SimulationController::stepOnce);
+        FRAME(loop, r);
+    }
+    const std::vector<Float4> reopened = loop.drawn();
+    QCOMPARE(reopened.size(), unsaved.size());
+    QVERIFY(std::memcmp(reopened.data(), unsaved.data(), unsaved.size() * sizeof(Float4)) == 0);
 }
 
 void TestController::blowUpPauses_data()

@@ -6,16 +6,26 @@
 // collisions are on; the Add body tool shows the predicted path and its readout while dragging.
 // NBODY_SCREENSHOT_DIR=DIR saves DIR/sandbox-launch.png (the window during an aimed launch, a
 // body selected) and DIR/sandbox-solar-system.png (the README's picture). Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
+#include "EditPresenter.h"
+#include "FilePresenter.h"
 #include "GuiTestMain.h"
 #include "MainWindow.h"
 #include "RunDock.h"
 #include "ScenarioMenus.h"
 #include "SelectionDock.h"
+#include "SnapshotDialogs.h"
 #include "ViewDock.h"
 #include "Viewport.h"
 
+#include "sim/io/Snapshot.h"
+
 #include <QAction>
 #include <QActionGroup>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QMenu>
+#include <QScrollArea>
+#include <QToolBar>
 #include <QDir>
 #include <QFile>
 #include <QGuiApplication>
@@ -61,16 +71,21 @@ void sendMouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButtons button
     QApplication::sendEvent(w, &e);
 }
 
-/// A left-button drag from `from` to `to` in `steps` moves (press, moves, release).
-void drag(QWidget* w, QPoint from, QPoint to, int steps = 5, bool release = true)
+/// A left-button drag from `from` to `to` in `steps` moves (press, moves, release, with
+/// `releaseModifiers` held at the release).
+void drag(QWidget* w, QPoint from, QPoint to, int steps = 5, bool release = true,
+          Qt::KeyboardModifiers releaseModifiers = Qt::NoModifier)
 {
     sendMouse(w, QEvent::MouseButtonPress, from, Qt::LeftButton);
     for (int i = 1; i <= steps; ++i) {
         sendMouse(w, QEvent::MouseMove, from + (to - from) * i / steps, Qt::LeftButton);
         QTest::qWait(20);
     }
-    if (release)
-        sendMouse(w, QEvent::MouseButtonRelease, to, Qt::NoButton);
+    if (release) {
+        QMouseEvent e(QEvent::MouseButtonRelease, QPointF(to), w->mapToGlobal(QPointF(to)), Qt::LeftButton,
+                      Qt::NoButton, releaseModifiers);
+        QApplication::sendEvent(w, &e);
+    }
 }
 
 } // namespace
@@ -79,6 +94,8 @@ class TestSandboxGui : public QObject {
     Q_OBJECT
 
     QTemporaryDir m_dir;
+    QString m_linePath; ///< the seven-body system's file
+    int m_saves = 0;
     std::unique_ptr<MainWindow> m_window;
     Viewport* m_view = nullptr;
     SelectionDock* m_dock = nullptr;
@@ -97,6 +114,40 @@ class TestSandboxGui : public QObject {
                 return a;
         return nullptr;
     }
+    /// The system as File → Save snapshot writes it now (CSV: every body's fp32 values exactly,
+    /// ids, names), read back; empty when it could not be saved.
+    nbody::World savedWorld()
+    {
+        auto* saver = m_window->findChild<nbody::app::SnapshotSaver*>();
+        if (!saver)
+            return {};
+        const QString path = m_dir.filePath(QStringLiteral("state%1.csv").arg(++m_saves));
+        emit saver->saveRequested(path);
+        if (!QTest::qWaitFor([&] { return QFile::exists(path); }, kWaitMs))
+            return {};
+        return nbody::readSnapshot(path.toStdString()).world;
+    }
+    static bool sameBodies(const nbody::World& a, const nbody::World& b)
+    {
+        if (a.size() != b.size() || a.ids() != b.ids())
+            return false;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const nbody::Float4 &p = a.positions()[i], &q = b.positions()[i];
+            const nbody::Float4 &u = a.velocities()[i], &v = b.velocities()[i];
+            if (p.x != q.x || p.y != q.y || p.z != q.z || p.w != q.w || u.x != v.x || u.y != v.y || u.z != v.z ||
+                a.radii()[i] != b.radii()[i])
+                return false;
+        }
+        return true;
+    }
+    /// A key typed into the view with the window active (shortcuts reach an active window only).
+    void key(int k, Qt::KeyboardModifiers modifiers = Qt::NoModifier)
+    {
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        m_view->setFocus();
+        QTest::keyClick(m_view, Qt::Key(k), modifiers);
+    }
     /// Clicks (press and release, no move) at `p` in the view.
     void click(QPoint p)
     {
@@ -114,6 +165,7 @@ private slots:
         config.kernelId = QStringLiteral("cpu");
         config.inputFile = writeSystem(m_dir.path());
         QVERIFY(!config.inputFile.isEmpty());
+        m_linePath = config.inputFile;
         m_window = std::make_unique<MainWindow>(config, nbody::app::Automation{});
         m_window->setWindowState(Qt::WindowNoState);
         m_window->resize(1366, 768);
@@ -285,7 +337,11 @@ private slots:
         drag(m_view, from, to, 6, /*release*/ false);
         QTRY_VERIFY_WITH_TIMEOUT(m_view->launchPath().size() >= 2, kWaitMs);
         QVERIFY2(m_view->launchReadout().contains(QStringLiteral("periapsis")), qPrintable(m_view->launchReadout()));
-        QVERIFY(m_view->launchReadout().contains(QStringLiteral("mass 7"))); // the system's largest mass
+        // The tool's mass: the system's median (masses 1 … 7) by default, predicted with its own
+        // pull (seven bodies: the whole system moves with it).
+        QVERIFY2(m_view->launchReadout().contains(QStringLiteral("mass 4 ")), qPrintable(m_view->launchReadout()));
+        QVERIFY2(m_view->launchReadout().contains(QStringLiteral("with its own pull")),
+                 qPrintable(m_view->launchReadout()));
         // The path starts where the body is placed.
         const nbody::Double3 start = m_view->launchPath().front();
         QPointF p0;
@@ -404,6 +460,230 @@ private slots:
         QVERIFY(shot.save(QDir(dir).filePath(QStringLiteral("sandbox-solar-system.png"))));
         QTest::keyClick(m_view, Qt::Key_Escape); // cancels the add
         tool(QStringLiteral("Navigate"))->trigger();
+    }
+
+    /// The Add body tool's options: its mass (the system's median by default, in its units) and
+    /// radius, which the new body gets; after a launch the tool is Navigate again (in a trial the
+    /// next click added a second Sun), with Shift held at the release it stays; Edit → Undo
+    /// (Ctrl+Z) and Redo (Ctrl+Shift+Z) go back and forth through three edits, the bodies
+    /// exactly as they were at each end. Real key and mouse events.
+    void addBodyToolOptionsNavigateAndUndo()
+    {
+        auto* file = m_window->findChild<nbody::app::FilePresenter*>();
+        QVERIFY(file);
+        emit file->loadRequested(m_linePath); // the seven bodies, masses 1 … 7
+        auto* options = m_window->findChild<QToolBar*>(QStringLiteral("addBodyOptions"));
+        auto* mass = m_window->findChild<QLineEdit*>(QStringLiteral("addBodyMass"));
+        auto* massUnit = m_window->findChild<QComboBox*>(QStringLiteral("addBodyMassUnit"));
+        auto* radius = m_window->findChild<QLineEdit*>(QStringLiteral("addBodyRadius"));
+        QVERIFY(options && mass && massUnit && radius);
+        QTRY_COMPARE_WITH_TIMEOUT(mass->text(), QStringLiteral("4"), kWaitMs); // the median mass
+        QCOMPARE(massUnit->currentText(), QStringLiteral("mass units"));
+        QCOMPARE(radius->text(), QStringLiteral("0"));
+        const nbody::World before = savedWorld();
+        QCOMPARE(before.size(), std::size_t(7));
+        QAction* add = tool(QStringLiteral("Add body"));
+        QAction* nav = tool(QStringLiteral("Navigate"));
+        QVERIFY(add && nav && nav->isChecked() && !options->isVisible());
+        key(Qt::Key_2);
+        QVERIFY(add->isChecked());
+        QCOMPARE(m_view->tool(), Viewport::Tool::AddBody);
+        QTRY_VERIFY(options->isVisible());
+        QTest::qWait(200);
+        // A mass of 2.5 and a radius of 0.125, typed into the options.
+        mass->setFocus();
+        mass->selectAll();
+        QTest::keyClicks(mass, QStringLiteral("2.5"));
+        radius->setFocus();
+        radius->selectAll();
+        QTest::keyClicks(radius, QStringLiteral("0.125"));
+        QCOMPARE(m_view->tool(), Viewport::Tool::AddBody); // typing did not switch tools
+        const QPoint from = at(0.0, 1.5, 0.0);
+        drag(m_view, from, from + QPoint(40, 0), 4);
+        QTRY_COMPARE_WITH_TIMEOUT(m_view->tool(), Viewport::Tool::Navigate, kWaitMs);
+        QVERIFY(nav->isChecked() && !add->isChecked());
+        QTRY_VERIFY(!options->isVisible());
+        const nbody::World one = savedWorld();
+        QCOMPARE(one.size(), std::size_t(8));
+        QCOMPARE(one.positions().back().w, 2.5f);
+        QCOMPARE(one.radii().back(), 0.125f);
+        // With Shift held at the release the tool stays for the next body.
+        key(Qt::Key_2);
+        QVERIFY(add->isChecked());
+        QTRY_VERIFY(options->isVisible());
+        QTest::qWait(200); // the options bar's row: the view's projection changes
+        const QPoint from2 = at(0.0, -1.5, 0.0);
+        drag(m_view, from2, from2 + QPoint(-40, 0), 4, true, Qt::ShiftModifier);
+        QTest::qWait(200);
+        QCOMPARE(m_view->tool(), Viewport::Tool::AddBody);
+        QVERIFY(add->isChecked());
+        const nbody::World two = savedWorld();
+        QCOMPARE(two.size(), std::size_t(9));
+        // Third edit: delete the body at x = 3 (id 106).
+        key(Qt::Key_4);
+        QTRY_VERIFY(!options->isVisible());
+        QTest::qWait(200); // the view takes the options bar's row back: its projection changes
+        const QPoint b6 = at(3.0, 0.0, 0.0);
+        drag(m_view, b6 - QPoint(8, 8), b6 + QPoint(8, 8));
+        const nbody::World three = savedWorld();
+        QCOMPARE(three.size(), std::size_t(8));
+        key(Qt::Key_1);
+        QAction* undo = m_window->findChild<QAction*>(QStringLiteral("undoEditAction"));
+        QAction* redo = m_window->findChild<QAction*>(QStringLiteral("redoEditAction"));
+        QVERIFY(undo && redo && undo->isEnabled() && !redo->isEnabled());
+        QCOMPARE(undo->shortcut(), QKeySequence(QKeySequence::Undo));
+        QCOMPARE(redo->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
+        for (int i = 0; i < 3; ++i)
+            key(Qt::Key_Z, Qt::ControlModifier);
+        QTRY_VERIFY_WITH_TIMEOUT(!undo->isEnabled(), kWaitMs);
+        const nbody::World undone = savedWorld();
+        QVERIFY2(sameBodies(undone, before), qPrintable(QStringLiteral("%1 bodies after three undos").arg(undone.size())));
+        for (int i = 0; i < 3; ++i)
+            key(Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_VERIFY_WITH_TIMEOUT(!redo->isEnabled(), kWaitMs);
+        const nbody::World redone = savedWorld();
+        QVERIFY2(sameBodies(redone, three), qPrintable(QStringLiteral("%1 bodies after three redos").arg(redone.size())));
+        QVERIFY(undo->isEnabled());
+    }
+
+    /// In the Solar System the Add body tool offers Earth masses (one by default, Earth's radius
+    /// in km), and the launch preview integrates the body with its own pull (the readout says
+    /// so); a body of one solar mass moves the Sun. The picture: NBODY_SCREENSHOT_DIR/add-body-options.png.
+    void addBodyInTheSolarSystem()
+    {
+        auto* menus = m_window->findChild<nbody::app::ScenarioMenus*>();
+        QVERIFY(menus);
+        emit menus->newScenarioRequested(QStringLiteral("solar-system"), 0, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->labels().size() >= 9, kWaitMs);
+        auto* mass = m_window->findChild<QLineEdit*>(QStringLiteral("addBodyMass"));
+        auto* massUnit = m_window->findChild<QComboBox*>(QStringLiteral("addBodyMassUnit"));
+        auto* radius = m_window->findChild<QLineEdit*>(QStringLiteral("addBodyRadius"));
+        auto* radiusUnit = m_window->findChild<QComboBox*>(QStringLiteral("addBodyRadiusUnit"));
+        auto* edit = m_window->findChild<nbody::app::EditPresenter*>();
+        QVERIFY(mass && massUnit && radius && radiusUnit && edit);
+        QTRY_COMPARE_WITH_TIMEOUT(massUnit->currentText(), QStringLiteral("Earth masses"), kWaitMs);
+        QCOMPARE(mass->text(), QStringLiteral("1"));
+        QCOMPARE(radiusUnit->currentText(), QStringLiteral("km"));
+        QCOMPARE(radius->text(), QStringLiteral("6371"));
+        QVERIFY(massUnit->findText(QStringLiteral("solar masses")) >= 0);
+        QVERIFY(massUnit->findText(QStringLiteral("Jupiter masses")) >= 0);
+        // One Earth mass in solar masses (IAU: M☉ / M⊕ = 332946.0487).
+        QVERIFY(std::abs(edit->bodyMass() * 332946.0487 - 1.0) < 1e-12);
+        key(Qt::Key_2);
+        const auto labelAt = [&](const char* name) {
+            for (const nbody::gl::Label& l : m_view->labels())
+                if (l.text == name)
+                    return at(l.x, l.y, l.z);
+            return QPoint(-1, -1);
+        };
+        m_view->setFocus();
+        for (int i = 0; i < 6; ++i) // zoom in on the inner system and Jupiter
+            QTest::keyClick(m_view, Qt::Key_Plus);
+        QTest::qWait(300);
+        // From 1.5 times Jupiter's distance, across the line to the Sun at the circular speed
+        // sqrt(G M / r) (the drag's speed per pixel read back from a first drag's readout).
+        const QPoint sun = labelAt("Sun"), jupiter = labelAt("Jupiter");
+        double r = 0;
+        for (const nbody::gl::Label& l : m_view->labels())
+            if (l.text == "Jupiter")
+                r = 1.5 * std::sqrt(double(l.x) * l.x + double(l.y) * l.y + double(l.z) * l.z);
+        const double target = std::sqrt(2.959122082855911e-4 / r);
+        const QPoint from = sun + (jupiter - sun) * 3 / 2;
+        const QPointF across(-(jupiter - sun).y(), (jupiter - sun).x());
+        const QPointF unit = across / std::hypot(across.x(), across.y());
+        const auto speedOf = [this] {
+            const QString t = m_view->launchReadout();
+            const int i = t.indexOf(QStringLiteral("speed "));
+            return i < 0 ? 0.0 : t.mid(i + 6).section(QLatin1Char(' '), 0, 0).toDouble();
+        };
+        drag(m_view, from, from + (unit * 100).toPoint(), 4, /*release*/ false);
+        QTRY_VERIFY_WITH_TIMEOUT(speedOf() > 0, kWaitMs);
+        const double perPixel = speedOf() / 100;
+        sendMouse(m_view, QEvent::MouseMove, from + (unit * (target / perPixel)).toPoint(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(std::abs(speedOf() - target) < 0.05 * target, kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->launchReadout().contains(QStringLiteral("with its own pull")), kWaitMs);
+        QVERIFY2(m_view->launchReadout().startsWith(QStringLiteral("mass 1 Earth masses")),
+                 qPrintable(m_view->launchReadout()));
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->launchPath().size() >= 2, kWaitMs);
+        if (const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            QTest::qWait(300);
+            QDir().mkpath(dir);
+            QVERIFY(QGuiApplication::primaryScreen()->grabWindow(m_window->winId())
+                        .save(QDir(dir).filePath(QStringLiteral("add-body-options.png"))));
+        }
+        QTest::keyClick(m_view, Qt::Key_Escape); // cancels the add
+        QTRY_VERIFY(m_view->launchPath().empty());
+        key(Qt::Key_1);
+    }
+
+    /// Solar System → steps → Save snapshot (.h5) → another system → Open: the planets' names
+    /// (labels, and the Selection dock's Name of a picked planet), the Run dock's unit of G and
+    /// Yoshida's integrator come back (before: no labels, "–" in the Selection dock, generic
+    /// units, the leapfrog). The picture: NBODY_SCREENSHOT_DIR/solar-system-reopened.png.
+    void solarSystemSavedAndOpened()
+    {
+        auto* menus = m_window->findChild<nbody::app::ScenarioMenus*>();
+        auto* file = m_window->findChild<nbody::app::FilePresenter*>();
+        auto* saver = m_window->findChild<nbody::app::SnapshotSaver*>();
+        QVERIFY(menus && file && saver);
+        emit menus->newScenarioRequested(QStringLiteral("solar-system"), 0, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->labels().size() >= 9, kWaitMs);
+        auto* unitsLabel = m_window->findChild<QLabel*>(QStringLiteral("unitsOfG"));
+        QVERIFY(unitsLabel);
+        QTRY_VERIFY_WITH_TIMEOUT(unitsLabel->text().contains(QStringLiteral("AU")), kWaitMs);
+        const QString units = unitsLabel->text();
+        QAction* step = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>())
+            if (a->text() == QStringLiteral("S&tep"))
+                step = a;
+        QVERIFY(step);
+        for (int i = 0; i < 5; ++i)
+            step->trigger();
+        auto* stepLabel = m_window->findChild<QLabel*>(QStringLiteral("stepLabel"));
+        QTRY_COMPARE_WITH_TIMEOUT(stepLabel->text(), QStringLiteral("step 5"), kWaitMs);
+        const QString path = m_dir.filePath(QStringLiteral("solar.h5"));
+        emit saver->saveRequested(path);
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(path), kWaitMs);
+        emit menus->newScenarioRequested(QStringLiteral("plummer"), 1001, 3);
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->labels().empty(), kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!unitsLabel->text().contains(QStringLiteral("AU")), kWaitMs);
+        emit file->loadRequested(path);
+        QTRY_COMPARE_WITH_TIMEOUT(m_view->labels().size(), std::size_t(10), kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(unitsLabel->text(), units, kWaitMs);
+        QMenu* integrators = menus->integratorMenu();
+        QString checked;
+        for (QAction* a : integrators->actions())
+            if (a->isChecked())
+                checked = a->data().toString();
+        QCOMPARE(checked, QStringLiteral("yoshida4"));
+        // A planet picked in the view has its name in the Selection dock.
+        const auto labelAt = [&](const char* name) {
+            for (const nbody::gl::Label& l : m_view->labels())
+                if (l.text == name)
+                    return at(l.x, l.y, l.z);
+            return QPoint(-1, -1);
+        };
+        m_view->setFocus();
+        for (int i = 0; i < 6; ++i) // zoom in on the inner system and Jupiter
+            QTest::keyClick(m_view, Qt::Key_Plus);
+        QTest::qWait(300);
+        click(labelAt("Jupiter"));
+        QTRY_COMPARE_WITH_TIMEOUT(m_dock->value(QStringLiteral("Name")), QStringLiteral("Jupiter"), kWaitMs);
+        if (const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            QTest::qWait(400);
+            QDir().mkpath(dir);
+            QVERIFY(QGuiApplication::primaryScreen()->grabWindow(m_window->winId())
+                        .save(QDir(dir).filePath(QStringLiteral("solar-system-reopened.png"))));
+            // The Run dock in front: its unit of G, and the Integrator menu's Yoshida.
+            auto* run = m_window->findChild<nbody::app::RunDock*>();
+            QVERIFY(run);
+            run->raise();
+            if (auto* scroll = run->findChild<QScrollArea*>())
+                scroll->ensureWidgetVisible(unitsLabel);
+            QTest::qWait(400);
+            QVERIFY(QGuiApplication::primaryScreen()->grabWindow(m_window->winId())
+                        .save(QDir(dir).filePath(QStringLiteral("solar-system-reopened-units.png"))));
+        }
     }
 
     void legendListsTheGroupsPresent()

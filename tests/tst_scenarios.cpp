@@ -14,6 +14,7 @@
 #include "sim/core/Simulation.h"
 #include "sim/io/Snapshot.h"
 #include "sim/io/Tipsy.h"
+#include "sim/base/ShortestText.h"
 
 #include <QtTest>
 
@@ -27,6 +28,9 @@
 #include <system_error>
 #include <tuple>
 #include <numbers>
+#include <cstring>
+#include <iterator>
+#include <random>
 
 using namespace nbody;
 
@@ -529,6 +533,90 @@ private slots:
         QVERIFY(findScenario("plummer"));
         QVERIFY(!findScenario("nope"));
         QCOMPARE(field([] { scenarioSpec("nope"); }).section(" | ", 0, 0), QStringLiteral("bodies.generator"));
+    }
+
+    /// Every writer's numbers are the shortest text that reads back to the same value
+    /// (ShortestText.h): over 200 000 random fp32 and fp64 bit patterns (every exponent, both
+    /// signs, subnormals) and the values users type, the text reads back bit for bit, and no
+    /// text with one significant digit fewer does (checked against printf's %.*g).
+    void shortestTextRoundTrip()
+    {
+        std::mt19937_64 rng(20261205);
+        const auto check32 = [](float v) {
+            const std::string t = shortestText(v);
+            if (std::strtof(t.c_str(), nullptr) != v)
+                return "fp32 " + t + " does not read back";
+            int digits = 0;
+            for (const char ch : t.substr(0, t.find_first_of("eE")))
+                digits += std::isdigit(static_cast<unsigned char>(ch)) ? 1 : 0;
+            char shorter[64];
+            for (int d = 1; d < digits - 1; ++d) { // fewer significant digits never reads back
+                std::snprintf(shorter, sizeof shorter, "%.*g", d, double(v));
+                if (std::strtof(shorter, nullptr) == v && std::strlen(shorter) < t.size())
+                    return "fp32 " + t + " is not the shortest: " + shorter;
+            }
+            return std::string();
+        };
+        const auto check64 = [](double v) {
+            const std::string t = shortestText(v);
+            if (std::strtod(t.c_str(), nullptr) != v)
+                return "fp64 " + t + " does not read back";
+            char shorter[64];
+            std::snprintf(shorter, sizeof shorter, "%.15g", v); // 15 digits: when it reads back, no longer than it
+            if (std::strtod(shorter, nullptr) == v && std::strlen(shorter) < t.size())
+                return "fp64 " + t + " is longer than " + shorter;
+            return std::string();
+        };
+        for (const float v : {0.01f, 0.1f, 0.002f, 0.45f, 1e-4f, 3.0034896e-6f, 1.0f / 128, 0.3f, 1e30f, 1e-38f,
+                              1e-45f, -0.0f, 0.0f})
+            QVERIFY2(check32(v).empty(), check32(v).c_str());
+        QCOMPARE(shortestText(0.01f), std::string("0.01"));
+        QCOMPARE(shortestText(0.002f), std::string("0.002"));
+        QCOMPARE(shortestText(2.959122082855911e-4), std::string("0.0002959122082855911"));
+        QCOMPARE(shortestAsDouble(0.01f), 0.01); // what JSON writers hold: written as 0.01
+        QCOMPARE(float(shortestAsDouble(0.01f)), 0.01f);
+        for (int i = 0; i < 100000; ++i) {
+            const std::uint32_t bits32 = std::uint32_t(rng());
+            float f;
+            std::memcpy(&f, &bits32, 4);
+            if (std::isfinite(f)) {
+                const std::string why = check32(f);
+                QVERIFY2(why.empty(), why.c_str());
+            }
+            const std::uint64_t bits64 = rng();
+            double d;
+            std::memcpy(&d, &bits64, 8);
+            if (std::isfinite(d)) {
+                const std::string why = check64(d);
+                QVERIFY2(why.empty(), why.c_str());
+            }
+        }
+    }
+
+    /// A scenario file writes fp32 parameters as their shortest text: dt 0.01 as 0.01 (before:
+    /// 0.009999999776482582, the fp64 widening of 0.01f), and they read back to the same fp32.
+    void scenarioFileWritesShortestNumbers()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        ScenarioSpec s = scenarioSpec("plummer", 1000, 1);
+        s.dt = 0.01f;
+        s.eps2 = 0.0025f;
+        s.G = 0.1;
+        s.params = {{"openingAngle", "0.45"}};
+        const std::string path = dir.filePath("s.json").toStdString();
+        writeScenarioFile(path, s);
+        std::ifstream in(path);
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        QVERIFY2(text.find("\"dt\": 0.01,") != std::string::npos || text.find("\"dt\": 0.01\n") != std::string::npos,
+                 text.c_str());
+        QVERIFY2(text.find("\"eps2\": 0.0025") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("\"openingAngle\": 0.45") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("99999") == std::string::npos && text.find("00001") == std::string::npos, text.c_str());
+        const ScenarioSpec r = readScenarioFile(path);
+        QCOMPARE(r.dt.value(), 0.01f);
+        QCOMPARE(r.eps2.value(), 0.0025f);
+        QCOMPARE(r.params, s.params);
     }
 
     void fileRoundTrip()

@@ -308,7 +308,8 @@ QByteArray readerMessage(quint64 n, const QByteArray& bodies, bool complete)
 {
     QByteArray m("NBRD");
     auto raw = [&m](const auto& v) { m.append(reinterpret_cast<const char*>(&v), qsizetype(sizeof v)); };
-    raw(quint32(3));  // version (2: the stored parameters after the launch ones; 3: the fp64 state flag)
+    raw(quint32(4));  // version (2: the stored parameters after the launch ones; 3: the fp64 state flag;
+                      // 4: the units after the stored parameters)
     raw(quint8(1));   // a snapshot
     raw(quint32(4));
     m.append("hdf5");
@@ -364,6 +365,8 @@ private slots:
     void formatTable();
     void roundTrip_data();
     void roundTrip();
+    void namesAndUnitsSurvive_data();
+    void namesAndUnitsSurvive();
     void tipsyVariants_data();
     void tipsyVariants();
     void tipsyDoublePositionsByHand();
@@ -510,6 +513,52 @@ void TestSnapshot::roundTrip()
         QVERIFY2(entry.path().filename().string().find(".tmp-") == std::string::npos, entry.path().c_str());
 }
 
+void TestSnapshot::namesAndUnitsSurvive_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::newRow("csv") << QStringLiteral("solar.csv");
+    QTest::newRow("hdf5") << QStringLiteral("solar.h5");
+}
+
+/// The Solar System's names (one per body, with a quote and a comma in one of them, as a CSV
+/// field must carry), its units label and unit of G, and its Yoshida integrator survive a write
+/// and a read in every format that stores parameters (before: names and units were dropped, so
+/// a reopened Solar System had no labels and generic units).
+void TestSnapshot::namesAndUnitsSurvive()
+{
+    QFETCH(QString, name);
+    BuiltScenario b = buildScenario(scenarioSpec("solar-system"));
+    World w = b.bodies.world;
+    QVERIFY(w.hasNames());
+    w.setName(3, "Earth, \"the blue one\""); // a comma and quotes
+    RestartParams p = restartParams(b.params, "reference");
+    p.units = b.units;
+    p.unitsOfG = b.unitsOfG;
+    QCOMPARE(p.unitsOfG, std::string("AU\u00b3 M\u2609\u207b\u00b9 day\u207b\u00b2"));
+    const QString path = file(name);
+    writeSnapshot(path.toStdString(), w, &p);
+    const Snapshot s = readSnapshot(path.toStdString());
+    QCOMPARE(s.world.size(), w.size());
+    QCOMPARE(s.world.namedBodies().size(), w.namedBodies().size());
+    for (std::size_t i = 0; i < w.size(); ++i)
+        QCOMPARE(s.world.name(i), w.name(i));
+    QCOMPARE(s.world.name(3), std::string("Earth, \"the blue one\""));
+    QVERIFY(s.params.has_value());
+    QCOMPARE(s.params->units, b.units);
+    QCOMPARE(s.params->unitsOfG, b.unitsOfG);
+    SimParams back;
+    QVERIFY(applyStoredParams(s.params->stored, back).empty());
+    QCOMPARE(back.integrator, std::string("yoshida4"));
+    // A scenario naming the snapshot gets them too (Save scenario of an edited system).
+    ScenarioSpec spec;
+    spec.snapshot = path.toStdString();
+    const BuiltScenario again = buildScenario(spec);
+    QCOMPARE(again.unitsOfG, b.unitsOfG);
+    QCOMPARE(again.units, b.units);
+    QCOMPARE(again.params.integrator, std::string("yoshida4"));
+    QCOMPARE(again.bodies.world.name(0), w.name(0));
+}
+
 void TestSnapshot::tipsyVariants_data()
 {
     QTest::addColumn<TipsyLayout>("layout");
@@ -653,10 +702,10 @@ void TestSnapshot::csvFromOtherTools_data()
         << QByteArray("\"x\",\"y\",\"z\",\"vx\",\"vy\",\"vz\",\"m\"\n\"1\",\"2\",\"3\",\"0.5\",\"0\",\"0\",\"7\"\n"
                       "-1,-2,-3,0,\"0.25\",0,8\n")
         << QStringList{};
-    QTest::newRow("extra columns: name (quoted, with commas, quotes, a line end) and rho")
+    QTest::newRow("extra columns: name (quoted, with commas, quotes, a line end: read) and rho")
         << QByteArray("name,x,y,z,vx,vy,vz,m,rho\n\"Sun, the \"\"star\"\"\",1,2,3,0.5,0,0,7,1.4\n"
                       "\"two\nlines\",-1,-2,-3,0,0.25,0,8,0.1\n")
-        << QStringList{"'name'", "'rho'"};
+        << QStringList{"'rho'"};
     QTest::newRow("CR-only line ends (old Mac)")
         << QByteArray("# bodies = 2\rx,y,z,vx,vy,vz,m\r1,2,3,0.5,0,0,7\r-1,-2,-3,0,0.25,0,8\r") << QStringList{};
 }
@@ -685,6 +734,10 @@ void TestSnapshot::csvFromOtherTools()
         QCOMPARE(s.world.positions()[1].y, -2.f);
         QCOMPARE(s.world.velocities()[1].y, 0.25f);
         QCOMPARE(s.world.positions()[1].w, 8.f);
+        if (bytes.startsWith("name,")) { // the name column is read, quotes and line ends as data
+            QCOMPARE(s.world.name(0), std::string("Sun, the \"star\""));
+            QCOMPARE(s.world.name(1), std::string("two\nlines"));
+        }
         if (ignored.isEmpty()) {
             QVERIFY2(s.warnings.empty(), s.warnings.empty() ? "" : s.warnings.front().c_str());
         } else {

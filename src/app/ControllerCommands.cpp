@@ -5,6 +5,7 @@
 #include "SimulationController.h"
 
 #include "sim/core/Edits.h"
+#include "sim/base/Format.h"
 #include "contracts/Errors.h"
 #include "sim/core/KernelRegistry.h"
 #include "sim/perf/LaunchPredictor.h"
@@ -140,7 +141,7 @@ void SimulationController::tuneIfNeeded(bool force)
     }
 }
 
-void SimulationController::applyEdit(const std::function<EditRecord(World&)>& edit, bool isUndo)
+void SimulationController::applyEdit(const std::function<EditRecord(World&)>& edit, EditStep step)
 {
     World world = m_sim->world(); // synchronised: the current state, time and step
     EditRecord record = edit(world);
@@ -151,17 +152,47 @@ void SimulationController::applyEdit(const std::function<EditRecord(World&)>& ed
     m_sim->setWorld(std::move(world)); // keeps time and step; throws invalid_argument: nothing changes
     m_mergesFollowed = 0;
     m_massRange = range;
-    if (isUndo)
-        m_lastEdit.reset();
-    else
-        m_lastEdit = std::make_unique<EditRecord>(std::move(record));
-    emit editApplied(QString::fromStdString(isUndo ? "undid: " + record.description
-                                                   : m_lastEdit->description),
-                     m_lastEdit != nullptr);
+    m_edited = true; // Save scenario stores these bodies, not the recipe's
+    const std::string description = record.description;
+    switch (step) {
+    case EditStep::New:
+        m_undoEdits.push_back(std::move(record));
+        m_redoEdits.clear();
+        if (m_undoEdits.size() > kMaxUndoEdits)
+            m_undoEdits.erase(m_undoEdits.begin());
+        break;
+    case EditStep::Undo: // `record` redoes what was undone
+        m_undoEdits.pop_back();
+        m_redoEdits.push_back(std::move(record));
+        break;
+    case EditStep::Redo: // `record` undoes it again
+        m_redoEdits.pop_back();
+        m_undoEdits.push_back(std::move(record));
+        break;
+    }
+    const QString text = QString::fromStdString(description);
+    if (step == EditStep::New)
+        emit editRecorded(text);
+    emit editApplied(step == EditStep::Undo   ? tr("undid: %1").arg(text)
+                     : step == EditStep::Redo ? tr("redid: %1").arg(text)
+                                              : text,
+                     !m_undoEdits.empty());
 }
 
 void SimulationController::addAt(double x, double y, double z, double dragX, double dragY, double dragZ,
                                  bool cluster, int clusterBodies)
+{
+    addEdit(x, y, z, dragX, dragY, dragZ, cluster, clusterBodies, -1.0, 0.0);
+}
+
+void SimulationController::addBodyAt(double x, double y, double z, double dragX, double dragY, double dragZ,
+                                     double mass, double radius)
+{
+    addEdit(x, y, z, dragX, dragY, dragZ, false, 1, mass, radius);
+}
+
+void SimulationController::addEdit(double x, double y, double z, double dragX, double dragY, double dragZ,
+                                   bool cluster, int clusterBodies, double mass, double radius)
 {
     if (!m_sim)
         return;
@@ -184,13 +215,16 @@ void SimulationController::addAt(double x, double y, double z, double dragX, dou
                     bodies = makePlummerCluster(n, mass, 0.02 * f.radius, Double3{x, y, z}, v, G, m_editSeed++);
                     what = "added a Plummer cluster of " + std::to_string(n) + " bodies";
                 } else {
-                    bodies.addBody(Float4{float(x), float(y), float(z), world.massRange().second},
-                                   Float4{float(v.x), float(v.y), float(v.z), 0.f}, Group::Generic);
-                    what = "added a body";
+                    // The Add body tool's mass and radius; a negative mass: the system's largest.
+                    const float m = mass >= 0 ? float(mass) : world.massRange().second;
+                    bodies.addBody(Float4{float(x), float(y), float(z), m},
+                                   Float4{float(v.x), float(v.y), float(v.z), 0.f}, Group::Generic, World::kAutoId,
+                                   float(std::max(0.0, radius)));
+                    what = formatString("added a body of mass %.3g", double(m));
                 }
                 return addBodies(world, bodies, what);
             },
-            false);
+            EditStep::New);
     };
     enqueue(std::move(c));
 }
@@ -206,26 +240,37 @@ void SimulationController::removeInRegion(const std::array<float, 16>& viewProje
                 const std::vector<BodyIndex> inside = bodiesInRegion(world, viewProjection.data(), x0, y0, x1, y1);
                 return removeBodies(world, inside, "removed " + std::to_string(inside.size()) + " bodies");
             },
-            false);
+            EditStep::New);
     };
     enqueue(std::move(c));
 }
 
 void SimulationController::undoLastEdit()
 {
+    revertLastEdit(EditStep::Undo);
+}
+
+void SimulationController::redoLastEdit()
+{
+    revertLastEdit(EditStep::Redo);
+}
+
+void SimulationController::revertLastEdit(EditStep step)
+{
+    const bool undo = step == EditStep::Undo;
     Command c;
-    c.what = QStringLiteral("undo");
-    if (m_lastEdit && m_sim && m_lastEdit->kind == EditRecord::Kind::Removed)
-        c.requiredCapacity = m_sim->size() + m_lastEdit->removed.size();
-    c.apply = [this] {
-        if (!m_lastEdit)
-            throw std::invalid_argument("there is no edit to undo");
-        applyEdit(
-            [this](World& world) {
-                undoEdit(world, *m_lastEdit);
-                return *m_lastEdit;
-            },
-            true);
+    c.what = undo ? QStringLiteral("undo") : QStringLiteral("redo");
+    // Room for bodies that come back (an undone removal, a redone add). The stacks are the
+    // worker's; this reads them on the thread that owns the controller, as every slot does.
+    const std::vector<EditRecord>& stack = undo ? m_undoEdits : m_redoEdits;
+    if (!stack.empty() && m_sim && stack.back().kind == EditRecord::Kind::Removed)
+        c.requiredCapacity = m_sim->size() + stack.back().removed.size();
+    c.apply = [this, step, undo] {
+        std::vector<EditRecord>& from = undo ? m_undoEdits : m_redoEdits;
+        if (from.empty())
+            throw std::invalid_argument(undo ? "there is no edit to undo" : "there is no edit to redo");
+        applyEdit([this, undo](World& world) { return revertEdit(world, (undo ? m_undoEdits : m_redoEdits).back()); },
+                  step);
     };
     enqueue(std::move(c));
 }
@@ -292,7 +337,6 @@ void SimulationController::requestLaunchField(quint64 serial, qulonglong maxSour
         auto context = std::make_shared<LaunchContext>();
         context->field = makeLaunchField(world, p.G, p.eps2, std::max<qulonglong>(1, maxSources));
         context->speedPerDragLength = launchSpeedPerDragLength(world, p.G);
-        context->mass = world.massRange().second;
         context->dynamicalTime = dynamicalTime(world, p.G);
         context->dt = signedTimeStep(p); // the prediction steps as the run will: backwards in reverse
         context->serial = serial;

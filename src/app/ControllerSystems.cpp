@@ -15,6 +15,7 @@
 #include "sim/io/Snapshot.h"
 #include "contracts/World.h"
 
+#include <QDir>
 #include <QFileInfo>
 
 #include <algorithm>
@@ -73,6 +74,8 @@ void SimulationController::initialize(const StartupConfig& config)
             s.source = cubeDescription(s.world.size());
             m_spec = std::make_unique<ScenarioSpec>(scenarioSpec("cube", cube.bodies, cube.seed));
             m_initialExact.reset();
+            m_units.clear();
+            m_unitsOfG.clear();
         }
         installStartSystem(config, std::move(s));
     };
@@ -110,6 +113,8 @@ void SimulationController::startFromScenario(const StartupConfig& config, StartS
             s.kernelId = QString::fromStdString(built.kernel);
         s.source = QString::fromStdString(built.summary);
         s.scenario = config.scenario;
+        m_units = built.units;
+        m_unitsOfG = built.unitsOfG;
         m_spec = std::make_unique<ScenarioSpec>(spec);
     } catch (const std::exception& e) {
         emit startupFailed(QString::fromUtf8(e.what()));
@@ -127,6 +132,8 @@ void SimulationController::startFromFile(const StartupConfig& config, StartSyste
             m_initialExact = std::make_unique<Fp64State>(std::move(*snap.exact));
         s.source = QFileInfo(config.inputFile).fileName();
         s.file = config.inputFile;
+        m_units = snap.params ? snap.params->units : std::string();
+        m_unitsOfG = snap.params ? snap.params->unitsOfG : std::string();
         m_spec = std::make_unique<ScenarioSpec>(snapshotSpec(config.inputFile));
     } catch (const std::exception& e) {
         emit startupFailed(QString::fromUtf8(e.what()));
@@ -235,7 +242,11 @@ void SimulationController::installWorld(World world, const QString& source, bool
     m_initialWorld = std::move(initial);
     m_initialExact = std::move(initialExact);
     m_massRange = range;
-    m_lastEdit.reset(); // edits of the previous system cannot be undone on this one
+    // Edits of the previous system cannot be undone on this one (a reset returns to the recipe's).
+    m_undoEdits.clear();
+    m_redoEdits.clear();
+    m_edited = false;
+    emit editHistoryCleared();
     m_recordOrigin = m_sim->stepCount(); // a recording goes on with the new system from here
     m_lastRecorded.reset();
     m_framingRequested = true;
@@ -290,6 +301,8 @@ void SimulationController::loadFile(const QString& path)
         try {
             installWorld(std::move(*world), name, true, fileParams, exact.get());
             m_spec = std::make_unique<ScenarioSpec>(snapshotSpec(path));
+            m_units = fileParams ? fileParams->units : std::string(); // what the file says, else unknown
+            m_unitsOfG = fileParams ? fileParams->unitsOfG : std::string();
             publishUnits();
             // A kernel a scenario chose for itself (an fp64 one for the Solar System) does not
             // suit the file: back to the user's, unless the file named its own.
@@ -324,7 +337,9 @@ void SimulationController::enqueueSave(const QString& path,
         try {
             const World& w = m_sim->world(); // synchronised from the device when a CUDA kernel runs
             const SimParams& p = m_sim->params();
-            const RestartParams rp = restartParams(p, m_sim->kernel().id);
+            RestartParams rp = restartParams(p, m_sim->kernel().id);
+            rp.units = m_units; // so the reopened system is labelled as this one
+            rp.unitsOfG = m_unitsOfG;
             // An fp64 kernel's state as it is (HDF5 keeps it in 64-bit floats: an exact restart).
             std::optional<Fp64State> exact;
             if (m_sim->kernel().layout == Layout::Double4)
@@ -402,6 +417,8 @@ void SimulationController::installScenario(BuiltScenario& built, const ScenarioS
         throw;
     }
     m_spec = std::make_unique<ScenarioSpec>(spec);
+    m_units = built.units;
+    m_unitsOfG = built.unitsOfG;
     publishUnits();
     if (built.kernel.empty()) {
         // A scenario without a kernel of its own (the galaxy collision after the Solar System):
@@ -440,6 +457,31 @@ void SimulationController::saveScenario(const QString& path)
     try {
         if (!m_sim || !m_spec)
             throw std::logic_error("there is no system to save");
+    } catch (const std::exception& e) {
+        emit commandFailed(QStringLiteral("save scenario"), QString::fromUtf8(e.what()));
+        return;
+    }
+    if (!m_edited) {
+        writeScenario(path);
+        return;
+    }
+    // An edited system: its bodies are no longer what the recipe makes, so they are saved with
+    // it (a command: a GPU run's state is read while its buffers are attached, as Save snapshot).
+    Command c;
+    c.what = QStringLiteral("save scenario");
+    c.apply = [this, path] { writeScenario(path); };
+    enqueue(std::move(c));
+}
+
+QString SimulationController::bodiesFileFor(const QString& scenarioPath)
+{
+    const QFileInfo info(scenarioPath);
+    return info.dir().filePath(info.completeBaseName() + QStringLiteral(".bodies.h5"));
+}
+
+void SimulationController::writeScenario(const QString& path)
+{
+    try {
         ScenarioSpec spec = *m_spec;
         const SimParams& p = m_sim->params();
         spec.G = p.G;
@@ -450,8 +492,41 @@ void SimulationController::saveScenario(const QString& path)
         if (p.collisions || spec.collisions)
             spec.collisions = p.collisions;
         spec.params = scenarioParamValues(p); // θ, leaf size, launch parameters … that differ from the defaults
+        if (spec.units.empty())
+            spec.units = m_units;
+        QString note;
+        if (m_edited) {
+            // The edited system as it is now (every body, its names, radii, time and step) in an
+            // HDF5 snapshot beside the scenario file, which names it relative to itself: opening
+            // the scenario gives this system, not the recipe's.
+            const QString bodies = bodiesFileFor(path);
+            const World& w = m_sim->world();
+            RestartParams rp = restartParams(p, m_sim->kernel().id);
+            rp.units = m_units;
+            rp.unitsOfG = m_unitsOfG;
+            std::optional<Fp64State> exact;
+            if (m_sim->kernel().layout == Layout::Double4)
+                exact = m_sim->state64();
+            writeSnapshot(bodies.toStdString(), w, &rp, "hdf5", exact ? &*exact : nullptr);
+            const std::size_t recipeBodies = m_initialWorld ? m_initialWorld->size() : 0;
+            spec.generator.clear();
+            spec.bodies.reset();
+            spec.args = nlohmann::json::object();
+            spec.radius = nlohmann::json(); // the snapshot holds the radii
+            spec.density.reset();
+            spec.snapshot = QFileInfo(bodies).fileName().toStdString();
+            spec.snapshotFormat = "hdf5";
+            note = tr("the system was edited, so its %1 bodies (t = %2) were saved in %3 beside it, and the scenario "
+                      "opens with them (the recipe alone makes %4)")
+                       .arg(w.size())
+                       .arg(w.time, 0, 'g', 6)
+                       .arg(QFileInfo(bodies).fileName())
+                       .arg(recipeBodies);
+        }
         writeScenarioFile(path.toStdString(), spec);
-        emit scenarioSaved(path);
+        emit scenarioSaved(path, note);
+    } catch (const CudaError&) {
+        throw; // in a command: the frame pauses at the last host copy (its GPU fault handling)
     } catch (const std::exception& e) {
         emit commandFailed(QStringLiteral("save scenario"), QString::fromUtf8(e.what()));
     }

@@ -39,8 +39,12 @@ void FilePresenter::connectScenarios(SimulationController* c)
     connect(m_scenarioMenus, &ScenarioMenus::openScenarioRequested, c, &SimulationController::openScenario);
     connect(m_scenarioMenus, &ScenarioMenus::saveScenarioRequested, c, &SimulationController::saveScenario);
     connect(m_scenarioMenus, &ScenarioMenus::integratorRequested, c, &SimulationController::setIntegrator);
-    connect(c, &SimulationController::scenarioSaved, this,
-            [this](const QString& path) { m_notices.status(tr("Saved %1").arg(path), 10000); });
+    connect(c, &SimulationController::scenarioSaved, this, [this](const QString& path, const QString& note) {
+        if (note.isEmpty())
+            m_notices.status(tr("Saved %1").arg(path), 10000);
+        else // an edited system: its bodies went beside the file
+            m_notices.status(tr("Saved %1: %2").arg(QFileInfo(path).fileName(), note), 30000);
+    });
     connect(c, &SimulationController::kernelChanged, m_scenarioMenus, &ScenarioMenus::setKernel);
 }
 

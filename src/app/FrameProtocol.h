@@ -110,7 +110,6 @@ struct FrameResult {
 struct LaunchContext {
     nbody::LaunchField field;
     double speedPerDragLength = 1; ///< launchSpeedPerDragLength of the system
-    double mass = 0;               ///< the new body's mass (the system's largest)
     double dynamicalTime = 1;      ///< dynamicalTime of the system, time units
     double dt = 0.01;              ///< the simulation's signed step, signedTimeStep (−dt in reverse)
     quint64 serial = 0;            ///< the request's

@@ -37,13 +37,20 @@ void LaunchPreview::stop()
     ++m_generation; // a result still on its way is dropped
 }
 
-QString LaunchPreview::readout(const LaunchPrediction& p, double mass, bool truncatedShown)
+QString LaunchPreview::readout(const LaunchPrediction& p, double mass, bool truncatedShown, const QString& massText)
 {
     const auto num = [](double v) { return QLocale::c().toString(v, 'g', 3); };
     QString s = tr("mass %1 · speed %2 · periapsis %3 %4 (t = %5)")
-                    .arg(num(mass), num(p.speed), num(p.periapsis),
+                    .arg(massText.isEmpty() ? num(mass) : massText, num(p.speed), num(p.periapsis),
                          p.aroundDominant ? tr("from the heaviest body") : tr("from the centre of mass"),
                          num(p.periapsisTime));
+    // Which physics the path is: with the body's own pull (every body moving), or a test particle.
+    if (!p.testParticle)
+        s += tr(" · with its own pull");
+    else if (mass > 0)
+        s += tr(" · as a test particle (its own pull left out)");
+    else
+        s += tr(" · test particle");
     if (truncatedShown && p.truncated)
         s += tr(" · path cut at t = %1 (step cap)").arg(num(p.timeCovered));
     return s;
@@ -67,9 +74,10 @@ void LaunchPreview::predict(const Double3& start, const Double3& drag)
     q.duration =
         std::isfinite(m_context->dynamicalTime) ? m_times * m_context->dynamicalTime : 1000 * std::abs(q.dt);
     // O(N) per step: about 2·10⁸ pair terms (a few tenths of a second on one core) at most.
-    const double sources = double(std::max<std::size_t>(1, m_context->field.sources.size()));
-    q.maxSteps = std::size_t(std::clamp(2e8 / sources, 200.0, 200000.0));
+    const double pairs = launchPairsPerStep(m_context->field, m_mass);
+    q.maxSteps = std::size_t(std::clamp(2e8 / pairs, 200.0, 200000.0));
     q.maxPathPoints = 2000;
+    q.mass = m_mass;
     auto* watcher = new QFutureWatcher<LaunchPrediction>(this);
     connect(watcher, &QFutureWatcher<LaunchPrediction>::finished, this, [this, watcher, generation] {
         watcher->deleteLater();
@@ -78,7 +86,7 @@ void LaunchPreview::predict(const Double3& start, const Double3& drag)
         try {
             const LaunchPrediction p = watcher->result();
             if (!p.cancelled)
-                emit predicted(p.path, readout(p, m_context->mass));
+                emit predicted(p.path, readout(p, m_mass, true, m_massText));
         } catch (const std::exception& e) {
             emit predicted({}, tr("no prediction: %1").arg(QString::fromUtf8(e.what())));
         }

@@ -28,14 +28,26 @@ public:
     /// T in dynamical times of the system (RunDock's "Launch preview").
     void setDurationTimes(double times) { m_times = times; }
     double durationTimes() const { return m_times; }
+    /// The new body's mass (the Add body tool's, mass units; 0: a test particle): a prediction
+    /// with its own pull when LaunchPredictor allows (launchIsLive), else as a test particle,
+    /// and the readout says which.
+    /// `shown`: the mass as the readout writes it ("1 Earth masses"); empty: the number.
+    void setMass(double mass, const QString& shown = {})
+    {
+        m_mass = mass;
+        m_massText = shown;
+    }
+    double mass() const { return m_mass; }
     /// Predicts the body added at `start` with the drag `drag` (length units, as
     /// Viewport::addRequested): velocity = drag × LaunchContext::speedPerDragLength. Cancels the
     /// prediction still running.
     void predict(const nbody::Double3& start, const nbody::Double3& drag);
     /// Cancels the prediction and forgets the context (the drag ended).
     void stop();
-    /// "mass 0.01 · speed 0.52 · periapsis 0.13 from the heaviest body (t = 1.2)" for a prediction.
-    static QString readout(const nbody::LaunchPrediction& p, double mass, bool truncatedShown = true);
+    /// "mass 0.01 · speed 0.52 · periapsis 0.13 from the heaviest body (t = 1.2) · with its own
+    /// pull" for a prediction (or "· as a test particle (its own pull left out)").
+    static QString readout(const nbody::LaunchPrediction& p, double mass, bool truncatedShown = true,
+                           const QString& massText = {});
 
 signals:
     /// A finished prediction (the newest request's) and its readout.
@@ -46,6 +58,8 @@ private:
     std::shared_ptr<std::atomic<bool>> m_cancel;
     quint64 m_generation = 0;
     double m_times = 3.0;
+    double m_mass = 0;
+    QString m_massText;
     std::optional<std::pair<nbody::Double3, nbody::Double3>> m_pending; ///< a drag before the context
 };
 

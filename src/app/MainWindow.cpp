@@ -237,6 +237,7 @@ void MainWindow::createEditMenu()
 {
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(m_edit->undoAction());
+    edit->addAction(m_edit->redoAction());
     edit->addSeparator();
     edit->addActions(m_edit->toolActions());
 }

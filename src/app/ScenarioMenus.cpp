@@ -47,7 +47,8 @@ ScenarioMenus::ScenarioMenus(QWidget* dialogParent) : QObject(dialogParent), m_p
     m_open->setStatusTip(tr("Open a scenario file (JSON: parameters and a generator or a snapshot)"));
     connect(m_open, &QAction::triggered, this, &ScenarioMenus::openFile);
     m_save = new QAction(tr("Save sc&enario…"), this);
-    m_save->setStatusTip(tr("Save the current system's recipe and parameters as a scenario file"));
+    m_save->setStatusTip(tr("Save the current system's recipe and parameters as a scenario file (an edited "
+                            "system's bodies go beside it, so the scenario opens with them)"));
     connect(m_save, &QAction::triggered, this, &ScenarioMenus::saveFile);
 
     m_integratorMenu = new QMenu(tr("&Integrator"), dialogParent);

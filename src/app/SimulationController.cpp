@@ -187,7 +187,21 @@ void SimulationController::publishState()
 
 void SimulationController::publishUnits()
 {
-    emit unitsChanged(m_spec ? QString::fromStdString(unitsOfG(*m_spec)) : QString());
+    emit unitsChanged(QString::fromStdString(m_unitsOfG));
+    if (!m_sim)
+        return;
+    // The median mass (the Add body tool's default): the middle of the sorted masses.
+    const auto& pos = m_sim->world().positions();
+    std::vector<float> masses(pos.size());
+    for (std::size_t i = 0; i < pos.size(); ++i)
+        masses[i] = pos[i].w;
+    double median = 0;
+    if (!masses.empty()) {
+        const auto mid = masses.begin() + std::ptrdiff_t(masses.size() / 2);
+        std::nth_element(masses.begin(), mid, masses.end());
+        median = *mid;
+    }
+    emit massesChanged(median, double(m_sim->world().massRange().second));
 }
 
 } // namespace nbody::app

@@ -76,6 +76,8 @@ struct SystemCopy {
 class SimulationController : public QObject {
     Q_OBJECT
 public:
+    /// The most edits the history keeps (the oldest are forgotten first).
+    static constexpr std::size_t kMaxUndoEdits = 100;
     explicit SimulationController(QObject* parent = nullptr);
     ~SimulationController() override;
 
@@ -117,9 +119,14 @@ public slots:
     /// The same for a scenario file (JSON, sim/io/Scenarios.h); errors name the file and the field.
     void openScenario(const QString& path);
     /// Writes the current system's recipe (generator and arguments, or snapshot path) with the
-    /// current G, ε², dt, kernel and integrator as a scenario file (atomically): scenarioSaved(path)
-    /// or commandFailed("save scenario", message).
+    /// current G, ε², dt, kernel, integrator and units as a scenario file (atomically):
+    /// scenarioSaved(path, note) or commandFailed("save scenario", message). When the system was
+    /// edited (added or removed bodies) since its recipe made it, the recipe no longer makes it:
+    /// its bodies as they are now go to an HDF5 snapshot beside the file (bodiesFileFor), which
+    /// the scenario names instead of the generator, and `note` says so (at the next frame).
     void saveScenario(const QString& path);
+    /// "dir/x.bodies.h5" for "dir/x.json": where Save scenario puts an edited system's bodies.
+    static QString bodiesFileFor(const QString& scenarioPath);
     /// Selects a row of the integrator registry (commandFailed("integrator", …) for an unknown id).
     void setIntegrator(const QString& id);
     void setDt(double dt);
@@ -156,11 +163,20 @@ public slots:
     /// The GL buffers grow through the frame protocol (FrameResult::needCapacity).
     void addAt(double x, double y, double z, double dragX, double dragY, double dragZ, bool cluster,
                int clusterBodies = 64);
+    /// Adds one body of `mass` (mass units; the Add body tool's) and `radius` (length units, ≥ 0)
+    /// at (x, y, z), its velocity from the drag as addAt's.
+    void addBodyAt(double x, double y, double z, double dragX, double dragY, double dragZ, double mass,
+                   double radius);
     /// Removes the bodies whose projection by `viewProjection` (column-major) falls inside the
     /// rectangle of normalised device coordinates (x0, y0)–(x1, y1).
     void removeInRegion(const std::array<float, 16>& viewProjection, float x0, float y0, float x1, float y1);
-    /// Undoes the last edit (one level): removes the added bodies or adds the removed ones back.
+    /// Undoes the last edit not undone yet (any number of levels, up to kMaxUndoEdits): removes
+    /// the added bodies or puts the removed ones back where they were (revertEdit); refused
+    /// (commandFailed("undo", …)) when there is none. A new system ends the history.
     void undoLastEdit();
+    /// Redoes the last undone edit (until a new edit): the same bodies, ids and state again;
+    /// refused (commandFailed("redo", …)) when there is none.
+    void redoLastEdit();
     /// Time runs backwards (SimParams::reverse) or forwards; refused (commandFailed("reverse", …),
     /// the message says why) while the collision system is on.
     void setReverse(bool reverse);
@@ -209,6 +225,9 @@ signals:
     /// The unit of G of the new system ("AU³ M☉⁻¹ day⁻²"; "" when N-body units or unknown:
     /// nbody::unitsOfG of its recipe), after each start-up, load, scenario.
     void unitsChanged(const QString& unitsOfG);
+    /// The new system's median and largest mass (mass units), after each start-up, load and
+    /// scenario: the Add body tool's default mass.
+    void massesChanged(double median, double largest);
     /// A command was refused (the previous value stays); what: "kernel", "dt", "block size", …
     void commandFailed(const QString& what, const QString& message);
     void loadFailed(const QString& path, const QString& message);
@@ -217,14 +236,21 @@ signals:
     void autosaved(const QString& path, qulonglong bodies, qulonglong step);
     void autosaveFailed(const QString& path, const QString& message);
     void startupFailed(const QString& message);
-    /// An edit was applied ("added a Plummer cluster of 64 bodies"); `undoable`: an undo exists.
+    /// An edit, an undo or a redo was applied ("added a Plummer cluster of 64 bodies", "undid: …",
+    /// "redid: …"); `undoable`: an undo exists.
     void editApplied(const QString& description, bool undoable);
+    /// A new edit was applied (not an undo or redo): the Edit menu's undo stack gets it.
+    void editRecorded(const QString& description);
+    /// The edit history ended (a new system, a reset): nothing is left to undo or redo.
+    void editHistoryCleared();
     /// The diagnostics evaluated during a frame (Simulation's observer), in order; emitted
     /// before frameReady() of that frame.
     void diagnosticsMeasured(const QList<nbody::Diagnostics>& samples);
     /// A new system was installed (start-up, reset, load): earlier samples belong to another run.
     void diagnosticsRestarted();
-    void scenarioSaved(const QString& path);
+    /// Save scenario wrote `path`; `note` says what the user should know ("the system was edited,
+    /// so its 2112 bodies … were saved in x.bodies.h5 beside it"), empty when nothing.
+    void scenarioSaved(const QString& path, const QString& note);
     /// A scenario became the current system (the start-up's, New from scenario, Open scenario):
     /// its registry id or, with `file`, the absolute path of its scenario file, and its N.
     void scenarioStarted(const QString& scenario, bool file, qulonglong bodies);
@@ -307,18 +333,28 @@ private:
     /// for a massless system that needs dt derived.
     static void applyFileParams(nbody::SimParams& params, const nbody::World& world,
                                 const std::optional<nbody::RestartParams>& file);
-    /// Applies `edit` to a copy of the current system and installs it (same time and step).
-    void applyEdit(const std::function<nbody::EditRecord(nbody::World&)>& edit, bool isUndo);
+    /// A new edit, or an undo or redo of one.
+    enum class EditStep { New, Undo, Redo };
+    /// Applies `edit` to a copy of the current system and installs it (same time and step); the
+    /// record it returns goes on the undo stack (New, Redo) or the redo stack (Undo).
+    void applyEdit(const std::function<nbody::EditRecord(nbody::World&)>& edit, EditStep step);
+    /// undoLastEdit / redoLastEdit.
+    void revertLastEdit(EditStep step);
+    void addEdit(double x, double y, double z, double dragX, double dragY, double dragZ, bool cluster,
+                 int clusterBodies, double mass, double radius);
     /// Queues a built scenario (from newScenario/openScenario/initialize) as the next system.
     /// `what`: the registry id, or the path of the scenario file (`file`).
     void enqueueScenario(std::shared_ptr<nbody::BuiltScenario> built, const nbody::ScenarioSpec& spec,
                          const QString& what, bool file);
     void installScenario(nbody::BuiltScenario& built, const nbody::ScenarioSpec& spec);
     void changeParams(const QString& what, const std::function<void(nbody::SimParams&)>& edit);
+    /// Save scenario's file: the recipe with the current parameters, and for an edited system
+    /// its bodies in bodiesFileFor(path), which the recipe then names.
+    void writeScenario(const QString& path);
     /// Runs the tuner for the running kernel when it needs it (or always with `force`).
     void tuneIfNeeded(bool force);
     void publishState();
-    /// unitsChanged() for m_spec.
+    /// unitsChanged() and massesChanged() for the current system.
     void publishUnits();
     bool pendingWork() const;
     /// `steps` shortened so the frame ends on the next recorded step.
@@ -328,10 +364,16 @@ private:
 
     std::unique_ptr<nbody::Simulation> m_sim;
     std::unique_ptr<nbody::World> m_initialWorld; ///< for reset()
-    std::unique_ptr<nbody::EditRecord> m_lastEdit; ///< for undoLastEdit()
+    /// Edits to undo (the last at the back) and undone edits to redo; each record reverts its
+    /// edit (revertEdit). A new edit clears the redo stack; a new system both.
+    std::vector<nbody::EditRecord> m_undoEdits, m_redoEdits;
+    bool m_edited = false; ///< an edit changed the system since its recipe made it (Save scenario)
     std::uint64_t m_editSeed = 1;                  ///< seeds of added clusters
     std::unique_ptr<nbody::Fp64State> m_initialExact; ///< its exact fp64 state, when it has one
     std::unique_ptr<nbody::ScenarioSpec> m_spec;  ///< the recipe of the current system (Save scenario)
+    /// The current system's units label and unit of G (BuiltScenario::units, unitsOfG, or what a
+    /// snapshot stores): unitsChanged() publishes the unit of G, snapshots store both.
+    std::string m_units, m_unitsOfG;
     /// The kernel a scenario switched to (the Solar System's fp64 `reference`), and the one the
     /// user had before; a snapshot opened later goes back to the user's (a loaded
     /// system takes what it stores, else a new system's defaults). Empty once the user picks one.

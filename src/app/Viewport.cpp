@@ -386,11 +386,14 @@ void Viewport::setTool(Tool tool)
         m_launchReadout.clear();
         emit launchDragEnded();
     }
+    const bool changed = tool != m_tool;
     m_tool = tool;
     m_editing = false;
     if (m_rubberBand)
         m_rubberBand->hide();
     setCursor(tool == Tool::Navigate ? Qt::ArrowCursor : Qt::CrossCursor);
+    if (changed)
+        emit toolChanged(tool);
 }
 
 nbody::gl::RenderStyle Viewport::style(float devicePixelRatio) const
@@ -717,6 +720,10 @@ void Viewport::mouseReleaseEvent(QMouseEvent* event)
                 m_launchReadout.clear();
                 emit launchDragEnded();
             }
+            // One launch per pick of the tool: the next click navigates again (in a trial, the
+            // next click into the view added a second Sun); Shift keeps the tool for more.
+            if (!(event->modifiers() & Qt::ShiftModifier))
+                setTool(Tool::Navigate);
         }
         update();
     } else if (m_tool == Tool::Navigate && event->button() == Qt::LeftButton && !m_pressMoved) {

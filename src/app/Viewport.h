@@ -47,6 +47,7 @@ public:
         AddCluster, ///< the same with a small Plummer cluster
         Delete,     ///< drag a rubber band: the bodies inside are removed
     };
+    Q_ENUM(Tool)
 
     explicit Viewport(QWidget* parent = nullptr);
     ~Viewport() override;
@@ -125,6 +126,9 @@ public:
     void setTrailSeconds(double seconds);
     bool trails() const { return m_trails; }
 
+    /// The left button's tool (toolChanged when it changes). After an Add body or Add cluster
+    /// launch (the release) the tool goes back to Navigate, so the next click does not add
+    /// again, unless Shift is held at the release (to add several).
     void setTool(Tool tool);
     Tool tool() const { return m_tool; }
     /// Fit-to-system keeps the viewing direction (true) or returns to the default one (false,
@@ -169,6 +173,8 @@ signals:
     void launchDragStarted();
     void launchDragMoved(double x, double y, double z, double dragX, double dragY, double dragZ);
     void launchDragEnded();
+    /// The tool changed (setTool, or Navigate again after a launch).
+    void toolChanged(nbody::app::Viewport::Tool tool);
     void interopStateChanged(const QString& state);
     void glInitialized();
     void glFailed(const QString& message);

@@ -117,6 +117,8 @@ std::vector<unsigned char> serialise(const PreparedSystem& s)
     w.text(s.scenarioKernel);
     w.text(s.dtProblem);
     w.text(s.eps2Problem);
+    w.text(s.units);
+    w.text(s.unitsOfG);
     return std::move(w.out);
 }
 
@@ -171,6 +173,8 @@ PreparedSystem deserialise(const std::vector<unsigned char>& bytes)
     s.scenarioKernel = r.text();
     s.dtProblem = r.text();
     s.eps2Problem = r.text();
+    s.units = r.text();
+    s.unitsOfG = r.text();
     return s;
 }
 

@@ -216,6 +216,8 @@ PreparedSystem fileSystem(const char* command, const SystemOptions& o)
         out.savedKernel = snap.params->kernel;
         out.savedLaunch = {snap.params->blockSize, snap.params->tileWidthFactor};
         out.savedParams = snap.params->stored;
+        out.units = snap.params->units;
+        out.unitsOfG = snap.params->unitsOfG;
     }
     out.what = formatString("%s (%s%s): %zu bodies at step %llu, t = %.9g (%s)", o.input.c_str(),
                             snap.formatId.c_str(), out.exact ? ", fp64 state" : "", out.world.size(),

@@ -71,6 +71,9 @@ struct PreparedSystem {
     std::optional<Fp64State> exact;        ///< a scenario's exact fp64 state, when it has one
     std::string scenarioKernel;            ///< a scenario's kernel ("" = the default)
     std::string dtProblem, eps2Problem;    ///< derived dt / eps2 not representable (ScaleDefaults)
+    /// The system's units label and unit of G (a scenario's, or what a snapshot stores; "" when
+    /// unknown): written into the run's snapshots (RestartParams::units, unitsOfG).
+    std::string units, unitsOfG;
 };
 
 /// The system of `--scenario ID|FILE.json` (with --bodies / --seed for generators). Throws

@@ -148,6 +148,7 @@ struct RunSession {
     std::optional<DiagnosticsOutput> diagnostics;
     mpi::Session* mpi = nullptr;
     std::vector<std::string> rangeProblems; ///< the system's quantities beyond the kernel's precision
+    std::string units, unitsOfG; ///< the system's (PreparedSystem), written into its snapshots
     /// Runs `f` with the device positions attached when they live in the GL buffers.
     template <class F>
     void withPositions(F&& f)
@@ -167,6 +168,8 @@ int startSession(const RunOptions& o, PreparedSystem& prepared, const std::strin
 {
     World& world = prepared.world;
     SimParams& params = prepared.params;
+    s.units = prepared.units;
+    s.unitsOfG = prepared.unitsOfG;
     if (!o.capture.empty() && out.root) {
         const KernelInfo* wanted = findKernel(kernelId);
         try {
@@ -268,7 +271,10 @@ LoopResult stepLoop(const RunOptions& o, RunSession& s, const RootOutput& out, c
             std::optional<Fp64State> exact;
             if (sim.kernel().layout == Layout::Double4)
                 exact = sim.state64();
-            out.snapshot(path, w, restartParams(sim.params(), sim.kernel().id), exact ? &*exact : nullptr);
+            RestartParams rp = restartParams(sim.params(), sim.kernel().id);
+            rp.units = s.units; // so the system reopens with its units
+            rp.unitsOfG = s.unitsOfG;
+            out.snapshot(path, w, rp, exact ? &*exact : nullptr);
             lastWritten = w.step;
         });
         std::printf("Snapshot written to %s (step %llu)\n", path.c_str(), static_cast<unsigned long long>(lastWritten));

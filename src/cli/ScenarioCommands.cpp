@@ -76,6 +76,8 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
     for (const std::string& w : b.warnings)
         std::fprintf(stderr, "nbody %s: warning: %s\n", command, w.c_str());
     PreparedSystem s;
+    s.units = b.units;
+    s.unitsOfG = b.unitsOfG;
     s.world = std::move(b.bodies.world);
     s.exact = std::move(b.bodies.exact);
     s.params = b.params;

@@ -6,6 +6,7 @@
 
 #include "contracts/Types.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -58,6 +59,11 @@ public:
     std::vector<Float4>& accelerations() { return m_acceleration; }
     const std::vector<Float4>& accelerations() const { return m_acceleration; }
     const std::vector<std::uint32_t>& ids() const { return m_id; }
+    /// The id the next body added without one (kAutoId) gets: above every id this World has used.
+    std::uint32_t nextId() const { return m_nextId; }
+    /// Makes the next automatic id at least `id`, so a World rebuilt from another (the bodies of
+    /// an undo put back in their places) never hands out an id the other had used.
+    void reserveIdsBelow(std::uint32_t id) { m_nextId = std::max(m_nextId, id); }
     /// Replaces every body's id (a reader that learns the ids after the bodies). Throws
     /// std::invalid_argument when the count differs from size() or an id is kAutoId.
     void setIds(std::vector<std::uint32_t> ids);

@@ -69,10 +69,14 @@ EditRecord removeBodies(World& world, const std::vector<BodyIndex>& indices, std
         throw std::out_of_range("cannot remove body " + std::to_string(sorted.back()) + " of " +
                                 std::to_string(world.size()));
     for (BodyIndex i : sorted) {
-        r.removed.addBody(world.positions()[i], world.velocities()[i], world.groups()[i], world.ids()[i],
-                          world.radii()[i]);
+        const BodyIndex k = r.removed.addBody(world.positions()[i], world.velocities()[i], world.groups()[i],
+                                              world.ids()[i], world.radii()[i]);
+        if (world.hasNames())
+            if (std::string name = world.name(i); !name.empty())
+                r.removed.setName(k, std::move(name));
         r.ids.push_back(world.ids()[i]);
     }
+    r.indices = sorted;
     world.removeBodies(std::move(sorted));
     return r;
 }
@@ -88,10 +92,58 @@ std::size_t undoEdit(World& world, const EditRecord& edit)
         return world.removeBodies(std::move(indices));
     }
     const World& back = edit.removed;
+    if (edit.indices.size() == back.size() && !back.empty() && edit.indices.back() < world.size() + back.size()) {
+        // Back where they were: the others keep their order, the removed ones take their old
+        // indices (a rebuilt World; every column, names included).
+        World merged;
+        merged.reserve(world.size() + back.size());
+        std::size_t next = 0, kept = 0;
+        const auto copy = [&merged](const World& from, std::size_t i) {
+            const BodyIndex k = merged.addBody(from.positions()[i], from.velocities()[i], from.groups()[i],
+                                               from.ids()[i], from.radii()[i]);
+            if (from.hasNames())
+                if (std::string name = from.name(i); !name.empty())
+                    merged.setName(k, std::move(name));
+        };
+        for (std::size_t at = 0; at < world.size() + back.size(); ++at) {
+            if (next < back.size() && edit.indices[next] == at)
+                copy(back, next++);
+            else
+                copy(world, kept++);
+        }
+        merged.time = world.time;
+        merged.step = world.step;
+        merged.reserveIdsBelow(world.nextId()); // an id once used is never handed out again
+        world = std::move(merged);
+        return back.size();
+    }
     world.reserve(world.size() + back.size());
-    for (std::size_t i = 0; i < back.size(); ++i)
-        world.addBody(back.positions()[i], back.velocities()[i], back.groups()[i], back.ids()[i], back.radii()[i]);
+    for (std::size_t i = 0; i < back.size(); ++i) {
+        const BodyIndex k =
+            world.addBody(back.positions()[i], back.velocities()[i], back.groups()[i], back.ids()[i], back.radii()[i]);
+        if (back.hasNames())
+            if (std::string name = back.name(i); !name.empty())
+                world.setName(k, std::move(name));
+    }
     return back.size();
+}
+
+EditRecord revertEdit(World& world, const EditRecord& edit)
+{
+    if (edit.kind == EditRecord::Kind::Added) {
+        const std::unordered_set<std::uint32_t> ids(edit.ids.begin(), edit.ids.end());
+        std::vector<BodyIndex> indices;
+        for (std::size_t i = 0; i < world.size(); ++i)
+            if (ids.count(world.ids()[i]))
+                indices.push_back(i);
+        return removeBodies(world, indices, edit.description);
+    }
+    EditRecord r;
+    r.kind = EditRecord::Kind::Added;
+    r.description = edit.description;
+    r.ids = edit.ids;
+    undoEdit(world, edit);
+    return r;
 }
 
 std::vector<BodyIndex> bodiesInRegion(const World& world, const float m[16], float x0, float y0, float x1, float y1)

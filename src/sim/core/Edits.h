@@ -28,6 +28,9 @@ struct EditRecord {
     Kind kind = Kind::Added;
     std::vector<std::uint32_t> ids; ///< the bodies added or removed
     World removed;                  ///< Removed: their state when they were removed
+    /// Removed: their indices at removal time (ascending, as `removed` holds them), so an undo
+    /// puts them back where they were; empty: appended at the end.
+    std::vector<BodyIndex> indices;
     std::string description;        ///< "added a body", "removed 12 bodies", …
 };
 
@@ -39,9 +42,16 @@ EditRecord addBodies(World& world, const World& bodies, std::string description)
 EditRecord removeBodies(World& world, const std::vector<BodyIndex>& indices, std::string description);
 
 /// Undoes `edit` on `world` as it is now: removes the added bodies that are still there, or adds
-/// the removed ones back with their ids and their state at removal time. Returns the number of
-/// bodies added or removed.
+/// the removed ones back with their ids, names and their state at removal time. Returns the
+/// number of bodies added or removed.
 std::size_t undoEdit(World& world, const EditRecord& edit);
+
+/// Undoes `edit` on `world` as undoEdit does and returns the edit that undoes this undo (redo):
+/// for an Added edit, a Removed record of the bodies it removed (their ids, names and state
+/// now); for a Removed edit, an Added record of the ids it brought back. The description stays.
+/// So undo and redo are one operation, and any number of levels of both restore the bodies
+/// exactly (same ids, state, names and order of the others).
+EditRecord revertEdit(World& world, const EditRecord& edit);
 
 /// Indices of the bodies whose projection by `viewProjection` (4×4, column-major, as OpenGL and
 /// GLM store it) lies in front of the camera and inside the rectangle [x0, x1] × [y0, y1] of

@@ -5,6 +5,7 @@
 #include "contracts/Tree.h"
 #include "sim/core/Launch.h"
 #include "sim/base/Format.h"
+#include "sim/base/ShortestText.h"
 
 #include <charconv>
 #include <cmath>
@@ -19,14 +20,9 @@ namespace {
 std::string num(double v) { return formatString("%g", v); }
 
 /// Exact text of a value: the shortest decimal that reads back to the same fp32 or fp64 value
-/// ("0.45" for 0.45f; std::to_chars, as the CSV writer writes its columns).
-template <class F>
-std::string exact(F v)
-{
-    char b[64];
-    const auto r = std::to_chars(b, b + sizeof b, v);
-    return std::string(b, r.ptr);
-}
+/// ("0.45" for 0.45f; shortestText, as every writer writes its numbers).
+std::string exact(float v) { return shortestText(v); }
+std::string exact(double v) { return shortestText(v); }
 std::string exact(int v) { return std::to_string(v); }
 std::string exact(bool v) { return v ? "true" : "false"; }
 std::string exact(const std::string& v) { return v; }

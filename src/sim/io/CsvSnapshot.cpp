@@ -5,6 +5,7 @@
 #include "sim/core/MemoryBudget.h"
 
 #include "sim/base/AtomicFile.h"
+#include "sim/base/ShortestText.h"
 #include "sim/core/Scenario.h"
 
 #include <algorithm>
@@ -27,8 +28,9 @@ namespace {
 constexpr std::uint64_t kMinRowBytes = 14; ///< "0,0,0,0,0,0,0\n": the shortest possible row
 
 /// Column roles.
-enum Column { X, Y, Z, VX, VY, VZ, M, Id, Grp, R, kColumns };
-constexpr std::array<const char*, kColumns> kColumnNames{"x", "y", "z", "vx", "vy", "vz", "m", "id", "group", "r"};
+enum Column { X, Y, Z, VX, VY, VZ, M, Id, Grp, R, Name, kColumns };
+constexpr std::array<const char*, kColumns> kColumnNames{"x",  "y",  "z",     "vx", "vy",  "vz",
+                                                         "m",  "id", "group", "r",  "name"};
 constexpr std::array<const char*, 4> kGroupNames{"generic", "dark", "star", "gas"}; // Group's values
 
 [[noreturn]] void fail(const std::string& path, const std::string& what)
@@ -172,9 +174,7 @@ std::optional<T> parseNumber(std::string_view s, std::errc* error = nullptr)
 template <typename T>
 std::string shortest(T v)
 {
-    std::array<char, 64> buf;
-    const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-    return std::string(buf.data(), r.ptr);
+    return shortestText(v);
 }
 
 /// The names the reader takes from `# name = value` lines: the header's (bodies, time, step),
@@ -182,7 +182,8 @@ std::string shortest(T v)
 /// table (integrator, openingAngle, …).
 std::vector<std::string> documentedKeys()
 {
-    std::vector<std::string> names{"bodies", "time", "step", "G", "eps2", "dt", "kernel", "block_size", "tile_factor"};
+    std::vector<std::string> names{"bodies", "time", "step",       "G",           "eps2",  "dt",
+                                   "kernel", "block_size", "tile_factor", "units", "unitsOfG"};
     for (const ParamInfo* row : storedParams())
         if (std::find(names.begin(), names.end(), row->key) == names.end())
             names.emplace_back(row->key);
@@ -325,7 +326,7 @@ Snapshot readCsvSnapshot(const std::string& path)
             names += (names.empty() ? "'" : ", '") + n + "'";
         snap.warnings.push_back("CSV file '" + path + "': line " + std::to_string(reader.line()) + ": ignored "
                                 + (ignored.size() == 1 ? "an unknown column " : "unknown columns ") + names
-                                + " (known: x, y, z, vx, vy, vz, m, id, group, r)");
+                                + " (known: x, y, z, vx, vy, vz, m, id, group, r, name)");
     }
     for (const std::string& k : unknownKeys)
         snap.warnings.push_back("CSV file '" + path + "': " + k + " looks like a parameter but names none this "
@@ -414,6 +415,11 @@ Snapshot readCsvSnapshot(const std::string& path)
             p.stored.emplace_back(std::string(row->key), *v);
             anyParam = true;
         }
+    for (const auto& [name, field] : {std::pair{"units", &p.units}, std::pair{"unitsOfG", &p.unitsOfG}})
+        if (const std::string* v = key(name); v && !v->empty()) {
+            *field = *v;
+            anyParam = true;
+        }
     if (anyParam)
         snap.params = p;
 
@@ -488,7 +494,11 @@ Snapshot readCsvSnapshot(const std::string& path)
                 fail(path, where_() + ": " + problem);
             radius = *f;
         }
-        world.addBody(Float4{v[X], v[Y], v[Z], v[M]}, Float4{v[VX], v[VY], v[VZ], 0.f}, group, id, radius);
+        const BodyIndex added =
+            world.addBody(Float4{v[X], v[Y], v[Z], v[M]}, Float4{v[VX], v[VY], v[VZ], 0.f}, group, id, radius);
+        if (where[Name] >= 0)
+            if (std::string name(trim(fields[std::size_t(where[Name])])); !name.empty())
+                world.setName(added, std::move(name));
         ++index;
     }
     if (reader.bad())
@@ -522,9 +532,16 @@ void writeCsvSnapshot(const std::string& path, const World& world, const Restart
         if (params)
             for (const auto& [k, v] : params->stored) // storedParams(): integrator, θ, leaf size, …
                 text += "# " + k + " = " + v + "\n";
-        // The radius column only when some body has one: files without radii stay as they were.
+        if (params && !params->units.empty())
+            text += "# units = " + params->units + "\n";
+        if (params && !params->unitsOfG.empty())
+            text += "# unitsOfG = " + params->unitsOfG + "\n";
+        // The radius and name columns only when some body has one: files without stay as they were.
         const bool radii = world.maxRadius() > 0.f;
-        text += radii ? "x,y,z,vx,vy,vz,m,id,group,r\n" : "x,y,z,vx,vy,vz,m,id,group\n";
+        const bool names = world.hasNames();
+        text += "x,y,z,vx,vy,vz,m,id,group";
+        text += radii ? ",r" : "";
+        text += names ? ",name\n" : "\n";
         const auto& p = world.positions();
         const auto& v = world.velocities();
         for (std::size_t i = 0; i < world.size(); ++i) {
@@ -538,6 +555,15 @@ void writeCsvSnapshot(const std::string& path, const World& world, const Restart
             if (radii) {
                 text += ',';
                 text += shortest(world.radii()[i]);
+            }
+            if (names) { // quoted (RFC 4180): "" for a quote; commas and line ends are data
+                text += ",\"";
+                for (const char ch : world.name(BodyIndex(i))) {
+                    text += ch;
+                    if (ch == '"')
+                        text += '"';
+                }
+                text += '"';
             }
             text += '\n';
             if (text.size() > (1u << 20)) {

@@ -20,9 +20,11 @@
 /// Comment lines (`#`) come before the header row; `key = value` comments carry the number of
 /// bodies, time, step and the run's parameters (RestartParams: each of G, eps2 and dt that is
 /// there, on its own; an invalid one — nan, inf, negative, not a number — is refused with the
-/// line number and its text). The header row names the columns, in any order: x, y, z, vx, vy, vz, m (or mass) are
-/// required, id (unsigned 32-bit) and group (generic, dark, star, gas or 0..3) optional; other
-/// columns (a name, a density from another tool) are ignored, with one line in
+/// line number and its text); `# units = …` and `# unitsOfG = …` carry the system's units
+/// (RestartParams::units, unitsOfG). The header row names the columns, in any order: x, y, z, vx, vy, vz, m (or mass) are
+/// required, id (unsigned 32-bit), group (generic, dark, star, gas or 0..3), r (radius) and name
+/// (a body's name, quoted; written when some body has one) optional; other
+/// columns (a density from another tool) are ignored, with one line in
 /// Snapshot::warnings naming them. Numbers are written in the shortest form that reads back to
 /// the same fp32 value (std::to_chars), so a round trip is bitwise; the time is written as a
 /// double the same way.

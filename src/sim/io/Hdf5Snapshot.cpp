@@ -143,7 +143,7 @@ public:
         if (H5Aiterate2(object, H5_INDEX_NAME, H5_ITER_INC, &at, collect, &names) < 0)
             fail(withReason("cannot list the attributes of Parameters"));
         for (const std::string& n : names) {
-            if (n.rfind("NBody_", 0) != 0 || n == "NBody_Kernel")
+            if (n.rfind("NBody_", 0) != 0 || n == "NBody_Kernel" || n == "NBody_Units" || n == "NBody_UnitsOfG")
                 continue;
             const char* name = n.c_str();
             Handle a(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
@@ -285,6 +285,66 @@ private:
 
 } // namespace
 
+namespace {
+
+/// The names of NBody_Names (Hdf5Snapshot.h): ParticleIDs (K ids of bodies read) and Names (the
+/// K names in UTF-8, each ended by a NUL byte), set on the bodies with those ids.
+void readNames(const Reader& r, hid_t file, World& world)
+{
+    if (H5Lexists(file, "NBody_Names", H5P_DEFAULT) <= 0)
+        return;
+    Handle group(H5Gopen2(file, "NBody_Names", H5P_DEFAULT), H5Gclose);
+    if (!group.valid())
+        r.fail(r.withReason("cannot open group NBody_Names"));
+    const std::string G = "NBody_Names";
+    if (H5Lexists(group, "ParticleIDs", H5P_DEFAULT) <= 0 || H5Lexists(group, "Names", H5P_DEFAULT) <= 0)
+        r.fail("NBody_Names needs the datasets ParticleIDs and Names");
+    // The shapes first: at most one name per body, at most 1 KiB of text per name.
+    Handle idSet(H5Dopen2(group, "ParticleIDs", H5P_DEFAULT), H5Dclose);
+    Handle nameSet(H5Dopen2(group, "Names", H5P_DEFAULT), H5Dclose);
+    if (!idSet.valid() || !nameSet.valid())
+        r.fail(r.withReason("cannot open the datasets of NBody_Names"));
+    Handle idSpace(H5Dget_space(idSet), H5Sclose), nameSpace(H5Dget_space(nameSet), H5Sclose);
+    const auto idDims = r.dims(idSpace, G + "/ParticleIDs");
+    const auto textDims = r.dims(nameSpace, G + "/Names");
+    if (idDims.size() != 1 || textDims.size() != 1)
+        r.fail("NBody_Names/ParticleIDs and NBody_Names/Names must have one dimension");
+    const std::uint64_t k = idDims[0], bytes = textDims[0];
+    if (k > world.size())
+        r.fail("NBody_Names/ParticleIDs has " + std::to_string(k) + " ids for " + std::to_string(world.size()) +
+               " bodies");
+    if (bytes > k * 1024)
+        r.fail("NBody_Names/Names has " + std::to_string(bytes) + " bytes for " + std::to_string(k) + " names");
+    const auto ids = r.dataset<unsigned long long>(group, G, "ParticleIDs", H5T_NATIVE_ULLONG, k, 1,
+                                                   "the length of NBody_Names/ParticleIDs");
+    const auto text = r.dataset<unsigned char>(group, G, "Names", H5T_NATIVE_UCHAR, bytes, 1,
+                                               "the length of NBody_Names/Names");
+    if (!ids || !text)
+        r.fail("NBody_Names: ParticleIDs or Names vanished while reading");
+    std::vector<std::pair<unsigned long long, BodyIndex>> index; // id -> index, sorted
+    index.reserve(world.size());
+    for (std::size_t i = 0; i < world.size(); ++i)
+        index.emplace_back(world.ids()[i], BodyIndex(i));
+    std::sort(index.begin(), index.end());
+    std::size_t at = 0;
+    for (std::uint64_t i = 0; i < k; ++i) {
+        const auto end = std::find(text->begin() + std::ptrdiff_t(at), text->end(), 0);
+        if (end == text->end())
+            r.fail("NBody_Names/Names holds fewer names than NBody_Names/ParticleIDs ids (" + std::to_string(i) +
+                   " of " + std::to_string(k) + ")");
+        std::string name(text->begin() + std::ptrdiff_t(at), end);
+        at = std::size_t(end - text->begin()) + 1;
+        const unsigned long long id = (*ids)[i];
+        const auto it = std::lower_bound(index.begin(), index.end(), std::make_pair(id, BodyIndex(0)));
+        if (it == index.end() || it->first != id)
+            r.fail("NBody_Names/ParticleIDs[" + std::to_string(i) + "] = " + std::to_string(id) +
+                   ", which no body has");
+        world.setName(it->second, std::move(name));
+    }
+}
+
+} // namespace
+
 bool looksLikeHdf5(std::span<const unsigned char> head, std::uint64_t)
 {
     static constexpr unsigned char kSignature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
@@ -395,7 +455,10 @@ Snapshot readHdf5SnapshotInProcess(const std::string& path)
             if (const ParamInfo* row = findStoredParam(key))
                 if (const std::string why = paramTextProblem(*row, text); !why.empty())
                     r.fail("Parameters/NBody_" + key + ": " + why);
-        if (g || e || d || !p.kernel.empty() || block || factor || !p.stored.empty())
+        p.units = r.stringAttribute(params, "Parameters", "NBody_Units").value_or("");
+        p.unitsOfG = r.stringAttribute(params, "Parameters", "NBody_UnitsOfG").value_or("");
+        if (g || e || d || !p.kernel.empty() || block || factor || !p.stored.empty() || !p.units.empty() ||
+            !p.unitsOfG.empty())
             snap.params = p;
     }
 
@@ -482,6 +545,7 @@ Snapshot readHdf5SnapshotInProcess(const std::string& path)
     }
     if (snap.exact)
         snap.exact->acceleration.assign(snap.exact->size(), Double4{});
+    readNames(r, file, world);
     return snap;
 }
 

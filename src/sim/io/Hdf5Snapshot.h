@@ -11,7 +11,13 @@
 ///                      Flag_DoublePrecision (0), NBody_Step (uint64)
 ///     /Parameters      attributes NBody_G (double), NBody_Eps2, NBody_Dt (float),
 ///                      NBody_Kernel (string), NBody_BlockSize, NBody_TileWidthFactor (int32)
+///                      NBody_<key> (string) for every stored row of the parameter
+///                      table (integrator, openingAngle, …), NBody_Units and
+///                      NBody_UnitsOfG (strings, when known)
 ///                      — present when the run's parameters were given
+///     /NBody_Names/ParticleIDs  uint32 (K)      the named bodies (the Solar System's planets)
+///     /NBody_Names/Names        uint8 (bytes)   their names in UTF-8, each ended by a NUL byte
+///                                               — present when some body has a name
 ///     /PartTypeT/Coordinates  float32 (N_t, 3)     length units
 ///     /PartTypeT/Velocities   float32 (N_t, 3)     length / time
 ///     /PartTypeT/Masses       float32 (N_t)        omitted when every body of the type has the

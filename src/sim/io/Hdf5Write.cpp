@@ -300,6 +300,26 @@ std::vector<unsigned char> buildImage(const std::string& fileName, const World& 
             w.scalar(p, P, "NBody_TileWidthFactor", H5T_STD_I32LE, H5T_NATIVE_INT, params->tileWidthFactor);
         for (const auto& [key, text] : params->stored) // storedParams(): integrator, θ, leaf size, …
             w.string(p, P, ("NBody_" + key).c_str(), text);
+        if (!params->units.empty())
+            w.string(p, P, "NBody_Units", params->units);
+        if (!params->unitsOfG.empty())
+            w.string(p, P, "NBody_UnitsOfG", params->unitsOfG);
+    }
+    if (world.hasNames()) {
+        // The named bodies (the Solar System's Sun and planets): their ids, and their names in
+        // UTF-8, each ended by a NUL byte, in the same order.
+        Handle g(H5Gcreate2(file, "NBody_Names", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+        check(g.valid(), "cannot create NBody_Names");
+        std::vector<unsigned> ids;
+        std::vector<unsigned char> text;
+        for (const auto& [index, name] : world.namedBodies()) {
+            ids.push_back(world.ids()[index]);
+            text.insert(text.end(), name.begin(), name.end());
+            text.push_back(0);
+        }
+        w.dataset(g, "NBody_Names", "ParticleIDs", H5T_STD_U32LE, H5T_NATIVE_UINT, ids, 1);
+        w.dataset(g, "NBody_Names", "Names", H5T_STD_U8LE, H5T_NATIVE_UCHAR, text, 1);
+        check(g.close(), "cannot finish NBody_Names");
     }
     for (std::size_t t = 0; t < kWrittenTypes; ++t) {
         const auto& m = members[t];

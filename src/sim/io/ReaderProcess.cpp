@@ -36,7 +36,7 @@ namespace {
 
 constexpr char kMagic[4] = {'N', 'B', 'R', 'D'};
 constexpr char kEnd[4] = {'D', 'O', 'N', 'E'};
-constexpr std::uint32_t kVersion = 3;
+constexpr std::uint32_t kVersion = 4;
 constexpr int kMessageFd = 3;
 constexpr std::size_t kBodyBytes = 16 + 16 + 4 + 1 + 4; // position, velocity, id, group, radius
 constexpr std::uint32_t kMaxWarnings = 1024;
@@ -128,6 +128,8 @@ void writeSnapshot(MessageWriter& w, const Snapshot& s)
             w.string(key);
             w.string(text);
         }
+        w.string(p.units);
+        w.string(p.unitsOfG);
     }
     const std::uint32_t warnings = std::uint32_t(std::min<std::size_t>(s.warnings.size(), kMaxWarnings));
     w.value(warnings);
@@ -551,6 +553,8 @@ Snapshot readInReaderProcess(const ReaderProcess& process, const std::string& pa
                     std::string text = str("a parameter value");
                     p.stored.emplace_back(std::move(key), std::move(text));
                 }
+                p.units = str("a units label");
+                p.unitsOfG = str("a unit of G");
                 snap.params = p;
             }
             const std::uint32_t warnings = u32();

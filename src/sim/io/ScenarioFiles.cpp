@@ -9,6 +9,7 @@
 #include "sim/io/Snapshot.h"
 
 #include "sim/base/AtomicFile.h"
+#include "sim/base/ShortestText.h"
 #include "sim/core/Integrators.h"
 #include "sim/core/KernelRegistry.h"
 #include "sim/base/Registry.h"
@@ -64,9 +65,7 @@ std::string paramText(const ParamInfo& row, const json& v)
     case ParamType::Real: {
         if (!v.is_number())
             throw ScenarioError(key, "must be a number (got " + kindOf(v) + ")");
-        char b[40];
-        std::snprintf(b, sizeof b, "%.17g", v.get<double>());
-        return b;
+        return shortestText(v.get<double>());
     }
     case ParamType::Text:
         if (!v.is_string())
@@ -82,7 +81,7 @@ json paramJson(const ParamInfo& row, const std::string& text)
     switch (row.type) {
     case ParamType::Boolean: return text == "true";
     case ParamType::Integer: return std::stoll(text);
-    case ParamType::Real: return std::stod(text);
+    case ParamType::Real: return std::strtod(text.c_str(), nullptr); // the shortest text's value: written as that text
     case ParamType::Text: return text;
     }
     return text;
@@ -395,10 +394,11 @@ json toJson(const ScenarioSpec& s)
         j["units"] = s.units;
     if (s.G)
         j["G"] = *s.G;
+    // fp32 values as their shortest text ("dt": 0.01 for 0.01f, not 0.009999999776482582).
     if (s.eps2)
-        j["eps2"] = double(*s.eps2);
+        j["eps2"] = shortestAsDouble(*s.eps2);
     if (s.dt)
-        j["dt"] = double(*s.dt);
+        j["dt"] = shortestAsDouble(*s.dt);
     if (s.kernel)
         j["kernel"] = *s.kernel;
     if (s.integrator)

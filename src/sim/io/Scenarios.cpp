@@ -311,6 +311,7 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
         b.params.collisions = row->collisions;
         b.kernel = std::string(row->kernel);
         b.units = std::string(row->units);
+        b.unitsOfG = std::string(row->unitsOfG);
         if (row->fixedBodies)
             std::snprintf(line, sizeof line, "%s: %zu bodies", std::string(spec.name.empty() ? row->name : spec.name).c_str(),
                           b.bodies.world.size());
@@ -341,6 +342,19 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
         b.eps2Problem = spec.eps2 ? "" : f.eps2Problem;
         b.params.integrator = "leapfrog";
         b.units = "the snapshot's own (G = " + num(b.params.G) + ")";
+        if (snap.params) {
+            // What the snapshot stores to continue its run (integrator, θ, …; the direction of
+            // time is the front end's) and its units, unless the scenario says otherwise below.
+            static constexpr std::string_view keepDirection[] = {"reverse"};
+            try {
+                (void)applyStoredParams(snap.params->stored, b.params, keepDirection);
+            } catch (const std::invalid_argument& e) {
+                throw ScenarioError("bodies.snapshot", e.what(), spec.source);
+            }
+            if (!snap.params->units.empty())
+                b.units = snap.params->units;
+            b.unitsOfG = snap.params->unitsOfG;
+        }
         std::snprintf(line, sizeof line, "%s: %zu bodies",
                       (spec.name.empty() ? std::filesystem::path(spec.snapshot).filename().string() : spec.name).c_str(),
                       b.bodies.world.size());

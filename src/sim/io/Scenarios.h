@@ -146,6 +146,9 @@ struct BuiltScenario {
     std::string kernel;     ///< "" = the front end's default
     std::string summary;    ///< "Plummer sphere: 4096 bodies, seed 42 (Hénon units …)"
     std::string units;      ///< units label
+    /// The unit of G ("AU³ M☉⁻¹ day⁻²"): the generator's (ScenarioInfo::unitsOfG) or what the
+    /// snapshot stores (RestartParams::unitsOfG); "" for N-body units or unknown.
+    std::string unitsOfG;
     std::vector<std::string> warnings; ///< the snapshot reader's (Snapshot::warnings), for the front end to show
     /// A snapshot's dt (eps2) derived from its scale and not representable in fp32, when the
     /// scenario does not give it (ScaleDefaults::dtProblem); the front end reports it unless the

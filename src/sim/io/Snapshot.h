@@ -11,8 +11,8 @@
 ///
 /// | id    | extensions             | stores                                                      |
 /// | tipsy | .bin .tipsy .std       | bodies (family order), ids (in the phi slots), time; no step or parameters |
-/// | csv   | .csv                   | bodies, ids, groups; time, step and parameters as `# key = value` lines |
-/// | hdf5  | .h5 .hdf5 .hdf         | bodies (type order), ids, groups; Header/Time; Parameters group |
+/// | csv   | .csv                   | bodies, ids, groups, names; time, step, parameters and units as `# key = value` lines |
+/// | hdf5  | .h5 .hdf5 .hdf         | bodies (type order), ids, groups, names; Header/Time; Parameters group (with units) |
 ///
 /// Every write is atomic (sim/base/AtomicFile.h). Every reader refuses truncated or inconsistent
 /// files, non-finite values, negative masses and counts above kMaxBodies (before allocating)
@@ -47,6 +47,11 @@ struct RestartParams {
     /// The other parameters that change the trajectory (storedParams(): integrator, θ, leaf size,
     /// reverse, collisions) as (key, text), each one the file stores; a writer stores them all.
     std::vector<std::pair<std::string, std::string>> stored;
+    /// The system's units, so a reopened system is labelled as it was: the scenario's units label
+    /// ("AU, days, solar masses (G = …)") and the unit of G ("AU³ M☉⁻¹ day⁻²"); "" for N-body
+    /// units or unknown (each is written only when set).
+    std::string units;
+    std::string unitsOfG;
 };
 
 /// What a run with parameters `p` and kernel `kernel` stores in its snapshots: G, ε², dt, the

@@ -16,6 +16,14 @@
 /// cluster it is the path in the current field, which the real run departs from as the others
 /// move. The body's own mass does not enter its path (the test-particle limit).
 ///
+/// With its real mass (LaunchRequest::mass > 0) in a small system (a field of at most
+/// kMaxLiveLaunchSources bodies, all of them: the Solar System, a few-body problem), the
+/// prediction is the N-body problem itself: the new body and every source move, each pulled by
+/// all the others (the same KDK leapfrog, fp64, O((N+1)²) per step), so a heavy body launched
+/// past a star moves the star and the path shows it (launchIsLive). In a larger field the body
+/// is a test particle whatever its mass, and LaunchPrediction::testParticle says so (the app's
+/// readout names the assumption).
+///
 /// The work is bounded so a drag stays interactive: the field keeps at most `maxSources` bodies
 /// (every k-th, masses scaled so the total mass is kept), and at most `maxSteps` steps are taken
 /// (the path then ends early: LaunchPrediction::truncated).
@@ -37,10 +45,13 @@ struct LaunchField {
     double eps2 = 0.0;            ///< softening ε², length²
     double totalMass = 0;         ///< Σ m of the whole system (kept by the subsampling)
     Double3 centreOfMass;         ///< of the whole system
+    /// Velocities of the sources (length / time), one per source: a live prediction moves them.
+    std::vector<Double3> velocities;
     /// Index in `sources` of a dominant body (one holding at least half of the total mass: a
     /// star, a black hole), else none; the periapsis is measured from it, else from the centre
     /// of mass.
     std::optional<std::size_t> dominant;
+    bool subsampled = false; ///< every k-th body of a larger system (k > 1)
 };
 
 /// The field of `world`'s bodies (fp32 columns widened) with G and ε²: all of them when
@@ -62,7 +73,22 @@ struct LaunchRequest {
     double dt = 0.01;
     std::size_t maxSteps = 20000;   ///< cap on the steps (ceil(T / |dt|) unless it is larger)
     std::size_t maxPathPoints = 1000; ///< the path keeps at most this many points (every k-th step)
+    /// The new body's mass, mass units (≥ 0): 0 is a test particle; a positive mass makes the
+    /// prediction live when the field allows it (launchIsLive).
+    double mass = 0;
 };
+
+/// The largest field (sources) a live prediction integrates whole.
+inline constexpr std::size_t kMaxLiveLaunchSources = 256;
+
+/// True when a body of `mass` launched into `field` is predicted with its real mass (every
+/// source moving with it): mass > 0, the field whole (not subsampled) and at most
+/// kMaxLiveLaunchSources bodies with a velocity each.
+bool launchIsLive(const LaunchField& field, double mass);
+
+/// Pair interactions one prediction step costs: N for a test particle, (N + 1)² live; the app
+/// bounds the steps with it so a drag stays interactive.
+double launchPairsPerStep(const LaunchField& field, double mass);
 
 /// The predicted path and the numbers the Add body tool shows.
 struct LaunchPrediction {
@@ -78,9 +104,13 @@ struct LaunchPrediction {
     double periapsis = 0;
     double periapsisTime = 0;   ///< when it happens, time units from the launch (signed as dt)
     bool aroundDominant = false; ///< measured from LaunchField::dominant (else the centre of mass)
+    /// The body was predicted as a test particle (mass 0, or a field too large to integrate with
+    /// it: launchIsLive false); false: with its real mass, every source moving.
+    bool testParticle = true;
 };
 
-/// Integrates the test particle (see the file comment). `cancel`, when given, is polled every
+/// Integrates the body (see the file comment: live with its mass when launchIsLive, else as a
+/// test particle). `cancel`, when given, is polled every
 /// step: set, it ends the prediction (cancelled = true). Throws std::invalid_argument for a
 /// duration that is not positive and finite, a dt that is zero or not finite, a non-finite
 /// start, maxSteps = 0 or maxPathPoints < 2.

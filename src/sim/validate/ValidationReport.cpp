@@ -7,6 +7,7 @@
 #include "sim/base/PathNames.h"
 
 #include "sim/base/AtomicFile.h"
+#include "sim/base/ShortestText.h"
 #include "sim/base/Format.h"
 
 #include <nlohmann/json.hpp>
@@ -37,10 +38,7 @@ std::string sci(double v)
 
 double shortestFloat(float v)
 {
-    char buf[64];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    *r.ptr = '\0';
-    return std::strtod(buf, nullptr);
+    return shortestAsDouble(v);
 }
 
 std::string verdictUpper(Verdict v)
