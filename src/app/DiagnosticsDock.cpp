@@ -84,6 +84,7 @@ DiagnosticsDock::DiagnosticsDock(QWidget* parent) : QDockWidget(tr("Diagnostics"
     }
 
     m_interval = new QSpinBox;
+    m_interval->setObjectName(QStringLiteral("diagnosticsInterval"));
     m_interval->setRange(0, 1000000);
     m_interval->setSpecialValueText(tr("off"));
     m_interval->setPrefix(tr("every "));
@@ -103,7 +104,9 @@ DiagnosticsDock::DiagnosticsDock(QWidget* parent) : QDockWidget(tr("Diagnostics"
     connect(clearButton, &QPushButton::clicked, this, &DiagnosticsDock::restart);
 
     auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Evaluate")));
+    auto* evaluate = new QLabel(tr("Evaluate"));
+    evaluate->setBuddy(m_interval); // names the box in its messages
+    controls->addWidget(evaluate);
     controls->addWidget(m_interval);
     controls->addWidget(m_latest, 1);
     controls->addWidget(clearButton);

@@ -10,6 +10,7 @@
 #include "FilePresenter.h"
 #include "KernelDock.h"
 #include "KernelPresenter.h"
+#include "FieldRange.h"
 #include "KeyboardFocus.h"
 #include "RecordingPresenter.h"
 #include "RunDock.h"
@@ -84,6 +85,7 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
             assignMnemonics(top->menu());
     new KeyboardFocus(this, m_viewport); // keys in a field type; single-key shortcuts elsewhere
     new WheelFocus(this);                // the wheel over a dock scrolls it, not its fields
+    new FieldRange(this);                // a number out of range is refused in its field
     if (!m_automation.active()) { // scripted runs neither autosave nor take the session marker
         m_autosave = new Autosave(this, {}, m_automation.useSettings);
         m_file->excludeFromRecent(m_autosave->autosavePath());
