@@ -164,7 +164,14 @@ void MainWindow::applyDefaultLayout()
     addDockWidget(Qt::RightDockWidgetArea, m_runDock);
     addDockWidget(Qt::RightDockWidgetArea, m_kernelDock);
     tabifyDockWidget(m_runDock, m_kernelDock); // each gets the full height; Run is in front
-    resizeDocks({m_runDock}, {340}, Qt::Horizontal); // word-wrapped labels would ask for ~80 characters
+    // Word-wrapped labels would ask for ~80 characters. The column keeps this width at least:
+    // once the charts below scroll instead of holding the window wide, the layout would
+    // otherwise give the view every pixel and squeeze the column to 140 px.
+    constexpr int kColumnWidth = 340;
+    for (QDockWidget* dock : {static_cast<QDockWidget*>(m_runDock), static_cast<QDockWidget*>(m_kernelDock),
+                              static_cast<QDockWidget*>(m_viewDock), static_cast<QDockWidget*>(m_selectionDock)})
+        dock->setMinimumWidth(kColumnWidth);
+    resizeDocks({m_runDock}, {kColumnWidth}, Qt::Horizontal);
     addDockWidget(Qt::RightDockWidgetArea, m_viewDock);
     tabifyDockWidget(m_kernelDock, m_viewDock); // Run, Kernel and View share the column as tabs
     addDockWidget(Qt::RightDockWidgetArea, m_selectionDock);
