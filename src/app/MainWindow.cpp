@@ -205,7 +205,7 @@ void MainWindow::createPresenters()
     m_selection = new SelectionPresenter(this, m_selectionDock, m_viewport, c, m_notices);
     m_edit = new EditPresenter(this, m_viewport, m_runDock, c, m_notices);
     m_kernel = new KernelPresenter(this, m_kernelDock, c, m_notices);
-    new DiagnosticsPresenter(this, m_diagnosticsDock, c);
+    new DiagnosticsPresenter(this, m_diagnosticsDock, c, m_notices);
     new ValidationPresenter(this, m_validationDock, c);
     m_device = new DevicePresenter(this, m_deviceDock, m_viewport, m_notices);
 }
