@@ -525,7 +525,9 @@ private slots:
     {
         // The cpu kernel against the reference on the default cube (N = 1000, no multiple of
         // any block size), 20 steps: exit 0, the table with PASS, a JSON report that parses with
-        // the run's values; no progress line on stderr (it is not a terminal here).
+        // the run's values. On stderr, before the run, its predicted time; then, as stderr is no
+        // terminal here, no bar rewritten in place but a plain line at every tenth of the run (a
+        // plain `nbody validate` took 8 min with no warning and, off a terminal, no progress).
         QTemporaryDir dir;
         const QString json = dir.filePath("v.json");
         const Result r = nbody({"validate", "--kernel", "cpu", "--bodies", "1000", "--steps", "20", "--report", json});
@@ -534,6 +536,15 @@ private slots:
         QVERIFY(r.out.contains("1 of 1 kernel passes"));
         QVERIFY(r.out.contains("Report written to " + json));
         QVERIFY2(!r.err.contains("validate ["), qPrintable(r.err));
+        const QRegularExpression predicted("nbody validate: 1000 bodies, 20 steps, 1 kernel and the fp64 reference: "
+                                           "about [\\d.]+ (s|min) here");
+        const qsizetype announced = r.err.indexOf(predicted);
+        QVERIFY2(announced >= 0, qPrintable(r.err));
+        const QRegularExpression line("nbody validate: +\\d+ %  step \\d+ / 20 ");
+        QVERIFY2(r.err.indexOf(line) > announced, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression("nbody validate: 100 %  step 20 / 20 .*so far\\n")), qPrintable(r.err));
+        const qsizetype lines = r.err.count(line); // a line per tenth reached (a tenth skipped by a chunk: none)
+        QVERIFY2(lines >= 2 && lines <= 10, qPrintable(r.err));
         QFile f(json);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QJsonParseError error;

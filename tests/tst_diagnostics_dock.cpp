@@ -19,6 +19,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace nbody;
@@ -335,6 +336,59 @@ private slots:
         for (const char* name : {"total", "energy change", "momentum", "angular momentum", "virial ratio"})
             for (const QString& l : dock.axisLayout(name).labels())
                 QVERIFY2(drawn.contains(l), qPrintable(QStringLiteral("%1: label '%2' not drawn").arg(QString::fromUtf8(name), l)));
+    }
+
+    void offsetTitleIsWhole_data()
+    {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<int>("height");
+        QTest::newRow("1366 x 300") << 1366 << 300; // maximised on a 1366 × 768 laptop
+        QTest::newRow("1280 x 260") << 1280 << 260;
+    }
+
+    void offsetTitleIsWhole()
+    {
+        // A trial on a 1366 × 768 screen: a nearly constant |P| ≈ 7.2e-4 drew its axis title
+        // "|P| − 0.00072…", the offset cut and the multiplier hidden. The quantity, the offset
+        // and the multiplier have a line each, all drawn whole.
+        QFETCH(int, width);
+        QFETCH(int, height);
+        DiagnosticsDock dock;
+        dock.resize(width, height);
+        dock.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dock));
+        QList<Diagnostics> samples;
+        for (int i = 0; i <= 40; ++i) {
+            Diagnostics d;
+            d.step = std::uint64_t(10 * i);
+            d.time = 0.1 * i;
+            d.kinetic = 0.25;
+            d.potential = -0.5;
+            d.total = -0.25;
+            d.energyChange = 1e-6 * std::sin(0.2 * i);
+            d.momentum = {7.2345678e-4 + 3e-9 * std::sin(0.3 * i), 0, 0};
+            d.angularMomentum = {0, 0, 0.5 + 1e-3 * i};
+            d.virialRatio = 1.0;
+            samples << d;
+        }
+        dock.appendDiagnostics(samples);
+        QTest::qWait(300);
+        if (const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(dock.grab().save(QDir(dir).filePath(QStringLiteral("diagnostics-offset-%1x%2.png").arg(width).arg(height))));
+        const AxisScale scale = dock.axisLayout("momentum").scale;
+        QVERIFY2(scale.offset != 0 && scale.exponent != 0, qPrintable(scale.title("|P|")));
+        const QString offset = scale.withOffset(QString()).trimmed(); // "− 0.000723457"
+        const QStringList drawn = drawnTexts(dock);
+        for (const QString& t : drawn)
+            QVERIFY2(!t.contains(QStringLiteral("…")) && !t.contains(QStringLiteral("...")),
+                     qPrintable(QStringLiteral("elided: '%1'").arg(t)));
+        const auto title = std::find_if(drawn.begin(), drawn.end(), [](const QString& t) { return t.startsWith("|P|"); });
+        QVERIFY2(title != drawn.end(), qPrintable(drawn.join(" | ")));
+        const QStringList lines = title->split(QChar::LineSeparator).join('\n').split('\n');
+        QCOMPARE(lines.size(), 3);
+        QCOMPARE(lines[0].trimmed(), QStringLiteral("|P|"));
+        QCOMPARE(lines[1].trimmed(), offset);
+        QVERIFY2(lines[2].trimmed().startsWith("×10⁻"), qPrintable(*title));
     }
 
     void oneCharacterLabelsKeepTheTitle()

@@ -15,6 +15,7 @@
 #include "MainWindow.h"
 #include "RunDock.h"
 #include "SelectionDock.h"
+#include "ValidationDock.h"
 #include "Viewport.h"
 
 #include "sim/core/KernelRegistry.h"
@@ -39,6 +40,7 @@
 #include <QTextDocument>
 #include <QTreeWidget>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -71,7 +73,10 @@ QStringList clippedLabels(QDockWidget* dock)
     for (QLabel* l : dock->findChildren<QLabel*>()) {
         if (!l->isVisibleTo(dock) || l->text().isEmpty())
             continue;
-        const QString text = plainText(l);
+        // As drawn: a mnemonic's '&' is an underline, "&&" one '&'.
+        QString text = plainText(l);
+        if (l->buddy())
+            text.replace(QLatin1String("&&"), QStringLiteral("\x01")).remove(QLatin1Char('&')).replace(QStringLiteral("\x01"), QStringLiteral("&"));
         const int width = l->contentsRect().width();
         if (!l->wordWrap()) {
             const int advance = l->fontMetrics().horizontalAdvance(text);
@@ -387,6 +392,63 @@ private slots:
         const QSize available = QGuiApplication::primaryScreen()->availableGeometry().size();
         QCOMPARE(m_openedMaximized, initialGeometry(available).maximized);
         QCOMPARE(m_openedSize, initialGeometry(available).size);
+    }
+
+    void validationDockFits()
+    {
+        // The Validation dock at 1366 × 768: its result line and every row whole.
+        auto* dock = m_window->findChild<nbody::app::ValidationDock*>();
+        QVERIFY(dock);
+        front(dock);
+        const QStringList problems = clippedLabels(dock);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("; "))));
+        saveScreenshot(dock, QStringLiteral("laptop-validation-dock.png"));
+    }
+
+    void diagnosticsDockCanBeSmall()
+    {
+        // On a 1366 × 768 screen the Diagnostics dock could not be made smaller than its charts
+        // (the view stayed 370 px tall). Its minimum is its row of controls (the charts scroll
+        // below that; so do the Validation and Device docks in its tab group), and made that
+        // small, the view gets the height.
+        auto* dock = m_window->findChild<nbody::app::DiagnosticsDock*>();
+        auto* viewport = m_window->findChild<nbody::app::Viewport*>();
+        QVERIFY(dock && viewport);
+        front(dock);
+        const int before = dock->height();
+        int minimum = dock->minimumSizeHint().height(); // its tab group's: the largest of theirs
+        for (QDockWidget* d : m_window->tabifiedDockWidgets(dock))
+            minimum = std::max(minimum, d->minimumSizeHint().height());
+        qInfo("Diagnostics dock: %d px tall, minimum %d px; view %d x %d", before, minimum, viewport->width(),
+              viewport->height());
+        QVERIFY2(minimum <= 120, qPrintable(QString::number(minimum)));
+        m_window->resizeDocks({dock}, {minimum}, Qt::Vertical);
+        QTRY_VERIFY_WITH_TIMEOUT(dock->height() <= minimum + 10, 5000);
+        qInfo("made small: dock %d px, view %d x %d", dock->height(), viewport->width(), viewport->height());
+        QVERIFY2(viewport->height() >= 500, qPrintable(QString::number(viewport->height())));
+        saveScreenshot(m_window.get(), QStringLiteral("laptop-diagnostics-small.png"));
+        m_window->resizeDocks({dock}, {before}, Qt::Vertical);
+    }
+
+    void minimumWindowLeavesTheViewUsable()
+    {
+        // At the window's minimum size (1076 × 528 in a trial) the view was 150 px tall and the
+        // charts' axis titles ran over their ticks. Now the minimum fits a laptop's screen with
+        // room to spare and leaves the view at least 480 × 320.
+        const QSize minimum = m_window->minimumSizeHint().expandedTo(m_window->minimumSize());
+        qInfo("minimum window %d x %d", minimum.width(), minimum.height());
+        QVERIFY(minimum.width() <= 1366 && minimum.height() <= 768 - 60);
+        const QSize before = m_window->size();
+        m_window->resize(minimum);
+        auto* viewport = m_window->findChild<nbody::app::Viewport*>();
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->size() == minimum.expandedTo(m_window->minimumSize()), 5000);
+        QTest::qWait(200);
+        qInfo("at the minimum the view is %d x %d", viewport->width(), viewport->height());
+        QVERIFY2(viewport->width() >= 480 && viewport->height() >= 320,
+                 qPrintable(QStringLiteral("%1 x %2").arg(viewport->width()).arg(viewport->height())));
+        saveScreenshot(m_window.get(), QStringLiteral("laptop-minimum-window.png"));
+        m_window->resize(before);
+        QTest::qWait(200);
     }
 
     void cleanupTestCase() { m_window.reset(); }

@@ -25,6 +25,9 @@
 #include <QApplication>
 #include <QChart>
 #include <QComboBox>
+#include <QDialogButtonBox>
+#include <QGuiApplication>
+#include <QScreen>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -227,6 +230,51 @@ private slots:
         }
         tabs->setCurrentIndex(0);
         saveScreenshot(&dock, QStringLiteral("validation-dock.png"));
+    }
+
+    void reportFitsALaptopScreen()
+    {
+        // A trial on a 1366 × 768 screen: the report opened 760 px tall, and with the title bar
+        // its Close and Export buttons were below the bottom edge. Placed on such a screen it is
+        // whole: its frame (a title bar of 28 px or more) inside the screen, every button inside
+        // the dialog, nothing squeezed below its minimum (what does not fit above the buttons
+        // scrolls), the summary and the charts still there to read.
+        QVERIFY(m_report);
+        ValidationReportDialog dialog;
+        dialog.setReport(m_report);
+        const QRect laptop(0, 0, 1366, 768);
+        dialog.placeWithin(laptop);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        // Its frame inside the screen; without a window manager (no frame yet) with room for a
+        // title bar.
+        const QRect frame = dialog.frameGeometry();
+        const int titleBar = frame.height() > dialog.height() ? 0 : 28;
+        QVERIFY2(laptop.contains(frame) && frame.height() + titleBar <= laptop.height(),
+                 qPrintable(QStringLiteral("%1 x %2 at (%3, %4)").arg(dialog.width()).arg(dialog.height()).arg(dialog.x()).arg(dialog.y())));
+        QVERIFY2(dialog.minimumSizeHint().height() <= dialog.height(), qPrintable(QString::number(dialog.minimumSizeHint().height())));
+        const QList<QPushButton*> buttons = dialog.findChild<QDialogButtonBox*>()->findChildren<QPushButton*>();
+        QCOMPARE(buttons.size(), 3); // Close, Export JSON…, Export HTML…
+        for (QPushButton* b : buttons) {
+            QVERIFY(b->isVisible());
+            const QRect r(b->mapTo(&dialog, QPoint(0, 0)), b->size());
+            QVERIFY2(dialog.rect().contains(r), qPrintable(b->text()));
+        }
+        for (const char* name : {"reportVerdict", "reportSummary", "reportTabs"}) {
+            auto* w = dialog.findChild<QWidget*>(QString::fromLatin1(name));
+            QVERIFY2(w && w->isVisible() && w->height() >= w->minimumSizeHint().height(), name);
+        }
+        // On a 1366 × 768 screen (xvfb-run -s "-screen 0 1366x768x24", a window manager) the
+        // whole screen, the dialog where it opens by itself.
+        if (const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            ValidationReportDialog own;
+            own.setReport(m_report);
+            own.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&own));
+            QTest::qWait(500);
+            QDir().mkpath(dir);
+            QVERIFY(QGuiApplication::primaryScreen()->grabWindow(0).save(QDir(dir).filePath(QStringLiteral("validation-report-768.png"))));
+        }
     }
 
     void energyChartShowsCoincidentCurves()

@@ -53,12 +53,15 @@ QString AxisScale::title(const QString& quantity) const
 
 QString AxisScale::html(const QString& quantity) const
 {
-    // The quantity and the offset on one line, the multiplier on a second: a vertical axis
-    // title of a short chart then fits without eliding.
-    const QString line = withOffset(quantity).toHtmlEscaped();
-    if (exponent == 0)
-        return line;
-    return line + QStringLiteral("<br>×10") + superscript(exponent);
+    // The quantity, the offset and the multiplier each on a line of its own: a vertical axis
+    // title of a short chart then fits without eliding (on one line, "|P| − 0.00072345" was
+    // cut to "|P| − 0.00072…", hiding the offset and the multiplier).
+    QString html = quantity.toHtmlEscaped();
+    if (offset != 0)
+        html += QStringLiteral("<br>") + withOffset(QString()).trimmed().toHtmlEscaped();
+    if (exponent != 0)
+        html += QStringLiteral("<br>×10") + superscript(exponent);
+    return html;
 }
 
 int AxisLayout::tickCount() const

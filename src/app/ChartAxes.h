@@ -24,7 +24,8 @@ struct AxisScale {
     QString title(const QString& quantity) const;
     /// "|L| − 38.536": the quantity and the offset (when there is one).
     QString withOffset(const QString& quantity) const;
-    /// The same as rich text on two lines ("|L| − 38.536<br>×10⁻⁵") for a vertical axis.
+    /// The same as rich text for a vertical axis: the quantity, the offset and the multiplier
+    /// each on a line of its own ("|L|<br>− 38.536<br>×10⁻⁵", "|P|<br>×10⁻²⁰").
     QString html(const QString& quantity) const;
     bool operator==(const AxisScale&) const = default;
 };
@@ -43,13 +44,13 @@ struct AxisLayout {
     QStringList labels() const;
 };
 AxisLayout layoutAxis(double lo, double hi, int ticks = 6);
-/// layoutAxis() for a vertical axis whose title has two lines (a shared exponent or an offset,
+/// layoutAxis() for a vertical axis whose title has two or three lines (a shared exponent or an offset,
 /// AxisScale::html): labels of one character ("0" … "3") get one decimal ("0.0" … "3.0"). Qt
 /// Charts keeps room for "..." beside the title, so next to labels narrower than that the
 /// title itself was cut, hiding the exponent ("|P|..." for the Solar System's |P| ×10⁻¹⁹).
 AxisLayout layoutVerticalAxis(double lo, double hi, int ticks = 6);
 
-/// Puts `layout` on `axis`: title (the quantity with the scale; on two lines, rich text, for
+/// Puts `layout` on `axis`: title (the quantity with the scale; on two or three lines, rich text, for
 /// a vertical axis with `twoLines`), label format, fixed ticks and range.
 void applyAxisLayout(QValueAxis* axis, const AxisLayout& layout, const QString& quantity, bool twoLines);
 

@@ -137,6 +137,8 @@ MachineInfoView::MachineInfoView(QWidget* parent) : QWidget(parent)
     m_tree->setTextElideMode(Qt::ElideNone);
     m_tree->setItemDelegateForColumn(1, new WrappingDelegate(m_tree, 1));
     m_tree->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // It scrolls: the bottom docks it shares the area with can be made as small as their controls.
+    m_tree->setMinimumHeight(1);
     // A new column width re-lays the rows out (their heights depend on it).
     connect(
         m_tree->header(), &QHeaderView::sectionResized, m_tree,

@@ -1,4 +1,5 @@
 #include "DiagnosticsDock.h"
+#include "DockScroll.h"
 
 #include <QChart>
 #include <QChartView>
@@ -10,6 +11,7 @@
 #include <QLineSeries>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QTimer>
@@ -65,7 +67,11 @@ DiagnosticsDock::DiagnosticsDock(QWidget* parent) : QDockWidget(tr("Diagnostics"
     m_angularMomentum = makeSeries(tr("|L|"), this);
     m_virial = makeSeries(tr("2K/|W|"), this);
 
+    auto* chartsBody = new QWidget;
+    auto* chartsColumn = new QVBoxLayout(chartsBody);
+    chartsColumn->setContentsMargins(0, 0, 0, 0);
     auto* charts = new QHBoxLayout;
+    charts->setContentsMargins(0, 0, 0, 0);
     m_charts = {
         makeChart(tr("Energy"), tr("energy"), {m_kinetic, m_potential, m_total}),
         makeChart(tr("Relative energy change"), tr("ΔE/E₀"), {m_energyChange}),
@@ -84,6 +90,7 @@ DiagnosticsDock::DiagnosticsDock(QWidget* parent) : QDockWidget(tr("Diagnostics"
     }
 
     m_interval = new QSpinBox;
+    m_interval->setObjectName(QStringLiteral("diagnosticsInterval"));
     m_interval->setRange(0, 1000000);
     m_interval->setSpecialValueText(tr("off"));
     m_interval->setPrefix(tr("every "));
@@ -93,7 +100,16 @@ DiagnosticsDock::DiagnosticsDock(QWidget* parent) : QDockWidget(tr("Diagnostics"
     connect(m_interval, &QSpinBox::valueChanged, this, &DiagnosticsDock::intervalEdited);
 
     m_latest = new QLabel(tr("no samples yet"));
+    m_latest->setObjectName(QStringLiteral("latestSample"));
     m_latest->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_latest->setWordWrap(true); // on two lines in a narrow window, not a minimum width for the dock
+
+    m_energyWarning = new QLabel;
+    m_energyWarning->setObjectName(QStringLiteral("energyWarning"));
+    m_energyWarning->setWordWrap(true);
+    m_energyWarning->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_energyWarning->setStyleSheet(QStringLiteral("QLabel { color: #b71c1c; font-weight: bold; }"));
+    m_energyWarning->hide();
 
     auto* exportButton = new QPushButton(tr("Export CSV…"));
     exportButton->setToolTip(tr("Write every sample of this run as CSV"));
@@ -103,15 +119,29 @@ DiagnosticsDock::DiagnosticsDock(QWidget* parent) : QDockWidget(tr("Diagnostics"
     connect(clearButton, &QPushButton::clicked, this, &DiagnosticsDock::restart);
 
     auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Evaluate")));
+    auto* evaluate = new QLabel(tr("Evaluate"));
+    evaluate->setBuddy(m_interval); // names the box in its messages
+    controls->addWidget(evaluate);
     controls->addWidget(m_interval);
     controls->addWidget(m_latest, 1);
     controls->addWidget(clearButton);
     controls->addWidget(exportButton);
 
+    // The charts scroll (both ways) where the dock is smaller than they need: the dock can be
+    // made as small as its controls on a laptop screen, and the charts' titles stay whole.
+    // The energy warning above the charts, and scrolling with them: whole in a small dock.
+    chartsColumn->addWidget(m_energyWarning);
+    chartsColumn->addLayout(charts, 1);
+    auto* chartsArea = new DockScrollArea; // the warning's wrapped lines get their height
+    chartsArea->setObjectName(QStringLiteral("chartsArea"));
+    chartsArea->setWidget(chartsBody);
+    chartsArea->setWidgetResizable(true);
+    chartsArea->setFrameShape(QFrame::NoFrame);
+    chartsArea->setMinimumHeight(1); // not its hint (two scroll bars' worth): the dock's row of controls is the limit
+
     auto* layout = new QVBoxLayout;
     layout->addLayout(controls);
-    layout->addLayout(charts, 1);
+    layout->addWidget(chartsArea, 1);
     auto* body = new QWidget;
     body->setLayout(layout);
     setWidget(body);
@@ -368,6 +398,18 @@ void DiagnosticsDock::updateLatest()
                           .arg(d.virialRatio, 0, 'g', 5) +
                       // Merges (the collision system): ΔE/E₀ above is that of E + the energy lost.
                       (d.energyLost != 0 ? tr(" · lost to merges %1").arg(d.energyLost, 0, 'g', 6) : QString()));
+}
+
+void DiagnosticsDock::setEnergyWarning(const QString& text)
+{
+    m_energyWarning->setText(text);
+    m_energyWarning->setToolTip(text);
+    m_energyWarning->setVisible(!text.isEmpty());
+}
+
+QString DiagnosticsDock::energyWarning() const
+{
+    return m_energyWarning->text();
 }
 
 void DiagnosticsDock::restart()

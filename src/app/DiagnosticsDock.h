@@ -55,6 +55,10 @@ public:
     /// That axis' layout: its scale, range and tick labels.
     AxisLayout axisLayout(const QString& name, bool x = false) const;
     int interval() const;
+    /// The warning of a run whose energy is not to be trusted (DiagnosticsPresenter), shown above
+    /// the charts; "" hides it.
+    void setEnergyWarning(const QString& text);
+    QString energyWarning() const;
 
     /// Writes the recorded series as CSV to `path` (atomically: a failed write leaves no partial
     /// file and the target unchanged). On failure shows a warning box (non-blocking) naming the
@@ -119,6 +123,7 @@ private:
     QLineSeries* m_virial = nullptr;
     QSpinBox* m_interval = nullptr;
     QLabel* m_latest = nullptr;
+    QLabel* m_energyWarning = nullptr;
     QString m_lastExportDir;
     bool m_relayoutQueued = false;
 };

@@ -1,17 +1,74 @@
 #include "DiagnosticsPresenter.h"
 
 #include "DiagnosticsDock.h"
+#include "Notices.h"
 #include "SimulationController.h"
+
+#include "sim/core/Diagnostics.h"
+
+#include <cmath>
 
 namespace nbody::app {
 
-DiagnosticsPresenter::DiagnosticsPresenter(QObject* parent, DiagnosticsDock* dock, SimulationController* c)
-    : QObject(parent)
+DiagnosticsPresenter::DiagnosticsPresenter(QObject* parent, DiagnosticsDock* dock, SimulationController* c,
+                                           Notices& notices)
+    : QObject(parent), m_dock(dock), m_notices(notices)
 {
     connect(dock, &DiagnosticsDock::intervalEdited, c, &SimulationController::setDiagnosticsInterval);
     connect(c, &SimulationController::diagnosticsMeasured, dock, &DiagnosticsDock::appendDiagnostics);
     connect(c, &SimulationController::diagnosticsRestarted, dock, &DiagnosticsDock::restart);
     connect(c, &SimulationController::paramsChanged, dock, &DiagnosticsDock::setParams);
+    connect(c, &SimulationController::diagnosticsMeasured, this, &DiagnosticsPresenter::check);
+    connect(c, &SimulationController::diagnosticsRestarted, this, &DiagnosticsPresenter::restart);
+    connect(c, &SimulationController::paramsChanged, this, [this](const nbody::SimParams& p) { m_params = p; });
+}
+
+QString DiagnosticsPresenter::energyWarningText(double change, double time, qulonglong step,
+                                                const nbody::SimParams& p)
+{
+    const QString dt = QString::number(double(p.dt), 'g', 4);
+    const QString smaller = QString::number(0.5 * double(p.dt), 'g', 4);
+    const QString eps2 = QString::number(double(p.eps2), 'g', 4);
+    return tr("This run is not to be trusted: its relative energy change |ΔE/E₀| reached %1 at t = %2 (step %3), "
+              "above the tolerance %4 that nbody run checks too (energy lost to merges counted in). "
+              "Make the time step smaller (Run dock → dt, now %5: try %6) or the softening larger "
+              "(ε², now %7), then Reset (Ctrl+R).")
+        .arg(std::isfinite(change) ? QString::number(std::abs(change), 'e', 2) : tr("a value that is not finite"))
+        .arg(time, 0, 'g', 6)
+        .arg(step)
+        .arg(nbody::kEnergyTolerance, 0, 'g', 3)
+        .arg(dt, smaller, eps2);
+}
+
+void DiagnosticsPresenter::check(const QList<nbody::Diagnostics>& samples)
+{
+    bool grew = false;
+    for (const nbody::Diagnostics& d : samples) {
+        if (std::isnan(m_maxMagnitude))
+            break; // a change that was not finite stays the maximum
+        const double m = std::abs(d.energyChange);
+        if (!(m <= m_maxMagnitude)) { // larger, or not finite
+            m_maxMagnitude = std::isfinite(m) ? m : std::nan("");
+            m_atMax = d;
+            grew = true;
+        }
+    }
+    if (!grew || m_maxMagnitude <= nbody::kEnergyTolerance)
+        return;
+    const QString text = energyWarningText(m_atMax.energyChange, m_atMax.time, m_atMax.step, m_params);
+    m_dock->setEnergyWarning(text);
+    if (!m_exceeded) {
+        m_exceeded = true;
+        m_notices.report(tr("Energy not conserved"), text);
+    }
+}
+
+void DiagnosticsPresenter::restart()
+{
+    m_maxMagnitude = 0;
+    m_atMax = {};
+    m_exceeded = false;
+    m_dock->setEnergyWarning(QString());
 }
 
 } // namespace nbody::app

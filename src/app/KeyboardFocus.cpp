@@ -1,4 +1,5 @@
 #include "KeyboardFocus.h"
+#include "FieldRange.h"
 
 #include <QAbstractSpinBox>
 #include <QApplication>
@@ -106,7 +107,9 @@ bool KeyboardFocus::eventFilter(QObject* watched, QEvent* event)
         else if (auto* i = qobject_cast<QSpinBox*>(spin))
             i->setValue(i->value());
     }
-    QTimer::singleShot(0, this, [this] {
+    QTimer::singleShot(0, this, [this, field = QPointer<QWidget>(widget)] {
+        if (field && FieldRange::isRefused(field))
+            return; // Enter on a value the field refused: the keyboard stays there to correct it
         if (m_home)
             m_home->setFocus(Qt::ShortcutFocusReason);
     });

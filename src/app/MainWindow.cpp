@@ -10,6 +10,7 @@
 #include "FilePresenter.h"
 #include "KernelDock.h"
 #include "KernelPresenter.h"
+#include "FieldRange.h"
 #include "KeyboardFocus.h"
 #include "RecordingPresenter.h"
 #include "RunDock.h"
@@ -84,6 +85,7 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
             assignMnemonics(top->menu());
     new KeyboardFocus(this, m_viewport); // keys in a field type; single-key shortcuts elsewhere
     new WheelFocus(this);                // the wheel over a dock scrolls it, not its fields
+    new FieldRange(this);                // a number out of range is refused in its field
     if (!m_automation.active()) { // scripted runs neither autosave nor take the session marker
         m_autosave = new Autosave(this, {}, m_automation.useSettings);
         m_file->excludeFromRecent(m_autosave->autosavePath());
@@ -162,7 +164,14 @@ void MainWindow::applyDefaultLayout()
     addDockWidget(Qt::RightDockWidgetArea, m_runDock);
     addDockWidget(Qt::RightDockWidgetArea, m_kernelDock);
     tabifyDockWidget(m_runDock, m_kernelDock); // each gets the full height; Run is in front
-    resizeDocks({m_runDock}, {340}, Qt::Horizontal); // word-wrapped labels would ask for ~80 characters
+    // Word-wrapped labels would ask for ~80 characters. The column keeps this width at least:
+    // once the charts below scroll instead of holding the window wide, the layout would
+    // otherwise give the view every pixel and squeeze the column to 140 px.
+    constexpr int kColumnWidth = 340;
+    for (QDockWidget* dock : {static_cast<QDockWidget*>(m_runDock), static_cast<QDockWidget*>(m_kernelDock),
+                              static_cast<QDockWidget*>(m_viewDock), static_cast<QDockWidget*>(m_selectionDock)})
+        dock->setMinimumWidth(kColumnWidth);
+    resizeDocks({m_runDock}, {kColumnWidth}, Qt::Horizontal);
     addDockWidget(Qt::RightDockWidgetArea, m_viewDock);
     tabifyDockWidget(m_kernelDock, m_viewDock); // Run, Kernel and View share the column as tabs
     addDockWidget(Qt::RightDockWidgetArea, m_selectionDock);
@@ -196,7 +205,7 @@ void MainWindow::createPresenters()
     m_selection = new SelectionPresenter(this, m_selectionDock, m_viewport, c, m_notices);
     m_edit = new EditPresenter(this, m_viewport, m_runDock, c, m_notices);
     m_kernel = new KernelPresenter(this, m_kernelDock, c, m_notices);
-    new DiagnosticsPresenter(this, m_diagnosticsDock, c);
+    new DiagnosticsPresenter(this, m_diagnosticsDock, c, m_notices);
     new ValidationPresenter(this, m_validationDock, c);
     m_device = new DevicePresenter(this, m_deviceDock, m_viewport, m_notices);
 }

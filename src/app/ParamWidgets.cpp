@@ -1,4 +1,5 @@
 #include "ParamWidgets.h"
+#include "FieldRange.h"
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
@@ -39,6 +40,7 @@ ParamForm::ParamForm(std::function<bool(const nbody::ParamInfo&)> wanted, QWidge
         QWidget* e = makeEditor(row);
         const QString key = qstr(row.key);
         e->setObjectName(key);
+        e->setProperty(FieldRange::kParamKey, key); // a number box refuses what the row refuses
         QString tip = qstr(row.doc);
         if (row.type == nbody::ParamType::Real || row.type == nbody::ParamType::Integer)
             tip += QStringLiteral(" (%1%2)").arg(QString::fromStdString(nbody::paramRangeText(row)),

@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include "DockScroll.h"
+#include "FieldRange.h"
 
 #include "sim/core/KernelRegistry.h"
 
@@ -24,7 +25,9 @@ namespace nbody::app {
 ScientificSpinBox::ScientificSpinBox(QWidget* parent) : QDoubleSpinBox(parent)
 {
     setDecimals(30); // QDoubleSpinBox rounds to `decimals`; keep tiny values intact
-    setRange(-1.0e30, 1.0e30);
+    // Wide enough for every value a parameter-table row takes (G up to the fp32 maximum): the
+    // rows, not the box, say which values are allowed (FieldRange).
+    setRange(-1.0e300, 1.0e300);
     setKeyboardTracking(false); // apply on Enter / focus loss / arrows, not per keystroke
     setAccelerated(true);
 }
@@ -97,6 +100,10 @@ RunDock::RunDock(QWidget* parent) : QDockWidget(tr("Run"), parent)
     m_stepsPerFrame->setObjectName(QStringLiteral("stepsPerFrame"));
     m_dt->setObjectName(QStringLiteral("dt"));
     m_eps2->setObjectName(QStringLiteral("eps2"));
+    // Their allowed values are the parameter table's rows (FieldRange refuses the others).
+    m_dt->setProperty(FieldRange::kParamKey, QStringLiteral("dt"));
+    m_eps2->setProperty(FieldRange::kParamKey, QStringLiteral("eps2"));
+    m_G->setProperty(FieldRange::kParamKey, QStringLiteral("G"));
     connect(m_stepsToRun, &QSpinBox::valueChanged, this, &RunDock::stepsToRunEdited);
     connect(m_stepsPerFrame, &QSpinBox::valueChanged, this, &RunDock::stepsPerFrameEdited);
     connect(m_dt, &QDoubleSpinBox::valueChanged, this, &RunDock::dtEdited);

@@ -19,6 +19,8 @@
 #include <QLogValueAxis>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QValueAxis>
@@ -140,17 +142,57 @@ ValidationReportDialog::ValidationReportDialog(QWidget* parent) : QDialog(parent
     createTabs();
     QDialogButtonBox* buttons = createButtons();
 
+    // Everything but the buttons scrolls where the screen is too short for it (a 768-px laptop
+    // with a long list of reasons): the buttons stay at the bottom, always reachable.
+    auto* body = new QWidget;
+    auto* column = new QVBoxLayout(body);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->addWidget(m_verdict);
+    column->addWidget(m_parameters);
+    column->addWidget(m_environment);
+    column->addWidget(m_summary);
+    column->addWidget(m_reference);
+    column->addWidget(m_reasons);
+    column->addWidget(m_warnings);
+    column->addWidget(m_tabs, 1);
+    auto* area = new QScrollArea(this);
+    area->setObjectName(QStringLiteral("reportBody"));
+    area->setWidget(body);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_verdict);
-    layout->addWidget(m_parameters);
-    layout->addWidget(m_environment);
-    layout->addWidget(m_summary);
-    layout->addWidget(m_reference);
-    layout->addWidget(m_reasons);
-    layout->addWidget(m_warnings);
-    layout->addWidget(m_tabs, 1);
+    layout->addWidget(area, 1);
     layout->addWidget(buttons);
-    resize(1100, 760);
+    resize(kPreferredSize);
+}
+
+void ValidationReportDialog::placeWithin(const QRect& available)
+{
+    m_placed = true;
+    // The frame the window manager adds: known once shown, else room for a title bar.
+    const QRect frame = frameGeometry(), inner = geometry();
+    const bool framed = isVisible() && frame.height() > inner.height();
+    const QMargins margins = framed ? QMargins(inner.left() - frame.left(), inner.top() - frame.top(),
+                                               frame.right() - inner.right(), frame.bottom() - inner.bottom())
+                                    : QMargins(4, kTitleBarAllowance, 4, 4);
+    const QSize room = available.size().shrunkBy(margins);
+    const QSize size(std::max(std::min(kPreferredSize.width(), room.width()), minimumSizeHint().width()),
+                     std::max(std::min(kPreferredSize.height(), room.height()), minimumSizeHint().height()));
+    resize(size);
+    // Centred in the available area, the frame inside it.
+    const QSize outer = size.grownBy(margins);
+    const QPoint topLeft(available.left() + std::max(0, (available.width() - outer.width()) / 2) + margins.left(),
+                         available.top() + std::max(0, (available.height() - outer.height()) / 2) + margins.top());
+    move(topLeft - QPoint(margins.left(), margins.top()));
+}
+
+void ValidationReportDialog::showEvent(QShowEvent* event)
+{
+    if (!m_placed && screen())
+        placeWithin(screen()->availableGeometry());
+    QDialog::showEvent(event);
 }
 
 void ValidationReportDialog::createHeading()

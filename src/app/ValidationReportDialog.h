@@ -16,12 +16,15 @@
 #include "ChartAxes.h"
 
 #include <QDialog>
+#include <QSize>
 #include <QString>
 
 #include <memory>
 
 class QChart;
 class QDialogButtonBox;
+class QRect;
+class QShowEvent;
 class QLabel;
 class QTabWidget;
 class QTableWidget;
@@ -44,12 +47,24 @@ public:
     /// returns false.
     bool exportTo(const QString& path);
 
+    /// Its size where the screen has room (kPreferredSize), else the room left in `available`
+    /// (a screen's available geometry) by the window's frame, and its frame centred inside it:
+    /// on a 1366 × 768 laptop the report and its buttons are whole (what does not fit above
+    /// the buttons scrolls). Done for its screen when first shown.
+    void placeWithin(const QRect& available);
+    static constexpr QSize kPreferredSize{1100, 760};
+    /// The title bar's height assumed before the window manager has framed the dialog.
+    static constexpr int kTitleBarAllowance = 40;
+
     QTableWidget* summaryTable() const { return m_summary; }
     QTableWidget* fieldTable() const { return m_fields; }
     QChart* growthChart() const { return m_growthChart; }
     QChart* energyChart() const { return m_energyChart; }
     /// The energy chart's y axis: its series hold ΔE/E₀ through this scale.
     const AxisLayout& energyAxisLayout() const { return m_energyLayout; }
+
+protected:
+    void showEvent(QShowEvent* event) override;
 
 private:
     /// The verdict, the run's parameters, the environment and the reference's line.
@@ -71,6 +86,7 @@ private:
     void fillEnergyChart();
 
     std::shared_ptr<const nbody::ValidationReport> m_report;
+    bool m_placed = false; ///< placeWithin its screen on the first show
     QLabel* m_verdict = nullptr;
     QLabel* m_parameters = nullptr;
     QLabel* m_environment = nullptr;

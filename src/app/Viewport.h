@@ -90,7 +90,9 @@ public:
     void setBeforeCleanup(std::function<void()> hook) { m_beforeCleanup = std::move(hook); }
 
     QSize sizeHint() const override { return {960, 720}; }
-    QSize minimumSizeHint() const override { return {200, 150}; }
+    /// Room to see a system and work in it: the window's minimum size keeps it (the docks
+    /// scroll below theirs).
+    QSize minimumSizeHint() const override { return {480, 320}; }
 
     /// Colour mode (a row of nbody::gl::colourModes()), sprite size in pixels, additive blending.
     void setColourMode(const nbody::gl::ColourMode* mode);

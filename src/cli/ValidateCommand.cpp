@@ -55,10 +55,24 @@ std::vector<const KernelInfo*> selectKernels(const std::vector<std::string>& nam
     return out;
 }
 
-/// A progress line on a terminal, rewritten in place (at most every 0.2 s); nothing elsewhere.
+/// "0.4 s", "40 s", "8 min", "1.5 h".
+std::string durationText(double seconds)
+{
+    return seconds < 10     ? formatString("%.1f s", seconds)
+           : seconds < 120  ? formatString("%.0f s", seconds)
+           : seconds < 7200 ? formatString("%.0f min", seconds / 60)
+                            : formatString("%.2g h", seconds / 3600);
+}
+
+/// The run's progress on stderr: on a terminal one line rewritten in place (at most every
+/// 0.2 s); elsewhere (a pipe, a log file, a CI job) a plain line at every tenth of the run, so a
+/// long validation says how far it is wherever its output goes.
 class ProgressLine {
 public:
-    explicit ProgressLine(bool enabled) : m_enabled(enabled && ::isatty(STDERR_FILENO)) {}
+    explicit ProgressLine(bool enabled)
+        : m_enabled(enabled), m_terminal(::isatty(STDERR_FILENO)), m_start(std::chrono::steady_clock::now())
+    {
+    }
     ~ProgressLine() { finish(); }
 
     void operator()(const ValidationProgress& p)
@@ -66,6 +80,18 @@ public:
         if (!m_enabled)
             return;
         const auto now = std::chrono::steady_clock::now();
+        if (!m_terminal) {
+            const int tenth = int(p.fraction() * 10 + 1e-9);
+            if (tenth <= m_lastTenth || p.step == 0)
+                return;
+            m_lastTenth = tenth;
+            const double elapsed = std::chrono::duration<double>(now - m_start).count();
+            std::fprintf(stderr, "nbody validate: %3d %%  step %llu / %llu  %s, %s so far\n", 10 * tenth,
+                         static_cast<unsigned long long>(p.step), static_cast<unsigned long long>(p.steps),
+                         p.phase.c_str(), durationText(elapsed).c_str());
+            std::fflush(stderr);
+            return;
+        }
         if (m_shown && now - m_last < std::chrono::milliseconds(200) && p.step < p.steps)
             return;
         m_last = now;
@@ -81,7 +107,7 @@ public:
 
     void finish()
     {
-        if (m_enabled && m_shown) {
+        if (m_enabled && m_terminal && m_shown) {
             std::fputc('\n', stderr);
             m_shown = false;
         }
@@ -89,7 +115,10 @@ public:
 
 private:
     bool m_enabled;
+    bool m_terminal;
     bool m_shown = false;
+    int m_lastTenth = 0;
+    std::chrono::steady_clock::time_point m_start;
     std::chrono::steady_clock::time_point m_last;
 };
 
@@ -110,18 +139,27 @@ std::vector<const KernelInfo*> selectValidation(const ValidateOptions& o)
 }
 
 /// Whether the validation of n bodies fits --budget (the fp64 reference on the CPU predicts it);
-/// says why not on stderr. Processes other than rank 0 never refuse (rank 0 decides for all).
-bool withinValidationBudget(const ValidateOptions& o, std::size_t n, const std::vector<const KernelInfo*>& kernels)
+/// says why not on stderr. With `announce` (the system's real N, just before the run) it says
+/// the predicted time on stderr when the run fits, so a long run is no surprise. Processes other
+/// than rank 0 never refuse (rank 0 decides for all) and say nothing.
+bool withinValidationBudget(const ValidateOptions& o, std::size_t n, const std::vector<const KernelInfo*>& kernels,
+                            bool announce)
 {
     if (!writesOutputs())
         return true;
     const double predicted = estimateValidationSeconds(n, o.steps, o.checkpoints, kernels);
-    if (predicted <= o.budget)
+    if (predicted <= o.budget) {
+        if (announce)
+            std::fprintf(stderr,
+                         "nbody validate: %zu bodies, %llu steps, %zu kernel%s and the fp64 reference: about %s here "
+                         "(predicted from the CPU's fp64 rate; --budget %g s)%s\n",
+                         n, static_cast<unsigned long long>(o.steps), kernels.size(), kernels.size() == 1 ? "" : "s",
+                         durationText(predicted).c_str(), o.budget,
+                         o.quiet ? "" : "; progress follows on stderr");
         return true;
+    }
     std::cerr << "nbody validate: " << n << " bodies for " << o.steps << " steps would take about "
-              << (predicted < 120    ? formatString("%.0f s", predicted)
-                  : predicted < 7200 ? formatString("%.0f min", predicted / 60)
-                                     : formatString("%.2g h", predicted / 3600))
+              << durationText(predicted)
               << " here (the fp64 reference on the CPU evaluates N^2 interactions per step), over --budget "
               << formatString("%g", o.budget) << " s: use fewer --bodies or --steps, or raise --budget\n";
     return false;
@@ -198,7 +236,9 @@ CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
                   "CPU kernels cost N^2 per step; measured on 2048 bodies before the run)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
-    c->add_flag("-q,--quiet", o.quiet, "No progress line on stderr (it is shown only on a terminal)");
+    c->add_flag("-q,--quiet", o.quiet,
+                "No progress on stderr (on a terminal a line rewritten in place, elsewhere a line at every tenth "
+                "of the run)");
     return c;
 }
 
@@ -229,13 +269,12 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     // others learn of a refusal at their next collective (main()).
     mpi::Session* const session = distributedSession();
     const bool root = writesOutputs();
-    const auto withinBudget = [&](std::size_t n) { return withinValidationBudget(o, n, kernels); };
-    if (o.system.input.empty() && o.system.bodiesGiven && !withinBudget(o.system.bodies))
+    if (o.system.input.empty() && o.system.bodiesGiven && !withinValidationBudget(o, o.system.bodies, kernels, false))
         return 2;
     PreparedSystem prepared;
     if (const int rc = prepareSharedSystem("validate", o.system, prepared); rc != 0)
         return rc;
-    if (!withinBudget(prepared.world.size()))
+    if (!withinValidationBudget(o, prepared.world.size(), kernels, true))
         return 2;
     SimParams params;
     try {

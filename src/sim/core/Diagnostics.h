@@ -39,6 +39,11 @@ struct Diagnostics {
     std::uint64_t step = 0;   ///< step of the evaluation
 };
 
+/// The largest relative energy change |ΔE/E₀| (the merges' energy counted in, as in
+/// Diagnostics::energyChange) with which a run is still trusted: `nbody run` warns above it (the
+/// default of its --energy-tolerance), and so does the app over the whole run.
+inline constexpr double kEnergyTolerance = 1e-2;
+
 /// The sums of N bodies on the host (fp64, OpenMP; O(N²) for the pair sum, pairs i < j).
 /// pos: N (x, y, z, m), vel: N (vx, vy, vz, ·), Float4 or Double4 columns of equal length.
 /// [iBegin, iEnd) (default all; kAllRows = N): the sums of those bodies i only, with the pairs

@@ -1,0 +1,175 @@
+// Out-of-range values typed into the number fields of the window's docks are refused in the
+// field, on a real MainWindow (its Viewport drawing with the CPU tree kernel, so that the Kernel
+// dock shows θ): typed with real key events through QTest and confirmed with Enter, each value
+// stays in its field as typed (1e40 in Steps per frame was "140", 500 in Point size "5.00 px",
+// dt 0 or −1, ε² −1, G 1e40 and θ 0 went back silently), the field has a red frame and a
+// tooltip naming the allowed values in the interface's words, the keyboard stays in the field,
+// and nothing is applied; leaving the field keeps the text; Escape puts the value in use back
+// and the frame goes.
+// Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
+#include "AppSetup.h"
+#include "GuiTestMain.h"
+#include "MainWindow.h"
+#include "Viewport.h"
+
+#include <QAbstractSpinBox>
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QImage>
+#include <QScrollArea>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+
+#include <memory>
+
+using nbody::app::MainWindow;
+using nbody::app::Viewport;
+
+namespace {
+
+constexpr int kWaitMs = 30'000;
+
+/// True when the frame's left edge, half way down, is drawn red (#d32f2f and its antialiasing).
+bool redFrame(QWidget* w)
+{
+    const QImage image = w->grab().toImage();
+    const qreal dpr = image.devicePixelRatio();
+    const int y = int(0.5 * image.height());
+    for (int x = 0; x < int(3 * dpr) && x < image.width(); ++x) {
+        const QColor c = image.pixelColor(x, y);
+        if (c.red() > 150 && c.green() < 110 && c.blue() < 110)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+class TestFieldRanges : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<MainWindow> m_window;
+    Viewport* m_viewport = nullptr;
+
+private slots:
+    void initTestCase()
+    {
+        if (!nbody::test::haveDisplay())
+            QSKIP("needs a display with OpenGL: run under xvfb-run -a");
+        nbody::app::StartupConfig config;
+        config.kernelId = QStringLiteral("tree-cpu"); // the Kernel dock shows the tree's θ
+        config.bodies = 1001;
+        m_window = std::make_unique<MainWindow>(config, nbody::app::Automation{});
+        m_window->resize(1366, 768);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        m_viewport = m_window->findChild<Viewport*>();
+        QTRY_VERIFY_WITH_TIMEOUT(m_viewport->isReady() && m_viewport->hasContent(), kWaitMs);
+    }
+
+    void outOfRangeIsRefusedInTheField_data()
+    {
+        QTest::addColumn<QString>("field");   // the box's object name
+        QTest::addColumn<QString>("typed");   // what the user types
+        QTest::addColumn<QString>("allowed"); // what the tooltip names
+        QTest::newRow("steps per frame 1e40") << "stepsPerFrame" << "1e40" << "1..1000";
+        QTest::newRow("evaluate 1e40") << "diagnosticsInterval" << "1e40" << "off (0) or 1..1000000 steps";
+        QTest::newRow("point size 500") << "pointSize" << "500" << "[1, 32] px";
+        QTest::newRow("dt 0") << "dt" << "0" << "(0, inf) time";
+        QTest::newRow("dt -1") << "dt" << "-1" << "(0, inf) time";
+        QTest::newRow("eps2 -1") << "eps2" << "-1" << "[0, inf) length^2";
+        QTest::newRow("G 1e40") << "gravitationalConstant" << "1e40" << "(0, 3.40282e+38]";
+        QTest::newRow("theta 0") << "openingAngle" << "0" << "(0, 2]";
+    }
+
+    void outOfRangeIsRefusedInTheField()
+    {
+        QFETCH(QString, field);
+        QFETCH(QString, typed);
+        QFETCH(QString, allowed);
+        auto* box = m_window->findChild<QAbstractSpinBox*>(field);
+        QVERIFY2(box, qPrintable(field));
+        for (QWidget* p = box->parentWidget(); p; p = p->parentWidget())
+            if (auto* dock = qobject_cast<QDockWidget*>(p)) {
+                dock->show();
+                dock->raise();
+                break;
+            }
+        QTRY_VERIFY(box->isVisible());
+        for (QWidget* p = box->parentWidget(); p; p = p->parentWidget())
+            if (auto* area = qobject_cast<QScrollArea*>(p))
+                area->ensureWidgetVisible(box);
+
+        const QString before = box->text();
+        const QString ownTip = box->toolTip();
+        QSignalSpy applied(box, qobject_cast<QSpinBox*>(box) ? SIGNAL(valueChanged(int)) : SIGNAL(valueChanged(double)));
+        QVERIFY(applied.isValid());
+
+        box->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(box->hasFocus());
+        box->selectAll();
+        QTest::keyClicks(QApplication::focusWidget(), typed);
+        QVERIFY2(box->text().contains(typed), qPrintable(box->text())); // every key typed
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
+        QTest::qWait(50);
+
+        // The value stays as typed, refused, and the keyboard stays in the field.
+        QVERIFY2(box->text().contains(typed), qPrintable(box->text()));
+        QVERIFY(box->property("nbodyRefused").toBool());
+        QVERIFY(box->hasFocus());
+        QCOMPARE(applied.count(), 0);
+        const QString tip = box->toolTip();
+        QVERIFY2(tip.contains(allowed), qPrintable(tip));
+        QVERIFY2(tip.contains(QLatin1String("Nothing was applied")), qPrintable(tip));
+        QVERIFY2(!tip.contains(QLatin1String("SimParams")) && !tip.contains(QLatin1String("::")), qPrintable(tip));
+        QVERIFY(redFrame(box));
+
+        // Leaving the field keeps the text and the refusal.
+        m_viewport->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(m_viewport->hasFocus());
+        QVERIFY2(box->text().contains(typed), qPrintable(box->text()));
+        QVERIFY(box->property("nbodyRefused").toBool());
+        QCOMPARE(applied.count(), 0);
+
+        // Escape puts the value in use back; the frame and the refusal's tooltip go.
+        box->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(box->hasFocus());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);
+        QTRY_COMPARE(box->text(), before);
+        QTRY_VERIFY(!box->property("nbodyRefused").toBool());
+        QCOMPARE(box->toolTip(), ownTip);
+        QVERIFY(!redFrame(box));
+        QCOMPARE(applied.count(), 0);
+        QTRY_VERIFY(m_viewport->hasFocus());
+    }
+
+    void inRangeIsApplied()
+    {
+        // The check lets an allowed value through as before: 2 steps per frame, applied on Enter.
+        auto* box = m_window->findChild<QSpinBox*>(QStringLiteral("stepsPerFrame"));
+        QVERIFY(box);
+        box->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(box->hasFocus());
+        box->selectAll();
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("2"));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
+        QCOMPARE(box->value(), 2);
+        QVERIFY(!box->property("nbodyRefused").toBool());
+        QTRY_VERIFY(m_viewport->hasFocus());
+    }
+
+    void cleanupTestCase() { m_window.reset(); }
+};
+
+int main(int argc, char** argv)
+{
+    return nbody::test::guiTestMain<TestFieldRanges>(argc, argv);
+}
+
+#include "tst_field_ranges.moc"
