@@ -42,20 +42,14 @@ QString DiagnosticsPresenter::energyWarningText(double change, double time, qulo
 
 void DiagnosticsPresenter::check(const QList<nbody::Diagnostics>& samples)
 {
-    bool grew = false;
-    for (const nbody::Diagnostics& d : samples) {
-        if (std::isnan(m_maxMagnitude))
-            break; // a change that was not finite stays the maximum
-        const double m = std::abs(d.energyChange);
-        if (!(m <= m_maxMagnitude)) { // larger, or not finite
-            m_maxMagnitude = std::isfinite(m) ? m : std::nan("");
-            m_atMax = d;
-            grew = true;
-        }
-    }
-    if (!grew || m_maxMagnitude <= nbody::kEnergyTolerance)
+    const nbody::EnergyChangeMaximum before = m_max;
+    for (const nbody::Diagnostics& d : samples)
+        m_max.add(d);
+    const bool grew = m_max.step != before.step || m_max.time != before.time ||
+                      (std::isnan(m_max.magnitude) && !std::isnan(before.magnitude));
+    if (!grew || !m_max.exceeds(nbody::kEnergyTolerance))
         return;
-    const QString text = energyWarningText(m_atMax.energyChange, m_atMax.time, m_atMax.step, m_params);
+    const QString text = energyWarningText(m_max.change, m_max.time, m_max.step, m_params);
     m_dock->setEnergyWarning(text);
     if (!m_exceeded) {
         m_exceeded = true;
@@ -65,8 +59,7 @@ void DiagnosticsPresenter::check(const QList<nbody::Diagnostics>& samples)
 
 void DiagnosticsPresenter::restart()
 {
-    m_maxMagnitude = 0;
-    m_atMax = {};
+    m_max = {};
     m_exceeded = false;
     m_dock->setEnergyWarning(QString());
 }

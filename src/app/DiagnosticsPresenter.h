@@ -4,6 +4,8 @@
 
 #include "FrameProtocol.h" // the metatypes of nbody::SimParams and nbody::Diagnostics
 
+#include "sim/core/Diagnostics.h"
+
 #include <QList>
 #include <QObject>
 #include <QString>
@@ -40,8 +42,7 @@ private:
     DiagnosticsDock* m_dock;
     Notices& m_notices;
     nbody::SimParams m_params;
-    double m_maxMagnitude = 0; ///< max |ΔE/E₀| so far (NaN once a change was not finite)
-    nbody::Diagnostics m_atMax; ///< the evaluation of that maximum
+    nbody::EnergyChangeMaximum m_max; ///< the running maximum of |ΔE/E₀| since the system was set
     bool m_exceeded = false;   ///< the warning was given for this system
 };
 

@@ -21,7 +21,7 @@ struct RenderOptions {
     std::string out;           ///< a directory (PNG sequence) or FILE.mp4
     bool progress = true;      ///< progress bar on stderr
     bool energy = true;        ///< evaluate the energy (fp64) at the start, each tenth of the frames and the end
-    double energyTolerance = 1e-2; ///< the largest |dE/E0| above this is warned about (checkEnergyTolerance)
+    double energyTolerance = kEnergyTolerance; ///< the largest |dE/E0| above this is warned about (checkEnergyTolerance)
     bool strict = false;       ///< exit 1 when the energy tolerance is exceeded
     std::string colour; ///< a row of gl::colourModes(): mass, speed, group; empty: group where the system has groups, else mass
 };

@@ -168,11 +168,11 @@ std::deque<ParamInfo> builtInRows()
     std::deque<ParamInfo> t;
     // ---- physics ----
     {
-        // At most the largest fp32 number: the fp32 kernels round G (ForceArgs.h), and a larger
-        // one is infinite there.
+        // Up to the largest double: an fp32 kernel cannot hold G above the fp32 maximum, which
+        // the precision-range check warns about (PrecisionRange.h) rather than refusing G for
+        // the fp64 kernels too.
         ParamInfo r = fieldRow(real("G", "--G", "G", "length^3 mass^-1 time^-2", ParamGroup::Physics,
-                                    ParamReaders::All, 0, double(std::numeric_limits<float>::max()), true,
-                                    "gravitational constant"),
+                                    ParamReaders::All, 0, kInf, true, "gravitational constant"),
                                &SimParams::G);
         r.brief = "G";
         t.push_back(r);
