@@ -161,9 +161,9 @@ prepare_archs() {
 # server, as files of this machine's Debian packages, in one xz archive (app.txz): the shared
 # libraries that nbody-sandbox, Qt's xcb platform plugin, Xvfb, xkbcomp and glxinfo load (ldd;
 # glibc's left out), the xcb plugins, the DejaVu fonts, the XKB data; Mesa's swrast DRI driver
-# with what it loads (LLVM 15, z3), which Xvfb needs to offer GLX at all (its visuals and
-# FBConfigs come from a DRI driver of the server's own), and Mesa's GLX vendor library; and the
-# GL loaders (glvnd) as Debian packages in gl/. The window's GL itself is NVIDIA's
+# with what it loads (LLVM in a stand-in, below), which Xvfb needs to offer GLX at all (its
+# visuals and FBConfigs come from a DRI driver of the server's own); and the GL loaders (glvnd)
+# as Debian packages in gl/. The window's GL itself is NVIDIA's
 # (__GLX_VENDOR_LIBRARY_NAME=nvidia: glvnd loads the GPU machine's libGLX_nvidia, which renders
 # on the GPU and presents into Xvfb), so CUDA-GL interop works as on a desktop. All in one call:
 # a warm machine is given back 30 s after a call, so nothing unpacked by an earlier call stays.
@@ -184,35 +184,42 @@ prepare_app() {
     stage=$(mktemp -d)
     mkdir -p "$stage"/{bin,lib,plugins,fonts,xkb,dri,gl}
     cp "$bdir/src/app/nbody-sandbox" "$stage/bin/$app"
-    # `nbody` of the same build only with GPU_CHECK_APP_NBODY=1: with it app.txz and the working
-    # tree exceed the 64 MiB that travel, so the bench figures the frame loop is compared with come
-    # from `remote` (bench step) on the same warm machine instead.
-    [[ $arch == 90 && ${GPU_CHECK_APP_NBODY:-0} == 1 ]] && cp "$bdir/src/cli/nbody" "$stage/bin/"
+    [[ $arch == 90 ]] && cp "$bdir/src/cli/nbody" "$stage/bin/"
     cp /usr/bin/Xvfb /usr/bin/xkbcomp "$(command -v glxinfo)" "$stage/bin/"
     local qtp=/usr/lib/x86_64-linux-gnu/qt6/plugins
     cp -r "$qtp/platforms" "$qtp/xcbglintegrations" "$stage/plugins/"
     cp /usr/share/fonts/truetype/dejavu/DejaVuSans{,-Bold,Mono}.ttf "$stage/fonts/"
     cp -r /usr/share/X11/xkb/. "$stage/xkb/"
     cp /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so "$stage/dri/"
-    cp -L /usr/lib/x86_64-linux-gnu/libGLX_mesa.so.0 "$stage/lib/"
     # Every library those load but glibc's and the GL loaders (libGL, libGLX, libEGL, libOpenGL,
     # libGLdispatch: glvnd from gl/, which then loads NVIDIA's vendor libraries).
     local f
-    for f in "$stage"/bin/* "$stage"/plugins/*/*.so "$stage"/dri/*.so "$stage"/lib/libGLX_mesa.so.0; do
+    for f in "$stage"/bin/* "$stage"/plugins/*/*.so "$stage"/dri/*.so; do
         ldd "$f" 2>/dev/null
     done | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
         grep -vE '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux-x86-64|libGL|libGLX|libEGL|libOpenGL|libGLdispatch|libGLESv2)\.so' |
         while IFS= read -r f; do cp -L "$f" "$stage/lib/"; done
-    # Z3 is linked by LLVM for clang's static analyser only; llvmpipe never calls it. In its place
-    # a library of the same soname whose functions (those LLVM imports) abort with a message if
-    # ever called, 16 KiB instead of 23 MB (7 MB of xz), which is what keeps app.txz under the
-    # carry limit.
-    if [[ -e $stage/lib/libz3.so.4 ]]; then
-        nm -D --undefined-only "$stage"/lib/libLLVM-*.so* | awk '$2 ~ /^Z3_/ {print $2}' | sort -u |
-            awk 'BEGIN {print "#include <stdio.h>\n#include <stdlib.h>\nstatic void z3_absent(const char* f) { fprintf(stderr, \"libz3 stub: %s called\\n\", f); abort(); }"}
-                 {printf "void %s(void) { z3_absent(\"%s\"); }\n", $1, $1}' >"$stage/z3stub.c"
-        cc -shared -fPIC -O1 -Wl,-soname,libz3.so.4 -o "$stage/lib/libz3.so.4" "$stage/z3stub.c"
-        rm "$stage/z3stub.c"
+    # Xvfb's GLX needs swrast only for its visuals and for the server's side of each context; the
+    # window's GL is NVIDIA's. Run with GALLIUM_DRIVER=softpipe and DRAW_USE_LLVM=0 (remote_app),
+    # the server's swrast never generates code, so LLVM (117 MB, 23 MB of xz, with Z3 besides) is
+    # replaced by a library of the same soname and symbol version whose functions (those swrast
+    # imports) abort with a message if ever called; LLVMIsMultithreaded, asked at start-up,
+    # answers 1. This is what keeps app.txz and the working tree within the 64 MiB that travel.
+    local llvm
+    llvm=$(find "$stage/lib" -name 'libLLVM-*.so*' | head -n 1)
+    if [[ -n $llvm ]]; then
+        local soname version
+        soname=$(objdump -p "$llvm" | awk '$1 == "SONAME" {print $2}')
+        version=$(nm -D --undefined-only "$stage/dri/swrast_dri.so" | awk '$2 ~ /@LLVM_/ {sub(/.*@/, "", $2); print $2; exit}')
+        nm -D --undefined-only "$stage/dri/swrast_dri.so" | awk -v v="@$version" '$2 ~ v"$" {sub(v"$", "", $2); print $2}' | sort -u |
+            awk 'BEGIN {print "#include <stdio.h>\n#include <stdlib.h>\nstatic void llvm_absent(const char* f) { fprintf(stderr, \"libLLVM stub: %s called\\n\", f); abort(); }"}
+                 $1 == "LLVMIsMultithreaded" {print "int LLVMIsMultithreaded(void) { return 1; }"; next}
+                 {printf "void %s(void) { llvm_absent(\"%s\"); }\n", $1, $1}' >"$stage/llvmstub.c"
+        echo "$version { global: *; };" >"$stage/llvmstub.map"
+        rm -f "$stage"/lib/libLLVM-*.so* "$stage"/lib/libz3.so*
+        cc -shared -fPIC -O1 "-Wl,-soname,$soname" "-Wl,--version-script=$stage/llvmstub.map" \
+            -o "$stage/lib/$soname" "$stage/llvmstub.c"
+        rm "$stage/llvmstub.c" "$stage/llvmstub.map"
     fi
     # The GL loaders (glvnd) as packages, dpkg -x into / there: those of prepare's $device/debs.
     [[ -d $device/debs ]] || ../shared/device/fetch-debs.sh "$device/debs"
@@ -1127,8 +1134,8 @@ remote_app() {
     ldconfig
     export LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} QT_PLUGIN_PATH=$root/plugins QT_QPA_PLATFORM=xcb
     export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-    # GPU_CHECK_GLX_VENDOR=mesa: the window's GL from Mesa's llvmpipe instead (no interop then).
-    export __GLX_VENDOR_LIBRARY_NAME=${GPU_CHECK_GLX_VENDOR:-nvidia} XDG_RUNTIME_DIR=/tmp/appdev-run
+    # The window's GL is NVIDIA's (Mesa travels without a working LLVM: prepare_app).
+    export __GLX_VENDOR_LIBRARY_NAME=nvidia XDG_RUNTIME_DIR=/tmp/appdev-run
     mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
     printf '<?xml version="1.0"?>\n<fontconfig><dir>%s/fonts</dir><cachedir>%s/fc</cachedir></fontconfig>\n' \
         "$root" "$root" >"$root/fonts.conf"
@@ -1150,7 +1157,8 @@ remote_app() {
     for scale in 1 2; do
         display=$((76 + scale))
         if ((scale == 1)); then screen=1366x768x24; else screen=2732x1536x24; fi
-        "$root/bin/Xvfb" ":$display" -screen 0 "$screen" -xkbdir "$root/xkb" -nolisten tcp +extension GLX \
+        GALLIUM_DRIVER=softpipe DRAW_USE_LLVM=0 "$root/bin/Xvfb" ":$display" -screen 0 "$screen" -xkbdir "$root/xkb" \
+            -nolisten tcp +extension GLX \
             >"$OUT/xvfb-$scale.log" 2>&1 &
     done
     sleep 3
@@ -1173,9 +1181,9 @@ remote_app() {
             grep -q "positions: CUDA-GL interop" "/tmp/app-$tag.txt"
         }
         run_step "app blocked 65536 (interop)" interop_run blocked-65536 --scenario plummer --kernel blocked --bodies 65536 --steps 300
-        [[ -x $nbody ]] && run_step "bench blocked 65536" timeout "$limit" "$nbody" bench --kernels blocked --scenario plummer --bodies 65536 --steps 50
+        run_step "bench blocked 65536" timeout "$limit" "$nbody" bench --kernels blocked --scenario plummer --bodies 65536 --steps 50
         run_step "app tree 1048576 (interop)" interop_run tree-1M --scenario galaxy-collision --kernel tree --bodies 1048576 --steps 100
-        [[ -x $nbody ]] && run_step "bench tree 1048576" timeout "$limit" "$nbody" bench --kernels tree --scenario galaxy-collision --bodies 1048576 --steps 20
+        run_step "bench tree 1048576" timeout "$limit" "$nbody" bench --kernels tree --scenario galaxy-collision --bodies 1048576 --steps 20
         run_step "app default start (interop)" interop_run default --steps 200
         DISPLAY=:78 QT_SCALE_FACTOR=2 run_step "app ratio 2 (interop)" interop_run ratio2 --scenario galaxy-collision \
             --kernel blocked --bodies 65536 --steps 100
