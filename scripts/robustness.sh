@@ -292,7 +292,7 @@ section_writers() {
 }
 
 section_tmpfs() {
-    section "Writers on a 64 KiB tmpfs (exit 1, 'No space left on device', the previous file untouched)"
+    section "Writers on a 64 KiB tmpfs, filled where the output is smaller (exit 1, 'No space left on device', the previous file untouched)"
     tmpfs=$work/tmpfs
     mkdir -p "$tmpfs"
     tmpfs_why=
@@ -307,10 +307,6 @@ section_tmpfs() {
         IFS='|' read -r name target big small <<<"$w"
         if [[ -n $tmpfs_why ]]; then skip "$name on tmpfs" "$tmpfs_why"; continue; fi
         if [[ -z ${big_size[$name]:-} ]]; then skip "$name on tmpfs" "no unlimited write above"; continue; fi
-        if ((big_size[$name] <= 65536)); then
-            skip "$name on tmpfs" "its output (${big_size[$name]} bytes) fits 64 KiB"
-            continue
-        fi
         mount -t tmpfs -o size=64k nbody-robustness "$tmpfs" && mounted=$tmpfs
         # shellcheck disable=SC2086
         run_nb "" "$tmpfs" 60 $small
@@ -322,6 +318,15 @@ section_tmpfs() {
             [[ $small_target == "$target" ]] || cp "$tmpfs/$small_target" "$tmpfs/$target"
             rm -f "$tmpfs/out" "$tmpfs/err"
             old=$(digest "$tmpfs/$target")
+            # An output that would fit: a filler leaves less than half of it free (tmpfs counts
+            # 4 KiB pages).
+            avail=$(df --output=avail -B1 "$tmpfs" | tail -n 1 | tr -d ' ')
+            filled=
+            if ((big_size[$name] <= avail)); then
+                keep_free=$((big_size[$name] / 2 / 4096 * 4096))
+                head -c $((avail - keep_free)) /dev/zero >"$tmpfs/filler" 2>/dev/null
+                filled=" (filled to leave $(df --output=avail -B1 "$tmpfs" | tail -n 1 | tr -d ' ') bytes free for ${big_size[$name]})"
+            fi
             tmpfs_tried=$((tmpfs_tried + 1))
             # stdout and stderr of the big write go beside, not into the full file system
             # shellcheck disable=SC2086
@@ -334,14 +339,18 @@ section_tmpfs() {
             [[ $(digest "$tmpfs/$target") == "$old" ]] || problems+=("the previous file changed")
             left=$(temporaries "$tmpfs")
             [[ -z $left ]] || problems+=("left: $left")
-            if ((${#problems[@]} == 0)); then pass "$name on tmpfs" "exit 1: $msg"; else fail "$name on tmpfs" "${problems[*]}: $msg"; fi
+            if ((${#problems[@]} == 0)); then
+                pass "$name on tmpfs$filled" "exit 1: $msg"
+            else
+                fail "$name on tmpfs$filled" "${problems[*]}: $msg"
+            fi
         fi
         umount "$tmpfs" && mounted=
     done
 }
 
 section_kills() {
-    section "kill -9 during writes ($kills kills at random moments: the old file or the complete new one)"
+    section "kill -9 during writes ($kills kills: the old file or the complete new one, read back)"
     kd=$work/kill
     mkdir -p "$kd/ref"
     formats=(csv h5 bin diag)
@@ -384,25 +393,36 @@ section_kills() {
                 dest=$kd/dest.$f
                 args=(run --scenario plummer --bodies 100000 --seed "$s" --kernel cpu --steps 0 --no-energy --output "$dest")
             fi
-            before=$(temporaries "$kd" | wc -l)
-            # a delay uniform over the last two thirds of the run's length (measured above; the
-            # first third is mostly the start of the process), in ms
-            delay=$((duration[$f] / 3 + RANDOM * (duration[$f] * 2 / 3 + 1) / 32768))
             "$NBODY" "${args[@]}" >/dev/null 2>&1 &
             pid=$!
+            if (((i / 4) % 2 == 0)); then
+                # at a random moment of the run: a delay uniform over its length (measured above)
+                delay=$((RANDOM * (duration[$f] + 1) / 32768))
+                how="after $delay ms"
+            else
+                # while it writes: when its temporary file has appeared, 0 to 7 ms later
+                t0=$SECONDS
+                until tmps=("$kd"/*.tmp-"$pid"-*); [[ -e ${tmps[0]} ]] || ! kill -0 "$pid" 2>/dev/null ||
+                    ((SECONDS - t0 > 60)); do
+                    sleep 0.001
+                done
+                delay=$((RANDOM % 8))
+                how="$delay ms after its temporary file appeared"
+            fi
             sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
             kill -9 "$pid" 2>/dev/null
             wait "$pid" 2>/dev/null
             krc=$?
             if ((krc == 137)); then n_killed=$((n_killed + 1)); else n_finished=$((n_finished + 1)); fi
-            after=$(temporaries "$kd" | wc -l)
-            ((after > before)) && n_midwrite=$((n_midwrite + 1))
+            # killed while writing: its temporary file (NAME.tmp-PID-XXXXXX) is still there
+            tmps=("$kd"/*.tmp-"$pid"-*)
+            [[ -e ${tmps[0]} ]] && n_midwrite=$((n_midwrite + 1))
             if [[ $f == diag ]]; then now=$(diag_of "$dest"); else now=$(bodies_of "$dest" "$kd"); fi
             if [[ $now == "${ref_a[$f]}" ]]; then got=1; elif [[ $now == "${ref_b[$f]}" ]]; then got=2; else got=0; fi
             if ((got == 0)); then
                 n_badkill=$((n_badkill + 1))
                 cp "$dest" "$kd/bad-$i.${f/diag/diag.csv}"
-                fail "kill -9 #$i $f after ${delay} ms" "the destination is neither the old nor the new file (kept as bad-$i with --keep): $(said "$kd")"
+                fail "kill -9 #$i $f $how" "the destination is neither the old nor the new file (kept as bad-$i with --keep): $(said "$kd")"
                 cp "$kd/ref/${state[$f]}.${f/diag/diag.csv}" "$dest"
             elif ((got == state[$f])); then
                 n_kept=$((n_kept + 1))
@@ -412,7 +432,7 @@ section_kills() {
             fi
         done
         if ((n_badkill == 0)); then
-            pass "kill -9 x $kills" "$n_killed killed ($n_midwrite of them left a temporary file: killed while writing), $n_finished finished first; destination: old file $n_kept, complete new file $n_replaced, partial 0"
+            pass "kill -9 x $kills" "half at a random moment of the run, half while it wrote; $n_killed killed ($n_midwrite of them while writing: their temporary file was left), $n_finished finished first; destination: the old file $n_kept, the complete new file $n_replaced, partial 0"
         fi
         # The next write removes the temporary files of the killed ones.
         stale=$(temporaries "$kd" | wc -l)
@@ -655,13 +675,20 @@ section_cases() {
 }
 
 
+timings=()
 for s in writers tmpfs kills damaged variants memory restart cases; do
-    [[ $only == *",$s,"* ]] && "section_$s"
+    if [[ $only == *",$s,"* ]]; then
+        t0=$SECONDS
+        "section_$s"
+        timings+=("$s $((SECONDS - t0)) s")
+    fi
 done
 
 section "Summary"
 echo "files tried: damaged HDF5 ${kind_total[h5]:-0}, damaged Tipsy ${kind_total[bin]:-0}, damaged CSV ${kind_total[csv]:-0}, foreign layouts and changed headers $variants_tried"
 echo "kill -9: $kills ($n_killed killed, $n_midwrite while writing; old file $n_kept, new file $n_replaced, partial $n_badkill)"
 echo "limits: ulimit -f $limits_tried (writer, size) pairs, 64 KiB tmpfs $tmpfs_tried writers, ulimit -v $mem_tried runs"
+printf -v per '%s, ' "${timings[@]}"
+echo "time per section: ${per%, }"
 echo "checks: $n_pass passed, $n_fail failed, $n_skip skipped ($((SECONDS - t_start)) s)"
 ((n_fail == 0))
