@@ -230,8 +230,12 @@ PY
 gen() { python3 "$work/gen.py" "$@"; }
 
 echo "robustness.sh: $NBODY"
-echo "robustness.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'),"\
-    "kills $kills, damaged HDF5 files $damaged, seed $seed"
+isa=
+for flag in avx512f avx2 avx sse4_2; do
+    grep -m1 '^flags' /proc/cpuinfo | grep -q -w "$flag" && { isa=$flag; break; }
+done
+echo "robustness.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"\
+    "(${isa:-no AVX}), load average $(cut -d' ' -f1 /proc/loadavg); kills $kills, damaged HDF5 files $damaged, seed $seed"
 
 # ---- writers ------------------------------------------------------------------------------------
 # name | target file | arguments of the big write (its output above 64 KiB) | of a small one.
@@ -676,17 +680,19 @@ section_cases() {
 
 
 timings=()
-for s in writers tmpfs kills damaged variants memory restart cases; do
-    if [[ $only == *",$s,"* ]]; then
-        t0=$SECONDS
-        "section_$s"
-        timings+=("$s $((SECONDS - t0)) s")
+for part in writers tmpfs kills damaged variants memory restart cases; do
+    if [[ $only == *",$part,"* ]]; then
+        start=$SECONDS
+        "section_$part"
+        timings+=("$part $((SECONDS - start)) s")
     fi
 done
 
 section "Summary"
 echo "files tried: damaged HDF5 ${kind_total[h5]:-0}, damaged Tipsy ${kind_total[bin]:-0}, damaged CSV ${kind_total[csv]:-0}, foreign layouts and changed headers $variants_tried"
-echo "kill -9: $kills ($n_killed killed, $n_midwrite while writing; old file $n_kept, new file $n_replaced, partial $n_badkill)"
+if [[ $only == *,kills,* ]]; then
+    echo "kill -9: $kills ($n_killed killed, $n_midwrite while writing; old file $n_kept, new file $n_replaced, partial $n_badkill)"
+fi
 echo "limits: ulimit -f $limits_tried (writer, size) pairs, 64 KiB tmpfs $tmpfs_tried writers, ulimit -v $mem_tried runs"
 printf -v per '%s, ' "${timings[@]}"
 echo "time per section: ${per%, }"
