@@ -2,6 +2,7 @@
 // the Simulation (interval, observer, relative energy change), the CSV of the recorder, and
 // `nbody run --diagnostics`. Qt Core only; the CLI's `tiled` row runs on the GPU machine.
 #include "DiagnosticsTestData.h"
+#include "sim/core/Diagnostics.h"
 #include "sim/core/DiagnosticsRecorder.h"
 #include "sim/core/Scenario.h"
 #include "sim/core/Simulation.h"
@@ -13,8 +14,12 @@
 #include <QTemporaryDir>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numbers>
+#include <random>
+
+#include <omp.h>
 
 using namespace nbody;
 
@@ -142,6 +147,52 @@ private slots:
         QCOMPARE(d.angularMomentum.y, 4 * 3 * 0.5); // m (z vx − x vz)
         QCOMPARE(d.angularMomentum.z, -4 * 2 * 0.5); // m (x vy − y vx)
         QCOMPARE(d.centreOfMass.z, 3.0);
+    }
+    void hostSumsSameBitsOnAnyThreadCount()
+    {
+        // The same state gave diagnostics that differed in the last bits from run to run (the
+        // potential's OpenMP reduction added the threads' partial sums in the order they finished,
+        // over a dynamic split), so two identical runs wrote different --diagnostics files. The
+        // sums now have the same bits on 1, 2, 3, 5 and 8 threads and on every repetition: the
+        // whole of a 4097-body system (pairs parallel from 256 rows), and the last 300 rows of
+        // 70 001 bodies (the element sums parallel from 65 536).
+        std::mt19937 rng(7);
+        std::uniform_real_distribution<float> u(-1.f, 1.f), mass(0.1f, 1.f);
+        auto make = [&](std::size_t n, std::vector<Float4>& pos, std::vector<Float4>& vel) {
+            pos.resize(n);
+            vel.resize(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                pos[i] = Float4{u(rng), u(rng), u(rng), mass(rng)};
+                vel[i] = Float4{u(rng), u(rng), u(rng), 0.f};
+            }
+        };
+        std::vector<Float4> smallPos, smallVel, bigPos, bigVel;
+        make(4097, smallPos, smallVel);
+        make(70001, bigPos, bigVel);
+        const auto bits = [](const DiagnosticSums& s) {
+            const double v[] = {s.mass, s.massMoment.x, s.massMoment.y, s.massMoment.z, s.kinetic,
+                                s.momentum.x, s.momentum.y, s.momentum.z, s.angularMomentum.x,
+                                s.angularMomentum.y, s.angularMomentum.z, s.pairSum};
+            QByteArray b(sizeof v, Qt::Uninitialized);
+            std::memcpy(b.data(), v, sizeof v);
+            return b;
+        };
+        const int was = omp_get_max_threads();
+        omp_set_num_threads(1);
+        const QByteArray small1 = bits(measureSums(smallPos, smallVel, 1e-3));
+        const QByteArray big1 = bits(measureSums(bigPos, bigVel, 1e-3, 70001 - 300, 70001));
+        for (int threads : {2, 3, 5, 8}) {
+            omp_set_num_threads(threads);
+            for (int repeat = 0; repeat < 3; ++repeat) {
+                const QByteArray small = bits(measureSums(smallPos, smallVel, 1e-3));
+                const QByteArray big = bits(measureSums(bigPos, bigVel, 1e-3, 70001 - 300, 70001));
+                omp_set_num_threads(was);
+                QVERIFY2(small == small1, qPrintable(QString("4097 bodies, %1 threads").arg(threads)));
+                QVERIFY2(big == big1, qPrintable(QString("rows 69701-70000, %1 threads").arg(threads)));
+                omp_set_num_threads(threads);
+            }
+        }
+        omp_set_num_threads(was);
     }
     void simulationEvaluatesEveryInterval()
     {

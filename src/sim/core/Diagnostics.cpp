@@ -2,16 +2,38 @@
 #include "contracts/Interaction.h"
 #include "sim/base/Parallel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 namespace nbody {
 
 namespace {
 
+/// The sum over the chunks [b + c·chunk, b + (c + 1)·chunk) ∩ [b, e) of chunkSum(begin, end),
+/// each chunk summed by one thread and the chunks' sums added in their order, so the result has
+/// the same bits for any number of threads and any schedule (an OpenMP reduction adds the
+/// threads' partial sums in the order they finish, over a split that depends on the team).
+template <class T, class ChunkSum>
+T chunkedSum(std::ptrdiff_t b, std::ptrdiff_t e, std::ptrdiff_t chunk, bool parallel, const ChunkSum& chunkSum)
+{
+    const std::ptrdiff_t chunks = e > b ? (e - b + chunk - 1) / chunk : 0;
+    std::vector<T> partial(static_cast<std::size_t>(chunks));
+    // Chunks differ in cost (the pair sum's rows shorten), so they are handed out dynamically.
+#pragma omp parallel for schedule(dynamic, 1) if (parallel && chunks > 1)
+    for (std::ptrdiff_t c = 0; c < chunks; ++c)
+        partial[static_cast<std::size_t>(c)] = chunkSum(b + c * chunk, std::min(e, b + (c + 1) * chunk));
+    T total{};
+    for (const T& p : partial)
+        total += p;
+    return total;
+}
+
 /// The sums of the bodies i in `rows` of N: pos (x, y, z, m) and vel (x, y, z, ·) columns of
-/// Float4 or Double4; the pair sum takes the pairs (i, j > i) with i in the rows.
+/// Float4 or Double4; the pair sum takes the pairs (i, j > i) with i in the rows. The same bits
+/// on any number of OpenMP threads (chunkedSum).
 template <class V>
 DiagnosticSums sums(const std::vector<V>& pos, const std::vector<V>& vel, double eps2, std::size_t iBegin,
                     std::size_t iEnd)
@@ -21,36 +43,40 @@ DiagnosticSums sums(const std::vector<V>& pos, const std::vector<V>& vel, double
     const RowRange rows = rowRange(iBegin, iEnd, pos.size());
     const auto n = static_cast<std::ptrdiff_t>(pos.size());
     const auto b = static_cast<std::ptrdiff_t>(rows.begin), e = static_cast<std::ptrdiff_t>(rows.end);
-    double m = 0, mx = 0, my = 0, mz = 0, k = 0, px = 0, py = 0, pz = 0, lx = 0, ly = 0, lz = 0, w = 0;
-#pragma omp parallel for reduction(+ : m, mx, my, mz, k, px, py, pz, lx, ly, lz) schedule(static) \
-    if (n >= kParallelElementsFrom)
-    for (std::ptrdiff_t i = b; i < e; ++i) {
-        const double mi = pos[i].w;
-        const double x = pos[i].x, y = pos[i].y, z = pos[i].z;
-        const double vx = vel[i].x, vy = vel[i].y, vz = vel[i].z;
-        m += mi;
-        mx += mi * x; my += mi * y; mz += mi * z;
-        k += 0.5 * mi * (vx * vx + vy * vy + vz * vz);
-        px += mi * vx; py += mi * vy; pz += mi * vz;
-        lx += mi * (y * vz - z * vy);
-        ly += mi * (z * vx - x * vz);
-        lz += mi * (x * vy - y * vx);
-    }
-    // Σ_{i<j} −m_i m_j / sqrt(r² + ε²); rows have different lengths, so schedule dynamically.
-#pragma omp parallel for reduction(+ : w) schedule(dynamic, 64) if (n >= kParallelPairsFrom)
-    for (std::ptrdiff_t i = b; i < e; ++i) {
-        double wi = 0;
-        for (std::ptrdiff_t j = i + 1; j < n; ++j)
-            wi += pairPotential<double>(pos[i], pos[j], eps2);
-        w += double(pos[i].w) * wi;
-    }
-    DiagnosticSums s;
-    s.mass = m;
-    s.massMoment = Double3{mx, my, mz};
-    s.kinetic = k;
-    s.momentum = Double3{px, py, pz};
-    s.angularMomentum = Double3{lx, ly, lz};
-    s.pairSum = w;
+    DiagnosticSums s = chunkedSum<DiagnosticSums>(b, e, 4096, n >= kParallelElementsFrom,
+                                                  [&](std::ptrdiff_t i0, std::ptrdiff_t i1) {
+        double m = 0, mx = 0, my = 0, mz = 0, k = 0, px = 0, py = 0, pz = 0, lx = 0, ly = 0, lz = 0;
+        for (std::ptrdiff_t i = i0; i < i1; ++i) {
+            const double mi = pos[i].w;
+            const double x = pos[i].x, y = pos[i].y, z = pos[i].z;
+            const double vx = vel[i].x, vy = vel[i].y, vz = vel[i].z;
+            m += mi;
+            mx += mi * x; my += mi * y; mz += mi * z;
+            k += 0.5 * mi * (vx * vx + vy * vy + vz * vz);
+            px += mi * vx; py += mi * vy; pz += mi * vz;
+            lx += mi * (y * vz - z * vy);
+            ly += mi * (z * vx - x * vz);
+            lz += mi * (x * vy - y * vx);
+        }
+        DiagnosticSums c;
+        c.mass = m;
+        c.massMoment = Double3{mx, my, mz};
+        c.kinetic = k;
+        c.momentum = Double3{px, py, pz};
+        c.angularMomentum = Double3{lx, ly, lz};
+        return c;
+    });
+    // Σ_{i<j} −m_i m_j / sqrt(r² + ε²), in chunks of 64 rows.
+    s.pairSum = chunkedSum<double>(b, e, 64, n >= kParallelPairsFrom, [&](std::ptrdiff_t i0, std::ptrdiff_t i1) {
+        double w = 0;
+        for (std::ptrdiff_t i = i0; i < i1; ++i) {
+            double wi = 0;
+            for (std::ptrdiff_t j = i + 1; j < n; ++j)
+                wi += pairPotential<double>(pos[i], pos[j], eps2);
+            w += double(pos[i].w) * wi;
+        }
+        return w;
+    });
     return s;
 }
 
