@@ -22,6 +22,7 @@
 #include <QScrollArea>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTest>
 
 #include <memory>
@@ -129,6 +130,13 @@ private slots:
         QVERIFY2(tip.contains(QLatin1String("Nothing was applied")), qPrintable(tip));
         QVERIFY2(!tip.contains(QLatin1String("SimParams")) && !tip.contains(QLatin1String("::")), qPrintable(tip));
         QVERIFY(redFrame(box));
+        // The allowed values are named once, in the tooltip and in the status bar ("Steps per
+        // frame = 1e40 is outside 1..1000 (allowed: 1..1000)" named them twice, and the longer
+        // messages lost their end at 1366 px).
+        QVERIFY2(tip.section(QStringLiteral("\n\n"), 0, 0).count(allowed) == 1, qPrintable(tip)); // the box's own tip follows
+        const QString status = m_window->statusBar()->currentMessage();
+        QVERIFY2(status.count(allowed) == 1, qPrintable(status));
+        QVERIFY2(status.contains(QLatin1String("nothing was applied")), qPrintable(status));
 
         // Leaving the field keeps the text and the refusal.
         m_viewport->setFocus(Qt::MouseFocusReason);

@@ -656,6 +656,13 @@ private slots:
             if (a->isChecked())
                 checked = a->data().toString();
         QCOMPARE(checked, QStringLiteral("yoshida4"));
+        // Its rows say how many force evaluations a step costs, in words (not "evaluation(s)");
+        // the style may have given them a mnemonic (&).
+        QStringList rows;
+        for (QAction* a : integrators->actions())
+            rows << a->text().remove(QLatin1Char('&'));
+        QCOMPARE(rows, QStringList({QStringLiteral("KDK leapfrog (order 2, 1 force evaluation per step)"),
+                                    QStringLiteral("Yoshida 4th order (order 4, 3 force evaluations per step)")}));
         // A planet picked in the view has its name in the Selection dock.
         const auto labelAt = [&](const char* name) {
             for (const nbody::gl::Label& l : m_view->labels())

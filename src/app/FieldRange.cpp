@@ -275,14 +275,21 @@ void FieldRange::refuse(QAbstractSpinBox* box, const QString& why)
         box->setProperty(kOwnStyleSheet, box->styleSheet());
     }
     box->setProperty(kRefused, true);
-    const QString tip = tr("%1.\nAllowed: %2. Nothing was applied: the value in use is still %3.")
-                            .arg(why, allowed(box), valueText(box));
+    // A reason that already names the allowed values ("Point size = 500 is outside [1, 32] px")
+    // is not followed by them again.
+    const QString range = allowed(box);
+    const bool named = why.contains(range);
+    const QString tip = named ? tr("%1.\nNothing was applied: the value in use is still %2.").arg(why, valueText(box))
+                              : tr("%1.\nAllowed: %2. Nothing was applied: the value in use is still %3.")
+                                    .arg(why, range, valueText(box));
     const QString own = box->property(kOwnToolTip).toString();
     box->setToolTip(own.isEmpty() ? tip : tip + QStringLiteral("\n\n") + own);
     box->setStyleSheet(box->property(kOwnStyleSheet).toString() +
                        QStringLiteral("QAbstractSpinBox { border: 2px solid #d32f2f; border-radius: 2px; }"));
     if (m_window->statusBar())
-        m_window->statusBar()->showMessage(tr("%1 (allowed: %2); nothing was applied").arg(why, allowed(box)), 15000);
+        m_window->statusBar()->showMessage(named ? tr("%1; nothing was applied").arg(why)
+                                                 : tr("%1 (allowed: %2); nothing was applied").arg(why, range),
+                                           15000);
 }
 
 void FieldRange::clear(QAbstractSpinBox* box)

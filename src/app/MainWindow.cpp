@@ -15,6 +15,7 @@
 #include "RecordingPresenter.h"
 #include "RunDock.h"
 #include "RunPresenter.h"
+#include "ScenarioMenus.h"
 #include "SelectionDock.h"
 #include "SelectionPresenter.h"
 #include "StatusPresenter.h"
@@ -637,9 +638,7 @@ void MainWindow::showAbout()
     // The integrators from their registry (the Integrator menu's rows).
     QStringList integrators;
     for (const nbody::IntegratorInfo& i : nbody::integratorRegistry())
-        integrators << tr("%1 (order %2, %n force evaluation(s) per step)", nullptr, int(i.weights.size()))
-                           .arg(qstr(i.name).toHtmlEscaped())
-                           .arg(i.order);
+        integrators << ScenarioMenus::integratorTitle(i).toHtmlEscaped();
     QMessageBox::about(
         this, tr("About N-Body Sandbox"),
         tr("<h3>N-Body Sandbox %1</h3>"

@@ -56,8 +56,7 @@ ScenarioMenus::ScenarioMenus(QWidget* dialogParent) : QObject(dialogParent), m_p
     m_integrators = new QActionGroup(this);
     m_integrators->setExclusive(true);
     for (const IntegratorInfo& i : integratorRegistry()) {
-        QAction* a = m_integratorMenu->addAction(
-            tr("%1 (order %2, %3 force evaluation(s) per step)").arg(qstr(i.name)).arg(i.order).arg(i.weights.size()));
+        QAction* a = m_integratorMenu->addAction(integratorTitle(i));
         a->setCheckable(true);
         a->setData(qstr(i.id));
         a->setToolTip(qstr(i.description));
@@ -69,6 +68,16 @@ ScenarioMenus::ScenarioMenus(QWidget* dialogParent) : QObject(dialogParent), m_p
                 emit integratorRequested(id);
         });
     }
+}
+
+QString ScenarioMenus::integratorTitle(const IntegratorInfo& i)
+{
+    const std::size_t evaluations = i.weights.size();
+    return evaluations == 1 ? tr("%1 (order %2, 1 force evaluation per step)").arg(qstr(i.name)).arg(i.order)
+                            : tr("%1 (order %2, %3 force evaluations per step)")
+                                  .arg(qstr(i.name))
+                                  .arg(i.order)
+                                  .arg(evaluations);
 }
 
 void ScenarioMenus::addFileActions(QMenu* file)

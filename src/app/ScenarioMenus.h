@@ -19,6 +19,10 @@ class QActionGroup;
 class QMenu;
 class QWidget;
 
+namespace nbody {
+struct IntegratorInfo;
+}
+
 namespace nbody::app {
 
 class ScenarioMenus : public QObject {
@@ -31,6 +35,9 @@ public:
     void addFileActions(QMenu* file);
     /// The Integrator menu (checkable rows, description as tooltip).
     QMenu* integratorMenu() const { return m_integratorMenu; }
+    /// An integrator's row in the Integrator menu and in Help → About: "KDK leapfrog (order 2,
+    /// 1 force evaluation per step)".
+    static QString integratorTitle(const nbody::IntegratorInfo& i);
 
 public slots:
     /// Checks the row of the current integrator (from the controller's paramsChanged).
