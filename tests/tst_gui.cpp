@@ -418,27 +418,28 @@ private slots:
         QCOMPARE(dock->colourModeId(), QStringLiteral("speed"));
     }
 
-    /// New from scenario suggests the N the running kernel steps 25 times a
-    /// second and predicts the time per step.
+    /// New from scenario suggests the N that the kernel the scenario starts on steps 25 times a
+    /// second, and predicts its time per step from an evaluation measured at that N.
     void scenarioDialogSuggestsN()
     {
         QWidget parent;
         nbody::app::ScenarioMenus menus(&parent);
-        menus.setKernel(QStringLiteral("cpu"));
         const nbody::ScenarioInfo* row = nbody::findScenario("galaxy-collision");
         QVERIFY(row);
         const auto s = menus.suggest(*row);
-        QVERIFY(s.timing);
-        QCOMPARE(s.timing->bodies, std::size_t(1024));
+        QVERIFY(s.prediction);
+        QCOMPARE(s.kernel, QString::fromUtf8(nbody::startKernel(row->kernel).data()));
         QVERIFY(s.bodies >= 1024 && s.bodies <= 65536 && s.bodies % 512 == 0);
-        QVERIFY(s.bodies == 1024 || nbody::predictedStepSeconds(*s.timing, s.bodies, 1) <= 1.0 / 25);
-        const QString text = nbody::app::ScenarioMenus::predictionText(s, s.bodies);
+        QVERIFY(s.bodies == 1024 || s.prediction->secondsPerStep <= 1.0 / 25);
+        QCOMPARE(s.prediction->bodies, s.bodies);
+        const QString text = nbody::app::ScenarioMenus::predictionText(s.prediction);
         qInfo("suggested %zu bodies: %s", s.bodies, qPrintable(text));
-        QVERIFY2(text.contains(QLatin1String("ms per step on cpu")), qPrintable(text));
-        // Four times the bodies: sixteen times the time per step.
-        const double t1 = nbody::predictedStepSeconds(*s.timing, s.bodies, 1);
-        const double t4 = nbody::predictedStepSeconds(*s.timing, 4 * s.bodies, 1);
-        QVERIFY(std::abs(t4 / t1 - 16.0) < 1e-9);
+        QVERIFY2(text.contains(QStringLiteral("per step on %1").arg(s.kernel)), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("measured at N = ")), qPrintable(text));
+        // Four times the bodies from the same timing: sixteen times the time per step (N²).
+        nbody::StepPrediction four = *s.prediction;
+        four.bodies = 4 * s.prediction->from.bodies;
+        QCOMPARE(nbody::evaluationScale(s.prediction->from.bodies, four.bodies, nbody::ForceMethod::AllPairs), 16.0);
         // A fixed-N scenario keeps its N.
         QCOMPARE(menus.suggest(*nbody::findScenario("solar-system")).bodies, std::size_t(10));
     }

@@ -36,9 +36,21 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
+#include <QProgressBar>
+#include <QElapsedTimer>
+#include <QRegularExpression>
+#include <QDialog>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
+
+#include "sim/core/KernelRegistry.h"
+#include "sim/io/Scenarios.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 
 using nbody::app::MainWindow;
@@ -86,6 +98,37 @@ void drag(QWidget* w, QPoint from, QPoint to, int steps = 5, bool release = true
                       Qt::NoButton, releaseModifiers);
         QApplication::sendEvent(w, &e);
     }
+}
+
+/// Runs `check` on the next modal dialog (QDialog::exec blocks the caller), then rejects it
+/// when the check left it open.
+void onNextModal(std::function<void(QWidget*)> check)
+{
+    auto* timer = new QTimer;
+    timer->setInterval(20);
+    QObject::connect(timer, &QTimer::timeout, [timer, check] {
+        QWidget* modal = QApplication::activeModalWidget();
+        if (!modal)
+            return;
+        timer->stop();
+        timer->deleteLater();
+        check(modal);
+        if (!modal->isVisible())
+            return;
+        if (auto* d = qobject_cast<QDialog*>(modal))
+            d->reject();
+        else
+            modal->close();
+    });
+    timer->start();
+}
+
+/// Types `text` into the spin box over what it holds.
+void typeInto(QSpinBox* box, const QString& text)
+{
+    box->setFocus();
+    box->selectAll();
+    QTest::keyClicks(box, text);
 }
 
 } // namespace
@@ -153,6 +196,35 @@ class TestSandboxGui : public QObject {
     {
         sendMouse(m_view, QEvent::MouseButtonPress, p, Qt::LeftButton);
         sendMouse(m_view, QEvent::MouseButtonRelease, p, Qt::NoButton);
+    }
+
+    /// File → New from scenario's action for the registry row `id`.
+    QAction* newScenarioAction(const QString& id)
+    {
+        for (QMenu* m : m_window->findChildren<QMenu*>())
+            if (m->title().remove(QLatin1Char('&')) == QLatin1String("New from scenario"))
+                for (QAction* a : m->actions())
+                    if (a->data().toString() == id)
+                        return a;
+        return nullptr;
+    }
+    /// The kernel checked in the Kernel menu (the controller's kernelChanged).
+    QString runningKernel() const
+    {
+        const auto* g = m_window->findChild<QActionGroup*>(QStringLiteral("kernelGroup"));
+        const QAction* a = g ? g->checkedAction() : nullptr;
+        return a ? a->data().toString() : QString();
+    }
+    /// Picks `id` in the Kernel menu.
+    bool pickKernel(const QString& id)
+    {
+        const auto* g = m_window->findChild<QActionGroup*>(QStringLiteral("kernelGroup"));
+        for (QAction* a : g ? g->actions() : QList<QAction*>())
+            if (a->data().toString() == id) {
+                a->trigger();
+                return true;
+            }
+        return false;
     }
 
 private slots:
@@ -711,6 +783,123 @@ private slots:
         // Other modes draw a gradient, no swatches.
         QVERIFY(viewDock->selectColourMode(QStringLiteral("mass")));
         QTRY_VERIFY_WITH_TIMEOUT(m_view->legendGroups().isEmpty(), kWaitMs);
+    }
+    void newDialogPredictsTheKernelThatRuns()
+    {
+        // A trial: after the Solar System (its own fp64 `reference` kernel), New → Disk galaxy
+        // predicted 28.5 ms per step on `reference` and then ran on `cpu` at 2.2 ms; at
+        // N = 10 000 000 the dialog and the question after it disagreed (1.21e9 ms, then "about
+        // 50 000 s per step even on 16 cores") and neither offered `tree-cpu`. The dialog
+        // predicts for the kernel the system will start on, from an evaluation measured at the
+        // N it shows, offers a tree row with its own prediction where it is faster, and the
+        // question shows the dialog's very prediction.
+        auto* menus = m_window->findChild<nbody::app::ScenarioMenus*>();
+        QVERIFY(menus);
+        emit menus->newScenarioRequested(QStringLiteral("solar-system"), 0, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(runningKernel(), QStringLiteral("reference"), kWaitMs);
+        // The disk galaxy names no kernel of its own: it starts on the fastest here.
+        const QString runs = QString::fromUtf8(nbody::defaultKernelId().data());
+        QVERIFY(runs != QLatin1String("reference"));
+        QAction* disk = newScenarioAction(QStringLiteral("disk-galaxy"));
+        QVERIFY(disk);
+        bool checked = false, asked = false;
+        QString cpuText;
+        onNextModal([&](QWidget* dialog) {
+            auto* bodies = dialog->findChild<QSpinBox*>(QStringLiteral("bodies"));
+            auto* prediction = dialog->findChild<QLabel*>(QStringLiteral("prediction"));
+            auto* kernel = dialog->findChild<QComboBox*>(QStringLiteral("kernel"));
+            QVERIFY(bodies && prediction);
+            const QString suggested = prediction->text();
+            qInfo("suggested N = %d: %s", bodies->value(), qPrintable(suggested));
+            QVERIFY2(suggested.contains(QStringLiteral("per step on %1 ").arg(runs)), qPrintable(suggested));
+            QVERIFY2(suggested.contains(QStringLiteral("measured at N = %1 on %2").arg(bodies->value()).arg(runs)),
+                     qPrintable(suggested));
+            QVERIFY(kernel);
+            QCOMPARE(kernel->currentData().toString(), runs);
+            if (runs != QLatin1String("cpu")) { // a GPU row: all pairs stays faster than the trees here
+                checked = asked = true;
+                return;
+            }
+            typeInto(bodies, QStringLiteral("200003"));
+            QCOMPARE(bodies->value(), 200003);
+            cpuText = prediction->text();
+            qInfo("N = 200003: %s", qPrintable(cpuText));
+            QVERIFY2(cpuText.contains(QLatin1String("per step on cpu")) && cpuText.contains(QStringLiteral("scaled as N²")),
+                     qPrintable(cpuText));
+            // Above the N where the tree is faster: tree-cpu is offered, and picked with the
+            // keyboard it shows its own prediction.
+            const int tree = kernel->findData(QStringLiteral("tree-cpu"));
+            QVERIFY2(tree > 0, qPrintable(QStringLiteral("%1 rows").arg(kernel->count())));
+            kernel->setFocus();
+            for (int i = 0; i < kernel->count() && kernel->currentData() != QStringLiteral("tree-cpu"); ++i)
+                QTest::keyClick(kernel, Qt::Key_Down);
+            QCOMPARE(kernel->currentData().toString(), QStringLiteral("tree-cpu"));
+            QVERIFY2(prediction->text().contains(QLatin1String("per step on tree-cpu")) &&
+                         prediction->text().contains(QLatin1String("scaled as N log N")),
+                     qPrintable(prediction->text()));
+            for (int i = 0; i < kernel->count() && kernel->currentData() != runs; ++i)
+                QTest::keyClick(kernel, Qt::Key_Up);
+            QCOMPARE(prediction->text(), cpuText); // the same timings: the same numbers
+            // OK on all pairs at 200 003: the question before a step of many seconds quotes the
+            // dialog's prediction and offers tree-cpu; No creates nothing.
+            onNextModal([&](QWidget* question) {
+                auto* box = qobject_cast<QMessageBox*>(question);
+                QVERIFY(box);
+                QVERIFY2(box->text().contains(cpuText), qPrintable(box->text()));
+                bool offersTree = false;
+                for (QAbstractButton* b : box->buttons())
+                    offersTree = offersTree || b->text().remove(QLatin1Char('&')) == QLatin1String("Use tree-cpu");
+                QVERIFY(offersTree);
+                QTest::mouseClick(box->button(QMessageBox::No), Qt::LeftButton);
+                asked = true;
+            });
+            QTest::keyClick(bodies, Qt::Key_Return);
+            checked = true;
+        });
+        disk->trigger();
+        QVERIFY(checked);
+        QVERIFY(asked);
+        QTest::qWait(300);
+        QCOMPARE(runningKernel(), QStringLiteral("reference")); // No: the Solar System runs on
+    }
+
+    void newSystemStartsFromItsScenarioSettings()
+    {
+        // A trial: the cluster collision after the Solar System stayed on the fp64
+        // `reference` kernel, and the kernel, steps to run and steps per frame carried over
+        // between systems. A new system starts from its scenario's settings.
+        auto* perFrame = m_window->findChild<QSpinBox*>(QStringLiteral("stepsPerFrame"));
+        auto* toRun = m_window->findChild<QSpinBox*>(QStringLiteral("stepsToRun"));
+        QVERIFY(perFrame && toRun);
+        // The user's own pick of the fp64 kernel (by way of another, so it is a change).
+        QVERIFY(pickKernel(QStringLiteral("tree-cpu")));
+        QTRY_COMPARE_WITH_TIMEOUT(runningKernel(), QStringLiteral("tree-cpu"), kWaitMs);
+        QVERIFY(pickKernel(QStringLiteral("reference")));
+        QTRY_COMPARE_WITH_TIMEOUT(runningKernel(), QStringLiteral("reference"), kWaitMs);
+        typeInto(perFrame, QStringLiteral("7"));
+        QTest::keyClick(perFrame, Qt::Key_Return);
+        typeInto(toRun, QStringLiteral("53"));
+        QTest::keyClick(toRun, Qt::Key_Return);
+        QTest::qWait(300);
+        QCOMPARE(perFrame->value(), 7);
+        QCOMPARE(toRun->value(), 53);
+        QAction* collision = newScenarioAction(QStringLiteral("cluster-collision"));
+        QVERIFY(collision);
+        bool accepted = false;
+        onNextModal([&](QWidget* dialog) {
+            auto* bodies = dialog->findChild<QSpinBox*>(QStringLiteral("bodies"));
+            QVERIFY(bodies);
+            typeInto(bodies, QStringLiteral("301"));
+            QTest::keyClick(bodies, Qt::Key_Return);
+            accepted = true;
+        });
+        collision->trigger();
+        QVERIFY(accepted);
+        // The cluster collision names no kernel of its own: it starts on the fastest here.
+        QVERIFY(nbody::findScenario("cluster-collision")->kernel.empty());
+        QTRY_COMPARE_WITH_TIMEOUT(runningKernel(), QString::fromUtf8(nbody::defaultKernelId().data()), kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(perFrame->value(), 1, kWaitMs);
+        QCOMPARE(toRun->value(), 0);
     }
 };
 

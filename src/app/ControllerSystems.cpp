@@ -4,7 +4,8 @@
 
 #include "SimulationController.h"
 
-#include "sim/perf/Benchmark.h"
+#include "sim/perf/StepPrediction.h"
+#include "sim/core/Integrators.h"
 #include "sim/core/Edits.h"
 #include "contracts/Errors.h"
 #include "sim/core/KernelRegistry.h"
@@ -91,17 +92,20 @@ void SimulationController::startFromScenario(const StartupConfig& config, StartS
             row && config.bodiesGiven && !row->fixedBodies) {
             spec.bodies = std::size_t(config.bodies);
         } else if (row && !row->fixedBodies && !spec.bodies && config.sizeForStepsPerSecond > 0) {
-            // N from the kernel's measured speed: force evaluations timed over 50 ms (median of three), scaled as N².
-            SimParams probe = s.params;
-            probe.integrator = std::string(row->integrator);
-            const KernelInfo* k = findKernel(s.kernelId.toStdString());
+            // N from the measured speed of the kernel that will run, timed at the N it chooses
+            // (StepPredictor::sizeForStepRate, the New dialog's prediction).
+            const std::string runs = !config.kernelGiven && !row->kernel.empty() ? startKernel(row->kernel)
+                                                                                  : s.kernelId.toStdString();
+            const KernelInfo* k = findKernel(runs);
+            const IntegratorInfo* integrator = findIntegrator(row->integrator);
             if (k && availability(*k).available) {
-                const StepRateSize size = bodiesForStepRate(*k, probe, config.sizeForStepsPerSecond);
+                StepPredictor predictor;
+                const StepPrediction size = predictor.sizeForStepRate(
+                    *k, integrator ? int(integrator->weights.size()) : 1, config.sizeForStepsPerSecond);
                 spec.bodies = size.bodies;
-                sized = QStringLiteral(" (N sized for %1 steps/s on %2: %3 ms per step predicted)")
+                sized = QStringLiteral(" (N sized for %1 steps/s: %2)")
                             .arg(config.sizeForStepsPerSecond)
-                            .arg(s.kernelId)
-                            .arg(1e3 * size.secondsPerStep, 0, 'f', 1);
+                            .arg(QString::fromStdString(describeStepPrediction(size)));
             }
         }
         BuiltScenario built = buildScenario(spec, s.params);
@@ -355,13 +359,13 @@ void SimulationController::enqueueSave(const QString& path,
     enqueue(std::move(c));
 }
 
-void SimulationController::newScenario(const QString& id, qulonglong bodies, quint64 seed)
+void SimulationController::newScenario(const QString& id, qulonglong bodies, quint64 seed, const QString& kernel)
 {
     try {
         const ScenarioSpec spec =
             scenarioSpec(id.toStdString(), bodies > 0 ? std::optional<std::size_t>(bodies) : std::nullopt, seed);
         enqueueScenario(std::make_shared<BuiltScenario>(buildScenario(spec, m_sim ? m_sim->params() : SimParams{})),
-                        spec, id, false);
+                        spec, id, false, kernel);
     } catch (const std::exception& e) {
         emit loadFailed(id, QString::fromUtf8(e.what()));
     }
@@ -379,14 +383,14 @@ void SimulationController::openScenario(const QString& path)
 }
 
 void SimulationController::enqueueScenario(std::shared_ptr<BuiltScenario> built, const ScenarioSpec& spec,
-                                           const QString& what, bool file)
+                                           const QString& what, bool file, const QString& kernel)
 {
     Command c;
     c.what = QStringLiteral("scenario");
     c.requiredCapacity = built->bodies.world.size();
-    c.apply = [this, built, spec, what, file] {
+    c.apply = [this, built, spec, what, file, kernel] {
         try {
-            installScenario(*built, spec);
+            installScenario(*built, spec, kernel);
             emit scenarioStarted(file ? QFileInfo(what).absoluteFilePath() : what, file,
                                  qulonglong(built->bodies.world.size()));
         } catch (const std::invalid_argument& e) {
@@ -396,7 +400,7 @@ void SimulationController::enqueueScenario(std::shared_ptr<BuiltScenario> built,
     enqueue(std::move(c));
 }
 
-void SimulationController::installScenario(BuiltScenario& built, const ScenarioSpec& spec)
+void SimulationController::installScenario(BuiltScenario& built, const ScenarioSpec& spec, const QString& kernel)
 {
     // Parameters first (validated against the current system's size by the kernel's limits);
     // they are restored if the new system is refused.
@@ -420,23 +424,23 @@ void SimulationController::installScenario(BuiltScenario& built, const ScenarioS
     m_units = built.units;
     m_unitsOfG = built.unitsOfG;
     publishUnits();
-    if (built.kernel.empty()) {
-        // A scenario without a kernel of its own (the galaxy collision after the Solar System):
-        // the user's kernel, not the previous scenario's fp64 one.
-        restoreUserKernel();
-        m_scenarioKernel.clear();
-    } else if (built.kernel != std::string(m_sim->kernel().id)) {
+    // The scenario's own kernel, else the fastest here (or what the New dialog chose), never
+    // the previous system's: the galaxy collision after the Solar System leaves its fp64 kernel.
+    const std::string start = kernel.isEmpty() ? startKernel(built.kernel) : kernel.toStdString();
+    if (start != std::string(m_sim->kernel().id)) {
         try {
-            const std::string before(m_sim->kernel().id);
-            m_sim->setKernel(built.kernel);
-            if (m_scenarioKernel.empty())
-                m_kernelBeforeScenario = before;
-            m_scenarioKernel = built.kernel;
+            m_sim->setKernel(start);
         } catch (const std::invalid_argument& e) {
             // The scenario runs on the current kernel; say why its own could not be used.
             emit commandFailed(QStringLiteral("the scenario's kernel"), QString::fromUtf8(e.what()));
         }
     }
+    // A snapshot opened later leaves a scenario's own kernel for the fastest here.
+    m_scenarioKernel = built.kernel.empty() ? std::string() : std::string(m_sim->kernel().id);
+    m_kernelBeforeScenario = std::string(defaultKernelId());
+    // A new system's run settings: one step per frame, until paused.
+    setStepsPerFrame(1);
+    setStepsToRun(0);
 }
 
 void SimulationController::restoreUserKernel()

@@ -45,7 +45,6 @@ void FilePresenter::connectScenarios(SimulationController* c)
         else // an edited system: its bodies went beside the file
             m_notices.status(tr("Saved %1: %2").arg(QFileInfo(path).fileName(), note), 30000);
     });
-    connect(c, &SimulationController::kernelChanged, m_scenarioMenus, &ScenarioMenus::setKernel);
 }
 
 void FilePresenter::connectRecent(SimulationController* c)

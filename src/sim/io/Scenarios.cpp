@@ -399,4 +399,12 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
     return b;
 }
 
+std::string startKernel(std::string_view scenarioKernel)
+{
+    if (!scenarioKernel.empty())
+        if (const KernelInfo* k = findKernel(scenarioKernel); k && availability(*k).available)
+            return std::string(scenarioKernel);
+    return std::string(defaultKernelId());
+}
+
 } // namespace nbody

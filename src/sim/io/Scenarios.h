@@ -159,4 +159,9 @@ struct BuiltScenario {
 /// ScenarioError for the recipe) and resolves the parameters over `base` (block size etc. kept).
 BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base = {});
 
+/// The kernel a new system of a scenario starts on: `scenarioKernel` (BuiltScenario::kernel,
+/// ScenarioInfo::kernel) when it names a row that runs here, else the fastest row here
+/// (defaultKernelId(): the first available CUDA row, else `cpu`), never the previous system's.
+std::string startKernel(std::string_view scenarioKernel);
+
 } // namespace nbody
