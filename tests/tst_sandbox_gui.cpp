@@ -901,6 +901,62 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(perFrame->value(), 1, kWaitMs);
         QCOMPARE(toRun->value(), 0);
     }
+    void statusBarShowsStepsAndFramesPerSecond()
+    {
+        // A trial: the status bar said "25 fps" at one step per frame while the run took about
+        // 12 steps a second. It shows the steps per second, counted from the steps taken, apart
+        // from the frames drawn per second.
+        auto* perFrame = m_window->findChild<QSpinBox*>(QStringLiteral("stepsPerFrame"));
+        auto* stepLabel = m_window->statusBar()->findChild<QLabel*>(QStringLiteral("stepLabel"));
+        auto* stepRate = m_window->statusBar()->findChild<QLabel*>(QStringLiteral("stepRateLabel"));
+        auto* fps = m_window->statusBar()->findChild<QLabel*>(QStringLiteral("fpsLabel"));
+        QVERIFY(perFrame && stepLabel);
+        QVERIFY2(stepRate && fps, "no separate steps/s and fps readouts");
+        typeInto(perFrame, QStringLiteral("3"));
+        QTest::keyClick(perFrame, Qt::Key_Return);
+        QAction* start = nullptr;
+        QAction* pause = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>()) {
+            if (a->text() == QStringLiteral("&Start"))
+                start = a;
+            if (a->text() == QStringLiteral("&Pause"))
+                pause = a;
+        }
+        QVERIFY(start && pause);
+        start->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(pause->isEnabled(), kWaitMs);
+        const auto shownStep = [&] {
+            QString digits = stepLabel->text();
+            digits.remove(QRegularExpression(QStringLiteral("[^0-9]")));
+            return digits.toLongLong();
+        };
+        const auto number = [](const QLabel* l) {
+            return l->text().section(QLatin1Char(' '), 0, 0).remove(QLatin1Char(',')).toDouble();
+        };
+        QTest::qWait(2200); // two readouts of a second of running
+        // The step counter over 3 s against the readout each second: the same rate.
+        QElapsedTimer clock;
+        clock.start();
+        const qlonglong s0 = shownStep();
+        QList<double> shown;
+        for (int i = 0; i < 3; ++i) {
+            QTest::qWait(1000);
+            shown << number(stepRate);
+        }
+        const double measured = double(shownStep() - s0) * 1000.0 / double(clock.elapsed());
+        pause->trigger();
+        std::sort(shown.begin(), shown.end());
+        qInfo("status bar: %s, %s; measured %.1f steps/s", qPrintable(stepRate->text()), qPrintable(fps->text()),
+              measured);
+        QVERIFY2(stepRate->text().endsWith(QLatin1String(" steps/s")), qPrintable(stepRate->text()));
+        QVERIFY2(fps->text().endsWith(QLatin1String(" fps")), qPrintable(fps->text()));
+        QVERIFY(measured > 0);
+        // the median readout within a third of the rate counted from the steps
+        QVERIFY2(std::abs(shown[1] - measured) < measured / 3,
+                 qPrintable(QStringLiteral("%1 steps/s shown, %2 counted").arg(shown[1]).arg(measured)));
+        typeInto(perFrame, QStringLiteral("1"));
+        QTest::keyClick(perFrame, Qt::Key_Return);
+    }
 };
 
 int main(int argc, char** argv)
