@@ -3,7 +3,10 @@
 // dock shows its values; Esc and a click on empty space clear; the selection follows its body
 // through a removal of another body (its index shifts, its id stays) and ends when its body is
 // removed; Simulation → Reverse time runs the clock backwards and is disabled, saying why, while
-// collisions are on; the Add body tool shows the predicted path and its readout while dragging.
+// collisions are on; the Add body tool shows the predicted path and its readout while dragging;
+// New from scenario predicts for the kernel that will run, a new system starts from its own
+// settings, the status bar shows steps/s apart from fps, and a new system is made beside the run
+// with a progress bar and Cancel.
 // NBODY_SCREENSHOT_DIR=DIR saves DIR/sandbox-launch.png (the window during an aimed launch, a
 // body selected) and DIR/sandbox-solar-system.png (the README's picture). Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
 #include "EditPresenter.h"
@@ -956,6 +959,69 @@ private slots:
                  qPrintable(QStringLiteral("%1 steps/s shown, %2 counted").arg(shown[1]).arg(measured)));
         typeInto(perFrame, QStringLiteral("1"));
         QTest::keyClick(perFrame, Qt::Key_Return);
+    }
+    void newSystemIsMadeBesideTheRunAndCancels()
+    {
+        // A trial: New → Plummer, N = 10 000 000 froze the window for about 45 s with a stale
+        // status bar. The bodies are made beside the run: the status bar shows a progress bar
+        // and Cancel, the current system goes on stepping meanwhile, and Cancel keeps it. A
+        // slow generator (each progress report waits 300 ms) stands in for a huge N.
+        auto* loader = m_window->findChild<QObject*>(QStringLiteral("systemLoader"));
+        auto* source = m_window->findChild<QLabel*>(QStringLiteral("sourceLabel"));
+        auto* stepLabel = m_window->statusBar()->findChild<QLabel*>(QStringLiteral("stepLabel"));
+        QVERIFY2(loader && source && stepLabel, "no system loader or source label");
+        QVERIFY(QMetaObject::invokeMethod(loader, "setReportDelay", Q_ARG(int, 300)));
+        const QString before = source->text();
+        QAction* start = nullptr;
+        QAction* pause = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>()) {
+            if (a->text() == QStringLiteral("&Start"))
+                start = a;
+            if (a->text() == QStringLiteral("&Pause"))
+                pause = a;
+        }
+        QVERIFY(start && pause);
+        start->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(pause->isEnabled(), kWaitMs);
+        QAction* plummer = newScenarioAction(QStringLiteral("plummer"));
+        QVERIFY(plummer);
+        bool accepted = false;
+        onNextModal([&](QWidget* dialog) {
+            auto* bodies = dialog->findChild<QSpinBox*>(QStringLiteral("bodies"));
+            QVERIFY(bodies);
+            typeInto(bodies, QStringLiteral("12289")); // four progress reports of the sampling, four of the rounding
+            QTest::keyClick(bodies, Qt::Key_Return);
+            accepted = true;
+        });
+        plummer->trigger();
+        QVERIFY(accepted);
+        auto* bar = m_window->statusBar()->findChild<QProgressBar*>(QStringLiteral("buildProgress"));
+        auto* cancel = m_window->statusBar()->findChild<QPushButton*>(QStringLiteral("buildCancel"));
+        QVERIFY(bar && cancel);
+        QTRY_VERIFY_WITH_TIMEOUT(bar->isVisible() && cancel->isVisible(), 5000);
+        QVERIFY2(bar->format().contains(QLatin1String("Plummer")), qPrintable(bar->format()));
+        // The window answers and the current system steps while the new one is being made.
+        const QString stepsBefore = stepLabel->text();
+        QTRY_VERIFY_WITH_TIMEOUT(stepLabel->text() != stepsBefore, 5000);
+        QVERIFY(bar->isVisible());
+        QElapsedTimer clock;
+        clock.start();
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!bar->isVisible(), 5000);
+        qInfo("cancelled in %lld ms", static_cast<long long>(clock.elapsed()));
+        QVERIFY2(m_window->statusBar()->currentMessage().contains(QLatin1String("Cancelled")),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+        QTest::qWait(500);
+        QCOMPARE(source->text(), before); // the current system is kept
+        const QString stepsAfter = stepLabel->text();
+        QTRY_VERIFY_WITH_TIMEOUT(stepLabel->text() != stepsAfter, 5000); // and still runs
+        pause->trigger();
+        // Without the delay the same request makes the system.
+        QVERIFY(QMetaObject::invokeMethod(loader, "setReportDelay", Q_ARG(int, 0)));
+        auto* menus = m_window->findChild<nbody::app::ScenarioMenus*>();
+        QVERIFY(menus);
+        emit menus->newScenarioRequested(QStringLiteral("plummer"), 1001, 3);
+        QTRY_VERIFY_WITH_TIMEOUT(source->text().startsWith(QLatin1String("Plummer sphere: 1001 bodies")), kWaitMs);
     }
 };
 

@@ -283,15 +283,26 @@ void SimulationController::reset()
 
 void SimulationController::loadFile(const QString& path)
 {
+    std::shared_ptr<Snapshot> snap;
+    try {
+        snap = std::make_shared<Snapshot>(readSnapshot(path.toStdString())); // any format, detected from the content
+    } catch (const std::exception& e) {
+        emit loadFailed(path, QString::fromUtf8(e.what()));
+        return;
+    }
+    installSnapshot(path, std::move(snap));
+}
+
+void SimulationController::installSnapshot(const QString& path, std::shared_ptr<Snapshot> snap)
+{
     std::shared_ptr<World> world;
     std::shared_ptr<const Fp64State> exact; // an fp64 run's state (HDF5 in double precision)
     std::optional<RestartParams> fileParams;
     try {
-        Snapshot snap = readSnapshot(path.toStdString()); // any format, detected from the content
-        fileParams = snap.params;
-        world = std::make_shared<World>(std::move(snap.world));
-        if (snap.exact)
-            exact = std::make_shared<const Fp64State>(std::move(*snap.exact));
+        fileParams = snap->params;
+        world = std::make_shared<World>(std::move(snap->world));
+        if (snap->exact)
+            exact = std::make_shared<const Fp64State>(std::move(*snap->exact));
         (void)resolveFileParams(*world, fileParams); // a system without mass cannot be simulated
     } catch (const std::exception& e) {
         emit loadFailed(path, QString::fromUtf8(e.what()));
@@ -309,7 +320,7 @@ void SimulationController::loadFile(const QString& path)
             m_unitsOfG = fileParams ? fileParams->unitsOfG : std::string();
             publishUnits();
             // A kernel a scenario chose for itself (an fp64 one for the Solar System) does not
-            // suit the file: back to the user's, unless the file named its own.
+            // suit the file: back to the fastest here, unless the file named its own.
             if (!(fileParams && !fileParams->kernel.empty()))
                 restoreUserKernel();
             m_scenarioKernel.clear();
@@ -380,6 +391,14 @@ void SimulationController::openScenario(const QString& path)
     } catch (const std::exception& e) {
         emit loadFailed(path, QString::fromUtf8(e.what()));
     }
+}
+
+void SimulationController::installBuiltScenario(std::shared_ptr<BuiltScenario> built,
+                                                std::shared_ptr<const ScenarioSpec> spec, const QString& what, bool file,
+                                                const QString& kernel)
+{
+    if (built && spec)
+        enqueueScenario(std::move(built), *spec, what, file, kernel);
 }
 
 void SimulationController::enqueueScenario(std::shared_ptr<BuiltScenario> built, const ScenarioSpec& spec,

@@ -121,6 +121,13 @@ public slots:
     void newScenario(const QString& id, qulonglong bodies, quint64 seed, const QString& kernel = QString());
     /// The same for a scenario file (JSON, sim/io/Scenarios.h); errors name the file and the field.
     void openScenario(const QString& path);
+    /// A scenario built beside the run (SystemLoader, on Qt's thread pool): installed at the next
+    /// frame as newScenario's (`file`: `what` is a scenario file's path, else a registry id).
+    void installBuiltScenario(std::shared_ptr<nbody::BuiltScenario> built,
+                              std::shared_ptr<const nbody::ScenarioSpec> spec, const QString& what, bool file,
+                              const QString& kernel);
+    /// A snapshot read beside the run (SystemLoader): installed at the next frame as loadFile's.
+    void installSnapshot(const QString& path, std::shared_ptr<nbody::Snapshot> snapshot);
     /// Writes the current system's recipe (generator and arguments, or snapshot path) with the
     /// current G, ε², dt, kernel, integrator and units as a scenario file (atomically):
     /// scenarioSaved(path, note) or commandFailed("save scenario", message). When the system was
