@@ -46,8 +46,9 @@ struct StartupConfig {
     /// that draw from host uploads copy the state anyway, every frame.
     int hostCopyInterval = 1000;
     /// > 0: a generator scenario whose N is not given (bodiesGiven false) gets the N that the
-    /// kernel steps this many times a second (sim/perf/Benchmark.h, bodiesForStepRate: one timed
-    /// force evaluation scaled as N²; 1024 … 65 536). The app's start system (AppSetup.h).
+    /// kernel that will run steps this many times a second (sim/perf/StepPrediction.h,
+    /// StepPredictor::sizeForStepRate: timed at the N it chooses; 1024 … 65 536). The app's start
+    /// system (AppSetup.h).
     double sizeForStepsPerSecond = 0;
 };
 
