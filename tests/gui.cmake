@@ -36,7 +36,10 @@ nbody_add_test(NAME tst_shortcuts SOURCES tst_shortcuts.cpp LIBS nbody::app Qt6:
 nbody_add_test(NAME tst_autosave SOURCES tst_autosave.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 300)
 # tst_sandbox_gui: picking (a click selects a known body, the Selection dock's values, Esc and
 # empty space clear, the selection through removals), Simulation → Reverse time and its disabled (B saying why)
-# state with collisions on, the Add body tool's predicted path; label gui.
+# state with collisions on, the Add body tool's predicted path; New from scenario's prediction
+# (the kernel that will run, measured at the N shown, tree-cpu offered, the question quoting the
+# same numbers), a new system's own kernel and run settings, the status bar's steps/s apart
+# from fps, and a new system made beside the run with a progress bar and Cancel; label gui.
 # NBODY_SCREENSHOT_DIR=DIR saves sandbox-launch.png and sandbox-solar-system.png (docs/images).
 nbody_add_test(NAME tst_sandbox_gui SOURCES tst_sandbox_gui.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 180)
 # tst_params: the parameter table as the one declaration of a parameter — a row declared by the

@@ -985,7 +985,7 @@ void TestController::saveScenarioAfterEdits()
     QCOMPARE(QFileInfo(QString::fromStdString(spec.snapshot)).fileName(), QStringLiteral("edited.bodies.h5"));
     QCOMPARE(spec.dt.value(), 0.01f);
     // Another system, then the saved scenario: the edited one again.
-    loop.command(&SimulationController::newScenario, QStringLiteral("plummer"), qulonglong(101), quint64(1));
+    loop.command(&SimulationController::newScenario, QStringLiteral("plummer"), qulonglong(101), quint64(1), QString());
     FRAME(loop, r);
     QCOMPARE(r.bodies, qulonglong(101));
     loop.command(&SimulationController::openScenario, path);
@@ -1010,7 +1010,7 @@ void TestController::solarSystemSaveOpenContinues()
     loop.initialize(QStringLiteral("cpu"), 1001);
     FrameResult r;
     FRAME(loop, r);
-    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0));
+    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0), QString());
     FRAME(loop, r);
     QCOMPARE(loop.params.back().integrator, std::string("yoshida4"));
     const QString unitOfG = units.back();
@@ -1030,7 +1030,7 @@ void TestController::solarSystemSaveOpenContinues()
     }
     const std::vector<Float4> unsaved = loop.drawn();
     // Something else in between (the N-body units of a cube), then the file.
-    loop.command(&SimulationController::newScenario, QStringLiteral("plummer"), qulonglong(101), quint64(1));
+    loop.command(&SimulationController::newScenario, QStringLiteral("plummer"), qulonglong(101), quint64(1), QString());
     FRAME(loop, r);
     QCOMPARE(units.back(), QString());
     loop.command(&SimulationController::loadFile, path);
@@ -1101,7 +1101,7 @@ void TestController::snapshotAfterScenario()
     loop.initialize(QStringLiteral("cpu"), 1001);
     FrameResult r;
     FRAME(loop, r);
-    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0));
+    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0), QString());
     FRAME(loop, r);
     QCOMPARE(loop.params.back().G, kGaussG);
     QCOMPARE(loop.kernels.back(), QStringLiteral("reference"));
@@ -1116,7 +1116,7 @@ void TestController::snapshotAfterScenario()
     QCOMPARE(loop.params.back().integrator, std::string("leapfrog"));
     QCOMPARE(loop.kernels.back(), QStringLiteral("cpu"));
     // A kernel the user picks after a scenario stays through a later load.
-    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0));
+    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0), QString());
     FRAME(loop, r);
     loop.command(&SimulationController::setKernel, QStringLiteral("reference"));
     FRAME(loop, r);
@@ -1139,11 +1139,12 @@ void TestController::mergesFollowInTheView()
     FrameResult r;
     FRAME(loop, r);
     CHECK_INTEROP(loop, kernel);
-    loop.command(&SimulationController::newScenario, QStringLiteral("cluster-collision"), qulonglong(501), quint64(3));
+    loop.command(&SimulationController::newScenario, QStringLiteral("cluster-collision"), qulonglong(501), quint64(3), QString());
     FRAME(loop, r);
     QCOMPARE(r.bodies, qulonglong(501));
     QVERIFY(loop.params.back().collisions);
     loop.command(&SimulationController::setKernel, kernel);
+    loop.command(&SimulationController::setStepsPerFrame, 20); // a new system starts at one per frame
     loop.command(&SimulationController::start);
     for (int frame = 0; frame < 60 && r.bodies == 501; ++frame)
         FRAME(loop, r);
@@ -1246,33 +1247,39 @@ void TestController::scenarioAfterScenario()
     // A trial on a 1366 × 768 screen: the Solar System (its own fp64 `reference`
     // kernel), then File → New from scenario → Galaxy collision, which names no kernel: the
     // collision ran on `reference` (fp64, ~30 times slower here), as the Open path no longer
-    // did. A scenario without a kernel of its own gets the user's back; one with its own (the
-    // figure eight) keeps the scenario's; a kernel the user picked stays.
+    // did. A scenario without a kernel of its own starts on the fastest kernel here; one with
+    // its own (the figure eight) on the scenario's.
     REQUIRE_EGL();
     FrameLoop loop(*m_context);
     loop.initialize(QStringLiteral("cpu"), 1001);
     FrameResult r;
     FRAME(loop, r);
-    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0));
+    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0), QString());
     FRAME(loop, r);
     QCOMPARE(loop.kernels.back(), QStringLiteral("reference"));
-    loop.command(&SimulationController::newScenario, QStringLiteral("figure-eight"), qulonglong(0), quint64(0));
+    loop.command(&SimulationController::newScenario, QStringLiteral("figure-eight"), qulonglong(0), quint64(0), QString());
     FRAME(loop, r);
     QCOMPARE(loop.kernels.back(), QStringLiteral("reference")); // its own
-    loop.command(&SimulationController::newScenario, QStringLiteral("galaxy-collision"), qulonglong(1001), quint64(0));
+    loop.command(&SimulationController::newScenario, QStringLiteral("galaxy-collision"), qulonglong(1001), quint64(0), QString());
     FRAME(loop, r);
     QCOMPARE(r.bodies, qulonglong(1001));
     QCOMPARE(loop.params.back().G, 1.0);
     QCOMPARE(loop.params.back().integrator, std::string("leapfrog"));
-    QCOMPARE(loop.kernels.back(), QStringLiteral("cpu"));
-    // The user's pick after a scenario stays through the next one.
-    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0));
+    QCOMPARE(loop.kernels.back(), QString::fromUtf8(nbody::defaultKernelId().data()));
+    // A new system starts from its scenario's settings, not the last system's: a kernel the
+    // user picked for the Solar System does not carry over to the next scenario, which starts
+    // on the fastest kernel here; a kernel the New dialog chose is the one it runs on.
+    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0), QString());
     FRAME(loop, r);
     loop.command(&SimulationController::setKernel, QStringLiteral("reference"));
     FRAME(loop, r);
-    loop.command(&SimulationController::newScenario, QStringLiteral("plummer"), qulonglong(1001), quint64(0));
+    loop.command(&SimulationController::newScenario, QStringLiteral("plummer"), qulonglong(1001), quint64(0), QString());
     FRAME(loop, r);
-    QCOMPARE(loop.kernels.back(), QStringLiteral("reference"));
+    QCOMPARE(loop.kernels.back(), QString::fromUtf8(nbody::defaultKernelId().data()));
+    loop.command(&SimulationController::newScenario, QStringLiteral("plummer"), qulonglong(1001), quint64(0),
+                 QStringLiteral("tree-cpu"));
+    FRAME(loop, r);
+    QCOMPARE(loop.kernels.back(), QStringLiteral("tree-cpu"));
 }
 
 void TestController::startSystem()
@@ -1300,7 +1307,10 @@ void TestController::startSystem()
     FRAME(loop, r);
     QVERIFY2(loop.startupFailures.isEmpty(), qPrintable(loop.startupFailures.value(0)));
     const QString source = loop.sources.back();
-    QVERIFY2(source.startsWith(QLatin1String("Galaxy collision")) && source.contains(QLatin1String("25 steps/s on cpu")),
+    // The N and the prediction it was sized from, measured at that N on the kernel that runs.
+    QVERIFY2(source.startsWith(QLatin1String("Galaxy collision")) && source.contains(QLatin1String("25 steps/s: ")) &&
+                 source.contains(QLatin1String("per step on cpu")) &&
+                 source.contains(QStringLiteral("measured at N = %1 on cpu").arg(r.bodies)),
              qPrintable(source));
     QVERIFY2(r.bodies >= 1024 && r.bodies <= 65536 && r.bodies % 512 == 0, qPrintable(QString::number(r.bodies)));
     QVERIFY(r.systemReplaced);
@@ -1346,7 +1356,7 @@ void TestController::systemReplacedAndLabels()
     loop.command(&SimulationController::stepOnce);
     FRAME(loop, r);
     QVERIFY(!r.systemReplaced);
-    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0));
+    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0), QString());
     FRAME(loop, r);
     QVERIFY(r.systemReplaced);
     QVERIFY(r.labels);
@@ -1379,7 +1389,7 @@ void TestController::scenarios()
     // New from scenario: the Solar System brings G, ε² = 0, dt = 1 day, Yoshida and its fp64
     // kernel, and starts from its exact fp64 state: ten steps match an independent simulation
     // built from the same scenario bit for bit (the reference kernel is deterministic).
-    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0));
+    loop.command(&SimulationController::newScenario, QStringLiteral("solar-system"), qulonglong(0), quint64(0), QString());
     FRAME(loop, r);
     QVERIFY2(loop.loadFailures.isEmpty(), qPrintable(loop.loadFailures.value(0).second));
     QCOMPARE(r.bodies, quint64(10));

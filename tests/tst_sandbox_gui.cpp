@@ -3,7 +3,10 @@
 // dock shows its values; Esc and a click on empty space clear; the selection follows its body
 // through a removal of another body (its index shifts, its id stays) and ends when its body is
 // removed; Simulation → Reverse time runs the clock backwards and is disabled, saying why, while
-// collisions are on; the Add body tool shows the predicted path and its readout while dragging.
+// collisions are on; the Add body tool shows the predicted path and its readout while dragging;
+// New from scenario predicts for the kernel that will run, a new system starts from its own
+// settings, the status bar shows steps/s apart from fps, and a new system is made beside the run
+// with a progress bar and Cancel.
 // NBODY_SCREENSHOT_DIR=DIR saves DIR/sandbox-launch.png (the window during an aimed launch, a
 // body selected) and DIR/sandbox-solar-system.png (the README's picture). Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
 #include "EditPresenter.h"
@@ -36,9 +39,21 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
+#include <QProgressBar>
+#include <QElapsedTimer>
+#include <QRegularExpression>
+#include <QDialog>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
+
+#include "sim/core/KernelRegistry.h"
+#include "sim/io/Scenarios.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 
 using nbody::app::MainWindow;
@@ -86,6 +101,37 @@ void drag(QWidget* w, QPoint from, QPoint to, int steps = 5, bool release = true
                       Qt::NoButton, releaseModifiers);
         QApplication::sendEvent(w, &e);
     }
+}
+
+/// Runs `check` on the next modal dialog (QDialog::exec blocks the caller), then rejects it
+/// when the check left it open.
+void onNextModal(std::function<void(QWidget*)> check)
+{
+    auto* timer = new QTimer;
+    timer->setInterval(20);
+    QObject::connect(timer, &QTimer::timeout, [timer, check] {
+        QWidget* modal = QApplication::activeModalWidget();
+        if (!modal)
+            return;
+        timer->stop();
+        timer->deleteLater();
+        check(modal);
+        if (!modal->isVisible())
+            return;
+        if (auto* d = qobject_cast<QDialog*>(modal))
+            d->reject();
+        else
+            modal->close();
+    });
+    timer->start();
+}
+
+/// Types `text` into the spin box over what it holds.
+void typeInto(QSpinBox* box, const QString& text)
+{
+    box->setFocus();
+    box->selectAll();
+    QTest::keyClicks(box, text);
 }
 
 } // namespace
@@ -153,6 +199,35 @@ class TestSandboxGui : public QObject {
     {
         sendMouse(m_view, QEvent::MouseButtonPress, p, Qt::LeftButton);
         sendMouse(m_view, QEvent::MouseButtonRelease, p, Qt::NoButton);
+    }
+
+    /// File → New from scenario's action for the registry row `id`.
+    QAction* newScenarioAction(const QString& id)
+    {
+        for (QMenu* m : m_window->findChildren<QMenu*>())
+            if (m->title().remove(QLatin1Char('&')) == QLatin1String("New from scenario"))
+                for (QAction* a : m->actions())
+                    if (a->data().toString() == id)
+                        return a;
+        return nullptr;
+    }
+    /// The kernel checked in the Kernel menu (the controller's kernelChanged).
+    QString runningKernel() const
+    {
+        const auto* g = m_window->findChild<QActionGroup*>(QStringLiteral("kernelGroup"));
+        const QAction* a = g ? g->checkedAction() : nullptr;
+        return a ? a->data().toString() : QString();
+    }
+    /// Picks `id` in the Kernel menu.
+    bool pickKernel(const QString& id)
+    {
+        const auto* g = m_window->findChild<QActionGroup*>(QStringLiteral("kernelGroup"));
+        for (QAction* a : g ? g->actions() : QList<QAction*>())
+            if (a->data().toString() == id) {
+                a->trigger();
+                return true;
+            }
+        return false;
     }
 
 private slots:
@@ -480,6 +555,8 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(mass->text(), QStringLiteral("4"), kWaitMs); // the median mass
         QCOMPARE(massUnit->currentText(), QStringLiteral("mass units"));
         QCOMPARE(radius->text(), QStringLiteral("0"));
+        // The file is read beside the run (SystemLoader): the seven bodies once it is installed.
+        QTRY_COMPARE_WITH_TIMEOUT(savedWorld().size(), std::size_t(7), kWaitMs);
         const nbody::World before = savedWorld();
         QCOMPARE(before.size(), std::size_t(7));
         QAction* add = tool(QStringLiteral("Add body"));
@@ -718,6 +795,239 @@ private slots:
         // Other modes draw a gradient, no swatches.
         QVERIFY(viewDock->selectColourMode(QStringLiteral("mass")));
         QTRY_VERIFY_WITH_TIMEOUT(m_view->legendGroups().isEmpty(), kWaitMs);
+    }
+    void newDialogPredictsTheKernelThatRuns()
+    {
+        // A trial: after the Solar System (its own fp64 `reference` kernel), New → Disk galaxy
+        // predicted 28.5 ms per step on `reference` and then ran on `cpu` at 2.2 ms; at
+        // N = 10 000 000 the dialog and the question after it disagreed (1.21e9 ms, then "about
+        // 50 000 s per step even on 16 cores") and neither offered `tree-cpu`. The dialog
+        // predicts for the kernel the system will start on, from an evaluation measured at the
+        // N it shows, offers a tree row with its own prediction where it is faster, and the
+        // question shows the dialog's very prediction.
+        auto* menus = m_window->findChild<nbody::app::ScenarioMenus*>();
+        QVERIFY(menus);
+        emit menus->newScenarioRequested(QStringLiteral("solar-system"), 0, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(runningKernel(), QStringLiteral("reference"), kWaitMs);
+        // The disk galaxy names no kernel of its own: it starts on the fastest here.
+        const QString runs = QString::fromUtf8(nbody::defaultKernelId().data());
+        QVERIFY(runs != QLatin1String("reference"));
+        QAction* disk = newScenarioAction(QStringLiteral("disk-galaxy"));
+        QVERIFY(disk);
+        bool checked = false, asked = false;
+        QString cpuText;
+        onNextModal([&](QWidget* dialog) {
+            auto* bodies = dialog->findChild<QSpinBox*>(QStringLiteral("bodies"));
+            auto* prediction = dialog->findChild<QLabel*>(QStringLiteral("prediction"));
+            auto* kernel = dialog->findChild<QComboBox*>(QStringLiteral("kernel"));
+            QVERIFY(bodies && prediction);
+            const QString suggested = prediction->text();
+            qInfo("suggested N = %d: %s", bodies->value(), qPrintable(suggested));
+            QVERIFY2(suggested.contains(QStringLiteral("per step on %1 ").arg(runs)), qPrintable(suggested));
+            QVERIFY2(suggested.contains(QStringLiteral("measured at N = %1 on %2").arg(bodies->value()).arg(runs)),
+                     qPrintable(suggested));
+            QVERIFY(kernel);
+            QCOMPARE(kernel->currentData().toString(), runs);
+            if (runs != QLatin1String("cpu")) { // a GPU row: all pairs stays faster than the trees here
+                checked = asked = true;
+                return;
+            }
+            typeInto(bodies, QStringLiteral("1000003"));
+            QCOMPARE(bodies->value(), 1000003);
+            cpuText = prediction->text();
+            qInfo("N = 1000003: %s", qPrintable(cpuText));
+            QVERIFY2(cpuText.contains(QLatin1String("per step on cpu")) && cpuText.contains(QStringLiteral("scaled as N²")),
+                     qPrintable(cpuText));
+            // Above the N where the tree is faster: tree-cpu is offered, and picked with the
+            // keyboard it shows its own prediction.
+            const int tree = kernel->findData(QStringLiteral("tree-cpu"));
+            QVERIFY2(tree > 0, qPrintable(QStringLiteral("%1 rows").arg(kernel->count())));
+            kernel->setFocus();
+            for (int i = 0; i < kernel->count() && kernel->currentData() != QStringLiteral("tree-cpu"); ++i)
+                QTest::keyClick(kernel, Qt::Key_Down);
+            QCOMPARE(kernel->currentData().toString(), QStringLiteral("tree-cpu"));
+            QVERIFY2(prediction->text().contains(QLatin1String("per step on tree-cpu")) &&
+                         prediction->text().contains(QLatin1String("scaled as N log N")),
+                     qPrintable(prediction->text()));
+            for (int i = 0; i < kernel->count() && kernel->currentData() != runs; ++i)
+                QTest::keyClick(kernel, Qt::Key_Up);
+            QCOMPARE(prediction->text(), cpuText); // the same timings: the same numbers
+            // OK on all pairs at 1 000 003 (minutes per step on a CPU): the question before a step of many seconds quotes the
+            // dialog's prediction and offers tree-cpu; No creates nothing.
+            onNextModal([&](QWidget* question) {
+                auto* box = qobject_cast<QMessageBox*>(question);
+                QVERIFY(box);
+                QVERIFY2(box->text().contains(cpuText), qPrintable(box->text()));
+                bool offersTree = false;
+                for (QAbstractButton* b : box->buttons())
+                    offersTree = offersTree || b->text().remove(QLatin1Char('&')) == QLatin1String("Use tree-cpu");
+                QVERIFY(offersTree);
+                QTest::mouseClick(box->button(QMessageBox::No), Qt::LeftButton);
+                asked = true;
+            });
+            QTest::keyClick(bodies, Qt::Key_Return);
+            checked = true;
+        });
+        disk->trigger();
+        QVERIFY(checked);
+        QVERIFY(asked);
+        QTest::qWait(300);
+        QCOMPARE(runningKernel(), QStringLiteral("reference")); // No: the Solar System runs on
+    }
+
+    void newSystemStartsFromItsScenarioSettings()
+    {
+        // A trial: the cluster collision after the Solar System stayed on the fp64
+        // `reference` kernel, and the kernel, steps to run and steps per frame carried over
+        // between systems. A new system starts from its scenario's settings.
+        auto* perFrame = m_window->findChild<QSpinBox*>(QStringLiteral("stepsPerFrame"));
+        auto* toRun = m_window->findChild<QSpinBox*>(QStringLiteral("stepsToRun"));
+        QVERIFY(perFrame && toRun);
+        // The user's own pick of the fp64 kernel (by way of another, so it is a change).
+        QVERIFY(pickKernel(QStringLiteral("tree-cpu")));
+        QTRY_COMPARE_WITH_TIMEOUT(runningKernel(), QStringLiteral("tree-cpu"), kWaitMs);
+        QVERIFY(pickKernel(QStringLiteral("reference")));
+        QTRY_COMPARE_WITH_TIMEOUT(runningKernel(), QStringLiteral("reference"), kWaitMs);
+        typeInto(perFrame, QStringLiteral("7"));
+        QTest::keyClick(perFrame, Qt::Key_Return);
+        typeInto(toRun, QStringLiteral("53"));
+        QTest::keyClick(toRun, Qt::Key_Return);
+        QTest::qWait(300);
+        QCOMPARE(perFrame->value(), 7);
+        QCOMPARE(toRun->value(), 53);
+        QAction* collision = newScenarioAction(QStringLiteral("cluster-collision"));
+        QVERIFY(collision);
+        bool accepted = false;
+        onNextModal([&](QWidget* dialog) {
+            auto* bodies = dialog->findChild<QSpinBox*>(QStringLiteral("bodies"));
+            QVERIFY(bodies);
+            typeInto(bodies, QStringLiteral("301"));
+            QTest::keyClick(bodies, Qt::Key_Return);
+            accepted = true;
+        });
+        collision->trigger();
+        QVERIFY(accepted);
+        // The cluster collision names no kernel of its own: it starts on the fastest here.
+        QVERIFY(nbody::findScenario("cluster-collision")->kernel.empty());
+        QTRY_COMPARE_WITH_TIMEOUT(runningKernel(), QString::fromUtf8(nbody::defaultKernelId().data()), kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(perFrame->value(), 1, kWaitMs);
+        QCOMPARE(toRun->value(), 0);
+    }
+    void statusBarShowsStepsAndFramesPerSecond()
+    {
+        // A trial: the status bar said "25 fps" at one step per frame while the run took about
+        // 12 steps a second. It shows the steps per second, counted from the steps taken, apart
+        // from the frames drawn per second.
+        auto* perFrame = m_window->findChild<QSpinBox*>(QStringLiteral("stepsPerFrame"));
+        auto* stepLabel = m_window->statusBar()->findChild<QLabel*>(QStringLiteral("stepLabel"));
+        auto* stepRate = m_window->statusBar()->findChild<QLabel*>(QStringLiteral("stepRateLabel"));
+        auto* fps = m_window->statusBar()->findChild<QLabel*>(QStringLiteral("fpsLabel"));
+        QVERIFY(perFrame && stepLabel);
+        QVERIFY2(stepRate && fps, "no separate steps/s and fps readouts");
+        typeInto(perFrame, QStringLiteral("3"));
+        QTest::keyClick(perFrame, Qt::Key_Return);
+        QAction* start = nullptr;
+        QAction* pause = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>()) {
+            if (a->text() == QStringLiteral("&Start"))
+                start = a;
+            if (a->text() == QStringLiteral("&Pause"))
+                pause = a;
+        }
+        QVERIFY(start && pause);
+        start->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(pause->isEnabled(), kWaitMs);
+        const auto shownStep = [&] {
+            QString digits = stepLabel->text();
+            digits.remove(QRegularExpression(QStringLiteral("[^0-9]")));
+            return digits.toLongLong();
+        };
+        const auto number = [](const QLabel* l) {
+            return l->text().section(QLatin1Char(' '), 0, 0).remove(QLatin1Char(',')).toDouble();
+        };
+        QTest::qWait(2200); // two readouts of a second of running
+        // The step counter over 3 s against the readout each second: the same rate.
+        QElapsedTimer clock;
+        clock.start();
+        const qlonglong s0 = shownStep();
+        QList<double> shown;
+        for (int i = 0; i < 3; ++i) {
+            QTest::qWait(1000);
+            shown << number(stepRate);
+        }
+        const double measured = double(shownStep() - s0) * 1000.0 / double(clock.elapsed());
+        pause->trigger();
+        std::sort(shown.begin(), shown.end());
+        qInfo("status bar: %s, %s; measured %.1f steps/s", qPrintable(stepRate->text()), qPrintable(fps->text()),
+              measured);
+        QVERIFY2(stepRate->text().endsWith(QLatin1String(" steps/s")), qPrintable(stepRate->text()));
+        QVERIFY2(fps->text().endsWith(QLatin1String(" fps")), qPrintable(fps->text()));
+        QVERIFY(measured > 0);
+        // the median readout within a third of the rate counted from the steps
+        QVERIFY2(std::abs(shown[1] - measured) < measured / 3,
+                 qPrintable(QStringLiteral("%1 steps/s shown, %2 counted").arg(shown[1]).arg(measured)));
+        typeInto(perFrame, QStringLiteral("1"));
+        QTest::keyClick(perFrame, Qt::Key_Return);
+    }
+    void newSystemIsMadeBesideTheRunAndCancels()
+    {
+        // A trial: New → Plummer, N = 10 000 000 froze the window for about 45 s with a stale
+        // status bar. The bodies are made beside the run: the status bar shows a progress bar
+        // and Cancel, the current system goes on stepping meanwhile, and Cancel keeps it. A
+        // slow generator (each progress report waits 800 ms) stands in for a huge N.
+        auto* loader = m_window->findChild<QObject*>(QStringLiteral("systemLoader"));
+        auto* source = m_window->findChild<QLabel*>(QStringLiteral("sourceLabel"));
+        auto* stepLabel = m_window->statusBar()->findChild<QLabel*>(QStringLiteral("stepLabel"));
+        QVERIFY2(loader && source && stepLabel, "no system loader or source label");
+        QVERIFY(QMetaObject::invokeMethod(loader, "setReportDelay", Q_ARG(int, 800)));
+        const QString before = source->text();
+        QAction* start = nullptr;
+        QAction* pause = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>()) {
+            if (a->text() == QStringLiteral("&Start"))
+                start = a;
+            if (a->text() == QStringLiteral("&Pause"))
+                pause = a;
+        }
+        QVERIFY(start && pause);
+        start->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(pause->isEnabled(), kWaitMs);
+        QAction* plummer = newScenarioAction(QStringLiteral("plummer"));
+        QVERIFY(plummer);
+        bool accepted = false;
+        onNextModal([&](QWidget* dialog) {
+            auto* bodies = dialog->findChild<QSpinBox*>(QStringLiteral("bodies"));
+            QVERIFY(bodies);
+            typeInto(bodies, QStringLiteral("12289")); // four progress reports of the sampling, four of the rounding
+            QTest::keyClick(bodies, Qt::Key_Return);
+            accepted = true;
+        });
+        plummer->trigger();
+        QVERIFY(accepted);
+        auto* bar = m_window->statusBar()->findChild<QProgressBar*>(QStringLiteral("buildProgress"));
+        auto* cancel = m_window->statusBar()->findChild<QPushButton*>(QStringLiteral("buildCancel"));
+        QVERIFY(bar && cancel);
+        QTRY_VERIFY_WITH_TIMEOUT(bar->isVisible() && cancel->isVisible(), 5000);
+        QVERIFY2(bar->format().contains(QLatin1String("Plummer")), qPrintable(bar->format()));
+        // The window answers while the new one is being made: the bar follows the generator.
+        QTRY_VERIFY_WITH_TIMEOUT(bar->value() > 0, 5000);
+        QVERIFY(bar->isVisible());
+        QElapsedTimer clock;
+        clock.start();
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!bar->isVisible(), 5000);
+        qInfo("cancelled in %lld ms", static_cast<long long>(clock.elapsed()));
+        QVERIFY2(m_window->statusBar()->currentMessage().contains(QLatin1String("Cancelled")),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+        QTest::qWait(500);
+        QCOMPARE(source->text(), before); // the current system is kept
+        pause->trigger();
+        // Without the delay the same request makes the system.
+        QVERIFY(QMetaObject::invokeMethod(loader, "setReportDelay", Q_ARG(int, 0)));
+        auto* menus = m_window->findChild<nbody::app::ScenarioMenus*>();
+        QVERIFY(menus);
+        emit menus->newScenarioRequested(QStringLiteral("plummer"), 1001, 3);
+        QTRY_VERIFY_WITH_TIMEOUT(source->text().startsWith(QLatin1String("Plummer sphere: 1001 bodies")), kWaitMs);
     }
 };
 

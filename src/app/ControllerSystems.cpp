@@ -4,7 +4,8 @@
 
 #include "SimulationController.h"
 
-#include "sim/perf/Benchmark.h"
+#include "sim/perf/StepPrediction.h"
+#include "sim/core/Integrators.h"
 #include "sim/core/Edits.h"
 #include "contracts/Errors.h"
 #include "sim/core/KernelRegistry.h"
@@ -91,17 +92,20 @@ void SimulationController::startFromScenario(const StartupConfig& config, StartS
             row && config.bodiesGiven && !row->fixedBodies) {
             spec.bodies = std::size_t(config.bodies);
         } else if (row && !row->fixedBodies && !spec.bodies && config.sizeForStepsPerSecond > 0) {
-            // N from the kernel's measured speed: force evaluations timed over 50 ms (median of three), scaled as N².
-            SimParams probe = s.params;
-            probe.integrator = std::string(row->integrator);
-            const KernelInfo* k = findKernel(s.kernelId.toStdString());
+            // N from the measured speed of the kernel that will run, timed at the N it chooses
+            // (StepPredictor::sizeForStepRate, the New dialog's prediction).
+            const std::string runs = !config.kernelGiven && !row->kernel.empty() ? startKernel(row->kernel)
+                                                                                  : s.kernelId.toStdString();
+            const KernelInfo* k = findKernel(runs);
+            const IntegratorInfo* integrator = findIntegrator(row->integrator);
             if (k && availability(*k).available) {
-                const StepRateSize size = bodiesForStepRate(*k, probe, config.sizeForStepsPerSecond);
+                StepPredictor predictor;
+                const StepPrediction size = predictor.sizeForStepRate(
+                    *k, integrator ? int(integrator->weights.size()) : 1, config.sizeForStepsPerSecond);
                 spec.bodies = size.bodies;
-                sized = QStringLiteral(" (N sized for %1 steps/s on %2: %3 ms per step predicted)")
+                sized = QStringLiteral(" (N sized for %1 steps/s: %2)")
                             .arg(config.sizeForStepsPerSecond)
-                            .arg(s.kernelId)
-                            .arg(1e3 * size.secondsPerStep, 0, 'f', 1);
+                            .arg(QString::fromStdString(describeStepPrediction(size)));
             }
         }
         BuiltScenario built = buildScenario(spec, s.params);
@@ -279,15 +283,26 @@ void SimulationController::reset()
 
 void SimulationController::loadFile(const QString& path)
 {
+    std::shared_ptr<Snapshot> snap;
+    try {
+        snap = std::make_shared<Snapshot>(readSnapshot(path.toStdString())); // any format, detected from the content
+    } catch (const std::exception& e) {
+        emit loadFailed(path, QString::fromUtf8(e.what()));
+        return;
+    }
+    installSnapshot(path, std::move(snap));
+}
+
+void SimulationController::installSnapshot(const QString& path, std::shared_ptr<Snapshot> snap)
+{
     std::shared_ptr<World> world;
     std::shared_ptr<const Fp64State> exact; // an fp64 run's state (HDF5 in double precision)
     std::optional<RestartParams> fileParams;
     try {
-        Snapshot snap = readSnapshot(path.toStdString()); // any format, detected from the content
-        fileParams = snap.params;
-        world = std::make_shared<World>(std::move(snap.world));
-        if (snap.exact)
-            exact = std::make_shared<const Fp64State>(std::move(*snap.exact));
+        fileParams = snap->params;
+        world = std::make_shared<World>(std::move(snap->world));
+        if (snap->exact)
+            exact = std::make_shared<const Fp64State>(std::move(*snap->exact));
         (void)resolveFileParams(*world, fileParams); // a system without mass cannot be simulated
     } catch (const std::exception& e) {
         emit loadFailed(path, QString::fromUtf8(e.what()));
@@ -305,7 +320,7 @@ void SimulationController::loadFile(const QString& path)
             m_unitsOfG = fileParams ? fileParams->unitsOfG : std::string();
             publishUnits();
             // A kernel a scenario chose for itself (an fp64 one for the Solar System) does not
-            // suit the file: back to the user's, unless the file named its own.
+            // suit the file: back to the fastest here, unless the file named its own.
             if (!(fileParams && !fileParams->kernel.empty()))
                 restoreUserKernel();
             m_scenarioKernel.clear();
@@ -355,13 +370,13 @@ void SimulationController::enqueueSave(const QString& path,
     enqueue(std::move(c));
 }
 
-void SimulationController::newScenario(const QString& id, qulonglong bodies, quint64 seed)
+void SimulationController::newScenario(const QString& id, qulonglong bodies, quint64 seed, const QString& kernel)
 {
     try {
         const ScenarioSpec spec =
             scenarioSpec(id.toStdString(), bodies > 0 ? std::optional<std::size_t>(bodies) : std::nullopt, seed);
         enqueueScenario(std::make_shared<BuiltScenario>(buildScenario(spec, m_sim ? m_sim->params() : SimParams{})),
-                        spec, id, false);
+                        spec, id, false, kernel);
     } catch (const std::exception& e) {
         emit loadFailed(id, QString::fromUtf8(e.what()));
     }
@@ -378,15 +393,23 @@ void SimulationController::openScenario(const QString& path)
     }
 }
 
+void SimulationController::installBuiltScenario(std::shared_ptr<BuiltScenario> built,
+                                                std::shared_ptr<const ScenarioSpec> spec, const QString& what, bool file,
+                                                const QString& kernel)
+{
+    if (built && spec)
+        enqueueScenario(std::move(built), *spec, what, file, kernel);
+}
+
 void SimulationController::enqueueScenario(std::shared_ptr<BuiltScenario> built, const ScenarioSpec& spec,
-                                           const QString& what, bool file)
+                                           const QString& what, bool file, const QString& kernel)
 {
     Command c;
     c.what = QStringLiteral("scenario");
     c.requiredCapacity = built->bodies.world.size();
-    c.apply = [this, built, spec, what, file] {
+    c.apply = [this, built, spec, what, file, kernel] {
         try {
-            installScenario(*built, spec);
+            installScenario(*built, spec, kernel);
             emit scenarioStarted(file ? QFileInfo(what).absoluteFilePath() : what, file,
                                  qulonglong(built->bodies.world.size()));
         } catch (const std::invalid_argument& e) {
@@ -396,7 +419,7 @@ void SimulationController::enqueueScenario(std::shared_ptr<BuiltScenario> built,
     enqueue(std::move(c));
 }
 
-void SimulationController::installScenario(BuiltScenario& built, const ScenarioSpec& spec)
+void SimulationController::installScenario(BuiltScenario& built, const ScenarioSpec& spec, const QString& kernel)
 {
     // Parameters first (validated against the current system's size by the kernel's limits);
     // they are restored if the new system is refused.
@@ -420,23 +443,23 @@ void SimulationController::installScenario(BuiltScenario& built, const ScenarioS
     m_units = built.units;
     m_unitsOfG = built.unitsOfG;
     publishUnits();
-    if (built.kernel.empty()) {
-        // A scenario without a kernel of its own (the galaxy collision after the Solar System):
-        // the user's kernel, not the previous scenario's fp64 one.
-        restoreUserKernel();
-        m_scenarioKernel.clear();
-    } else if (built.kernel != std::string(m_sim->kernel().id)) {
+    // The scenario's own kernel, else the fastest here (or what the New dialog chose), never
+    // the previous system's: the galaxy collision after the Solar System leaves its fp64 kernel.
+    const std::string start = kernel.isEmpty() ? startKernel(built.kernel) : kernel.toStdString();
+    if (start != std::string(m_sim->kernel().id)) {
         try {
-            const std::string before(m_sim->kernel().id);
-            m_sim->setKernel(built.kernel);
-            if (m_scenarioKernel.empty())
-                m_kernelBeforeScenario = before;
-            m_scenarioKernel = built.kernel;
+            m_sim->setKernel(start);
         } catch (const std::invalid_argument& e) {
             // The scenario runs on the current kernel; say why its own could not be used.
             emit commandFailed(QStringLiteral("the scenario's kernel"), QString::fromUtf8(e.what()));
         }
     }
+    // A snapshot opened later leaves a scenario's own kernel for the fastest here.
+    m_scenarioKernel = built.kernel.empty() ? std::string() : std::string(m_sim->kernel().id);
+    m_kernelBeforeScenario = std::string(defaultKernelId());
+    // A new system's run settings: one step per frame, until paused.
+    setStepsPerFrame(1);
+    setStepsToRun(0);
 }
 
 void SimulationController::restoreUserKernel()

@@ -5,6 +5,7 @@
 #include "ScenarioMenus.h"
 #include "SimulationController.h"
 #include "SnapshotDialogs.h"
+#include "SystemLoader.h"
 
 #include <QAction>
 #include <QDir>
@@ -26,7 +27,10 @@ FilePresenter::FilePresenter(QMainWindow* window, SimulationController* controll
     connect(m_openAction, &QAction::triggered, this, &FilePresenter::openFile);
     m_snapshotSaver = new SnapshotSaver(window);
     m_snapshotSaver->connectTo(controller);
-    connect(this, &FilePresenter::loadRequested, controller, &SimulationController::loadFile);
+    // Files and scenarios are read and made beside the run, with a progress bar and Cancel.
+    m_loader = new SystemLoader(window, controller, notices);
+    connect(this, &FilePresenter::loadRequested, m_loader, &SystemLoader::loadSnapshot);
+    connect(m_loader, &SystemLoader::loadFailed, this, &FilePresenter::onLoadFailed);
     connect(controller, &SimulationController::loadFailed, this, &FilePresenter::onLoadFailed);
     connectScenarios(controller);
     m_recent = new RecentFiles(window);
@@ -35,8 +39,8 @@ FilePresenter::FilePresenter(QMainWindow* window, SimulationController* controll
 
 void FilePresenter::connectScenarios(SimulationController* c)
 {
-    connect(m_scenarioMenus, &ScenarioMenus::newScenarioRequested, c, &SimulationController::newScenario);
-    connect(m_scenarioMenus, &ScenarioMenus::openScenarioRequested, c, &SimulationController::openScenario);
+    connect(m_scenarioMenus, &ScenarioMenus::newScenarioRequested, m_loader, &SystemLoader::newScenario);
+    connect(m_scenarioMenus, &ScenarioMenus::openScenarioRequested, m_loader, &SystemLoader::openScenario);
     connect(m_scenarioMenus, &ScenarioMenus::saveScenarioRequested, c, &SimulationController::saveScenario);
     connect(m_scenarioMenus, &ScenarioMenus::integratorRequested, c, &SimulationController::setIntegrator);
     connect(c, &SimulationController::scenarioSaved, this, [this](const QString& path, const QString& note) {
@@ -45,14 +49,13 @@ void FilePresenter::connectScenarios(SimulationController* c)
         else // an edited system: its bodies went beside the file
             m_notices.status(tr("Saved %1: %2").arg(QFileInfo(path).fileName(), note), 30000);
     });
-    connect(c, &SimulationController::kernelChanged, m_scenarioMenus, &ScenarioMenus::setKernel);
 }
 
 void FilePresenter::connectRecent(SimulationController* c)
 {
     connect(m_recent, &RecentFiles::openRequested, this, &FilePresenter::openRecent);
     connect(m_recent, &RecentFiles::missingPicked, this, &FilePresenter::onRecentMissing);
-    connect(this, &FilePresenter::openScenarioRequested, c, &SimulationController::openScenario);
+    connect(this, &FilePresenter::openScenarioRequested, m_loader, &SystemLoader::openScenario);
     connect(c, &SimulationController::snapshotOpened, this, [this](const QString& path) {
         if (QFileInfo(path).absoluteFilePath() != m_excluded)
             m_recent->add(path);
@@ -88,6 +91,7 @@ QMenu* FilePresenter::integratorMenu() const
 void FilePresenter::setParams(const nbody::SimParams& params)
 {
     m_scenarioMenus->setIntegrator(QString::fromStdString(params.integrator));
+    m_loader->setParams(params);
 }
 
 void FilePresenter::openFile()
@@ -103,7 +107,6 @@ void FilePresenter::loadSnapshot(const QString& path)
 {
     m_lastFile = path;
     m_snapshotSaver->setStartDir(QFileInfo(path).absolutePath());
-    m_notices.status(tr("Loading %1…").arg(QFileInfo(path).fileName()), 5000);
     emit loadRequested(path);
 }
 

@@ -19,6 +19,7 @@ class RecentFiles;
 class ScenarioMenus;
 class SimulationController;
 class SnapshotSaver;
+class SystemLoader;
 
 /// Owns Open snapshot…, the SnapshotSaver (Save snapshot…) and the ScenarioMenus (New from
 /// scenario, Open and Save scenario…, the Integrator menu). Connects a chosen file to the
@@ -63,6 +64,7 @@ private:
     QMainWindow* m_window;
     Notices& m_notices;
     ScenarioMenus* m_scenarioMenus = nullptr;
+    SystemLoader* m_loader = nullptr; ///< makes and reads systems beside the run
     QAction* m_openAction = nullptr;
     SnapshotSaver* m_snapshotSaver = nullptr;
     RecentFiles* m_recent = nullptr;

@@ -157,6 +157,7 @@ QGroupBox* RunDock::createSystemBox(QWidget* parent)
     auto* infoBox = new QGroupBox(tr("System"), parent);
     auto* infoForm = new QFormLayout(infoBox);
     m_source = valueLabel(infoBox);
+    m_source->setObjectName(QStringLiteral("sourceLabel"));
     m_bodies = valueLabel(infoBox);
     m_kernel = valueLabel(infoBox);
     m_interop = valueLabel(infoBox);

@@ -1,12 +1,12 @@
 #include "ScenarioMenus.h"
 
-#include "sim/base/DeviceInfo.h"
 #include "sim/core/Integrators.h"
 #include "sim/core/KernelRegistry.h"
 #include "sim/io/Scenarios.h"
 
 #include <QAction>
 #include <QActionGroup>
+#include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -16,8 +16,11 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QWidget>
+
+#include <map>
 
 namespace nbody::app {
 
@@ -126,22 +129,52 @@ void ScenarioMenus::askAndCreate(const QString& id)
     bodiesProblem->setStyleSheet(QStringLiteral("color: #d32f2f;"));
     bodiesProblem->hide();
     form->addRow(QString(), bodiesProblem);
-    auto* prediction = new QLabel(predictionText(suggestion, suggestion.bodies), &dialog);
+    // The kernel the system will start on, and above the N where a tree row is faster, the tree
+    // rows with their own predictions.
+    auto* kernel = new QComboBox(&dialog);
+    kernel->setObjectName(QStringLiteral("kernel"));
+    kernel->setToolTip(tr("The kernel the new system starts on: the scenario's own, else the fastest here; a "
+                          "tree row is offered where it is predicted faster at this N"));
+    form->addRow(tr("Kernel:"), kernel);
+    auto* prediction = new QLabel(&dialog);
     prediction->setObjectName(QStringLiteral("prediction"));
     prediction->setWordWrap(true);
     form->addRow(tr("Time per step:"), prediction);
-    connect(bodies, &QSpinBox::valueChanged, prediction,
-            [prediction, suggestion](int n) { prediction->setText(predictionText(suggestion, std::size_t(std::max(n, 0)))); });
+    const int evaluations = suggestion.evaluationsPerStep;
+    const QString startKernel = suggestion.kernel;
+    const auto update = [this, kernel, prediction, bodies, evaluations, startKernel] {
+        const std::size_t n = std::size_t(std::max(bodies->value(), 1));
+        const QString chosen = kernel->currentData().toString();
+        const std::optional<StepPrediction> own = predict(startKernel, n, evaluations);
+        std::vector<StepPrediction> trees;
+        if (own)
+            trees = m_predictor.fasterTrees(*own);
+        const QSignalBlocker block(kernel);
+        kernel->clear();
+        kernel->addItem(own ? tr("%1 (%2 per step)").arg(startKernel, QString::fromStdString(formatStepTime(own->secondsPerStep)))
+                            : startKernel,
+                        startKernel);
+        for (const StepPrediction& t : trees)
+            kernel->addItem(tr("%1 (%2 per step, faster at this N)")
+                                .arg(QString::fromStdString(t.kernel), QString::fromStdString(formatStepTime(t.secondsPerStep))),
+                            QString::fromStdString(t.kernel));
+        kernel->setCurrentIndex(std::max(0, kernel->findData(chosen)));
+        const QString now = kernel->currentData().toString();
+        prediction->setText(predictionText(now == startKernel ? own : predict(now, n, evaluations)));
+    };
+    update();
+    connect(bodies, &QSpinBox::valueChanged, prediction, update);
+    connect(kernel, &QComboBox::currentIndexChanged, prediction, update);
     auto* seed = new QSpinBox(&dialog);
     seed->setRange(0, 1 << 30);
     seed->setValue(42);
     seed->setEnabled(!row->fixedBodies);
     form->addRow(tr("Seed:"), seed);
-    form->addRow(new QLabel(tr("dt %1, ε² %2, G %3; integrator %4, kernel %5")
+    form->addRow(new QLabel(tr("dt %1, ε² %2, G %3; integrator %4; steps per frame 1, run until paused")
                                 .arg(double(row->dt))
                                 .arg(double(row->eps2))
                                 .arg(row->G)
-                                .arg(qstr(row->integrator), row->kernel.empty() ? tr("(current)") : qstr(row->kernel)),
+                                .arg(qstr(row->integrator)),
                             &dialog));
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
     connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
@@ -155,78 +188,83 @@ void ScenarioMenus::askAndCreate(const QString& id)
     checkBodies(bodies->value());
     if (dialog.exec() != QDialog::Accepted)
         return;
-    // All pairs cost N² per force evaluation. Without a GPU a very large N means minutes per step,
-    // and a step in progress cannot be interrupted (Pause and Quit wait for it): ask first.
     const qulonglong n = row->fixedBodies ? 0 : qulonglong(bodies->value());
-    if (!confirmLargeSystem(n))
+    QString chosen = kernel->currentData().toString();
+    if (!confirmLargeSystem(row->fixedBodies ? row->defaultBodies : n, evaluations, chosen))
         return;
-    emit newScenarioRequested(id, n, quint64(seed->value()));
+    emit newScenarioRequested(id, n, quint64(seed->value()), chosen);
 }
 
-bool ScenarioMenus::confirmLargeSystem(qulonglong n)
+bool ScenarioMenus::confirmLargeSystem(qulonglong n, int evaluationsPerStep, QString& kernel)
 {
-    bool gpu = false;
-    for (const nbody::KernelInfo& k : nbody::kernelRegistry())
-        gpu = gpu || (k.backend == nbody::Backend::Cuda && nbody::availability(k).available);
-    if (!gpu && n > 100000) {
-        const double seconds = double(n) * double(n) / 2e9; // ~2e9 interactions/s on 16 CPU threads
-        const auto answer = QMessageBox::question(
-            m_parent, tr("A very large system on the CPU"),
-            tr("%L1 bodies on the CPU kernels need %2 interactions per force evaluation: about %3 s per "
-               "step even on 16 cores (much longer on a laptop), and Pause and Quit wait for the step in "
-               "progress. Create it anyway?")
-                .arg(n)
-                .arg(double(n) * double(n), 0, 'g', 2)
-                .arg(seconds, 0, 'f', 0),
-            QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
-        return answer == QMessageBox::Yes;
+    // A step in progress cannot be interrupted (Pause and Quit wait for it): ask before one that
+    // is predicted to take more than ten seconds, with the same prediction the dialog showed.
+    const std::optional<StepPrediction> p = predict(kernel, std::size_t(n), evaluationsPerStep);
+    if (!p || p->secondsPerStep <= 10.0)
+        return true;
+    QMessageBox box(QMessageBox::Question, tr("A very slow step"),
+                    tr("%L1 bodies: %2. A step in progress cannot be interrupted: Pause and Quit wait for it. "
+                       "Create it anyway?")
+                        .arg(n)
+                        .arg(predictionText(p)),
+                    QMessageBox::Yes | QMessageBox::No, m_parent);
+    box.setObjectName(QStringLiteral("slowStepQuestion"));
+    box.setDefaultButton(QMessageBox::No);
+    std::map<QAbstractButton*, QString> trees;
+    QStringList faster;
+    for (const StepPrediction& t : m_predictor.fasterTrees(*p)) {
+        const QString id = QString::fromStdString(t.kernel);
+        trees[box.addButton(tr("Use %1").arg(id), QMessageBox::AcceptRole)] = id;
+        faster << predictionText(t);
     }
-    return true;
+    if (!faster.isEmpty())
+        box.setInformativeText(tr("Faster at this N: %1.").arg(faster.join(QStringLiteral("; "))));
+    box.exec();
+    if (const auto it = trees.find(box.clickedButton()); it != trees.end()) {
+        kernel = it->second;
+        return true;
+    }
+    return box.clickedButton() == box.button(QMessageBox::Yes);
 }
 
 ScenarioMenus::Suggestion ScenarioMenus::suggest(const nbody::ScenarioInfo& row, double stepsPerSecond)
 {
     Suggestion s;
     s.bodies = row.defaultBodies;
-    s.kernel = row.kernel.empty() ? m_kernel : qstr(row.kernel);
+    s.kernel = QString::fromStdString(nbody::startKernel(row.kernel));
     if (const IntegratorInfo* integrator = findIntegrator(row.integrator))
         s.evaluationsPerStep = int(integrator->weights.size());
     const nbody::KernelInfo* k = nbody::findKernel(s.kernel.toStdString());
-    if (!k || !nbody::availability(*k).available)
+    if (!k)
         return s;
-    auto it = m_timings.find(s.kernel);
-    if (it == m_timings.end()) {
-        try { // once per kernel: a few ms (1024 bodies on the CPU, 65 536 on a GPU)
-            int sms = 0;
-            if (k->backend == nbody::Backend::Cuda)
-                if (const nbody::CudaRuntimeInfo cuda = nbody::queryCuda(); !cuda.devices.empty())
-                    sms = cuda.devices.front().multiprocessors;
-            const std::size_t n = nbody::probeLimit(k->backend, sms);
-            it = m_timings.emplace(s.kernel, nbody::EvaluationTiming{n, nbody::timeForceEvaluation(*k, n, {}, 42, {}, nullptr, 0.15)}).first;
-        } catch (const std::exception&) {
-            return s; // no prediction: the row's default
+    try {
+        if (row.fixedBodies) {
+            s.prediction = m_predictor.predict(*k, s.bodies, s.evaluationsPerStep);
+        } else {
+            s.prediction = m_predictor.sizeForStepRate(*k, s.evaluationsPerStep, stepsPerSecond);
+            s.bodies = s.prediction->bodies;
         }
+    } catch (const std::exception&) {
+        // no prediction: the row's default N
     }
-    s.timing = it->second;
-    if (row.fixedBodies)
-        return s;
-    const nbody::EvaluationTiming timing = it->second;
-    s.bodies = nbody::bodiesForStepRate(stepsPerSecond, s.evaluationsPerStep, 1024, 65536, timing.bodies,
-                                        [timing](std::size_t) { return timing.ms; })
-                   .bodies;
     return s;
 }
 
-QString ScenarioMenus::predictionText(const Suggestion& s, std::size_t n)
+std::optional<StepPrediction> ScenarioMenus::predict(const QString& kernel, std::size_t n, int evaluationsPerStep)
 {
-    if (!s.timing)
-        return QString();
-    const double seconds = nbody::predictedStepSeconds(*s.timing, n, s.evaluationsPerStep);
-    return tr("%1 ms per step on %2 (about %3 steps/s), predicted from force evaluations timed at N = %L4")
-        .arg(1e3 * seconds, 0, 'g', 3)
-        .arg(s.kernel)
-        .arg(seconds > 0 ? 1.0 / seconds : 0.0, 0, 'g', 3)
-        .arg(qulonglong(s.timing->bodies));
+    const nbody::KernelInfo* k = nbody::findKernel(kernel.toStdString());
+    if (!k || !nbody::availability(*k).available)
+        return std::nullopt;
+    try {
+        return m_predictor.predict(*k, n, evaluationsPerStep);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+QString ScenarioMenus::predictionText(const std::optional<StepPrediction>& p)
+{
+    return p ? QString::fromStdString(describeStepPrediction(*p)) : QString();
 }
 
 void ScenarioMenus::openFile()

@@ -5,13 +5,12 @@
 /// scenario… / Save scenario… (JSON files, sim/io/Scenarios.h) and the Integrator menu (the rows of
 /// the integrator registry). They only emit requests; the SimulationController does the work.
 
-#include "sim/perf/Benchmark.h"
+#include "sim/perf/StepPrediction.h"
 #include "sim/io/Scenarios.h"
 
 #include <QObject>
 #include <QString>
 
-#include <map>
 #include <optional>
 
 class QAction;
@@ -44,36 +43,42 @@ public slots:
     void setIntegrator(const QString& id);
     /// Remembers the folder of the last scenario file for the next dialog.
     void setLastPath(const QString& path) { m_lastPath = path; }
-    /// The kernel that runs now (the controller's kernelChanged): the dialogs suggest an N for it.
-    void setKernel(const QString& id) { m_kernel = id; }
 
 public:
-    /// What the New dialog suggests for `row` with the kernel `kernelId`: the N that it steps
-    /// `stepsPerSecond` times a second (sim/perf/Benchmark.h, bodiesForStepRate, from one force
-    /// evaluation timed once per kernel and kept), and the timing it scaled from. Without a usable
-    /// timing (unknown or unavailable kernel, a probe that failed): the row's default N, no timing.
+    /// What the New dialog suggests for `row`: the kernel a new system of it starts on
+    /// (startKernel: the scenario's own when it runs here, else the fastest here) and the N that
+    /// kernel steps `stepsPerSecond` times a second (StepPredictor::sizeForStepRate, measured at
+    /// that N), with the prediction for it. Without a usable timing (a probe that failed): the
+    /// row's default N and no prediction.
     struct Suggestion {
         std::size_t bodies = 0;
-        std::optional<nbody::EvaluationTiming> timing;
+        std::optional<nbody::StepPrediction> prediction;
         int evaluationsPerStep = 1; ///< of the row's integrator
         QString kernel;
     };
     Suggestion suggest(const nbody::ScenarioInfo& row, double stepsPerSecond = 25.0);
-    /// "12.3 ms per step on cpu (about 81 steps/s), predicted from force evaluations timed at
-    /// N = 1024" for `n` bodies; "" without a timing.
-    static QString predictionText(const Suggestion& s, std::size_t n);
+    /// The prediction for `kernel` at `n` bodies (StepPredictor::predict, the one every dialog
+    /// of this window shows); nullopt when the kernel is unknown or cannot be timed.
+    std::optional<nbody::StepPrediction> predict(const QString& kernel, std::size_t n, int evaluationsPerStep);
+    /// describeStepPrediction as a QString ("" for none).
+    static QString predictionText(const std::optional<nbody::StepPrediction>& p);
+    /// The predictions shared by the dialogs (tests read and feed it).
+    nbody::StepPredictor& predictor() { return m_predictor; }
 
 signals:
-    void newScenarioRequested(const QString& id, qulonglong bodies, quint64 seed);
+    /// `kernel`: the row the dialog chose (the scenario's own, the fastest here or a tree row it
+    /// offered); "" lets the controller choose (startKernel).
+    void newScenarioRequested(const QString& id, qulonglong bodies, quint64 seed, const QString& kernel = QString());
     void openScenarioRequested(const QString& path);
     void saveScenarioRequested(const QString& path);
     void integratorRequested(const QString& id);
 
 private:
     void askAndCreate(const QString& id);
-    /// Without a usable GPU kernel, more than 100 000 bodies means minutes per step that Pause
-    /// and Quit wait for: asks first. True when the system may be created.
-    bool confirmLargeSystem(qulonglong n);
+    /// A step predicted to take longer than ten seconds cannot be interrupted (Pause and Quit
+    /// wait for it): asks first, with the dialog's prediction and the faster tree rows' (a button
+    /// each, which picks that row: `kernel` changes). True when the system may be created.
+    bool confirmLargeSystem(qulonglong n, int evaluationsPerStep, QString& kernel);
     void openFile();
     void saveFile();
 
@@ -85,8 +90,7 @@ private:
     QAction* m_save = nullptr;
     QString m_lastPath;
     QString m_current;
-    QString m_kernel = QStringLiteral("cpu");
-    std::map<QString, nbody::EvaluationTiming> m_timings; ///< one timed evaluation per kernel
+    nbody::StepPredictor m_predictor; ///< one prediction for every dialog (StepPrediction.h)
 };
 
 } // namespace nbody::app

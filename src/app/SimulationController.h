@@ -46,8 +46,9 @@ struct StartupConfig {
     /// that draw from host uploads copy the state anyway, every frame.
     int hostCopyInterval = 1000;
     /// > 0: a generator scenario whose N is not given (bodiesGiven false) gets the N that the
-    /// kernel steps this many times a second (sim/perf/Benchmark.h, bodiesForStepRate: one timed
-    /// force evaluation scaled as N²; 1024 … 65 536). The app's start system (AppSetup.h).
+    /// kernel that will run steps this many times a second (sim/perf/StepPrediction.h,
+    /// StepPredictor::sizeForStepRate: timed at the N it chooses; 1024 … 65 536). The app's start
+    /// system (AppSetup.h).
     double sizeForStepsPerSecond = 0;
 };
 
@@ -113,11 +114,21 @@ public slots:
     void autosave(const QString& path);
     void setKernel(const QString& id);
     /// A system from the scenario registry (N = 0: the row's default), built now: on success it
-    /// replaces the current system at the next frame with the scenario's G, ε², dt, integrator
-    /// and kernel (when it names one); else loadFailed(id, message) and the current is kept.
-    void newScenario(const QString& id, qulonglong bodies, quint64 seed);
+    /// replaces the current system at the next frame with the scenario's G, ε², dt and
+    /// integrator, on `kernel` (the New dialog's choice) or else the scenario's own kernel when
+    /// it runs here, else the fastest here (startKernel), with one step per frame and no step
+    /// count (a new system's run settings, not the previous system's); else loadFailed(id,
+    /// message) and the current is kept.
+    void newScenario(const QString& id, qulonglong bodies, quint64 seed, const QString& kernel = QString());
     /// The same for a scenario file (JSON, sim/io/Scenarios.h); errors name the file and the field.
     void openScenario(const QString& path);
+    /// A scenario built beside the run (SystemLoader, on Qt's thread pool): installed at the next
+    /// frame as newScenario's (`file`: `what` is a scenario file's path, else a registry id).
+    void installBuiltScenario(std::shared_ptr<nbody::BuiltScenario> built,
+                              std::shared_ptr<const nbody::ScenarioSpec> spec, const QString& what, bool file,
+                              const QString& kernel);
+    /// A snapshot read beside the run (SystemLoader): installed at the next frame as loadFile's.
+    void installSnapshot(const QString& path, std::shared_ptr<nbody::Snapshot> snapshot);
     /// Writes the current system's recipe (generator and arguments, or snapshot path) with the
     /// current G, ε², dt, kernel, integrator and units as a scenario file (atomically):
     /// scenarioSaved(path, note) or commandFailed("save scenario", message). When the system was
@@ -345,8 +356,9 @@ private:
     /// Queues a built scenario (from newScenario/openScenario/initialize) as the next system.
     /// `what`: the registry id, or the path of the scenario file (`file`).
     void enqueueScenario(std::shared_ptr<nbody::BuiltScenario> built, const nbody::ScenarioSpec& spec,
-                         const QString& what, bool file);
-    void installScenario(nbody::BuiltScenario& built, const nbody::ScenarioSpec& spec);
+                         const QString& what, bool file, const QString& kernel = QString());
+    /// Installs a built scenario with its parameters and run settings on `kernel` ("": startKernel).
+    void installScenario(nbody::BuiltScenario& built, const nbody::ScenarioSpec& spec, const QString& kernel);
     void changeParams(const QString& what, const std::function<void(nbody::SimParams&)>& edit);
     /// Save scenario's file: the recipe with the current parameters, and for an edited system
     /// its bodies in bodiesFileFor(path), which the recipe then names.

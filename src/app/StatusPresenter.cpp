@@ -44,8 +44,14 @@ void StatusPresenter::createLabels(QMainWindow* window)
     m_stepLabel = add(tr("Steps taken since the system was created or loaded"), 90);
     m_timeLabel = add(tr("Simulated time"), 110);
     m_msLabel = add(tr("Time per step: the wall time spent in the simulation's step (device synchronised), "
-                       "averaged over the last one to two seconds; and frames drawn per second"),
-                    170);
+                       "averaged over the last one to two seconds"),
+                    90);
+    m_stepRateLabel = add(tr("Steps taken per second of wall time over the last second (the steps per frame "
+                             "times the frames that stepped; the simulation's pace)"),
+                          90);
+    m_fpsLabel = add(tr("Frames drawn per second over the last second (the view's pace; a frame may take "
+                        "several steps, or none while paused)"),
+                     60);
     m_rateLabel = add(tr("Pairwise interactions per second (N² per step)"), 110);
     m_interopLabel = add(QString(), 0);
     m_interopLabel->setObjectName(QStringLiteral("interopLabel"));
@@ -54,6 +60,8 @@ void StatusPresenter::createLabels(QMainWindow* window)
     m_timeLabel->setObjectName(QStringLiteral("timeLabel"));
     m_rateLabel->setObjectName(QStringLiteral("rateLabel"));
     m_msLabel->setObjectName(QStringLiteral("msLabel"));
+    m_stepRateLabel->setObjectName(QStringLiteral("stepRateLabel"));
+    m_fpsLabel->setObjectName(QStringLiteral("fpsLabel"));
     m_stepLabel->setText(tr("step 0"));
     m_timeLabel->setText(tr("t = 0"));
     showStepTime();
@@ -87,6 +95,7 @@ void StatusPresenter::onFrame(const FrameResult& result)
             m_stepTimeBodies = result.bodies;
         }
         m_stepTime.add(result.timing.steps, result.timing.msPerStep);
+        m_stepsSinceTick += quint64(result.timing.steps);
         if (m_runTotals.warmupSteps == 0) {
             m_runClock.start();
             m_runFrames = m_viewport->framesDrawn();
@@ -109,6 +118,8 @@ void StatusPresenter::updateFps()
     const qint64 ms = m_fpsClock.restart();
     m_fps = ms > 0 ? double(frames - m_fpsFrames) * 1000.0 / double(ms) : 0.0;
     m_fpsFrames = frames;
+    m_stepsPerSecond = ms > 0 ? double(m_stepsSinceTick) * 1000.0 / double(ms) : 0.0;
+    m_stepsSinceTick = 0;
     m_stepTime.roll();
     showStepTime();
     updateTimeScale();
@@ -119,13 +130,15 @@ void StatusPresenter::showStepTime()
     // Paused (nothing stepped in the last two seconds): the last average stays up.
     if (m_stepTime.steps() > 0)
         m_shownMsPerStep = m_stepTime.msPerStep();
-    const QString fps = tr("%1 fps").arg(m_fps, 0, 'f', m_fps < 10 ? 1 : 0);
+    m_fpsLabel->setText(tr("%1 fps").arg(m_fps, 0, 'f', m_fps < 10 ? 1 : 0));
+    m_stepRateLabel->setText(m_stepsPerSecond < 0 ? tr("– steps/s")
+                                                  : tr("%1 steps/s").arg(m_stepsPerSecond, 0, 'f', m_stepsPerSecond < 10 ? 1 : 0));
     const double ms = m_shownMsPerStep;
     if (ms < 0) {
-        m_msLabel->setText(tr("– ms/step · %1").arg(fps));
+        m_msLabel->setText(tr("– ms/step"));
         return;
     }
-    m_msLabel->setText(tr("%1 ms/step · %2").arg(ms, 0, 'f', ms < 1 ? 3 : ms < 10 ? 2 : 1).arg(fps));
+    m_msLabel->setText(tr("%1 ms/step").arg(ms, 0, 'f', ms < 1 ? 3 : ms < 10 ? 2 : 1));
     if (m_stepTime.steps() > 0) {
         const double n = double(m_stepTimeBodies);
         const double rate = ms > 0 ? n * n / (ms * 1e-3) : 0.0;
@@ -140,6 +153,8 @@ void StatusPresenter::restartStepTime()
     m_stepTimeKernel.clear();
     m_stepTimeBodies = 0;
     m_shownMsPerStep = -1.0;
+    m_stepsSinceTick = 0;
+    m_stepsPerSecond = -1.0;
     m_runTotals = {};
     m_rateLabel->setText(tr("– int/s"));
     showStepTime();

@@ -22,8 +22,8 @@ class RunDock;
 class SimulationController;
 class Viewport;
 
-/// Owns the status bar's permanent labels (step, simulated time, ms/step · fps, interactions per
-/// second, the positions' path) and a one-second timer that updates the frame rate, the step-time
+/// Owns the status bar's permanent labels (step, simulated time, ms/step, steps per second,
+/// frames per second, interactions per second, the positions' path) and a one-second timer that updates the frame rate, the step-time
 /// average, the Kernel dock's measured rate and the Run dock's time-scale readout. Frames come in
 /// through onFrame(); it connects the timer, Viewport::interopStateChanged and the controller's
 /// sourceChanged (a new system clears the step times and the "Loading …" message). It also keeps
@@ -50,7 +50,8 @@ private:
     void createLabels(QMainWindow* window);
     void setInteropState(const QString& state);
     void updateFps();
-    /// The status bar's "x ms/step · y fps" from m_stepTime and m_fps.
+    /// The status bar's "x ms/step", "y steps/s" and "z fps" from m_stepTime, m_stepsPerSecond
+    /// and m_fps.
     void showStepTime();
     void updateTimeScale();
 
@@ -62,6 +63,8 @@ private:
     QLabel* m_stepLabel = nullptr;
     QLabel* m_timeLabel = nullptr;
     QLabel* m_msLabel = nullptr;
+    QLabel* m_stepRateLabel = nullptr;
+    QLabel* m_fpsLabel = nullptr;
     QLabel* m_rateLabel = nullptr;
     QLabel* m_interopLabel = nullptr;
 
@@ -69,6 +72,8 @@ private:
     QElapsedTimer m_fpsClock;
     quint64 m_fpsFrames = 0;
     double m_fps = 0.0;             ///< frames drawn per second over the last second
+    quint64 m_stepsSinceTick = 0;   ///< steps the frames took since the last one-second tick
+    double m_stepsPerSecond = -1.0; ///< steps taken per second over the last second; < 0: none yet
     StepTimeAverage m_stepTime;     ///< the status bar's ms/step (time in Simulation::step)
     QString m_stepTimeKernel;       ///< the kernel and N the average belongs to
     QString m_interopState;         ///< how positions reach the view ("CUDA-GL interop", "host upload: …")

@@ -39,7 +39,7 @@ struct SystemOptions {
     std::optional<double> eps2; ///< unset: the system's default
     std::optional<double> G;    ///< unset: the system's (1, a scenario's, or a file's when it stores one)
     /// > 0 (--steps-per-second): a generator scenario without --bodies gets the N that
-    /// `sizingKernel` steps this many times a second (sim/perf/Benchmark.h, bodiesForStepRate).
+    /// `sizingKernel` steps this many times a second (sim/perf/StepPrediction.h, StepPredictor::sizeForStepRate).
     double stepsPerSecond = 0;
     std::string sizingKernel;   ///< the kernel that will run ("" = the scenario's, else the fastest here)
     // ---- the collision system (sim/collide/Collisions.h) ----

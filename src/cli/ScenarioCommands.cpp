@@ -2,7 +2,7 @@
 #include "Commands.h"
 #include "Headless.h"
 
-#include "sim/perf/Benchmark.h"
+#include "sim/perf/StepPrediction.h"
 #include "sim/core/Integrators.h"
 #include "sim/core/KernelRegistry.h"
 #include "sim/io/Scenarios.h"
@@ -50,7 +50,8 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
         if (o.seedGiven)
             spec.seed = o.seed;
         if (!o.bodiesGiven && !row->fixedBodies && o.stepsPerSecond > 0) {
-            // N from the kernel's measured speed (one force evaluation, scaled as N²).
+            // N from the kernel's measured speed, timed at the N it chooses (the app's sizing:
+            // StepPredictor::sizeForStepRate, sim/perf/StepPrediction.h).
             const std::string id = !o.sizingKernel.empty() ? o.sizingKernel
                                    : !row->kernel.empty()  ? std::string(row->kernel)
                                                            : defaultKernel();
@@ -59,13 +60,12 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
                 throw std::invalid_argument("unknown kernel '" + id + "'");
             if (const Availability a = availability(*k); !a.available)
                 throw std::invalid_argument("kernel '" + id + "' is not available here: " + a.reason);
-            SimParams probe;
-            probe.integrator = std::string(row->integrator);
-            const StepRateSize s = bodiesForStepRate(*k, probe, o.stepsPerSecond);
+            const int evaluations = int(integratorOrThrow(row->integrator).weights.size());
+            StepPredictor predictor;
+            const StepPrediction s = predictor.sizeForStepRate(*k, evaluations, o.stepsPerSecond);
             spec.bodies = s.bodies;
-            std::printf("Sizing:  %zu bodies for %g steps/s on %s (one evaluation at N=%zu took %.3g ms; %.3g ms "
-                        "per step predicted%s)\n",
-                        s.bodies, o.stepsPerSecond, id.c_str(), s.from.bodies, s.from.ms, 1e3 * s.secondsPerStep,
+            std::printf("Sizing:  %zu bodies for %g steps/s on %s (%s%s)\n", s.bodies, o.stepsPerSecond, id.c_str(),
+                        describeStepPrediction(s).c_str(),
                         s.secondsPerStep > 1.0 / o.stepsPerSecond ? ": the smallest N, slower than that here" : "");
         }
     } else if (o.bodiesGiven || o.seedGiven) {

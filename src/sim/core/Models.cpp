@@ -64,9 +64,10 @@ void toCentreOfMassFrame(Fp64State& s)
 /// Appends a Plummer sphere of mass `mass` and scale `a` (G = 1 units scaled by G) with
 /// `n` bodies of mass masses[i] (sum = mass) to `s`, sampled as in AHW 1974.
 void samplePlummer(Fp64State& s, Xoshiro256& rng, std::size_t n, double G, double mass, double a, double cutoff,
-                   const std::vector<double>& masses)
+                   const std::vector<double>& masses, const Progress& progress = {})
 {
     for (std::size_t i = 0; i < n; ++i) {
+        progress.every(i, n);
         // Radius: M(r)/M = X  ⇒  r = a / sqrt(X^{-2/3} − 1).
         const double X = cutoff * rng.uniformOpen();
         const double r = a / std::sqrt(std::pow(X, -2.0 / 3.0) - 1.0);
@@ -86,12 +87,13 @@ void samplePlummer(Fp64State& s, Xoshiro256& rng, std::size_t n, double G, doubl
 
 } // namespace
 
-ModelBodies fromFp64(Fp64State state, const std::vector<Group>& groups)
+ModelBodies fromFp64(Fp64State state, const std::vector<Group>& groups, const Progress& progress)
 {
     ModelBodies b;
     const std::size_t n = state.size();
     b.world.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
+        progress.every(i, n);
         const Double4& p = state.position[i];
         const Double4& v = state.velocity[i];
         b.world.addBody({float(p.x), float(p.y), float(p.z), float(p.w)}, {float(v.x), float(v.y), float(v.z), 0.f},
@@ -112,7 +114,7 @@ double plummerHalfMassRadius(double massCutoff)
     return plummerScaleHenon() / std::sqrt(std::pow(0.5 * massCutoff, -2.0 / 3.0) - 1.0);
 }
 
-ModelBodies makePlummer(const PlummerParams& p)
+ModelBodies makePlummer(const PlummerParams& p, const Progress& progress)
 {
     checkBodies(p.bodies, 1, "a Plummer sphere");
     if (!(p.massCutoff > 0 && p.massCutoff <= 1))
@@ -138,9 +140,9 @@ ModelBodies makePlummer(const PlummerParams& p)
     Fp64State s;
     s.position.reserve(p.bodies);
     s.velocity.reserve(p.bodies);
-    samplePlummer(s, rng, p.bodies, 1.0, 1.0, plummerScaleHenon(), p.massCutoff, masses);
+    samplePlummer(s, rng, p.bodies, 1.0, 1.0, plummerScaleHenon(), p.massCutoff, masses, progress.part(0, 0.8));
     toCentreOfMassFrame(s);
-    return fromFp64(std::move(s));
+    return fromFp64(std::move(s), {}, progress.part(0.8, 1));
 }
 
 namespace {
@@ -171,7 +173,7 @@ struct DiskModel {
     }
 };
 
-void appendDiskGalaxy(Fp64State& s, std::vector<Group>& groups, const DiskGalaxyParams& p)
+void appendDiskGalaxy(Fp64State& s, std::vector<Group>& groups, const DiskGalaxyParams& p, const Progress& progress = {})
 {
     checkBodies(p.bodies, 2, "a disk galaxy");
     checkPositive(p.diskMass, "diskMass");
@@ -199,6 +201,7 @@ void appendDiskGalaxy(Fp64State& s, std::vector<Group>& groups, const DiskGalaxy
     const double Fmax = F(10.0);
     const double mDisk = p.diskMass / double(nDisk);
     for (std::size_t i = 0; i < nDisk; ++i) {
+        progress.every(i, p.bodies);
         const double u = rng.uniform() * Fmax;
         double lo = 0, hi = 10; // bisection: F is increasing
         for (int it = 0; it < 60; ++it) {
@@ -252,6 +255,7 @@ void appendDiskGalaxy(Fp64State& s, std::vector<Group>& groups, const DiskGalaxy
     };
     const double mHalo = p.haloMass / double(nHalo);
     for (std::size_t i = 0; i < nHalo; ++i) {
+        progress.every(nDisk + i, p.bodies);
         const double X = p.haloCutoff * rng.uniformOpen();
         const double r = ah / std::sqrt(std::pow(X, -2.0 / 3.0) - 1.0);
         Double4 pos = isotropic(rng, r);
@@ -270,16 +274,16 @@ void appendDiskGalaxy(Fp64State& s, std::vector<Group>& groups, const DiskGalaxy
 
 } // namespace
 
-ModelBodies makeDiskGalaxy(const DiskGalaxyParams& p)
+ModelBodies makeDiskGalaxy(const DiskGalaxyParams& p, const Progress& progress)
 {
     Fp64State s;
     std::vector<Group> groups;
-    appendDiskGalaxy(s, groups, p);
+    appendDiskGalaxy(s, groups, p, progress.part(0, 0.8));
     toCentreOfMassFrame(s);
-    return fromFp64(std::move(s), groups);
+    return fromFp64(std::move(s), groups, progress.part(0.8, 1));
 }
 
-ModelBodies makeGalaxyCollision(const GalaxyCollisionParams& p)
+ModelBodies makeGalaxyCollision(const GalaxyCollisionParams& p, const Progress& progress)
 {
     checkBodies(p.galaxy.bodies, 4, "a galaxy collision");
     checkPositive(p.pericentre, "pericentre");
@@ -294,8 +298,8 @@ ModelBodies makeGalaxyCollision(const GalaxyCollisionParams& p)
     g2.seed = p.galaxy.seed + 1;
     Fp64State a, b;
     std::vector<Group> groups;
-    appendDiskGalaxy(a, groups, g1);
-    appendDiskGalaxy(b, groups, g2);
+    appendDiskGalaxy(a, groups, g1, progress.part(0, 0.4));
+    appendDiskGalaxy(b, groups, g2, progress.part(0.4, 0.8));
     toCentreOfMassFrame(a);
     toCentreOfMassFrame(b);
     // Incline the second disk about the x axis.
@@ -335,7 +339,7 @@ ModelBodies makeGalaxyCollision(const GalaxyCollisionParams& p)
         s.velocity.push_back(v);
     }
     toCentreOfMassFrame(s);
-    return fromFp64(std::move(s), groups);
+    return fromFp64(std::move(s), groups, progress.part(0.8, 1));
 }
 
 // ---- Solar System ---------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 /// Random generators are deterministic for a seed on every platform (Random.h).
 
 #include "contracts/World.h"
+#include "sim/base/Progress.h"
 
 #include <cstdint>
 #include <optional>
@@ -22,7 +23,7 @@ struct ModelBodies {
 
 /// Builds a ModelBodies from an fp64 state (N Double4 positions + mass, velocities) and the
 /// groups (empty: all Generic). Throws std::invalid_argument for a value fp32 cannot hold.
-ModelBodies fromFp64(Fp64State state, const std::vector<Group>& groups = {});
+ModelBodies fromFp64(Fp64State state, const std::vector<Group>& groups = {}, const Progress& progress = {});
 
 /// Plummer sphere in Hénon units (G = M = 1, E = −1/4: Plummer scale a = 3π/16, virial radius 1).
 ///
@@ -46,7 +47,8 @@ struct PlummerParams {
     std::string massSpectrum = "equal"; ///< "equal" or "salpeter"
     double massRatio = 100.0;          ///< salpeter: m_max / m_min
 };
-ModelBodies makePlummer(const PlummerParams& p);
+/// `progress`: checked every 4096 bodies (Progress.h: throws Cancelled when stopped).
+ModelBodies makePlummer(const PlummerParams& p, const Progress& progress = {});
 /// The Plummer scale length of Hénon units, 3π/16.
 double plummerScaleHenon();
 /// Half-mass radius of the sampled model: the radius holding half of the sampled mass,
@@ -81,7 +83,7 @@ struct DiskGalaxyParams {
     double diskFraction = 0.5;  ///< fraction of the bodies in the disk
     double toomreQ = 1.5;       ///< Toomre Q at 2.43 Rd
 };
-ModelBodies makeDiskGalaxy(const DiskGalaxyParams& p);
+ModelBodies makeDiskGalaxy(const DiskGalaxyParams& p, const Progress& progress = {});
 
 /// Two disk galaxies (each as makeDiskGalaxy with half of the bodies; the second with seed + 1)
 /// on a parabolic (e = 1) encounter of their centres: pericentre distance `pericentre`, starting
@@ -96,7 +98,7 @@ struct GalaxyCollisionParams {
     double separation = 30.0;   ///< initial distance of the centres, length units
     double inclination = 60.0;  ///< degrees
 };
-ModelBodies makeGalaxyCollision(const GalaxyCollisionParams& p);
+ModelBodies makeGalaxyCollision(const GalaxyCollisionParams& p, const Progress& progress = {});
 
 /// The Sun, the eight planets (the Earth as the Earth–Moon barycentre) and Pluto at J2000.0
 /// (JD 2451545.0 TDB), barycentric, in the mean ecliptic and equinox of J2000; units AU, day,

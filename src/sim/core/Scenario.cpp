@@ -9,7 +9,7 @@
 
 namespace nbody {
 
-World makeUniformCube(const CubeParams& p)
+World makeUniformCube(const CubeParams& p, const Progress& progress)
 {
     if (p.bodies == 0)
         throw std::invalid_argument("the number of bodies must be at least 1 (got 0)");
@@ -25,6 +25,7 @@ World makeUniformCube(const CubeParams& p)
     World w;
     w.reserve(p.bodies);
     for (std::size_t i = 0; i < p.bodies; ++i) {
+        progress.every(i, p.bodies);
         Float4 pm;
         pm.x = float(rng.uniform(-p.halfWidth, p.halfWidth));
         pm.y = float(rng.uniform(-p.halfWidth, p.halfWidth));

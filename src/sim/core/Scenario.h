@@ -4,6 +4,7 @@
 
 #include "sim/core/SimParams.h"
 #include "contracts/World.h"
+#include "sim/base/Progress.h"
 
 #include <string>
 
@@ -14,7 +15,8 @@ namespace nbody {
 /// for a given seed on every platform (SplitMix64-seeded xoshiro256** — not std:: distributions,
 /// whose output is implementation-defined). Throws std::invalid_argument for N = 0, N above
 /// kMaxBodies, a non-positive width or an empty / negative mass range.
-World makeUniformCube(const CubeParams& p);
+/// `progress`: checked every 4096 bodies (Progress.h: throws Cancelled when stopped).
+World makeUniformCube(const CubeParams& p, const Progress& progress = {});
 
 /// The largest N any generator or reader accepts (2^28 bodies, 16 GiB of fp32 state columns):
 /// larger requests are refused with a message rather than failing an allocation.

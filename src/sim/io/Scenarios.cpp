@@ -89,7 +89,7 @@ private:
 
 constexpr double kHuge = 1e30;
 
-ModelBodies generateCube(const json& args, std::size_t n, std::uint64_t seed)
+ModelBodies generateCube(const json& args, std::size_t n, std::uint64_t seed, const Progress& progress)
 {
     ArgReader a(args);
     CubeParams p;
@@ -101,10 +101,10 @@ ModelBodies generateCube(const json& args, std::size_t n, std::uint64_t seed)
     a.finish();
     if (p.massMax < p.massMin)
         throw ScenarioError("bodies.args.massMax", "must be >= massMin (" + num(p.massMin) + ")");
-    return {makeUniformCube(p), std::nullopt};
+    return {makeUniformCube(p, progress), std::nullopt};
 }
 
-ModelBodies generatePlummer(const json& args, std::size_t n, std::uint64_t seed)
+ModelBodies generatePlummer(const json& args, std::size_t n, std::uint64_t seed, const Progress& progress)
 {
     ArgReader a(args);
     PlummerParams p;
@@ -114,7 +114,7 @@ ModelBodies generatePlummer(const json& args, std::size_t n, std::uint64_t seed)
     p.massSpectrum = a.text("massSpectrum", p.massSpectrum, {"equal", "salpeter"});
     p.massRatio = a.number("massRatio", p.massRatio, 1, 1e12);
     a.finish();
-    return makePlummer(p);
+    return makePlummer(p, progress);
 }
 
 DiskGalaxyParams readDisk(ArgReader& a, std::size_t n, std::uint64_t seed)
@@ -135,15 +135,15 @@ DiskGalaxyParams readDisk(ArgReader& a, std::size_t n, std::uint64_t seed)
     return p;
 }
 
-ModelBodies generateDiskGalaxy(const json& args, std::size_t n, std::uint64_t seed)
+ModelBodies generateDiskGalaxy(const json& args, std::size_t n, std::uint64_t seed, const Progress& progress)
 {
     ArgReader a(args);
     const DiskGalaxyParams p = readDisk(a, n, seed);
     a.finish();
-    return makeDiskGalaxy(p);
+    return makeDiskGalaxy(p, progress);
 }
 
-ModelBodies generateGalaxyCollision(const json& args, std::size_t n, std::uint64_t seed)
+ModelBodies generateGalaxyCollision(const json& args, std::size_t n, std::uint64_t seed, const Progress& progress)
 {
     ArgReader a(args);
     GalaxyCollisionParams p;
@@ -154,12 +154,12 @@ ModelBodies generateGalaxyCollision(const json& args, std::size_t n, std::uint64
     a.finish();
     if (!(p.separation > p.pericentre))
         throw ScenarioError("bodies.args.separation", "must be larger than the pericentre (" + num(p.pericentre) + ")");
-    return makeGalaxyCollision(p);
+    return makeGalaxyCollision(p, progress);
 }
 
 /// Two Plummer clusters on a head-on collision course with radii from a density, for the
 /// collision system: bodies that touch merge (docs/collisions.md).
-ModelBodies generateClusterCollision(const json& args, std::size_t n, std::uint64_t seed)
+ModelBodies generateClusterCollision(const json& args, std::size_t n, std::uint64_t seed, const Progress& progress)
 {
     ArgReader a(args);
     const double scale = a.number("scale", 1.0, 0, kHuge, true);
@@ -171,22 +171,25 @@ ModelBodies generateClusterCollision(const json& args, std::size_t n, std::uint6
         throw ScenarioError("bodies.N", "two clusters need at least 2 bodies (got " + std::to_string(n) + ")");
     // Each cluster of mass 1 (G = 1); the first moves +x, the second −x, centre of mass at rest.
     const std::size_t n1 = n / 2, n2 = n - n1;
+    progress.check(0);
     World w = makePlummerCluster(n1, 1.0, scale, {-0.5 * separation, 0, 0}, {0.5 * speed, 0, 0}, 1.0, seed);
+    progress.check(0.45);
     const World second = makePlummerCluster(n2, double(n2) / double(n1), scale, {0.5 * separation, 0.25 * scale, 0},
                                             {-0.5 * speed * double(n1) / double(n2), 0, 0}, 1.0, seed + 1);
     (void)addBodies(w, second, "second cluster");
+    progress.check(0.9);
     for (std::size_t i = 0; i < w.size(); ++i)
         w.setRadius(i, float(radiusFromDensity(w.positions()[i].w, density)));
     return {std::move(w), std::nullopt};
 }
 
-ModelBodies generateSolarSystem(const json& args, std::size_t, std::uint64_t)
+ModelBodies generateSolarSystem(const json& args, std::size_t, std::uint64_t, const Progress&)
 {
     ArgReader(args).finish();
     return makeSolarSystem();
 }
 
-ModelBodies generateFigureEight(const json& args, std::size_t, std::uint64_t)
+ModelBodies generateFigureEight(const json& args, std::size_t, std::uint64_t, const Progress&)
 {
     ArgReader(args).finish();
     return makeFigureEight();
@@ -278,7 +281,7 @@ ScenarioSpec scenarioSpec(std::string_view id, std::optional<std::size_t> bodies
     return s;
 }
 
-BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
+BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base, const Progress& progress)
 {
     BuiltScenario b;
     b.params = base;
@@ -301,7 +304,7 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
             throw ScenarioError("bodies.N", e.what(), spec.source);
         }
         try {
-            b.bodies = row->generate(spec.args, n, spec.seed);
+            b.bodies = row->generate(spec.args, n, spec.seed, progress.part(0, 0.95));
         } catch (const ScenarioError& e) {
             throw ScenarioError(e.field(), e.problem(), spec.source);
         } catch (const std::invalid_argument& e) {
@@ -326,7 +329,9 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
     } else {
         // Any snapshot format, detected from the content as File → Open snapshot does (FormatError
         // names the file and the problem).
+        progress.check(0);
         Snapshot snap = readSnapshot(spec.snapshot);
+        progress.check(0.95);
         if (!spec.snapshotFormat.empty() && snap.formatId != spec.snapshotFormat)
             throw ScenarioError("bodies.format",
                                 "says \"" + spec.snapshotFormat + "\", but the content of '" + spec.snapshot
@@ -397,6 +402,14 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base)
                 w.setRadius(i, it->get<float>());
     }
     return b;
+}
+
+std::string startKernel(std::string_view scenarioKernel)
+{
+    if (!scenarioKernel.empty())
+        if (const KernelInfo* k = findKernel(scenarioKernel); k && availability(*k).available)
+            return std::string(scenarioKernel);
+    return std::string(defaultKernelId());
 }
 
 } // namespace nbody

@@ -29,6 +29,7 @@
 /// content contradicts.
 
 #include "sim/core/Models.h"
+#include "sim/base/Progress.h"
 #include "sim/core/SimParams.h"
 
 #include <nlohmann/json.hpp>
@@ -70,7 +71,8 @@ struct ScenarioInfo {
     std::string_view arguments;   ///< the generator's named arguments with defaults, for help texts
     /// Makes the bodies. args: a JSON object of named arguments (validated: ScenarioError naming
     /// "bodies.args.<name>"); n ≥ 1; seed for random generators.
-    ModelBodies (*generate)(const nlohmann::json& args, std::size_t n, std::uint64_t seed);
+    /// `progress` is checked as the bodies are made (Progress.h: Cancelled when stopped).
+    ModelBodies (*generate)(const nlohmann::json& args, std::size_t n, std::uint64_t seed, const Progress& progress);
     /// The unit of G in the system's units ("AU³ M☉⁻¹ day⁻²"); "" for N-body units (G = 1).
     std::string_view unitsOfG = {};
     /// The collision system on by default (SimParams::collisions): the generator gives radii.
@@ -157,6 +159,13 @@ struct BuiltScenario {
 };
 /// Runs the generator or reads the snapshot (its errors: FormatError from the reader,
 /// ScenarioError for the recipe) and resolves the parameters over `base` (block size etc. kept).
-BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base = {});
+/// `progress` is checked as the generator makes the bodies and around reading a snapshot:
+/// Cancelled (Progress.h) when its stop was requested.
+BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base = {}, const Progress& progress = {});
+
+/// The kernel a new system of a scenario starts on: `scenarioKernel` (BuiltScenario::kernel,
+/// ScenarioInfo::kernel) when it names a row that runs here, else the fastest row here
+/// (defaultKernelId(): the first available CUDA row, else `cpu`), never the previous system's.
+std::string startKernel(std::string_view scenarioKernel);
 
 } // namespace nbody
