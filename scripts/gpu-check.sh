@@ -29,7 +29,7 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,perf-short,tree,tree-anchor,mpi,render,render-galaxy,contacts,contacts-bench,clusters,capture,after-faults,archs (the default: all but
+# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,perf-short,tree,tree-anchor,mpi,render,render-galaxy,contacts,contacts-bench,clusters,capture,after-faults,archs,validate-large,app-bench (the default: all but
 # sanitizers-all and sanitizers-split, the four tools over every GPU test, each a call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. golden: tst_golden records the state's
 # checksums on this machine ($OUT/golden-steps.json, to commit as tests/data/golden-steps.json). perf: NVIDIA's sample and `nbody bench`
@@ -938,6 +938,32 @@ remote() {
             --steps 2 --report "$2/validation-tree.json" | tee "$2/validation-tree.txt"' _ "$nbody" "$OUT"
         limit=600 step "tree galaxy collision 1M 10000 steps" "$nbody" run --scenario galaxy-collision \
             --bodies 1048576 --kernel tree --steps 10000 --progress-every 2000 --capture "$OUT/tree-collision-1M.png"
+    fi
+
+    # Validation at the sizes people run: the sampled check (the step-0 forces of 32 768 bodies
+    # against all N in fp64 on the GPU, each kernel's own energy over 10 steps) at 1 M for the tree
+    # and `blocked`, and at 16 M for the tree, with their wall times; the sampled reference's
+    # kernel under the four compute-sanitizer tools (tst_validation's GPU function).
+    if want validate-large; then
+        limit=600 step "nbody validate tree,blocked 1M" bash -c 'set -o pipefail; /usr/bin/time -f "wall %e s" "$1" validate \
+            --kernel tree,blocked --bodies 1048576 --report "$2/validation-1M.json" 2>&1 | tee "$2/validation-1M.txt"' _ "$nbody" "$OUT"
+        limit=600 step "nbody validate tree 16M" bash -c 'set -o pipefail; /usr/bin/time -f "wall %e s" "$1" validate \
+            --kernel tree --bodies 16777216 --reference sampled --report "$2/validation-16M.json" 2>&1 | tee "$2/validation-16M.txt"' _ "$nbody" "$OUT"
+        if [[ -x $device/bin/tst_validation ]] && command -v compute-sanitizer >/dev/null; then
+            local tool
+            for tool in memcheck racecheck synccheck initcheck; do
+                step "$tool sampled reference" compute-sanitizer --tool "$tool" --error-exitcode 1 \
+                    "$device/bin/tst_validation" sampledReferenceOnTheGpuMatchesTheHost
+            done
+        fi
+    fi
+
+    # The figures the app's frame loop (remote-app, a call of its own) is compared with, for the
+    # same systems: `blocked` on a 65 536-body Plummer sphere and `tree` on the 1 M galaxy collision.
+    if want app-bench; then
+        step "bench blocked 65536 (app comparison)" "$nbody" bench --kernels blocked --scenario plummer --bodies 65536 --steps 50
+        step "bench tree 1048576 (app comparison)" "$nbody" bench --kernels tree --scenario galaxy-collision \
+            --bodies 1048576 --steps 20
     fi
 
     # Two ranks sharing the one GPU (mpirun from $device/openmpi.tgz). `tiled` at

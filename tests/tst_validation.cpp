@@ -3,7 +3,9 @@
 // non-finite runs fail, cancellation stops the run, bad input is refused. CUDA rows join the
 // "every available kernel passes" row on a GPU machine (label gpu).
 #include "DroppedTileKernel.h"
+#include "sim/base/DeviceInfo.h"
 #include "sim/core/CpuKernels.h"
+#include "sim/core/SampledReference.h"
 #include "sim/core/Models.h"
 #include "sim/core/Simulation.h"
 #include "sim/validate/Validation.h"
@@ -12,6 +14,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -321,6 +324,98 @@ private slots:
         const QString text = QString::fromStdString(validationSummaryText(r));
         QVERIFY2(text.contains("random sample of 300 of the 777 bodies"), qPrintable(text));
         QVERIFY2(text.contains("Tree tree-cpu:") && text.contains("momentum error"), qPrintable(text));
+    }
+
+    /// The sampled check (no reference run): the step-0 force errors of the whole sample equal
+    /// the full comparison's when the sample is all N (the same fp64 sums, whichever device made
+    /// them: the GPU's sum differs from the host's in the order of additions only, ~1e-15
+    /// relative, far below fp32's errors of ~1e-6); each kernel's energy change is its own run's,
+    /// held to thresholds.energy; the report says what was left out.
+    void sampledCheckWithoutReferenceRun()
+    {
+        const ModelBodies m = plummer();
+        ValidationConfig c = config({findKernel("cpu"), &kNan}, 20, 5);
+        c.referenceRun = false;
+        c.forceSample = 100000; // more than N: every body
+        const ValidationReport r = validate(m.world, m.exact, c);
+        QVERIFY(!r.referenceRun);
+        QVERIFY(!r.sampleReference.empty());
+        const KernelValidation& cpu = resultOf(r, "cpu");
+        QCOMPARE(cpu.force0.sampled, std::size_t(777));
+        const ValidationReport full = validate(m.world, m.exact, config({findKernel("cpu")}, 20, 5));
+        const KernelValidation& fullCpu = resultOf(full, "cpu");
+        QVERIFY2(std::abs(cpu.force0.max - fullCpu.force0.max) <= 1e-9 * fullCpu.force0.max,
+                 qPrintable(QString("%1 vs %2").arg(cpu.force0.max).arg(fullCpu.force0.max)));
+        QCOMPARE(cpu.force0.worstBody, fullCpu.force0.worstBody);
+        // Its own run of 20 steps: the same as the full run's energy change (the same kernel and
+        // steps, measured at the end), and within 1e-4 (leapfrog at dt = 1/128 on this sphere).
+        QVERIFY2(std::abs(cpu.energyChange - fullCpu.energyChange) <= 1e-12,
+                 qPrintable(QString("%1 vs %2").arg(cpu.energyChange).arg(fullCpu.energyChange)));
+        QVERIFY(std::abs(cpu.energyChange) <= 1e-4 && cpu.energyChange != 0);
+        QVERIFY2(cpu.verdict == Verdict::Pass, qPrintable(reasons(cpu)));
+        QCOMPARE(cpu.position.absolute.max, 0.0); // no trajectory compared
+        QVERIFY(cpu.growth.size() == 2);           // step 0 and the end only
+        // E₀ of the first run (the fp32 rounding of the exact state): the reference's to ~1e-7.
+        QVERIFY2(std::abs(r.initialEnergy - full.initialEnergy) <= 1e-6 * std::abs(full.initialEnergy),
+                 qPrintable(QString("%1 vs %2").arg(r.initialEnergy).arg(full.initialEnergy)));
+        // A kernel whose forces are NaN fails (non-finite), as in the full check.
+        QVERIFY(resultOf(r, "test-nan").verdict == Verdict::Fail);
+        const QString text = QString::fromStdString(validationSummaryText(r));
+        QVERIFY2(text.contains("Sampled check") && text.contains("trajectories are not compared") &&
+                     text.contains("no run of its own"),
+                 qPrintable(text));
+        const QString js = QString::fromStdString(validationJson(r));
+        QVERIFY2(js.contains("\"referenceRun\": false"), qPrintable(js.left(400)));
+    }
+
+    /// The sampled fp64 reference on the GPU against the host's loop: the same sums in another
+    /// order, so equal to a few units of fp64 rounding (N = 5003 terms of magnitude up to |a|:
+    /// ~N·1.1e-16 relative in the worst order; 1e-12 is held), with ε² > 0 and ε² = 0 (the
+    /// self-term skipped), and bit-reproducible on a rerun. Without a usable GPU the host loop
+    /// is used and says so.
+    void sampledReferenceOnTheGpuMatchesTheHost()
+    {
+        const ModelBodies m = plummer(5003);
+        std::vector<std::size_t> which;
+        for (std::size_t i = 3; i < 5003; i += 19)
+            which.push_back(i);
+        which.push_back(5002);
+        const std::vector<Float4>& pos = m.world.positions();
+        for (const double eps2 : {1e-4, 0.0}) {
+            const std::vector<Double3> host = referenceAccelerationsAt(pos.data(), pos.size(), which, eps2, 1.0);
+            const SampledReference r = sampledReference(pos.data(), pos.size(), which, eps2, 1.0);
+            QCOMPARE(r.acceleration.size(), which.size());
+            if (!sampledReferenceOnGpu()) {
+                QVERIFY2(r.where.find("CPU") != std::string::npos, r.where.c_str());
+                QSKIP(qPrintable("no GPU for the sampled reference here: " + QString::fromStdString(cudaKernelsUnavailable())));
+            }
+            QVERIFY2(r.where == "the GPU (fp64)", r.where.c_str());
+            double worst = 0;
+            for (std::size_t s = 0; s < which.size(); ++s) {
+                const Double3 a = r.acceleration[s], b = host[s];
+                const double d = std::sqrt((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z));
+                const double mag = std::sqrt(b.x * b.x + b.y * b.y + b.z * b.z);
+                worst = std::max(worst, d / mag);
+            }
+            qInfo("eps2 %g: GPU against host, max relative difference %.3g over %zu bodies", eps2, worst, which.size());
+            QVERIFY2(worst <= 1e-12, qPrintable(QString::number(worst)));
+            const SampledReference again = sampledReference(pos.data(), pos.size(), which, eps2, 1.0);
+            QVERIFY(std::memcmp(again.acceleration.data(), r.acceleration.data(), which.size() * sizeof(Double3)) == 0);
+        }
+    }
+
+    /// A sample smaller than N in the sampled check: the bodies of that sample, reproducibly.
+    void sampledCheckSampleIsReproducible()
+    {
+        const ModelBodies m = plummer();
+        ValidationConfig c = config({findKernel("cpu")}, 2, 1);
+        c.referenceRun = false;
+        c.forceSample = 301;
+        const ValidationReport a = validate(m.world, m.exact, c);
+        const ValidationReport b = validate(m.world, m.exact, c);
+        QCOMPARE(resultOf(a, "cpu").force0.sampled, std::size_t(301));
+        QCOMPARE(resultOf(a, "cpu").force0.max, resultOf(b, "cpu").force0.max);
+        QCOMPARE(resultOf(a, "cpu").force0.worstBody, resultOf(b, "cpu").force0.worstBody);
     }
 
     void allMeansAvailableButReference()

@@ -138,30 +138,76 @@ std::vector<const KernelInfo*> selectValidation(const ValidateOptions& o)
     return kernels;
 }
 
-/// Whether the validation of n bodies fits --budget (the fp64 reference on the CPU predicts it);
-/// says why not on stderr. With `announce` (the system's real N, just before the run) it says
-/// the predicted time on stderr when the run fits, so a long run is no surprise. Processes other
-/// than rank 0 never refuse (rank 0 decides for all) and say nothing.
-bool withinValidationBudget(const ValidateOptions& o, std::size_t n, const std::vector<const KernelInfo*>& kernels,
-                            bool announce)
+/// The sampled check's steps: --steps when given, else 10 (its runs measure only their own energy
+/// and momentum, which a short run shows).
+std::uint64_t sampledSteps(const ValidateOptions& o)
 {
+    return o.stepsGiven ? o.steps : 10;
+}
+
+/// Whether the validation of n bodies fits --budget (the fp64 reference on the CPU predicts it),
+/// and in which mode: --reference full or sampled as given; auto takes the full run when its
+/// prediction fits, else the sampled check (the step-0 forces on --sample bodies against all N,
+/// each kernel's own energy over a short run) when that fits. Sets *referenceRun and says why
+/// not on stderr. With `announce` (the system's real N, just before the run) it says the mode
+/// and the predicted time on stderr when the run fits, so a long run is no surprise. Processes
+/// other than rank 0 never refuse (rank 0 decides for all) and say nothing; with several
+/// processes auto is full, since every process must take the same mode.
+bool withinValidationBudget(const ValidateOptions& o, std::size_t n, const std::vector<const KernelInfo*>& kernels,
+                            bool announce, bool* referenceRun)
+{
+    const bool onGpu = sampledReferenceOnGpu();
+    const auto full = [&] { return estimateValidationSeconds(n, o.steps, o.checkpoints, kernels); };
+    const auto sampled = [&] {
+        return estimateValidationSeconds(n, sampledSteps(o), 1, kernels, false, o.sample, onGpu);
+    };
+    double predicted = 0;
+    if (o.reference == "full" || (o.reference == "auto" && distributedSession())) {
+        *referenceRun = true;
+        predicted = writesOutputs() ? full() : 0;
+    } else if (o.reference == "sampled") {
+        *referenceRun = false;
+        predicted = writesOutputs() ? sampled() : 0;
+    } else { // auto, one process
+        predicted = full();
+        *referenceRun = predicted <= o.budget;
+        if (!*referenceRun)
+            predicted = sampled();
+    }
     if (!writesOutputs())
         return true;
-    const double predicted = estimateValidationSeconds(n, o.steps, o.checkpoints, kernels);
     if (predicted <= o.budget) {
-        if (announce)
+        if (announce && *referenceRun)
             std::fprintf(stderr,
                          "nbody validate: %zu bodies, %llu steps, %zu kernel%s and the fp64 reference: about %s here "
                          "(predicted from the CPU's fp64 rate; --budget %g s)%s\n",
                          n, static_cast<unsigned long long>(o.steps), kernels.size(), kernels.size() == 1 ? "" : "s",
                          durationText(predicted).c_str(), o.budget,
                          o.quiet ? "" : "; progress follows on stderr");
+        else if (announce)
+            std::fprintf(stderr,
+                         "nbody validate: %zu bodies: the sampled check (--reference sampled%s): the step-0 forces of "
+                         "%zu bodies against all N in fp64 on %s, then %llu steps of each of %zu kernel%s with its own "
+                         "energy and momentum: about %s here (the GPU's share not counted; --budget %g s)%s\n",
+                         n, o.reference == "auto" ? ", as the full run would exceed --budget" : "",
+                         std::min(o.sample, n), onGpu ? "the GPU" : "the CPU",
+                         static_cast<unsigned long long>(sampledSteps(o)), kernels.size(),
+                         kernels.size() == 1 ? "" : "s", durationText(predicted).c_str(), o.budget,
+                         o.quiet ? "" : "; progress follows on stderr");
         return true;
     }
-    std::cerr << "nbody validate: " << n << " bodies for " << o.steps << " steps would take about "
-              << durationText(predicted)
-              << " here (the fp64 reference on the CPU evaluates N^2 interactions per step), over --budget "
-              << formatString("%g", o.budget) << " s: use fewer --bodies or --steps, or raise --budget\n";
+    if (*referenceRun)
+        std::cerr << "nbody validate: " << n << " bodies for " << o.steps << " steps would take about "
+                  << durationText(predicted)
+                  << " here (the fp64 reference on the CPU evaluates N^2 interactions per step), over --budget "
+                  << formatString("%g", o.budget)
+                  << " s: use fewer --bodies or --steps, --reference sampled, or raise --budget\n";
+    else
+        std::cerr << "nbody validate: the sampled check of " << n << " bodies would take about "
+                  << durationText(predicted) << " here (the CPU kernels' " << sampledSteps(o)
+                  << " steps and their energy sums of N^2/2 pairs" << (onGpu ? "" : ", and the sample's fp64 sum")
+                  << "), over --budget " << formatString("%g", o.budget)
+                  << " s: use fewer --bodies, a GPU kernel, or raise --budget\n";
     return false;
 }
 
@@ -236,6 +282,18 @@ CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
                   "CPU kernels cost N^2 per step; measured on 2048 bodies before the run)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
+    c->add_option("--reference", o.reference,
+                  "full: the fp64 reference runs the K steps too and every trajectory is compared with it (N^2 fp64 "
+                  "interactions a step on the CPU); sampled: for millions of bodies, the step-0 forces of --sample "
+                  "bodies against all N in fp64 (on the GPU when there is one) and each kernel's own energy and "
+                  "momentum over --steps (default 10); auto: full when it fits --budget, else sampled")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"auto", "full", "sampled"}));
+    c->add_option("--sample", o.sample,
+                  "Bodies whose step-0 forces are compared, each against all N in fp64, when N is above 20000 or "
+                  "the check is sampled")
+        ->capture_default_str()
+        ->check(CLI::Range(std::size_t(1), std::size_t(1) << 31));
     c->add_flag("-q,--quiet", o.quiet,
                 "No progress on stderr (on a terminal a line rewritten in place, elsewhere a line at every tenth "
                 "of the run)");
@@ -246,6 +304,7 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
 {
     noteGiven(command, o.system);
     o.launchGiven = launchOptionsGiven(command) > 0;
+    o.stepsGiven = command.count("--steps") > 0;
 
     // ---- everything that can be refused is checked before the run ----
     std::vector<const KernelInfo*> kernels;
@@ -269,12 +328,14 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     // others learn of a refusal at their next collective (main()).
     mpi::Session* const session = distributedSession();
     const bool root = writesOutputs();
-    if (o.system.input.empty() && o.system.bodiesGiven && !withinValidationBudget(o, o.system.bodies, kernels, false))
+    bool referenceRun = true;
+    if (o.system.input.empty() && o.system.bodiesGiven &&
+        !withinValidationBudget(o, o.system.bodies, kernels, false, &referenceRun))
         return 2;
     PreparedSystem prepared;
     if (const int rc = prepareSharedSystem("validate", o.system, prepared); rc != 0)
         return rc;
-    if (!withinValidationBudget(o, prepared.world.size(), kernels, true))
+    if (!withinValidationBudget(o, prepared.world.size(), kernels, true, &referenceRun))
         return 2;
     SimParams params;
     try {
@@ -286,8 +347,10 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
 
     ValidationConfig config;
     config.kernels = kernels;
-    config.steps = o.steps;
+    config.steps = referenceRun ? o.steps : sampledSteps(o);
     config.checkpoints = o.checkpoints;
+    config.referenceRun = referenceRun;
+    config.forceSample = o.sample;
     config.params = params;
     config.system = prepared.what;
     if (session) {

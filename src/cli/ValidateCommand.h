@@ -30,6 +30,11 @@ struct ValidateOptions {
     bool launchGiven = false;              ///< a launch option was given (else a snapshot's are used)
     bool quiet = false;                    ///< no progress line on stderr
     double budget = 3600;                  ///< refuse runs predicted to take longer, s (estimateValidationSeconds)
+    /// --reference: "full" (the fp64 reference runs the K steps too), "sampled" (the sampled check,
+    /// ValidationConfig::referenceRun false) or "auto" (full when its prediction fits --budget)
+    std::string reference = "auto";
+    std::size_t sample = 32768;            ///< --sample: bodies of the step-0 force sample (S)
+    bool stepsGiven = false;               ///< --steps was given (the sampled check's default is 10)
 };
 
 /// Adds the `validate` subcommand and its options to `app`; returns it.

@@ -83,6 +83,14 @@ struct ValidationConfig {
     std::size_t forceSampleAbove = 20000;
     std::size_t forceSample = 4096;
     std::uint64_t forceSampleSeed = 14;
+    /// true: the fp64 reference runs the K steps too (N² fp64 interactions a step on the CPU) and
+    /// every kernel's trajectory is compared with it. false, the sampled check for sizes where
+    /// that run is out of reach (millions of bodies): the step-0 force errors on min(forceSample,
+    /// N) bodies, each against all N in fp64 on the GPU when one can run it (SampledReference.h),
+    /// and each kernel's own energy and momentum change over its K steps, measured at the start
+    /// and the end only; the energy criterion is then |ΔE/E₀| ≤ thresholds.energy, and no
+    /// trajectory errors are reported.
+    bool referenceRun = true;
     /// Several processes (ForceShare.h; `mpirun -np P nbody validate`): every run, the fp64
     /// reference's too, computes this process's rows of each force evaluation and the share
     /// assembles them, so every process holds every run's whole state (bit for bit one process's
@@ -190,6 +198,11 @@ struct ValidationReport {
     /// energy by more than 1 % (|ΔE/E0| > 0.01: dt or ε² do not suit the system, so the
     /// trajectories compare chaos, not kernels). Empty when there is nothing to say.
     std::vector<std::string> warnings;
+    /// ValidationConfig::referenceRun: false for the sampled check (no trajectory errors, and the
+    /// reference's energy and momentum figures are not measured).
+    bool referenceRun = true;
+    /// Where the sampled step-0 reference was computed (SampledReference::where); "" when all N were.
+    std::string sampleReference;
 
     /// True when every kernel passed (and there is at least one).
     bool allPass() const;
@@ -243,8 +256,15 @@ FieldErrors fieldErrors(const std::vector<Double4>& u, const std::vector<Double4
 /// N² (all pairs) or N log₂ N (tree rows; evaluationScale, Benchmark.h), plus an energy sum of
 /// N²/2 fp64 pairs per checkpoint; GPU runs are left out (hundreds of times faster).
 /// A guide for refusing or confirming runs that cannot finish in reasonable time, not a benchmark.
+/// For the sampled check (`referenceRun` false) the reference makes no run: the CPU kernels'
+/// evaluations, two energy sums per run, and the sample's fp64 sum (`sample` × N interactions)
+/// when it runs on the CPU (`sampleOnGpu` false).
 double estimateValidationSeconds(std::size_t bodies, std::uint64_t steps, int checkpoints,
-                                 const std::vector<const KernelInfo*>& kernels);
+                                 const std::vector<const KernelInfo*>& kernels, bool referenceRun = true,
+                                 std::size_t sample = 0, bool sampleOnGpu = false);
+/// Whether the sampled reference runs on the GPU here (SampledReference.h: this build's CUDA
+/// kernels can run).
+bool sampledReferenceOnGpu();
 
 /// The kernels `--kernel all` means: every available row except `reference` itself, in registry order.
 std::vector<const KernelInfo*> availableKernelsToValidate();
