@@ -110,6 +110,7 @@ int runParams(const RunOptions& o, const PreparedSystem& prepared, SimParams& pa
     if (!o.integrator.empty())
         params.integrator = o.integrator; // Simulation refuses an unknown id, naming the known ones
     params.reverse = o.reverse;           // Simulation refuses it together with collisions, saying why
+    applyParamTexts(o.timeSteps, params); // and block time steps with --reverse, saying why
     // A snapshot's stored integrator, θ, leaf size, direction and collision switch, unless the
     // option was given (a differing one is reported): the run continues the stored one exactly.
     try {

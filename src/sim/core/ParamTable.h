@@ -36,6 +36,7 @@ enum class ParamType {
 /// Where a parameter belongs: the CLI's option group and the dock that shows it.
 enum class ParamGroup {
     Physics,    ///< G, ε², dt, integrator, reverse — the Run dock
+    TimeSteps,  ///< fixed or block time steps, η, the deepest level — the Run dock, `nbody run`
     Launch,     ///< the CUDA kernels' launch parameters — the Kernel dock
     Tree,       ///< the tree rows' θ and leaf size — the Kernel dock
     Collisions, ///< the collision system — the Run dock
