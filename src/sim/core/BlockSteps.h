@@ -81,6 +81,10 @@ struct BlockLevels {
     void countLevels();
 };
 
+/// "0:12 1:30 4:2": the levels that hold bodies in `histogram` with their counts ("" when none
+/// does) — the run summary's and the app's status bar's level histogram.
+std::string levelHistogramText(const BlockLevels& b);
+
 /// The first active level at tick t (0 < t ≤ 2^L) of a step: L − ctz(t), 0 at t = 2^L.
 int firstActiveLevel(std::uint64_t tick, int maxLevels);
 

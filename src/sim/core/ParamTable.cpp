@@ -253,6 +253,7 @@ std::deque<ParamInfo> builtInRows()
                 return "time steps '" + p.timestep + "' are not known (known: fixed, block)";
             return blockStepsProblem(p);
         };
+        r.choices = [] { return std::vector<std::string>{"fixed", "block"}; };
         t.push_back(r);
     }
     {

@@ -83,7 +83,7 @@ struct SimParams {
     /// Time steps: "fixed" (every body takes dt) or "block" (hierarchical block time steps,
     /// BlockSteps.h: each body on a level k with step dt / 2^k from the criterion; dt is then the
     /// largest step, and every step of dt ends at a synchronisation point). Block steps take the
-    /// leapfrog, run forwards, on the CPU kernels.
+    /// leapfrog, forwards, in a single process.
     std::string timestep = "fixed";
     /// Block steps: accuracy parameter η of the criterion dt_i = η · sqrt(ℓ_i / |a_i|) (ℓ_i = ε,
     /// or the nearest-neighbour distance when ε² = 0), dimensionless; smaller is more accurate.

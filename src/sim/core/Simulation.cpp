@@ -60,16 +60,11 @@ void refuseDistributedCollisions(const SimParams& p, const ForceShare* share)
 }
 
 /// The one refusal of block time steps where the state backend has no active-row operations
-/// (Stepper.h): the device state of a CUDA kernel, and a distributed run (the force share
-/// exchanges whole columns). The host's rows all honour HostForceArgs::active.
-void refuseBlockSteps(const KernelInfo& k, const SimParams& p, const ForceShare* share)
+/// (Stepper.h): a distributed run (the force share exchanges whole columns).
+void refuseBlockSteps(const SimParams& p, const ForceShare* share)
 {
     if (!blockSteps(p))
         return;
-    if (k.backend == Backend::Cuda)
-        throw std::invalid_argument("kernel '" + std::string(k.id) +
-                                    "' keeps the state on the GPU, where block time steps are not implemented: "
-                                    "choose a CPU kernel (cpu, tree-cpu, reference) or fixed time steps");
     if (share)
         throw std::invalid_argument("block time steps are not supported in a distributed run (mpirun): the force "
                                     "share exchanges every row after each evaluation");
@@ -240,7 +235,7 @@ void Simulation::setKernel(const KernelInfo& row)
     const KernelInfo* k = &row;
     if (const Availability a = availability(*k); !a.available)
         throw std::invalid_argument("kernel '" + std::string(k->id) + "' is not available here: " + a.reason);
-    refuseBlockSteps(*k, m_params, m_share);
+    refuseBlockSteps(m_params, m_share);
     checkLaunchable(*k, m_params, m_world.size());
     const KernelInfo* old = m_kernel;
     const bool keepDevice = deviceResident() && k->backend == Backend::Cuda && k->layout == old->layout;
@@ -275,7 +270,7 @@ void Simulation::setParams(const SimParams& params)
 {
     validateParams(params);
     refuseDistributedCollisions(params, m_share);
-    refuseBlockSteps(*m_kernel, params, m_share);
+    refuseBlockSteps(params, m_share);
     checkLaunchable(*m_kernel, params, m_world.size());
     if (params.G != m_params.G || params.eps2 != m_params.eps2) {
         m_world.accelerationsValid = false; // the forces change; dt alone does not change them
@@ -484,7 +479,7 @@ GraphStats Simulation::graphStats() const
 void Simulation::setForceShare(ForceShare* share)
 {
     refuseDistributedCollisions(m_params, share);
-    refuseBlockSteps(*m_kernel, m_params, share);
+    refuseBlockSteps(m_params, share);
     if (share)
         (void)share->rows(m_world.size()); // refuses a system it cannot share (fewer bodies than processes)
     m_share = share;

@@ -190,6 +190,37 @@ void hostDrift(std::vector<V>& pos, const std::vector<V>& vel, double dt)
     }
 }
 
+/// The criterion's step (criterionStep, BlockSteps.h) of the bodies `rows` from positions and
+/// accelerations of a host copy (Float4 or Double4): with ε² = 0 the nearest other body's
+/// distance, an O(N) pass per row like the row's forces.
+template <class V>
+void criterionStepsOf(const V* pos, const V* acc, std::size_t n, std::span<const std::uint32_t> rows,
+                      const SimParams& p, std::span<double> out)
+{
+    const double eta = p.eta;
+    const double eps2 = p.eps2;
+    const auto count = static_cast<std::ptrdiff_t>(rows.size());
+    const bool nearest = !(eps2 > 0);
+#pragma omp parallel for schedule(static) if (count * std::ptrdiff_t(nearest ? n : 1) >= kParallelElementsFrom)
+    for (std::ptrdiff_t s = 0; s < count; ++s) {
+        const std::uint32_t i = rows[std::size_t(s)];
+        const double ax = acc[i].x, ay = acc[i].y, az = acc[i].z;
+        double rMin = std::numeric_limits<double>::infinity();
+        if (nearest) {
+            double r2 = rMin;
+            const double xi = pos[i].x, yi = pos[i].y, zi = pos[i].z;
+            for (std::size_t j = 0; j < n; ++j) {
+                if (j == i)
+                    continue;
+                const double dx = double(pos[j].x) - xi, dy = double(pos[j].y) - yi, dz = double(pos[j].z) - zi;
+                r2 = std::min(r2, dx * dx + dy * dy + dz * dz);
+            }
+            rMin = std::sqrt(r2);
+        }
+        out[std::size_t(s)] = criterionStep(eta, eps2, std::sqrt(ax * ax + ay * ay + az * az), rMin);
+    }
+}
+
 } // namespace
 
 // ---- the host: fp32 columns (the World) or the fp64 state ---------------------------------
@@ -244,31 +275,7 @@ public:
     }
     void criterionSteps(std::span<const std::uint32_t> rows, std::span<double> out) override
     {
-        const double eta = m_sim.m_params.eta;
-        const double eps2 = m_sim.m_params.eps2;
-        const std::size_t n = m_pos.size();
-        const auto count = static_cast<std::ptrdiff_t>(rows.size());
-        // With ε² = 0 the nearest other body's distance: O(N) per row, like the row's forces.
-        const bool nearest = !(eps2 > 0);
-#pragma omp parallel for schedule(static) if (count * std::ptrdiff_t(nearest ? n : 1) >= kParallelElementsFrom)
-        for (std::ptrdiff_t s = 0; s < count; ++s) {
-            const std::uint32_t i = rows[std::size_t(s)];
-            const double ax = m_acc[i].x, ay = m_acc[i].y, az = m_acc[i].z;
-            double rMin = std::numeric_limits<double>::infinity();
-            if (nearest) {
-                double r2 = rMin;
-                const double xi = m_pos[i].x, yi = m_pos[i].y, zi = m_pos[i].z;
-                for (std::size_t j = 0; j < n; ++j) {
-                    if (j == i)
-                        continue;
-                    const double dx = double(m_pos[j].x) - xi, dy = double(m_pos[j].y) - yi,
-                                 dz = double(m_pos[j].z) - zi;
-                    r2 = std::min(r2, dx * dx + dy * dy + dz * dz);
-                }
-                rMin = std::sqrt(r2);
-            }
-            out[std::size_t(s)] = criterionStep(eta, eps2, std::sqrt(ax * ax + ay * ay + az * az), rMin);
-        }
+        criterionStepsOf(m_pos.data(), m_acc.data(), m_pos.size(), rows, m_sim.m_params, out);
     }
     void stepped() override
     {
@@ -341,6 +348,40 @@ public:
         m_sim.m_current = 1 - m_sim.m_current;
     }
     void kick(double dt) override { m_sim.m_device->kick(dt); }
+
+    // ---- block time steps: the simplest correct device path ----
+    // Every row is evaluated (an inactive body's acceleration is not read before its own step
+    // ends, where it is evaluated again, so the extra rows change nothing); the levels and the
+    // active set are the host's, from a copy of the state; the kicks of the listed rows with their
+    // levels' steps and the drift run on the device.
+    void forcesOf(std::span<const std::uint32_t>) override { forces(); }
+    void kickLevels(double dtMax, std::span<const std::uint8_t> level, std::span<const std::uint32_t> rows) override
+    {
+        m_sim.m_device->kickLevels(dtMax, level.data(), rows.data(), rows.size());
+    }
+    void drift(double dt) override
+    {
+        m_sim.m_device->drift(dt, m_sim.m_current); // into the other position buffer
+        m_sim.m_current = 1 - m_sim.m_current;
+    }
+    void criterionSteps(std::span<const std::uint32_t> rows, std::span<double> out) override
+    {
+        // A scratch copy: the host copy of the state (the fallback of a GPU fault) stays at the
+        // last synchronisation point.
+        m_sim.attachForRead(false);
+        if (m_sim.fp64State()) {
+            m_sim.m_device->download(m_scratch64, m_sim.m_current);
+            criterionStepsOf(m_scratch64.position.data(), m_scratch64.acceleration.data(), m_scratch64.size(), rows,
+                             m_sim.m_params, out);
+        } else {
+            if (m_scratch.size() != m_sim.m_world.size())
+                m_scratch = m_sim.m_world;
+            m_sim.m_device->download(m_scratch, m_sim.m_current);
+            criterionStepsOf(m_scratch.positions().data(), m_scratch.accelerations().data(), m_scratch.size(), rows,
+                             m_sim.m_params, out);
+        }
+    }
+
     bool runStep(std::span<const double> weights, double signedDt) override
     {
         DeviceState& device = *m_sim.m_device;
@@ -434,6 +475,8 @@ private:
     }
 
     Simulation& m_sim;
+    World m_scratch;      ///< block steps: the copy the criterion reads (fp32 layouts)
+    Fp64State m_scratch64; ///< the same for the fp64 layout
 };
 #endif
 

@@ -33,9 +33,9 @@ namespace nbody {
 ///
 /// Block time steps (BlockSteps.h) act on an active set of rows and on per-body levels: the
 /// operations below the first three. The fixed step is their special case of one level (every
-/// body active, every kick of dt_max), for which the stepper calls the first three. A backend
-/// that does not offer them refuses block steps (the defaults throw std::logic_error; Simulation
-/// refuses the combination before a step, blockStepsKernelProblem).
+/// body active, every kick of dt_max), for which the stepper calls the first three. The host
+/// backends and the device backend offer them; the force share (mpirun) does not (the defaults
+/// throw std::logic_error; Simulation refuses block steps in a distributed run before a step).
 class StepOps {
 public:
     virtual ~StepOps() = default;
