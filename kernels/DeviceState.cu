@@ -55,6 +55,34 @@ __global__ void kickKernel(V* __restrict__ vel, const V* __restrict__ acc, int n
     vel[i] = halfKick(vel[i], acc[i], dt);
 }
 
+// Block time steps: the drift of every body, x' = x + v dt (mass copied). Reads `from`, writes
+// `to`. Memory per body: one position and velocity read, one position written.
+template <class P, class V>
+__global__ void driftKernel(const P* __restrict__ from, P* __restrict__ to, const V* __restrict__ vel, int n,
+                            typename ScalarOf<P>::type dt)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const V v = vel[i];
+    const P x = from[i];
+    to[i] = makeVec<P>(x.x + dt * v.x, x.y + dt * v.y, x.z + dt * v.z, x.w);
+}
+
+// Block time steps: the kick of the bodies rows[0 .. count), each with its own level's step:
+// v_i += ½ a_i dtMax / 2^level[i] (the same arithmetic as kickKernel for one level).
+template <class V, class T>
+__global__ void kickLevelsKernel(V* __restrict__ vel, const V* __restrict__ acc, const std::uint32_t* __restrict__ rows,
+                                 const std::uint8_t* __restrict__ level, int count, double dtMax)
+{
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= count)
+        return;
+    const std::uint32_t i = rows[s];
+    const T dt = T(ldexp(dtMax, -int(level[i])));
+    vel[i] = halfKick(vel[i], acc[i], dt);
+}
+
 /// Finite once rounded to fp32: the World, the drawn buffers and saved files hold fp32, so an fp64
 /// state beyond fp32's range (|x| > 3.4e38) counts as blown up too, as it does on the host.
 template <class T>
@@ -174,6 +202,8 @@ DeviceState::~DeviceState()
     cudaFree(m_workspace);
     cudaFree(m_radius);
     cudaFree(m_narrowed);
+    cudaFree(m_levels);
+    cudaFree(m_rows);
 }
 
 void DeviceState::attach(Float4* p0, Float4* p1)
@@ -546,6 +576,46 @@ void DeviceState::kick(double dt, void* stream)
         kickKernel<V, T><<<gridFor(n, block), block, 0, static_cast<cudaStream_t>(stream)>>>(
             static_cast<V*>(m_vel), static_cast<const V*>(m_acc), n, T(dt));
         NB_CUDA_CHECK_LAUNCH("kickKernel");
+    });
+}
+
+void DeviceState::drift(double dt, int current, void* stream)
+{
+    if (!hasPositions())
+        throw std::logic_error("DeviceState::drift: positions are not attached");
+    const int n = int(m_n);
+    withLayout(m_layout, [&]<class P, class V>() {
+        using T = typename ScalarOf<P>::type;
+        static const int block = elementwiseBlock(driftKernel<P, V>);
+        driftKernel<P, V><<<gridFor(n, block), block, 0, static_cast<cudaStream_t>(stream)>>>(
+            static_cast<const P*>(m_pos[current]), static_cast<P*>(m_pos[1 - current]), static_cast<const V*>(m_vel), n,
+            T(dt));
+        NB_CUDA_CHECK_LAUNCH("driftKernel");
+    });
+}
+
+void DeviceState::kickLevels(double dtMax, const std::uint8_t* level, const std::uint32_t* rows, std::size_t count)
+{
+    if (count == 0)
+        return;
+    if (count > m_n)
+        throw std::invalid_argument("DeviceState::kickLevels: " + std::to_string(count) + " rows of " +
+                                    std::to_string(m_n) + " bodies");
+    if (!m_levels) {
+        NB_CUDA_CHECK(cudaMalloc(&m_levels, m_n * sizeof(std::uint8_t)));
+        NB_CUDA_CHECK(cudaMalloc(&m_rows, m_n * sizeof(std::uint32_t)));
+    }
+    // Synchronous copies on the legacy default stream: they wait for the launches before them,
+    // and the kick below waits for them.
+    NB_CUDA_CHECK(cudaMemcpy(m_levels, level, m_n * sizeof(std::uint8_t), cudaMemcpyHostToDevice));
+    NB_CUDA_CHECK(cudaMemcpy(m_rows, rows, count * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    const int c = int(count);
+    withLayout(m_layout, [&]<class P, class V>() {
+        using T = typename ScalarOf<P>::type;
+        static const int block = elementwiseBlock(kickLevelsKernel<V, T>);
+        kickLevelsKernel<V, T><<<gridFor(c, block), block>>>(static_cast<V*>(m_vel), static_cast<const V*>(m_acc),
+                                                             m_rows, m_levels, c, dtMax);
+        NB_CUDA_CHECK_LAUNCH("kickLevelsKernel");
     });
 }
 

@@ -117,6 +117,14 @@ public:
     void kickDrift(double dt, int current, void* stream = nullptr);
     /// Closing kick: vel += ½ acc dt, enqueued into `stream`.
     void kick(double dt, void* stream = nullptr);
+    /// Block time steps (sim/core/BlockSteps.h): the drift of every body, pos[1-current] =
+    /// pos[current] + vel dt (mass copied), enqueued into `stream`.
+    void drift(double dt, int current, void* stream = nullptr);
+    /// Block time steps: vel_i += ½ acc_i · dtMax / 2^level[i] for the `count` bodies i of `rows`
+    /// (host arrays: `level` N entries, `rows` count entries, copied to device buffers allocated
+    /// at the first call; synchronous copies on the default stream, then the launch on it).
+    /// Throws CudaError, std::invalid_argument for count > N.
+    void kickLevels(double dtMax, const std::uint8_t* level, const std::uint32_t* rows, std::size_t count);
 
     /// What one step's launches depend on, besides the state's buffers and workspace: the force
     /// pass of every substep, the substep count and the signed dt. sim/core/Stepper.h emits the step.
@@ -206,6 +214,8 @@ private:
     float* m_radius = nullptr;     ///< N radii (uploadRadius)
     Float4* m_narrowed = nullptr;  ///< Double4 layout: float4 positions for contactPositions()
     int* m_flag = nullptr; ///< one int for firstNonFinite()
+    std::uint8_t* m_levels = nullptr; ///< N levels for kickLevels() (allocated at its first call)
+    std::uint32_t* m_rows = nullptr;  ///< up to N row indices for kickLevels()
     int* m_flagHost = nullptr; ///< its pinned host copy
 
     std::uint64_t m_workspaceGeneration = 0; ///< bumped when the workspace is reallocated

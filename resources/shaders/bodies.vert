@@ -1,13 +1,13 @@
 #version 330 core
 // Bodies as point sprites (src/gl/Renderer.cpp). Attribute 0 is a Float4 read straight from the
 // position buffer: xyz = position (length units), w = mass (mass units). Attribute 1 is a
-// per-body scalar (speed, or the group as 0, 1, 2, 3) for the colour modes that need one
+// per-body scalar (speed, the group as 0, 1, 2, 3, or the time-step level) for the colour modes that need one
 // (src/gl/ColourModes.h); when it is not bound it reads 0.
 layout(location = 0) in vec4 a_positionMass;
 layout(location = 1) in float a_scalar;
 
 uniform mat4 u_viewProjection;
-uniform int u_source;      // ColourSource: 0 mass, 1 speed, 2 group
+uniform int u_source;      // ColourSource: 0 mass, 1 speed, 2 group, 3 time-step level (a gradient, as speed)
 uniform float u_valueMin;  // value drawn in u_low (mass or speed)
 uniform float u_valueMax;  // value drawn in u_high
 uniform vec3 u_low;

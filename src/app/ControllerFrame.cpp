@@ -290,12 +290,12 @@ void SimulationController::describeView(FrameResult& r)
         }
         r.bounds = box;
     }
-    if (m_colourSource == int(gl::ColourSource::Speed) || m_colourSource == int(gl::ColourSource::Group)) {
-        // read by the shader per body: speed (0 … 99th percentile) or group
+    if (m_colourSource != int(gl::ColourSource::Mass)) {
+        // read by the shader per body: speed (0 … 99th percentile), group or time-step level
         auto scalars = std::make_shared<std::vector<float>>();
         r.scalarMin = 0.f;
-        r.scalarMax =
-            gl::bodyScalars(static_cast<gl::ColourSource>(m_colourSource), m_sim->world(), *scalars, &r.groupsPresent);
+        r.scalarMax = gl::bodyScalars(static_cast<gl::ColourSource>(m_colourSource), m_sim->world(), *scalars,
+                                      &r.groupsPresent, m_sim->blockLevels().level);
         r.scalars = std::move(scalars);
     }
 }
@@ -334,6 +334,8 @@ void SimulationController::finishFrame(FrameResult& r)
         r.bodies = m_sim->size();
         r.kernelId = m_publishedKernel;
         r.fullDownloads = m_sim->fullDownloads();
+        if (blockSteps(m_sim->params()))
+            r.levelHistogram = QString::fromStdString(levelHistogramText(m_sim->blockLevels()));
     }
     if (m_sim && r.valid && r.needCapacity == 0 && m_recordEvery > 0) {
         const quint64 step = m_sim->stepCount();

@@ -80,6 +80,9 @@ struct FrameResult {
     std::optional<std::array<float, 6>> bounds;
     /// The centre of mass, when following it is on (SimulationController::setFollowCentre).
     std::optional<nbody::Double3> centre;
+    /// Block time steps (SimParams::timestep): bodies per level at the last step's start,
+    /// "0:12 1:30 4:2" (levelHistogramText); empty with fixed steps.
+    QString levelHistogram;
     QString error;               ///< a failure during this frame (already recovered from)
     /// The error was a GPU fault (CudaError): the run is paused at the last good state kept on
     /// the host, with the kernel still selected; setKernel("cpu") + start() continue on the CPU.

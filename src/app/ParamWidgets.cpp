@@ -2,6 +2,7 @@
 #include "FieldRange.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLineEdit>
@@ -84,7 +85,15 @@ QWidget* ParamForm::makeEditor(const nbody::ParamInfo& row)
                 [this, key](bool on) { emit edited(key, on ? QStringLiteral("true") : QStringLiteral("false")); });
         return c;
     }
-    case nbody::ParamType::Text: break;
+    case nbody::ParamType::Text:
+        if (row.choices) { // a closed set of values: a list to pick from
+            auto* c = new QComboBox(this);
+            for (const std::string& v : row.choices())
+                c->addItem(QString::fromStdString(v));
+            connect(c, &QComboBox::currentTextChanged, this, [this, key](const QString& v) { emit edited(key, v); });
+            return c;
+        }
+        break;
     }
     auto* l = new QLineEdit(this);
     connect(l, &QLineEdit::editingFinished, this, [this, key, l] { emit edited(key, l->text()); });
@@ -105,6 +114,8 @@ void ParamForm::setParams(const nbody::SimParams& p)
             d->setValue(text.toDouble());
         else if (auto* c = qobject_cast<QCheckBox*>(it->second))
             c->setChecked(text == QLatin1String("true"));
+        else if (auto* c = qobject_cast<QComboBox*>(it->second))
+            c->setCurrentText(text);
         else if (auto* l = qobject_cast<QLineEdit*>(it->second))
             l->setText(text);
     }

@@ -3,8 +3,10 @@
 #include <QCheckBox>
 #include "DockScroll.h"
 #include "FieldRange.h"
+#include "ParamWidgets.h"
 
 #include "sim/core/KernelRegistry.h"
+#include "sim/core/ParamTable.h"
 
 #include <QFormLayout>
 #include <QGroupBox>
@@ -196,6 +198,12 @@ QGroupBox* RunDock::createParamBox(QWidget* parent)
                                 "momentum and centre of mass; the energy lost is shown in the diagnostics. "
                                 "Bodies need radii (a scenario's, or a file's)."));
     paramForm->addRow(m_collisions);
+    // Fixed or block time steps, η and the deepest level: the parameter table's rows.
+    m_timeSteps = new ParamForm([](const nbody::ParamInfo& r) { return r.group == nbody::ParamGroup::TimeSteps; },
+                                paramBox);
+    m_timeSteps->setObjectName(QStringLiteral("timeSteps"));
+    paramForm->addRow(m_timeSteps);
+    connect(m_timeSteps, &ParamForm::edited, this, &RunDock::paramEdited);
     return paramBox;
 }
 
@@ -229,6 +237,7 @@ void RunDock::setParams(const nbody::SimParams& p)
         const QSignalBlocker b(m_collisions);
         m_collisions->setChecked(p.collisions);
     }
+    m_timeSteps->setParams(p);
     m_shownG = p.G;
     showUnitsOfG();
 }

@@ -20,6 +20,8 @@ namespace nbody { struct KernelInfo; }
 
 namespace nbody::app {
 
+class ParamForm;
+
 /// A QDoubleSpinBox that shows and accepts scientific notation ("2e-3"), for quantities
 /// spanning many orders of magnitude. The arrows double or halve the value.
 class ScientificSpinBox : public QDoubleSpinBox {
@@ -67,6 +69,9 @@ signals:
     /// The "Collisions (merge on contact)" box was toggled (SimParams::collisions).
     void collisionsEdited(bool on);
     void launchPreviewTimesEdited(double times);
+    /// A row of the "Time steps" form (the parameter table's TimeSteps rows: fixed or block,
+    /// η, the deepest level) was edited to `text`.
+    void paramEdited(const QString& key, const QString& text);
 
 private:
     /// "Run": steps to run, steps per frame, the time scale, the Add body tool's preview length.
@@ -89,6 +94,7 @@ private:
     ScientificSpinBox* m_G;
     QLabel* m_GUnits;
     QCheckBox* m_collisions;
+    ParamForm* m_timeSteps; ///< the table's TimeSteps rows
     QString m_unitsOfG;
     double m_shownG = 1.0;
     void showUnitsOfG();

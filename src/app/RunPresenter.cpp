@@ -78,6 +78,7 @@ void RunPresenter::connectDock(SimulationController* c)
     connect(m_dock, &RunDock::dtEdited, c, &SimulationController::setDt);
     connect(m_dock, &RunDock::eps2Edited, c, &SimulationController::setEps2);
     connect(m_dock, &RunDock::collisionsEdited, c, &SimulationController::setCollisions);
+    connect(m_dock, &RunDock::paramEdited, c, &SimulationController::setParam); // time steps
     connect(m_dock, &RunDock::gravitationalConstantEdited, c, &SimulationController::setGravitationalConstant);
     connect(c, &SimulationController::stepsToRunChanged, m_dock, &RunDock::setStepsToRun);
     connect(c, &SimulationController::stepsPerFrameChanged, m_dock, &RunDock::setStepsPerFrame);

@@ -53,6 +53,9 @@ void StatusPresenter::createLabels(QMainWindow* window)
                         "several steps, or none while paused)"),
                      60);
     m_rateLabel = add(tr("Pairwise interactions per second (N² per step)"), 110);
+    m_levelsLabel = add(tr("Block time steps: bodies per level k (step dt/2^k) at the last step's start"), 0);
+    m_levelsLabel->setObjectName(QStringLiteral("levelsLabel"));
+    m_levelsLabel->hide();
     m_interopLabel = add(QString(), 0);
     m_interopLabel->setObjectName(QStringLiteral("interopLabel"));
     m_interopLabel->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
@@ -84,6 +87,8 @@ void StatusPresenter::onFrame(const FrameResult& result)
     m_lastStep = result.step;
     m_stepLabel->setText(tr("step %L1").arg(result.step));
     m_timeLabel->setText(tr("t = %1").arg(result.time, 0, 'g', 6));
+    m_levelsLabel->setVisible(!result.levelHistogram.isEmpty());
+    m_levelsLabel->setText(tr("levels %1").arg(result.levelHistogram));
     if (result.step == 0 && result.timing.steps == 0) { // a fresh or reset system
         restartStepTime();
     } else if (result.timing.steps > 0) {

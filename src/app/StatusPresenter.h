@@ -67,6 +67,7 @@ private:
     QLabel* m_fpsLabel = nullptr;
     QLabel* m_rateLabel = nullptr;
     QLabel* m_interopLabel = nullptr;
+    QLabel* m_levelsLabel = nullptr; ///< block time steps: bodies per level (hidden with fixed steps)
 
     QTimer m_fpsTimer;
     QElapsedTimer m_fpsClock;

@@ -93,7 +93,9 @@ void LegendOverlay::paintEvent(QPaintEvent*)
         }
         return;
     }
-    const QString title = m_mode->source == ColourSource::Mass ? tr("Mass") : tr("Speed");
+    const QString title = m_mode->source == ColourSource::Mass    ? tr("Mass")
+                          : m_mode->source == ColourSource::Level ? tr("Time-step level")
+                                                                  : tr("Speed");
     p.drawText(QRect(m, 4, width() - 2 * m, 16), Qt::AlignLeft | Qt::AlignVCenter, title);
     const QRect bar(m, 22, width() - 2 * m, 10);
     QLinearGradient g(bar.topLeft(), bar.topRight());

@@ -38,6 +38,8 @@ CLI::App* addRunCommand(CLI::App& app, RunOptions& o)
                      "Run backwards in time: every step advances by -dt (dt itself stays positive). KDK leapfrog and "
                      "yoshida4 are time-symmetric, so --reverse from a snapshot written after S steps retraces them "
                      "to the start, up to rounding");
+    // --timestep fixed|block, --eta, --max-levels (with block, --dt is the largest step).
+    addParamOptions(*runCmd, o.timeSteps, {ParamGroup::TimeSteps});
     runCmd->add_option("-c,--capture", o.capture, "Write a PNG of the final state (headless, EGL)");
     runCmd->add_option("--width", o.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
     runCmd->add_option("--height", o.height, "Capture height in pixels")->capture_default_str()->check(CLI::Range(16, 16384));

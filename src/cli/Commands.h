@@ -38,6 +38,7 @@ struct RunOptions {
     int diagnosticsEvery = 10;  ///< steps between rows of the diagnostics CSV (≥ 1)
     std::string integrator;     ///< integrator id; empty: the scenario's (leapfrog for the cube and files)
     bool reverse = false;       ///< --reverse: steps of −dt, time runs backwards (SimParams::reverse)
+    ParamTexts timeSteps;       ///< --timestep, --eta, --max-levels (the parameter table's TimeSteps rows)
     double energyTolerance = kEnergyTolerance; ///< |dE/E0| above this is warned about in the summary (with energy)
     bool strict = false;        ///< exit 1 when the energy tolerance is exceeded
     int hostCopyEvery = 1000;   ///< CUDA kernels: steps between host copies of the state (SimParams::hostCopyInterval)

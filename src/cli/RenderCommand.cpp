@@ -279,7 +279,7 @@ int writeFrames(const RenderOptions& o, Simulation& sim, HeadlessView& view, gl:
             return;
         const World* w = nullptr;
         view.withPositions(sim, [&] { w = &sim.world(); });
-        const float top = gl::bodyScalars(mode->source, *w, scalars);
+        const float top = gl::bodyScalars(mode->source, *w, scalars, nullptr, sim.blockLevels().level);
         if (speedMax == 0.f)
             speedMax = top;
         view.buffers.uploadScalars(scalars.data(), sim.size());

@@ -110,6 +110,7 @@ int runParams(const RunOptions& o, const PreparedSystem& prepared, SimParams& pa
     if (!o.integrator.empty())
         params.integrator = o.integrator; // Simulation refuses an unknown id, naming the known ones
     params.reverse = o.reverse;           // Simulation refuses it together with collisions, saying why
+    applyParamTexts(o.timeSteps, params); // and block time steps with --reverse, saying why
     // A snapshot's stored integrator, θ, leaf size, direction and collision switch, unless the
     // option was given (a differing one is reported): the run continues the stored one exactly.
     try {
@@ -340,6 +341,10 @@ void printTiming(const RunOptions& o, const Simulation& sim, const LoopResult& r
         std::printf("  time per step:          %.4f ms%s\n", msPerStep,
                     r.stepsWarm > 0 ? " (after the first progress interval)" : "");
         std::printf("  interactions per second: %.4g (N^2 per step)\n", msPerStep > 0 ? n * n / (msPerStep * 1e-3) : 0.0);
+        std::printf("  body-force evaluations: %llu\n", static_cast<unsigned long long>(sim.bodyForceEvaluations()));
+        if (blockSteps(sim.params()))
+            std::printf("  block time steps:       %s (bodies per level at the last step's start, dt/2^k)\n",
+                        levelHistogramText(sim.blockLevels()).c_str());
     }
     std::string host, device;
     for (std::size_t i = 0; i < r.memory.size(); ++i) {
@@ -404,7 +409,7 @@ void writeCapture(const RunOptions& o, RunSession& s)
     gl::RenderStyle style = HeadlessView::style(w);
     std::vector<float> scalars; // group colours (a galaxy's stars and halo) read one float per body
     if (style.source != gl::ColourSource::Mass) {
-        style.scalarMax = gl::bodyScalars(style.source, w, scalars);
+        style.scalarMax = gl::bodyScalars(style.source, w, scalars, nullptr, s.sim->blockLevels().level);
         s.view->buffers.uploadScalars(scalars.data(), scalars.size());
         style.scalarBuffer = s.view->buffers.scalarBuffer();
     }

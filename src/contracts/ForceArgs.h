@@ -8,6 +8,7 @@
 #include "contracts/Types.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -57,6 +58,13 @@ inline constexpr std::size_t kAllRows = static_cast<std::size_t>(-1);
 /// Arguments of a host force kernel: acc[i] = G Σ_j m_j r_ij / (|r_ij|² + ε²)^{3/2}.
 /// pos, acc: N elements in the kernel's layout (Float4 rows: Float4; Double4 rows: Double4);
 /// host memory; acc[i] is written (w = 0) for i in [iBegin, iEnd) only.
+///
+/// Active rows (block time steps, sim/core/BlockSteps.h): when `active` is not null, the rows
+/// written are active[0 .. activeCount) instead of [iBegin, iEnd) (which must then be the whole
+/// range): ascending indices < n, each row summed over all N bodies j exactly as in a call over
+/// every row, so an active row is bit for bit the same row of the full result. Every host row
+/// honours it (an all-pairs kernel sums the listed rows against all j; the tree walks only the
+/// groups that hold a listed body).
 struct HostForceArgs {
     const void* pos = nullptr;
     void* acc = nullptr;
@@ -67,6 +75,8 @@ struct HostForceArgs {
     int leafSize = kDefaultLeafSize;                 ///< tree rows: bodies per leaf cell at most (SimParams::leafSize)
     std::size_t iBegin = 0;        ///< first body i written
     std::size_t iEnd = kAllRows;   ///< one past the last body i written (kAllRows: n)
+    const std::uint32_t* active = nullptr; ///< the rows written, ascending (nullptr: [iBegin, iEnd))
+    std::size_t activeCount = 0;           ///< entries of `active`
 };
 
 /// [iBegin, iEnd) of force arguments with kAllRows resolved to n. Throws std::invalid_argument

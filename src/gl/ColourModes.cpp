@@ -17,6 +17,10 @@ constexpr ColourMode kModes[] = {
      ColourSource::Speed, {0.15f, 0.35f, 1.f}, {1.f, 0.9f, 0.1f}},
     {"group", "Group", "One colour per group: dark matter, stars, gas (files) or generic (the default cube)",
      ColourSource::Group, {0.f, 0.f, 0.f}, {0.f, 0.f, 0.f}},
+    {"level", "Time-step level (blue → red)",
+     "Block time steps: blue for bodies on the largest step (level 0), red for the deepest level in use; "
+     "every body is on level 0 with fixed steps",
+     ColourSource::Level, {0.2f, 0.4f, 1.f}, {1.f, 0.2f, 0.15f}},
 };
 
 } // namespace
@@ -45,13 +49,24 @@ const ColourMode& defaultColourMode(const World& world)
     return *findColourMode(hasGroups(world) ? "group" : "mass");
 }
 
-float bodyScalars(ColourSource source, const World& world, std::vector<float>& out, std::uint8_t* groupsPresent)
+float bodyScalars(ColourSource source, const World& world, std::vector<float>& out, std::uint8_t* groupsPresent,
+                  std::span<const std::uint8_t> levels)
 {
     out.clear();
     if (source == ColourSource::Mass)
         return 0.f;
     const std::size_t n = world.size();
     out.resize(n);
+    if (source == ColourSource::Level) {
+        const bool known = levels.size() == n;
+        int deepest = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const int k = known ? levels[i] : 0;
+            out[i] = float(k);
+            deepest = std::max(deepest, k);
+        }
+        return float(std::max(deepest, 1));
+    }
     if (source == ColourSource::Group) {
         unsigned mask = 0;
         for (std::size_t i = 0; i < n; ++i) {

@@ -18,6 +18,7 @@ enum class ColourSource : int {
     Mass = 0,  ///< the mass (w of the position buffer), over the system's mass range
     Speed = 1, ///< |v| from the per-body scalar buffer, 0 … the 99th percentile of the speeds
     Group = 2, ///< the Group component (dark matter, stars, gas, generic) from the scalar buffer
+    Level = 3, ///< block time steps: each body's level k (step dt/2^k) from the scalar buffer
 };
 
 struct ColourRgb {
@@ -32,7 +33,8 @@ struct ColourMode {
     ColourRgb low, high;                ///< gradient ends (Mass, Speed)
 };
 
-/// The rows: mass (green → red, the look of the predecessor's renderer), speed (blue → yellow), group.
+/// The rows: mass (green → red, the look of the predecessor's renderer), speed (blue → yellow),
+/// group, time-step level (blue → red).
 std::span<const ColourMode> colourModes();
 /// The row with `id`, or nullptr.
 const ColourMode* findColourMode(std::string_view id);
@@ -59,7 +61,10 @@ const ColourMode& defaultColourMode(const World& world);
 /// cleared and 0 returned. For Group, `groupsPresent` (when given) gets the groups the system
 /// holds from the same pass: bit g (1 << g) set when some body's Group has the value g (0 for an
 /// empty system), which the legend lists.
+///
+/// Level reads `levels` (N entries: Simulation::blockLevels().level; empty or another size, as
+/// with fixed steps: every body on level 0) and returns the deepest level present (1 when it is 0).
 float bodyScalars(ColourSource source, const World& world, std::vector<float>& out,
-                  std::uint8_t* groupsPresent = nullptr);
+                  std::uint8_t* groupsPresent = nullptr, std::span<const std::uint8_t> levels = {});
 
 } // namespace nbody::gl

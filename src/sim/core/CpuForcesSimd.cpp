@@ -64,16 +64,19 @@ void RsqrtBatch(const float* HWY_RESTRICT x, float* HWY_RESTRICT out, std::size_
     }
 }
 
-/// acc[i] = G Σ_j m_j r_ij / (r² + ε²)^{3/2} for i in [iBegin, iEnd), from SoA positions x, y,
-/// z and m8 = m/8 of the n bodies, padded with zero-mass bodies up to iBegin plus the range
-/// rounded up to whole groups (GroupBodies()); pads are never j bodies. Groups
-/// start at iBegin, so lanes hold other bodies than in a full call, but every lane sums its own
-/// body over j = 0, 1, …, n−1 in order with lane-wise operations: the rows are bit-identical.
+/// acc[row(k)] = G Σ_j m_j r_kj / (r² + ε²)^{3/2} for the `count` i bodies k whose positions are
+/// xi, yi, zi (SoA, padded to whole groups of GroupBodies() with zero-mass bodies whose results
+/// are dropped), against the SoA positions x, y, z and m8 = m/8 of the n j bodies; row(k) =
+/// rowOf[k], or rowBase + k when rowOf is null. A range [iBegin, iEnd) passes xi = x + iBegin;
+/// the active rows of block time steps pass a gathered copy. Groups start at the first i body,
+/// so lanes hold other bodies than in a full call, but every lane sums its own body over
+/// j = 0, 1, …, n−1 in order with lane-wise operations: the rows are bit-identical.
 /// Guard: mask pairs at r² + ε² = 0 to 0 (needed only for ε² < kMinUnguardedEps2).
 template <bool Guard>
-void Forces(const float* HWY_RESTRICT x, const float* HWY_RESTRICT y, const float* HWY_RESTRICT z,
-            const float* HWY_RESTRICT m8, std::size_t n, std::size_t iBegin, std::size_t iEnd, float eps2,
-            float G, Float4* HWY_RESTRICT acc)
+void Forces(const float* HWY_RESTRICT xs, const float* HWY_RESTRICT yi_, const float* HWY_RESTRICT zi_,
+            std::size_t count, const std::uint32_t* rowOf, std::size_t rowBase, const float* HWY_RESTRICT x,
+            const float* HWY_RESTRICT y, const float* HWY_RESTRICT z, const float* HWY_RESTRICT m8, std::size_t n,
+            float eps2, float G, Float4* HWY_RESTRICT acc)
 {
     using D = hn::ScalableTag<float>;
     using V = hn::Vec<D>;
@@ -81,11 +84,11 @@ void Forces(const float* HWY_RESTRICT x, const float* HWY_RESTRICT y, const floa
     const std::size_t L = hn::Lanes(d);
     const std::size_t block = kRows * L;
     const std::size_t group = kGroupBlocks * block;
-    const auto groups = static_cast<std::ptrdiff_t>((iEnd - iBegin + group - 1) / group);
+    const auto groups = static_cast<std::ptrdiff_t>((count + group - 1) / group);
 
 #pragma omp parallel for schedule(static) if (std::ptrdiff_t(n) >= kParallelPairsFrom)
     for (std::ptrdiff_t g = 0; g < groups; ++g) {
-        const std::size_t i0 = iBegin + std::size_t(g) * group;
+        const std::size_t i0 = std::size_t(g) * group;
         // Running sums of the group's bodies between j tiles (stored and reloaded exactly, so
         // each i still sums j = 0, 1, …, n−1 in order).
         HWY_ALIGN float sums[3][kGroupBlocks * kRows * (HWY_MAX_BYTES / sizeof(float))] = {};
@@ -97,9 +100,9 @@ void Forces(const float* HWY_RESTRICT x, const float* HWY_RESTRICT y, const floa
                 V xi[kRows], yi[kRows], zi[kRows], ax[kRows], ay[kRows], az[kRows];
                 for (std::size_t r = 0; r < kRows; ++r) {
                     const std::size_t s = (b * kRows + r) * L;
-                    xi[r] = hn::LoadU(d, x + ib + r * L);
-                    yi[r] = hn::LoadU(d, y + ib + r * L);
-                    zi[r] = hn::LoadU(d, z + ib + r * L);
+                    xi[r] = hn::LoadU(d, xs + ib + r * L);
+                    yi[r] = hn::LoadU(d, yi_ + ib + r * L);
+                    zi[r] = hn::LoadU(d, zi_ + ib + r * L);
                     ax[r] = hn::Load(d, sums[0] + s);
                     ay[r] = hn::Load(d, sums[1] + s);
                     az[r] = hn::Load(d, sums[2] + s);
@@ -120,21 +123,22 @@ void Forces(const float* HWY_RESTRICT x, const float* HWY_RESTRICT y, const floa
                 }
             }
         }
-        const std::size_t end = std::min(iEnd, i0 + group);
+        const std::size_t end = std::min(count, i0 + group);
         for (std::size_t i = i0; i < end; ++i) {
             const std::size_t k = i - i0;
-            acc[i] = Float4{G * sums[0][k], G * sums[1][k], G * sums[2][k], 0.f};
+            acc[rowOf ? rowOf[i] : rowBase + i] = Float4{G * sums[0][k], G * sums[1][k], G * sums[2][k], 0.f};
         }
     }
 }
 
-void ForcesFp32(const float* x, const float* y, const float* z, const float* m8, std::size_t n,
-                std::size_t iBegin, std::size_t iEnd, float eps2, float G, Float4* acc)
+void ForcesFp32(const float* xi, const float* yi, const float* zi, std::size_t count, const std::uint32_t* rowOf,
+                std::size_t rowBase, const float* x, const float* y, const float* z, const float* m8, std::size_t n,
+                float eps2, float G, Float4* acc)
 {
     if (eps2 >= kMinUnguardedEps2)
-        Forces<false>(x, y, z, m8, n, iBegin, iEnd, eps2, G, acc);
+        Forces<false>(xi, yi, zi, count, rowOf, rowBase, x, y, z, m8, n, eps2, G, acc);
     else
-        Forces<true>(x, y, z, m8, n, iBegin, iEnd, eps2, G, acc);
+        Forces<true>(xi, yi, zi, count, rowOf, rowBase, x, y, z, m8, n, eps2, G, acc);
 }
 
 } // namespace HWY_NAMESPACE
@@ -189,12 +193,36 @@ void cpuForcesFp32(const HostForceArgs& a)
         return;
     thread_local SoaBuffer soa;
     const std::size_t group = HWY_DYNAMIC_DISPATCH(GroupBodies)();
+    if (a.active) {
+        // Block time steps: the active rows' positions gathered into an i buffer of their own
+        // (padded to whole groups with zero-mass bodies), summed against all n bodies j.
+        checkActiveRows(a);
+        if (a.activeCount == 0)
+            return;
+        thread_local std::vector<float> gathered;
+        const std::size_t count = a.activeCount;
+        const std::size_t paddedI = (count + group - 1) / group * group;
+        gathered.assign(3 * paddedI, 0.f);
+        const auto* pos = static_cast<const Float4*>(a.pos);
+        for (std::size_t k = 0; k < count; ++k) {
+            const Float4& p = pos[a.active[k]];
+            gathered[k] = p.x;
+            gathered[paddedI + k] = p.y;
+            gathered[2 * paddedI + k] = p.z;
+        }
+        transpose(pos, a.n, (a.n + group - 1) / group * group, soa);
+        HWY_DYNAMIC_DISPATCH(ForcesFp32)(gathered.data(), gathered.data() + paddedI, gathered.data() + 2 * paddedI,
+                                         count, a.active, 0, soa.x(), soa.y(), soa.z(), soa.m8(), a.n, float(a.eps2),
+                                         float(a.G), static_cast<Float4*>(a.acc));
+        return;
+    }
     // Room for every j body and for the last i group of the range (which starts at rows.begin).
     const std::size_t padded =
         std::max((a.n + group - 1) / group * group, rows.begin + (rows.size() + group - 1) / group * group);
     transpose(static_cast<const Float4*>(a.pos), a.n, padded, soa);
-    HWY_DYNAMIC_DISPATCH(ForcesFp32)(soa.x(), soa.y(), soa.z(), soa.m8(), a.n, rows.begin, rows.end,
-                                     float(a.eps2), float(a.G), static_cast<Float4*>(a.acc));
+    HWY_DYNAMIC_DISPATCH(ForcesFp32)(soa.x() + rows.begin, soa.y() + rows.begin, soa.z() + rows.begin, rows.size(),
+                                     nullptr, rows.begin, soa.x(), soa.y(), soa.z(), soa.m8(), a.n, float(a.eps2),
+                                     float(a.G), static_cast<Float4*>(a.acc));
 }
 
 std::vector<std::int64_t> cpuSimdTargets()

@@ -32,10 +32,38 @@ void allPairs(const P* pos, std::size_t n, RowRange rows, T eps2, T G, Out&& sto
 
 } // namespace
 
+void checkActiveRows(const HostForceArgs& a)
+{
+    if (a.iBegin != 0 || (a.iEnd != kAllRows && a.iEnd != a.n))
+        throw std::invalid_argument("force rows: an active-row list goes with the whole range of rows, not [" +
+                                    std::to_string(a.iBegin) + ", " + std::to_string(a.iEnd) + ")");
+    for (std::size_t s = 0; s < a.activeCount; ++s)
+        if (a.active[s] >= a.n || (s > 0 && a.active[s] <= a.active[s - 1]))
+            throw std::invalid_argument("force rows: active row entry " + std::to_string(s) + " (body " +
+                                        std::to_string(a.active[s]) + ") is not ascending below N = " +
+                                        std::to_string(a.n));
+}
+
 void cpuForcesFp64(const HostForceArgs& a)
 {
     auto* acc = static_cast<Double4*>(a.acc);
-    allPairs<double, Acc3d>(static_cast<const Double4*>(a.pos), a.n, rowRange(a.iBegin, a.iEnd, a.n), a.eps2, a.G,
+    const auto* pos = static_cast<const Double4*>(a.pos);
+    if (a.active) {
+        // The listed rows, each summed over j = 0, 1, …, n−1 as allPairs does: the same bits.
+        checkActiveRows(a);
+        const auto count = static_cast<std::ptrdiff_t>(a.activeCount);
+#pragma omp parallel for schedule(static) if (std::ptrdiff_t(a.n) * count >= kParallelPairsFrom * kParallelPairsFrom)
+        for (std::ptrdiff_t s = 0; s < count; ++s) {
+            const std::size_t i = a.active[s];
+            Acc3d sum;
+            const Double4 bi = pos[i];
+            for (std::size_t j = 0; j < a.n; ++j)
+                bodyBodyInteraction<double>(bi, pos[j], sum, a.eps2);
+            acc[i] = Double4{a.G * sum.x, a.G * sum.y, a.G * sum.z, 0.0};
+        }
+        return;
+    }
+    allPairs<double, Acc3d>(pos, a.n, rowRange(a.iBegin, a.iEnd, a.n), a.eps2, a.G,
                             [&](std::size_t i, double x, double y, double z) { acc[i] = Double4{x, y, z, 0.0}; });
 }
 

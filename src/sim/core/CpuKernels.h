@@ -63,6 +63,10 @@ std::int64_t cpuForcesFp32OnTarget(const HostForceArgs& args, std::int64_t targe
 /// its Newton refinement), for tests of the error bound. Returns the target that ran.
 std::int64_t cpuRsqrtOnTarget(const float* x, float* out, std::size_t n, std::int64_t target);
 
+/// Throws std::invalid_argument unless args.active lists ascending rows < n with [iBegin, iEnd)
+/// the whole range (the active-row contract of HostForceArgs); the message names the entry.
+void checkActiveRows(const HostForceArgs& args);
+
 /// `reference`: fp64 arithmetic on the fp64 state (pos, acc: N Double4). 30 flops per interaction.
 void cpuForcesFp64(const HostForceArgs& args);
 

@@ -1,4 +1,5 @@
 #include "sim/core/ParamTable.h"
+#include "sim/core/BlockSteps.h"
 #include "sim/collide/Collisions.h"
 #include "sim/core/Integrators.h"
 #include "sim/base/Registry.h"
@@ -235,6 +236,44 @@ std::deque<ParamInfo> builtInRows()
                                        "every step advances by -dt (KDK and Yoshida retrace their steps)"),
                                &SimParams::reverse);
         r.brief = "reverse";
+        r.stored = true;
+        t.push_back(r);
+    }
+    // ---- time steps (BlockSteps.h) ----
+    {
+        ParamInfo r = fieldRow(text("timestep", "--timestep", "time steps", ParamGroup::TimeSteps, ParamReaders::All,
+                                    "fixed: every body takes dt; block: hierarchical block time steps, each body "
+                                    "on a level with step dt/2^k from its criterion (dt is the largest step)"),
+                               &SimParams::timestep);
+        r.brief = "timestep";
+        r.briefOnlyWhenSet = true;
+        r.stored = true;
+        r.check = [](const SimParams& p) -> std::string {
+            if (p.timestep != "fixed" && p.timestep != "block")
+                return "time steps '" + p.timestep + "' are not known (known: fixed, block)";
+            return blockStepsProblem(p);
+        };
+        r.choices = [] { return std::vector<std::string>{"fixed", "block"}; };
+        t.push_back(r);
+    }
+    {
+        ParamInfo r = fieldRow(real("eta", "--eta", "step accuracy eta", "", ParamGroup::TimeSteps, ParamReaders::All, 0,
+                                    10, true,
+                                    "block steps: dt_i = eta sqrt(l/|a_i|), l = eps (or the nearest body's distance "
+                                    "when eps2 = 0); smaller is more accurate"),
+                               &SimParams::eta);
+        r.brief = "eta";
+        r.briefOnlyWhenSet = true;
+        r.stored = true;
+        t.push_back(r);
+    }
+    {
+        ParamInfo r = fieldRow(integer("maxLevels", "--max-levels", "deepest step level", ParamGroup::TimeSteps,
+                                       ParamReaders::All, 0, kMaxBlockLevels, false,
+                                       "block steps: the smallest step is dt/2^max-levels"),
+                               &SimParams::maxLevels);
+        r.brief = "levels";
+        r.briefOnlyWhenSet = true;
         r.stored = true;
         t.push_back(r);
     }

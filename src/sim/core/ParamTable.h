@@ -36,6 +36,7 @@ enum class ParamType {
 /// Where a parameter belongs: the CLI's option group and the dock that shows it.
 enum class ParamGroup {
     Physics,    ///< G, ε², dt, integrator, reverse — the Run dock
+    TimeSteps,  ///< fixed or block time steps, η, the deepest level — the Run dock, `nbody run`
     Launch,     ///< the CUDA kernels' launch parameters — the Kernel dock
     Tree,       ///< the tree rows' θ and leaf size — the Kernel dock
     Collisions, ///< the collision system — the Run dock
@@ -82,6 +83,9 @@ struct ParamInfo {
     std::function<std::string(std::string_view text, SimParams& p)> set;
     /// Checks beyond the range (a registry id, an fp32 value): "" or why not. May be empty.
     std::function<std::string(const SimParams& p)> check;
+    /// Text rows with a closed set of values (time steps: fixed, block): the values, in the
+    /// order an editor lists them. Empty: any text the row's check accepts.
+    std::function<std::vector<std::string>()> choices;
 };
 
 /// Every row: the built-in parameters in the order of the docs, then the declared ones. Rows

@@ -8,6 +8,10 @@ namespace nbody {
 
 std::string reverseProblem(const SimParams& p)
 {
+    if (p.reverse && p.timestep == "block")
+        return "time cannot run backwards with block time steps: a body changes level at the end of its own "
+               "step, so the steps taken forwards are not retraced backwards (the scheme is not "
+               "time-symmetric): use --timestep fixed to reverse";
     if (p.reverse && p.collisions)
         return "time cannot run backwards while the collision system merges bodies (a merge cannot be "
                "undone): turn collisions off to reverse";

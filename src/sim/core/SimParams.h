@@ -80,6 +80,17 @@ struct SimParams {
     /// `collisions` on: a merge cannot be undone (Simulation throws std::invalid_argument).
     bool reverse = false;
     std::string integrator = "leapfrog"; ///< time integrator, a row of the integrator registry (Integrators.h)
+    /// Time steps: "fixed" (every body takes dt) or "block" (hierarchical block time steps,
+    /// BlockSteps.h: each body on a level k with step dt / 2^k from the criterion; dt is then the
+    /// largest step, and every step of dt ends at a synchronisation point). Block steps take the
+    /// leapfrog, forwards, in a single process.
+    std::string timestep = "fixed";
+    /// Block steps: accuracy parameter η of the criterion dt_i = η · sqrt(ℓ_i / |a_i|) (ℓ_i = ε,
+    /// or the nearest-neighbour distance when ε² = 0), dimensionless; smaller is more accurate.
+    double eta = 0.1;
+    /// Block steps: the deepest level L, so the smallest step is dt / 2^L (0..kMaxBlockLevels;
+    /// 0 is the fixed step).
+    int maxLevels = 10;
     /// Values of the parameters declared at run time (declareParam, ParamTable.h: tests,
     /// extensions), as text by key; the built-in parameters are the fields above.
     std::map<std::string, std::string, std::less<>> extra;

@@ -59,6 +59,17 @@ void refuseDistributedCollisions(const SimParams& p, const ForceShare* share)
                                     "re-split the rows");
 }
 
+/// The one refusal of block time steps where the state backend has no active-row operations
+/// (Stepper.h): a distributed run (the force share exchanges whole columns).
+void refuseBlockSteps(const SimParams& p, const ForceShare* share)
+{
+    if (!blockSteps(p))
+        return;
+    if (share)
+        throw std::invalid_argument("block time steps are not supported in a distributed run (mpirun): the force "
+                                    "share exchanges every row after each evaluation");
+}
+
 /// Refuses parameters a CUDA kernel cannot launch with (message names the limit).
 void checkLaunchable(const KernelInfo& k, const SimParams& p, std::size_t n)
 {
@@ -224,6 +235,7 @@ void Simulation::setKernel(const KernelInfo& row)
     const KernelInfo* k = &row;
     if (const Availability a = availability(*k); !a.available)
         throw std::invalid_argument("kernel '" + std::string(k->id) + "' is not available here: " + a.reason);
+    refuseBlockSteps(m_params, m_share);
     checkLaunchable(*k, m_params, m_world.size());
     const KernelInfo* old = m_kernel;
     const bool keepDevice = deviceResident() && k->backend == Backend::Cuda && k->layout == old->layout;
@@ -258,6 +270,7 @@ void Simulation::setParams(const SimParams& params)
 {
     validateParams(params);
     refuseDistributedCollisions(params, m_share);
+    refuseBlockSteps(params, m_share);
     checkLaunchable(*m_kernel, params, m_world.size());
     if (params.G != m_params.G || params.eps2 != m_params.eps2) {
         m_world.accelerationsValid = false; // the forces change; dt alone does not change them
@@ -466,6 +479,7 @@ GraphStats Simulation::graphStats() const
 void Simulation::setForceShare(ForceShare* share)
 {
     refuseDistributedCollisions(m_params, share);
+    refuseBlockSteps(m_params, share);
     if (share)
         (void)share->rows(m_world.size()); // refuses a system it cannot share (fewer bodies than processes)
     m_share = share;

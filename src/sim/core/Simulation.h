@@ -28,6 +28,7 @@
 /// Selecting an fp64 kernel widens the fp32 state exactly; leaving it rounds to nearest.
 
 #include "sim/collide/Collisions.h"
+#include "sim/core/BlockSteps.h"
 #include "contracts/DeviceTypes.h"
 #include "sim/core/Diagnostics.h"
 #include "sim/core/ForceShare.h"
@@ -129,6 +130,14 @@ public:
     /// world(), state64(), a CPU contact search or a kernel switch cost with a CUDA kernel. 0 for
     /// CPU kernels. A cheap counter for tests that a per-frame path reads no more than it needs.
     std::uint64_t fullDownloads() const { return m_fullDownloads; }
+    /// Body-force evaluations since the Simulation was made: the rows of every force evaluation
+    /// (N for a full one, the active rows of a block-step substep), the cost measure at which
+    /// fixed and block time steps are compared.
+    std::uint64_t bodyForceEvaluations() const { return m_bodyForces; }
+    /// Block time steps (SimParams::timestep "block", BlockSteps.h): the bodies' levels after the
+    /// last step and the histogram of the levels it started with (empty before the first step
+    /// and with fixed steps).
+    const BlockLevels& blockLevels() const { return m_levels; }
 
     /// Body `index`'s position (with its mass) and velocity now, in the selected kernel's precision
     /// widened exactly to fp64 (rounded to fp32 they are world()'s row). Reads that row alone: with
@@ -289,6 +298,8 @@ private:
     double m_energyLost = 0;                 ///< see energyLost()
     ForceShare* m_share = nullptr;           ///< other processes' rows (nullptr: all rows here)
     std::uint64_t m_fullDownloads = 0;       ///< see fullDownloads()
+    std::uint64_t m_bodyForces = 0;          ///< see bodyForceEvaluations()
+    BlockLevels m_levels;                    ///< see blockLevels()
 };
 
 /// Evaluates the accelerations of `world` once with kernel `kernelId` on a copy, in the kernel's

@@ -16,11 +16,116 @@ class DeviceState {}; // CPU-only build: no device state is ever created
 } // namespace nbody
 #endif
 
+#include <algorithm>
+#include <array>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 namespace nbody {
+
+// ---- the composition of one step (Stepper.h) ----------------------------------------------
+
+namespace {
+
+[[noreturn]] void noBlockSteps()
+{
+    throw std::logic_error("this state backend does not take block time steps");
+}
+
+/// At tick t: each active body's level by the criterion under GADGET-2's rule (every level at
+/// t = 0), keeping the histogram.
+void assignLevels(StepOps& ops, BlockLevels& b, std::uint64_t tick, double dtMax, std::vector<double>& steps)
+{
+    steps.resize(b.active.size());
+    ops.criterionSteps(b.active, steps);
+    for (std::size_t s = 0; s < b.active.size(); ++s) {
+        std::uint8_t& k = b.level[b.active[s]];
+        const int wanted = levelForStep(dtMax, steps[s], b.maxLevels);
+        const int next = tick == 0 ? wanted : allowedLevel(k, wanted, tick, b.maxLevels);
+        --b.histogram[k];
+        k = std::uint8_t(next);
+        ++b.histogram[k];
+    }
+}
+
+/// Forces of the active set: every row through forces() when all are active.
+void activeForces(StepOps& ops, const BlockLevels& b)
+{
+    if (b.active.size() == b.level.size())
+        ops.forces();
+    else
+        ops.forcesOf(b.active);
+}
+
+/// The block step of BlockSteps.h, dtMax > 0.
+void emitBlockStep(StepOps& ops, BlockLevels& b, double dtMax)
+{
+    const int L = b.maxLevels;
+    const std::uint64_t ticks = std::uint64_t(1) << L;
+    thread_local std::vector<double> steps;
+    // t = 0, a synchronisation point: every body starts a step on the level the criterion gives.
+    b.selectActive(0);
+    b.histogram.fill(0);
+    b.histogram[0] = b.level.size();
+    std::fill(b.level.begin(), b.level.end(), std::uint8_t(0));
+    assignLevels(ops, b, 0, dtMax, steps);
+    b.substeps = 0;
+    if (b.deepest() == 0) { // one level: the fixed step, operation for operation
+        ops.kickDrift(dtMax);
+        ops.forces();
+        ops.kick(dtMax);
+        b.substeps = 1;
+        return;
+    }
+    const std::array<std::uint64_t, kMaxBlockLevels + 1> startHistogram = b.histogram;
+    ops.kickLevels(dtMax, b.level, b.active); // every body's opening kick
+    std::uint64_t t = 0;
+    while (t < ticks) {
+        // The next tick at which a step ends: level k's steps end at multiples of 2^(L−k).
+        std::uint64_t next = ticks;
+        for (int k = 0; k <= L; ++k)
+            if (b.histogram[std::size_t(k)] > 0) {
+                const std::uint64_t s = std::uint64_t(1) << (L - k);
+                next = std::min(next, (t / s + 1) * s);
+            }
+        ops.drift(std::ldexp(dtMax, -L) * double(next - t)); // exact: a power of two times dtMax
+        t = next;
+        b.selectActive(firstActiveLevel(t, L));
+        activeForces(ops, b);                     // gravity for the active rows
+        ops.kickLevels(dtMax, b.level, b.active); // their closing kicks
+        ++b.substeps;
+        if (t < ticks) {
+            assignLevels(ops, b, t, dtMax, steps);    // GADGET-2's rule
+            ops.kickLevels(dtMax, b.level, b.active); // the opening kicks of their next steps
+        }
+    }
+    b.histogram = startHistogram; // what the status bar shows: the levels the step started with
+}
+
+} // namespace
+
+void StepOps::forcesOf(std::span<const std::uint32_t>) { noBlockSteps(); }
+void StepOps::kickLevels(double, std::span<const std::uint8_t>, std::span<const std::uint32_t>) { noBlockSteps(); }
+void StepOps::drift(double) { noBlockSteps(); }
+void StepOps::criterionSteps(std::span<const std::uint32_t>, std::span<double>) { noBlockSteps(); }
+
+void emitSubsteps(StepOps& ops, std::span<const double> weights, double signedDt, BlockLevels* levels)
+{
+    if (levels) {
+        emitBlockStep(ops, *levels, signedDt);
+        return;
+    }
+    for (const double w : weights) {
+        const double dt = w * signedDt;
+        ops.kickDrift(dt); // integrate: opening kick and drift
+        ops.forces();      // gravity: a at the new positions
+        ops.kick(dt);      // integrate: closing kick
+    }
+}
 
 namespace {
 
@@ -85,6 +190,37 @@ void hostDrift(std::vector<V>& pos, const std::vector<V>& vel, double dt)
     }
 }
 
+/// The criterion's step (criterionStep, BlockSteps.h) of the bodies `rows` from positions and
+/// accelerations of a host copy (Float4 or Double4): with ε² = 0 the nearest other body's
+/// distance, an O(N) pass per row like the row's forces.
+template <class V>
+void criterionStepsOf(const V* pos, const V* acc, std::size_t n, std::span<const std::uint32_t> rows,
+                      const SimParams& p, std::span<double> out)
+{
+    const double eta = p.eta;
+    const double eps2 = p.eps2;
+    const auto count = static_cast<std::ptrdiff_t>(rows.size());
+    const bool nearest = !(eps2 > 0);
+#pragma omp parallel for schedule(static) if (count * std::ptrdiff_t(nearest ? n : 1) >= kParallelElementsFrom)
+    for (std::ptrdiff_t s = 0; s < count; ++s) {
+        const std::uint32_t i = rows[std::size_t(s)];
+        const double ax = acc[i].x, ay = acc[i].y, az = acc[i].z;
+        double rMin = std::numeric_limits<double>::infinity();
+        if (nearest) {
+            double r2 = rMin;
+            const double xi = pos[i].x, yi = pos[i].y, zi = pos[i].z;
+            for (std::size_t j = 0; j < n; ++j) {
+                if (j == i)
+                    continue;
+                const double dx = double(pos[j].x) - xi, dy = double(pos[j].y) - yi, dz = double(pos[j].z) - zi;
+                r2 = std::min(r2, dx * dx + dy * dy + dz * dz);
+            }
+            rMin = std::sqrt(r2);
+        }
+        out[std::size_t(s)] = criterionStep(eta, eps2, std::sqrt(ax * ax + ay * ay + az * az), rMin);
+    }
+}
+
 } // namespace
 
 // ---- the host: fp32 columns (the World) or the fp64 state ---------------------------------
@@ -108,6 +244,39 @@ public:
         hostDrift<T>(m_pos, m_vel, dt);
     }
     void kick(double dt) override { hostKick<T>(m_vel, m_acc, dt); }
+
+    // ---- block time steps ----
+    void forcesOf(std::span<const std::uint32_t> rows) override
+    {
+        HostForceArgs a = forceArgs();
+        a.active = rows.data();
+        a.activeCount = rows.size();
+        m_sim.m_kernel->host(a);
+        m_sim.m_bodyForces += rows.size();
+        markWorldStale();
+    }
+    void kickLevels(double dtMax, std::span<const std::uint8_t> level, std::span<const std::uint32_t> rows) override
+    {
+        const auto count = static_cast<std::ptrdiff_t>(rows.size());
+#pragma omp parallel for schedule(static) if (count >= kParallelElementsFrom)
+        for (std::ptrdiff_t s = 0; s < count; ++s) {
+            const std::uint32_t i = rows[std::size_t(s)];
+            // As hostKick for level 0: ½ · dt in T.
+            const T half = T(0.5) * T(std::ldexp(dtMax, -int(level[i])));
+            m_vel[i].x += half * m_acc[i].x;
+            m_vel[i].y += half * m_acc[i].y;
+            m_vel[i].z += half * m_acc[i].z;
+        }
+    }
+    void drift(double dt) override
+    {
+        hostDrift<T>(m_pos, m_vel, dt);
+        markWorldStale();
+    }
+    void criterionSteps(std::span<const std::uint32_t> rows, std::span<double> out) override
+    {
+        criterionStepsOf(m_pos.data(), m_acc.data(), m_pos.size(), rows, m_sim.m_params, out);
+    }
     void stepped() override
     {
         m_sim.m_synced = {m_sim.m_world.time, m_sim.m_world.step}; // the host holds the state
@@ -124,6 +293,17 @@ public:
     ExchangeBuffer exchangeBuffer(bool) override { return {m_acc.data(), false}; }
     void forceRows(RowRange rows) override
     {
+        HostForceArgs a = forceArgs();
+        a.iBegin = rows.begin;
+        a.iEnd = rows.end;
+        m_sim.m_kernel->host(a);
+        m_sim.m_bodyForces += rows.size();
+        markWorldStale();
+    }
+
+private:
+    HostForceArgs forceArgs() const
+    {
         HostForceArgs a;
         a.pos = m_pos.data();
         a.acc = m_acc.data();
@@ -132,13 +312,9 @@ public:
         a.G = m_sim.m_params.G;
         a.openingAngle = m_sim.m_params.openingAngle;
         a.leafSize = m_sim.m_params.leafSize;
-        a.iBegin = rows.begin;
-        a.iEnd = rows.end;
-        m_sim.m_kernel->host(a);
-        markWorldStale();
+        return a;
     }
 
-private:
     void markWorldStale()
     {
         if constexpr (std::is_same_v<V, Double4>)
@@ -163,6 +339,7 @@ public:
     void forces() override
     {
         m_sim.m_device->computeForces(launch(RowRange{0, m_sim.m_world.size()}), m_sim.m_current);
+        m_sim.m_bodyForces += m_sim.m_world.size();
         m_sim.m_world.accelerationsValid = true;
     }
     void kickDrift(double dt) override
@@ -171,6 +348,40 @@ public:
         m_sim.m_current = 1 - m_sim.m_current;
     }
     void kick(double dt) override { m_sim.m_device->kick(dt); }
+
+    // ---- block time steps: the simplest correct device path ----
+    // Every row is evaluated (an inactive body's acceleration is not read before its own step
+    // ends, where it is evaluated again, so the extra rows change nothing); the levels and the
+    // active set are the host's, from a copy of the state; the kicks of the listed rows with their
+    // levels' steps and the drift run on the device.
+    void forcesOf(std::span<const std::uint32_t>) override { forces(); }
+    void kickLevels(double dtMax, std::span<const std::uint8_t> level, std::span<const std::uint32_t> rows) override
+    {
+        m_sim.m_device->kickLevels(dtMax, level.data(), rows.data(), rows.size());
+    }
+    void drift(double dt) override
+    {
+        m_sim.m_device->drift(dt, m_sim.m_current); // into the other position buffer
+        m_sim.m_current = 1 - m_sim.m_current;
+    }
+    void criterionSteps(std::span<const std::uint32_t> rows, std::span<double> out) override
+    {
+        // A scratch copy: the host copy of the state (the fallback of a GPU fault) stays at the
+        // last synchronisation point.
+        m_sim.attachForRead(false);
+        if (m_sim.fp64State()) {
+            m_sim.m_device->download(m_scratch64, m_sim.m_current);
+            criterionStepsOf(m_scratch64.position.data(), m_scratch64.acceleration.data(), m_scratch64.size(), rows,
+                             m_sim.m_params, out);
+        } else {
+            if (m_scratch.size() != m_sim.m_world.size())
+                m_scratch = m_sim.m_world;
+            m_sim.m_device->download(m_scratch, m_sim.m_current);
+            criterionStepsOf(m_scratch.positions().data(), m_scratch.accelerations().data(), m_scratch.size(), rows,
+                             m_sim.m_params, out);
+        }
+    }
+
     bool runStep(std::span<const double> weights, double signedDt) override
     {
         DeviceState& device = *m_sim.m_device;
@@ -264,6 +475,8 @@ private:
     }
 
     Simulation& m_sim;
+    World m_scratch;      ///< block steps: the copy the criterion reads (fp32 layouts)
+    Fp64State m_scratch64; ///< the same for the fp64 layout
 };
 #endif
 
@@ -364,6 +577,13 @@ int Simulation::advance(int count, double& ms)
     const std::unique_ptr<StateBackend> b = backend();
     const std::span<const double> weights = integratorOrThrow(m_params.integrator).weights;
     const double dt = signedTimeStep(m_params); // −dt when time runs backwards
+    // Block time steps: the bodies' levels (BlockSteps.h), reassigned at every step's start.
+    BlockLevels* levels = nullptr;
+    if (blockSteps(m_params)) {
+        m_levels.maxLevels = m_params.maxLevels;
+        m_levels.level.resize(m_world.size());
+        levels = &m_levels;
+    }
     b->prepare();
     b->startClock();
     int steps = 0;
@@ -371,8 +591,8 @@ int Simulation::advance(int count, double& ms)
     while (steps < count) {
         if (!m_world.accelerationsValid)
             b->forces(); // gravity: a_n
-        if (!b->runStep(weights, dt))
-            emitSubsteps(*b, weights, dt); // integrate and gravity: the integrator's substeps
+        if (levels || !b->runStep(weights, dt))
+            emitSubsteps(*b, weights, dt, levels); // integrate and gravity: the integrator's substeps
         m_world.time += dt;
         ++m_world.step;
         ++steps;

@@ -19,14 +19,23 @@
 /// A distributed run (src/mpi) decorates the backend's force evaluation with the exchange of the
 /// other processes' rows (Simulation::SharedForces), so it steps through the same loop.
 
+#include "sim/core/BlockSteps.h"
+
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 namespace nbody {
 
 /// KDK leapfrog's operations on one state (Integrators.h). dt is signed (−dt when time runs
 /// backwards) and already multiplied by the substep's weight.
+///
+/// Block time steps (BlockSteps.h) act on an active set of rows and on per-body levels: the
+/// operations below the first three. The fixed step is their special case of one level (every
+/// body active, every kick of dt_max), for which the stepper calls the first three. The host
+/// backends and the device backend offer them; the force share (mpirun) does not (the defaults
+/// throw std::logic_error; Simulation refuses block steps in a distributed run before a step).
 class StepOps {
 public:
     virtual ~StepOps() = default;
@@ -36,19 +45,30 @@ public:
     virtual void kickDrift(double dt) = 0;
     /// The closing kick: v += ½ a dt.
     virtual void kick(double dt) = 0;
+
+    /// a_i = F(x)_i for the bodies i of `rows` only (ascending), each summed over all N bodies:
+    /// bit for bit the rows of forces() for a deterministic kernel.
+    virtual void forcesOf(std::span<const std::uint32_t> rows);
+    /// v_i += ½ a_i · dtMax / 2^level[i] for the bodies i of `rows`.
+    virtual void kickLevels(double dtMax, std::span<const std::uint8_t> level, std::span<const std::uint32_t> rows);
+    /// x += v dt for every body.
+    virtual void drift(double dt);
+    /// The criterion's step (criterionStep, BlockSteps.h, with the run's η and ε²) of each body
+    /// of `rows` into out[s], from its current acceleration and position.
+    virtual void criterionSteps(std::span<const std::uint32_t> rows, std::span<double> out);
 };
 
 /// One step of an integrator row (weights w_i, Σ w_i = 1) as KDK leapfrog substeps of w_i·dt:
 /// the one place the substeps are composed, for every backend and for the CUDA graph capture.
-inline void emitSubsteps(StepOps& ops, std::span<const double> weights, double signedDt)
-{
-    for (const double w : weights) {
-        const double dt = w * signedDt;
-        ops.kickDrift(dt); // integrate: opening kick and drift
-        ops.forces();      // gravity: a at the new positions
-        ops.kick(dt);      // integrate: closing kick
-    }
-}
+///
+/// With `levels` (block time steps; the leapfrog row, dt = dt_max > 0) the step is the KDK
+/// scheme with individual steps of BlockSteps.h: at its start (a synchronisation point, every
+/// accelerations current) every body gets its level from the criterion and its opening kick;
+/// then, from tick to tick at which some step ends, all bodies drift, the active ones get their
+/// forces, the closing kick, possibly a new level and the next opening kick; at the last tick
+/// every body is active and the step ends synchronised. When every body is on level 0 this is
+/// exactly the fixed step below (the same operations in the same order).
+void emitSubsteps(StepOps& ops, std::span<const double> weights, double signedDt, BlockLevels* levels = nullptr);
 
 /// A state the stepper advances: StepOps plus the bookkeeping of the loop (see the file comment).
 class StateBackend : public StepOps {

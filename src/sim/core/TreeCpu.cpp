@@ -172,7 +172,7 @@ std::size_t BlockBodies()
 /// the group's bodies in blocks of BlockBodies(); acc[order[s]] = G · a_s. x, y, z: the sorted
 /// positions, padded to a whole number of groups plus one block with copies of the last body.
 void TreeSums(const HostTree& t, const float* x, const float* y, const float* z, float eps2, float G,
-              int leafSize, std::size_t iBegin, std::size_t iEnd, Float4* acc)
+              int leafSize, std::size_t iBegin, std::size_t iEnd, const std::uint8_t* activeMask, Float4* acc)
 {
     const std::size_t n = t.n;
     const auto groups = static_cast<std::ptrdiff_t>(t.groups.size());
@@ -190,6 +190,13 @@ void TreeSums(const HostTree& t, const float* x, const float* y, const float* z,
         for (std::ptrdiff_t g = 0; g < groups; ++g) errors.run([&] {
             const std::size_t first = std::size_t(t.groups[std::size_t(g)].first);
             const std::size_t count = std::size_t(t.groups[std::size_t(g)].count);
+            if (activeMask) { // block time steps: only the groups that hold an active body walk
+                bool any = false;
+                for (std::size_t s = first; s < first + count && !any; ++s)
+                    any = activeMask[t.order[s]] != 0;
+                if (!any)
+                    return;
+            }
             treecpu::walk(t, treecpu::groupBox(t.sorted.data(), first, count), leafSize, l);
             for (std::size_t i0 = first; i0 < first + count; i0 += block) {
                 if (guard)
@@ -200,7 +207,8 @@ void TreeSums(const HostTree& t, const float* x, const float* y, const float* z,
                 for (std::size_t s = i0; s < end; ++s) {
                     const std::size_t k = s - i0;
                     const std::size_t i = t.order[s];
-                    if (i >= iBegin && i < iEnd) // the rows asked for (HostForceArgs::iBegin/iEnd)
+                    // The rows asked for (HostForceArgs::iBegin/iEnd, or its active rows).
+                    if (activeMask ? activeMask[i] != 0 : (i >= iBegin && i < iEnd))
                         acc[i] = Float4{G * sums[k], G * sums[block + k], G * sums[2 * block + k], 0.f};
                 }
             }
@@ -214,6 +222,7 @@ void TreeSums(const HostTree& t, const float* x, const float* y, const float* z,
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "sim/core/CpuKernels.h"
 #include "sim/core/SimParams.h"
 
 #include <omp.h>
@@ -407,8 +416,18 @@ void cpuTreeForces(const HostForceArgs& a)
         soa[padded + std::size_t(s)] = p.y;
         soa[2 * padded + std::size_t(s)] = p.z;
     }
+    // Block time steps: a mask of the active rows (by original index) that the walk consults.
+    thread_local std::vector<std::uint8_t> callerMask;
+    const std::uint8_t* mask = nullptr;
+    if (a.active) {
+        checkActiveRows(a);
+        callerMask.assign(a.n, 0);
+        for (std::size_t k = 0; k < a.activeCount; ++k)
+            callerMask[a.active[k]] = 1;
+        mask = callerMask.data();
+    }
     HWY_DYNAMIC_DISPATCH(TreeSums)(t, soa.data(), soa.data() + padded, soa.data() + 2 * padded, float(a.eps2),
-                                   float(a.G), a.leafSize, rows.begin, rows.end, static_cast<Float4*>(a.acc));
+                                   float(a.G), a.leafSize, rows.begin, rows.end, mask, static_cast<Float4*>(a.acc));
 }
 
 TreeWork treeWork(const HostForceArgs& a)
