@@ -47,6 +47,7 @@
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QScreen>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -639,6 +640,27 @@ private slots:
         QCOMPARE(lost.config.scenario, QStringLiteral("plummer"));
         QVERIFY(!lost.config.bodiesGiven);
         QCOMPARE(lost.config.sizeForStepsPerSecond, 25.0);
+        // A remembered N whose step is predicted beyond kSlowStepSeconds on the kernel that runs
+        // (cpu at ten million bodies: about 1e14 interactions, hours per step on any CPU) is not
+        // rebuilt at start, since a step in progress cannot be interrupted: the N is sized for the
+        // start rate instead (at most 65 536), and the title says why.
+        QSettings().setValue(QLatin1String(nbody::app::settingsKey::kKernel), QStringLiteral("cpu"));
+        QSettings().setValue(QLatin1String(nbody::app::settingsKey::kBodies), 10'000'003);
+        {
+            const CommandLine cl = commandLine({});
+            QVERIFY(cl.config.bodiesRemembered);
+            QCOMPARE(cl.config.bodies, 10'000'003ull);
+            auto w = openWindow(cl);
+            QVERIFY(w);
+            const QString title = w->windowTitle();
+            QVERIFY2(title.startsWith(plummer + QStringLiteral(": ")), qPrintable(title));
+            QVERIFY2(title.contains(QStringLiteral("the last session's")), qPrintable(title));
+            const QRegularExpressionMatch m = QRegularExpression(QStringLiteral("^[^:]*: ([\\d,]+) bodies")).match(title);
+            QVERIFY2(m.hasMatch(), qPrintable(title));
+            const qulonglong n = m.captured(1).remove(QLatin1Char(',')).toULongLong();
+            QVERIFY2(n >= 1024 && n <= 65536, qPrintable(title));
+            w->close();
+        }
     }
 
     void noSettingsIgnoresAndWritesNothing()

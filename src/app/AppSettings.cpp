@@ -59,6 +59,8 @@ void applyRememberedStart(StartupConfig& config, const QSettings& settings, doub
     if (!config.bodiesGiven && !kernelLost && ok && bodies >= 1 && bodies <= kMaxBodies) {
         config.bodies = bodies;
         config.bodiesGiven = true;
+        config.bodiesRemembered = true;
+        config.sizeForStepsPerSecond = stepsPerSecond; // should the remembered N be too slow
     } else if (!config.bodiesGiven) {
         config.sizeForStepsPerSecond = stepsPerSecond;
     }

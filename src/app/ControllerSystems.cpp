@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <stdexcept>
 
 namespace nbody::app {
@@ -88,25 +89,45 @@ void SimulationController::startFromScenario(const StartupConfig& config, StartS
     try {
         ScenarioSpec spec = specFor(config.scenario);
         QString sized;
-        if (const ScenarioInfo* row = findScenario(spec.generator);
-            row && config.bodiesGiven && !row->fixedBodies) {
+        const ScenarioInfo* row = findScenario(spec.generator);
+        // The kernel that will run: the scenario's own unless one was asked for.
+        const std::string runs = row && !config.kernelGiven && !row->kernel.empty() ? startKernel(row->kernel)
+                                                                                      : s.kernelId.toStdString();
+        const KernelInfo* k = findKernel(runs);
+        const IntegratorInfo* integrator = row ? findIntegrator(row->integrator) : nullptr;
+        const int evaluations = integrator ? int(integrator->weights.size()) : 1;
+        StepPredictor predictor;
+        bool sizeIt = row && !row->fixedBodies && !spec.bodies && config.sizeForStepsPerSecond > 0;
+        if (row && config.bodiesGiven && !row->fixedBodies) {
             spec.bodies = std::size_t(config.bodies);
-        } else if (row && !row->fixedBodies && !spec.bodies && config.sizeForStepsPerSecond > 0) {
+            sizeIt = false;
+            // A remembered N is rebuilt only while its step is quick: the user did not ask for it
+            // now, and a step in progress cannot be interrupted.
+            if (config.bodiesRemembered && config.sizeForStepsPerSecond > 0 && k && availability(*k).available) {
+                std::optional<StepPrediction> p;
+                try {
+                    p = predictor.predict(*k, spec.bodies, evaluations);
+                } catch (const std::exception&) {
+                    // no prediction: the remembered N, as before
+                }
+                if (p && p->secondsPerStep > kSlowStepSeconds) {
+                    sized = QStringLiteral(" (the last session's %L1 bodies: %2 per step on %3;")
+                                .arg(qulonglong(spec.bodies))
+                                .arg(QString::fromStdString(formatStepTime(p->secondsPerStep)), QString::fromStdString(runs));
+                    spec.bodies = 0;
+                    sizeIt = true;
+                }
+            }
+        }
+        if (sizeIt && k && availability(*k).available) {
             // N from the measured speed of the kernel that will run, timed at the N it chooses
             // (StepPredictor::sizeForStepRate, the New dialog's prediction).
-            const std::string runs = !config.kernelGiven && !row->kernel.empty() ? startKernel(row->kernel)
-                                                                                  : s.kernelId.toStdString();
-            const KernelInfo* k = findKernel(runs);
-            const IntegratorInfo* integrator = findIntegrator(row->integrator);
-            if (k && availability(*k).available) {
-                StepPredictor predictor;
-                const StepPrediction size = predictor.sizeForStepRate(
-                    *k, integrator ? int(integrator->weights.size()) : 1, config.sizeForStepsPerSecond);
-                spec.bodies = size.bodies;
-                sized = QStringLiteral(" (N sized for %1 steps/s: %2)")
-                            .arg(config.sizeForStepsPerSecond)
-                            .arg(QString::fromStdString(describeStepPrediction(size)));
-            }
+            const StepPrediction size = predictor.sizeForStepRate(*k, evaluations, config.sizeForStepsPerSecond);
+            spec.bodies = size.bodies;
+            sized += (sized.isEmpty() ? QStringLiteral(" (") : QStringLiteral(" "))
+                     + QStringLiteral("N sized for %1 steps/s: %2)")
+                           .arg(config.sizeForStepsPerSecond)
+                           .arg(QString::fromStdString(describeStepPrediction(size)));
         }
         BuiltScenario built = buildScenario(spec, s.params);
         built.summary += sized.toStdString();

@@ -53,7 +53,7 @@ void DiagnosticsPresenter::check(const QList<nbody::Diagnostics>& samples)
     m_dock->setEnergyWarning(text);
     if (!m_exceeded) {
         m_exceeded = true;
-        m_notices.report(tr("Energy not conserved"), text);
+        m_notices.report(tr("Energy not conserved"), text, false); // the run goes on: the keys stay with the window
     }
 }
 

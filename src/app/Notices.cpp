@@ -18,7 +18,7 @@ void Notices::clearStatus() const
     m_window->statusBar()->clearMessage();
 }
 
-void Notices::warn(const QString& title, const QString& text)
+void Notices::warn(const QString& title, const QString& text, bool activate)
 {
     if (!m_warningBox) {
         m_warningBox = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, m_window);
@@ -27,6 +27,7 @@ void Notices::warn(const QString& title, const QString& text)
     }
     m_warningBox->setWindowTitle(title);
     m_warningBox->setText(text);
+    m_warningBox->setAttribute(Qt::WA_ShowWithoutActivating, !activate);
     m_warningBox->show();
     m_warningBox->raise();
 }
@@ -36,12 +37,12 @@ void Notices::printError(const QString& text)
     std::fprintf(stderr, "nbody-sandbox: %s\n", qPrintable(text));
 }
 
-void Notices::report(const QString& title, const QString& text)
+void Notices::report(const QString& title, const QString& text, bool activate)
 {
     if (m_scripted)
         printError(text);
     else
-        warn(title, text);
+        warn(title, text, activate);
 }
 
 } // namespace nbody::app

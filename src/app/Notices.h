@@ -23,11 +23,14 @@ public:
     void status(const QString& text, int timeoutMs = 0) const;
     void clearStatus() const;
     /// Non-modal, and one at a time: a burst of failures updates the box instead of stacking.
-    void warn(const QString& title, const QString& text);
+    /// `activate` false: the box shows without taking the keyboard, for a warning that comes by
+    /// itself during a run (the energy check): the keys go on to the window, so P still pauses
+    /// and a field being typed in keeps its keys.
+    void warn(const QString& title, const QString& text, bool activate = true);
     /// "nbody-sandbox: text" on stderr.
     static void printError(const QString& text);
-    /// printError(text) in a scripted run, else warn(title, text).
-    void report(const QString& title, const QString& text);
+    /// printError(text) in a scripted run, else warn(title, text, activate).
+    void report(const QString& title, const QString& text, bool activate = true);
 
 private:
     QMainWindow* m_window;

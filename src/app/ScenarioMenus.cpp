@@ -200,7 +200,7 @@ bool ScenarioMenus::confirmLargeSystem(qulonglong n, int evaluationsPerStep, QSt
     // A step in progress cannot be interrupted (Pause and Quit wait for it): ask before one that
     // is predicted to take more than ten seconds, with the same prediction the dialog showed.
     const std::optional<StepPrediction> p = predict(kernel, std::size_t(n), evaluationsPerStep);
-    if (!p || p->secondsPerStep <= 10.0)
+    if (!p || p->secondsPerStep <= kSlowStepSeconds)
         return true;
     QMessageBox box(QMessageBox::Question, tr("A very slow step"),
                     tr("%L1 bodies: %2. A step in progress cannot be interrupted: Pause and Quit wait for it. "

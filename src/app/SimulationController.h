@@ -33,6 +33,10 @@ struct StartupConfig {
     bool kernelGiven = false;   ///< kernelId was asked for (else a scenario's own kernel wins)
     qulonglong bodies = 8192;   ///< size of the default system (uniform cube)
     bool bodiesGiven = false;   ///< `bodies` was asked for: it also sets a scenario generator's N
+    /// `bodies` is the N remembered from the last session (applyRememberedStart), not the command
+    /// line's: used only while its step is predicted within kSlowStepSeconds on the kernel that
+    /// runs; else the N is sized for sizeForStepsPerSecond and the start summary says why.
+    bool bodiesRemembered = false;
     QString inputFile;          ///< snapshot file (Tipsy, CSV, HDF5); empty: the default system
     QString scenario;           ///< scenario id or file (JSON); empty: inputFile or the default system
     int stepsToRun = 0;         ///< 0: until paused

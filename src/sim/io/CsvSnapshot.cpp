@@ -371,7 +371,7 @@ Snapshot readCsvSnapshot(const std::string& path)
     }
     // Each stored parameter on its own: a file with only `# G = …` runs with that G and a dt and
     // eps2 derived from its scale (resolveFileParams); an invalid value is refused, never ignored.
-    RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}};
+    RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}, {}, {}};
     bool anyParam = false;
     if (const std::string* g = key("G")) {
         const auto v = parseNumber<double>(*g);

@@ -420,7 +420,7 @@ Snapshot readHdf5SnapshotInProcess(const std::string& path)
         const auto d = r.attribute<float>(params, "Parameters", "NBody_Dt", H5T_NATIVE_FLOAT, 1);
         // Each stored parameter on its own (a file with only NBody_G runs with that G and a dt
         // and eps2 derived from its scale); an invalid one is refused.
-        RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}};
+        RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}, {}, {}};
         if (g) {
             p.G = (*g)[0];
             if (!std::isfinite(*p.G) || *p.G <= 0)

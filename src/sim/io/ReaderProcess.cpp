@@ -524,7 +524,7 @@ Snapshot readInReaderProcess(const ReaderProcess& process, const std::string& pa
             need(&step, 8);
             world.step = step;
             if (u8()) {
-                RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}};
+                RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}, {}, {}};
                 double g;
                 float eps2, dt;
                 const bool hasG = u8();

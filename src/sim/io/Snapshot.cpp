@@ -152,7 +152,7 @@ void checkStoredParams(const Snapshot& snap, const std::string& path)
 
 RestartParams restartParams(const SimParams& p, std::string_view kernel)
 {
-    RestartParams r{p.G, p.eps2, p.dt, std::string(kernel), p.blockSize, p.tileWidthFactor, storedParamValues(p)};
+    RestartParams r{p.G, p.eps2, p.dt, std::string(kernel), p.blockSize, p.tileWidthFactor, storedParamValues(p), {}, {}};
     return r;
 }
 
@@ -182,7 +182,7 @@ std::vector<std::string> applyStoredParams(std::span<const std::pair<std::string
 FileParams resolveFileParams(const World& world, const std::optional<RestartParams>& stored, std::optional<double> givenG)
 {
     FileParams f;
-    const RestartParams none{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}};
+    const RestartParams none{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}, {}, {}};
     const RestartParams& s = stored ? *stored : none;
     f.storedG = !givenG && s.G.has_value();
     f.G = givenG ? *givenG : s.G.value_or(1.0);

@@ -36,6 +36,11 @@ struct StepPrediction {
 /// one; seconds above 1000 ms); "" for an invalid prediction.
 std::string describeStepPrediction(const StepPrediction& p);
 
+/// A step predicted to take longer than this, in seconds, is never started without the user's
+/// word: a step in progress cannot be interrupted (Pause and Quit wait for it), so the app asks
+/// before creating such a system and does not rebuild a remembered one at start.
+inline constexpr double kSlowStepSeconds = 10.0;
+
 /// "12.3 ms" / "4.56 s" / "2.1 h": a time per step as the predictions print it.
 std::string formatStepTime(double seconds);
 
