@@ -106,15 +106,15 @@ void SimulationController::startFromScenario(const StartupConfig& config, StartS
             if (config.bodiesRemembered && config.sizeForStepsPerSecond > 0 && k && availability(*k).available) {
                 std::optional<StepPrediction> p;
                 try {
-                    p = predictor.predict(*k, spec.bodies, evaluations);
+                    p = predictor.predict(*k, std::size_t(config.bodies), evaluations);
                 } catch (const std::exception&) {
                     // no prediction: the remembered N, as before
                 }
                 if (p && p->secondsPerStep > kSlowStepSeconds) {
                     sized = QStringLiteral(" (the last session's %L1 bodies: %2 per step on %3;")
-                                .arg(qulonglong(spec.bodies))
+                                .arg(config.bodies)
                                 .arg(QString::fromStdString(formatStepTime(p->secondsPerStep)), QString::fromStdString(runs));
-                    spec.bodies = 0;
+                    spec.bodies.reset();
                     sizeIt = true;
                 }
             }
