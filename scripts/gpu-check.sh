@@ -206,11 +206,12 @@ prepare_app() {
     # imports) abort with a message if ever called; LLVMIsMultithreaded, asked at start-up,
     # answers 1. This is what keeps app.txz and the working tree within the 64 MiB that travel.
     local llvm
-    llvm=$(find "$stage/lib" -name 'libLLVM-*.so*' | head -n 1)
+    llvm=$(find "$stage/lib" -name 'libLLVM-*.so*' -print -quit)
     if [[ -n $llvm ]]; then
         local soname version
         soname=$(objdump -p "$llvm" | awk '$1 == "SONAME" {print $2}')
-        version=$(nm -D --undefined-only "$stage/dri/swrast_dri.so" | awk '$2 ~ /@LLVM_/ {sub(/.*@/, "", $2); print $2; exit}')
+        # (awk reads to the end: an early exit would fail nm with SIGPIPE under pipefail)
+        version=$(nm -D --undefined-only "$stage/dri/swrast_dri.so" | awk '!v && $2 ~ /@LLVM_/ {v = $2; sub(/.*@/, "", v)} END {print v}')
         nm -D --undefined-only "$stage/dri/swrast_dri.so" | awk -v v="@$version" '$2 ~ v"$" {sub(v"$", "", $2); print $2}' | sort -u |
             awk 'BEGIN {print "#include <stdio.h>\n#include <stdlib.h>\nstatic void llvm_absent(const char* f) { fprintf(stderr, \"libLLVM stub: %s called\\n\", f); abort(); }"}
                  $1 == "LLVMIsMultithreaded" {print "int LLVMIsMultithreaded(void) { return 1; }"; next}
