@@ -29,7 +29,7 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,perf-short,tree,tree-anchor,mpi,render,render-galaxy,contacts,contacts-bench,clusters,capture,after-faults,archs,validate-large,app-bench (the default: all but
+# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,perf-short,tree,tree-anchor,mpi,render,render-galaxy,contacts,contacts-bench,clusters,capture,after-faults,archs,validate-large,app-bench,block-steps (the default: all but
 # sanitizers-all and sanitizers-split, the four tools over every GPU test, each a call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. golden: tst_golden records the state's
 # checksums on this machine ($OUT/golden-steps.json, to commit as tests/data/golden-steps.json). perf: NVIDIA's sample and `nbody bench`
@@ -957,6 +957,25 @@ remote() {
                     "$device/bin/tst_validation" sampledReferenceOnTheGpuMatchesTheHost
             done
         fi
+    fi
+
+    # Block time steps on the device: the fp64 CUDA row against the host row under the four
+    # compute-sanitizer tools (tst_block_steps deviceMatchesHost; the drift and level-kick kernels),
+    # then `blocked` on a Plummer sphere of 65 537 bodies, 64 steps with block and with fixed steps
+    # (the device path still evaluates every row: docs/timesteps.md), with their summaries.
+    if want block-steps; then
+        if [[ -x $device/bin/tst_block_steps ]] && command -v compute-sanitizer >/dev/null; then
+            local tool
+            for tool in memcheck racecheck synccheck initcheck; do
+                step "$tool block steps" compute-sanitizer --tool "$tool" --error-exitcode 1 \
+                    "$device/bin/tst_block_steps" deviceMatchesHost
+            done
+        fi
+        local ts
+        for ts in block fixed; do
+            step "blocked 65537 --timestep $ts" "$nbody" run --scenario plummer --bodies 65537 --kernel blocked \
+                --timestep "$ts" --steps 64
+        done
     fi
 
     # The figures the app's frame loop (remote-app, a call of its own) is compared with, for the
