@@ -17,6 +17,7 @@
 #include "ScenarioMenus.h"
 #include "SelectionDock.h"
 #include "SnapshotDialogs.h"
+#include "SystemLoader.h"
 #include "ViewDock.h"
 #include "Viewport.h"
 
@@ -46,6 +47,7 @@
 #include <QDialog>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QSpinBox>
 
 #include "sim/core/KernelRegistry.h"
@@ -702,8 +704,13 @@ private slots:
         auto* menus = m_window->findChild<nbody::app::ScenarioMenus*>();
         auto* file = m_window->findChild<nbody::app::FilePresenter*>();
         auto* saver = m_window->findChild<nbody::app::SnapshotSaver*>();
-        QVERIFY(menus && file && saver);
+        auto* loader = m_window->findChild<nbody::app::SystemLoader*>();
+        QVERIFY(menus && file && saver && loader);
+        // The system is made beside the run: step only once it is installed (the previous test's
+        // Solar System shows the same labels, so they cannot tell).
+        QSignalSpy built(loader, &nbody::app::SystemLoader::finished);
         emit menus->newScenarioRequested(QStringLiteral("solar-system"), 0, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(built.count(), 1, kWaitMs);
         QTRY_VERIFY_WITH_TIMEOUT(m_view->labels().size() >= 9, kWaitMs);
         auto* unitsLabel = m_window->findChild<QLabel*>(QStringLiteral("unitsOfG"));
         QVERIFY(unitsLabel);
