@@ -19,6 +19,8 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QImage>
+#include <QLabel>
+#include <QMessageBox>
 #include <QScrollArea>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -170,6 +172,73 @@ private slots:
         QCOMPARE(box->value(), 2);
         QVERIFY(!box->property("nbodyRefused").toBool());
         QTRY_VERIFY(m_viewport->hasFocus());
+    }
+
+    void fp32RangeIsCheckedWhenGIsTyped()
+    {
+        // A new-user trial: G = 1e40 typed into the Run dock with the cpu kernel (fp32) was taken
+        // and the run turned non-finite, with a message blaming the time step. G itself is allowed
+        // (an fp64 kernel holds it); the window checks the range of the kernel's precision as
+        // nbody run does, whenever the system, the kernel or a parameter changes: a warning that
+        // names fp32 and what to do, without taking the keyboard, and the status bar saying so.
+        m_window.reset();
+        nbody::app::StartupConfig config;
+        config.kernelId = QStringLiteral("cpu");
+        config.bodies = 1001;
+        m_window = std::make_unique<MainWindow>(config, nbody::app::Automation{});
+        m_window->resize(1366, 768);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        m_viewport = m_window->findChild<Viewport*>();
+        QTRY_VERIFY_WITH_TIMEOUT(m_viewport->isReady() && m_viewport->hasContent(), kWaitMs);
+        auto* range = m_window->findChild<QLabel*>(QStringLiteral("precisionRangeLabel"));
+        QVERIFY(range);
+        QVERIFY(!range->isVisible()); // the cube fits fp32 with G = 1
+
+        auto* box = m_window->findChild<QAbstractSpinBox*>(QStringLiteral("gravitationalConstant"));
+        QVERIFY(box);
+        box->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(box->hasFocus());
+        box->selectAll();
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("1e40"));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
+        QVERIFY(!box->property("nbodyRefused").toBool()); // allowed: the precision is the kernel's
+
+        QTRY_VERIFY_WITH_TIMEOUT(range->isVisible(), kWaitMs);
+        QVERIFY2(range->text().contains(QLatin1String("fp32")), qPrintable(range->text()));
+        const QString tip = range->toolTip();
+        QVERIFY2(tip.contains(QLatin1String("G = 1e+40 is outside the range of fp32")) &&
+                     tip.contains(QLatin1String("kernel 'cpu' computes in fp32")) &&
+                     tip.contains(QLatin1String("use an fp64 kernel (reference")),
+                 qPrintable(tip));
+        QVERIFY2(m_window->statusBar()->currentMessage().startsWith(QLatin1String("fp32 range: G = 1e+40")),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+        QMessageBox* warning = nullptr;
+        for (QMessageBox* b : m_window->findChildren<QMessageBox*>())
+            if (b->isVisible())
+                warning = b;
+        QVERIFY(warning);
+        QVERIFY2(warning->text().contains(QLatin1String("fp32 range: G = 1e+40")), qPrintable(warning->text()));
+        // Non-modal, and the keys stay with the window (as the energy warning's).
+        QVERIFY(!warning->isModal());
+        QTest::qWait(100);
+        QCOMPARE(QApplication::activeWindow(), m_window.get());
+        QVERIFY(QApplication::focusWidget() && QApplication::focusWidget()->window() == m_window.get());
+
+        // A step turns the state non-finite: the message says that the fp32 range is the cause.
+        QAction* step = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(Qt::Key_N))
+                step = a;
+        QVERIFY(step);
+        step->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(warning->text().contains(QLatin1String("no longer finite")), kWaitMs);
+        QVERIFY2(warning->text().contains(QLatin1String("the fp32 range was exceeded, not a time-step problem")) &&
+                     !warning->text().contains(QLatin1String("time step is too large")),
+                 qPrintable(warning->text()));
+        warning->close();
     }
 
     void cleanupTestCase() { m_window.reset(); }

@@ -134,3 +134,30 @@ std::string fp64KernelIds()
 }
 
 } // namespace nbody
+
+namespace nbody {
+
+const char* precisionName(Precision precision)
+{
+    return precision == Precision::Fp32 ? "fp32" : "fp64";
+}
+
+std::string precisionRangeWarning(const std::string& problem, std::string_view kernelId, Precision precision)
+{
+    const char* name = precisionName(precision);
+    return formatString("%s range: %s; kernel '%s' computes in %s: %s", name, problem.c_str(),
+                        std::string(kernelId).c_str(), name,
+                        precision == Precision::Fp32
+                            ? ("use an fp64 kernel (" + fp64KernelIds() + ") or rescaled units (docs/units.md)").c_str()
+                            : "rescale the units (docs/units.md)");
+}
+
+std::string precisionRangeCause(const std::string& problem, Precision precision)
+{
+    return formatString("the %s range was exceeded, not a time-step problem: %s; use %s or rescaled units",
+                        precisionName(precision), problem.c_str(),
+                        precision == Precision::Fp32 ? ("an fp64 kernel (" + fp64KernelIds() + ")").c_str()
+                                                     : "smaller numbers");
+}
+
+} // namespace nbody

@@ -13,6 +13,7 @@
 #include "contracts/World.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nbody {
@@ -36,5 +37,18 @@ std::string firstNonFiniteColumn(const World& world);
 
 /// The ids of the registry's fp64 rows, "reference, tiled-fp64, …" (what to suggest instead).
 std::string fp64KernelIds();
+
+/// "fp32" or "fp64".
+const char* precisionName(Precision precision);
+
+/// The warning for one of precisionRangeProblems() with kernel `kernelId` of `precision`, what
+/// `nbody run` prints and the app shows: "fp32 range: <problem>; kernel 'cpu' computes in fp32:
+/// use an fp64 kernel (reference, tiled-fp64) or rescaled units (docs/units.md)".
+std::string precisionRangeWarning(const std::string& problem, std::string_view kernelId, Precision precision);
+
+/// Why a state turned non-finite when precisionRangeProblems() named `problem` before: "the fp32
+/// range was exceeded, not a time-step problem: <problem>; use an fp64 kernel (reference, …) or
+/// rescaled units".
+std::string precisionRangeCause(const std::string& problem, Precision precision);
 
 } // namespace nbody
