@@ -56,8 +56,10 @@ nbody_add_test(NAME tst_settings SOURCES tst_settings.cpp LIBS nbody::app Qt6::W
 target_compile_definitions(tst_settings PRIVATE NBODY_APP_PATH="$<TARGET_FILE:nbody-sandbox>")
 add_dependencies(tst_settings nbody-sandbox)
 # tst_field_ranges: out-of-range values typed into the docks' number fields (Steps per frame,
-# Evaluate, Point size, dt, ε², G, θ) stay in the field, refused with a red frame and a tooltip
-# naming the allowed values, and nothing is applied, on a real MainWindow; label gui.
+# Evaluate, Point size, dt, ε², G, θ) and the Add body tool's mass (−1, 1e40, "-") stay in the
+# field, refused with a red frame and a tooltip naming the allowed values, and nothing is
+# applied; G = 1e40 with the cpu kernel gives the fp32 range warning (non-modal, the status bar)
+# and a non-finite step names the fp32 range, on a real MainWindow; label gui.
 nbody_add_test(NAME tst_field_ranges SOURCES tst_field_ranges.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 120)
 # tst_energy_check: the app checks the run's energy as `nbody run` does, over the whole run: the
 # cluster collision at five times its dt shows a non-modal warning (and the Diagnostics dock's

@@ -22,6 +22,7 @@
 
 #include "sim/io/Snapshot.h"
 
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QActionGroup>
 #include <QComboBox>
@@ -548,9 +549,9 @@ private slots:
         QVERIFY(file);
         emit file->loadRequested(m_linePath); // the seven bodies, masses 1 … 7
         auto* options = m_window->findChild<QToolBar*>(QStringLiteral("addBodyOptions"));
-        auto* mass = m_window->findChild<QLineEdit*>(QStringLiteral("addBodyMass"));
+        auto* mass = m_window->findChild<QAbstractSpinBox*>(QStringLiteral("addBodyMass"));
         auto* massUnit = m_window->findChild<QComboBox*>(QStringLiteral("addBodyMassUnit"));
-        auto* radius = m_window->findChild<QLineEdit*>(QStringLiteral("addBodyRadius"));
+        auto* radius = m_window->findChild<QAbstractSpinBox*>(QStringLiteral("addBodyRadius"));
         QVERIFY(options && mass && massUnit && radius);
         QTRY_COMPARE_WITH_TIMEOUT(mass->text(), QStringLiteral("4"), kWaitMs); // the median mass
         QCOMPARE(massUnit->currentText(), QStringLiteral("mass units"));
@@ -632,9 +633,9 @@ private slots:
         QVERIFY(menus);
         emit menus->newScenarioRequested(QStringLiteral("solar-system"), 0, 1);
         QTRY_VERIFY_WITH_TIMEOUT(m_view->labels().size() >= 9, kWaitMs);
-        auto* mass = m_window->findChild<QLineEdit*>(QStringLiteral("addBodyMass"));
+        auto* mass = m_window->findChild<QAbstractSpinBox*>(QStringLiteral("addBodyMass"));
         auto* massUnit = m_window->findChild<QComboBox*>(QStringLiteral("addBodyMassUnit"));
-        auto* radius = m_window->findChild<QLineEdit*>(QStringLiteral("addBodyRadius"));
+        auto* radius = m_window->findChild<QAbstractSpinBox*>(QStringLiteral("addBodyRadius"));
         auto* radiusUnit = m_window->findChild<QComboBox*>(QStringLiteral("addBodyRadiusUnit"));
         auto* edit = m_window->findChild<nbody::app::EditPresenter*>();
         QVERIFY(mass && massUnit && radius && radiusUnit && edit);

@@ -104,6 +104,20 @@ std::vector<std::string> precisionRangeProblems(const World& world, const SimPar
     return out;
 }
 
+double largestBodyMass(const SimParams& p, Precision precision)
+{
+    const double column = double(std::numeric_limits<float>::max());
+    const double largest = precision == Precision::Fp32 ? column : std::numeric_limits<double>::max();
+    const double eps2 = precision == Precision::Fp32 ? double(float(p.eps2)) : double(p.eps2);
+    double m = column;
+    if (eps2 > 0) {
+        m = std::min(m, largest * std::pow(eps2, 1.5));
+        if (p.G > 0 && std::isfinite(p.G))
+            m = std::min(m, largest * eps2 / p.G);
+    }
+    return m;
+}
+
 std::string firstNonFiniteColumn(const World& world)
 {
     const auto finite = [](const std::vector<Float4>& c, bool withW) {

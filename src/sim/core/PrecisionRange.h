@@ -31,6 +31,13 @@ struct SimParams;
 /// everything fits.
 std::vector<std::string> precisionRangeProblems(const World& world, const SimParams& p, Precision precision);
 
+/// The largest mass a body may be given with parameters `p` in `precision`: its pull at the
+/// softened limit of no separation stays within the precision's range (m/ε³ and G·m/ε² at most
+/// its largest value, as precisionRangeProblems() checks them), and the mass itself fits the
+/// fp32 mass column (at most 3.4e38). With the default G = 1 and ε² = 0.002 in fp32: 3.4e38 ·
+/// 0.002^{3/2} ≈ 3.0e34. Without softening (ε² = 0) only the column's limit.
+double largestBodyMass(const SimParams& p, Precision precision);
+
 /// Which column of `world` is not finite, the first in the order a step computes them:
 /// "accelerations", "velocities", "positions" or "masses"; "" when all are finite.
 std::string firstNonFiniteColumn(const World& world);
