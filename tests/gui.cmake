@@ -39,7 +39,9 @@ nbody_add_test(NAME tst_autosave SOURCES tst_autosave.cpp LIBS nbody::app Qt6::W
 # state with collisions on, the Add body tool's predicted path; New from scenario's prediction
 # (the kernel that will run, measured at the N shown, tree-cpu offered, the question quoting the
 # same numbers), a new system's own kernel and run settings, the status bar's steps/s apart
-# from fps, and a new system made beside the run with a progress bar and Cancel; label gui.
+# from fps, a new system made beside the run with a progress bar and Cancel, and 2 000 003 bodies
+# on a software renderer drawn as a subsample (the status bar's note, the frame time, the View
+# dock's switch); label gui.
 # NBODY_SCREENSHOT_DIR=DIR saves sandbox-launch.png and sandbox-solar-system.png (docs/images).
 nbody_add_test(NAME tst_sandbox_gui SOURCES tst_sandbox_gui.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 180)
 # tst_params: the parameter table as the one declaration of a parameter — a row declared by the

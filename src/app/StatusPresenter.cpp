@@ -26,6 +26,10 @@ StatusPresenter::StatusPresenter(QMainWindow* window, Viewport* viewport, RunDoc
         restartStepTime();       // the last figures belong to the previous system
     });
     connect(controller, &SimulationController::precisionRangeChecked, this, &StatusPresenter::showPrecisionRange);
+    connect(viewport, &Viewport::drawingChanged, this, [this](const QString& note) {
+        m_drawingLabel->setText(note);
+        m_drawingLabel->setVisible(!note.isEmpty());
+    });
     m_fpsTimer.setInterval(1000);
     connect(&m_fpsTimer, &QTimer::timeout, this, &StatusPresenter::updateFps);
     m_fpsTimer.start();
@@ -60,6 +64,11 @@ void StatusPresenter::createLabels(QMainWindow* window)
     m_interopLabel = add(QString(), 0);
     m_interopLabel->setObjectName(QStringLiteral("interopLabel"));
     m_interopLabel->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    m_drawingLabel = add(tr("A subsample of the bodies is drawn, each as bright as those it stands for, so that the "
+                            "view stays interactive (View dock: Thin out large systems when drawing is slow)"),
+                         0);
+    m_drawingLabel->setObjectName(QStringLiteral("drawingLabel"));
+    m_drawingLabel->hide();
     m_rangeLabel = add(QString(), 0);
     m_rangeLabel->setObjectName(QStringLiteral("precisionRangeLabel"));
     m_rangeLabel->setStyleSheet(QStringLiteral("QLabel { color: #b71c1c; font-weight: bold; }"));

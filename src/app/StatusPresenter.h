@@ -73,6 +73,7 @@ private:
     QLabel* m_rateLabel = nullptr;
     QLabel* m_interopLabel = nullptr;
     QLabel* m_rangeLabel = nullptr; ///< the system outside the kernel's precision (hidden when it fits)
+    QLabel* m_drawingLabel = nullptr; ///< "drawing 1 of every 20 bodies: …" (hidden when all are drawn)
     QLabel* m_levelsLabel = nullptr; ///< block time steps: bodies per level (hidden with fixed steps)
 
     QTimer m_fpsTimer;
