@@ -39,7 +39,9 @@ nbody_add_test(NAME tst_autosave SOURCES tst_autosave.cpp LIBS nbody::app Qt6::W
 # state with collisions on, the Add body tool's predicted path; New from scenario's prediction
 # (the kernel that will run, measured at the N shown, tree-cpu offered, the question quoting the
 # same numbers), a new system's own kernel and run settings, the status bar's steps/s apart
-# from fps, and a new system made beside the run with a progress bar and Cancel; label gui.
+# from fps, a new system made beside the run with a progress bar and Cancel, and 2 000 003 bodies
+# on a software renderer drawn as a subsample (the status bar's note, the frame time, the View
+# dock's switch); label gui.
 # NBODY_SCREENSHOT_DIR=DIR saves sandbox-launch.png and sandbox-solar-system.png (docs/images).
 nbody_add_test(NAME tst_sandbox_gui SOURCES tst_sandbox_gui.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 180)
 # tst_params: the parameter table as the one declaration of a parameter — a row declared by the
@@ -56,8 +58,10 @@ nbody_add_test(NAME tst_settings SOURCES tst_settings.cpp LIBS nbody::app Qt6::W
 target_compile_definitions(tst_settings PRIVATE NBODY_APP_PATH="$<TARGET_FILE:nbody-sandbox>")
 add_dependencies(tst_settings nbody-sandbox)
 # tst_field_ranges: out-of-range values typed into the docks' number fields (Steps per frame,
-# Evaluate, Point size, dt, ε², G, θ) stay in the field, refused with a red frame and a tooltip
-# naming the allowed values, and nothing is applied, on a real MainWindow; label gui.
+# Evaluate, Point size, dt, ε², G, θ) and the Add body tool's mass (−1, 1e40, "-") stay in the
+# field, refused with a red frame and a tooltip naming the allowed values, and nothing is
+# applied; G = 1e40 with the cpu kernel gives the fp32 range warning (non-modal, the status bar)
+# and a non-finite step names the fp32 range, on a real MainWindow; label gui.
 nbody_add_test(NAME tst_field_ranges SOURCES tst_field_ranges.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 120)
 # tst_energy_check: the app checks the run's energy as `nbody run` does, over the whole run: the
 # cluster collision at five times its dt shows a non-modal warning (and the Diagnostics dock's

@@ -8,7 +8,9 @@
 #include <QtTest>
 
 #include <QDir>
+#include <QChart>
 #include <QChartView>
+#include <QFontMetricsF>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
 #include <QLineSeries>
@@ -389,6 +391,76 @@ private slots:
         QCOMPARE(lines[0].trimmed(), QStringLiteral("|P|"));
         QCOMPARE(lines[1].trimmed(), offset);
         QVERIFY2(lines[2].trimmed().startsWith("×10⁻"), qPrintable(*title));
+    }
+
+    void titleLinesWholeInAShortDock_data()
+    {
+        QTest::addColumn<double>("momentum"); // |P|, nearly constant: an offset in the title
+        QTest::addColumn<double>("wobble");   // its relative change
+        QTest::addColumn<int>("height");      // the dock's
+        // 120 px: the dock as short as its row of controls (the charts scroll at their minimum).
+        QTest::newRow("7.2e-4, 120 px") << 7.2345678e-4 << 4e-6 << 120;
+        QTest::newRow("7.2e-4, 260 px") << 7.2345678e-4 << 4e-6 << 260;
+        // An offset of 12 significant digits ("− 0.123456789012", ×10⁻¹⁴): 16 characters.
+        QTest::newRow("0.1234567890123, 120 px") << 0.1234567890123 << 1e-12 << 120;
+        QTest::newRow("38.536123456789, 120 px") << 38.536123456789 << 1e-12 << 120;
+    }
+
+    void titleLinesWholeInAShortDock()
+    {
+        // A trial on a 1366 × 768 screen with the Diagnostics dock made short: the Momentum
+        // chart's title drew "|P| − 0.00072…", the offset and the multiplier cut. Each line of a
+        // vertical axis title (the quantity; the offset; the multiplier) is drawn whole in the
+        // length of its axis, at any height the dock can be given: the charts keep the height
+        // their titles need and scroll.
+        QFETCH(double, momentum);
+        QFETCH(double, wobble);
+        QFETCH(int, height);
+        DiagnosticsDock dock;
+        dock.resize(1366, height);
+        dock.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dock));
+        QList<Diagnostics> samples;
+        for (int i = 0; i <= 40; ++i) {
+            Diagnostics d;
+            d.step = std::uint64_t(10 * i);
+            d.time = 0.1 * i;
+            d.kinetic = 0.25;
+            d.potential = -0.5;
+            d.total = -0.25;
+            d.energyChange = 1e-6 * std::sin(0.2 * i);
+            d.momentum = {momentum * (1 + wobble * std::sin(0.3 * i)), 0, 0};
+            d.angularMomentum = {0, 0, 0.5 + 1e-3 * i};
+            d.virialRatio = 1.0;
+            samples << d;
+        }
+        dock.appendDiagnostics(samples);
+        QTest::qWait(300);
+        if (const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(dock.grab().save(QDir(dir).filePath(QStringLiteral("diagnostics-short-%1.png").arg(QTest::currentDataTag()))));
+        const AxisScale scale = dock.axisLayout("momentum").scale;
+        QVERIFY2(scale.offset != 0 && scale.exponent != 0, qPrintable(scale.title("|P|")));
+        QValueAxis* axis = dock.axis("momentum");
+        QChart* chart = nullptr;
+        for (QChartView* view : dock.findChildren<QChartView*>())
+            if (view->chart()->axes().contains(axis))
+                chart = view->chart();
+        QVERIFY(chart);
+        const double room = chart->plotArea().height(); // a vertical title's length
+        const QFontMetricsF metrics(axis->titleFont());
+        const QStringList lines = plain(axis->titleText()).split('\n');
+        QCOMPARE(lines.size(), 3);
+        for (const QString& line : lines)
+            QVERIFY2(metrics.horizontalAdvance(line) <= room,
+                     qPrintable(QStringLiteral("'%1' is %2 px long, the axis %3 px").arg(line).arg(metrics.horizontalAdvance(line)).arg(room)));
+        // As drawn: nothing elided, the title's lines whole.
+        const QStringList drawn = drawnTexts(dock);
+        for (const QString& t : drawn)
+            QVERIFY2(!t.contains(QStringLiteral("…")) && !t.contains(QStringLiteral("...")),
+                     qPrintable(QStringLiteral("elided: '%1'").arg(t)));
+        const auto title = std::find_if(drawn.begin(), drawn.end(), [](const QString& t) { return t.startsWith("|P|"); });
+        QVERIFY2(title != drawn.end(), qPrintable(drawn.join(" | ")));
+        QCOMPARE(title->split(QChar::LineSeparator).join('\n').split('\n'), lines);
     }
 
     void oneCharacterLabelsKeepTheTitle()

@@ -8,9 +8,13 @@
 // and the frame goes.
 // Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
 #include "AppSetup.h"
+#include "EditPresenter.h"
 #include "GuiTestMain.h"
 #include "MainWindow.h"
 #include "Viewport.h"
+
+#include "sim/core/PrecisionRange.h"
+#include "sim/core/SimParams.h"
 
 #include <QAbstractSpinBox>
 #include <QAction>
@@ -19,12 +23,15 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QImage>
+#include <QLabel>
+#include <QMessageBox>
 #include <QScrollArea>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTest>
 
+#include <cmath>
 #include <memory>
 
 using nbody::app::MainWindow;
@@ -170,6 +177,155 @@ private slots:
         QCOMPARE(box->value(), 2);
         QVERIFY(!box->property("nbodyRefused").toBool());
         QTRY_VERIFY(m_viewport->hasFocus());
+    }
+
+    void addBodyMassIsRefusedOutOfRange_data()
+    {
+        QTest::addColumn<QString>("typed");
+        QTest::newRow("negative") << "-1";
+        QTest::newRow("1e40") << "1e40";   // beyond the fp32 mass column and the pull's range
+        QTest::newRow("sign alone") << "-"; // not a number
+        QTest::newRow("3.1e34") << "3.1e34"; // above 3.4e38 · ε^3 = 3.04e34 at ε² = 0.002
+    }
+
+    void addBodyMassIsRefusedOutOfRange()
+    {
+        // A new-user trial: the Add body tool's mass field took 1e40, "-" and negative masses
+        // silently. It is a number field like the docks' (FieldRange): a value outside
+        // [0, largest] is refused in the field (red frame, a tooltip naming the allowed values),
+        // and the mass in use stays the one before. The largest mass keeps the pull m/(r² + ε²)^{3/2}
+        // and G m/(r² + ε²) within fp32 at any separation (nbody::largestBodyMass): with G = 1 and
+        // ε² = 0.002, 3.4028e38 · 0.002^{3/2} = 3.0437e34 (m/ε³ binds before G m/ε² = 6.8e35).
+        QFETCH(QString, typed);
+        QAction* addBody = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>())
+            if (a->text() == QLatin1String("Add &body"))
+                addBody = a;
+        auto* edit = m_window->findChild<nbody::app::EditPresenter*>();
+        QVERIFY(addBody && edit);
+        addBody->trigger();
+        auto* field = m_window->findChild<QWidget*>(QStringLiteral("addBodyMass"));
+        QVERIFY(field);
+        QTRY_VERIFY(field->isVisible());
+
+        // Typed with real keys and Enter: refused, and the mass a new body gets is the one before.
+        const double before = edit->bodyMass();
+        const QString beforeText = field->property("text").toString();
+        field->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(field->hasFocus());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(QApplication::focusWidget(), typed);
+        QCOMPARE(field->property("text").toString(), typed); // every key typed
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
+        QTest::qWait(50);
+        QCOMPARE(edit->bodyMass(), before);
+        QCOMPARE(field->property("text").toString(), typed); // kept as typed, to be corrected
+        QVERIFY(field->property("nbodyRefused").toBool());
+
+        // The allowed values: [0, largest], with the largest from the parameters in use.
+        auto* mass = qobject_cast<QDoubleSpinBox*>(field);
+        QVERIFY(mass);
+        auto* G = m_window->findChild<QDoubleSpinBox*>(QStringLiteral("gravitationalConstant"));
+        auto* eps2 = m_window->findChild<QDoubleSpinBox*>(QStringLiteral("eps2"));
+        QVERIFY(G && eps2);
+        QCOMPARE(G->value(), 1.0);
+        QCOMPARE(float(eps2->value()), 0.002f);
+        nbody::SimParams p;
+        p.G = G->value();
+        p.eps2 = float(eps2->value());
+        const double largest = nbody::largestBodyMass(p, nbody::Precision::Fp32);
+        QVERIFY2(std::abs(largest / (3.4028235e38 * std::pow(double(0.002f), 1.5)) - 1) < 1e-6, qPrintable(QString::number(largest)));
+        QCOMPARE(mass->maximum(), largest);
+        QCOMPARE(mass->minimum(), 0.0);
+        const QString tip = field->toolTip();
+        QVERIFY2(tip.contains(QStringLiteral("[0, %1]").arg(QString::number(largest, 'g', 6))), qPrintable(tip));
+        QVERIFY2(tip.contains(QLatin1String("Nothing was applied")), qPrintable(tip));
+        QVERIFY(redFrame(field));
+        // Escape puts the value in use back, and the refusal goes.
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);
+        QTRY_COMPARE(field->property("text").toString(), beforeText);
+        QTRY_VERIFY(!field->property("nbodyRefused").toBool());
+        QCOMPARE(edit->bodyMass(), before);
+    }
+
+    void addBodyMassInRangeIsTaken()
+    {
+        auto* mass = m_window->findChild<QDoubleSpinBox*>(QStringLiteral("addBodyMass"));
+        QVERIFY(mass && mass->isVisible());
+        mass->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(mass->hasFocus());
+        mass->selectAll();
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("2.5e3"));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
+        QCOMPARE(mass->value(), 2500.0);
+        QVERIFY(!mass->property("nbodyRefused").toBool());
+    }
+
+    void fp32RangeIsCheckedWhenGIsTyped()
+    {
+        // A new-user trial: G = 1e40 typed into the Run dock with the cpu kernel (fp32) was taken
+        // and the run turned non-finite, with a message blaming the time step. G itself is allowed
+        // (an fp64 kernel holds it); the window checks the range of the kernel's precision as
+        // nbody run does, whenever the system, the kernel or a parameter changes: a warning that
+        // names fp32 and what to do, without taking the keyboard, and the status bar saying so.
+        m_window.reset();
+        nbody::app::StartupConfig config;
+        config.kernelId = QStringLiteral("cpu");
+        config.bodies = 1001;
+        m_window = std::make_unique<MainWindow>(config, nbody::app::Automation{});
+        m_window->resize(1366, 768);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        m_viewport = m_window->findChild<Viewport*>();
+        QTRY_VERIFY_WITH_TIMEOUT(m_viewport->isReady() && m_viewport->hasContent(), kWaitMs);
+        auto* range = m_window->findChild<QLabel*>(QStringLiteral("precisionRangeLabel"));
+        QVERIFY(range);
+        QVERIFY(!range->isVisible()); // the cube fits fp32 with G = 1
+
+        auto* box = m_window->findChild<QAbstractSpinBox*>(QStringLiteral("gravitationalConstant"));
+        QVERIFY(box);
+        box->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(box->hasFocus());
+        box->selectAll();
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("1e40"));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
+        QVERIFY(!box->property("nbodyRefused").toBool()); // allowed: the precision is the kernel's
+
+        QTRY_VERIFY_WITH_TIMEOUT(range->isVisible(), kWaitMs);
+        QVERIFY2(range->text().contains(QLatin1String("fp32")), qPrintable(range->text()));
+        const QString tip = range->toolTip();
+        QVERIFY2(tip.contains(QLatin1String("G = 1e+40 is outside the range of fp32")) &&
+                     tip.contains(QLatin1String("kernel 'cpu' computes in fp32")) &&
+                     tip.contains(QLatin1String("use an fp64 kernel (reference")),
+                 qPrintable(tip));
+        QVERIFY2(m_window->statusBar()->currentMessage().startsWith(QLatin1String("fp32 range: G = 1e+40")),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+        QMessageBox* warning = nullptr;
+        for (QMessageBox* b : m_window->findChildren<QMessageBox*>())
+            if (b->isVisible())
+                warning = b;
+        QVERIFY(warning);
+        QVERIFY2(warning->text().contains(QLatin1String("fp32 range: G = 1e+40")), qPrintable(warning->text()));
+        // Non-modal, and the keys stay with the window (as the energy warning's).
+        QVERIFY(!warning->isModal());
+        QTest::qWait(100);
+        QCOMPARE(QApplication::activeWindow(), m_window.get());
+        QVERIFY(QApplication::focusWidget() && QApplication::focusWidget()->window() == m_window.get());
+
+        // A step turns the state non-finite: the message says that the fp32 range is the cause.
+        QAction* step = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(Qt::Key_N))
+                step = a;
+        QVERIFY(step);
+        step->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(warning->text().contains(QLatin1String("no longer finite")), kWaitMs);
+        QVERIFY2(warning->text().contains(QLatin1String("the fp32 range was exceeded, not a time-step problem")) &&
+                     !warning->text().contains(QLatin1String("time step is too large")),
+                 qPrintable(warning->text()));
+        warning->close();
     }
 
     void cleanupTestCase() { m_window.reset(); }

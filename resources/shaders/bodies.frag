@@ -5,9 +5,11 @@
 // the sprite from the width at half maximum it is asked for).
 // Additive mode: colour × intensity is added into the floating-point accumulation buffer (blend
 // ONE, ONE), so overlapping bodies sum; otherwise the intensity is the alpha of an "over" blend.
+// A subsample (RenderStyle::sampleStride s): each drawn body carries the light of s (u_weight).
 in vec3 v_colour;
 
 uniform bool u_additive;
+uniform float u_weight; // bodies a sprite stands for (1: every body is drawn)
 
 out vec4 fragColour;
 
@@ -17,6 +19,6 @@ void main()
     float r2 = dot(p, p);
     if (r2 > 1.0)
         discard;
-    float intensity = exp(-4.5 * r2);
-    fragColour = u_additive ? vec4(v_colour * intensity, intensity) : vec4(v_colour, intensity);
+    float intensity = exp(-4.5 * r2) * u_weight;
+    fragColour = u_additive ? vec4(v_colour * intensity, intensity) : vec4(v_colour, min(intensity, 1.0));
 }

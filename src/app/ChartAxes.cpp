@@ -51,17 +51,25 @@ QString AxisScale::title(const QString& quantity) const
     return t;
 }
 
+QStringList AxisScale::titleLines(const QString& quantity) const
+{
+    QStringList lines{quantity};
+    if (offset != 0)
+        lines << withOffset(QString()).trimmed();
+    if (exponent != 0)
+        lines << QStringLiteral("×10") + superscript(exponent);
+    return lines;
+}
+
 QString AxisScale::html(const QString& quantity) const
 {
     // The quantity, the offset and the multiplier each on a line of its own: a vertical axis
     // title of a short chart then fits without eliding (on one line, "|P| − 0.00072345" was
     // cut to "|P| − 0.00072…", hiding the offset and the multiplier).
-    QString html = quantity.toHtmlEscaped();
-    if (offset != 0)
-        html += QStringLiteral("<br>") + withOffset(QString()).trimmed().toHtmlEscaped();
-    if (exponent != 0)
-        html += QStringLiteral("<br>×10") + superscript(exponent);
-    return html;
+    QStringList lines = titleLines(quantity);
+    for (QString& l : lines)
+        l = l.toHtmlEscaped();
+    return lines.join(QStringLiteral("<br>"));
 }
 
 int AxisLayout::tickCount() const

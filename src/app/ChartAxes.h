@@ -24,6 +24,9 @@ struct AxisScale {
     QString title(const QString& quantity) const;
     /// "|L| − 38.536": the quantity and the offset (when there is one).
     QString withOffset(const QString& quantity) const;
+    /// The lines of a vertical axis' title: the quantity, then the offset and the multiplier
+    /// when there are ("|L|", "− 38.536", "×10⁻⁵").
+    QStringList titleLines(const QString& quantity) const;
     /// The same as rich text for a vertical axis: the quantity, the offset and the multiplier
     /// each on a line of its own ("|L|<br>− 38.536<br>×10⁻⁵", "|P|<br>×10⁻²⁰").
     QString html(const QString& quantity) const;

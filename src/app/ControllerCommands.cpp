@@ -153,6 +153,7 @@ void SimulationController::applyEdit(const std::function<EditRecord(World&)>& ed
     m_mergesFollowed = 0;
     m_massRange = range;
     m_edited = true; // Save scenario stores these bodies, not the recipe's
+    m_rangeCheckDue = true;
     const std::string description = record.description;
     switch (step) {
     case EditStep::New:

@@ -6,6 +6,7 @@
 
 #include "gl/ColourModes.h"
 #include "contracts/Errors.h"
+#include "sim/core/PrecisionRange.h"
 #include "sim/core/KernelRegistry.h"
 #include "sim/core/Scenario.h"
 #include "sim/core/Selection.h"
@@ -166,11 +167,15 @@ void SimulationController::afterSteps(int done, bool fromPresses, FrameResult& r
     if (fromPresses)
         m_stepsRequested = std::max(0, m_stepsRequested - done);
     if (const std::string bad = m_sim->checkFinite(); !bad.empty()) {
-        // A blown-up system (dt far too large) would run on invisibly: stop.
-        r.error = QStringLiteral("The system is no longer finite at step %1 (%2): the time step "
-                                 "is too large for it. Paused; Reset starts again.")
+        // A blown-up system would run on invisibly: stop. The cause is the kernel's precision
+        // when the range check found the system outside it, else the time step.
+        const QString cause = m_rangeProblems.empty()
+                                  ? QStringLiteral("the time step is too large for it")
+                                  : QString::fromStdString(precisionRangeCause(m_rangeProblems.front(),
+                                                                               m_sim->kernel().precision));
+        r.error = QStringLiteral("The system is no longer finite at step %1 (%2): %3. Paused; Reset starts again.")
                       .arg(m_sim->stepCount())
-                      .arg(QString::fromStdString(bad));
+                      .arg(QString::fromStdString(bad), cause);
         setRunning(false);
     }
     if (m_running && m_stepsToRun > 0) {

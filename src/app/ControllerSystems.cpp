@@ -190,6 +190,7 @@ void SimulationController::installStartSystem(const StartupConfig& config, Start
     emit diagnosticsRestarted();
     m_framingRequested = true;
     m_systemReplaced = true;
+    m_rangeCheckDue = true;
     emit sourceChanged(m_source);
     publishUnits();
     if (!s.scenario.isEmpty()) {
@@ -276,6 +277,7 @@ void SimulationController::installWorld(World world, const QString& source, bool
     m_lastRecorded.reset();
     m_framingRequested = true;
     m_systemReplaced = true;
+    m_rangeCheckDue = true;
     if (m_selectedId) { // ids belong to the system: a new one (or a reset) ends the selection
         m_selectedId.reset();
         m_selectionCleared = true;

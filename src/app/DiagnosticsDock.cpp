@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
@@ -19,6 +20,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 #include <limits>
 
@@ -78,10 +80,11 @@ DiagnosticsDock::DiagnosticsDock(QWidget* parent) : QDockWidget(tr("Diagnostics"
         makeChart(tr("Momentum"), tr("|P|"), {m_momentum}, {m_angularMomentum}),
         makeChart(tr("Virial ratio"), tr("2K/|W|"), {m_virial}),
     };
-    for (const Chart& c : m_charts) {
+    for (Chart& c : m_charts) {
         auto* view = new QChartView(c.chart);
+        c.view = view;
         view->setRenderHint(QPainter::Antialiasing);
-        view->setMinimumSize(260, 200);
+        view->setMinimumSize(kMinChartWidth, kMinChartHeight); // taller where a title needs it (fitTitles)
         // A chart with an axis on each side (Momentum: |P| and |L|) gets a quarter more width:
         // Qt Charts squeezes the vertical axes to their minimum ("1....") when their labels and
         // titles take more than about 40 % of the chart's width, which two-line titles and
@@ -379,7 +382,35 @@ bool DiagnosticsDock::updateAxes()
         if (c.y2)
             applyAxisLayout(c.y2, c.y2Layout, c.y2Title, true);
     }
+    fitTitles();
     return rescaled;
+}
+
+void DiagnosticsDock::fitTitles()
+{
+    for (Chart& c : m_charts) {
+        const QRectF plot = c.chart->plotArea();
+        if (!c.view || !(plot.height() > 0))
+            continue; // not laid out yet: plotAreaChanged calls again
+        // The longest line of a vertical title, and the room Qt Charts keeps beside a title
+        // for its "..." (a line as long as the axis is cut).
+        double longest = 0;
+        for (const auto& [axis, layout, quantity] : {std::tuple{c.y, &c.yLayout, &c.yTitle},
+                                                     std::tuple{c.y2, &c.y2Layout, &c.y2Title}}) {
+            if (!axis)
+                continue;
+            const QFontMetricsF metrics(axis->titleFont());
+            for (const QString& line : layout->scale.titleLines(*quantity))
+                longest = std::max(longest, metrics.horizontalAdvance(line) + metrics.horizontalAdvance(QStringLiteral("...")));
+        }
+        // Everything but the plot (the chart's title, the horizontal axis, margins) keeps its
+        // height when the view grows.
+        const double around = c.view->viewport()->height() - plot.height();
+        const int wanted = std::max(kMinChartHeight, int(std::ceil(longest + around)) + c.view->height() -
+                                                         c.view->viewport()->height());
+        if (c.view->minimumHeight() != wanted)
+            c.view->setMinimumHeight(wanted);
+    }
 }
 
 void DiagnosticsDock::updateLatest()

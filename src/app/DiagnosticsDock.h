@@ -27,6 +27,7 @@
 #include <QList>
 
 class QChart;
+class QChartView;
 class QLabel;
 class QLineSeries;
 class QSpinBox;
@@ -39,6 +40,8 @@ class DiagnosticsDock : public QDockWidget {
 public:
     /// Chart points per series before the stride doubles.
     static constexpr int kMaxChartPoints = 4000;
+    /// A chart's smallest size (px); taller where its vertical titles need it.
+    static constexpr int kMinChartWidth = 260, kMinChartHeight = 200;
 
     explicit DiagnosticsDock(QWidget* parent = nullptr);
 
@@ -85,6 +88,7 @@ private:
     };
     struct Chart {
         QChart* chart = nullptr;
+        QChartView* view = nullptr;
         QValueAxis* x = nullptr;
         QValueAxis* y = nullptr;
         QValueAxis* y2 = nullptr; ///< right axis of the momentum chart (|L|)
@@ -105,6 +109,9 @@ private:
     /// The angular momentum series' series name and axis title for angularReference().
     void nameAngularSeries();
     void rebuildCharts();
+    /// Gives each chart the height in which every line of its vertical axes' titles is drawn
+    /// whole (the axis' length is the plot's height; the charts scroll in a short dock).
+    void fitTitles();
     /// Lays out every axis for the data's range; a changed scale re-plots the points (true).
     bool updateAxes();
     void updateLatest();

@@ -1,5 +1,6 @@
 #include "EditPresenter.h"
 
+#include "FieldRange.h"
 #include "LaunchPreview.h"
 #include "Notices.h"
 #include "RunDock.h"
@@ -7,13 +8,14 @@
 #include "Viewport.h"
 
 #include "sim/base/ShortestText.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/PrecisionRange.h"
 
 #include <QAction>
 #include <QActionGroup>
 #include <QComboBox>
-#include <QDoubleValidator>
+#include <QDoubleSpinBox>
 #include <QLabel>
-#include <QLineEdit>
 #include <QLocale>
 #include <QMainWindow>
 #include <QToolBar>
@@ -21,6 +23,7 @@
 #include <QUndoStack>
 
 #include <cmath>
+#include <limits>
 #include <optional>
 
 namespace nbody::app {
@@ -52,14 +55,16 @@ private:
     bool m_pushed = false;
 };
 
-/// The number in a field, when it is one >= 0.
-std::optional<double> fieldValue(const QLineEdit* field)
+/// The number in `box`: as typed when the field takes it (a value typed and not yet confirmed
+/// with Enter counts, as the click in the view that adds the body may leave the field its
+/// keyboard), else the value in use (FieldRange refused the text, or none was typed).
+double fieldNumber(const QDoubleSpinBox* box)
 {
+    if (box->cleanText() == box->textFromValue(box->value()) || !FieldRange::problem(box, box->text()).isEmpty())
+        return box->value(); // the value's own text (shown to 7 digits), or a refused one
     bool ok = false;
-    const double v = QLocale::c().toDouble(field->text().trimmed(), &ok);
-    if (!ok || !std::isfinite(v) || v < 0)
-        return std::nullopt;
-    return v;
+    const double v = QLocale::c().toDouble(box->text().trimmed(), &ok);
+    return ok ? v : box->value();
 }
 
 QString numberText(double v)
@@ -168,26 +173,33 @@ void EditPresenter::createOptions(QMainWindow* window)
 {
     m_optionsBar = new QToolBar(tr("Add body options"), window);
     m_optionsBar->setObjectName(QStringLiteral("addBodyOptions"));
-    m_optionsBar->addWidget(new QLabel(tr("New body: mass "), m_optionsBar));
-    m_mass = new QLineEdit(m_optionsBar);
+    auto* massLabel = new QLabel(tr("New body: mass "), m_optionsBar);
+    m_optionsBar->addWidget(massLabel);
+    // Number fields that FieldRange guards: a value outside the allowed ones (updateRanges) is
+    // refused in the field, and the one before stays in use.
+    m_mass = new ScientificSpinBox(m_optionsBar);
     m_mass->setObjectName(QStringLiteral("addBodyMass"));
-    m_mass->setValidator(new QDoubleValidator(0.0, 1e30, 9, m_mass));
     m_mass->setMaximumWidth(110);
     m_mass->setToolTip(tr("The new body's mass (0: a test particle, which attracts nothing)"));
+    massLabel->setBuddy(m_mass); // names the field in its messages
     m_optionsBar->addWidget(m_mass);
     m_massUnit = new QComboBox(m_optionsBar);
     m_massUnit->setObjectName(QStringLiteral("addBodyMassUnit"));
     m_optionsBar->addWidget(m_massUnit);
-    m_optionsBar->addWidget(new QLabel(tr("  radius "), m_optionsBar));
-    m_radius = new QLineEdit(m_optionsBar);
+    auto* radiusLabel = new QLabel(tr("  radius "), m_optionsBar);
+    m_optionsBar->addWidget(radiusLabel);
+    m_radius = new ScientificSpinBox(m_optionsBar);
     m_radius->setObjectName(QStringLiteral("addBodyRadius"));
-    m_radius->setValidator(new QDoubleValidator(0.0, 1e30, 9, m_radius));
     m_radius->setMaximumWidth(110);
     m_radius->setToolTip(tr("The new body's radius (0: a point mass); with collisions on, bodies that touch merge"));
+    radiusLabel->setBuddy(m_radius);
     m_optionsBar->addWidget(m_radius);
     m_radiusUnit = new QComboBox(m_optionsBar);
     m_radiusUnit->setObjectName(QStringLiteral("addBodyRadiusUnit"));
     m_optionsBar->addWidget(m_radiusUnit);
+    connect(m_massUnit, &QComboBox::currentIndexChanged, this, &EditPresenter::updateRanges);
+    connect(m_radiusUnit, &QComboBox::currentIndexChanged, this, &EditPresenter::updateRanges);
+    m_largestMass = nbody::largestBodyMass(m_params, nbody::Precision::Fp32);
     m_optionsBar->hide(); // shown while Add body is the tool, in a row of its own below the toolbar
     setDefaults(1.0);
 }
@@ -205,29 +217,38 @@ void EditPresenter::setDefaults(double medianMass)
         m_radiusUnit->addItem(tr("AU"), 1.0);
         m_defaultMass = kEarthMassInSolar;
         m_defaultRadius = kEarthRadiusKm * kKmInAu;
-        m_mass->setText(QStringLiteral("1"));
-        m_radius->setText(QString::number(kEarthRadiusKm, 'g', 6));
+        updateRanges();
+        m_mass->setValue(1.0);
+        m_radius->setValue(kEarthRadiusKm);
     } else {
         m_massUnit->addItem(tr("mass units"), 1.0);
         m_radiusUnit->addItem(tr("length units"), 1.0);
         m_defaultMass = medianMass > 0 && std::isfinite(medianMass) ? medianMass : 0.0;
         m_defaultRadius = 0.0;
-        m_mass->setText(numberText(m_defaultMass));
-        m_radius->setText(QStringLiteral("0"));
+        updateRanges();
+        m_mass->setValue(numberText(m_defaultMass).toDouble()); // the median's shortest text ("0.000999001")
+        m_radius->setValue(0.0);
     }
     m_massUnit->setToolTip(m_solarUnits ? tr("The system is in AU, days and solar masses") : tr("The system's units"));
 }
 
+void EditPresenter::updateRanges()
+{
+    // The limits in the units chosen: the field shows them, and refuses values beyond them.
+    const double massUnit = m_massUnit->count() ? m_massUnit->currentData().toDouble() : 1.0;
+    const double lengthUnit = m_radiusUnit->count() ? m_radiusUnit->currentData().toDouble() : 1.0;
+    m_mass->setRange(0.0, m_largestMass / massUnit);
+    m_radius->setRange(0.0, double(std::numeric_limits<float>::max()) / lengthUnit);
+}
+
 double EditPresenter::bodyMass() const
 {
-    const std::optional<double> v = fieldValue(m_mass);
-    return v ? *v * m_massUnit->currentData().toDouble() : m_defaultMass;
+    return fieldNumber(m_mass) * m_massUnit->currentData().toDouble();
 }
 
 double EditPresenter::bodyRadius() const
 {
-    const std::optional<double> v = fieldValue(m_radius);
-    return v ? *v * m_radiusUnit->currentData().toDouble() : m_defaultRadius;
+    return fieldNumber(m_radius) * m_radiusUnit->currentData().toDouble();
 }
 
 QList<QAction*> EditPresenter::toolActions() const
@@ -263,6 +284,20 @@ void EditPresenter::connectEdits(SimulationController* c)
         m_solarUnits = unitsOfG.contains(QStringLiteral("AU")) && unitsOfG.contains(QChar(0x2609)); // M☉
     });
     connect(c, &SimulationController::massesChanged, this, [this](double median, double) { setDefaults(median); });
+    // The largest mass follows G, ε² and the kernel's precision (nbody::largestBodyMass).
+    const auto largest = [this] {
+        m_largestMass = nbody::largestBodyMass(m_params, m_fp64 ? nbody::Precision::Fp64 : nbody::Precision::Fp32);
+        updateRanges();
+    };
+    connect(c, &SimulationController::paramsChanged, this, [this, largest](const nbody::SimParams& p) {
+        m_params = p;
+        largest();
+    });
+    connect(c, &SimulationController::kernelChanged, this, [this, largest](const QString& id) {
+        const nbody::KernelInfo* k = nbody::findKernel(id.toStdString());
+        m_fp64 = k && k->precision == nbody::Precision::Fp64;
+        largest();
+    });
 }
 
 void EditPresenter::connectLaunchPreview(SimulationController* c)
@@ -277,10 +312,9 @@ void EditPresenter::connectLaunchPreview(SimulationController* c)
         // The readout's mass as the options give it ("1 Earth masses"; in the system's units the number).
         const QString unit = m_massUnit->currentData().toDouble() == 1.0 && !m_solarUnits ? QString()
                                                                                           : m_massUnit->currentText();
-        const std::optional<double> typed = fieldValue(m_mass);
-        m_launchPreview->setMass(bodyMass(), typed && !unit.isEmpty()
-                                                 ? QStringLiteral("%1 %2").arg(QLocale::c().toString(*typed, 'g', 3), unit)
-                                                 : QString());
+        m_launchPreview->setMass(bodyMass(), !unit.isEmpty() ? QStringLiteral("%1 %2").arg(
+                                                                   QLocale::c().toString(fieldNumber(m_mass), 'g', 3), unit)
+                                                             : QString());
         emit launchFieldRequested(++m_launchSerial, 16384);
     });
     connect(c, &SimulationController::launchFieldReady, this,

@@ -3,6 +3,8 @@
 /// The sandbox's tools: the Edit menu, the viewport's add and delete gestures, the Add body
 /// tool's options (mass and radius) and predicted path, and Undo / Redo of edits.
 
+#include "sim/core/SimParams.h"
+
 #include <QList>
 #include <QObject>
 #include <QString>
@@ -10,7 +12,6 @@
 class QAction;
 class QActionGroup;
 class QComboBox;
-class QLineEdit;
 class QMainWindow;
 class QToolBar;
 class QUndoStack;
@@ -20,6 +21,7 @@ namespace nbody::app {
 class LaunchPreview;
 class Notices;
 class RunDock;
+class ScientificSpinBox;
 class SimulationController;
 class Viewport;
 
@@ -47,8 +49,8 @@ public:
     QAction* redoAction() const { return m_redoAction; }
     /// The Add body options bar (shown while Add body is the tool).
     QToolBar* optionsBar() const { return m_optionsBar; }
-    /// The new body's mass and radius in the system's units, as the options give them (a text
-    /// that is not a number >= 0: the default).
+    /// The new body's mass and radius in the system's units, as the options give them (a value
+    /// the fields refused leaves the one before in use).
     double bodyMass() const;
     double bodyRadius() const;
 
@@ -64,6 +66,9 @@ private:
     void connectLaunchPreview(SimulationController* controller);
     /// Defaults for a new system (unitsChanged, then massesChanged).
     void setDefaults(double medianMass);
+    /// The fields' allowed values in the chosen units: mass [0, m_largestMass], radius [0, the
+    /// largest fp32 value] (FieldRange refuses the others in the field).
+    void updateRanges();
 
     Viewport* m_viewport;
     RunDock* m_runDock;
@@ -75,14 +80,19 @@ private:
     LaunchPreview* m_launchPreview = nullptr;
     quint64 m_launchSerial = 0;
     QToolBar* m_optionsBar = nullptr;
-    QLineEdit* m_mass = nullptr;
+    ScientificSpinBox* m_mass = nullptr;
     QComboBox* m_massUnit = nullptr;
-    QLineEdit* m_radius = nullptr;
+    ScientificSpinBox* m_radius = nullptr;
     QComboBox* m_radiusUnit = nullptr;
     bool m_optionsBarPlaced = false; ///< added to the window (below the main toolbar)
     bool m_solarUnits = false;     ///< the system's unit of G is AU³ M☉⁻¹ day⁻²
     double m_defaultMass = 0;      ///< mass units
     double m_defaultRadius = 0;    ///< length units
+    /// The largest mass a new body may have (mass units), nbody::largestBodyMass for the
+    /// parameters and the kernel's precision in use.
+    double m_largestMass = 0;
+    nbody::SimParams m_params;
+    bool m_fp64 = false; ///< the kernel in use computes in fp64
 };
 
 } // namespace nbody::app

@@ -16,6 +16,7 @@
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTimer>
+#include <QToolBar>
 #include <QValidator>
 
 #include <cmath>
@@ -152,6 +153,9 @@ FieldRange::FieldRange(QMainWindow* window) : QObject(window), m_window(window)
     for (QDockWidget* dock : window->findChildren<QDockWidget*>())
         for (QAbstractSpinBox* box : dock->findChildren<QAbstractSpinBox*>())
             watch(box);
+    for (QToolBar* bar : window->findChildren<QToolBar*>()) // the Add body tool's options
+        for (QAbstractSpinBox* box : bar->findChildren<QAbstractSpinBox*>())
+            watch(box);
     qApp->installEventFilter(this); // later boxes on QEvent::Polish
 }
 
@@ -234,8 +238,8 @@ QAbstractSpinBox* FieldRange::guarded(QObject* o) const
     if (!box || !(qobject_cast<QSpinBox*>(box) || qobject_cast<QDoubleSpinBox*>(box)))
         return nullptr;
     for (QWidget* p = box->parentWidget(); p; p = p->parentWidget())
-        if (auto* dock = qobject_cast<QDockWidget*>(p))
-            return dock->parentWidget() == m_window ? box : nullptr;
+        if (qobject_cast<QDockWidget*>(p) || qobject_cast<QToolBar*>(p))
+            return p->parentWidget() == m_window ? box : nullptr;
     return nullptr;
 }
 

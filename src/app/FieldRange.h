@@ -13,8 +13,9 @@
 /// The allowed values of a field bound to a row of the parameter table (the property
 /// kParamKey: dt, ε², G, θ, the launch parameters) are the row's, with the row's message
 /// (paramTextProblem, sim/core/ParamTable.h); those of any other field are its spin box's own
-/// range (steps per frame, point size, the diagnostics interval). One object per main window
-/// watches every spin box of its docks, the ones made later too (an application event filter,
+/// range (steps per frame, point size, the diagnostics interval, the Add body tool's mass and
+/// radius). One object per main window watches every spin box of its docks and toolbars, the
+/// ones made later too (an application event filter,
 /// as WheelFocus).
 
 #include <QObject>

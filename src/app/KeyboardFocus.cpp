@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QToolBar>
 #include <QKeyEvent>
 #include <QLineEdit>
 #include <QMainWindow>
@@ -70,8 +71,12 @@ bool KeyboardFocus::inWindow(const QWidget* w) const
 
 bool KeyboardFocus::inDock(const QWidget* w) const
 {
-    const QDockWidget* dock = dockOf(w);
-    return dock && dock->parentWidget() == m_window;
+    if (const QDockWidget* dock = dockOf(w))
+        return dock->parentWidget() == m_window;
+    for (const QWidget* p = w; p; p = p->parentWidget()) // a toolbar's field (the Add body tool's mass)
+        if (qobject_cast<const QToolBar*>(p))
+            return p->parentWidget() == m_window;
+    return false;
 }
 
 bool KeyboardFocus::eventFilter(QObject* watched, QEvent* event)

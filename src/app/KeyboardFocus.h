@@ -6,7 +6,7 @@
 /// digits, Space, Shift+letter, F1 …) goes to the field and fires no shortcut, so typing "abc" or
 /// "4 096" types, whatever letters the menus use; shortcuts with Ctrl, Alt or Meta (Ctrl+R,
 /// Ctrl+S …) work everywhere. Single-key shortcuts work when the view, a button, a check box or a
-/// list has the keyboard. In a dock's field, Enter (which applies the value) and Escape (which
+/// list has the keyboard. In a dock's (or a toolbar's) field, Enter (which applies the value) and Escape (which
 /// puts the value in use back in a spin box) hand the keyboard to the view, as in a drawing or
 /// video program: the next key is a shortcut or moves the camera. A click in the view does too.
 
@@ -34,7 +34,7 @@ protected:
 private:
     /// `w` is in the window or in one of its docks, floating or not (not in a dialog).
     bool inWindow(const QWidget* w) const;
-    /// `w` is in one of the window's docks.
+    /// `w` is in one of the window's docks or toolbars.
     bool inDock(const QWidget* w) const;
 
     QMainWindow* m_window;

@@ -9,11 +9,14 @@
 #include "sim/core/Edits.h"
 #include "contracts/Errors.h"
 #include "sim/core/KernelRegistry.h"
+#include "sim/core/PrecisionRange.h"
 #include "sim/io/Scenarios.h"
 #include "sim/core/Simulation.h"
 #include "contracts/World.h"
 
 #include <algorithm>
+
+#include <QStringList>
 
 namespace nbody::app {
 
@@ -181,7 +184,29 @@ void SimulationController::publishState()
     const qulonglong n = m_sim->size();
     if (n != m_publishedBodies) {
         m_publishedBodies = n;
+        m_rangeCheckDue = true; // merges
         emit bodiesChanged(n);
+    }
+    checkPrecisionRange();
+}
+
+void SimulationController::checkPrecisionRange()
+{
+    const KernelInfo& k = m_sim->kernel();
+    const SimParams& p = m_sim->params();
+    const std::tuple<int, double, float> key{int(k.precision), p.G, p.eps2};
+    if (!m_rangeCheckDue && m_rangeCheckedFor == key)
+        return;
+    m_rangeCheckDue = false;
+    m_rangeCheckedFor = key;
+    m_rangeProblems = precisionRangeProblems(m_sim->world(), p, k.precision);
+    QStringList warnings;
+    for (const std::string& problem : m_rangeProblems)
+        warnings << QString::fromStdString(precisionRangeWarning(problem, k.id, k.precision));
+    const QString text = warnings.join(QLatin1Char('\n'));
+    if (text != m_publishedRangeWarnings) {
+        m_publishedRangeWarnings = text;
+        emit precisionRangeChecked(text);
     }
 }
 

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -283,6 +284,12 @@ signals:
     void validationSystemReady(std::shared_ptr<const nbody::app::SystemCopy> system);
     /// The answer to requestLaunchField().
     void launchFieldReady(std::shared_ptr<const nbody::app::LaunchContext> context);
+    /// The precision-range check of `nbody run` (sim/core/PrecisionRange.h), run whenever the
+    /// system, the kernel's precision, G or eps2 changes: one warning per quantity that does not
+    /// fit the kernel's precision ("fp32 range: …; kernel 'cpu' computes in fp32: use an fp64
+    /// kernel (…) or rescaled units (docs/units.md)"), one a line; "" when everything fits.
+    /// Emitted when it changes. A state that then turns non-finite is said to come from it.
+    void precisionRangeChecked(const QString& warnings);
 
 private:
     struct Command {
@@ -370,6 +377,9 @@ private:
     /// Runs the tuner for the running kernel when it needs it (or always with `force`).
     void tuneIfNeeded(bool force);
     void publishState();
+    /// precisionRangeProblems() for the system, the kernel and the parameters in use, when one of
+    /// them changed since the last check (precisionRangeChecked when the outcome changes).
+    void checkPrecisionRange();
     /// unitsChanged() and massesChanged() for the current system.
     void publishUnits();
     bool pendingWork() const;
@@ -436,6 +446,10 @@ private:
     const nbody::KernelInfo* m_publishedKernelRow = nullptr;
     std::optional<nbody::SimParams> m_publishedParams;
     qulonglong m_publishedBodies = 0;
+    bool m_rangeCheckDue = true; ///< the system changed (new, reset, edited) since the last range check
+    std::optional<std::tuple<int, double, float>> m_rangeCheckedFor; ///< (precision, G, eps2) checked
+    std::vector<std::string> m_rangeProblems;                        ///< its outcome
+    QString m_publishedRangeWarnings;
 };
 
 } // namespace nbody::app

@@ -25,6 +25,11 @@ StatusPresenter::StatusPresenter(QMainWindow* window, Viewport* viewport, RunDoc
         m_notices.clearStatus(); // "Loading …" is over
         restartStepTime();       // the last figures belong to the previous system
     });
+    connect(controller, &SimulationController::precisionRangeChecked, this, &StatusPresenter::showPrecisionRange);
+    connect(viewport, &Viewport::drawingChanged, this, [this](const QString& note) {
+        m_drawingLabel->setText(note);
+        m_drawingLabel->setVisible(!note.isEmpty());
+    });
     m_fpsTimer.setInterval(1000);
     connect(&m_fpsTimer, &QTimer::timeout, this, &StatusPresenter::updateFps);
     m_fpsTimer.start();
@@ -59,6 +64,15 @@ void StatusPresenter::createLabels(QMainWindow* window)
     m_interopLabel = add(QString(), 0);
     m_interopLabel->setObjectName(QStringLiteral("interopLabel"));
     m_interopLabel->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    m_drawingLabel = add(tr("A subsample of the bodies is drawn, each as bright as those it stands for, so that the "
+                            "view stays interactive (View dock: Thin out large systems when drawing is slow)"),
+                         0);
+    m_drawingLabel->setObjectName(QStringLiteral("drawingLabel"));
+    m_drawingLabel->hide();
+    m_rangeLabel = add(QString(), 0);
+    m_rangeLabel->setObjectName(QStringLiteral("precisionRangeLabel"));
+    m_rangeLabel->setStyleSheet(QStringLiteral("QLabel { color: #b71c1c; font-weight: bold; }"));
+    m_rangeLabel->hide();
     m_stepLabel->setObjectName(QStringLiteral("stepLabel"));
     m_timeLabel->setObjectName(QStringLiteral("timeLabel"));
     m_rateLabel->setObjectName(QStringLiteral("rateLabel"));
@@ -79,6 +93,23 @@ void StatusPresenter::setInteropState(const QString& state)
     m_interopLabel->setText(state.section(QLatin1Char(':'), 0, 0).trimmed());
     m_interopLabel->setToolTip(tr("Positions: %1").arg(state));
     m_interopState = state;
+}
+
+void StatusPresenter::showPrecisionRange(const QString& warnings)
+{
+    m_rangeLabel->setVisible(!warnings.isEmpty());
+    m_rangeLabel->setToolTip(warnings);
+    if (warnings.isEmpty())
+        return;
+    // Each warning reads "fp32 range: …; kernel 'cpu' computes in fp32: …".
+    m_rangeLabel->setText(tr("outside the %1 range").arg(warnings.section(QLatin1Char(' '), 0, 0)));
+    m_notices.status(warnings.section(QLatin1Char('\n'), 0, 0));
+    // It comes by itself after an edit (G typed, a kernel chosen): the keys stay where they are.
+    m_notices.report(tr("Precision range"),
+                     tr("The system does not fit the arithmetic of the kernel: its forces would come out "
+                        "infinite or 0 and the state not finite.\n\n%1")
+                         .arg(warnings),
+                     false);
 }
 
 void StatusPresenter::onFrame(const FrameResult& result)

@@ -26,7 +26,8 @@ class Viewport;
 /// frames per second, interactions per second, the positions' path) and a one-second timer that updates the frame rate, the step-time
 /// average, the Kernel dock's measured rate and the Run dock's time-scale readout. Frames come in
 /// through onFrame(); it connects the timer, Viewport::interopStateChanged and the controller's
-/// sourceChanged (a new system clears the step times and the "Loading …" message). It also keeps
+/// sourceChanged (a new system clears the step times and the "Loading …" message) and
+/// precisionRangeChecked (the system outside the kernel's precision). It also keeps
 /// the run's totals for a scripted run's summary line.
 class StatusPresenter : public QObject {
     Q_OBJECT
@@ -49,6 +50,10 @@ public:
 private:
     void createLabels(QMainWindow* window);
     void setInteropState(const QString& state);
+    /// SimulationController::precisionRangeChecked: the warnings in a non-modal box that leaves
+    /// the keyboard where it is, the first in the status bar's message, and "outside the fp32
+    /// range" in a permanent label (the warnings in its tooltip) while they hold.
+    void showPrecisionRange(const QString& warnings);
     void updateFps();
     /// The status bar's "x ms/step", "y steps/s" and "z fps" from m_stepTime, m_stepsPerSecond
     /// and m_fps.
@@ -67,6 +72,8 @@ private:
     QLabel* m_fpsLabel = nullptr;
     QLabel* m_rateLabel = nullptr;
     QLabel* m_interopLabel = nullptr;
+    QLabel* m_rangeLabel = nullptr; ///< the system outside the kernel's precision (hidden when it fits)
+    QLabel* m_drawingLabel = nullptr; ///< "drawing 1 of every 20 bodies: …" (hidden when all are drawn)
     QLabel* m_levelsLabel = nullptr; ///< block time steps: bodies per level (hidden with fixed steps)
 
     QTimer m_fpsTimer;

@@ -159,7 +159,16 @@ void ViewDock::addSpriteRows(QWidget* body, QFormLayout* form)
                               "regions glow instead of saturating. Off: each sprite covers those behind it"));
     form->addRow(m_additive);
     remember(m_additive, "additive");
+    auto* subsample = new QCheckBox(tr("Thin out large systems when drawing is slow"), body);
+    subsample->setChecked(true);
+    subsample->setToolTip(tr("Above 100 000 bodies on a software renderer (llvmpipe, softpipe), or when frames "
+                             "take longer than 0.1 s, draw an evenly spread subset of at most 16 384 bodies, each "
+                             "as bright as those it stands for; the status bar says so. Off: every body, "
+                             "however long a frame takes"));
+    form->addRow(subsample);
+    remember(subsample, "subsample");
     connect(byDistance, &QCheckBox::toggled, this, &ViewDock::sizeByDistanceToggled);
+    connect(subsample, &QCheckBox::toggled, this, &ViewDock::subsampleToggled);
 }
 
 void ViewDock::addLightRows(QWidget* body, QFormLayout* form)

@@ -54,7 +54,7 @@ public:
     /// The id of the selected colour mode.
     QString colourModeId() const;
     /// The dock's values by name, for the settings (AppSettings.h): "pointSize", "exposureEv",
-    /// "trailSeconds" (numbers), "sizeByDistance", "additive", "autoExposure", "trails",
+    /// "trailSeconds" (numbers), "sizeByDistance", "additive", "subsample", "autoExposure", "trails",
     /// "labels", "bounds", "axes", "legend" (switches) and "colourMode" (a row id of
     /// gl::colourModes(), only once the user chose one). Each is also its field's objectName.
     QVariantMap values() const;
@@ -75,6 +75,8 @@ signals:
     void autoExposureToggled(bool on);
     void exposureEvChanged(double ev);
     void sizeByDistanceToggled(bool on);
+    /// "Thin out large systems when drawing is slow" (Viewport::setSubsampling).
+    void subsampleToggled(bool on);
     void labelsToggled(bool on);
 
 private:

@@ -40,6 +40,7 @@ void ViewPresenter::connectDock()
     connect(m_dock, &ViewDock::autoExposureToggled, m_viewport, &Viewport::setAutoExposure);
     connect(m_dock, &ViewDock::exposureEvChanged, m_viewport, &Viewport::setExposureEv);
     connect(m_dock, &ViewDock::sizeByDistanceToggled, m_viewport, &Viewport::setSizeByDistance);
+    connect(m_dock, &ViewDock::subsampleToggled, m_viewport, &Viewport::setSubsampling);
     connect(m_dock, &ViewDock::labelsToggled, m_viewport, &Viewport::setLabelsVisible);
     connect(m_viewport, &Viewport::systemReplaced, m_dock, &ViewDock::suggestColourMode);
     connect(m_dock, &ViewDock::boundsToggled, this, [this](bool on) {

@@ -63,6 +63,9 @@ void Viewport::initializeGL()
         m_history = std::make_unique<nbody::gl::ViewHistory>();
         m_glDescription = QString::fromStdString(nbody::gl::Renderer::contextDescription());
         m_glStrings = nbody::gl::Renderer::contextStrings(); // the Device dock's OpenGL rows
+        const QString renderer = QString::fromStdString(m_glStrings.renderer).toLower();
+        m_softwareRenderer = renderer.contains(QLatin1String("llvmpipe")) || renderer.contains(QLatin1String("softpipe")) ||
+                             renderer.contains(QLatin1String("swrast"));
         m_ready = true;
         m_haveContent = false;
         emit glInitialized();
@@ -546,10 +549,47 @@ QSize Viewport::pixelSize() const
     return {std::max(1, static_cast<int>(width() * dpr + 0.5)), std::max(1, static_cast<int>(height() * dpr + 0.5))};
 }
 
+void Viewport::setSubsampling(bool allowed)
+{
+    if (allowed == m_subsampleAllowed)
+        return;
+    m_subsampleAllowed = allowed;
+    m_slow = false;
+    m_slowFrames = 0;
+    chooseDrawStride();
+    update();
+}
+
+void Viewport::chooseDrawStride()
+{
+    if (m_count <= kSubsampleAbove) { // small again: slow frames are measured afresh
+        m_slow = false;
+        m_slowFrames = 0;
+    }
+    std::size_t stride = 1;
+    QString why;
+    if (m_subsampleAllowed && m_count > kSubsampleAbove) {
+        if (m_softwareRenderer)
+            why = tr("software renderer");
+        else if (m_slow)
+            why = tr("slow frames");
+        if (!why.isEmpty())
+            stride = (m_count + kSampleBudget - 1) / kSampleBudget;
+    }
+    const QString note = stride > 1 ? tr("drawing 1 of every %1 bodies: %2").arg(stride).arg(why) : QString();
+    m_drawStride = stride;
+    if (note != m_drawingNote) {
+        m_drawingNote = note;
+        emit drawingChanged(note);
+    }
+}
+
 void Viewport::paintGL()
 {
     if (!m_renderer)
         return;
+    m_paintStartNs = m_clock.nsecsElapsed();
+    chooseDrawStride();
     const QSize size = pixelSize();
     const bool draw = m_haveContent && m_buffers && m_count > 0 && !m_mapped;
     const qint64 now = m_clock.elapsed();
@@ -563,6 +603,7 @@ void Viewport::paintGL()
             st.trailKeep = static_cast<float>(std::exp(-dt / double(m_trailSeconds)));
         st.exposureAdapt = static_cast<float>(1.0 - std::exp(-dt / 0.5));
         st.exposureEvery = 4; // measured at 15 Hz or more at 60 fps: enough for a 0.5 s time constant
+        st.sampleStride = m_drawStride;
         m_renderer->draw(draw ? m_buffers->buffer(m_current) : 0u, draw ? m_count : 0, m_camera, st, size.width(),
                          size.height(), m_history.get());
         drawOverlays(size.width(), size.height());
@@ -636,6 +677,18 @@ void Viewport::resizeGL(int, int) {}
 void Viewport::onFrameSwapped()
 {
     ++m_framesDrawn;
+    if (m_paintStartNs < 0)
+        return;
+    m_lastFrameMs = 1e-6 * double(m_clock.nsecsElapsed() - m_paintStartNs);
+    m_paintStartNs = -1;
+    // Every body drawn, and the frames slow: a subsample from the next frame on (for this N).
+    if (m_drawStride == 1 && m_subsampleAllowed && m_count > kSubsampleAbove && !m_slow) {
+        m_slowFrames = m_lastFrameMs > kSlowFrameMs ? m_slowFrames + 1 : 0;
+        if (m_slowFrames >= 3) {
+            m_slow = true;
+            update();
+        }
+    }
 }
 
 // ---- mouse ----------------------------------------------------------------------------------

@@ -85,6 +85,29 @@ public:
     /// Frames drawn (swapped) since the widget was created; the owner samples it for the FPS.
     quint64 framesDrawn() const { return m_framesDrawn; }
 
+    /// A system of more than kSubsampleAbove bodies drawn by a software renderer (GL_RENDERER
+    /// names llvmpipe, softpipe or swrast), or one whose frames took longer than kSlowFrameMs, is
+    /// drawn as an evenly strided subsample of at most kSampleBudget bodies, each carrying the
+    /// light of those it stands for (gl::RenderStyle::sampleStride), so the window stays
+    /// interactive (all 10 million bodies took seconds a frame on llvmpipe); the status bar says
+    /// so (drawingChanged). Pictures (renderFrame: captures, recordings) draw every body.
+    /// llvmpipe on two busy cores draws a 3 px sprite in about 1.1 µs: kSubsampleAbove bodies
+    /// take 0.1 s, kSampleBudget 18 ms (a few ms with more cores).
+    static constexpr std::size_t kSubsampleAbove = 100'000;
+    static constexpr std::size_t kSampleBudget = 16'384;
+    static constexpr double kSlowFrameMs = 100.0; ///< three such frames in a row: subsample
+    /// The View dock's switch: false draws every body whatever it costs.
+    void setSubsampling(bool allowed);
+    bool subsampling() const { return m_subsampleAllowed; }
+    /// 1 when every body is drawn, else s: bodies 0, s, 2s, … are.
+    std::size_t drawStride() const { return m_drawStride; }
+    /// "drawing 1 of every 20 bodies: software renderer", or "" when every body is drawn.
+    QString drawingNote() const { return m_drawingNote; }
+    /// From the start of the last paint to its frame on screen (swapped), ms.
+    double lastFrameMs() const { return m_lastFrameMs; }
+    /// The renderer is a software one (GL_RENDERER: llvmpipe, softpipe, swrast).
+    bool softwareRenderer() const { return m_softwareRenderer; }
+
     /// Called (on the GUI thread) before GL resources are released, so the owner can make sure no
     /// worker still uses the mapped buffers.
     void setBeforeCleanup(std::function<void()> hook) { m_beforeCleanup = std::move(hook); }
@@ -178,6 +201,8 @@ signals:
     /// The tool changed (setTool, or Navigate again after a launch).
     void toolChanged(nbody::app::Viewport::Tool tool);
     void interopStateChanged(const QString& state);
+    /// drawingNote() changed.
+    void drawingChanged(const QString& note);
     void glInitialized();
     void glFailed(const QString& message);
     /// A frame brought a new system (FrameResult::systemReplaced), with its default colour mode.
@@ -205,6 +230,8 @@ private:
     void takeSelection(const FrameResult& result);
     void setInteropState(bool inUse, const QString& whyNot);
     void onFrameSwapped();
+    /// m_drawStride and m_drawingNote for the next paint (drawingChanged when they change).
+    void chooseDrawStride();
 
     std::unique_ptr<nbody::gl::Renderer> m_renderer;
     std::unique_ptr<nbody::gl::ParticleBuffers> m_buffers;
@@ -213,6 +240,14 @@ private:
     QElapsedTimer m_clock;          ///< wall-clock time of the view (trails, exposure)
     QTimer* m_settleTimer = nullptr; ///< repaints while trails fade or the exposure settles
     qint64 m_lastPaintMs = -1;      ///< m_clock time of the last paint
+    qint64 m_paintStartNs = -1;     ///< m_clock time of the last paint's start (lastFrameMs)
+    double m_lastFrameMs = 0;
+    bool m_softwareRenderer = false;
+    bool m_subsampleAllowed = true;
+    int m_slowFrames = 0;           ///< frames in a row slower than kSlowFrameMs, every body drawn
+    bool m_slow = false;            ///< frames were slow at this N: subsample
+    std::size_t m_drawStride = 1;
+    QString m_drawingNote;
     qint64 m_lastContentMs = 0;     ///< m_clock time of the last frame that brought positions
     qint64 m_lastInteractionMs = -100000; ///< m_clock time of the last camera move by the user
     float m_trailSeconds = 0.3f;

@@ -349,14 +349,9 @@ std::vector<std::string> warnPrecisionRange(const char* command, Simulation& sim
 {
     const KernelInfo& k = sim.kernel();
     std::vector<std::string> problems = precisionRangeProblems(sim.world(), sim.params(), k.precision);
-    const char* precision = k.precision == Precision::Fp32 ? "fp32" : "fp64";
     for (const std::string& p : problems)
         if (root)
-            std::fprintf(stderr, "nbody %s: warning: %s range: %s; kernel '%s' computes in %s: %s\n", command,
-                         precision, p.c_str(), std::string(k.id).c_str(), precision,
-                         k.precision == Precision::Fp32
-                             ? ("use an fp64 kernel (" + fp64KernelIds() + ") or rescaled units (docs/units.md)").c_str()
-                             : "rescale the units (docs/units.md)");
+            std::fprintf(stderr, "nbody %s: warning: %s\n", command, precisionRangeWarning(p, k.id, k.precision).c_str());
     return problems;
 }
 
@@ -364,15 +359,10 @@ std::string nonFiniteMessage(int steps, const std::string& bad, Simulation& sim,
                              const std::vector<std::string>& rangeProblems)
 {
     const std::string column = firstNonFiniteColumn(sim.world());
-    const KernelInfo& k = sim.kernel();
-    const char* precision = k.precision == Precision::Fp32 ? "fp32" : "fp64";
     std::string s = formatString("the system is no longer finite after %d steps (%s", steps, bad.c_str());
     s += column.empty() ? ")" : "; the " + column + " first)";
     if (!rangeProblems.empty())
-        return s + formatString(": the %s range was exceeded, not a time-step problem: %s; use %s or rescaled units",
-                                precision, rangeProblems.front().c_str(),
-                                k.precision == Precision::Fp32 ? ("an fp64 kernel (" + fp64KernelIds() + ")").c_str()
-                                                               : "smaller numbers");
+        return s + ": " + precisionRangeCause(rangeProblems.front(), sim.kernel().precision);
     return s + ": the time step is too large for it (or close encounters are unsoftened: eps2)";
 }
 

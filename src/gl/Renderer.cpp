@@ -276,6 +276,7 @@ Renderer::Renderer()
         m_uMinPointSize = uniformLocation(m_program, "u_minPointSize");
         m_uRefDistance = uniformLocation(m_program, "u_refDistance");
         m_uAdditive = uniformLocation(m_program, "u_additive");
+        m_uWeight = uniformLocation(m_program, "u_weight");
         glGenVertexArrays(1, &m_vao);
         if (m_vao == 0)
             throw GlError("glGenVertexArrays failed: " + glErrorName(glGetError()));
@@ -354,6 +355,8 @@ Renderer::~Renderer()
         glDeleteVertexArrays(1, &m_linesVao);
     if (m_linesProgram != 0)
         glDeleteProgram(m_linesProgram);
+    if (m_sampleIndices != 0)
+        glDeleteBuffers(1, &m_sampleIndices);
     if (m_vao != 0)
         glDeleteVertexArrays(1, &m_vao);
     if (m_program != 0)
@@ -510,6 +513,7 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
         glGetBufferParameteri64v(GL_ARRAY_BUFFER, GL_BUFFER_SIZE, &bytes);
         count = std::min(count, static_cast<std::size_t>(std::max<GLint64>(bytes, 0)) / kStride);
         count = std::min(count, static_cast<std::size_t>(INT_MAX));
+        const std::size_t stride = std::max<std::size_t>(style.sampleStride, 1);
         glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, static_cast<GLsizei>(kStride), nullptr);
         glEnableVertexAttribArray(0);
         const bool scalars = style.scalarBuffer != 0 && style.source != ColourSource::Mass;
@@ -552,8 +556,28 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
         glUniform1f(m_uMinPointSize, std::max(style.minPointSize, 0.f) * dpr);
         glUniform1f(m_uRefDistance, style.sizeByDistance ? camera.distance : 0.f);
         glUniform1i(m_uAdditive, style.additive ? 1 : 0);
-        if (count > 0)
+        glUniform1f(m_uWeight, static_cast<float>(stride)); // each drawn body stands for `stride`
+        if (count > 0 && stride == 1) {
             glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(count));
+        } else if (count > 0) {
+            // A subsample: bodies 0, s, 2s, … < count through an element buffer (any s; a vertex
+            // stride of s bodies would be limited to 2048 bytes). Rebuilt when s or N change.
+            const std::size_t drawn = sampledCount(count, stride);
+            if (m_sampleIndices == 0)
+                glGenBuffers(1, &m_sampleIndices);
+            glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, m_sampleIndices); // part of the VAO's state
+            if (m_sampleStride != stride || m_sampleIndexCount != drawn) {
+                std::vector<GLuint> indices(drawn);
+                for (std::size_t i = 0; i < drawn; ++i)
+                    indices[i] = static_cast<GLuint>(i * stride);
+                glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(drawn * sizeof(GLuint)), indices.data(),
+                             GL_STATIC_DRAW);
+                m_sampleStride = stride;
+                m_sampleIndexCount = drawn;
+            }
+            glDrawElements(GL_POINTS, static_cast<GLsizei>(drawn), GL_UNSIGNED_INT, nullptr);
+            glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
+        }
         releaseDrawState();
     }
 

@@ -101,7 +101,19 @@ struct RenderStyle {
     bool sizeByDistance = false;
     float devicePixelRatio = 1.f;
     float background[3] = {0.02f, 0.02f, 0.05f};
+    /// Draw every sampleStride-th body only (1: all): bodies 0, s, 2s, … of the buffer (an evenly
+    /// strided subset, through an index buffer), each with s times the light of one body
+    /// (additive: the sum over the view stays the same; over: a fuller alpha), so the picture of
+    /// a large system looks alike at 1/s of the cost.
+    std::size_t sampleStride = 1;
 };
+
+/// The bodies draw() draws of `count` with RenderStyle::sampleStride `stride`: ⌈count / stride⌉.
+inline std::size_t sampledCount(std::size_t count, std::size_t stride)
+{
+    stride = stride < 1 ? 1 : stride;
+    return (count + stride - 1) / stride;
+}
 
 /// A lone body's peak (accumulated light 1 in its brightest channel) maps to this exposed value
 /// x, displayed as (x / (1 + x))^(1/2.2) = 0.90 (230 of 255) over a black background.
@@ -209,9 +221,12 @@ private:
     unsigned m_program = 0;
     unsigned m_toneProgram = 0;
     int m_uToneExposure = -1, m_uToneBackground = -1, m_uToneHdr = -1;
-    int m_uMinPointSize = -1, m_uRefDistance = -1, m_uAdditive = -1;
+    int m_uMinPointSize = -1, m_uRefDistance = -1, m_uAdditive = -1, m_uWeight = -1;
     std::unique_ptr<ViewHistory> m_scratch; ///< draw()'s buffer when the caller gives none
     unsigned m_vao = 0;
+    unsigned m_sampleIndices = 0;      ///< element buffer: 0, s, 2s, … (RenderStyle::sampleStride)
+    std::size_t m_sampleStride = 0;    ///< the s and the number of indices it holds
+    std::size_t m_sampleIndexCount = 0;
     int m_uViewProjection = -1, m_uSource = -1, m_uValueMin = -1, m_uValueMax = -1, m_uLow = -1, m_uHigh = -1,
         m_uGroupColours = -1, m_uPointSize = -1;
     bool m_compatibilityProfile = false; ///< GL_POINT_SPRITE must be enabled there

@@ -104,6 +104,20 @@ std::vector<std::string> precisionRangeProblems(const World& world, const SimPar
     return out;
 }
 
+double largestBodyMass(const SimParams& p, Precision precision)
+{
+    const double column = double(std::numeric_limits<float>::max());
+    const double largest = precision == Precision::Fp32 ? column : std::numeric_limits<double>::max();
+    const double eps2 = precision == Precision::Fp32 ? double(float(p.eps2)) : double(p.eps2);
+    double m = column;
+    if (eps2 > 0) {
+        m = std::min(m, largest * std::pow(eps2, 1.5));
+        if (p.G > 0 && std::isfinite(p.G))
+            m = std::min(m, largest * eps2 / p.G);
+    }
+    return m;
+}
+
 std::string firstNonFiniteColumn(const World& world)
 {
     const auto finite = [](const std::vector<Float4>& c, bool withW) {
@@ -131,6 +145,33 @@ std::string fp64KernelIds()
         if (k.precision == Precision::Fp64)
             ids += (ids.empty() ? "" : ", ") + std::string(k.id);
     return ids;
+}
+
+} // namespace nbody
+
+namespace nbody {
+
+const char* precisionName(Precision precision)
+{
+    return precision == Precision::Fp32 ? "fp32" : "fp64";
+}
+
+std::string precisionRangeWarning(const std::string& problem, std::string_view kernelId, Precision precision)
+{
+    const char* name = precisionName(precision);
+    return formatString("%s range: %s; kernel '%s' computes in %s: %s", name, problem.c_str(),
+                        std::string(kernelId).c_str(), name,
+                        precision == Precision::Fp32
+                            ? ("use an fp64 kernel (" + fp64KernelIds() + ") or rescaled units (docs/units.md)").c_str()
+                            : "rescale the units (docs/units.md)");
+}
+
+std::string precisionRangeCause(const std::string& problem, Precision precision)
+{
+    return formatString("the %s range was exceeded, not a time-step problem: %s; use %s or rescaled units",
+                        precisionName(precision), problem.c_str(),
+                        precision == Precision::Fp32 ? ("an fp64 kernel (" + fp64KernelIds() + ")").c_str()
+                                                     : "smaller numbers");
 }
 
 } // namespace nbody

@@ -13,6 +13,7 @@
 #include "contracts/World.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nbody {
@@ -30,11 +31,31 @@ struct SimParams;
 /// everything fits.
 std::vector<std::string> precisionRangeProblems(const World& world, const SimParams& p, Precision precision);
 
+/// The largest mass a body may be given with parameters `p` in `precision`: its pull at the
+/// softened limit of no separation stays within the precision's range (m/ε³ and G·m/ε² at most
+/// its largest value, as precisionRangeProblems() checks them), and the mass itself fits the
+/// fp32 mass column (at most 3.4e38). With the default G = 1 and ε² = 0.002 in fp32: 3.4e38 ·
+/// 0.002^{3/2} ≈ 3.0e34. Without softening (ε² = 0) only the column's limit.
+double largestBodyMass(const SimParams& p, Precision precision);
+
 /// Which column of `world` is not finite, the first in the order a step computes them:
 /// "accelerations", "velocities", "positions" or "masses"; "" when all are finite.
 std::string firstNonFiniteColumn(const World& world);
 
 /// The ids of the registry's fp64 rows, "reference, tiled-fp64, …" (what to suggest instead).
 std::string fp64KernelIds();
+
+/// "fp32" or "fp64".
+const char* precisionName(Precision precision);
+
+/// The warning for one of precisionRangeProblems() with kernel `kernelId` of `precision`, what
+/// `nbody run` prints and the app shows: "fp32 range: <problem>; kernel 'cpu' computes in fp32:
+/// use an fp64 kernel (reference, tiled-fp64) or rescaled units (docs/units.md)".
+std::string precisionRangeWarning(const std::string& problem, std::string_view kernelId, Precision precision);
+
+/// Why a state turned non-finite when precisionRangeProblems() named `problem` before: "the fp32
+/// range was exceeded, not a time-step problem: <problem>; use an fp64 kernel (reference, …) or
+/// rescaled units".
+std::string precisionRangeCause(const std::string& problem, Precision precision);
 
 } // namespace nbody
