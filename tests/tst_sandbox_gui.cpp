@@ -47,6 +47,7 @@
 #include <QElapsedTimer>
 #include <QRegularExpression>
 #include <QDialog>
+#include <QDoubleSpinBox>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -59,6 +60,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <optional>
 
 using nbody::app::MainWindow;
 using nbody::app::SelectionDock;
@@ -77,6 +79,22 @@ QString writeSystem(const QString& dir)
     if (!f.open(QIODevice::WriteOnly))
         return {};
     QByteArray text = "# dt = 0.0001\n# eps2 = 0.01\n# G = 1\nx,y,z,vx,vy,vz,m,id,group\n";
+    for (int i = 0; i < 7; ++i)
+        text += QByteArray::number(i - 3) + ",0,0,0,0,0," + QByteArray::number(i + 1) + "," +
+                QByteArray::number(100 + i) + ",star\n";
+    f.write(text);
+    return path;
+}
+
+/// Seven bodies at rest on the x axis (as writeSystem's) with the file's own parameters
+/// dt = 0.001, ε² = 0.0025 and G = 1, none of them a new system's default.
+QString writeSoftenedSystem(const QString& dir)
+{
+    const QString path = QDir(dir).filePath(QStringLiteral("softened.csv"));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return {};
+    QByteArray text = "# dt = 0.001\n# eps2 = 0.0025\n# G = 1\nx,y,z,vx,vy,vz,m,id,group\n";
     for (int i = 0; i < 7; ++i)
         text += QByteArray::number(i - 3) + ",0,0,0,0,0," + QByteArray::number(i + 1) + "," +
                 QByteArray::number(100 + i) + ",star\n";
@@ -1037,6 +1055,99 @@ private slots:
         QVERIFY(menus);
         emit menus->newScenarioRequested(QStringLiteral("plummer"), 1001, 3);
         QTRY_VERIFY_WITH_TIMEOUT(source->text().startsWith(QLatin1String("Plummer sphere: 1001 bodies")), kWaitMs);
+    }
+
+private:
+    /// The parameters the running simulation uses (a copy of the system, taken between steps).
+    nbody::SimParams runningParams()
+    {
+        nbody::app::SimulationController* c = m_window->controller();
+        std::optional<nbody::SimParams> params;
+        QObject receiver;
+        connect(c, &nbody::app::SimulationController::validationSystemReady, &receiver,
+                [&params](std::shared_ptr<const nbody::app::SystemCopy> s) { params = s->params; });
+        QMetaObject::invokeMethod(c, &nbody::app::SimulationController::requestValidationSystem, Qt::QueuedConnection);
+        QElapsedTimer clock;
+        clock.start();
+        while (!params && clock.elapsed() < kWaitMs)
+            QTest::qWait(10);
+        if (!params)
+            qWarning("no copy of the system came within %d ms", kWaitMs);
+        return params.value_or(nbody::SimParams{});
+    }
+
+    /// Replaces the suite's window by one that opens `file` (kernel cpu, diagnostics every step).
+    void openWindowWith(const QString& file)
+    {
+        m_window.reset();
+        nbody::app::StartupConfig config;
+        config.kernelId = QStringLiteral("cpu");
+        config.inputFile = file;
+        config.diagnosticsInterval = 1;
+        m_window = std::make_unique<MainWindow>(config, nbody::app::Automation{});
+        m_window->setWindowState(Qt::WindowNoState);
+        m_window->resize(1366, 768);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        m_view = m_window->viewport();
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->isReady() && m_view->hasContent(), kWaitMs);
+    }
+
+    /// Types `text` into the Run dock's number field `name` with real keys and Enter.
+    void typeIntoField(const QString& name, const QString& text)
+    {
+        auto* box = m_window->findChild<QAbstractSpinBox*>(name);
+        QVERIFY2(box, qPrintable(name));
+        for (QWidget* p = box->parentWidget(); p; p = p->parentWidget())
+            if (auto* area = qobject_cast<QScrollArea*>(p))
+                area->ensureWidgetVisible(box);
+        box->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(box->hasFocus());
+        box->selectAll();
+        QTest::keyClicks(QApplication::focusWidget(), text);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
+    }
+
+private slots:
+    /// A new-user trial: ε² changed from 0.0025 to 0.000625 by accident, and Reset (Ctrl+R)
+    /// kept the wrong value. Reset puts back the parameters the system was opened with (here
+    /// the file's dt = 0.001, ε² = 0.0025, G = 1): in the Run dock and in the running simulation.
+    void resetRestoresTheSystemsParameters()
+    {
+        const QString file = writeSoftenedSystem(m_dir.path());
+        QVERIFY(!file.isEmpty());
+        openWindowWith(file);
+        auto* eps2 = m_window->findChild<QDoubleSpinBox*>(QStringLiteral("eps2"));
+        auto* dt = m_window->findChild<QDoubleSpinBox*>(QStringLiteral("dt"));
+        auto* G = m_window->findChild<QDoubleSpinBox*>(QStringLiteral("gravitationalConstant"));
+        QVERIFY(eps2 && dt && G);
+        QTRY_COMPARE(float(eps2->value()), 0.0025f);
+        QCOMPARE(float(dt->value()), 0.001f);
+        QCOMPARE(G->value(), 1.0);
+
+        // ε², G and dt changed by typing: the simulation takes them.
+        typeIntoField(QStringLiteral("eps2"), QStringLiteral("0.000625"));
+        typeIntoField(QStringLiteral("gravitationalConstant"), QStringLiteral("2"));
+        typeIntoField(QStringLiteral("dt"), QStringLiteral("0.0005"));
+        QTRY_VERIFY_WITH_TIMEOUT(runningParams().G == 2.0, kWaitMs);
+        nbody::SimParams p = runningParams();
+        QCOMPARE(p.eps2, 0.000625f);
+        QCOMPARE(p.dt, 0.0005f);
+        QCOMPARE(float(eps2->value()), 0.000625f);
+
+        // Reset with its shortcut: the system's own parameters again, in the dock and the run.
+        m_view->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(m_view->hasFocus());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_R, Qt::ControlModifier);
+        QTRY_COMPARE_WITH_TIMEOUT(float(eps2->value()), 0.0025f, kWaitMs);
+        QCOMPARE(G->value(), 1.0);
+        QCOMPARE(float(dt->value()), 0.001f);
+        p = runningParams();
+        QCOMPARE(p.eps2, 0.0025f);
+        QCOMPARE(p.G, 1.0);
+        QCOMPARE(p.dt, 0.001f);
     }
 
     /// A new-user trial: N = 10 000 000 on Mesa's llvmpipe drew every body at every frame and

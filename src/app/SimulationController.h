@@ -105,7 +105,11 @@ public slots:
     void pause();
     void setRunning(bool running);
     void stepOnce();
-    /// Regenerates the default system or reloads the opened file's initial state.
+    /// Regenerates the default system or reloads the opened file's initial state, with the
+    /// parameters the system was created or opened with (G, ε², dt, the integrator and every
+    /// other row of the parameter table that changes the trajectory, nbody::trajectoryParams;
+    /// edits keep them): paramsChanged() shows them. The launch parameters, the run's policy
+    /// (diagnostics interval, …), the direction of time and the kernel stay as they are.
     void reset();
     /// Reads a snapshot (any format of sim/io/Snapshot.h) now; on success the new system replaces
     /// the current one at the next frame — with the file's G, dt, eps2 and kernel when it stores
@@ -390,6 +394,9 @@ private:
 
     std::unique_ptr<nbody::Simulation> m_sim;
     std::unique_ptr<nbody::World> m_initialWorld; ///< for reset()
+    /// The parameters the current system was installed with (start-up, new scenario, opened
+    /// file): reset() puts their trajectory rows back.
+    std::optional<nbody::SimParams> m_systemParams;
     /// Edits to undo (the last at the back) and undone edits to redo; each record reverts its
     /// edit (revertEdit). A new edit clears the redo stack; a new system both.
     std::vector<nbody::EditRecord> m_undoEdits, m_redoEdits;

@@ -8,6 +8,7 @@
 #include "sim/base/Format.h"
 #include "sim/base/ShortestText.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -176,6 +177,7 @@ std::deque<ParamInfo> builtInRows()
                                     ParamReaders::All, 0, kInf, true, "gravitational constant"),
                                &SimParams::G);
         r.brief = "G";
+        r.trajectory = true;
         t.push_back(r);
     }
     {
@@ -183,6 +185,7 @@ std::deque<ParamInfo> builtInRows()
                               kInf, false, "Plummer softening eps^2 of every pair (fp32)"),
                          &SimParams::eps2);
         r.brief = "eps2";
+        r.trajectory = true;
         t.push_back(r);
     }
     {
@@ -190,6 +193,7 @@ std::deque<ParamInfo> builtInRows()
                                     true, "time step of the KDK leapfrog (fp32)"),
                                &SimParams::dt);
         r.brief = "dt";
+        r.trajectory = true;
         r.check = [](const SimParams& p) -> std::string {
             if (std::isfinite(p.dt) && p.dt < 0)
                 return "time step dt must be positive and finite (got " + num(p.dt) +
@@ -563,6 +567,26 @@ std::vector<std::pair<std::string, std::string>> storedParamValues(const SimPara
     for (const ParamInfo* r : storedParams())
         out.emplace_back(std::string(r->key), r->get(p));
     return out;
+}
+
+std::vector<const ParamInfo*> trajectoryParams()
+{
+    std::vector<const ParamInfo*> out;
+    for (const ParamInfo& r : table())
+        if (r.trajectory || r.stored)
+            out.push_back(&r);
+    return out;
+}
+
+void copyTrajectoryParams(const SimParams& from, SimParams& to, std::span<const std::string_view> keep)
+{
+    for (const ParamInfo* r : trajectoryParams()) {
+        if (std::find(keep.begin(), keep.end(), r->key) != keep.end())
+            continue;
+        // The exact text reads back to the same value (ParamInfo::get), so this copies the field.
+        if (const std::string why = r->set(r->get(from), to); !why.empty())
+            throw std::logic_error("copyTrajectoryParams: " + why);
+    }
 }
 
 std::string describe(const SimParams& p)
