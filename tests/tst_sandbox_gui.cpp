@@ -9,6 +9,7 @@
 // with a progress bar and Cancel.
 // NBODY_SCREENSHOT_DIR=DIR saves DIR/sandbox-launch.png (the window during an aimed launch, a
 // body selected) and DIR/sandbox-solar-system.png (the README's picture). Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
+#include "DiagnosticsDock.h"
 #include "EditPresenter.h"
 #include "FilePresenter.h"
 #include "GuiTestMain.h"
@@ -48,6 +49,10 @@
 #include <QRegularExpression>
 #include <QDialog>
 #include <QDoubleSpinBox>
+#include <QGraphicsSimpleTextItem>
+#include <QLineSeries>
+#include <QValueAxis>
+#include <QChart>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -1148,6 +1153,114 @@ private slots:
         QCOMPARE(p.eps2, 0.0025f);
         QCOMPARE(p.G, 1.0);
         QCOMPARE(p.dt, 0.001f);
+    }
+
+    /// A new-user trial: ε² changed from 0.0025 to 0.000625 during a run; the energy jumped, but
+    /// E₀ was taken again and ΔE/E₀ went on against it without a sign. Each time chart of the
+    /// Diagnostics dock draws a line at the change's time named with what changed, the line of
+    /// latest values says so, and a new system (Reset) clears them.
+    void energyRebaseIsMarkedOnTheCharts()
+    {
+        const QString file = writeSoftenedSystem(m_dir.path());
+        QVERIFY(!file.isEmpty());
+        openWindowWith(file);
+        auto* dock = m_window->findChild<nbody::app::DiagnosticsDock*>();
+        QVERIFY(dock);
+        dock->show();
+        dock->raise();
+        QAction* step = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(Qt::Key_N))
+                step = a;
+        QVERIFY(step);
+        const auto lastStep = [dock] {
+            return dock->recorder().empty() ? -1 : qlonglong(dock->recorder().samples().back().step);
+        };
+        // Five steps of dt = 0.001, an evaluation before the first and after each.
+        for (int i = 0; i < 5; ++i)
+            step->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(lastStep(), 5LL, kWaitMs);
+        const double changedAt = dock->recorder().samples().back().time;
+        QVERIFY2(std::abs(changedAt - 0.005) < 1e-9, qPrintable(QString::number(changedAt, 'g', 17)));
+        QVERIFY(dock->markers().isEmpty());
+
+        typeIntoField(QStringLiteral("eps2"), QStringLiteral("0.000625"));
+        QTRY_COMPARE_WITH_TIMEOUT(runningParams().eps2, 0.000625f, kWaitMs);
+        for (int i = 0; i < 3; ++i)
+            step->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(lastStep(), 8LL, kWaitMs);
+
+        // One marker, at the time of the change, named with ε² and both values.
+        QCOMPARE(dock->markers().size(), 1);
+        QCOMPARE(dock->markers().front().time, changedAt);
+        const QString name = dock->markers().front().name;
+        QCOMPARE(name, QStringLiteral("ε² 0.0025 → 0.000625"));
+        auto* latest = dock->findChild<QLabel*>(QStringLiteral("latestSample"));
+        QVERIFY(latest);
+        QVERIFY2(latest->text().contains(QStringLiteral("E₀ re-based at t = 0.005 (ε² 0.0025 → 0.000625)")),
+                 qPrintable(latest->text()));
+
+        // Each time chart: a vertical line at that time through the chart's time axis, across
+        // the plot, and its label beside it; still there after the window is resized.
+        const auto checkCharts = [&] {
+            for (const QString series : {QStringLiteral("total"), QStringLiteral("energy change"),
+                                         QStringLiteral("momentum"), QStringLiteral("virial ratio")}) {
+                const QList<QLineSeries*> lines = dock->markerLines(series);
+                const QList<QGraphicsSimpleTextItem*> labels = dock->markerLabels(series);
+                QCOMPARE(lines.size(), 1);
+                QCOMPARE(labels.size(), 1);
+                QLineSeries* line = lines.front();
+                QCOMPARE(line->count(), 2);
+                const nbody::app::AxisLayout x = dock->axisLayout(series, true);
+                QVERIFY2(std::abs(x.scale.fromPlot(line->at(0).x()) - changedAt) < 1e-12 &&
+                             line->at(1).x() == line->at(0).x(),
+                         qPrintable(series));
+                const QValueAxis* y = dock->axis(series);
+                QCOMPARE(line->at(0).y(), y->min());
+                QCOMPARE(line->at(1).y(), y->max());
+                QVERIFY(line->isVisible());
+                QGraphicsSimpleTextItem* label = labels.front();
+                // The name, elided where the plot has no room for it, and whole in the tooltip.
+                QVERIFY2(label->text() == name || (label->text().startsWith(QStringLiteral("ε²")) &&
+                                                   label->text().endsWith(QChar(0x2026))),
+                         qPrintable(label->text()));
+                QCOMPARE(label->toolTip(), name);
+                QVERIFY2(label->isVisible(), qPrintable(series));
+                // Beside the line, within the plot.
+                const QPointF top = line->chart()->mapToPosition(line->at(1), line);
+                const QRectF plot = line->chart()->plotArea();
+                const QRectF text = label->mapRectToParent(label->boundingRect());
+                QVERIFY2(std::abs(text.left() - top.x()) < 4 || std::abs(text.right() - top.x()) < 4,
+                         qPrintable(QStringLiteral("%1: label at %2, line at %3").arg(series).arg(text.left()).arg(top.x())));
+                QVERIFY2(plot.contains(text.topLeft()) && plot.contains(text.bottomRight()),
+                         qPrintable(QStringLiteral("%1: label (%2, %3)-(%4, %5), plot (%6, %7)-(%8, %9)")
+                                        .arg(series).arg(text.left()).arg(text.top()).arg(text.right()).arg(text.bottom())
+                                        .arg(plot.left()).arg(plot.top()).arg(plot.right()).arg(plot.bottom())));
+            }
+        };
+        checkCharts();
+        if (QTest::currentTestFailed())
+            return;
+        const QString shots = qEnvironmentVariable("NBODY_SCREENSHOT_DIR");
+        if (!shots.isEmpty())
+            QVERIFY(dock->grab().save(QDir(shots).filePath(QStringLiteral("diagnostics-rebased.png"))));
+        m_window->resize(1100, 700);
+        QTest::qWait(300); // the charts' layout settles
+        checkCharts();
+        if (QTest::currentTestFailed())
+            return;
+
+        // A new system (Reset) restarts the diagnostics: the markers go.
+        m_view->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(m_view->hasFocus());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_R, Qt::ControlModifier);
+        QTRY_VERIFY_WITH_TIMEOUT(dock->markers().isEmpty(), kWaitMs);
+        for (const QString series : {QStringLiteral("total"), QStringLiteral("energy change"),
+                                     QStringLiteral("momentum"), QStringLiteral("virial ratio")}) {
+            QVERIFY(dock->markerLines(series).isEmpty());
+            QVERIFY(dock->markerLabels(series).isEmpty());
+        }
+        QVERIFY2(!latest->text().contains(QStringLiteral("re-based")), qPrintable(latest->text()));
     }
 
     /// A new-user trial: N = 10 000 000 on Mesa's llvmpipe drew every body at every frame and

@@ -185,8 +185,12 @@ void SimulationController::installStartSystem(const StartupConfig& config, Start
                                                             : std::nullopt,
                                              s.params, "cpu");
     }
-    m_sim->setDiagnosticsObserver([this](const Diagnostics& d) { m_newDiagnostics.append(d); });
+    m_sim->setDiagnosticsObserver([this](const Diagnostics& d) {
+        m_newDiagnostics.append(d);
+        m_sampled = true;
+    });
     m_systemParams = m_sim->params();
+    m_sampled = false;
     m_newDiagnostics.clear();
     emit diagnosticsRestarted();
     m_framingRequested = true;
@@ -286,6 +290,7 @@ void SimulationController::installWorld(World world, const QString& source, bool
         m_selectionMessage = tr("The selection ended: the system was replaced.");
     }
     m_newDiagnostics.clear();
+    m_sampled = false;
     emit diagnosticsRestarted();
     if (m_source != source) {
         m_source = source;

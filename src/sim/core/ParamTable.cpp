@@ -178,6 +178,7 @@ std::deque<ParamInfo> builtInRows()
                                &SimParams::G);
         r.brief = "G";
         r.trajectory = true;
+        r.symbol = "G";
         t.push_back(r);
     }
     {
@@ -186,6 +187,7 @@ std::deque<ParamInfo> builtInRows()
                          &SimParams::eps2);
         r.brief = "eps2";
         r.trajectory = true;
+        r.symbol = "ε²";
         t.push_back(r);
     }
     {
@@ -194,6 +196,7 @@ std::deque<ParamInfo> builtInRows()
                                &SimParams::dt);
         r.brief = "dt";
         r.trajectory = true;
+        r.symbol = "dt";
         r.check = [](const SimParams& p) -> std::string {
             if (std::isfinite(p.dt) && p.dt < 0)
                 return "time step dt must be positive and finite (got " + num(p.dt) +
@@ -223,6 +226,7 @@ std::deque<ParamInfo> builtInRows()
                                     "Barnes-Hut opening angle: smaller is more accurate and slower"),
                                &SimParams::openingAngle);
         r.brief = "theta";
+        r.symbol = "θ";
         r.stored = true;
         t.push_back(r);
     }
@@ -267,6 +271,7 @@ std::deque<ParamInfo> builtInRows()
                                     "when eps2 = 0); smaller is more accurate"),
                                &SimParams::eta);
         r.brief = "eta";
+        r.symbol = "η";
         r.briefOnlyWhenSet = true;
         r.stored = true;
         t.push_back(r);
@@ -587,6 +592,15 @@ void copyTrajectoryParams(const SimParams& from, SimParams& to, std::span<const 
         if (const std::string why = r->set(r->get(from), to); !why.empty())
             throw std::logic_error("copyTrajectoryParams: " + why);
     }
+}
+
+std::vector<const ParamInfo*> changedParams(const SimParams& a, const SimParams& b)
+{
+    std::vector<const ParamInfo*> out;
+    for (const ParamInfo& r : table())
+        if (r.get(a) != r.get(b))
+            out.push_back(&r);
+    return out;
 }
 
 std::string describe(const SimParams& p)

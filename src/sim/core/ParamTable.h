@@ -80,6 +80,8 @@ struct ParamInfo {
     /// (stored in the formats' own fields). What a scenario or a snapshot gives a system and
     /// what Reset puts back (trajectoryParams).
     bool trajectory = false;
+    /// Its short name in the app ("ε²", "θ"); "" : the label.
+    std::string_view symbol;
     /// The value in `p` as exact text (the shortest decimal that reads back to the same fp32 or
     /// fp64 value: "0.45" for 0.45f).
     std::function<std::string(const SimParams& p)> get;
@@ -142,5 +144,7 @@ std::vector<const ParamInfo*> trajectoryParams();
 /// Sets every trajectory row (trajectoryParams) of `to` to its value in `from`, except the rows
 /// whose key is in `keep`. The launch parameters and the run's policy stay those of `to`.
 void copyTrajectoryParams(const SimParams& from, SimParams& to, std::span<const std::string_view> keep = {});
+/// The rows whose value differs between `a` and `b` (by exact text), in table order.
+std::vector<const ParamInfo*> changedParams(const SimParams& a, const SimParams& b);
 
 } // namespace nbody
