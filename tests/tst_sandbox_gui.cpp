@@ -1202,53 +1202,65 @@ private slots:
 
         // Each time chart: a vertical line at that time through the chart's time axis, across
         // the plot, and its label beside it; still there after the window is resized.
-        const auto checkCharts = [&] {
+        // The first problem of the charts' markers, "" when none.
+        const auto chartsProblem = [&]() -> QString {
             for (const QString series : {QStringLiteral("total"), QStringLiteral("energy change"),
                                          QStringLiteral("momentum"), QStringLiteral("virial ratio")}) {
                 const QList<QLineSeries*> lines = dock->markerLines(series);
                 const QList<QGraphicsSimpleTextItem*> labels = dock->markerLabels(series);
-                QCOMPARE(lines.size(), 1);
-                QCOMPARE(labels.size(), 1);
+                if (lines.size() != 1 || labels.size() != 1)
+                    return QStringLiteral("%1: %2 lines, %3 labels").arg(series).arg(lines.size()).arg(labels.size());
                 QLineSeries* line = lines.front();
-                QCOMPARE(line->count(), 2);
+                if (line->count() != 2 || !line->isVisible())
+                    return QStringLiteral("%1: %2 points").arg(series).arg(line->count());
+                // At the change's time through the chart's time axis, across the plot.
                 const nbody::app::AxisLayout x = dock->axisLayout(series, true);
-                QVERIFY2(std::abs(x.scale.fromPlot(line->at(0).x()) - changedAt) < 1e-12 &&
-                             line->at(1).x() == line->at(0).x(),
-                         qPrintable(series));
                 const QValueAxis* y = dock->axis(series);
-                QCOMPARE(line->at(0).y(), y->min());
-                QCOMPARE(line->at(1).y(), y->max());
-                QVERIFY(line->isVisible());
-                QGraphicsSimpleTextItem* label = labels.front();
+                if (!(std::abs(x.scale.fromPlot(line->at(0).x()) - changedAt) < 1e-12) ||
+                    line->at(1).x() != line->at(0).x() || line->at(0).y() != y->min() || line->at(1).y() != y->max())
+                    return QStringLiteral("%1: line from (%2, %3) to (%4, %5)")
+                        .arg(series)
+                        .arg(x.scale.fromPlot(line->at(0).x()))
+                        .arg(line->at(0).y())
+                        .arg(x.scale.fromPlot(line->at(1).x()))
+                        .arg(line->at(1).y());
                 // The name, elided where the plot has no room for it, and whole in the tooltip.
-                QVERIFY2(label->text() == name || (label->text().startsWith(QStringLiteral("ε²")) &&
-                                                   label->text().endsWith(QChar(0x2026))),
-                         qPrintable(label->text()));
-                QCOMPARE(label->toolTip(), name);
-                QVERIFY2(label->isVisible(), qPrintable(series));
+                QGraphicsSimpleTextItem* label = labels.front();
+                if (!(label->text() == name ||
+                      (label->text().startsWith(QStringLiteral("ε²")) && label->text().endsWith(QChar(0x2026)))) ||
+                    label->toolTip() != name || !label->isVisible())
+                    return QStringLiteral("%1: label '%2', tooltip '%3'").arg(series, label->text(), label->toolTip());
                 // Beside the line, within the plot.
                 const QPointF top = line->chart()->mapToPosition(line->at(1), line);
                 const QRectF plot = line->chart()->plotArea();
                 const QRectF text = label->mapRectToParent(label->boundingRect());
-                QVERIFY2(std::abs(text.left() - top.x()) < 4 || std::abs(text.right() - top.x()) < 4,
-                         qPrintable(QStringLiteral("%1: label at %2, line at %3").arg(series).arg(text.left()).arg(top.x())));
-                QVERIFY2(plot.contains(text.topLeft()) && plot.contains(text.bottomRight()),
-                         qPrintable(QStringLiteral("%1: label (%2, %3)-(%4, %5), plot (%6, %7)-(%8, %9)")
-                                        .arg(series).arg(text.left()).arg(text.top()).arg(text.right()).arg(text.bottom())
-                                        .arg(plot.left()).arg(plot.top()).arg(plot.right()).arg(plot.bottom())));
+                if (!(std::abs(text.left() - top.x()) < 4 || std::abs(text.right() - top.x()) < 4) ||
+                    !plot.contains(text.topLeft()) || !plot.contains(text.bottomRight()))
+                    return QStringLiteral("%1: label (%2, %3)-(%4, %5), line at %6, plot (%7, %8)-(%9, %10)")
+                        .arg(series)
+                        .arg(text.left())
+                        .arg(text.top())
+                        .arg(text.right())
+                        .arg(text.bottom())
+                        .arg(top.x())
+                        .arg(plot.left())
+                        .arg(plot.top())
+                        .arg(plot.right())
+                        .arg(plot.bottom());
             }
+            return {};
         };
-        checkCharts();
-        if (QTest::currentTestFailed())
-            return;
+        QTRY_COMPARE_WITH_TIMEOUT(chartsProblem(), QString(), 5000); // once the charts' layout settles
         const QString shots = qEnvironmentVariable("NBODY_SCREENSHOT_DIR");
         if (!shots.isEmpty())
             QVERIFY(dock->grab().save(QDir(shots).filePath(QStringLiteral("diagnostics-rebased.png"))));
+        // Resized: the lines and labels follow.
+        QLineSeries* changeLine = dock->markerLines(QStringLiteral("energy change")).front();
+        const auto lineAt = [changeLine] { return changeLine->chart()->mapToPosition(changeLine->at(1), changeLine).x(); };
+        const double before = lineAt();
         m_window->resize(1100, 700);
-        QTest::qWait(300); // the charts' layout settles
-        checkCharts();
-        if (QTest::currentTestFailed())
-            return;
+        QTRY_VERIFY_WITH_TIMEOUT(std::abs(lineAt() - before) > 5, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(chartsProblem(), QString(), 5000);
 
         // A new system (Reset) restarts the diagnostics: the markers go.
         m_view->setFocus(Qt::MouseFocusReason);
