@@ -14,6 +14,8 @@
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
 #include <QLineSeries>
+#include <QLabel>
+#include <QMap>
 #include <QSet>
 #include <QTextDocument>
 #include <QValueAxis>
@@ -607,6 +609,83 @@ private slots:
         more.time = more.kinetic = DiagnosticsDock::kMaxChartPoints + 2;
         dock.appendDiagnostics({more});
         QCOMPARE(k->count(), DiagnosticsDock::kMaxChartPoints / 2 + 2);
+    }
+
+    /// A re-based E₀ (markRebase) is a vertical line in each time chart at its time, through the
+    /// time axis' scale: still there when the axes rescale (times to 1e-3, then to 40) and the
+    /// series thin (stride 2); the latest line says so; a restart removes them.
+    void rebaseMarkersFollowRescalingAndThinning()
+    {
+        DiagnosticsDock dock;
+        dock.resize(1200, 320);
+        dock.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dock));
+        const QStringList timeCharts = {"total", "energy change", "momentum", "virial ratio"};
+        QMap<QString, int> seriesBefore;
+        for (const QString& s : timeCharts)
+            seriesBefore[s] = int(dock.series(s)->chart()->series().size());
+        const auto sample = [](int i) {
+            Diagnostics d;
+            d.step = std::uint64_t(i);
+            d.time = i <= 100 ? 1e-5 * i : 0.01 * i; // to 1e-3, then to 40
+            d.kinetic = 1 + 0.001 * i;
+            d.potential = -2;
+            d.total = d.kinetic + d.potential;
+            d.energyChange = 1e-6 * i;
+            d.virialRatio = d.kinetic;
+            return d;
+        };
+        QList<Diagnostics> first;
+        for (int i = 0; i < 101; ++i)
+            first << sample(i);
+        dock.appendDiagnostics(first);
+        dock.markRebase(5e-4, QStringLiteral("G 1 → 2"));
+        const AxisScale timeScale = dock.axisLayout("total", true).scale;
+        const auto lineTimes = [&](const QString& s) {
+            QList<double> t;
+            const AxisLayout x = dock.axisLayout(s, true);
+            for (QLineSeries* line : dock.markerLines(s)) {
+                if (line->count() != 2 || line->at(0).x() != line->at(1).x())
+                    return QList<double>{-1};
+                t << x.scale.fromPlot(line->at(0).x());
+            }
+            return t;
+        };
+        for (const QString& s : timeCharts) {
+            QCOMPARE(dock.markerLines(s).size(), 1);
+            QCOMPARE(dock.markerLabels(s).size(), 1);
+            QCOMPARE(lineTimes(s).size(), 1);
+            QVERIFY2(std::abs(lineTimes(s).front() - 5e-4) < 1e-15, qPrintable(s));
+            QCOMPARE(dock.markerLines(s).front()->at(1).y(), dock.axis(s)->max());
+        }
+        auto* latest = dock.findChild<QLabel*>("latestSample");
+        QVERIFY(latest);
+        QVERIFY2(latest->text().endsWith(QStringLiteral("E₀ re-based at t = 0.0005 (G 1 → 2)")), qPrintable(latest->text()));
+
+        // Up to t = 40: another scale on the time axis, and more samples than a chart draws.
+        QList<Diagnostics> more;
+        for (int i = 101; i <= 4000; ++i)
+            more << sample(i);
+        dock.appendDiagnostics(more);
+        QVERIFY(dock.series("total")->count() < 4000); // thinned
+        QVERIFY(!(dock.axisLayout("total", true).scale == timeScale)); // rescaled
+        for (const QString& s : timeCharts) {
+            QCOMPARE(lineTimes(s).size(), 1);
+            QVERIFY2(std::abs(lineTimes(s).front() - 5e-4) < 1e-15,
+                     qPrintable(QStringLiteral("%1: %2").arg(s).arg(lineTimes(s).front())));
+            QCOMPARE(dock.markerLines(s).front()->at(0).y(), dock.axis(s)->min());
+            QCOMPARE(dock.markerLines(s).front()->at(1).y(), dock.axis(s)->max());
+        }
+
+        // A restart (a new system, Clear): no markers, the charts hold their own series only.
+        dock.restart();
+        QVERIFY(dock.markers().isEmpty());
+        for (const QString& s : timeCharts) {
+            QVERIFY(dock.markerLines(s).isEmpty());
+            QVERIFY(dock.markerLabels(s).isEmpty());
+            QCOMPARE(int(dock.series(s)->chart()->series().size()), seriesBefore[s]);
+        }
+        QVERIFY(!latest->text().contains(QStringLiteral("re-based")));
     }
 };
 
