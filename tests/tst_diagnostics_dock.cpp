@@ -611,6 +611,47 @@ private slots:
         QCOMPARE(k->count(), DiagnosticsDock::kMaxChartPoints / 2 + 2);
     }
 
+    /// The controller says when and why E₀ is taken again: a change of ε² or G (named with both
+    /// values), an added or removed body and an undo; not dt (the energy does not depend on
+    /// it), and nothing before the first sample. A reset clears the markers.
+    void controllerMarksEachRebase()
+    {
+        SimulationController c;
+        DiagnosticsDock dock;
+        connectDock(c, dock);
+        connect(&c, &SimulationController::energyReferenceRebased, &dock, &DiagnosticsDock::markRebase);
+        StartupConfig cfg;
+        cfg.bodies = 301;
+        cfg.diagnosticsInterval = 1;
+        c.initialize(cfg);
+        frame(c); // start-up
+        c.setEps2(0.004); // no sample yet: nothing to mark
+        frame(c, 2);      // t = 0.2 (dt = 0.1)
+        QVERIFY(dock.markers().isEmpty());
+        const auto names = [&dock] {
+            QStringList n;
+            for (const DiagnosticsDock::Marker& m : dock.markers())
+                n << QStringLiteral("%1@%2").arg(m.name).arg(m.time, 0, 'g', 6);
+            return n;
+        };
+        c.setDt(0.05); // dt alone keeps E₀
+        frame(c, 1);   // t = 0.25
+        QVERIFY(dock.markers().isEmpty());
+        c.setEps2(0.001);
+        frame(c, 1); // t = 0.3
+        c.setGravitationalConstant(2);
+        frame(c, 1); // t = 0.35
+        c.addBodyAt(0, 0, 0, 0, 0, 0, 1.0, 0.0);
+        frame(c, 1); // t = 0.4
+        c.undoLastEdit();
+        frame(c, 1);
+        QCOMPARE(names(), (QStringList{QStringLiteral("ε² 0.004 → 0.001@0.25"), QStringLiteral("G 1 → 2@0.3"),
+                                       QStringLiteral("body added@0.35"), QStringLiteral("body removed@0.4")}));
+        c.reset();
+        frame(c);
+        QVERIFY(dock.markers().isEmpty());
+    }
+
     /// A re-based E₀ (markRebase) is a vertical line in each time chart at its time, through the
     /// time axis' scale: still there when the axes rescale (times to 1e-3, then to 40) and the
     /// series thin (stride 2); the latest line says so; a restart removes them.
