@@ -1,7 +1,8 @@
 // The Diagnostics dock fed by a real SimulationController (driven on this thread through the frame
 // protocol with host positions): the charts hold one point per evaluation, the interval control
 // reaches the simulation, Export CSV writes the recorded series, and an unwritable target shows a
-// warning and leaves no file. Needs a display (xvfb-run); label gui.
+// warning and leaves no file; a re-based E₀ (a change of G or ε², an edit) is marked in each time
+// chart and follows rescaling and thinning. Needs a display (xvfb-run); label gui.
 #include "DiagnosticsDock.h"
 #include "SimulationController.h"
 

@@ -6,7 +6,8 @@
 // collisions are on; the Add body tool shows the predicted path and its readout while dragging;
 // New from scenario predicts for the kernel that will run, a new system starts from its own
 // settings, the status bar shows steps/s apart from fps, and a new system is made beside the run
-// with a progress bar and Cancel.
+// with a progress bar and Cancel; Reset (Ctrl+R) restores the parameters the system was opened
+// with, and a change of ε² typed into the Run dock is marked on the Diagnostics dock's charts.
 // NBODY_SCREENSHOT_DIR=DIR saves DIR/sandbox-launch.png (the window during an aimed launch, a
 // body selected) and DIR/sandbox-solar-system.png (the README's picture). Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
 #include "DiagnosticsDock.h"
