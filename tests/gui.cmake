@@ -41,8 +41,11 @@ nbody_add_test(NAME tst_autosave SOURCES tst_autosave.cpp LIBS nbody::app Qt6::W
 # same numbers), a new system's own kernel and run settings, the status bar's steps/s apart
 # from fps, a new system made beside the run with a progress bar and Cancel, and 2 000 003 bodies
 # on a software renderer drawn as a subsample (the status bar's note, the frame time, the View
-# dock's switch); label gui.
-# NBODY_SCREENSHOT_DIR=DIR saves sandbox-launch.png and sandbox-solar-system.png (docs/images).
+# dock's switch), Reset restoring the parameters the system was opened with (ε², G, dt typed
+# into the Run dock, then Ctrl+R), and a typed change of ε² marked on the Diagnostics dock's
+# charts; label gui.
+# NBODY_SCREENSHOT_DIR=DIR saves sandbox-launch.png and sandbox-solar-system.png (docs/images),
+# and diagnostics-rebased.png (the Diagnostics dock with a re-based E₀).
 nbody_add_test(NAME tst_sandbox_gui SOURCES tst_sandbox_gui.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 180)
 # tst_params: the parameter table as the one declaration of a parameter — a row declared by the
 # test alone reaches `nbody run --help` (nbody::cli in-process), scenario files, CSV and HDF5

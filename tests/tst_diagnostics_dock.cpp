@@ -1,7 +1,8 @@
 // The Diagnostics dock fed by a real SimulationController (driven on this thread through the frame
 // protocol with host positions): the charts hold one point per evaluation, the interval control
 // reaches the simulation, Export CSV writes the recorded series, and an unwritable target shows a
-// warning and leaves no file. Needs a display (xvfb-run); label gui.
+// warning and leaves no file; a re-based E₀ (a change of G or ε², an edit) is marked in each time
+// chart and follows rescaling and thinning. Needs a display (xvfb-run); label gui.
 #include "DiagnosticsDock.h"
 #include "SimulationController.h"
 
@@ -14,6 +15,8 @@
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
 #include <QLineSeries>
+#include <QLabel>
+#include <QMap>
 #include <QSet>
 #include <QTextDocument>
 #include <QValueAxis>
@@ -607,6 +610,124 @@ private slots:
         more.time = more.kinetic = DiagnosticsDock::kMaxChartPoints + 2;
         dock.appendDiagnostics({more});
         QCOMPARE(k->count(), DiagnosticsDock::kMaxChartPoints / 2 + 2);
+    }
+
+    /// The controller says when and why E₀ is taken again: a change of ε² or G (named with both
+    /// values), an added or removed body and an undo; not dt (the energy does not depend on
+    /// it), and nothing before the first sample. A reset clears the markers.
+    void controllerMarksEachRebase()
+    {
+        SimulationController c;
+        DiagnosticsDock dock;
+        connectDock(c, dock);
+        connect(&c, &SimulationController::energyReferenceRebased, &dock, &DiagnosticsDock::markRebase);
+        StartupConfig cfg;
+        cfg.bodies = 301;
+        cfg.diagnosticsInterval = 1;
+        c.initialize(cfg);
+        frame(c); // start-up
+        c.setEps2(0.004); // no sample yet: nothing to mark
+        frame(c, 2);      // t = 0.2 (dt = 0.1)
+        QVERIFY(dock.markers().isEmpty());
+        const auto names = [&dock] {
+            QStringList n;
+            for (const DiagnosticsDock::Marker& m : dock.markers())
+                n << QStringLiteral("%1@%2").arg(m.name).arg(m.time, 0, 'g', 6);
+            return n;
+        };
+        c.setDt(0.05); // dt alone keeps E₀
+        frame(c, 1);   // t = 0.25
+        QVERIFY(dock.markers().isEmpty());
+        c.setEps2(0.001);
+        frame(c, 1); // t = 0.3
+        c.setGravitationalConstant(2);
+        frame(c, 1); // t = 0.35
+        c.addBodyAt(0, 0, 0, 0, 0, 0, 1.0, 0.0);
+        frame(c, 1); // t = 0.4
+        c.undoLastEdit();
+        frame(c, 1);
+        QCOMPARE(names(), (QStringList{QStringLiteral("ε² 0.004 → 0.001@0.25"), QStringLiteral("G 1 → 2@0.3"),
+                                       QStringLiteral("body added@0.35"), QStringLiteral("body removed@0.4")}));
+        c.reset();
+        frame(c);
+        QVERIFY(dock.markers().isEmpty());
+    }
+
+    /// A re-based E₀ (markRebase) is a vertical line in each time chart at its time, through the
+    /// time axis' scale: still there when the axes rescale (times to 1e-3, then to 40) and the
+    /// series thin (stride 2); the latest line says so; a restart removes them.
+    void rebaseMarkersFollowRescalingAndThinning()
+    {
+        DiagnosticsDock dock;
+        dock.resize(1200, 320);
+        dock.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dock));
+        const QStringList timeCharts = {"total", "energy change", "momentum", "virial ratio"};
+        QMap<QString, int> seriesBefore;
+        for (const QString& s : timeCharts)
+            seriesBefore[s] = int(dock.series(s)->chart()->series().size());
+        const auto sample = [](int i) {
+            Diagnostics d;
+            d.step = std::uint64_t(i);
+            d.time = i <= 100 ? 1e-5 * i : 0.01 * i; // to 1e-3, then to 40
+            d.kinetic = 1 + 0.001 * i;
+            d.potential = -2;
+            d.total = d.kinetic + d.potential;
+            d.energyChange = 1e-6 * i;
+            d.virialRatio = d.kinetic;
+            return d;
+        };
+        QList<Diagnostics> first;
+        for (int i = 0; i < 101; ++i)
+            first << sample(i);
+        dock.appendDiagnostics(first);
+        dock.markRebase(5e-4, QStringLiteral("G 1 → 2"));
+        const AxisScale timeScale = dock.axisLayout("total", true).scale;
+        const auto lineTimes = [&](const QString& s) {
+            QList<double> t;
+            const AxisLayout x = dock.axisLayout(s, true);
+            for (QLineSeries* line : dock.markerLines(s)) {
+                if (line->count() != 2 || line->at(0).x() != line->at(1).x())
+                    return QList<double>{-1};
+                t << x.scale.fromPlot(line->at(0).x());
+            }
+            return t;
+        };
+        for (const QString& s : timeCharts) {
+            QCOMPARE(dock.markerLines(s).size(), 1);
+            QCOMPARE(dock.markerLabels(s).size(), 1);
+            QCOMPARE(lineTimes(s).size(), 1);
+            QVERIFY2(std::abs(lineTimes(s).front() - 5e-4) < 1e-15, qPrintable(s));
+            QCOMPARE(dock.markerLines(s).front()->at(1).y(), dock.axis(s)->max());
+        }
+        auto* latest = dock.findChild<QLabel*>("latestSample");
+        QVERIFY(latest);
+        QVERIFY2(latest->text().endsWith(QStringLiteral("E₀ re-based at t = 0.0005 (G 1 → 2)")), qPrintable(latest->text()));
+
+        // Up to t = 40: another scale on the time axis, and more samples than a chart draws.
+        QList<Diagnostics> more;
+        for (int i = 101; i <= 4000; ++i)
+            more << sample(i);
+        dock.appendDiagnostics(more);
+        QVERIFY(dock.series("total")->count() < 4000); // thinned
+        QVERIFY(!(dock.axisLayout("total", true).scale == timeScale)); // rescaled
+        for (const QString& s : timeCharts) {
+            QCOMPARE(lineTimes(s).size(), 1);
+            QVERIFY2(std::abs(lineTimes(s).front() - 5e-4) < 1e-15,
+                     qPrintable(QStringLiteral("%1: %2").arg(s).arg(lineTimes(s).front())));
+            QCOMPARE(dock.markerLines(s).front()->at(0).y(), dock.axis(s)->min());
+            QCOMPARE(dock.markerLines(s).front()->at(1).y(), dock.axis(s)->max());
+        }
+
+        // A restart (a new system, Clear): no markers, the charts hold their own series only.
+        dock.restart();
+        QVERIFY(dock.markers().isEmpty());
+        for (const QString& s : timeCharts) {
+            QVERIFY(dock.markerLines(s).isEmpty());
+            QVERIFY(dock.markerLabels(s).isEmpty());
+            QCOMPARE(int(dock.series(s)->chart()->series().size()), seriesBefore[s]);
+        }
+        QVERIFY(!latest->text().contains(QStringLiteral("re-based")));
     }
 };
 

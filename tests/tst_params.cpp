@@ -24,6 +24,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
@@ -260,6 +261,52 @@ private slots:
         QVERIFY2(d.find(" drag=0.25") != std::string::npos, d.c_str());
         QVERIFY2(d.find("exchange-chunks") == std::string::npos, d.c_str()); // only when set
     }
+
+    /// The rows that belong to a system (Reset puts them back): G, ε², dt and every stored row,
+    /// the declared one too; a copy takes exactly those (but the kept ones) and leaves the
+    /// launch parameters and the run's policy; changedParams names the rows that differ.
+    void trajectoryRowsAreCopied()
+    {
+        std::vector<std::string> keys;
+        for (const ParamInfo* r : trajectoryParams())
+            keys.emplace_back(r->key);
+        for (const char* k : {"G", "eps2", "dt", "integrator", "openingAngle", "leafSize", "reverse", "timestep",
+                              "eta", "maxLevels", "collisions", "testDrag"})
+            QVERIFY2(std::find(keys.begin(), keys.end(), k) != keys.end(), k);
+        for (const char* k : {"blockSize", "diagnosticsInterval", "hostCopyInterval", "cudaGraphs", "contactSearch"})
+            QVERIFY2(std::find(keys.begin(), keys.end(), k) == keys.end(), k);
+
+        SimParams system; // what the system came with
+        system.G = 2;
+        system.eps2 = 0.0025f;
+        system.dt = 0.001f;
+        system.integrator = "yoshida4";
+        system.openingAngle = 0.45f;
+        system.extra[std::string(kKey)] = "3.5";
+        SimParams now; // what the user changed since
+        now.eps2 = 0.000625f;
+        now.reverse = true;
+        now.blockSize = 128;
+        now.diagnosticsInterval = 7;
+        std::vector<std::string> changed;
+        for (const ParamInfo* r : changedParams(system, now))
+            changed.emplace_back(r->key);
+        QCOMPARE(changed, (std::vector<std::string>{"G", "eps2", "dt", "integrator", "openingAngle", "reverse",
+                                                    "blockSize", "diagnosticsInterval", "testDrag"}));
+        static constexpr std::string_view keep[] = {"reverse"};
+        copyTrajectoryParams(system, now, keep);
+        QCOMPARE(now.G, 2.0);
+        QCOMPARE(now.eps2, 0.0025f);
+        QCOMPARE(now.dt, 0.001f);
+        QCOMPARE(now.integrator, std::string("yoshida4"));
+        QCOMPARE(now.openingAngle, 0.45f);
+        QCOMPARE(now.extra[std::string(kKey)], std::string("3.5"));
+        QCOMPARE(now.reverse, true);       // kept
+        QCOMPARE(now.blockSize, 128);      // launch parameter: the user's
+        QCOMPARE(now.diagnosticsInterval, 7); // the run's policy: the user's
+        QCOMPARE(findParam("eps2")->symbol, std::string_view("ε²"));
+    }
+
 };
 
 int main(int argc, char** argv)

@@ -6,9 +6,11 @@
 // collisions are on; the Add body tool shows the predicted path and its readout while dragging;
 // New from scenario predicts for the kernel that will run, a new system starts from its own
 // settings, the status bar shows steps/s apart from fps, and a new system is made beside the run
-// with a progress bar and Cancel.
+// with a progress bar and Cancel; Reset (Ctrl+R) restores the parameters the system was opened
+// with, and a change of ε² typed into the Run dock is marked on the Diagnostics dock's charts.
 // NBODY_SCREENSHOT_DIR=DIR saves DIR/sandbox-launch.png (the window during an aimed launch, a
 // body selected) and DIR/sandbox-solar-system.png (the README's picture). Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
+#include "DiagnosticsDock.h"
 #include "EditPresenter.h"
 #include "FilePresenter.h"
 #include "GuiTestMain.h"
@@ -47,6 +49,11 @@
 #include <QElapsedTimer>
 #include <QRegularExpression>
 #include <QDialog>
+#include <QDoubleSpinBox>
+#include <QGraphicsSimpleTextItem>
+#include <QLineSeries>
+#include <QValueAxis>
+#include <QChart>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -59,6 +66,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <optional>
 
 using nbody::app::MainWindow;
 using nbody::app::SelectionDock;
@@ -77,6 +85,22 @@ QString writeSystem(const QString& dir)
     if (!f.open(QIODevice::WriteOnly))
         return {};
     QByteArray text = "# dt = 0.0001\n# eps2 = 0.01\n# G = 1\nx,y,z,vx,vy,vz,m,id,group\n";
+    for (int i = 0; i < 7; ++i)
+        text += QByteArray::number(i - 3) + ",0,0,0,0,0," + QByteArray::number(i + 1) + "," +
+                QByteArray::number(100 + i) + ",star\n";
+    f.write(text);
+    return path;
+}
+
+/// Seven bodies at rest on the x axis (as writeSystem's) with the file's own parameters
+/// dt = 0.001, ε² = 0.0025 and G = 1, none of them a new system's default.
+QString writeSoftenedSystem(const QString& dir)
+{
+    const QString path = QDir(dir).filePath(QStringLiteral("softened.csv"));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return {};
+    QByteArray text = "# dt = 0.001\n# eps2 = 0.0025\n# G = 1\nx,y,z,vx,vy,vz,m,id,group\n";
     for (int i = 0; i < 7; ++i)
         text += QByteArray::number(i - 3) + ",0,0,0,0,0," + QByteArray::number(i + 1) + "," +
                 QByteArray::number(100 + i) + ",star\n";
@@ -1037,6 +1061,219 @@ private slots:
         QVERIFY(menus);
         emit menus->newScenarioRequested(QStringLiteral("plummer"), 1001, 3);
         QTRY_VERIFY_WITH_TIMEOUT(source->text().startsWith(QLatin1String("Plummer sphere: 1001 bodies")), kWaitMs);
+    }
+
+private:
+    /// The parameters the running simulation uses (a copy of the system, taken between steps).
+    nbody::SimParams runningParams()
+    {
+        nbody::app::SimulationController* c = m_window->controller();
+        std::optional<nbody::SimParams> params;
+        QObject receiver;
+        connect(c, &nbody::app::SimulationController::validationSystemReady, &receiver,
+                [&params](std::shared_ptr<const nbody::app::SystemCopy> s) { params = s->params; });
+        QMetaObject::invokeMethod(c, &nbody::app::SimulationController::requestValidationSystem, Qt::QueuedConnection);
+        QElapsedTimer clock;
+        clock.start();
+        while (!params && clock.elapsed() < kWaitMs)
+            QTest::qWait(10);
+        if (!params)
+            qWarning("no copy of the system came within %d ms", kWaitMs);
+        return params.value_or(nbody::SimParams{});
+    }
+
+    /// Replaces the suite's window by one that opens `file` (kernel cpu, diagnostics every step).
+    void openWindowWith(const QString& file)
+    {
+        m_window.reset();
+        nbody::app::StartupConfig config;
+        config.kernelId = QStringLiteral("cpu");
+        config.inputFile = file;
+        config.diagnosticsInterval = 1;
+        m_window = std::make_unique<MainWindow>(config, nbody::app::Automation{});
+        m_window->setWindowState(Qt::WindowNoState);
+        m_window->resize(1366, 768);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        m_view = m_window->viewport();
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->isReady() && m_view->hasContent(), kWaitMs);
+    }
+
+    /// Types `text` into the Run dock's number field `name` with real keys and Enter.
+    void typeIntoField(const QString& name, const QString& text)
+    {
+        auto* box = m_window->findChild<QAbstractSpinBox*>(name);
+        QVERIFY2(box, qPrintable(name));
+        for (QWidget* p = box->parentWidget(); p; p = p->parentWidget())
+            if (auto* area = qobject_cast<QScrollArea*>(p))
+                area->ensureWidgetVisible(box);
+        box->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(box->hasFocus());
+        box->selectAll();
+        QTest::keyClicks(QApplication::focusWidget(), text);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
+    }
+
+private slots:
+    /// A new-user trial: ε² changed from 0.0025 to 0.000625 by accident, and Reset (Ctrl+R)
+    /// kept the wrong value. Reset puts back the parameters the system was opened with (here
+    /// the file's dt = 0.001, ε² = 0.0025, G = 1): in the Run dock and in the running simulation.
+    void resetRestoresTheSystemsParameters()
+    {
+        const QString file = writeSoftenedSystem(m_dir.path());
+        QVERIFY(!file.isEmpty());
+        openWindowWith(file);
+        auto* eps2 = m_window->findChild<QDoubleSpinBox*>(QStringLiteral("eps2"));
+        auto* dt = m_window->findChild<QDoubleSpinBox*>(QStringLiteral("dt"));
+        auto* G = m_window->findChild<QDoubleSpinBox*>(QStringLiteral("gravitationalConstant"));
+        QVERIFY(eps2 && dt && G);
+        QTRY_COMPARE(float(eps2->value()), 0.0025f);
+        QCOMPARE(float(dt->value()), 0.001f);
+        QCOMPARE(G->value(), 1.0);
+
+        // ε², G and dt changed by typing: the simulation takes them.
+        typeIntoField(QStringLiteral("eps2"), QStringLiteral("0.000625"));
+        typeIntoField(QStringLiteral("gravitationalConstant"), QStringLiteral("2"));
+        typeIntoField(QStringLiteral("dt"), QStringLiteral("0.0005"));
+        QTRY_VERIFY_WITH_TIMEOUT(runningParams().G == 2.0, kWaitMs);
+        nbody::SimParams p = runningParams();
+        QCOMPARE(p.eps2, 0.000625f);
+        QCOMPARE(p.dt, 0.0005f);
+        QCOMPARE(float(eps2->value()), 0.000625f);
+
+        // Reset with its shortcut: the system's own parameters again, in the dock and the run.
+        m_view->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(m_view->hasFocus());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_R, Qt::ControlModifier);
+        QTRY_COMPARE_WITH_TIMEOUT(float(eps2->value()), 0.0025f, kWaitMs);
+        QCOMPARE(G->value(), 1.0);
+        QCOMPARE(float(dt->value()), 0.001f);
+        p = runningParams();
+        QCOMPARE(p.eps2, 0.0025f);
+        QCOMPARE(p.G, 1.0);
+        QCOMPARE(p.dt, 0.001f);
+    }
+
+    /// A new-user trial: ε² changed from 0.0025 to 0.000625 during a run; the energy jumped, but
+    /// E₀ was taken again and ΔE/E₀ went on against it without a sign. Each time chart of the
+    /// Diagnostics dock draws a line at the change's time named with what changed, the line of
+    /// latest values says so, and a new system (Reset) clears them.
+    void energyRebaseIsMarkedOnTheCharts()
+    {
+        const QString file = writeSoftenedSystem(m_dir.path());
+        QVERIFY(!file.isEmpty());
+        openWindowWith(file);
+        auto* dock = m_window->findChild<nbody::app::DiagnosticsDock*>();
+        QVERIFY(dock);
+        dock->show();
+        dock->raise();
+        QAction* step = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(Qt::Key_N))
+                step = a;
+        QVERIFY(step);
+        const auto lastStep = [dock] {
+            return dock->recorder().empty() ? -1 : qlonglong(dock->recorder().samples().back().step);
+        };
+        // Five steps of dt = 0.001, an evaluation before the first and after each.
+        for (int i = 0; i < 5; ++i)
+            step->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(lastStep(), 5LL, kWaitMs);
+        const double changedAt = dock->recorder().samples().back().time;
+        QVERIFY2(std::abs(changedAt - 0.005) < 1e-9, qPrintable(QString::number(changedAt, 'g', 17)));
+        QVERIFY(dock->markers().isEmpty());
+
+        typeIntoField(QStringLiteral("eps2"), QStringLiteral("0.000625"));
+        QTRY_COMPARE_WITH_TIMEOUT(runningParams().eps2, 0.000625f, kWaitMs);
+        for (int i = 0; i < 3; ++i)
+            step->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(lastStep(), 8LL, kWaitMs);
+
+        // One marker, at the time of the change, named with ε² and both values.
+        QCOMPARE(dock->markers().size(), 1);
+        QCOMPARE(dock->markers().front().time, changedAt);
+        const QString name = dock->markers().front().name;
+        QCOMPARE(name, QStringLiteral("ε² 0.0025 → 0.000625"));
+        auto* latest = dock->findChild<QLabel*>(QStringLiteral("latestSample"));
+        QVERIFY(latest);
+        QVERIFY2(latest->text().contains(QStringLiteral("E₀ re-based at t = 0.005 (ε² 0.0025 → 0.000625)")),
+                 qPrintable(latest->text()));
+
+        // Each time chart: a vertical line at that time through the chart's time axis, across
+        // the plot, and its label beside it; still there after the window is resized.
+        // The first problem of the charts' markers, "" when none.
+        const auto chartsProblem = [&]() -> QString {
+            for (const QString series : {QStringLiteral("total"), QStringLiteral("energy change"),
+                                         QStringLiteral("momentum"), QStringLiteral("virial ratio")}) {
+                const QList<QLineSeries*> lines = dock->markerLines(series);
+                const QList<QGraphicsSimpleTextItem*> labels = dock->markerLabels(series);
+                if (lines.size() != 1 || labels.size() != 1)
+                    return QStringLiteral("%1: %2 lines, %3 labels").arg(series).arg(lines.size()).arg(labels.size());
+                QLineSeries* line = lines.front();
+                if (line->count() != 2 || !line->isVisible())
+                    return QStringLiteral("%1: %2 points").arg(series).arg(line->count());
+                // At the change's time through the chart's time axis, across the plot.
+                const nbody::app::AxisLayout x = dock->axisLayout(series, true);
+                const QValueAxis* y = dock->axis(series);
+                if (!(std::abs(x.scale.fromPlot(line->at(0).x()) - changedAt) < 1e-12) ||
+                    line->at(1).x() != line->at(0).x() || line->at(0).y() != y->min() || line->at(1).y() != y->max())
+                    return QStringLiteral("%1: line from (%2, %3) to (%4, %5)")
+                        .arg(series)
+                        .arg(x.scale.fromPlot(line->at(0).x()))
+                        .arg(line->at(0).y())
+                        .arg(x.scale.fromPlot(line->at(1).x()))
+                        .arg(line->at(1).y());
+                // The name, elided where the plot has no room for it, and whole in the tooltip.
+                QGraphicsSimpleTextItem* label = labels.front();
+                if (!(label->text() == name ||
+                      (label->text().startsWith(QStringLiteral("ε²")) && label->text().endsWith(QChar(0x2026)))) ||
+                    label->toolTip() != name || !label->isVisible())
+                    return QStringLiteral("%1: label '%2', tooltip '%3'").arg(series, label->text(), label->toolTip());
+                // Beside the line, within the plot.
+                const QPointF top = line->chart()->mapToPosition(line->at(1), line);
+                const QRectF plot = line->chart()->plotArea();
+                const QRectF text = label->mapRectToParent(label->boundingRect());
+                if (!(std::abs(text.left() - top.x()) < 4 || std::abs(text.right() - top.x()) < 4) ||
+                    !plot.contains(text.topLeft()) || !plot.contains(text.bottomRight()))
+                    return QStringLiteral("%1: label (%2, %3)-(%4, %5), line at %6, plot (%7, %8)-(%9, %10)")
+                        .arg(series)
+                        .arg(text.left())
+                        .arg(text.top())
+                        .arg(text.right())
+                        .arg(text.bottom())
+                        .arg(top.x())
+                        .arg(plot.left())
+                        .arg(plot.top())
+                        .arg(plot.right())
+                        .arg(plot.bottom());
+            }
+            return {};
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(chartsProblem(), QString(), 5000); // once the charts' layout settles
+        const QString shots = qEnvironmentVariable("NBODY_SCREENSHOT_DIR");
+        if (!shots.isEmpty())
+            QVERIFY(dock->grab().save(QDir(shots).filePath(QStringLiteral("diagnostics-rebased.png"))));
+        // Resized: the lines and labels follow.
+        QLineSeries* changeLine = dock->markerLines(QStringLiteral("energy change")).front();
+        const auto lineAt = [changeLine] { return changeLine->chart()->mapToPosition(changeLine->at(1), changeLine).x(); };
+        const double before = lineAt();
+        m_window->resize(1100, 700);
+        QTRY_VERIFY_WITH_TIMEOUT(std::abs(lineAt() - before) > 5, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(chartsProblem(), QString(), 5000);
+
+        // A new system (Reset) restarts the diagnostics: the markers go.
+        m_view->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(m_view->hasFocus());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_R, Qt::ControlModifier);
+        QTRY_VERIFY_WITH_TIMEOUT(dock->markers().isEmpty(), kWaitMs);
+        for (const QString series : {QStringLiteral("total"), QStringLiteral("energy change"),
+                                     QStringLiteral("momentum"), QStringLiteral("virial ratio")}) {
+            QVERIFY(dock->markerLines(series).isEmpty());
+            QVERIFY(dock->markerLabels(series).isEmpty());
+        }
+        QVERIFY2(!latest->text().contains(QStringLiteral("re-based")), qPrintable(latest->text()));
     }
 
     /// A new-user trial: N = 10 000 000 on Mesa's llvmpipe drew every body at every frame and

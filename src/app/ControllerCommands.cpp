@@ -16,6 +16,8 @@
 #include "sim/perf/Tuner.h"
 #include "contracts/World.h"
 
+#include <QStringList>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -43,11 +45,28 @@ void SimulationController::changeParams(const QString& what,
     Command c;
     c.what = what;
     c.apply = [this, edit] {
-        SimParams p = m_sim->params();
+        const SimParams before = m_sim->params();
+        SimParams p = before;
         edit(p);
+        const std::uint64_t resets = m_sim->energyReferenceResets();
         m_sim->setParams(p); // throws invalid_argument naming the limit; nothing changes then
+        // Named by the rows that changed, in the app's words: "ε² 0.0025 → 0.000625".
+        QStringList changes;
+        for (const ParamInfo* row : changedParams(before, p)) {
+            const std::string_view name = row->symbol.empty() ? row->label : row->symbol;
+            changes << QStringLiteral("%1 %2 → %3")
+                           .arg(QString::fromUtf8(name.data(), qsizetype(name.size())),
+                                QString::fromStdString(row->get(before)), QString::fromStdString(row->get(p)));
+        }
+        reportRebase(resets, changes.join(QStringLiteral(", ")));
     };
     enqueue(std::move(c));
+}
+
+void SimulationController::reportRebase(std::uint64_t resetsBefore, const QString& name)
+{
+    if (m_sim->energyReferenceResets() != resetsBefore && m_sampled)
+        emit energyReferenceRebased(m_sim->time(), name);
 }
 
 void SimulationController::setDt(double dt)
@@ -148,8 +167,16 @@ void SimulationController::applyEdit(const std::function<EditRecord(World&)>& ed
     if (world.empty())
         throw std::invalid_argument("the edit would leave no bodies; nothing was changed");
     const auto range = world.massRange();
+    const std::size_t before = m_sim->size(), after = world.size();
+    const std::uint64_t resets = m_sim->energyReferenceResets();
     followSelectionMerges(); // setWorld starts a new merge log: follow the old one to its end first
     m_sim->setWorld(std::move(world)); // keeps time and step; throws invalid_argument: nothing changes
+    // The masses changed, so E₀ is taken again (setWorld): named by what happened to the bodies.
+    reportRebase(resets, after > before       ? (after - before == 1 ? tr("body added")
+                                                                      : tr("%1 bodies added").arg(after - before))
+                         : after < before     ? (before - after == 1 ? tr("body removed")
+                                                                      : tr("%1 bodies removed").arg(before - after))
+                                              : QString::fromStdString(record.description));
     m_mergesFollowed = 0;
     m_massRange = range;
     m_edited = true; // Save scenario stores these bodies, not the recipe's

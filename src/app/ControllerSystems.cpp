@@ -185,7 +185,12 @@ void SimulationController::installStartSystem(const StartupConfig& config, Start
                                                             : std::nullopt,
                                              s.params, "cpu");
     }
-    m_sim->setDiagnosticsObserver([this](const Diagnostics& d) { m_newDiagnostics.append(d); });
+    m_sim->setDiagnosticsObserver([this](const Diagnostics& d) {
+        m_newDiagnostics.append(d);
+        m_sampled = true;
+    });
+    m_systemParams = m_sim->params();
+    m_sampled = false;
     m_newDiagnostics.clear();
     emit diagnosticsRestarted();
     m_framingRequested = true;
@@ -267,6 +272,7 @@ void SimulationController::installWorld(World world, const QString& source, bool
     }
     m_initialWorld = std::move(initial);
     m_initialExact = std::move(initialExact);
+    m_systemParams = m_sim->params(); // what Reset puts back (edits keep them)
     m_massRange = range;
     // Edits of the previous system cannot be undone on this one (a reset returns to the recipe's).
     m_undoEdits.clear();
@@ -284,6 +290,7 @@ void SimulationController::installWorld(World world, const QString& source, bool
         m_selectionMessage = tr("The selection ended: the system was replaced.");
     }
     m_newDiagnostics.clear();
+    m_sampled = false;
     emit diagnosticsRestarted();
     if (m_source != source) {
         m_source = source;
@@ -297,8 +304,24 @@ void SimulationController::reset()
     c.what = QStringLiteral("reset");
     c.requiredCapacity = m_initialWorld ? m_initialWorld->size() : 0;
     c.apply = [this] {
-        if (m_initialWorld)
-            installWorld(World(*m_initialWorld), m_source, false, std::nullopt, m_initialExact.get());
+        if (m_initialWorld) {
+            // The parameters the system came with (G, ε², dt, the integrator, every row that
+            // changes the trajectory), set first as installScenario does; the launch parameters,
+            // the run's policy and the direction of time (a run control) stay the user's.
+            const SimParams previous = m_sim->params();
+            SimParams params = previous;
+            if (m_systemParams) {
+                static constexpr std::string_view keepDirection[] = {"reverse"};
+                copyTrajectoryParams(*m_systemParams, params, keepDirection);
+            }
+            m_sim->setParams(params); // throws invalid_argument: nothing changes
+            try {
+                installWorld(World(*m_initialWorld), m_source, false, std::nullopt, m_initialExact.get());
+            } catch (...) {
+                m_sim->setParams(previous);
+                throw;
+            }
+        }
         m_stepsRemaining = m_stepsToRun;
     };
     enqueue(std::move(c));

@@ -7,6 +7,9 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontMetricsF>
+#include <QGraphicsSimpleTextItem>
+#include <QLegendMarker>
+#include <QPen>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
@@ -242,6 +245,18 @@ AxisLayout DiagnosticsDock::axisLayout(const QString& name, bool x) const
     return x ? c->xLayout : right ? c->y2Layout : c->yLayout;
 }
 
+QList<QLineSeries*> DiagnosticsDock::markerLines(const QString& name) const
+{
+    const auto [c, right] = chartOf(series(name));
+    return c ? c->markerLines : QList<QLineSeries*>();
+}
+
+QList<QGraphicsSimpleTextItem*> DiagnosticsDock::markerLabels(const QString& name) const
+{
+    const auto [c, right] = chartOf(series(name));
+    return c ? c->markerLabels : QList<QGraphicsSimpleTextItem*>();
+}
+
 QLineSeries* DiagnosticsDock::series(const QString& name) const
 {
     static const QStringList names = {QStringLiteral("kinetic"), QStringLiteral("potential"),
@@ -348,7 +363,84 @@ void DiagnosticsDock::rebuildCharts()
         c.yRange = c.y2Range = {};
     for (QLineSeries* s : {m_kinetic, m_potential, m_total, m_energyChange, m_momentum, m_angularMomentum, m_virial})
         s->clear();
+    for (const Marker& m : m_markers) // a marker after the last sample stays on the time axis
+        m_xRange.add(m.time);
     addPoints(0);
+}
+
+void DiagnosticsDock::markRebase(double time, const QString& name)
+{
+    m_markers.append({time, name});
+    const QColor colour(0x55, 0x55, 0x55);
+    for (Chart& c : m_charts) {
+        auto* line = new QLineSeries(this);
+        line->setName(name);
+        c.chart->addSeries(line); // the chart owns it
+        line->attachAxis(c.x);
+        line->attachAxis(c.y);
+        QPen pen(colour, 1.0, Qt::DashLine); // after addSeries: the chart's theme sets a pen there
+        line->setPen(pen);
+        for (QLegendMarker* m : c.chart->legend()->markers(line))
+            m->setVisible(false); // the label names it
+        auto* label = new QGraphicsSimpleTextItem(name, c.chart);
+        QFont font = label->font();
+        font.setPointSizeF(0.85 * font.pointSizeF());
+        label->setFont(font);
+        label->setBrush(colour);
+        label->setZValue(10);
+        c.markerLines.append(line);
+        c.markerLabels.append(label);
+    }
+    m_xRange.add(time);
+    updateAxes(); // places the markers
+    updateLatest();
+}
+
+void DiagnosticsDock::placeMarkers()
+{
+    for (Chart& c : m_charts) {
+        const QRectF plot = c.chart->plotArea();
+        const double ylo = c.y->min(), yhi = c.y->max();
+        for (qsizetype i = 0; i < c.markerLines.size() && i < m_markers.size(); ++i) {
+            const double x = c.xLayout.scale.toPlot(m_markers[i].time);
+            QLineSeries* line = c.markerLines[i];
+            line->replace(QList<QPointF>{{x, ylo}, {x, yhi}});
+            QGraphicsSimpleTextItem* label = c.markerLabels[i];
+            const bool inside = plot.height() > 0 && x >= c.x->min() && x <= c.x->max();
+            label->setVisible(inside);
+            if (!inside)
+                continue;
+            // Beside the line near the plot's top: right of it, or left where the name fits
+            // there only or there is more room, elided to the room (the tooltip has it whole);
+            // markers close in time on successive rows.
+            const QPointF top = c.chart->mapToPosition(QPointF(x, yhi), line);
+            const QString& name = m_markers[i].name;
+            const QFontMetricsF metrics(label->font());
+            const double right = plot.right() - top.x() - 3, left = top.x() - 3 - plot.left();
+            const bool onRight = metrics.horizontalAdvance(name) <= right || right >= left;
+            const QString shown = metrics.elidedText(name, Qt::ElideRight, std::max(0.0, onRight ? right : left));
+            label->setText(shown);
+            label->setToolTip(name);
+            label->setVisible(!shown.isEmpty());
+            const QRectF text = label->boundingRect();
+            label->setPos(onRight ? top.x() + 3 : top.x() - 3 - text.width(),
+                          plot.top() + 2 + double(i % 3) * text.height());
+        }
+    }
+}
+
+void DiagnosticsDock::clearMarkers()
+{
+    for (Chart& c : m_charts) {
+        for (QLineSeries* line : c.markerLines) {
+            c.chart->removeSeries(line);
+            delete line;
+        }
+        qDeleteAll(c.markerLabels);
+        c.markerLines.clear();
+        c.markerLabels.clear();
+    }
+    m_markers.clear();
 }
 
 bool DiagnosticsDock::updateAxes()
@@ -382,6 +474,7 @@ bool DiagnosticsDock::updateAxes()
         if (c.y2)
             applyAxisLayout(c.y2, c.y2Layout, c.y2Title, true);
     }
+    placeMarkers();
     fitTitles();
     return rescaled;
 }
@@ -415,8 +508,13 @@ void DiagnosticsDock::fitTitles()
 
 void DiagnosticsDock::updateLatest()
 {
+    // The last time E₀ was taken again, and why.
+    const QString rebased = m_markers.isEmpty() ? QString()
+                                                : tr(" · E₀ re-based at t = %1 (%2)")
+                                                      .arg(m_markers.back().time, 0, 'g', 6)
+                                                      .arg(m_markers.back().name);
     if (m_recorder.empty()) {
-        m_latest->setText(tr("no samples yet"));
+        m_latest->setText(tr("no samples yet") + rebased);
         return;
     }
     const Diagnostics& d = m_recorder.samples().back();
@@ -428,7 +526,8 @@ void DiagnosticsDock::updateLatest()
                           .arg(d.energyChange, 0, 'e', 3)
                           .arg(d.virialRatio, 0, 'g', 5) +
                       // Merges (the collision system): ΔE/E₀ above is that of E + the energy lost.
-                      (d.energyLost != 0 ? tr(" · lost to merges %1").arg(d.energyLost, 0, 'g', 6) : QString()));
+                      (d.energyLost != 0 ? tr(" · lost to merges %1").arg(d.energyLost, 0, 'g', 6) : QString()) +
+                      rebased);
 }
 
 void DiagnosticsDock::setEnergyWarning(const QString& text)
@@ -446,6 +545,7 @@ QString DiagnosticsDock::energyWarning() const
 void DiagnosticsDock::restart()
 {
     m_recorder.clear();
+    clearMarkers();
     m_stride = 1;
     nameAngularSeries();
     rebuildCharts();

@@ -17,6 +17,12 @@
 /// labels are a few characters wide and never elided, and Qt Charts (which treats ranges below
 /// about 1e-12 as empty) only ever sees values of order one. The series hold the scaled values;
 /// dataPoint() gives them back in the quantity's units.
+///
+/// When the reference E₀ is taken again during a run (a change of G or ε², an edit of the
+/// bodies: SimulationController::energyReferenceRebased), each time chart draws a dashed vertical
+/// line at that time, labelled with what changed ("ε² 0.0025 → 0.000625"), and the line of
+/// latest values says when and why; the lines follow rescaled axes, thinning and resizing, and a
+/// restart clears them.
 
 #include "ChartAxes.h"
 #include "FrameProtocol.h" // the metatypes of nbody::SimParams and nbody::Diagnostics
@@ -27,6 +33,7 @@
 #include <QList>
 
 class QChart;
+class QGraphicsSimpleTextItem;
 class QChartView;
 class QLabel;
 class QLineSeries;
@@ -58,6 +65,16 @@ public:
     /// That axis' layout: its scale, range and tick labels.
     AxisLayout axisLayout(const QString& name, bool x = false) const;
     int interval() const;
+    /// A moment at which E₀ was taken again (markRebase).
+    struct Marker {
+        double time = 0;
+        QString name;
+    };
+    const QList<Marker>& markers() const { return m_markers; }
+    /// The vertical lines of the markers (one two-point series each, in plot coordinates as the
+    /// series are) and their labels, in the chart of series `name`.
+    QList<QLineSeries*> markerLines(const QString& name) const;
+    QList<QGraphicsSimpleTextItem*> markerLabels(const QString& name) const;
     /// The warning of a run whose energy is not to be trusted (DiagnosticsPresenter), shown above
     /// the charts; "" hides it.
     void setEnergyWarning(const QString& text);
@@ -71,8 +88,11 @@ public:
 public slots:
     /// New samples from SimulationController::diagnosticsMeasured.
     void appendDiagnostics(const QList<nbody::Diagnostics>& samples);
-    /// Forgets every sample (a new system: SimulationController::diagnosticsRestarted).
+    /// Forgets every sample and marker (a new system: SimulationController::diagnosticsRestarted).
     void restart();
+    /// E₀ was taken again at simulated time `time` because of `name`
+    /// (SimulationController::energyReferenceRebased): a marker in every chart.
+    void markRebase(double time, const QString& name);
     /// Shows the interval of `params` (emits nothing).
     void setParams(const nbody::SimParams& params);
 
@@ -95,6 +115,8 @@ private:
         QString xTitle, yTitle, y2Title; ///< the quantities, before the scales are added
         Range yRange, y2Range;
         AxisLayout xLayout, yLayout, y2Layout;
+        QList<QLineSeries*> markerLines;              ///< one per marker, on the left axis
+        QList<QGraphicsSimpleTextItem*> markerLabels; ///< one per marker, children of the chart
     };
     /// The chart and whether the series is on its right axis.
     std::pair<const Chart*, bool> chartOf(const QLineSeries* s) const;
@@ -115,6 +137,11 @@ private:
     /// Lays out every axis for the data's range; a changed scale re-plots the points (true).
     bool updateAxes();
     void updateLatest();
+    /// Puts each marker's line across its chart's plot at the marker's time through the axes'
+    /// current layouts, and its label at the line's top (hidden outside the time axis).
+    void placeMarkers();
+    /// Removes the markers' lines and labels from the charts.
+    void clearMarkers();
     void chooseExportFile();
 
     nbody::DiagnosticsRecorder m_recorder;
@@ -131,6 +158,7 @@ private:
     QSpinBox* m_interval = nullptr;
     QLabel* m_latest = nullptr;
     QLabel* m_energyWarning = nullptr;
+    QList<Marker> m_markers;
     QString m_lastExportDir;
     bool m_relayoutQueued = false;
 };

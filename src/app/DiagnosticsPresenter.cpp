@@ -17,6 +17,7 @@ DiagnosticsPresenter::DiagnosticsPresenter(QObject* parent, DiagnosticsDock* doc
     connect(dock, &DiagnosticsDock::intervalEdited, c, &SimulationController::setDiagnosticsInterval);
     connect(c, &SimulationController::diagnosticsMeasured, dock, &DiagnosticsDock::appendDiagnostics);
     connect(c, &SimulationController::diagnosticsRestarted, dock, &DiagnosticsDock::restart);
+    connect(c, &SimulationController::energyReferenceRebased, dock, &DiagnosticsDock::markRebase);
     connect(c, &SimulationController::paramsChanged, dock, &DiagnosticsDock::setParams);
     connect(c, &SimulationController::diagnosticsMeasured, this, &DiagnosticsPresenter::check);
     connect(c, &SimulationController::diagnosticsRestarted, this, &DiagnosticsPresenter::restart);

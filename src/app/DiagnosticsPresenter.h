@@ -17,7 +17,8 @@ class Notices;
 class SimulationController;
 
 /// Connects the dock's interval edit to SimulationController::setDiagnosticsInterval, and the
-/// controller's samples, restarts (a new system) and parameters to the dock's charts.
+/// controller's samples, restarts (a new system), re-based E₀ (markers at the time of a change
+/// of G or ε² or of an edit of the bodies) and parameters to the dock's charts.
 ///
 /// It also checks the run's energy as `nbody run` does, over the whole run rather than at its
 /// end: the running maximum of |ΔE/E₀| over every evaluation since the system was set (the

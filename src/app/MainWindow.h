@@ -91,6 +91,8 @@ public:
     QAction* reverseAction() const;
     SelectionDock* selectionDock() const { return m_selectionDock; }
     Viewport* viewport() const { return m_viewport; }
+    /// The controller, on its worker thread (for tests: connect to its signals; call its slots queued).
+    SimulationController* controller() const { return m_controller; }
     /// File → Open Recent's list.
     RecentFiles* recentFiles() const;
     /// View → Reset layout: the docks where a first start puts them, the toolbar, the default size.

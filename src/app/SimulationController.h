@@ -105,7 +105,11 @@ public slots:
     void pause();
     void setRunning(bool running);
     void stepOnce();
-    /// Regenerates the default system or reloads the opened file's initial state.
+    /// Regenerates the default system or reloads the opened file's initial state, with the
+    /// parameters the system was created or opened with (G, ε², dt, the integrator and every
+    /// other row of the parameter table that changes the trajectory, nbody::trajectoryParams;
+    /// edits keep them): paramsChanged() shows them. The launch parameters, the run's policy
+    /// (diagnostics interval, …), the direction of time and the kernel stay as they are.
     void reset();
     /// Reads a snapshot (any format of sim/io/Snapshot.h) now; on success the new system replaces
     /// the current one at the next frame — with the file's G, dt, eps2 and kernel when it stores
@@ -264,6 +268,12 @@ signals:
     void diagnosticsMeasured(const QList<nbody::Diagnostics>& samples);
     /// A new system was installed (start-up, reset, load): earlier samples belong to another run.
     void diagnosticsRestarted();
+    /// The reference E₀ of ΔE/E₀ was taken again from simulated time `time` on
+    /// (nbody::Simulation::energyReferenceResets): a parameter change that changes the energy
+    /// (`name` "ε² 0.0025 → 0.000625", "G 1 → 2") or an edit that changes the masses ("body
+    /// added", "12 bodies removed"; undo and redo alike). Emitted once the system has samples
+    /// (diagnosticsMeasured since the last diagnosticsRestarted), before the next ones.
+    void energyReferenceRebased(double time, const QString& name);
     /// Save scenario wrote `path`; `note` says what the user should know ("the system was edited,
     /// so its 2112 bodies … were saved in x.bodies.h5 beside it"), empty when nothing.
     void scenarioSaved(const QString& path, const QString& note);
@@ -371,6 +381,9 @@ private:
     /// Installs a built scenario with its parameters and run settings on `kernel` ("": startKernel).
     void installScenario(nbody::BuiltScenario& built, const nbody::ScenarioSpec& spec, const QString& kernel);
     void changeParams(const QString& what, const std::function<void(nbody::SimParams&)>& edit);
+    /// energyReferenceRebased(now, name) when the simulation discarded E₀ since its count was
+    /// `resetsBefore` (energyReferenceResets) and the system has samples.
+    void reportRebase(std::uint64_t resetsBefore, const QString& name);
     /// Save scenario's file: the recipe with the current parameters, and for an edited system
     /// its bodies in bodiesFileFor(path), which the recipe then names.
     void writeScenario(const QString& path);
@@ -390,6 +403,12 @@ private:
 
     std::unique_ptr<nbody::Simulation> m_sim;
     std::unique_ptr<nbody::World> m_initialWorld; ///< for reset()
+    /// The parameters the current system was installed with (start-up, new scenario, opened
+    /// file): reset() puts their trajectory rows back.
+    std::optional<nbody::SimParams> m_systemParams;
+    /// Diagnostics were evaluated since the system was installed (the dock has samples): a
+    /// re-based E₀ is marked from then on (energyReferenceRebased).
+    bool m_sampled = false;
     /// Edits to undo (the last at the back) and undone edits to redo; each record reverts its
     /// edit (revertEdit). A new edit clears the redo stack; a new system both.
     std::vector<nbody::EditRecord> m_undoEdits, m_redoEdits;

@@ -8,6 +8,7 @@
 #include "sim/base/Format.h"
 #include "sim/base/ShortestText.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -176,6 +177,8 @@ std::deque<ParamInfo> builtInRows()
                                     ParamReaders::All, 0, kInf, true, "gravitational constant"),
                                &SimParams::G);
         r.brief = "G";
+        r.trajectory = true;
+        r.symbol = "G";
         t.push_back(r);
     }
     {
@@ -183,6 +186,8 @@ std::deque<ParamInfo> builtInRows()
                               kInf, false, "Plummer softening eps^2 of every pair (fp32)"),
                          &SimParams::eps2);
         r.brief = "eps2";
+        r.trajectory = true;
+        r.symbol = "ε²";
         t.push_back(r);
     }
     {
@@ -190,6 +195,8 @@ std::deque<ParamInfo> builtInRows()
                                     true, "time step of the KDK leapfrog (fp32)"),
                                &SimParams::dt);
         r.brief = "dt";
+        r.trajectory = true;
+        r.symbol = "dt";
         r.check = [](const SimParams& p) -> std::string {
             if (std::isfinite(p.dt) && p.dt < 0)
                 return "time step dt must be positive and finite (got " + num(p.dt) +
@@ -219,6 +226,7 @@ std::deque<ParamInfo> builtInRows()
                                     "Barnes-Hut opening angle: smaller is more accurate and slower"),
                                &SimParams::openingAngle);
         r.brief = "theta";
+        r.symbol = "θ";
         r.stored = true;
         t.push_back(r);
     }
@@ -263,6 +271,7 @@ std::deque<ParamInfo> builtInRows()
                                     "when eps2 = 0); smaller is more accurate"),
                                &SimParams::eta);
         r.brief = "eta";
+        r.symbol = "η";
         r.briefOnlyWhenSet = true;
         r.stored = true;
         t.push_back(r);
@@ -562,6 +571,35 @@ std::vector<std::pair<std::string, std::string>> storedParamValues(const SimPara
     std::vector<std::pair<std::string, std::string>> out;
     for (const ParamInfo* r : storedParams())
         out.emplace_back(std::string(r->key), r->get(p));
+    return out;
+}
+
+std::vector<const ParamInfo*> trajectoryParams()
+{
+    std::vector<const ParamInfo*> out;
+    for (const ParamInfo& r : table())
+        if (r.trajectory || r.stored)
+            out.push_back(&r);
+    return out;
+}
+
+void copyTrajectoryParams(const SimParams& from, SimParams& to, std::span<const std::string_view> keep)
+{
+    for (const ParamInfo* r : trajectoryParams()) {
+        if (std::find(keep.begin(), keep.end(), r->key) != keep.end())
+            continue;
+        // The exact text reads back to the same value (ParamInfo::get), so this copies the field.
+        if (const std::string why = r->set(r->get(from), to); !why.empty())
+            throw std::logic_error("copyTrajectoryParams: " + why);
+    }
+}
+
+std::vector<const ParamInfo*> changedParams(const SimParams& a, const SimParams& b)
+{
+    std::vector<const ParamInfo*> out;
+    for (const ParamInfo& r : table())
+        if (r.get(a) != r.get(b))
+            out.push_back(&r);
     return out;
 }
 

@@ -76,6 +76,12 @@ struct ParamInfo {
     /// A snapshot stores it as a parameter row (it changes the trajectory), so a restart
     /// continues with it. G, ε² and dt are stored in the formats' own fields instead.
     bool stored = false;
+    /// It belongs to the system rather than to the run, with the stored rows: G, ε² and dt
+    /// (stored in the formats' own fields). What a scenario or a snapshot gives a system and
+    /// what Reset puts back (trajectoryParams).
+    bool trajectory = false;
+    /// Its short name in the app ("ε²", "θ"); "" : the label.
+    std::string_view symbol;
     /// The value in `p` as exact text (the shortest decimal that reads back to the same fp32 or
     /// fp64 value: "0.45" for 0.45f).
     std::function<std::string(const SimParams& p)> get;
@@ -130,5 +136,15 @@ std::vector<const ParamInfo*> storedParams();
 const ParamInfo* findStoredParam(std::string_view key);
 /// (key, text) of every stored row for `p`, in table order.
 std::vector<std::pair<std::string, std::string>> storedParamValues(const SimParams& p);
+
+// ---- the parameters of a system ----
+/// Every row that changes the trajectory (ParamInfo::trajectory or stored), in table order: G,
+/// ε², dt, the integrator, θ, leaf size, the time steps, collisions and the declared stored rows.
+std::vector<const ParamInfo*> trajectoryParams();
+/// Sets every trajectory row (trajectoryParams) of `to` to its value in `from`, except the rows
+/// whose key is in `keep`. The launch parameters and the run's policy stay those of `to`.
+void copyTrajectoryParams(const SimParams& from, SimParams& to, std::span<const std::string_view> keep = {});
+/// The rows whose value differs between `a` and `b` (by exact text), in table order.
+std::vector<const ParamInfo*> changedParams(const SimParams& a, const SimParams& b);
 
 } // namespace nbody

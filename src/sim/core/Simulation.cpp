@@ -276,6 +276,7 @@ void Simulation::setParams(const SimParams& params)
         m_world.accelerationsValid = false; // the forces change; dt alone does not change them
         m_initialDiagnostics.reset();       // energies with other G / ε² are not comparable
         m_latestDiagnostics.reset();
+        ++m_energyReferenceResets;
     }
     m_params = params;
 }
@@ -298,6 +299,7 @@ void Simulation::setWorld(World world, std::optional<Fp64State> exact)
     m_synced = {m_world.time, m_world.step};
     m_initialDiagnostics.reset();
     m_latestDiagnostics.reset();
+    ++m_energyReferenceResets;
     m_timing = {};
     m_mergeLog.clear();
     m_energyLost = 0;

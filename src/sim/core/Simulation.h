@@ -171,6 +171,10 @@ public:
     /// taken by the first step() after the system or G / ε² changed, before it steps.
     const std::optional<Diagnostics>& initialDiagnostics() const { return m_initialDiagnostics; }
     const std::optional<Diagnostics>& latestDiagnostics() const { return m_latestDiagnostics; }
+    /// How many times the reference of energyChange was discarded (E₀ re-based): by setWorld,
+    /// and by setParams when G or ε² change (energies with other G / ε² are not comparable).
+    /// A caller compares it before and after a change to learn whether E₀ will be taken again.
+    std::uint64_t energyReferenceResets() const { return m_energyReferenceResets; }
     /// Called with every automatic evaluation (the first one and then one every
     /// diagnosticsInterval steps), on the thread that calls step(); empty: none.
     void setDiagnosticsObserver(std::function<void(const Diagnostics&)> observer)
@@ -293,6 +297,7 @@ private:
     StepTiming m_timing;
     std::optional<Diagnostics> m_initialDiagnostics;
     std::optional<Diagnostics> m_latestDiagnostics;
+    std::uint64_t m_energyReferenceResets = 0; ///< see energyReferenceResets()
     std::function<void(const Diagnostics&)> m_diagnosticsObserver;
     std::vector<MergeRecord> m_mergeLog;     ///< see mergeLog()
     double m_energyLost = 0;                 ///< see energyLost()
