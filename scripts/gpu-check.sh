@@ -941,6 +941,16 @@ remote() {
             --bodies 1048576 --kernel tree --steps 10000 --progress-every 2000 --capture "$OUT/tree-collision-1M.png"
     fi
 
+    # sanitize_function LABEL TEST FUNCTION: one test function under each of the four
+    # compute-sanitizer tools (skipped where the test or the tool is missing).
+    sanitize_function() {
+        local label=$1 exe=$device/bin/$2 fn=$3 tool
+        [[ -x $exe ]] && command -v compute-sanitizer >/dev/null || return 0
+        for tool in memcheck racecheck synccheck initcheck; do
+            step "$tool $label" compute-sanitizer --tool "$tool" --error-exitcode 1 "$exe" "$fn"
+        done
+    }
+
     # Validation at the sizes people run: the sampled check (the step-0 forces of 32 768 bodies
     # against all N in fp64 on the GPU, each kernel's own energy over 10 steps) at 1 M for the tree
     # and `blocked`, and at 16 M for the tree, with their wall times; the sampled reference's
@@ -950,13 +960,7 @@ remote() {
             --kernel tree,blocked --bodies 1048576 --report "$2/validation-1M.json" 2>&1 | tee "$2/validation-1M.txt"' _ "$nbody" "$OUT"
         limit=600 step "nbody validate tree 16M" bash -c 'set -o pipefail; /usr/bin/time -f "wall %e s" "$1" validate \
             --kernel tree --bodies 16777216 --reference sampled --report "$2/validation-16M.json" 2>&1 | tee "$2/validation-16M.txt"' _ "$nbody" "$OUT"
-        if [[ -x $device/bin/tst_validation ]] && command -v compute-sanitizer >/dev/null; then
-            local tool
-            for tool in memcheck racecheck synccheck initcheck; do
-                step "$tool sampled reference" compute-sanitizer --tool "$tool" --error-exitcode 1 \
-                    "$device/bin/tst_validation" sampledReferenceOnTheGpuMatchesTheHost
-            done
-        fi
+        sanitize_function "sampled reference" tst_validation sampledReferenceOnTheGpuMatchesTheHost
     fi
 
     # Block time steps on the device: the fp64 CUDA row against the host row under the four
@@ -964,13 +968,7 @@ remote() {
     # then `blocked` on a Plummer sphere of 65 537 bodies, 64 steps with block and with fixed steps
     # (the device path still evaluates every row: docs/timesteps.md), with their summaries.
     if want block-steps; then
-        if [[ -x $device/bin/tst_block_steps ]] && command -v compute-sanitizer >/dev/null; then
-            local tool
-            for tool in memcheck racecheck synccheck initcheck; do
-                step "$tool block steps" compute-sanitizer --tool "$tool" --error-exitcode 1 \
-                    "$device/bin/tst_block_steps" deviceMatchesHost
-            done
-        fi
+        sanitize_function "block steps" tst_block_steps deviceMatchesHost
         local ts
         for ts in block fixed; do
             step "blocked 65537 --timestep $ts" "$nbody" run --scenario plummer --bodies 65537 --kernel blocked \
