@@ -4,6 +4,7 @@
 // e = 0.9 over 10 periods — block steps beat fixed steps tenfold in energy at the same number of
 // body-force evaluations and return to pericentre; determinism; a restart at a synchronisation
 // point bit for bit (the CLI, through a snapshot); the merging cluster collision; the refusals.
+#include "KeplerOrbit.h"
 #include "CliRunner.h"
 
 #include "sim/core/BlockSteps.h"
@@ -32,24 +33,9 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-/// A Kepler orbit of two bodies with G = 1, total mass M = 4π² (m1 = 0.6 M, m2 = 0.4 M),
-/// semi-major axis a = 1, eccentricity e: period T = 2π sqrt(a³ / (G M)) = 1. Starts at
-/// pericentre on the x axis in the centre-of-mass frame: r_p = a (1 − e),
-/// v_p = sqrt(G M / a · (1 + e) / (1 − e)) (relative speed).
-constexpr double kKeplerMass = 4 * kPi * kPi;
-double keplerPericentreSpeed(double e)
-{
-    return std::sqrt(kKeplerMass * (1.0 + e) / (1.0 - e));
-}
-ModelBodies kepler(double e)
-{
-    const double M = kKeplerMass, m1 = 0.6 * M, m2 = 0.4 * M;
-    const double rp = 1.0 - e, vp = keplerPericentreSpeed(e);
-    Fp64State s;
-    s.position = {{-m2 / M * rp, 0, 0, m1}, {m1 / M * rp, 0, 0, m2}};
-    s.velocity = {{0, -m2 / M * vp, 0, 0}, {0, m1 / M * vp, 0, 0}};
-    return fromFp64(std::move(s));
-}
+using test::kKeplerMass;
+using test::kepler;
+using test::keplerPericentreSpeed;
 
 SimParams keplerParams(double dt, bool block, double eta = 0.1, int levels = 12)
 {

@@ -3,6 +3,7 @@
 // convergence order of the energy error (×4 and ×16 when dt halves) and the figure-eight
 // three-body choreography (Chenciner & Montgomery 2000), which must return after one period.
 // CPU rows run everywhere; the `tiled-fp64` rows run on a CUDA device and skip without one.
+#include "KeplerOrbit.h"
 #include "sim/core/Integrators.h"
 #include "sim/core/Models.h"
 #include "sim/core/Simulation.h"
@@ -21,25 +22,9 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-/// A Kepler orbit of two bodies with G = 1, total mass M = 4π² (m1 = 0.6 M, m2 = 0.4 M),
-/// semi-major axis a = 1 and eccentricity e, so that the period T = 2π sqrt(a³ / (G M)) = 1 and
-/// time steps 1/2^k are exact in fp32 (the simulated time lands on whole periods). Starts at
-/// pericentre on the x axis, in the centre-of-mass frame: r_p = a (1 − e),
-/// v_p = sqrt(G M / a · (1 + e) / (1 − e)).
-constexpr double kKeplerMass = 4 * kPi * kPi;
-double keplerPericentreSpeed(double e)
-{
-    return std::sqrt(kKeplerMass * (1.0 + e) / (1.0 - e));
-}
-ModelBodies kepler(double e)
-{
-    const double M = kKeplerMass, m1 = 0.6 * M, m2 = 0.4 * M;
-    const double rp = 1.0 - e, vp = keplerPericentreSpeed(e);
-    Fp64State s;
-    s.position = {{-m2 / M * rp, 0, 0, m1}, {m1 / M * rp, 0, 0, m2}};
-    s.velocity = {{0, -m2 / M * vp, 0, 0}, {0, m1 / M * vp, 0, 0}};
-    return fromFp64(std::move(s));
-}
+using test::kKeplerMass;
+using test::kepler;
+using test::keplerPericentreSpeed;
 
 Simulation makeSim(const ModelBodies& b, double dt, const char* kernel, const char* integrator)
 {
