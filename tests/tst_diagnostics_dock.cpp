@@ -30,6 +30,31 @@
 using namespace nbody;
 using namespace nbody::app;
 
+namespace {
+
+/// 41 samples (t = 0 … 4) of a steady system whose |P| wobbles about p0 by `amplitude`
+/// (p0 + amplitude sin(0.3 i)): the momentum chart's axis then needs an offset and a multiplier.
+QList<Diagnostics> wobblingMomentum(double p0, double amplitude)
+{
+    QList<Diagnostics> samples;
+    for (int i = 0; i <= 40; ++i) {
+        Diagnostics d;
+        d.step = std::uint64_t(10 * i);
+        d.time = 0.1 * i;
+        d.kinetic = 0.25;
+        d.potential = -0.5;
+        d.total = -0.25;
+        d.energyChange = 1e-6 * std::sin(0.2 * i);
+        d.momentum = {p0 + amplitude * std::sin(0.3 * i), 0, 0};
+        d.angularMomentum = {0, 0, 0.5 + 1e-3 * i};
+        d.virialRatio = 1.0;
+        samples << d;
+    }
+    return samples;
+}
+
+} // namespace
+
 class TestDiagnosticsDock : public QObject {
     Q_OBJECT
 
@@ -362,21 +387,7 @@ private slots:
         dock.resize(width, height);
         dock.show();
         QVERIFY(QTest::qWaitForWindowExposed(&dock));
-        QList<Diagnostics> samples;
-        for (int i = 0; i <= 40; ++i) {
-            Diagnostics d;
-            d.step = std::uint64_t(10 * i);
-            d.time = 0.1 * i;
-            d.kinetic = 0.25;
-            d.potential = -0.5;
-            d.total = -0.25;
-            d.energyChange = 1e-6 * std::sin(0.2 * i);
-            d.momentum = {7.2345678e-4 + 3e-9 * std::sin(0.3 * i), 0, 0};
-            d.angularMomentum = {0, 0, 0.5 + 1e-3 * i};
-            d.virialRatio = 1.0;
-            samples << d;
-        }
-        dock.appendDiagnostics(samples);
+        dock.appendDiagnostics(wobblingMomentum(7.2345678e-4, 3e-9));
         QTest::qWait(300);
         if (const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR"); !dir.isEmpty())
             QVERIFY(dock.grab().save(QDir(dir).filePath(QStringLiteral("diagnostics-offset-%1x%2.png").arg(width).arg(height))));
@@ -423,21 +434,7 @@ private slots:
         dock.resize(1366, height);
         dock.show();
         QVERIFY(QTest::qWaitForWindowExposed(&dock));
-        QList<Diagnostics> samples;
-        for (int i = 0; i <= 40; ++i) {
-            Diagnostics d;
-            d.step = std::uint64_t(10 * i);
-            d.time = 0.1 * i;
-            d.kinetic = 0.25;
-            d.potential = -0.5;
-            d.total = -0.25;
-            d.energyChange = 1e-6 * std::sin(0.2 * i);
-            d.momentum = {momentum * (1 + wobble * std::sin(0.3 * i)), 0, 0};
-            d.angularMomentum = {0, 0, 0.5 + 1e-3 * i};
-            d.virialRatio = 1.0;
-            samples << d;
-        }
-        dock.appendDiagnostics(samples);
+        dock.appendDiagnostics(wobblingMomentum(momentum, momentum * wobble));
         QTest::qWait(300);
         if (const QString dir = qEnvironmentVariable("NBODY_SCREENSHOT_DIR"); !dir.isEmpty())
             QVERIFY(dock.grab().save(QDir(dir).filePath(QStringLiteral("diagnostics-short-%1.png").arg(QTest::currentDataTag()))));
