@@ -161,7 +161,7 @@ prepare_archs() {
 # server, as files of this machine's Debian packages, in one xz archive (app.txz): the shared
 # libraries that nbody-sandbox, Qt's xcb platform plugin, Xvfb, xkbcomp and glxinfo load (ldd;
 # glibc's left out), the xcb plugins, the DejaVu fonts, the XKB data; Mesa's swrast DRI driver
-# with what it loads (LLVM in a stand-in, below), which Xvfb needs to offer GLX at all (its
+# with what it loads (LLVM whole; Z3 and ICU's data as stand-ins, below), which Xvfb needs to offer GLX at all (its
 # visuals and FBConfigs come from a DRI driver of the server's own); and the GL loaders (glvnd)
 # as Debian packages in gl/. The window's GL itself is NVIDIA's
 # (__GLX_VENDOR_LIBRARY_NAME=nvidia: glvnd loads the GPU machine's libGLX_nvidia, which renders
@@ -199,28 +199,46 @@ prepare_app() {
     done | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
         grep -vE '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux-x86-64|libGL|libGLX|libEGL|libOpenGL|libGLdispatch|libGLESv2)\.so' |
         while IFS= read -r f; do cp -L "$f" "$stage/lib/"; done
-    # Xvfb's GLX needs swrast only for its visuals and for the server's side of each context; the
-    # window's GL is NVIDIA's. Run with GALLIUM_DRIVER=softpipe and DRAW_USE_LLVM=0 (remote_app),
-    # the server's swrast never generates code, so LLVM (117 MB, 23 MB of xz, with Z3 besides) is
-    # replaced by a library of the same soname and symbol version whose functions (those swrast
-    # imports) abort with a message if ever called; LLVMIsMultithreaded, asked at start-up,
-    # answers 1. This is what keeps app.txz and the working tree within the 64 MiB that travel.
-    local llvm
-    llvm=$(find "$stage/lib" -name 'libLLVM-*.so*' -print -quit)
-    if [[ -n $llvm ]]; then
-        local soname version
-        soname=$(objdump -p "$llvm" | awk '$1 == "SONAME" {print $2}')
-        # (awk reads to the end: an early exit would fail nm with SIGPIPE under pipefail)
-        version=$(nm -D --undefined-only "$stage/dri/swrast_dri.so" | awk '!v && $2 ~ /@LLVM_/ {v = $2; sub(/.*@/, "", v)} END {print v}')
-        nm -D --undefined-only "$stage/dri/swrast_dri.so" | awk -v v="@$version" '$2 ~ v"$" {sub(v"$", "", $2); print $2}' | sort -u |
-            awk 'BEGIN {print "#include <stdio.h>\n#include <stdlib.h>\nstatic void llvm_absent(const char* f) { fprintf(stderr, \"libLLVM stub: %s called\\n\", f); abort(); }"}
-                 $1 == "LLVMIsMultithreaded" {print "int LLVMIsMultithreaded(void) { return 1; }"; next}
-                 {printf "void %s(void) { llvm_absent(\"%s\"); }\n", $1, $1}' >"$stage/llvmstub.c"
-        echo "$version { global: *; };" >"$stage/llvmstub.map"
-        rm -f "$stage"/lib/libLLVM-*.so* "$stage"/lib/libz3.so*
-        cc -shared -fPIC -O1 "-Wl,-soname,$soname" "-Wl,--version-script=$stage/llvmstub.map" \
-            -o "$stage/lib/$soname" "$stage/llvmstub.c"
-        rm "$stage/llvmstub.c" "$stage/llvmstub.map"
+    # Xvfb's GLX needs swrast (and so LLVM) for its visuals and for the server's side of each
+    # context; the window's GL is NVIDIA's. A server whose swrast ran on a stand-in LLVM offered
+    # NVIDIA's GLX client no visual at all ("couldn't find RGB GLX visual or fbconfig"), while
+    # the real LLVM worked, so LLVM travels whole (23 MB of xz). To stay within the 64 MiB that
+    # travel, two libraries that are loaded but never used here are replaced by stand-ins of
+    # the same soname: Z3 (7 MB of xz; LLVM links it for the static analyser's solver, which
+    # nothing here runs), whose functions abort with a message if ever called, and ICU's data
+    # (7 MB of xz; Qt asks ICU only for collation and legacy text codecs, and ICU reports
+    # missing data as an error that Qt handles), an empty ICU common-data package.
+    local z3 icudata
+    z3=$(find "$stage/lib" -name 'libz3.so*' -print -quit)
+    if [[ -n $z3 ]]; then
+        local soname
+        soname=$(objdump -p "$z3" | awk '$1 == "SONAME" {print $2}')
+        nm -D --undefined-only "$stage"/lib/libLLVM-*.so* | awk '$2 ~ /^Z3_/ {print $2}' | sort -u |
+            awk 'BEGIN {print "#include <stdio.h>\n#include <stdlib.h>\nstatic void z3_absent(const char* f) { fprintf(stderr, \"libz3 stand-in: %s called\\n\", f); abort(); }"}
+                 {printf "void %s(void) { z3_absent(\"%s\"); }\n", $1, $1}' >"$stage/z3stub.c"
+        rm -f "$z3"
+        cc -shared -fPIC -O1 "-Wl,-soname,$soname" -o "$stage/lib/$soname" "$stage/z3stub.c"
+        rm "$stage/z3stub.c"
+    fi
+    icudata=$(find "$stage/lib" -name 'libicudata.so*' -print -quit)
+    if [[ -n $icudata ]]; then
+        local soname symbol
+        soname=$(objdump -p "$icudata" | awk '$1 == "SONAME" {print $2}')
+        symbol=$(nm -D --defined-only "$icudata" | awk '$3 ~ /^icudt[0-9]+_dat$/ {print $3}')
+        # An ICU common-data package with no entries: the 32-byte header (size, magic 0xda27,
+        # UDataInfo: little-endian, ASCII family, 2-byte UChar, format "CmnD" 1.0), then a
+        # table of contents whose count is 0 (ICU's udata.cpp, offsetTOC format).
+        cat >"$stage/icustub.c" <<EOC
+const struct {
+    unsigned short headerSize; unsigned char magic1, magic2;
+    unsigned short infoSize, reserved; unsigned char bigEndian, charsetFamily, sizeofUChar, reserved2;
+    unsigned char format[4], formatVersion[4], dataVersion[4];
+    unsigned char padding[8]; unsigned int count, reserved3;
+} $symbol = {32, 0xda, 0x27, 20, 0, 0, 0, 2, 0, {'C', 'm', 'n', 'D'}, {1, 0, 0, 0}, {0, 0, 0, 0}, {0}, 0, 0};
+EOC
+        rm -f "$icudata"
+        cc -shared -fPIC -O1 "-Wl,-soname,$soname" -o "$stage/lib/$soname" "$stage/icustub.c"
+        rm "$stage/icustub.c"
     fi
     # The GL loaders (glvnd) as packages, dpkg -x into / there: those of prepare's $device/debs.
     [[ -d $device/debs ]] || ../shared/device/fetch-debs.sh "$device/debs"
@@ -919,10 +937,18 @@ remote() {
             limit=400 step "ryoanji 1M" "$device/anchors/ryoanji/run.sh" --theta 0.4,0.5,0.6 1048576
             limit=400 step "ryoanji 8M" "$device/anchors/ryoanji/run.sh" --theta 0.4,0.5,0.6 --ref none 8388608
         fi
-        for theta in 0.3 0.5; do
+        # Our tree at each θ: its time at both sizes, and its step-0 force error from the sampled
+        # check (32 768 targets against all N in fp64, as Ryoanji measures) at 1 M for every θ and
+        # at 8.4 M for θ = 0.5 (each 8.4 M check also times two all-pairs energies, about a minute).
+        local theta
+        for theta in ${GPU_CHECK_TREE_THETAS:-0.3 0.4 0.5 0.6}; do
             limit=400 step "nbody bench tree theta $theta" "$nbody" bench --kernels tree --scenario plummer \
                 --bodies 1048576,8388608 --theta "$theta" --steps 10 --budget 120
+            step "nbody validate tree theta $theta 1M" "$nbody" validate --kernel tree --theta "$theta" \
+                --bodies 1048576 --reference sampled --steps 1 --quiet
         done
+        limit=400 step "nbody validate tree theta 0.5 8M" "$nbody" validate --kernel tree --theta 0.5 \
+            --bodies 8388608 --reference sampled --steps 1 --quiet
     fi
 
     # The Barnes–Hut tree against our best all-pairs kernel and NVIDIA's sample at the
@@ -1178,7 +1204,7 @@ remote_app() {
     ldconfig
     export LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} QT_PLUGIN_PATH=$root/plugins QT_QPA_PLATFORM=xcb
     export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-    # The window's GL is NVIDIA's (Mesa travels without a working LLVM: prepare_app).
+    # The window's GL is NVIDIA's (the server's own GL, for its visuals, is Mesa's: prepare_app).
     export __GLX_VENDOR_LIBRARY_NAME=nvidia XDG_RUNTIME_DIR=/tmp/appdev-run
     mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
     printf '<?xml version="1.0"?>\n<fontconfig><dir>%s/fonts</dir><cachedir>%s/fc</cachedir></fontconfig>\n' \
@@ -1201,7 +1227,7 @@ remote_app() {
     for scale in 1 2; do
         display=$((76 + scale))
         if ((scale == 1)); then screen=1366x768x24; else screen=2732x1536x24; fi
-        GALLIUM_DRIVER=softpipe DRAW_USE_LLVM=0 "$root/bin/Xvfb" ":$display" -screen 0 "$screen" -xkbdir "$root/xkb" \
+        "$root/bin/Xvfb" ":$display" -screen 0 "$screen" -xkbdir "$root/xkb" \
             -nolisten tcp +extension GLX \
             >"$OUT/xvfb-$scale.log" 2>&1 &
     done
