@@ -2,6 +2,7 @@
 // model timings of a latency-bound GPU and of a CPU) and the issue-slot ceiling (sim/core/Ceiling.h)
 // with the H200's numbers.
 #include "sim/perf/Benchmark.h"
+#include "sim/perf/StepPrediction.h"
 #include "sim/core/Ceiling.h"
 #include "sim/core/KernelRegistry.h"
 
@@ -311,6 +312,60 @@ private slots:
         QCOMPARE(pipeLanes(8, 9).fp32, 128);
         QCOMPARE(pipeLanes(8, 9).fp64, 2);
         QCOMPARE(pipeLanes(12, 0).fp32, 128);
+    }
+
+    /// The app's start system (StepPredictor::sizeStartSystem), from model timings of a GPU-like
+    /// machine given to the predictor (the CPU rows stand in: all pairs `cpu`, the tree
+    /// `tree-cpu`, one backend). 25 steps/s is 40 ms a step.
+    void startSystemTakesTheTreeWhereItStepsMore()
+    {
+        const KernelInfo* allPairs = findKernel("cpu");
+        const KernelInfo* tree = findKernel("tree-cpu");
+        QVERIFY(allPairs && tree);
+        // All pairs: 2e-9 ms N^2 (65 536 bodies in 8.6 ms: within 40 ms, so it is sized at the
+        // cap of 65 536). A quick tree: 1e-6 ms N log2 N, 21 ms at 1 048 576 (the tree cap),
+        // where all pairs would take 2.2 s: the tree at a million.
+        double treeCost = 1e-6;
+        const auto probe = [&](const KernelInfo& k, std::size_t n) {
+            const double nn = double(n);
+            return k.method == ForceMethod::Tree ? treeCost * nn * std::log2(nn) : 2e-9 * nn * nn;
+        };
+        {
+            StepPredictor predictor(probe);
+            const StepPrediction p = predictor.sizeStartSystem(*allPairs, 1, 25.0);
+            QCOMPARE(p.kernel, std::string("tree-cpu"));
+            QCOMPARE(p.bodies, kTreeStartBodies);
+            QVERIFY(std::abs(p.secondsPerStep - 1e-9 * 1048576.0 * 20.0) < 1e-9); // 21.0 ms
+            // Two evaluations a step (Yoshida 3, leapfrog 1): 42 ms at a million is over 40 ms;
+            // 40 ms / 2 e-6 ms / log2 N: the largest multiple of 512 is 1 000 448 (20.0 ms an
+            // evaluation), still far above all pairs' 65 536.
+            const StepPrediction two = predictor.sizeStartSystem(*allPairs, 2, 25.0);
+            QCOMPARE(two.kernel, std::string("tree-cpu"));
+            QVERIFY(two.bodies < kTreeStartBodies && two.bodies > 900000);
+            QVERIFY(two.secondsPerStep <= 0.040);
+            QVERIFY(1e-9 * 2 * double(two.bodies + 512) * std::log2(double(two.bodies + 512)) > 0.040);
+        }
+        {
+            // A slow tree: 1e-4 ms N log2 N is 105 ms at 65 536, so the tree reaches only about
+            // 25 000 bodies at 25 steps/s, fewer than all pairs: all pairs at 65 536.
+            treeCost = 1e-4;
+            StepPredictor predictor(probe);
+            const StepPrediction p = predictor.sizeStartSystem(*allPairs, 1, 25.0);
+            QCOMPARE(p.kernel, std::string("cpu"));
+            QCOMPARE(p.bodies, std::size_t(65536));
+        }
+        {
+            // A tree row asked for is sized like any row, within the all-pairs cap.
+            treeCost = 1e-6;
+            StepPredictor predictor(probe);
+            const StepPrediction p = predictor.sizeStartSystem(*tree, 1, 25.0);
+            QCOMPARE(p.kernel, std::string("tree-cpu"));
+            QCOMPARE(p.bodies, std::size_t(65536));
+        }
+        {
+            StepPredictor predictor(probe);
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, predictor.sizeStartSystem(*allPairs, 1, 0.0));
+        }
     }
 };
 

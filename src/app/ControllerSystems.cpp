@@ -89,6 +89,7 @@ void SimulationController::startFromScenario(const StartupConfig& config, StartS
     try {
         ScenarioSpec spec = specFor(config.scenario);
         QString sized;
+        std::string sizedKernel; // a tree row that sizeStartSystem chose over `runs`
         const ScenarioInfo* row = findScenario(spec.generator);
         // The kernel that will run: the scenario's own unless one was asked for.
         const std::string runs = row && !config.kernelGiven && !row->kernel.empty() ? startKernel(row->kernel)
@@ -121,9 +122,15 @@ void SimulationController::startFromScenario(const StartupConfig& config, StartS
         }
         if (sizeIt && k && availability(*k).available) {
             // N from the measured speed of the kernel that will run, timed at the N it chooses
-            // (StepPredictor::sizeForStepRate, the New dialog's prediction).
-            const StepPrediction size = predictor.sizeForStepRate(*k, evaluations, config.sizeForStepsPerSecond);
+            // (StepPredictor::sizeForStepRate, the New dialog's prediction). On a GPU, with no
+            // kernel asked for, a tree row that steps a larger system at that rate takes over
+            // (sizeStartSystem: up to a million bodies).
+            const StepPrediction size = k->backend == Backend::Cuda && !config.kernelGiven
+                                            ? predictor.sizeStartSystem(*k, evaluations, config.sizeForStepsPerSecond)
+                                            : predictor.sizeForStepRate(*k, evaluations, config.sizeForStepsPerSecond);
             spec.bodies = size.bodies;
+            if (size.kernel != runs)
+                sizedKernel = size.kernel;
             sized += (sized.isEmpty() ? QStringLiteral(" (") : QStringLiteral(" "))
                      + QStringLiteral("N sized for %1 steps/s: %2)")
                            .arg(config.sizeForStepsPerSecond)
@@ -136,6 +143,8 @@ void SimulationController::startFromScenario(const StartupConfig& config, StartS
         s.params = built.params;
         if (!built.kernel.empty() && !config.kernelGiven && availability(*findKernel(built.kernel)).available)
             s.kernelId = QString::fromStdString(built.kernel);
+        if (!sizedKernel.empty())
+            s.kernelId = QString::fromStdString(sizedKernel);
         s.source = QString::fromStdString(built.summary);
         s.scenario = config.scenario;
         m_units = built.units;

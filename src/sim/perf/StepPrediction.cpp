@@ -124,6 +124,34 @@ StepPrediction StepPredictor::sizeForStepRate(const KernelInfo& k, int evaluatio
     return p;
 }
 
+StepPrediction StepPredictor::sizeStartSystem(const KernelInfo& k, int evaluationsPerStep, double stepsPerSecond,
+                                              std::size_t maximum, std::size_t treeMaximum)
+{
+    StepPrediction best = sizeForStepRate(k, evaluationsPerStep, stepsPerSecond, 1024, maximum);
+    if (k.method == ForceMethod::Tree)
+        return best;
+    const double budget = 1.0 / stepsPerSecond;
+    for (const KernelInfo& t : kernelRegistry()) {
+        if (t.method != ForceMethod::Tree || t.backend != k.backend || !availability(t).available)
+            continue;
+        try {
+            StepPrediction p = sizeForStepRate(t, evaluationsPerStep, stepsPerSecond, 1024, std::max<std::size_t>(1024, treeMaximum));
+            if (p.secondsPerStep > budget)
+                continue; // the smallest N, and still slower than the rate
+            const bool larger = p.bodies > best.bodies;
+            const bool quicker = p.bodies == best.bodies && p.secondsPerStep < best.secondsPerStep;
+            if (best.method == ForceMethod::Tree ? !(larger || quicker) : !larger)
+                continue; // no larger system than all pairs (or an earlier tree) reach
+            if (best.method != ForceMethod::Tree && predict(k, p.bodies, evaluationsPerStep).secondsPerStep <= p.secondsPerStep)
+                continue; // all pairs would be as quick at the tree's N
+            best = std::move(p);
+        } catch (const std::exception&) {
+            // a row that cannot run here is not chosen
+        }
+    }
+    return best;
+}
+
 std::vector<StepPrediction> StepPredictor::fasterTrees(const StepPrediction& allPairs)
 {
     std::vector<StepPrediction> faster;

@@ -41,6 +41,10 @@ std::string describeStepPrediction(const StepPrediction& p);
 /// before creating such a system and does not rebuild a remembered one at start.
 inline constexpr double kSlowStepSeconds = 10.0;
 
+/// The largest N the app starts a generated system with on a tree row (sizeStartSystem): a
+/// million bodies, which a tree on a current data-centre GPU steps tens of times a second.
+inline constexpr std::size_t kTreeStartBodies = 1048576;
+
 /// "12.3 ms" / "4.56 s" / "2.1 h": a time per step as the predictions print it.
 std::string formatStepTime(double seconds);
 
@@ -67,6 +71,16 @@ public:
     /// or minimum > maximum, and what the probe throws.
     StepPrediction sizeForStepRate(const KernelInfo& k, int evaluationsPerStep, double stepsPerSecond,
                                    std::size_t minimum = 1024, std::size_t maximum = 65536);
+
+    /// The kernel and N a generated start system runs at `stepsPerSecond`: `k` sized within
+    /// minimum … maximum (sizeForStepRate), unless a tree row of `k`'s backend that can run here,
+    /// sized within minimum … treeMaximum, steps a larger system at that rate and is faster than
+    /// `k` at its own N (the tree's work grows as N log N, all pairs' as N², so above some N the
+    /// tree is the faster kernel at the accuracy the parameters set): then that tree row at its
+    /// N. Several such rows: the one with the largest N, then the quickest step. `k` itself a tree
+    /// row: sized like any row. Throws as sizeForStepRate.
+    StepPrediction sizeStartSystem(const KernelInfo& k, int evaluationsPerStep, double stepsPerSecond,
+                                   std::size_t maximum = 65536, std::size_t treeMaximum = kTreeStartBodies);
 
     /// The tree rows (ForceMethod::Tree) that can run here and are predicted faster than
     /// `allPairs` at its N, each with its own prediction, fastest first; none when `allPairs` is
