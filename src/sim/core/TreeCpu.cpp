@@ -158,31 +158,36 @@ HWY_INLINE void Walk(const treecpu::WalkTree& w, const treecpu::GroupBox& g, int
     const V gx = hn::Set(d, g.gx), gy = hn::Set(d, g.gy), gz = hn::Set(d, g.gz);
     const V hx = hn::Set(d, g.hx), hy = hn::Set(d, g.hy), hz = hn::Set(d, g.hz);
     const V zero = hn::Zero(d);
+    // The columns as plain pointers: the stores into the lists cannot change them (a vector's
+    // data pointer would be read again after every store).
+    const float *cx = w.cx.data(), *cy = w.cy.data(), *cz = w.cz.data(), *rcrit2 = w.rcrit2.data();
+    const int *first = w.first.data(), *count = w.count.data(), *skip = w.skip.data(), *cell = w.cell.data();
+    const std::size_t size = w.size;
     l.rangeCount = l.cellCount = 0;
     std::size_t nr = 0, nc = 0;
     std::size_t e = 0;
-    while (e < w.size) {
+    while (e < size) {
         l.rangeCount = nr, l.cellCount = nc;
         l.reserveMore(L);
         std::pair<int, int>* ranges = l.ranges.data();
         int* cells = l.cells.data();
         const std::size_t base = e;
-        const V dx = hn::Max(hn::Sub(hn::Abs(hn::Sub(hn::LoadU(d, w.cx.data() + base), gx)), hx), zero);
-        const V dy = hn::Max(hn::Sub(hn::Abs(hn::Sub(hn::LoadU(d, w.cy.data() + base), gy)), hy), zero);
-        const V dz = hn::Max(hn::Sub(hn::Abs(hn::Sub(hn::LoadU(d, w.cz.data() + base), gz)), hz), zero);
+        const V dx = hn::Max(hn::Sub(hn::Abs(hn::Sub(hn::LoadU(d, cx + base), gx)), hx), zero);
+        const V dy = hn::Max(hn::Sub(hn::Abs(hn::Sub(hn::LoadU(d, cy + base), gy)), hy), zero);
+        const V dz = hn::Max(hn::Sub(hn::Abs(hn::Sub(hn::LoadU(d, cz + base), gz)), hz), zero);
         const V d2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
         std::uint8_t maskBytes[8] = {};
-        hn::StoreMaskBits(d, hn::Gt(d2, hn::LoadU(d, w.rcrit2.data() + base)), maskBytes);
+        hn::StoreMaskBits(d, hn::Gt(d2, hn::LoadU(d, rcrit2 + base)), maskBytes);
         std::uint64_t accepted = 0;
         std::memcpy(&accepted, maskBytes, sizeof accepted);
-        const std::size_t end = std::min(base + L, w.size);
+        const std::size_t end = std::min(base + L, size);
         do {
             const std::size_t a = std::size_t(accepted >> (e - base)) & 1u;
-            cells[nc] = w.cell[e];
+            cells[nc] = cell[e];
             nc += a;
-            ranges[nr] = {w.first[e], w.count[e]};
-            nr += (a ^ 1u) & std::size_t(w.count[e] <= leafSize);
-            e = a ? std::size_t(w.skip[e]) : e + 1;
+            ranges[nr] = {first[e], count[e]};
+            nr += (a ^ 1u) & std::size_t(count[e] <= leafSize);
+            e = a ? std::size_t(skip[e]) : e + 1;
         } while (e < end);
     }
     l.rangeCount = nr, l.cellCount = nc;
