@@ -1,6 +1,7 @@
 // The Barnes–Hut tree rows (contracts/Tree.h, sim/core/TreeCpu.h): `tree-cpu` against the fp64 reference
 // (N = 1 … 100 000, degenerate boxes), the error against θ, the radix tree's invariants, the
-// quadrupole moments in closed form, bit-identical runs for any thread count, and the CUDA row
+// quadrupole moments in closed form, the walk against the stack walk of contracts/Tree.h,
+// bit-identical runs for any thread count, and the CUDA row
 // `tree` against `tree-cpu` where a device is present.
 //
 // Error measure: ErrorStats.h (relative to max(|a_ref|, 1e-3 · RMS|a_ref|)). The tree's accuracy

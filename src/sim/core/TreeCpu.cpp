@@ -18,10 +18,10 @@
 #include "sim/core/TreeCpu.h"
 
 #include <algorithm>
-#include <cstring>
-#include <limits>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <vector>
 
 #ifndef NBODY_TREE_CPU_ONCE_
@@ -67,19 +67,24 @@ struct WalkTree {
     std::vector<float> cx, cy, cz, rcrit2;
     std::vector<int> first, count, skip;
     std::vector<int> cell; ///< the entry's index in HostTree::cells (a body: 0, unused)
+    std::vector<int> stack; ///< scratch of buildWalkTree (the radix tree's depth: ≤ 63 + 32)
 };
 
 /// Fills w from the tree t for leafSize (sequential: O(entries), a few per leaf).
 inline void buildWalkTree(const HostTree& t, int leafSize, WalkTree& w)
 {
-    // Entries: at most every internal node and every body.
-    const std::size_t most = t.n + t.cells.size() + kWalkPadding;
+    // Entries: the root and both children of every cell of more than leafSize bodies (each such
+    // cell is reached: its ancestors hold more bodies still). At most 2n − 1 (leaf size 1).
+    std::size_t opened = 0;
+    for (const tree::Cell& c : t.cells)
+        opened += std::size_t(c.count > leafSize);
+    const std::size_t entries = 1 + 2 * opened + kWalkPadding;
     for (auto* v : {&w.cx, &w.cy, &w.cz, &w.rcrit2})
-        v->resize(most);
+        v->resize(entries);
     for (auto* v : {&w.first, &w.count, &w.skip, &w.cell})
-        v->resize(most);
-    std::vector<int> stack; // depth of the radix tree: ≤ 96 (63 key bits, 32 index bits)
-    stack.reserve(128);
+        v->resize(entries);
+    std::vector<int>& stack = w.stack;
+    stack.clear();
     stack.push_back(t.root);
     std::size_t e = 0;
     while (!stack.empty()) {

@@ -71,7 +71,9 @@ void buildTree(const Float4* pos, std::size_t n, double theta, HostTree& t);
 /// N Float4 on the host; ε² in length², θ = args.openingAngle, leaf size args.leafSize).
 /// Per group of kTreeGroupSize sorted bodies one walk from the root collects a body list
 /// (bodies of opened leaves, bodyBodyInteraction) and a cell list (cells accepted by acceptCell
-/// for the group's box, cellInteraction: monopole + quadrupole), then every body of the group
+/// for the group's box, cellInteraction: monopole + quadrupole) — the stack walk of
+/// contracts/Tree.h, run as a forward scan of the tree laid out in depth-first order with the
+/// acceptance tests of a SIMD vector of entries at once (same lists, same order) — then every body of the group
 /// sums the body list and then the cell list in list order, 16/8/4 bodies per SIMD vector
 /// (Highway: AVX-512/AVX2/SSE4), reciprocal square roots as in `cpu` (≤ 3e-7 relative).
 /// Groups are spread over OpenMP threads (dynamic schedule); each body's sum does not depend on
