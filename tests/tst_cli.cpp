@@ -922,7 +922,7 @@ private slots:
         // limits (RLIMIT_AS, as `ulimit -v` sets it) from one that refuses the cube to one that
         // runs. Between them the limit runs out at the OpenMP threads' stacks and arenas (150 MB),
         // at the cube (200 MB), at the tree's workspace (refused before it is allocated, 300 to
-        // about 520 MB) or, were the estimate short, in the step (a std::bad_alloc): each a
+        // above 560 MB) or, were the estimate short, in the step (a std::bad_alloc): each a
         // message of ours, never an abort (the parallel sort threw std::bad_alloc through
         // std::terminate, exit 134, at 470 000 and 490 000 kB).
         QTest::addColumn<int>("megabytes");

@@ -1,6 +1,7 @@
 // The Barnes–Hut tree rows (contracts/Tree.h, sim/core/TreeCpu.h): `tree-cpu` against the fp64 reference
 // (N = 1 … 100 000, degenerate boxes), the error against θ, the radix tree's invariants, the
-// quadrupole moments in closed form, bit-identical runs for any thread count, and the CUDA row
+// quadrupole moments in closed form, the walk against the stack walk of contracts/Tree.h,
+// bit-identical runs for any thread count, and the CUDA row
 // `tree` against `tree-cpu` where a device is present.
 //
 // Error measure: ErrorStats.h (relative to max(|a_ref|, 1e-3 · RMS|a_ref|)). The tree's accuracy
@@ -180,7 +181,8 @@ private slots:
         QTest::addColumn<double>("theta");
         const double eps2 = double(SimParams{}.eps2);
         const double theta = double(SimParams{}.openingAngle);
-        for (int n : {1, 2, 31, 33, 1000, 4097, 100000})
+        // N = 65 537: the size the speed figures of docs/tree.md are measured at, plus one body.
+        for (int n : {1, 2, 31, 33, 1000, 4097, 65537, 100000})
             QTest::addRow("plummer N=%d", n) << QStringLiteral("plummer") << n << eps2 << theta;
         for (int n : {2, 33, 4097}) {
             QTest::addRow("plummer eps2=0 N=%d", n) << QStringLiteral("plummer") << n << 0.0 << theta;
@@ -416,6 +418,81 @@ private slots:
             QCOMPARE_GE(m1 / m2, 3.5);
             QCOMPARE_LE(m1 / m2, 4.5);
         }
+    }
+
+    // The walk of `tree-cpu` (a forward scan of the tree in depth-first order, SIMD acceptance
+    // tests) makes the lists of the stack walk of contracts/Tree.h that the CUDA row runs: the
+    // interactions it counts (treeWork) equal those of that walk written here with
+    // tree::acceptCell, per group, for leaf sizes from 1 (every node and body an entry) to 32
+    // and boxes of every shape. Equal sums of every group's list lengths (bodies and cells).
+    void walkMatchesStackWalk_data()
+    {
+        QTest::addColumn<QString>("shape");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<double>("theta");
+        QTest::addColumn<int>("leaf");
+        QTest::addRow("plummer N=65537 theta=0.3 leaf=16") << QStringLiteral("plummer") << 65537 << 0.3 << 16;
+        QTest::addRow("plummer N=65537 theta=0.55 leaf=16") << QStringLiteral("plummer") << 65537 << 0.55 << 16;
+        QTest::addRow("plummer N=4097 theta=0.5 leaf=1") << QStringLiteral("plummer") << 4097 << 0.5 << 1;
+        QTest::addRow("plummer N=4097 theta=1 leaf=32") << QStringLiteral("plummer") << 4097 << 1.0 << 32;
+        for (const char* shape : {"coincident", "far", "line", "plane", "point"})
+            QTest::addRow("%s N=4097 theta=0.3 leaf=8", shape) << QString::fromLatin1(shape) << 4097 << 0.3 << 8;
+        QTest::addRow("plummer N=33 theta=0.3 leaf=16") << QStringLiteral("plummer") << 33 << 0.3 << 16;
+        QTest::addRow("plummer N=2 theta=0.3 leaf=1") << QStringLiteral("plummer") << 2 << 0.3 << 1;
+        QTest::addRow("plummer N=1 theta=0.3 leaf=16") << QStringLiteral("plummer") << 1 << 0.3 << 16;
+    }
+    void walkMatchesStackWalk()
+    {
+        QFETCH(QString, shape);
+        QFETCH(int, n);
+        QFETCH(double, theta);
+        QFETCH(int, leaf);
+        const std::vector<Float4> pos = system(shape, std::size_t(n));
+        HostTree t;
+        buildTree(pos.data(), pos.size(), theta, t);
+        std::uint64_t bodies = 0, cells = 0;
+        std::vector<int> stack;
+        for (const tree::Group& g : t.groups) {
+            float lo[3] = {t.sorted[std::size_t(g.first)].x, t.sorted[std::size_t(g.first)].y,
+                           t.sorted[std::size_t(g.first)].z};
+            float hi[3] = {lo[0], lo[1], lo[2]};
+            for (int s = g.first; s < g.first + g.count; ++s) {
+                const Float4& p = t.sorted[std::size_t(s)];
+                const float c[3] = {p.x, p.y, p.z};
+                for (int k = 0; k < 3; ++k)
+                    lo[k] = std::min(lo[k], c[k]), hi[k] = std::max(hi[k], c[k]);
+            }
+            float gc[3], h[3];
+            for (int k = 0; k < 3; ++k)
+                tree::groupBoxAxis(lo[k], hi[k], gc[k], h[k]);
+            std::uint64_t listed = 0, accepted = 0;
+            stack.assign(1, t.root);
+            while (!stack.empty()) {
+                const int ref = stack.back();
+                stack.pop_back();
+                if (tree::isBodyRef(ref)) {
+                    ++listed;
+                    continue;
+                }
+                const tree::Cell& c = t.cells[std::size_t(ref)];
+                if (tree::acceptCell(c, gc[0], gc[1], gc[2], h[0], h[1], h[2]))
+                    ++accepted;
+                else if (c.count <= leaf)
+                    listed += std::uint64_t(c.count);
+                else {
+                    stack.push_back(c.right);
+                    stack.push_back(c.left);
+                }
+            }
+            bodies += std::uint64_t(g.count) * listed;
+            cells += std::uint64_t(g.count) * accepted;
+        }
+        std::vector<Float4> acc;
+        const TreeWork w = treeWork(argsOf(pos, acc, theta, leaf, double(SimParams{}.eps2)));
+        qInfo("%s N=%d theta=%g leaf=%d: %llu body and %llu cell interactions", qPrintable(shape), n, theta, leaf,
+              static_cast<unsigned long long>(bodies), static_cast<unsigned long long>(cells));
+        QCOMPARE(w.bodyInteractions, bodies);
+        QCOMPARE(w.cellInteractions, cells);
     }
 
     // Deterministic: bit-identical accelerations on a second run and with 1 thread against 2

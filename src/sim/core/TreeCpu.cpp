@@ -20,20 +20,102 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <vector>
 
 #ifndef NBODY_TREE_CPU_ONCE_
 #define NBODY_TREE_CPU_ONCE_
 namespace nbody::treecpu {
 
-/// The walk's result for one group: what every body of the group sums, in this order.
+/// The walk's result for one group: what every body of the group sums, in this order. The
+/// arrays only grow (a step allocates nothing once they are large enough); the first
+/// rangeCount / cellCount entries are the lists.
 struct Lists {
     /// Body list as ranges (first, count) of sorted bodies, in walk order: an opened leaf is one
     /// range, not copies of its bodies (the copies cost as much as the sums).
     std::vector<std::pair<int, int>> ranges;
-    std::vector<tree::Cell> cells;  ///< accepted cells
-    std::vector<int> stack;         ///< the walk's stack of references
+    std::vector<int> cells; ///< indices of the accepted cells (HostTree::cells), in walk order
+    std::size_t rangeCount = 0, cellCount = 0;
+
+    /// Room for `more` entries past the ones in use (doubling; the step's walk allocates
+    /// nothing once the arrays are large enough).
+    void reserveMore(std::size_t more)
+    {
+        if (rangeCount + more > ranges.size())
+            ranges.resize(2 * (rangeCount + more));
+        if (cellCount + more > cells.size())
+            cells.resize(2 * (cellCount + more));
+    }
 };
+
+/// Entries past the end of a WalkTree's columns, never visited (r_crit² = +∞: never accepted):
+/// the SIMD test reads whole vectors of up to this many lanes.
+inline constexpr std::size_t kWalkPadding = 64;
+
+/// The tree as the walk of one leaf size reads it: the references the walk can meet (cells of
+/// more than leafSize bodies, and their children) in depth-first order, left child first, as
+/// columns. Entry e's subtree is [e, skip[e]): an accepted cell continues at skip, anything else
+/// at e + 1 (its left child when it is opened: the next entry in this order). A cell of at most
+/// leafSize bodies and a single body have no entries below them (the walk never opens them), so
+/// skip = e + 1 for them. A body has count 1 and r_crit² = +∞ (never accepted: a body range).
+/// With this layout the walk is a forward scan whose acceptance tests run a SIMD vector of
+/// consecutive entries at a time, and it visits the references of the stack walk of
+/// contracts/Tree.h in the same order (so the lists, and the sums, are the same).
+struct WalkTree {
+    std::size_t size = 0;
+    std::vector<float> cx, cy, cz, rcrit2;
+    std::vector<int> first, count, skip;
+    std::vector<int> cell; ///< the entry's index in HostTree::cells (a body: 0, unused)
+    std::vector<int> stack; ///< scratch of buildWalkTree (the radix tree's depth: ≤ 63 + 32)
+};
+
+/// Fills w from the tree t for leafSize (sequential: O(entries), a few per leaf).
+inline void buildWalkTree(const HostTree& t, int leafSize, WalkTree& w)
+{
+    // Entries: the root and both children of every cell of more than leafSize bodies (each such
+    // cell is reached: its ancestors hold more bodies still). At most 2n − 1 (leaf size 1).
+    std::size_t opened = 0;
+    for (const tree::Cell& c : t.cells)
+        opened += std::size_t(c.count > leafSize);
+    const std::size_t entries = 1 + 2 * opened + kWalkPadding;
+    for (auto* v : {&w.cx, &w.cy, &w.cz, &w.rcrit2})
+        v->resize(entries);
+    for (auto* v : {&w.first, &w.count, &w.skip, &w.cell})
+        v->resize(entries);
+    std::vector<int>& stack = w.stack;
+    stack.clear();
+    stack.push_back(t.root);
+    std::size_t e = 0;
+    while (!stack.empty()) {
+        const int ref = stack.back();
+        stack.pop_back();
+        if (tree::isBodyRef(ref)) {
+            w.cx[e] = w.cy[e] = w.cz[e] = 0.0f;
+            w.rcrit2[e] = std::numeric_limits<float>::infinity();
+            w.first[e] = tree::bodyOf(ref), w.count[e] = 1, w.cell[e] = 0;
+        } else {
+            const tree::Cell& c = t.cells[std::size_t(ref)];
+            w.cx[e] = c.cx, w.cy[e] = c.cy, w.cz[e] = c.cz, w.rcrit2[e] = c.rcrit2;
+            w.first[e] = c.first, w.count[e] = c.count, w.cell[e] = ref;
+            if (c.count > leafSize) {
+                stack.push_back(c.right);
+                stack.push_back(c.left);
+            }
+        }
+        ++e;
+    }
+    w.size = e;
+    // skip, from the end: a cell opened by the walk has its left child at e + 1 and its right
+    // child where the left child's subtree ends.
+    for (std::size_t k = e; k-- > 0;)
+        w.skip[k] = w.count[k] > leafSize ? w.skip[std::size_t(w.skip[k + 1])] : int(k + 1);
+    for (std::size_t k = e; k < e + kWalkPadding; ++k) {
+        w.cx[k] = w.cy[k] = w.cz[k] = 0.0f;
+        w.rcrit2[k] = std::numeric_limits<float>::infinity();
+        w.first[k] = 0, w.count[k] = 1, w.skip[k] = int(k + 1), w.cell[k] = 0;
+    }
+}
 
 /// The box of the sorted bodies [first, first + count): centre g and half sides h in fp32 from
 /// the bodies' min and max coordinates (tree::groupBoxAxis: rounded to contain them).
@@ -57,34 +139,6 @@ inline GroupBox groupBox(const Float4* sorted, std::size_t first, std::size_t co
     return b;
 }
 
-/// The walk of contracts/Tree.h for one group (the CUDA row's, one reference at a time): a body child
-/// goes to the body list; a cell accepted for the box to the cell list; a cell of at most
-/// leafSize bodies gives its bodies to the body list; any other cell is opened (left first).
-inline void walk(const HostTree& t, const GroupBox& g, int leafSize, Lists& l)
-{
-    l.ranges.clear();
-    l.cells.clear();
-    l.stack.clear();
-    l.stack.push_back(t.root);
-    while (!l.stack.empty()) {
-        const int ref = l.stack.back();
-        l.stack.pop_back();
-        if (tree::isBodyRef(ref)) {
-            l.ranges.push_back({tree::bodyOf(ref), 1});
-            continue;
-        }
-        const tree::Cell& c = t.cells[std::size_t(ref)];
-        if (tree::acceptCell(c, g.gx, g.gy, g.gz, g.hx, g.hy, g.hz))
-            l.cells.push_back(c);
-        else if (c.count <= leafSize)
-            l.ranges.push_back({c.first, c.count});
-        else {
-            l.stack.push_back(c.right);
-            l.stack.push_back(c.left);
-        }
-    }
-}
-
 } // namespace nbody::treecpu
 #endif // NBODY_TREE_CPU_ONCE_
 
@@ -93,15 +147,68 @@ namespace nbody {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+/// The walk of contracts/Tree.h for one group over w (WalkTree: the references in the stack
+/// walk's order): a body goes to the body list; a cell accepted for the box g to the cell list;
+/// a cell of at most leafSize bodies gives its bodies to the body list; any other cell is opened
+/// (its left child is the next entry). The acceptance tests of a vector of consecutive entries
+/// run at once (those the walk then skips are wasted, fewer than the mispredicted branches of a
+/// scalar walk would cost), as tree::acceptCell computes them: |c − g| − h, max(·, 0), squares
+/// summed x + y then + z, without FMA, > r_crit², so the walk takes exactly the CUDA row's cells.
+HWY_INLINE void Walk(const treecpu::WalkTree& w, const treecpu::GroupBox& g, int leafSize, treecpu::Lists& l)
+{
+    using D = hn::ScalableTag<float>;
+    using V = hn::Vec<D>;
+    const D d;
+    const std::size_t L = hn::Lanes(d);
+    const V gx = hn::Set(d, g.gx), gy = hn::Set(d, g.gy), gz = hn::Set(d, g.gz);
+    const V hx = hn::Set(d, g.hx), hy = hn::Set(d, g.hy), hz = hn::Set(d, g.hz);
+    const V zero = hn::Zero(d);
+    // The columns as plain pointers: the stores into the lists cannot change them (a vector's
+    // data pointer would be read again after every store).
+    const float *cx = w.cx.data(), *cy = w.cy.data(), *cz = w.cz.data(), *rcrit2 = w.rcrit2.data();
+    const int *first = w.first.data(), *count = w.count.data(), *skip = w.skip.data(), *cell = w.cell.data();
+    const std::size_t size = w.size;
+    l.rangeCount = l.cellCount = 0;
+    std::size_t nr = 0, nc = 0;
+    std::size_t e = 0;
+    while (e < size) {
+        l.rangeCount = nr, l.cellCount = nc;
+        l.reserveMore(L);
+        std::pair<int, int>* ranges = l.ranges.data();
+        int* cells = l.cells.data();
+        const std::size_t base = e;
+        const V dx = hn::Max(hn::Sub(hn::Abs(hn::Sub(hn::LoadU(d, cx + base), gx)), hx), zero);
+        const V dy = hn::Max(hn::Sub(hn::Abs(hn::Sub(hn::LoadU(d, cy + base), gy)), hy), zero);
+        const V dz = hn::Max(hn::Sub(hn::Abs(hn::Sub(hn::LoadU(d, cz + base), gz)), hz), zero);
+        const V d2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
+        std::uint8_t maskBytes[8] = {};
+        hn::StoreMaskBits(d, hn::Gt(d2, hn::LoadU(d, rcrit2 + base)), maskBytes);
+        std::uint64_t accepted = 0;
+        std::memcpy(&accepted, maskBytes, sizeof accepted);
+        const std::size_t end = std::min(base + L, size);
+        do {
+            const std::size_t a = std::size_t(accepted >> (e - base)) & 1u;
+            cells[nc] = cell[e];
+            nc += a;
+            ranges[nr] = {first[e], count[e]};
+            nr += (a ^ 1u) & std::size_t(count[e] <= leafSize);
+            e = a ? std::size_t(skip[e]) : e + 1;
+        } while (e < end);
+    }
+    l.rangeCount = nr, l.cellCount = nc;
+}
+
 /// i vectors evaluated together against each list entry (each broadcast entry feeds kRows
 /// vectors; as in CpuForcesSimd.cpp).
 constexpr std::size_t kRows = 2;
 
-/// Sums the lists for the bodies [i0, i0 + kRows·L) of x, y, z (sorted, padded) into acc
-/// (written, fp32, without G: ax | ay | az, kRows·L each).
-template <bool Guard>
+/// Sums the lists for the bodies [i0, i0 + Rows·L) of x, y, z (sorted, padded) into out
+/// (written, fp32, without G: ax | ay | az at strides of kRows·L). Rows ≤ kRows: a group's last
+/// block of at most L bodies takes one vector (each lane's sum is its own: the same bits).
+template <bool Guard, std::size_t Rows>
 HWY_INLINE void SumLists(const float* HWY_RESTRICT x, const float* HWY_RESTRICT y, const float* HWY_RESTRICT z,
-                         std::size_t i0, const treecpu::Lists& l, const Float4* HWY_RESTRICT sorted, float eps2,
+                         std::size_t i0, const treecpu::Lists& l, const Float4* HWY_RESTRICT sorted,
+                         const tree::Cell* HWY_RESTRICT cells, float eps2,
                          float* HWY_RESTRICT out)
 {
     using D = hn::ScalableTag<float>;
@@ -110,8 +217,8 @@ HWY_INLINE void SumLists(const float* HWY_RESTRICT x, const float* HWY_RESTRICT 
     const std::size_t L = hn::Lanes(d);
     const V vEps2 = hn::Set(d, eps2);
     const V zero = hn::Zero(d);
-    V xi[kRows], yi[kRows], zi[kRows], ax[kRows], ay[kRows], az[kRows];
-    for (std::size_t r = 0; r < kRows; ++r) {
+    V xi[Rows], yi[Rows], zi[Rows], ax[Rows], ay[Rows], az[Rows];
+    for (std::size_t r = 0; r < Rows; ++r) {
         xi[r] = hn::LoadU(d, x + i0 + r * L);
         yi[r] = hn::LoadU(d, y + i0 + r * L);
         zi[r] = hn::LoadU(d, z + i0 + r * L);
@@ -119,10 +226,10 @@ HWY_INLINE void SumLists(const float* HWY_RESTRICT x, const float* HWY_RESTRICT 
     }
     // Body list: bodyBodyInteraction with u = 2/√(r² + ε²) and m/8 (as the `cpu` kernel; the
     // ½ of Newton's step folded into the mass, exactly: a power of two).
-    for (const auto& [from, count] : l.ranges)
-    for (const Float4* b = sorted + from; b != sorted + from + count; ++b) {
+    for (std::size_t k = 0; k < l.rangeCount; ++k)
+    for (const Float4* b = sorted + l.ranges[k].first; b != sorted + l.ranges[k].first + l.ranges[k].second; ++b) {
         const V xj = hn::Set(d, b->x), yj = hn::Set(d, b->y), zj = hn::Set(d, b->z), mj = hn::Set(d, b->w * 0.125f);
-        for (std::size_t r = 0; r < kRows; ++r)
+        for (std::size_t r = 0; r < Rows; ++r)
             AddPair<Guard>(d, xj, yj, zj, mj, xi[r], yi[r], zi[r], vEps2, ax[r], ay[r], az[r]);
     }
     // Cell list: cellInteraction (contracts/Tree.h) term by term. A cell is never at zero distance
@@ -130,11 +237,12 @@ HWY_INLINE void SumLists(const float* HWY_RESTRICT x, const float* HWY_RESTRICT 
     // sphere), and no power beyond r⁻⁴ is formed (coincident bodies with ε² = 0).
     const V half = hn::Set(d, 0.5f);
     const V twoAndHalf = hn::Set(d, 2.5f);
-    for (const tree::Cell& c : l.cells) {
+    for (std::size_t k = 0; k < l.cellCount; ++k) {
+        const tree::Cell& c = cells[l.cells[k]];
         const V cx = hn::Set(d, c.cx), cy = hn::Set(d, c.cy), cz = hn::Set(d, c.cz), m = hn::Set(d, c.m);
         const V qxx = hn::Set(d, c.qxx), qyy = hn::Set(d, c.qyy), qzz = hn::Set(d, c.qzz);
         const V qxy = hn::Set(d, c.qxy), qxz = hn::Set(d, c.qxz), qyz = hn::Set(d, c.qyz);
-        for (std::size_t r = 0; r < kRows; ++r) {
+        for (std::size_t r = 0; r < Rows; ++r) {
             const V dx = hn::Sub(cx, xi[r]);
             const V dy = hn::Sub(cy, yi[r]);
             const V dz = hn::Sub(cz, zi[r]);
@@ -154,7 +262,7 @@ HWY_INLINE void SumLists(const float* HWY_RESTRICT x, const float* HWY_RESTRICT 
         }
     }
     const std::size_t block = kRows * L;
-    for (std::size_t r = 0; r < kRows; ++r) {
+    for (std::size_t r = 0; r < Rows; ++r) {
         hn::StoreU(ax[r], d, out + r * L);
         hn::StoreU(ay[r], d, out + block + r * L);
         hn::StoreU(az[r], d, out + 2 * block + r * L);
@@ -171,12 +279,14 @@ std::size_t BlockBodies()
 /// For every group of kTreeGroupSize sorted bodies: the walk, then the sums of its lists for
 /// the group's bodies in blocks of BlockBodies(); acc[order[s]] = G · a_s. x, y, z: the sorted
 /// positions, padded to a whole number of groups plus one block with copies of the last body.
-void TreeSums(const HostTree& t, const float* x, const float* y, const float* z, float eps2, float G,
+void TreeSums(const HostTree& t, const treecpu::WalkTree& w, const float* x, const float* y, const float* z, float eps2, float G,
               int leafSize, std::size_t iBegin, std::size_t iEnd, const std::uint8_t* activeMask, Float4* acc)
 {
     const std::size_t n = t.n;
     const auto groups = static_cast<std::ptrdiff_t>(t.groups.size());
     const std::size_t block = BlockBodies();
+    const std::size_t lanes = block / kRows;
+    const tree::Cell* cells = t.cells.data();
     const bool guard = eps2 < kMinUnguardedEps2;
     // The lists grow on the worker threads: what they throw (std::bad_alloc when memory runs
     // short) is rethrown after the region instead of ending the process.
@@ -197,13 +307,18 @@ void TreeSums(const HostTree& t, const float* x, const float* y, const float* z,
                 if (!any)
                     return;
             }
-            treecpu::walk(t, treecpu::groupBox(t.sorted.data(), first, count), leafSize, l);
+            Walk(w, treecpu::groupBox(t.sorted.data(), first, count), leafSize, l);
             for (std::size_t i0 = first; i0 < first + count; i0 += block) {
-                if (guard)
-                    SumLists<true>(x, y, z, i0, l, t.sorted.data(), eps2, sums.data());
-                else
-                    SumLists<false>(x, y, z, i0, l, t.sorted.data(), eps2, sums.data());
                 const std::size_t end = std::min(first + count, i0 + block);
+                const bool one = end - i0 <= lanes;
+                if (guard && one)
+                    SumLists<true, 1>(x, y, z, i0, l, t.sorted.data(), cells, eps2, sums.data());
+                else if (guard)
+                    SumLists<true, kRows>(x, y, z, i0, l, t.sorted.data(), cells, eps2, sums.data());
+                else if (one)
+                    SumLists<false, 1>(x, y, z, i0, l, t.sorted.data(), cells, eps2, sums.data());
+                else
+                    SumLists<false, kRows>(x, y, z, i0, l, t.sorted.data(), cells, eps2, sums.data());
                 for (std::size_t s = i0; s < end; ++s) {
                     const std::size_t k = s - i0;
                     const std::size_t i = t.order[s];
@@ -215,6 +330,31 @@ void TreeSums(const HostTree& t, const float* x, const float* y, const float* z,
         });
     }
     errors.rethrow();
+}
+
+/// The walks of every group, no sums: interactions the sums would make (treeWork).
+void TreeCounts(const HostTree& t, const treecpu::WalkTree& w, int leafSize, std::uint64_t* bodyInteractions,
+                std::uint64_t* cellInteractions)
+{
+    const auto groups = static_cast<std::ptrdiff_t>(t.groups.size());
+    std::uint64_t bodies = 0, cells = 0;
+#pragma omp parallel reduction(+ : bodies, cells)
+    {
+        treecpu::Lists l;
+#pragma omp for schedule(dynamic, 4)
+        for (std::ptrdiff_t g = 0; g < groups; ++g) {
+            const std::size_t first = std::size_t(t.groups[std::size_t(g)].first);
+            const std::size_t c = std::size_t(t.groups[std::size_t(g)].count);
+            Walk(w, treecpu::groupBox(t.sorted.data(), first, c), leafSize, l);
+            std::size_t listed = 0;
+            for (std::size_t k = 0; k < l.rangeCount; ++k)
+                listed += std::size_t(l.ranges[k].second);
+            bodies += c * listed;
+            cells += c * l.cellCount;
+        }
+    }
+    *bodyInteractions = bodies;
+    *cellInteractions = cells;
 }
 
 } // namespace HWY_NAMESPACE
@@ -235,6 +375,7 @@ namespace nbody {
 
 HWY_EXPORT(BlockBodies);
 HWY_EXPORT(TreeSums);
+HWY_EXPORT(TreeCounts);
 
 namespace {
 
@@ -403,6 +544,8 @@ void cpuTreeForces(const HostForceArgs& a)
     HostTree& t = callerTree;
     std::vector<float>& soa = callerSoa;
     buildTree(static_cast<const Float4*>(a.pos), a.n, a.openingAngle, t);
+    thread_local treecpu::WalkTree callerWalk;
+    treecpu::buildWalkTree(t, a.leafSize, callerWalk);
     // Sorted positions as x | y | z, padded with copies of the last body (never at zero
     // distance from a list entry that a real body is not also at; their sums are dropped).
     const std::size_t block = HWY_DYNAMIC_DISPATCH(BlockBodies)();
@@ -426,7 +569,7 @@ void cpuTreeForces(const HostForceArgs& a)
             callerMask[a.active[k]] = 1;
         mask = callerMask.data();
     }
-    HWY_DYNAMIC_DISPATCH(TreeSums)(t, soa.data(), soa.data() + padded, soa.data() + 2 * padded, float(a.eps2),
+    HWY_DYNAMIC_DISPATCH(TreeSums)(t, callerWalk, soa.data(), soa.data() + padded, soa.data() + 2 * padded, float(a.eps2),
                                    float(a.G), a.leafSize, rows.begin, rows.end, mask, static_cast<Float4*>(a.acc));
 }
 
@@ -439,25 +582,9 @@ TreeWork treeWork(const HostForceArgs& a)
         return w;
     HostTree t;
     buildTree(static_cast<const Float4*>(a.pos), a.n, a.openingAngle, t);
-    const auto groups = static_cast<std::ptrdiff_t>(t.groups.size());
-    std::uint64_t bodies = 0, cells = 0;
-#pragma omp parallel reduction(+ : bodies, cells)
-    {
-        treecpu::Lists l;
-#pragma omp for schedule(dynamic, 4)
-        for (std::ptrdiff_t g = 0; g < groups; ++g) {
-            const std::size_t first = std::size_t(t.groups[std::size_t(g)].first);
-            const std::size_t c = std::size_t(t.groups[std::size_t(g)].count);
-            treecpu::walk(t, treecpu::groupBox(t.sorted.data(), first, c), a.leafSize, l);
-            std::size_t listed = 0;
-            for (const auto& r : l.ranges)
-                listed += std::size_t(r.second);
-            bodies += c * listed;
-            cells += c * l.cells.size();
-        }
-    }
-    w.bodyInteractions = bodies;
-    w.cellInteractions = cells;
+    treecpu::WalkTree walk;
+    treecpu::buildWalkTree(t, a.leafSize, walk);
+    HWY_DYNAMIC_DISPATCH(TreeCounts)(t, walk, a.leafSize, &w.bodyInteractions, &w.cellInteractions);
     return w;
 }
 

@@ -51,14 +51,15 @@ struct HostTree {
 };
 
 /// Host bytes per body the tree code uses at most (HostTree's columns, the sort's buffer, the
-/// walk's structure of arrays of sorted positions; the per-thread lists are O(log N) and not
-/// counted): the estimate MemoryBudget adds for a tree row (workspaceFor).
+/// walk's structure of arrays of sorted positions, the walk's depth-first columns; the
+/// per-thread lists are O(log N) and not counted): the estimate MemoryBudget adds for a tree row (workspaceFor).
 inline constexpr std::size_t kTreeHostBytesPerBody =
     sizeof(std::uint64_t) + sizeof(std::uint32_t) + sizeof(Float4)                  // keys, order, sorted
     + sizeof(tree::RadixNode) + sizeof(tree::Moments) + sizeof(tree::Cell)          // nodes
     + sizeof(tree::Group)                                                           // groups (at most one per body)
     + 2 * sizeof(HostTree::KeyIndex) + 3 * sizeof(int)                              // scratch, sort buffer
-    + 3 * sizeof(float);                                                            // SoA x, y, z
+    + 3 * sizeof(float)                                                             // SoA x, y, z
+    + 2 * (4 * sizeof(float) + 4 * sizeof(int));                                    // the walk's columns (≤ 2 entries per body)
 
 /// Builds the tree over pos[0, n) (N Float4: x, y, z, mass) for opening angle θ into `t`
 /// (reusing its storage). Keys, sort, nodes and the bottom-up moments run in parallel (OpenMP)
@@ -70,7 +71,9 @@ void buildTree(const Float4* pos, std::size_t n, double theta, HostTree& t);
 /// N Float4 on the host; ε² in length², θ = args.openingAngle, leaf size args.leafSize).
 /// Per group of kTreeGroupSize sorted bodies one walk from the root collects a body list
 /// (bodies of opened leaves, bodyBodyInteraction) and a cell list (cells accepted by acceptCell
-/// for the group's box, cellInteraction: monopole + quadrupole), then every body of the group
+/// for the group's box, cellInteraction: monopole + quadrupole) — the stack walk of
+/// contracts/Tree.h, run as a forward scan of the tree laid out in depth-first order with the
+/// acceptance tests of a SIMD vector of entries at once (same lists, same order) — then every body of the group
 /// sums the body list and then the cell list in list order, 16/8/4 bodies per SIMD vector
 /// (Highway: AVX-512/AVX2/SSE4), reciprocal square roots as in `cpu` (≤ 3e-7 relative).
 /// Groups are spread over OpenMP threads (dynamic schedule); each body's sum does not depend on
