@@ -241,19 +241,27 @@ private slots:
         }
     }
 
-    /// The bound against real kernels and real bugs, N = 65 537 (a Plummer sphere, ε² = 1e-4; 1024
-    /// bodies, every 64th, each against all N in fp64 on the exact state, as validate() samples):
-    /// the `cpu` kernel (fp32, SIMD) passes with room (measured kNeeded 0.3 … 0.7, k = 8), while
-    /// the same kernel with one tile of 256 source bodies dropped, or with ε² 10 % too large,
-    /// fails both tests.
+    void roundingBoundSeparatesRoundingFromBugs_data()
+    {
+        QTest::addColumn<qulonglong>("bodies");
+        QTest::newRow("65537") << qulonglong(65537);
+        QTest::newRow("200003") << qulonglong(200003);
+    }
+
+    /// The bound against real kernels and real bugs at N = 65 537 and 200 003 (a Plummer sphere,
+    /// ε² = 1e-4; about 1000 sampled bodies, each against all N in fp64 on the exact state, as
+    /// validate() samples): the `cpu` kernel (fp32, SIMD) passes with room (measured kNeeded
+    /// 0.63 and 0.5, k = 8), while the same kernel with one tile of 256 source bodies dropped, or
+    /// with ε² 10 % too large, fails both tests.
     void roundingBoundSeparatesRoundingFromBugs()
     {
-        const std::size_t n = 65537;
+        QFETCH(qulonglong, bodies);
+        const std::size_t n = bodies;
         const ModelBodies m = plummer(n);
         const double eps2 = 1e-4, G = 1;
         std::vector<std::size_t> which;
         std::vector<std::uint32_t> rows;
-        for (std::size_t i = 5; i < n; i += 64) {
+        for (std::size_t i = 5; i < n; i += n / 1024) {
             which.push_back(i);
             rows.push_back(std::uint32_t(i));
         }
@@ -287,11 +295,11 @@ private slots:
         QCOMPARE(ok.failing, std::size_t(0));
         QVERIFY2(ok.kNeeded > 0 && ok.kNeeded < 1.5, qPrintable(QString::number(ok.kNeeded)));
 
-        // Dropped tile: the pull of bodies 32 768 … 33 023 missing (fp64, on the fp32 positions the kernel saw).
+        // Dropped tile: the pull of bodies N/2 … N/2 + 255 missing (fp64, on the fp32 positions the kernel saw).
         std::vector<Double4> dropped = good;
         for (std::size_t s = 0; s < which.size(); ++s) {
             Double3 tile;
-            for (std::size_t j = 32768; j < 32768 + 256; ++j)
+            for (std::size_t j = n / 2; j < n / 2 + 256; ++j)
                 bodyBodyInteraction<double>(m.world.positions()[which[s]], m.world.positions()[j], tile, eps2);
             dropped[s].x -= G * tile.x, dropped[s].y -= G * tile.y, dropped[s].z -= G * tile.z;
         }

@@ -70,7 +70,10 @@ struct ValidationThresholds {
     /// probability below 2·exp(−λ²/2): λ = 6.5 makes that 1e-9, for a million component sums
     /// (32 768 bodies × 3 × a dozen kernels) a false failure in a thousand runs. A biased rsqrt
     /// (3 × its 4 u error) adds at most 12·u·S_i. 8·√N ≥ 6.5·√(N + 144) + 12 for N ≥ 500.
-    /// Measured: ≤ 0.67 (`cpu`, N = 65 537 and 200 003), so correct kernels keep a margin of 10.
+    /// Measured max_i (kNeeded) of `cpu`: 0.7 at N = 65 537 and 200 003, 4.1 at N = 2²⁰ (32 768
+    /// bodies; far-out bodies, whose nearly parallel pulls bias the rounding of a sequential fp32
+    /// sum so that its error grows like N, not √N). There, a dropped tile of 256 bodies fails 24 of
+    /// them and ε² 10 % too large 290; with k = 16 the wrong ε² would pass.
     double roundingK = 8;
     /// Tree rows (ForceMethod::Tree) approximate by design, so they are held to the accuracy
     /// goal set for the tree, on the distribution instead of the max: step-0 p99 ≤ treeForceP99 and
