@@ -355,6 +355,16 @@ private slots:
             // within 1e-4 of the system's size (1) — fp32 rounding of positions is 6e-8.
             QVERIFY2(k.growth[1].maxPositionError < 1e-4, qPrintable(QString::number(k.growth[1].maxPositionError)));
             QCOMPARE(k.position.components, std::size_t(3 * 777));
+            // The per-body rule: every body of an all-pairs row passes; kNeeded (the k of
+            // |Δa_i| ≤ k·u·√N·S_i this kernel needed) is its margin against roundingK = 8. Tree
+            // rows are judged on the distribution only.
+            if (k.method == ForceMethod::Tree) {
+                QCOMPARE(k.forceBodies.compared, std::size_t(0));
+            } else {
+                QCOMPARE(k.forceBodies.compared, std::size_t(777));
+                QCOMPARE(k.forceBodies.failing, std::size_t(0));
+                qInfo("%s: step-0 kNeeded %.3g", k.id.c_str(), k.forceBodies.kNeeded);
+            }
             if (k.id == "reference") {
                 QCOMPARE(k.force0.max, 0.0);
                 QCOMPARE(k.position.absolute.max, 0.0);
