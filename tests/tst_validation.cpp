@@ -123,6 +123,198 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, forceError(a, {ref[0]}));
     }
 
+    /// The per-body rule of all-pairs rows (checkForceBodies) on constructed forces, N = 2²⁰ terms
+    /// (u·√N = 2⁻¹⁴ in fp32), k = 8: a body passes on its relative error ≤ 1e-4 or on
+    /// |Δa_i| ≤ 8·u·√N·S_i.
+    void forceBodyRuleConstructedCases()
+    {
+        const std::size_t n = std::size_t(1) << 20;
+        const double u = std::ldexp(1.0, -24), scale = 8 * u * 1024; // 8·u·√N = 4.88e-4
+        // Bodies 0 and 1: no cancellation (S_i ≈ |a_i|), exact. Body 2 near the centre of the
+        // system: its pulls cancel to |a_2| = 0.05 out of S_2 = 0.7. Its error 2.115e-5, the
+        // rounding of its sum (0.5·u·√N·S_2 = 2.1e-5: the size measured at N = 2²⁰ in fp32), is
+        // 4.23e-4 of |a_2|: over the relative threshold, within the bound 8·u·√N·S_2 = 3.42e-4.
+        const std::vector<Double4> ref{{1, 0, 0, 0}, {0, 1, 0, 0}, {0.05, 0, 0, 0}};
+        const std::vector<double> S{1.5, 1.2, 0.7};
+        std::vector<Double4> a = ref;
+        a[2].y = 2.115e-5;
+        ValidationThresholds t;
+        QCOMPARE(t.roundingK, 8.0);
+        // Today's fixed rule alone (max relative error ≤ 1e-4) fails it: floor = 1e-3·RMS|a| ≈ 8e-4 < 0.05.
+        const ForceError old = forceError(a, ref);
+        QVERIFY(std::abs(old.max - 4.23e-4) <= 1e-12);
+        QVERIFY(old.max > t.forceFp32);
+        ForceBodyCheck c = checkForceBodies(a, ref, S, n, Precision::Fp32, t);
+        QCOMPARE(c.failing, std::size_t(0));
+        QCOMPARE(c.compared, std::size_t(3));
+        QCOMPARE(c.terms, n);
+        QCOMPARE(c.unitRoundoff, u);
+        QCOMPARE(c.relativeLimit, 1e-4);
+        QCOMPARE(c.body, std::size_t(2)); // nearest to failing: the only body with an error
+        QVERIFY(std::abs(c.relative - 4.23e-4) <= 1e-12);
+        QVERIFY(std::abs(c.absolute - 2.115e-5) <= 1e-18);
+        QVERIFY(std::abs(c.bound - scale * 0.7) <= 1e-18);
+        QCOMPARE(c.magnitudeSum, 0.7);
+        // excess = min(4.23e-4 / 1e-4, 2.115e-5 / 3.418e-4) = 0.0619; kNeeded = 2.115e-5 / (u√N·0.7) = 0.495.
+        QVERIFY(std::abs(c.excess - 2.115e-5 / (scale * 0.7)) <= 1e-12);
+        QVERIFY(std::abs(c.kNeeded - 2.115e-5 / (u * 1024 * 0.7)) <= 1e-12);
+
+        // A bug at the same body: a missing pull of 4e-4 (a dropped neighbour, a wrong ε²) is 8e-3
+        // of |a_2| and beyond 8·u·√N·S_2 = 3.42e-4: it fails both tests, and the reason says so.
+        a[2].y = 4e-4;
+        c = checkForceBodies(a, ref, S, n, Precision::Fp32, t);
+        QCOMPARE(c.failing, std::size_t(1));
+        QCOMPARE(c.body, std::size_t(2));
+        QVERIFY(c.relative > c.relativeLimit && c.absolute > c.bound);
+        QVERIFY(std::abs(c.excess - 4e-4 / (scale * 0.7)) <= 1e-12); // 1.17: min(80, 1.17)
+        QCOMPARE(QString::fromStdString(describeFailingBodies(c)),
+                 QString("1 of 3 bodies fail both tests, most of all body 2: relative error 8.00e-03 > 1e-04 and "
+                         "|\u0394a_i| 4.00e-04 > 8 u sqrt(N) S_i = 3.42e-04 (S_i 7.00e-01, N 1048576, u 5.96e-08)"));
+        // A body without cancellation is not let off by the bound: |Δa_0| = 2e-4 of |a_0| = S_0/1.5
+        // is within 8·u·√N·S_0 = 7.3e-4, so it passes; 1e-3 is over both.
+        a[2].y = 0;
+        a[0].x = 1 + 2e-4;
+        QCOMPARE(checkForceBodies(a, ref, S, n, Precision::Fp32, t).failing, std::size_t(0));
+        a[0].x = 1 + 1e-3;
+        QCOMPARE(checkForceBodies(a, ref, S, n, Precision::Fp32, t).failing, std::size_t(1));
+        // fp64 rows: the same rule with u = 2⁻⁵³ and forceFp64 = 1e-10: an error of 1e-9 of |a_2|
+        // (5e-11) fails; within 8·2⁻⁵³·1024·0.7 = 6.4e-13 it passes.
+        a = ref;
+        a[2].x += 5e-11;
+        c = checkForceBodies(a, ref, S, n, Precision::Fp64, t);
+        QCOMPARE(c.failing, std::size_t(1));
+        QCOMPARE(c.unitRoundoff, std::ldexp(1.0, -53));
+        QVERIFY(std::abs(c.bound - 8 * std::ldexp(1.0, -53) * 1024 * 0.7) <= 1e-25);
+        a[2].x = ref[2].x + 5e-13;
+        QCOMPARE(checkForceBodies(a, ref, S, n, Precision::Fp64, t).failing, std::size_t(0));
+        // A non-finite force fails and is the body named, whatever the others.
+        a = ref;
+        a[1].z = std::numeric_limits<double>::quiet_NaN();
+        a[2].y = 4e-4;
+        c = checkForceBodies(a, ref, S, n, Precision::Fp32, t);
+        QCOMPARE(c.failing, std::size_t(2));
+        QCOMPARE(c.body, std::size_t(1));
+        QVERIFY(std::isnan(c.excess) && std::isnan(c.kNeeded));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, checkForceBodies(a, ref, {1.0}, n, Precision::Fp32, t));
+    }
+
+    /// The fp64 references' magnitude sums S_i = |G| Σ_j m_j |r_ij| / (|r_ij|² + ε²)^{3/2} against
+    /// the closed form of three bodies (G = 2): m = 1 at the origin, m = 2 at (3, 4, 0) (|r| = 5),
+    /// m = 0.5 at (0, 0, −1) (|r| = 1 from the origin, √26 from the second), with ε² = 0.25 and
+    /// ε² = 0 (the self-term contributes nothing); every entry point (all N, the listed bodies, the
+    /// sampled reference) and both position types. The accelerations are the same bits with or
+    /// without S.
+    void magnitudeSumsClosedForm()
+    {
+        const std::vector<Float4> pos32{{0, 0, 0, 1}, {3, 4, 0, 2}, {0, 0, -1, 0.5f}};
+        const std::vector<Double4> pos64{{0, 0, 0, 1}, {3, 4, 0, 2}, {0, 0, -1, 0.5}};
+        const double G = 2;
+        for (const double eps2 : {0.25, 0.0}) {
+            const auto t = [&](double m, double r) { return m * r / std::pow(r * r + eps2, 1.5); };
+            const double r12 = std::sqrt(26.0);
+            const std::vector<double> expected{G * (t(2, 5) + t(0.5, 1)), G * (t(1, 5) + t(0.5, r12)),
+                                               G * (t(1, 1) + t(2, r12))};
+            const auto close = [&](const std::vector<double>& got, const std::vector<std::size_t>& which) {
+                if (got.size() != which.size())
+                    return false;
+                for (std::size_t s = 0; s < which.size(); ++s)
+                    if (!(std::abs(got[s] - expected[which[s]]) <= 1e-14 * expected[which[s]]))
+                        return false;
+                return true;
+            };
+            const std::vector<std::size_t> all{0, 1, 2}, some{2, 0};
+            std::vector<double> S;
+            const std::vector<Double3> a32 = referenceAccelerations(pos32.data(), 3, eps2, G, &S);
+            QVERIFY2(close(S, all), qPrintable(QString("eps2 %1: %2 %3 %4").arg(eps2).arg(S[0], 0, 'g', 17).arg(S[1], 0, 'g', 17).arg(S[2], 0, 'g', 17)));
+            QVERIFY(std::memcmp(a32.data(), referenceAccelerations(pos32.data(), 3, eps2, G).data(), 3 * sizeof(Double3)) == 0);
+            const std::vector<Double3> a64 = referenceAccelerations(pos64.data(), 3, eps2, G, &S);
+            QVERIFY(close(S, all));
+            QVERIFY(std::memcmp(a64.data(), referenceAccelerations(pos64.data(), 3, eps2, G).data(), 3 * sizeof(Double3)) == 0);
+            const std::vector<Double3> at = referenceAccelerationsAt(pos64.data(), 3, some, eps2, G, &S);
+            QVERIFY(close(S, some));
+            QVERIFY(std::memcmp(at.data(), referenceAccelerationsAt(pos64.data(), 3, some, eps2, G).data(), 2 * sizeof(Double3)) == 0);
+            QVERIFY(close(sampledReference(pos32.data(), 3, some, eps2, G).magnitudeSum, some));
+            QVERIFY(close(sampledReference(pos64.data(), 3, some, eps2, G).magnitudeSum, some));
+            // |a_i| ≤ S_i (the triangle inequality), equal only when the pulls are parallel.
+            for (std::size_t i = 0; i < 3; ++i)
+                QVERIFY(std::sqrt(a64[i].x * a64[i].x + a64[i].y * a64[i].y + a64[i].z * a64[i].z) <= expected[i]);
+        }
+    }
+
+    void roundingBoundSeparatesRoundingFromBugs_data()
+    {
+        QTest::addColumn<qulonglong>("bodies");
+        QTest::newRow("65537") << qulonglong(65537);
+        QTest::newRow("200003") << qulonglong(200003);
+    }
+
+    /// The bound against real kernels and real bugs at N = 65 537 and 200 003 (a Plummer sphere,
+    /// ε² = 1e-4; about 1000 sampled bodies, each against all N in fp64 on the exact state, as
+    /// validate() samples): the `cpu` kernel (fp32, SIMD) passes with room (measured kNeeded
+    /// 0.63 and 0.5, k = 8), while the same kernel with one tile of 256 source bodies dropped, or
+    /// with ε² 10 % too large, fails both tests.
+    void roundingBoundSeparatesRoundingFromBugs()
+    {
+        QFETCH(qulonglong, bodies);
+        const std::size_t n = bodies;
+        const ModelBodies m = plummer(n);
+        const double eps2 = 1e-4, G = 1;
+        std::vector<std::size_t> which;
+        std::vector<std::uint32_t> rows;
+        for (std::size_t i = 5; i < n; i += n / 1024) {
+            which.push_back(i);
+            rows.push_back(std::uint32_t(i));
+        }
+        std::vector<double> S;
+        const std::vector<Double3> ref3 = referenceAccelerationsAt(m.exact->position.data(), n, which, eps2, G, &S);
+        std::vector<Double4> ref(which.size());
+        for (std::size_t s = 0; s < which.size(); ++s)
+            ref[s] = Double4{ref3[s].x, ref3[s].y, ref3[s].z, 0};
+        // The cpu kernel on the fp32 state, the sampled rows only.
+        const auto cpu = [&](double e2) {
+            std::vector<Float4> acc(n);
+            HostForceArgs args;
+            args.pos = m.world.positions().data();
+            args.acc = acc.data();
+            args.n = n;
+            args.eps2 = e2;
+            args.G = G;
+            args.active = rows.data();
+            args.activeCount = rows.size();
+            cpuForcesFp32(args);
+            std::vector<Double4> out(which.size());
+            for (std::size_t s = 0; s < which.size(); ++s)
+                out[s] = Double4{acc[which[s]].x, acc[which[s]].y, acc[which[s]].z, 0};
+            return out;
+        };
+        const ValidationThresholds t;
+        const std::vector<Double4> good = cpu(eps2);
+        const ForceBodyCheck ok = checkForceBodies(good, ref, S, n, Precision::Fp32, t);
+        qInfo("cpu, N = %zu: kNeeded %.3g (body %zu), max relative error %.3g", n, ok.kNeeded, which[ok.body],
+              forceError(good, ref).max);
+        QCOMPARE(ok.failing, std::size_t(0));
+        QVERIFY2(ok.kNeeded > 0 && ok.kNeeded < 1.5, qPrintable(QString::number(ok.kNeeded)));
+
+        // Dropped tile: the pull of bodies N/2 … N/2 + 255 missing (fp64, on the fp32 positions the kernel saw).
+        std::vector<Double4> dropped = good;
+        for (std::size_t s = 0; s < which.size(); ++s) {
+            Double3 tile;
+            for (std::size_t j = n / 2; j < n / 2 + 256; ++j)
+                bodyBodyInteraction<double>(m.world.positions()[which[s]], m.world.positions()[j], tile, eps2);
+            dropped[s].x -= G * tile.x, dropped[s].y -= G * tile.y, dropped[s].z -= G * tile.z;
+        }
+        const ForceBodyCheck d = checkForceBodies(dropped, ref, S, n, Precision::Fp32, t);
+        qInfo("dropped tile: %zu of %zu bodies fail both tests, kNeeded %.3g", d.failing, d.compared, d.kNeeded);
+        QVERIFY2(d.failing > 0 && d.relative > d.relativeLimit && d.absolute > d.bound,
+                 qPrintable(QString::fromStdString(describeFailingBodies(d))));
+
+        // ε² 10 % too large: every pull at r ≲ ε weakened by up to 14 %.
+        const ForceBodyCheck e = checkForceBodies(cpu(1.1 * eps2), ref, S, n, Precision::Fp32, t);
+        qInfo("eps2 x 1.1: %zu of %zu bodies fail both tests, kNeeded %.3g", e.failing, e.compared, e.kNeeded);
+        QVERIFY2(e.failing > 0 && e.relative > e.relativeLimit && e.absolute > e.bound,
+                 qPrintable(QString::fromStdString(describeFailingBodies(e))));
+    }
+
     /// Every available kernel passes on a Plummer sphere (CPU rows here; every CUDA row on a GPU).
     void everyAvailableKernelPasses()
     {
@@ -163,6 +355,16 @@ private slots:
             // within 1e-4 of the system's size (1) — fp32 rounding of positions is 6e-8.
             QVERIFY2(k.growth[1].maxPositionError < 1e-4, qPrintable(QString::number(k.growth[1].maxPositionError)));
             QCOMPARE(k.position.components, std::size_t(3 * 777));
+            // The per-body rule: every body of an all-pairs row passes; kNeeded (the k of
+            // |Δa_i| ≤ k·u·√N·S_i this kernel needed) is its margin against roundingK = 8. Tree
+            // rows are judged on the distribution only.
+            if (k.method == ForceMethod::Tree) {
+                QCOMPARE(k.forceBodies.compared, std::size_t(0));
+            } else {
+                QCOMPARE(k.forceBodies.compared, std::size_t(777));
+                QCOMPARE(k.forceBodies.failing, std::size_t(0));
+                qInfo("%s: step-0 kNeeded %.3g", k.id.c_str(), k.forceBodies.kNeeded);
+            }
             if (k.id == "reference") {
                 QCOMPARE(k.force0.max, 0.0);
                 QCOMPARE(k.position.absolute.max, 0.0);
@@ -382,9 +584,11 @@ private slots:
         which.push_back(5002);
         const std::vector<Float4>& pos = m.world.positions();
         for (const double eps2 : {1e-4, 0.0}) {
-            const std::vector<Double3> host = referenceAccelerationsAt(pos.data(), pos.size(), which, eps2, 1.0);
+            std::vector<double> hostS;
+            const std::vector<Double3> host = referenceAccelerationsAt(pos.data(), pos.size(), which, eps2, 1.0, &hostS);
             const SampledReference r = sampledReference(pos.data(), pos.size(), which, eps2, 1.0);
             QCOMPARE(r.acceleration.size(), which.size());
+            QCOMPARE(r.magnitudeSum.size(), which.size());
             if (!sampledReferenceOnGpu()) {
                 QVERIFY2(r.where.find("CPU") != std::string::npos, r.where.c_str());
                 QSKIP(qPrintable("no GPU for the sampled reference here: " + QString::fromStdString(cudaKernelsUnavailable())));
@@ -397,10 +601,20 @@ private slots:
                 const double mag = std::sqrt(b.x * b.x + b.y * b.y + b.z * b.z);
                 worst = std::max(worst, d / mag);
             }
-            qInfo("eps2 %g: GPU against host, max relative difference %.3g over %zu bodies", eps2, worst, which.size());
+            // S_i: a sum of positive terms, so no cancellation: ≤ N·1.1e-16 = 5.6e-13 relative in
+            // the worst order; 1e-12 held.
+            double worstS = 0;
+            for (std::size_t s = 0; s < which.size(); ++s) {
+                QVERIFY(hostS[s] > 0);
+                worstS = std::max(worstS, std::abs(r.magnitudeSum[s] - hostS[s]) / hostS[s]);
+            }
+            qInfo("eps2 %g: GPU against host, max relative difference %.3g (a), %.3g (S) over %zu bodies", eps2, worst,
+                  worstS, which.size());
             QVERIFY2(worst <= 1e-12, qPrintable(QString::number(worst)));
+            QVERIFY2(worstS <= 1e-12, qPrintable(QString::number(worstS)));
             const SampledReference again = sampledReference(pos.data(), pos.size(), which, eps2, 1.0);
             QVERIFY(std::memcmp(again.acceleration.data(), r.acceleration.data(), which.size() * sizeof(Double3)) == 0);
+            QVERIFY(std::memcmp(again.magnitudeSum.data(), r.magnitudeSum.data(), which.size() * sizeof(double)) == 0);
         }
     }
 

@@ -132,6 +132,7 @@ private slots:
             QCOMPARE(p[key].get<int>(), 0);
         QCOMPARE(num(j["thresholds"]["forceFp32"]), 1e-4);
         QCOMPARE(num(j["thresholds"]["forceFp64"]), 1e-10);
+        QCOMPARE(num(j["thresholds"]["roundingK"]), 8.0);
         QCOMPARE(num(j["thresholds"]["energy"]), 1e-4);
         QCOMPARE(num(j["thresholds"]["predecessorRelative"]), 0.01);
         QCOMPARE(num(j["thresholds"]["predecessorAbsolute"]), 0.01);
@@ -208,9 +209,40 @@ private slots:
         const double a2sq = std::pow(2 / (5 * std::sqrt(5.0)), 2) + std::pow(0.25 + 4 / (5 * std::sqrt(5.0)), 2);
         const double floor = 1e-3 * std::sqrt((4.5625 + 1.36 + 6 / (5 * std::sqrt(5.0)) + a2sq) / 3);
         QVERIFY(std::abs(num(f0["floor"]) - floor) <= 1e-9 * floor);
+        // The per-body rule (relative ≤ 1e-4 or |Δa_i| ≤ 8·u·√N·S_i, u = 2⁻²⁴, N = 3), with the sums of
+        // the terms' magnitudes S_i = Σ_j m_j |r_ij| / |r_ij|³ = Σ_j m_j / |r_ij|²:
+        //   S_0 = 2/1 + 3/4 = 2.75,  S_1 = 1/1 + 3/5 = 1.6,  S_2 = 1/4 + 2/5 = 0.65.
+        // Bodies 0 and 1 miss their pull of 0.75 and 0.6, far beyond both tests: 2 of 3 fail. The
+        // most beyond is body 1: min(e_1 / 1e-4, 0.6 / (8u√3·1.6)) = e_1 / 1e-4 = 4356.7 against
+        // body 0's e_0 / 1e-4 = 3511.2. kNeeded = max_i |Δa_i| / (u√3·S_i) = 0.6 / (1.6·√3·u)
+        // (body 1; body 0: 0.75 / (2.75·√3·u), less).
+        const json& fb = bad["force0Bodies"];
+        const double u = std::ldexp(1.0, -24);
+        QCOMPARE(fb["failing"].get<int>(), 2);
+        QCOMPARE(fb["compared"].get<int>(), 3);
+        QCOMPARE(fb["body"].get<int>(), 1);
+        QCOMPARE(fb["terms"].get<int>(), 3);
+        QCOMPARE(num(fb["k"]), 8.0);
+        QCOMPARE(num(fb["unitRoundoff"]), u);
+        QCOMPARE(num(fb["relativeLimit"]), 1e-4);
+        QVERIFY2(std::abs(num(fb["magnitudeSum"]) - 1.6) <= 1e-15 * 1.6, qPrintable(QString::number(num(fb["magnitudeSum"]), 'g', 17)));
+        QVERIFY(std::abs(num(fb["bound"]) - 8 * u * std::sqrt(3.0) * 1.6) <= 1e-15);
+        QVERIFY(std::abs(num(fb["relative"]) - e1) <= 1e-6 * e1);
+        QVERIFY(std::abs(num(fb["absolute"]) - 0.6) <= 1e-6 * 0.6);
+        QVERIFY(std::abs(num(fb["excess"]) - e1 / 1e-4) <= 1e-6 * e1 / 1e-4);
+        const double kNeeded = 0.6 / (1.6 * std::sqrt(3.0) * u);
+        QVERIFY(std::abs(num(fb["kNeeded"]) - kNeeded) <= 1e-6 * kNeeded);
+        // The correct kernel: no body fails; its error ≤ 7u·S_i (above) is ≤ 7/√3 = 4.04 u√N·S_i.
+        QCOMPARE(cpu["force0Bodies"]["failing"].get<int>(), 0);
+        QVERIFY(num(cpu["force0Bodies"]["kNeeded"]) < 8);
         QVERIFY(!bad["reasons"].empty());
         const std::string reason = bad["reasons"][0].get<std::string>();
         QVERIFY2(reason.find("step-0 force error") != std::string::npos && reason.find("body 1") != std::string::npos,
+                 reason.c_str());
+        // Both tests' numbers of the failing body.
+        QVERIFY2(reason.find("2 of 3 bodies fail both tests, most of all body 1: relative error 4.36e-01 > 1e-04 and "
+                             "|\u0394a_i| 6.00e-01 > 8 u sqrt(N) S_i = 1.32e-06 (S_i 1.60e+00, N 3, u 5.96e-08)") !=
+                     std::string::npos,
                  reason.c_str());
         // Step 1: position errors 0.75 h (body 0), 0.6 h (body 1), ≈ 0 (body 2), up to the fp32
         // rounding of the coordinates (≤ 1.2e-7 ≈ 0.2 % of 0.6 h = 7.3e-5): tolerance 1 %.

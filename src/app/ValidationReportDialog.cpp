@@ -325,13 +325,15 @@ void ValidationReportDialog::setReport(std::shared_ptr<const nbody::ValidationRe
                                .arg(QString::fromStdString(e.startedUtc)));
     const nbody::ValidationThresholds& t = r.thresholds;
     m_reference->setText(tr("Reference (fp64, OpenMP): ΔE/E₀ = %1, momentum change %2, %3 s.  "
-                            "Pass: finite; step-0 force error ≤ %4 (fp32) / %5 (fp64); "
+                            "Pass: finite; every body's step-0 force error ≤ %4 (fp32) / %5 (fp64) relative, or "
+                            "|Δa| ≤ %7·u·√N·S (all pairs: the rounding bound of its sum); "
                             "|ΔE/E₀ − reference's| ≤ max(%6, |reference's|).")
                              .arg(sci(r.referenceEnergyChange), sci(r.referenceMomentumChange))
                              .arg(r.referenceSeconds, 0, 'f', 2)
                              .arg(t.forceFp32, 0, 'g', 3)
                              .arg(t.forceFp64, 0, 'g', 3)
-                             .arg(t.energy, 0, 'g', 3));
+                             .arg(t.energy, 0, 'g', 3)
+                             .arg(t.roundingK, 0, 'g', 3));
     QStringList reasons;
     for (const auto& k : r.kernels)
         for (const std::string& why : k.reasons)

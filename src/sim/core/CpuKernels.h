@@ -72,13 +72,20 @@ void cpuForcesFp64(const HostForceArgs& args);
 
 /// The fp64 reference used by tests and validation: out[i] = G Σ_j m_j r_ij / (r² + ε²)^{3/2}
 /// evaluated in double precision. pos: N Float4 or N Double4 (x, y, z, mass). Returns N Double3.
-std::vector<Double3> referenceAccelerations(const Float4* pos, std::size_t n, double eps2, double G);
-std::vector<Double3> referenceAccelerations(const Double4* pos, std::size_t n, double eps2, double G);
+/// magnitudeSums (optional): resized to N and set to S_i = |G| Σ_j |m_j| |r_ij| / (r² + ε²)^{3/2},
+/// the sum of the terms' magnitudes (bodyBodyInteraction's magnitude; acceleration units), the
+/// scale of the rounding error of any summation of a_i (validation's rounding bound,
+/// Validation.h). The accelerations are the same bits with or without it.
+std::vector<Double3> referenceAccelerations(const Float4* pos, std::size_t n, double eps2, double G,
+                                            std::vector<double>* magnitudeSums = nullptr);
+std::vector<Double3> referenceAccelerations(const Double4* pos, std::size_t n, double eps2, double G,
+                                            std::vector<double>* magnitudeSums = nullptr);
 /// The same for the bodies `which` only (each summed over all N): out[s] is the acceleration of
-/// body which[s]. For checks of large N against a sample. Throws std::out_of_range for an index ≥ n.
+/// body which[s], (*magnitudeSums)[s] its S. For checks of large N against a sample. Throws
+/// std::out_of_range for an index ≥ n.
 std::vector<Double3> referenceAccelerationsAt(const Float4* pos, std::size_t n, const std::vector<std::size_t>& which,
-                                              double eps2, double G);
+                                              double eps2, double G, std::vector<double>* magnitudeSums = nullptr);
 std::vector<Double3> referenceAccelerationsAt(const Double4* pos, std::size_t n, const std::vector<std::size_t>& which,
-                                              double eps2, double G);
+                                              double eps2, double G, std::vector<double>* magnitudeSums = nullptr);
 
 } // namespace nbody

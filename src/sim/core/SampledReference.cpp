@@ -22,7 +22,7 @@ SampledReference sampledAt(const P* pos, std::size_t n, const std::vector<std::s
 #if NBODY_HAVE_CUDA
     if (cudaKernelsUnavailable().empty()) {
         try {
-            r.acceleration = gpu::sampledReferenceAccelerations(pos, n, which, eps2, G);
+            r.acceleration = gpu::sampledReferenceAccelerations(pos, n, which, eps2, G, &r.magnitudeSum);
             r.where = "the GPU (fp64)";
             return r;
         } catch (const CudaError& e) {
@@ -30,7 +30,7 @@ SampledReference sampledAt(const P* pos, std::size_t n, const std::vector<std::s
         }
     }
 #endif
-    r.acceleration = referenceAccelerationsAt(pos, n, which, eps2, G);
+    r.acceleration = referenceAccelerationsAt(pos, n, which, eps2, G, &r.magnitudeSum);
     r.where = "the CPU (fp64, OpenMP)" + fellBack;
     return r;
 }

@@ -17,12 +17,16 @@ namespace nbody {
 /// The sample's accelerations and where they were computed.
 struct SampledReference {
     std::vector<Double3> acceleration; ///< acceleration[s] of body which[s], length time⁻²
+    /// magnitudeSum[s] = |G| Σ_j |m_j| |r_ij| / (|r_ij|² + ε²)^{3/2} of body which[s] (S_i, the
+    /// scale of a_i's rounding error: validation's rounding bound), length time⁻².
+    std::vector<double> magnitudeSum;
     /// "the GPU (fp64)" or "the CPU (fp64, OpenMP)", with the reason when a usable GPU failed and
     /// the host took over ("the CPU (fp64, OpenMP): the GPU's sum failed: …").
     std::string where;
 };
 
-/// G Σ_j m_j r_ij / (|r_ij|² + ε²)^{3/2} in fp64 for i in `which` (indices < n), j over all n;
+/// G Σ_j m_j r_ij / (|r_ij|² + ε²)^{3/2} and its magnitude sum in fp64 for i in `which` (indices
+/// < n), j over all n;
 /// pos: n positions (x, y, z, mass), Float4 or Double4. A CUDA error falls back to the host with
 /// the reason in `where`. Throws std::out_of_range for an index ≥ n.
 SampledReference sampledReference(const Float4* pos, std::size_t n, const std::vector<std::size_t>& which,

@@ -21,10 +21,10 @@ struct Counts {
 Counts countVerdicts(const ValidationReport& r);
 /// "11 of 11 kernels pass", "1 of 1 kernel passes", "no kernels were validated".
 std::string passLine(const Counts& c);
-/// The step-0 force threshold of a kernel's precision (on the max; tree rows: see forceOver).
+/// The step-0 relative force threshold of a kernel's precision (all-pairs rows; see forceOver).
 double forceThreshold(const ValidationThresholds& t, Precision p);
-/// Whether the kernel's step-0 force error is over its threshold: the max for all-pairs rows,
-/// p99 or median for tree rows (as validate() judges).
+/// Whether the kernel's step-0 force error is over its threshold: for all-pairs rows, a body fails
+/// both tests of the per-body rule (KernelValidation::forceBodies); tree rows: p99 or median.
 bool forceOver(const ValidationThresholds& t, const KernelValidation& k);
 /// The energy criterion's bound: max(energy, |ΔE/E0 (reference)|).
 double energyBound(const ValidationReport& r);

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <limits>
 #include <memory>
 
 namespace nbody {
@@ -176,14 +177,25 @@ std::string_view toString(Verdict v)
     return "error";
 }
 
+namespace {
+
+/// Per-body |a_i − ref_i| / max(|ref_i|, floor): forceError's measure, with the floor of ref.
+std::vector<double> relativeForceErrors(const std::vector<Double4>& a, const std::vector<Double4>& ref, double floor)
+{
+    std::vector<double> e(ref.size());
+    for (std::size_t i = 0; i < ref.size(); ++i)
+        e[i] = diffNorm(a[i], ref[i]) / std::max(norm3(ref[i]), floor);
+    return e;
+}
+
+} // namespace
+
 ForceError forceError(const std::vector<Double4>& a, const std::vector<Double4>& ref)
 {
     checkSizes(a, ref);
     ForceError f;
     f.floor = relativeFloor(ref);
-    std::vector<double> e(ref.size());
-    for (std::size_t i = 0; i < ref.size(); ++i)
-        e[i] = diffNorm(a[i], ref[i]) / std::max(norm3(ref[i]), f.floor);
+    std::vector<double> e = relativeForceErrors(a, ref, f.floor);
     const ErrorStats s = stats(e);
     f.max = s.max;
     f.worstBody = s.worstBody;
@@ -194,6 +206,70 @@ ForceError forceError(const std::vector<Double4>& a, const std::vector<Double4>&
     f.median = s.median;
     f.p99 = nearestRankQuantile(e, 0.99);
     return f;
+}
+
+ForceBodyCheck checkForceBodies(const std::vector<Double4>& a, const std::vector<Double4>& ref,
+                                const std::vector<double>& magnitudeSums, std::size_t terms, Precision precision,
+                                const ValidationThresholds& t)
+{
+    checkSizes(a, ref);
+    if (magnitudeSums.size() != ref.size())
+        throw std::invalid_argument("cannot check " + std::to_string(ref.size()) + " bodies with " +
+                                    std::to_string(magnitudeSums.size()) + " magnitude sums");
+    ForceBodyCheck c;
+    c.compared = ref.size();
+    c.terms = terms;
+    c.k = t.roundingK;
+    c.unitRoundoff = precision == Precision::Fp64 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);
+    c.relativeLimit = precision == Precision::Fp64 ? t.forceFp64 : t.forceFp32;
+    const double scale = c.k * c.unitRoundoff * std::sqrt(double(terms));
+    const std::vector<double> rel = relativeForceErrors(a, ref, relativeFloor(ref));
+    bool first = true;
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+        const double absolute = diffNorm(a[i], ref[i]);
+        const double bound = scale * magnitudeSums[i];
+        // Written so that NaN (a non-finite force) fails and ranks first.
+        const bool fails = !(rel[i] <= c.relativeLimit) && !(absolute <= bound);
+        const double byRelative = rel[i] / c.relativeLimit;
+        const double byBound = bound > 0 ? absolute / bound : (absolute > 0 ? HUGE_VAL : 0.0);
+        const double excess = std::isnan(byRelative) || std::isnan(byBound) || !std::isfinite(absolute)
+                                  ? std::numeric_limits<double>::quiet_NaN()
+                                  : std::min(byRelative, byBound);
+        if (fails)
+            ++c.failing;
+        const double unit = c.unitRoundoff * std::sqrt(double(terms)) * magnitudeSums[i];
+        const double needed = std::isnan(absolute) ? absolute
+                              : unit > 0           ? absolute / unit
+                                                   : (absolute > 0 ? HUGE_VAL : 0.0);
+        if (!std::isnan(c.kNeeded) && (std::isnan(needed) || needed > c.kNeeded))
+            c.kNeeded = needed;
+        if (first || (!std::isnan(c.excess) && (std::isnan(excess) || excess > c.excess))) {
+            first = false;
+            c.body = i;
+            c.excess = excess;
+            c.relative = rel[i];
+            c.absolute = absolute;
+            c.bound = bound;
+            c.magnitudeSum = magnitudeSums[i];
+        }
+    }
+    return c;
+}
+
+std::string roundingBoundText(const ValidationThresholds& t)
+{
+    return "|Δa_i| <= " + format("%g", t.roundingK) + " u sqrt(N) S_i";
+}
+
+std::string describeFailingBodies(const ForceBodyCheck& c)
+{
+    return std::to_string(c.failing) + " of " + std::to_string(c.compared) +
+           (c.compared == 1 ? " body fails" : " bodies fail") + " both tests, most of all body " +
+           std::to_string(c.body) + ": relative error " + format("%.2e", c.relative) + " > " +
+           format("%.0e", c.relativeLimit) + " and |Δa_i| " + format("%.2e", c.absolute) + " > " +
+           format("%g", c.k) + " u sqrt(N) S_i = " + format("%.2e", c.bound) + " (S_i " +
+           format("%.2e", c.magnitudeSum) + ", N " + std::to_string(c.terms) + ", u " +
+           format("%.2e", c.unitRoundoff) + ")";
 }
 
 FieldErrors fieldErrors(const std::vector<Double4>& u, const std::vector<Double4>& ref, const ValidationThresholds& t)
@@ -284,7 +360,9 @@ double estimateValidationSeconds(std::size_t bodies, std::uint64_t steps, int ch
     for (const KernelInfo* k : cpuRuns) {
         const double r = k->id == "reference" ? referenceRate : rate(*k);
         const double perEvaluation = 2048.0 * 2048.0 / r * evaluationScale(2048, bodies, k->method);
-        total += perEvaluation * (double(steps) + 1.0) + energyWork / referenceRate;
+        // The reference makes one more: the magnitude sums S_i of the rounding bound.
+        const double evaluations = double(steps) + (k->id == "reference" ? 2.0 : 1.0);
+        total += perEvaluation * evaluations + energyWork / referenceRate;
     }
     return total;
 }
@@ -402,12 +480,20 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
     }
     Fp64State refState = reference.state64();
     std::vector<Double4> refSample;
+    // S_i of the compared bodies for the rounding bound of all-pairs rows (checkForceBodies): the
+    // sampled reference sums it with the forces; without a sample, one more fp64 N² sum on the
+    // CPU (beside the reference's K + 1 evaluations), only when an all-pairs row is validated.
+    std::vector<double> refMagnitude;
     if (sampled) {
-        const SampledReference at = sampledReference(refState.position.data(), n, sample, params.eps2, params.G);
+        SampledReference at = sampledReference(refState.position.data(), n, sample, params.eps2, params.G);
         report.sampleReference = at.where;
         refSample.resize(at.acceleration.size());
         for (std::size_t s = 0; s < refSample.size(); ++s)
             refSample[s] = Double4{at.acceleration[s].x, at.acceleration[s].y, at.acceleration[s].z, 0};
+        refMagnitude = std::move(at.magnitudeSum);
+    } else if (std::any_of(config.kernels.begin(), config.kernels.end(),
+                           [](const KernelInfo* k) { return k->method != ForceMethod::Tree; })) {
+        referenceAccelerations(refState.position.data(), n, params.eps2, params.G, &refMagnitude);
     }
     // The reference's energy: an N²/2 fp64 sum on the CPU, left out of the sampled check (each
     // kernel's run measures its own, on the GPU for the CUDA rows).
@@ -440,6 +526,7 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
                 run.sim->setForceShare(config.share);
             run.sim->computeAccelerations();
             const std::vector<Double4> a = run.sim->accelerations64();
+            const bool allPairs = k->method != ForceMethod::Tree;
             if (sampled) {
                 std::vector<Double4> at(sample.size());
                 for (std::size_t s = 0; s < sample.size(); ++s)
@@ -447,8 +534,15 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
                 r.force0 = forceError(at, refSample);
                 r.force0.worstBody = sample[r.force0.worstBody];
                 r.force0.sampled = sample.size();
+                if (allPairs) {
+                    r.forceBodies = checkForceBodies(at, refSample, refMagnitude, n, k->precision, config.thresholds);
+                    r.forceBodies.body = sample[r.forceBodies.body];
+                }
             } else {
                 r.force0 = forceError(a, refState.acceleration);
+                if (allPairs)
+                    r.forceBodies =
+                        checkForceBodies(a, refState.acceleration, refMagnitude, n, k->precision, config.thresholds);
             }
             r.momentumError0 = momentumError(refState.position, a);
             run.start = run.sim->measure();
@@ -604,11 +698,10 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
             if (!(r.force0.median <= t.treeForceMedian))
                 r.reasons.push_back("step-0 force error median " + format("%.2e", r.force0.median) + " > " +
                                     format("%.0e", t.treeForceMedian) + " (tree)" + where);
-        } else {
-            const double forceBound = r.precision == Precision::Fp64 ? t.forceFp64 : t.forceFp32;
-            if (!(r.force0.max <= forceBound))
-                r.reasons.push_back("step-0 force error " + format("%.2e", r.force0.max) + " > " + format("%.0e", forceBound) +
-                                    " (worst body " + std::to_string(r.force0.worstBody) + ")" + where);
+        } else if (r.forceBodies.failing > 0) { // all pairs: the per-body rule (checkForceBodies)
+            r.reasons.push_back("step-0 force error " + format("%.2e", r.force0.max) + " (worst body " +
+                                std::to_string(r.force0.worstBody) + "): " + describeFailingBodies(r.forceBodies) +
+                                where);
         }
         if (r.finite && !referenceRun) {
             if (!(std::abs(r.energyChange) <= t.energy))

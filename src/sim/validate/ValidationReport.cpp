@@ -91,7 +91,7 @@ bool forceOver(const ValidationThresholds& t, const KernelValidation& k)
 {
     if (k.method == ForceMethod::Tree)
         return !(k.force0.p99 <= t.treeForceP99) || !(k.force0.median <= t.treeForceMedian);
-    return !(k.force0.max <= forceThreshold(t, k.precision));
+    return k.forceBodies.failing > 0;
 }
 
 double energyBound(const ValidationReport& r)
@@ -186,6 +186,23 @@ json toJson(const ForceError& f)
             {"sampled", f.sampled}};
 }
 
+json toJson(const ForceBodyCheck& c)
+{
+    return {{"failing", c.failing},
+            {"compared", c.compared},
+            {"body", c.body},
+            {"excess", num(c.excess)},
+            {"relative", num(c.relative)},
+            {"relativeLimit", num(c.relativeLimit)},
+            {"absolute", num(c.absolute)},
+            {"bound", num(c.bound)},
+            {"magnitudeSum", num(c.magnitudeSum)},
+            {"k", num(c.k)},
+            {"unitRoundoff", num(c.unitRoundoff)},
+            {"terms", c.terms},
+            {"kNeeded", num(c.kNeeded)}};
+}
+
 json toJson(const GrowthPoint& g)
 {
     return {{"step", g.step},
@@ -267,9 +284,11 @@ std::string validationSummaryText(const ValidationReport& r)
                             "(fixed seed), each against all N in fp64%s\n",
                             s->force0.sampled, r.bodies,
                             s->force0.sampled < r.bodies ? ", not on all N" : "");
-    out += "Thresholds:  step-0 force error max <= " + sci(r.thresholds.forceFp32) + " (fp32), <= " +
-           sci(r.thresholds.forceFp64) + " (fp64); tree rows: p99 <= " + sci(r.thresholds.treeForceP99) +
-           " and median <= " + sci(r.thresholds.treeForceMedian) + ";\n";
+    out += "Thresholds:  step-0 force error of every body (all pairs): relative <= " + sci(r.thresholds.forceFp32) +
+           " (fp32), <= " + sci(r.thresholds.forceFp64) + " (fp64), or " + roundingBoundText(r.thresholds) +
+           " (u = 2^-24 fp32, 2^-53 fp64; S_i = |G| sum_j m_j |r_ij| / (r_ij^2 + eps^2)^(3/2));\n"
+           "             tree rows: p99 <= " + sci(r.thresholds.treeForceP99) + " and median <= " +
+           sci(r.thresholds.treeForceMedian) + ";\n";
     if (r.referenceRun)
         out += "             |\u0394E/E0 - \u0394E/E0 (reference)| <= max(" + sci(r.thresholds.energy) +
                ", |\u0394E/E0 (reference)|) = " + sci(energyBound(r)) + ";\n";
@@ -323,6 +342,7 @@ std::string validationJson(const ValidationReport& r)
                        {"leafSize", r.params.leafSize}};
     j["thresholds"] = {{"forceFp32", num(r.thresholds.forceFp32)},
                        {"forceFp64", num(r.thresholds.forceFp64)},
+                       {"roundingK", num(r.thresholds.roundingK)},
                        {"treeForceP99", num(r.thresholds.treeForceP99)},
                        {"treeForceMedian", num(r.thresholds.treeForceMedian)},
                        {"energy", num(r.thresholds.energy)},
@@ -358,6 +378,7 @@ std::string validationJson(const ValidationReport& r)
                            {"reasons", k.reasons},
                            {"finite", k.finite},
                            {"force0", toJson(k.force0)},
+                           {"force0Bodies", k.method == ForceMethod::Tree ? json(nullptr) : toJson(k.forceBodies)},
                            {"momentumError0", num(k.momentumError0)},
                            {"position", toJson(k.position)},
                            {"velocity", toJson(k.velocity)},
