@@ -559,7 +559,7 @@ std::string validationHtml(const ValidationReport& r)
         h += std::string("<td") + (forceOver(r.thresholds, k) ? " class=\"over\"" : "") + ">" + cell(k.force0.max) + "</td>";
         const std::string threshold =
             k.forceAccuracy > 0
-                ? "force accuracy asked: p99 " + cell(k.forceAccuracy) + " (theta " + cell(k.openingAngle) +
+                ? "force accuracy asked: p99 " + cell(k.forceAccuracy) + " (theta " + formatString("%g", k.openingAngle) +
                       ", calibrated p99 " + cell(k.calibratedP99) + "): " +
                       (k.forceAccuracyMet() ? "met" : "<strong>not met</strong>") + "; momentum error " +
                       cell(k.momentumError0)
