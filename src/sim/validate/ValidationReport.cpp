@@ -214,7 +214,9 @@ std::string validationSummaryText(const ValidationReport& r)
                         r.referenceRun ? "OpenMP" : ("sampled, on " + r.sampleReference).c_str());
     if (!r.system.empty())
         out += "System:      " + r.system + "\n";
-    out += "Parameters:  " + describe(r.params) + "\n";
+    out += "Parameters:  " + describe(r.params) +
+           (r.params.forceAccuracy > 0 ? " (tree rows: theta as the force accuracy picks it, lines Accuracy below)" : "") +
+           "\n";
     // "no CUDA device: built without CUDA (…)" already says what cuda would repeat.
     const bool cudaSaid = r.environment.cuda.empty() || r.environment.device.find(r.environment.cuda) != std::string::npos;
     out += "Device:      " + r.environment.device + (cudaSaid ? "" : " (" + r.environment.cuda + ")") + "\n";
