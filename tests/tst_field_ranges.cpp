@@ -30,6 +30,7 @@
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTest>
+#include <QToolButton>
 
 #include <cmath>
 #include <memory>
@@ -115,6 +116,9 @@ private slots:
                 dock->raise();
                 break;
             }
+        // θ is an advanced tree parameter, folded under the force accuracy.
+        if (auto* advanced = m_window->findChild<QToolButton*>(QStringLiteral("treeAdvancedToggle")))
+            advanced->setChecked(true);
         QTRY_VERIFY(box->isVisible());
         for (QWidget* p = box->parentWidget(); p; p = p->parentWidget())
             if (auto* area = qobject_cast<QScrollArea*>(p))

@@ -1,17 +1,26 @@
 // The Kernel dock's live share of the device's issue-slot ceiling (sim/core/Ceiling.h), read back
 // from its label: fed an H200 and the rates a run would report, on a dock of its own (no
 // OpenGL needed, so it also runs on Qt's offscreen platform). tst_gui checks the wiring from a
-// running MainWindow.
+// running MainWindow. The force-accuracy choice of the tree rows: on a dock of its own, and
+// through a MainWindow (display needed) from the choice to the θ the controller answers.
 #include "GuiTestMain.h"
 #include "KernelDock.h"
+#include "MainWindow.h"
+#include "SimulationController.h"
 
 #include "sim/base/DeviceInfo.h"
 
+#include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
+#include <QSignalSpy>
+#include <QToolButton>
 #include <QLabel>
 #include "TestDevices.h"
 
 #include <QtTest>
+
+#include <memory>
 
 using nbody::app::KernelDock;
 
@@ -25,11 +34,100 @@ QString ceilingText(const KernelDock& dock)
     return label ? label->text() : QStringLiteral("<no kernelCeiling label>");
 }
 
+/// Picks item `index` of a closed combo box with the arrow keys, as a user does (each step
+/// emits activated, the signal of a user's choice).
+void pickWithKeys(QComboBox* combo, int index)
+{
+    combo->setFocus(Qt::OtherFocusReason);
+    while (combo->currentIndex() < index)
+        QTest::keyClick(combo, Qt::Key_Down);
+    while (combo->currentIndex() > index)
+        QTest::keyClick(combo, Qt::Key_Up);
+}
+
 } // namespace
 
 class TestKernelDock : public QObject {
     Q_OBJECT
 private slots:
+    // The tree box: the force accuracy is the main control, one choice per row of the kernel's
+    // calibration table (tree-cpu: 7 rows, plus off); θ and the leaf size are folded under
+    // Advanced. A choice is reported as the row's (key, text); the θ shown is the controller's
+    // answer (setParams), and the line under the choice says which θ and what error.
+    void forceAccuracyChoices()
+    {
+        KernelDock dock;
+        dock.setKernel(QStringLiteral("tree-cpu"));
+        auto* combo = dock.findChild<QComboBox*>(QStringLiteral("forceAccuracy"));
+        auto* theta = dock.findChild<QDoubleSpinBox*>(QStringLiteral("openingAngle"));
+        auto* advanced = dock.findChild<QToolButton*>(QStringLiteral("treeAdvancedToggle"));
+        auto* info = dock.findChild<QLabel*>(QStringLiteral("forceAccuracyInfo"));
+        QVERIFY(combo && theta && advanced && info);
+        QCOMPARE(combo->count(), 8);
+        QCOMPARE(combo->currentIndex(), 0); // off by default
+        QCOMPARE(combo->itemText(4), QStringLiteral("≤ 0.000768 (θ 0.5)"));
+        QCOMPARE(info->text(), QStringLiteral("θ = 0.3 sets the error (Advanced)."));
+        dock.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dock));
+        QVERIFY(!theta->isVisible()); // folded
+        advanced->click();
+        QVERIFY(theta->isVisible());
+
+        QSignalSpy edits(&dock, &KernelDock::paramEdited);
+        pickWithKeys(combo, 4);
+        QCOMPARE(edits.count(), 4); // one per step of the arrow keys
+        QCOMPARE(edits.back(), (QList<QVariant>{QStringLiteral("forceAccuracy"), QStringLiteral("0.000768")}));
+        nbody::SimParams p; // the controller's answer: the Simulation's θ for that accuracy
+        p.forceAccuracy = 7.68e-4;
+        p.openingAngle = 0.5f;
+        dock.setParams(p);
+        QCOMPARE(theta->value(), 0.5);
+        QCOMPARE(combo->currentIndex(), 4);
+        QCOMPARE(info->text(),
+                 QStringLiteral("θ = 0.5: calibrated p99 0.000768, median 0.000121 (Plummer sphere, N = 131072)"));
+        QCOMPARE(edits.count(), 4); // showing a value reports nothing
+        // An all-pairs row: no tree box.
+        dock.setKernel(QStringLiteral("cpu"));
+        QVERIFY(!combo->isVisible());
+    }
+
+    // The whole chain in the app: choosing an accuracy in the dock goes to the controller, whose
+    // Simulation picks θ from the calibration table, and the dock shows that θ; typing a θ then
+    // turns the force accuracy off (it would pick θ again).
+    void choosingAnAccuracySetsTheTheta()
+    {
+        if (!nbody::test::haveDisplay())
+            QSKIP("needs a display with OpenGL: run under xvfb-run -a");
+        nbody::app::StartupConfig config;
+        config.kernelId = QStringLiteral("tree-cpu");
+        config.bodies = 1001;
+        auto window = std::make_unique<nbody::app::MainWindow>(config, nbody::app::Automation{});
+        window->resize(1366, 768);
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        auto* dock = window->findChild<KernelDock*>();
+        QVERIFY(dock);
+        dock->show();
+        dock->raise();
+        auto* combo = dock->findChild<QComboBox*>(QStringLiteral("forceAccuracy"));
+        auto* theta = dock->findChild<QDoubleSpinBox*>(QStringLiteral("openingAngle"));
+        QVERIFY(combo && theta);
+        QTRY_COMPARE_WITH_TIMEOUT(combo->count(), 8, 30000); // the tree-cpu row's table
+        QTRY_COMPARE(theta->value(), 0.3);
+        // 1.62e-3 is θ = 0.6's calibrated p99 (the sixth choice after off).
+        const int i = combo->findData(QStringLiteral("0.00162"));
+        QCOMPARE(i, 5);
+        pickWithKeys(combo, i);
+        QTRY_COMPARE_WITH_TIMEOUT(theta->value(), 0.6, 30000);
+        QCOMPARE(combo->currentIndex(), i);
+        QTRY_VERIFY(dock->findChild<QLabel*>(QStringLiteral("forceAccuracyInfo"))->text().startsWith("θ = 0.6: "));
+        // A θ typed in Advanced: the accuracy goes off and θ stays as typed.
+        theta->setValue(0.45);
+        QTRY_COMPARE_WITH_TIMEOUT(combo->currentIndex(), 0, 30000);
+        QTest::qWait(200);
+        QCOMPARE(theta->value(), 0.45);
+    }
+
     void shareOfCeiling()
     {
         KernelDock dock;

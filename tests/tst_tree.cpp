@@ -9,6 +9,8 @@
 #include "ErrorStats.h"
 
 #include "sim/core/CpuKernels.h"
+#include "sim/core/ForceAccuracy.h"
+#include "sim/core/ParamTable.h"
 #include "sim/core/KernelRegistry.h"
 #include "sim/core/Models.h"
 #include "sim/base/Random.h"
@@ -537,6 +539,151 @@ private slots:
         World w;
         w.addBody({0, 0, 0, 1}, {});
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Simulation(w, p, "tree-cpu"));
+    }
+
+    // The calibration table (ForceAccuracy.h): one entry per tree row of the kernel registry,
+    // each with θ increasing and the measured p99 and median increasing with it (a larger θ
+    // accepts more cells as multipoles), the median below the p99.
+    void forceAccuracyTableCoversTheTreeRows()
+    {
+        for (const KernelInfo& k : kernelRegistry()) {
+            const ForceAccuracyCalibration* c = findForceAccuracyCalibration(k.id);
+            QCOMPARE(c != nullptr, k.method == ForceMethod::Tree);
+        }
+        for (const ForceAccuracyCalibration& c : forceAccuracyCalibrations()) {
+            QVERIFY(findKernel(c.kernel));
+            QVERIFY(c.points.size() >= 2);
+            QCOMPARE(c.bodies, std::size_t(131072));
+            QCOMPARE(c.leafSize, kDefaultLeafSize);
+            for (std::size_t i = 0; i < c.points.size(); ++i) {
+                const AccuracyPoint& pt = c.points[i];
+                QVERIFY(pt.theta > 0 && pt.theta <= kMaxOpeningAngle);
+                QVERIFY(pt.median > 0 && pt.median < pt.p99);
+                if (i > 0) {
+                    QVERIFY(pt.theta > c.points[i - 1].theta);
+                    QVERIFY(pt.p99 > c.points[i - 1].p99);
+                }
+            }
+        }
+    }
+
+    // The choice: the largest θ of the row's table whose p99 is at most the target (table θ
+    // only); a target on a row's p99 takes that row; looser than the largest θ's: the largest,
+    // with the note saying so.
+    void chooseOpeningAngle_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<double>("target");
+        QTest::addColumn<double>("theta");
+        QTest::addColumn<double>("p99");
+        QTest::addColumn<bool>("loosest");
+        // tree-cpu: 0.2 4.00e-5, 0.3 1.80e-4, 0.4 4.57e-4, 0.5 7.68e-4, 0.6 1.62e-3, 0.75 3.31e-3, 0.9 5.29e-3.
+        QTest::newRow("tree-cpu smallest") << "tree-cpu" << 4.0e-5 << 0.2 << 4.0e-5 << false;
+        QTest::newRow("tree-cpu between 0.2 and 0.3") << "tree-cpu" << 1.0e-4 << 0.2 << 4.0e-5 << false;
+        QTest::newRow("tree-cpu 1e-3") << "tree-cpu" << 1.0e-3 << 0.5 << 7.68e-4 << false;
+        QTest::newRow("tree-cpu on 0.6's p99") << "tree-cpu" << 1.62e-3 << 0.6 << 1.62e-3 << false;
+        QTest::newRow("tree-cpu just below 0.6's p99") << "tree-cpu" << 1.61e-3 << 0.5 << 7.68e-4 << false;
+        QTest::newRow("tree-cpu largest") << "tree-cpu" << 5.29e-3 << 0.9 << 5.29e-3 << false;
+        QTest::newRow("tree-cpu looser than the table") << "tree-cpu" << 0.5 << 0.9 << 5.29e-3 << true;
+        // tree (H200): 0.3 1.8e-4, 0.4 4.5e-4, 0.5 7.3e-4, 0.6 1.5e-3, 0.75 3.2e-3.
+        QTest::newRow("tree 1e-3") << "tree" << 1.0e-3 << 0.5 << 7.3e-4 << false;
+        QTest::newRow("tree 2e-4") << "tree" << 2.0e-4 << 0.3 << 1.8e-4 << false;
+        QTest::newRow("tree looser than the table") << "tree" << 1e-2 << 0.75 << 3.2e-3 << true;
+    }
+    void chooseOpeningAngle()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(double, target);
+        const OpeningAngleChoice c = nbody::chooseOpeningAngle(kernel.toStdString(), target);
+        QTEST(c.point.theta, "theta");
+        QTEST(c.point.p99, "p99");
+        QTEST(c.loosest, "loosest");
+        const QString note = QString::fromStdString(c.note);
+        QVERIFY2(note.startsWith(kernel + ": theta = " + QString::number(c.point.theta) + " for force accuracy "),
+                 qPrintable(note));
+        QCOMPARE(note.contains("the table's largest theta"), c.loosest);
+    }
+
+    // Targets the table cannot serve are refused, naming the problem.
+    void chooseOpeningAngleRefuses_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<double>("target");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("zero") << "tree-cpu" << 0.0 << "force accuracy (p99) must be positive and finite (got 0)";
+        QTest::newRow("negative") << "tree-cpu" << -1e-3 << "force accuracy (p99) must be positive and finite (got -0.001)";
+        QTest::newRow("infinite") << "tree-cpu" << std::numeric_limits<double>::infinity()
+                                  << "force accuracy (p99) must be positive and finite (got inf)";
+        QTest::newRow("nan") << "tree-cpu" << std::nan("") << "force accuracy (p99) must be positive and finite (got nan)";
+        QTest::newRow("tighter than tree-cpu reaches")
+            << "tree-cpu" << 1e-5
+            << "force accuracy 1.0e-05 is tighter than tree-cpu's calibration reaches: p99 4.0e-05 at theta = 0.2, its "
+               "smallest; give the opening angle theta below 0.2, or use an all-pairs kernel";
+        QTest::newRow("tighter than tree reaches")
+            << "tree" << 1e-4
+            << "force accuracy 1.0e-04 is tighter than tree's calibration reaches: p99 1.8e-04 at theta = 0.3, its "
+               "smallest; give the opening angle theta below 0.3, or use an all-pairs kernel";
+        QTest::newRow("all-pairs row") << "cpu" << 1e-3
+                                       << "kernel 'cpu' has no force-accuracy calibration: give the opening angle theta instead";
+    }
+    void chooseOpeningAngleRefuses()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(double, target);
+        try {
+            nbody::chooseOpeningAngle(kernel.toStdString(), target);
+            QFAIL("accepted");
+        } catch (const std::invalid_argument& e) {
+            QTEST(QString::fromStdString(e.what()), "message");
+        }
+    }
+
+    // The parameter row: unset by default (θ as given), a value in (0, 1]; a Simulation running
+    // a tree row with it uses the calibrated θ and keeps it when the parameters change; an
+    // all-pairs row ignores it; a target the row cannot reach is refused and nothing changes.
+    void forceAccuracyParameter()
+    {
+        const ParamInfo* row = findParam("forceAccuracy");
+        QVERIFY(row);
+        QCOMPARE(QString::fromLatin1(row->option.data(), qsizetype(row->option.size())), QStringLiteral("--force-accuracy"));
+        QCOMPARE(QString::fromStdString(paramDefaultText(*row)), QString());
+        QCOMPARE(QString::fromStdString(paramTextProblem(*row, "1e-3")), QString());
+        QCOMPARE(QString::fromStdString(paramTextProblem(*row, "0")),
+                 QStringLiteral("force accuracy (p99) = 0 is outside (0, 1]"));
+        QCOMPARE(QString::fromStdString(paramTextProblem(*row, "-1e-3")),
+                 QStringLiteral("force accuracy (p99) = -1e-3 is outside (0, 1]"));
+        QCOMPARE(QString::fromStdString(paramTextProblem(*row, "inf")),
+                 QStringLiteral("force accuracy (p99) = inf is outside (0, 1]"));
+
+        World w;
+        for (int i = 0; i < 37; ++i)
+            w.addBody({float(i % 5), float(i / 5), float(i % 3), 1}, {});
+        SimParams p;
+        QVERIFY(row->set("1e-3", p).empty());
+        QCOMPARE(p.forceAccuracy, 1e-3);
+        Simulation sim(w, p, "tree-cpu");
+        QCOMPARE(sim.params().openingAngle, 0.5f); // tree-cpu: 0.5 has p99 7.68e-4 ≤ 1e-3, 0.6 1.62e-3
+        QCOMPARE(QString::fromStdString(describe(sim.params())).contains("theta=0.5"), true);
+        QVERIFY(QString::fromStdString(describe(sim.params())).contains("accuracy=0.001"));
+        SimParams q = sim.params();
+        q.forceAccuracy = 3.4e-3;
+        q.openingAngle = 0.3f; // replaced: the force accuracy picks θ
+        sim.setParams(q);
+        QCOMPARE(sim.params().openingAngle, 0.75f);
+        q.forceAccuracy = 1e-5; // tighter than tree-cpu reaches
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, sim.setParams(q));
+        QCOMPARE(sim.params().openingAngle, 0.75f);
+        QCOMPARE(sim.params().forceAccuracy, 3.4e-3);
+        q.forceAccuracy = 0; // off: θ as given
+        sim.setParams(q);
+        QCOMPARE(sim.params().openingAngle, 0.3f);
+
+        SimParams allPairs;
+        allPairs.forceAccuracy = 1e-5; // no table, no tree: ignored
+        Simulation cpu(w, allPairs, "cpu");
+        QCOMPARE(cpu.params().openingAngle, kDefaultOpeningAngle);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, cpu.setKernel("tree-cpu"));
+        QCOMPARE(QString::fromLatin1(cpu.kernel().id.data()), QStringLiteral("cpu"));
     }
 
     // The CUDA row `tree` against `tree-cpu` (same tree, same lists): they differ by the

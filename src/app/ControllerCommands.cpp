@@ -50,13 +50,15 @@ void SimulationController::changeParams(const QString& what,
         edit(p);
         const std::uint64_t resets = m_sim->energyReferenceResets();
         m_sim->setParams(p); // throws invalid_argument naming the limit; nothing changes then
-        // Named by the rows that changed, in the app's words: "ε² 0.0025 → 0.000625".
+        // Named by the rows that changed, in the app's words: "ε² 0.0025 → 0.000625" (as the
+        // Simulation took them: a force accuracy changes θ too).
+        const SimParams& after = m_sim->params();
         QStringList changes;
-        for (const ParamInfo* row : changedParams(before, p)) {
+        for (const ParamInfo* row : changedParams(before, after)) {
             const std::string_view name = row->symbol.empty() ? row->label : row->symbol;
             changes << QStringLiteral("%1 %2 → %3")
                            .arg(QString::fromUtf8(name.data(), qsizetype(name.size())),
-                                QString::fromStdString(row->get(before)), QString::fromStdString(row->get(p)));
+                                QString::fromStdString(row->get(before)), QString::fromStdString(row->get(after)));
         }
         reportRebase(resets, changes.join(QStringLiteral(", ")));
     };

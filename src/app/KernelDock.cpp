@@ -3,10 +3,13 @@
 #include "DockScroll.h"
 
 #include "sim/core/Ceiling.h"
+#include "sim/core/ForceAccuracy.h"
+#include "sim/base/ShortestText.h"
 #include "sim/core/KernelRegistry.h"
 #include "contracts/Tree.h"
 #include "sim/perf/Tuner.h"
 
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -18,10 +21,12 @@
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <stdexcept>
 
 namespace nbody::app {
 
@@ -209,9 +214,87 @@ QGroupBox* KernelDock::createTreeBox(QWidget* parent)
     m_treeBox = new QGroupBox(tr("Tree parameters"), parent);
     m_treeBox->setObjectName(QStringLiteral("treeParams"));
     auto* treeLayout = new QVBoxLayout(m_treeBox);
-    m_treeForm = new ParamForm([](const nbody::ParamInfo& r) { return r.group == nbody::ParamGroup::Tree; }, m_treeBox);
+    // The main control: the force accuracy (p99), one choice per row of the running kernel's
+    // calibration table (fillAccuracyChoices); θ follows from it.
+    auto* accuracyForm = new QFormLayout;
+    m_accuracy = new QComboBox(m_treeBox);
+    m_accuracy->setObjectName(QStringLiteral("forceAccuracy"));
+    if (const nbody::ParamInfo* row = nbody::findParam("forceAccuracy"))
+        m_accuracy->setToolTip(qstr(row->doc));
+    accuracyForm->addRow(tr("Force accuracy (p99):"), m_accuracy);
+    treeLayout->addLayout(accuracyForm);
+    m_accuracyInfo = new QLabel(m_treeBox);
+    m_accuracyInfo->setObjectName(QStringLiteral("forceAccuracyInfo"));
+    m_accuracyInfo->setWordWrap(true);
+    treeLayout->addWidget(m_accuracyInfo);
+    connect(m_accuracy, &QComboBox::activated, this, [this](int index) {
+        clearRefusal();
+        emit paramEdited(QStringLiteral("forceAccuracy"), m_accuracy->itemData(index).toString());
+    });
+    // The advanced controls: θ itself and the leaf size (the table's other Tree rows), folded.
+    m_treeAdvanced = new QToolButton(m_treeBox);
+    m_treeAdvanced->setObjectName(QStringLiteral("treeAdvancedToggle"));
+    m_treeAdvanced->setText(tr("Advanced: opening angle θ, leaf size"));
+    m_treeAdvanced->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_treeAdvanced->setArrowType(Qt::RightArrow);
+    m_treeAdvanced->setCheckable(true);
+    m_treeAdvanced->setAutoRaise(true);
+    treeLayout->addWidget(m_treeAdvanced);
+    m_treeForm = new ParamForm(
+        [](const nbody::ParamInfo& r) { return r.group == nbody::ParamGroup::Tree && r.key != "forceAccuracy"; },
+        m_treeBox);
+    m_treeForm->setVisible(false);
     treeLayout->addWidget(m_treeForm);
+    connect(m_treeAdvanced, &QToolButton::toggled, this, [this](bool open) {
+        m_treeAdvanced->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+        m_treeForm->setVisible(open);
+    });
     return m_treeBox;
+}
+
+void KernelDock::fillAccuracyChoices()
+{
+    const QSignalBlocker block(m_accuracy);
+    m_accuracy->clear();
+    m_accuracy->addItem(tr("Off: θ sets it (Advanced)"), QString());
+    if (const nbody::ForceAccuracyCalibration* c = nbody::findForceAccuracyCalibration(m_kernelId.toStdString()))
+        for (const nbody::AccuracyPoint& pt : c->points)
+            m_accuracy->addItem(tr("≤ %1 (θ %2)").arg(pt.p99, 0, 'g', 3).arg(pt.theta),
+                                QString::fromStdString(nbody::shortestText(pt.p99)));
+    showAccuracy();
+}
+
+void KernelDock::showAccuracy()
+{
+    const QSignalBlocker block(m_accuracy);
+    const double target = m_params.forceAccuracy;
+    int index = 0;
+    for (int i = 1; i < m_accuracy->count() && target > 0; ++i)
+        if (m_accuracy->itemData(i).toString().toDouble() == target)
+            index = i;
+    if (target > 0 && index == 0) { // a target set elsewhere (a scenario, a restart): listed as it is
+        const QString text = QString::fromStdString(nbody::shortestText(target));
+        m_accuracy->addItem(tr("≤ %1").arg(target, 0, 'g', 3), text);
+        index = m_accuracy->count() - 1;
+    }
+    m_accuracy->setCurrentIndex(index);
+    const QString theta = QString::number(double(m_params.openingAngle));
+    if (!(target > 0)) {
+        m_accuracyInfo->setText(tr("θ = %1 sets the error (Advanced).").arg(theta));
+        return;
+    }
+    try {
+        const nbody::OpeningAngleChoice c = nbody::chooseOpeningAngle(m_kernelId.toStdString(), target);
+        const nbody::ForceAccuracyCalibration* cal = nbody::findForceAccuracyCalibration(m_kernelId.toStdString());
+        m_accuracyInfo->setText(tr("θ = %1: calibrated p99 %2, median %3 (Plummer sphere, N = %4)%5")
+                                    .arg(c.point.theta)
+                                    .arg(c.point.p99, 0, 'g', 3)
+                                    .arg(c.point.median, 0, 'g', 3)
+                                    .arg(cal ? qulonglong(cal->bodies) : 0)
+                                    .arg(c.loosest ? tr("; the table's largest θ") : QString()));
+    } catch (const std::invalid_argument& e) {
+        m_accuracyInfo->setText(QString::fromStdString(e.what()));
+    }
 }
 
 void KernelDock::onCurrentItemChanged(QTreeWidgetItem* item)
@@ -263,6 +346,7 @@ void KernelDock::showDetails(const nbody::KernelInfo* k)
         e->setToolTip(live || !k ? qstr(row ? row->doc : std::string_view{}) : unused);
     }
     m_treeBox->setVisible(k && k->method == nbody::ForceMethod::Tree);
+    fillAccuracyChoices();
     refreshLaunchInfo();
     if (!k) {
         m_title->setText(QStringLiteral("–"));
@@ -405,6 +489,7 @@ void KernelDock::setParams(const nbody::SimParams& p)
     m_launchForm->setParams(p);
     m_treeForm->setParams(p);
     m_params = p;
+    showAccuracy();
     refreshLaunchInfo();
 }
 

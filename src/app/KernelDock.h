@@ -6,8 +6,9 @@
 /// unroll; only those the kernel reads are enabled; 0 shows as "auto": the tuned value for this
 /// device and N, else the kernel's default), a line saying what they resolve to and where from
 /// ("tuned on this device 2026-12-01: block 128, … — 1.2e12 interactions/s" or "default (not
-/// tuned yet): …"), and a "Tune now" button; for tree rows (ForceMethod::Tree) only, the opening
-/// angle θ and the leaf size. Like RunDock it only shows values and reports edits: KernelPresenter
+/// tuned yet): …"), and a "Tune now" button; for tree rows (ForceMethod::Tree) only, the force
+/// accuracy (the p99 of the step-0 force error, which picks θ from the kernel's calibration
+/// table) and, folded under "Advanced", the opening angle θ and the leaf size. Like RunDock it only shows values and reports edits: KernelPresenter
 /// forwards the edits to the SimulationController and feeds its answers back through the setters,
 /// which emit nothing, so the dock, the Kernel menu and the controller cannot loop. A refused edit (the
 /// Simulation throws std::invalid_argument naming the limit) is shown inline by showRefusal()
@@ -25,11 +26,13 @@
 #include <QDockWidget>
 #include <QString>
 
+class QComboBox;
 class QDoubleSpinBox;
 class QGroupBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
+class QToolButton;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -91,8 +94,14 @@ private:
     /// "Launch parameters": the table's Launch rows, where their values come from, Tune now,
     /// and the line that says why an edit was refused.
     QGroupBox* createLaunchBox(QWidget* parent);
-    /// "Tree parameters" (SimParams::openingAngle, leafSize), shown for tree rows only.
+    /// "Tree parameters", shown for tree rows only: the force accuracy (SimParams::forceAccuracy,
+    /// a choice per row of the kernel's calibration table, sim/core/ForceAccuracy.h) with the θ it
+    /// picks and the error expected, then, folded under "Advanced", θ and the leaf size.
     QGroupBox* createTreeBox(QWidget* parent);
+    /// The force-accuracy choices of the running kernel: off, then its calibration table's p99s.
+    void fillAccuracyChoices();
+    /// Selects the force accuracy in use and says which θ it picks and the error it expects.
+    void showAccuracy();
     void onCurrentItemChanged(QTreeWidgetItem* item);
     void showDetails(const nbody::KernelInfo* kernel);
     void showCeiling();
@@ -110,7 +119,10 @@ private:
     QLabel* m_description;
     ParamForm* m_launchForm;        ///< the table's Launch rows (one process: not the exchange's)
     QGroupBox* m_treeBox;           ///< shown for tree rows only
-    ParamForm* m_treeForm;          ///< the table's Tree rows
+    QComboBox* m_accuracy;          ///< the force accuracy (p99): off or a row of the calibration table
+    QLabel* m_accuracyInfo;         ///< the θ it picks and the error expected
+    QToolButton* m_treeAdvanced;    ///< unfolds the advanced tree rows (θ, leaf size)
+    ParamForm* m_treeForm;          ///< the table's other Tree rows: θ, leaf size
     QLabel* m_launchInfo;
     QPushButton* m_tuneNow;
     QLabel* m_refusal;

@@ -30,7 +30,16 @@ KernelPresenter::KernelPresenter(QMainWindow* window, KernelDock* dock, Simulati
         if (id != m_kernelId)
             emit kernelRequested(id);
     });
-    connect(m_dock, &KernelDock::paramEdited, controller, &SimulationController::setParam);
+    // An opening angle typed by hand replaces a force accuracy (which would pick θ again from the
+    // calibration table, sim/core/ForceAccuracy.h): the accuracy is turned off first, in the
+    // controller's order of commands.
+    connect(m_dock, &KernelDock::paramEdited, this, [this, controller](const QString& key, const QString& text) {
+        if (key == QLatin1String("openingAngle") && m_params.forceAccuracy > 0)
+            QMetaObject::invokeMethod(controller, [controller] {
+                controller->setParam(QStringLiteral("forceAccuracy"), QString());
+            });
+        QMetaObject::invokeMethod(controller, [controller, key, text] { controller->setParam(key, text); });
+    });
     connect(m_dock, &KernelDock::tuneRequested, controller, &SimulationController::tuneNow);
     connectTuner(controller);
 }
@@ -95,6 +104,7 @@ void KernelPresenter::setKernel(const QString& id)
 
 void KernelPresenter::setParams(const nbody::SimParams& params)
 {
+    m_params = params;
     m_dock->setParams(params);
 }
 

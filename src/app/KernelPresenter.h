@@ -21,8 +21,9 @@ class SimulationController;
 /// Owns the Kernel menu's exclusive group (one row per kernel of the registry, named
 /// "kernelGroup") and keeps it and the dock on the running kernel. A pick in either that differs
 /// from the running kernel goes out as kernelRequested (the window forwards it to the
-/// controller). Connects the dock's launch-parameter edits and Tune now to the controller, and
-/// the tuner's start and end to the dock and the status bar.
+/// controller). Connects the dock's parameter edits and Tune now to the controller (an opening
+/// angle edited while a force accuracy picks θ turns the force accuracy off first), and the
+/// tuner's start and end to the dock and the status bar.
 class KernelPresenter : public QObject {
     Q_OBJECT
 public:
@@ -53,6 +54,7 @@ private:
     Notices& m_notices;
     QActionGroup* m_group = nullptr;
     QString m_kernelId;
+    nbody::SimParams m_params; ///< the parameters the controller last reported
 };
 
 } // namespace nbody::app

@@ -566,8 +566,10 @@ Row benchCase(const BenchOptions& o, const KernelInfo* k, std::size_t n, const S
     return row;
 }
 
-/// The lines above the table: the system, the machine, the MPI share and how interactions are counted.
-void printBenchPreamble(const BenchOptions& o, const std::string& machine, int ranks)
+/// The lines above the table: the system, the machine, the MPI share, the θ a force accuracy
+/// picks for each tree row, and how interactions are counted.
+void printBenchPreamble(const BenchOptions& o, const std::string& machine, int ranks, const SimParams& params,
+                        const std::vector<const KernelInfo*>& kernels)
 {
     mpi::Session* const session = distributedSession();
     const std::string system = o.scenario.empty() ? std::string("uniform cube") : "scenario " + o.scenario;
@@ -580,6 +582,9 @@ void printBenchPreamble(const BenchOptions& o, const std::string& machine, int r
                     "include the exchange, `exchange ms` is rank 0's time per step held up by it (waiting for slower "
                     "ranks included)\n",
                     session->describe().c_str(), ranks, ranks);
+    for (const KernelInfo* k : kernels) // the targets were checked against every row before
+        if (const std::string note = forceAccuracyNote(*k, params); !note.empty())
+            std::printf("Accuracy:  %s\n", note.c_str());
     std::printf("Counting:  N^2 interactions per force evaluation (as NVIDIA's nbody sample); 20 flops per "
                 "interaction in fp32, 30 in fp64; ceiling %% = interactions/s over SMs x lanes x clock / slots per "
                 "interaction (docs/performance.md); bodies/s = N / force time. Tree rows (*): N^2/t is the "
@@ -665,7 +670,7 @@ int benchCommand(const BenchOptions& o)
     const CudaRuntimeInfo cuda = queryCuda();
     const CudaDeviceInfo* device = cuda.devices.empty() ? nullptr : &cuda.devices[0];
     const std::string machine = machineDescription(cuda);
-    printBenchPreamble(o, machine, ranks);
+    printBenchPreamble(o, machine, ranks, params, kernels);
 
     std::vector<Row> rows;
     bool failed = false;

@@ -1,4 +1,5 @@
 #include "Headless.h"
+#include "sim/core/ForceAccuracy.h"
 
 #include <CLI/CLI.hpp>
 
@@ -93,14 +94,37 @@ std::vector<std::size_t> parseBodyList(const std::string& list)
     return out;
 }
 
+namespace {
+
+/// --force-accuracy picks θ (sim/core/ForceAccuracy.h): a θ given with it would be ignored, so
+/// the two exclude each other ("--theta excludes --force-accuracy").
+void excludeThetaWithForceAccuracy(CLI::App& c)
+{
+    CLI::Option* theta = c.get_option_no_throw("--theta");
+    CLI::Option* accuracy = c.get_option_no_throw("--force-accuracy");
+    if (theta && accuracy)
+        theta->excludes(accuracy);
+}
+
+} // namespace
+
 void addLaunchOptions(CLI::App& c, LaunchOptions& o)
 {
     addParamOptions(c, o.params, {ParamGroup::Launch, ParamGroup::Tree});
+    excludeThetaWithForceAccuracy(c);
 }
 
 void addTreeOptions(CLI::App& c, TreeOptions& o)
 {
     addParamOptions(c, o.params, {ParamGroup::Tree});
+    excludeThetaWithForceAccuracy(c);
+}
+
+std::string forceAccuracyNote(const KernelInfo& k, const SimParams& p)
+{
+    if (k.method != ForceMethod::Tree || p.forceAccuracy == 0)
+        return {};
+    return chooseOpeningAngle(k.id, p.forceAccuracy).note;
 }
 
 void applyTreeOptions(const TreeOptions& o, SimParams& p)

@@ -116,6 +116,11 @@ void applyTreeOptions(const TreeOptions& o, SimParams& p);
 struct LaunchOptions {
     ParamTexts params;
 };
+/// For a tree row with a force accuracy in `p` (SimParams::forceAccuracy): the line saying
+/// which θ the row's calibration picks and the error it expects ("tree-cpu: theta = 0.5 for
+/// force accuracy 1.0e-03 (calibrated p99 7.7e-04, …)"); "" otherwise. Throws
+/// std::invalid_argument as chooseOpeningAngle (a target the calibration cannot reach).
+std::string forceAccuracyNote(const KernelInfo& k, const SimParams& p);
 /// Adds the options of the table's Launch and Tree rows to a subcommand.
 void addLaunchOptions(CLI::App& command, LaunchOptions& o);
 /// Sets the given ones in p.

@@ -392,7 +392,9 @@ int renderCommand(const RenderOptions& o)
     }
     const KernelInfo& k = sim->kernel();
     std::printf("System:  %s\n", prepared.what.c_str());
-    std::printf("Params:  %s\n", describe(prepared.params).c_str());
+    std::printf("Params:  %s\n", describe(sim->params()).c_str()); // θ as a force accuracy picked it
+    if (const std::string note = forceAccuracyNote(k, prepared.params); !note.empty())
+        std::printf("Accuracy: %s\n", note.c_str());
     std::printf("Kernel:  %s (%s, %s, %s)\n", std::string(k.id).c_str(), std::string(k.name).c_str(),
                 std::string(toString(k.backend)).c_str(), std::string(toString(k.precision)).c_str());
     if (session)

@@ -193,7 +193,9 @@ int startSession(const RunOptions& o, PreparedSystem& prepared, const std::strin
         s.diagnostics.emplace().attach(*s.sim);
     const KernelInfo& k = s.sim->kernel();
     std::printf("System:  %s\n", prepared.what.c_str());
-    std::printf("Params:  %s\n", describe(params).c_str());
+    std::printf("Params:  %s\n", describe(s.sim->params()).c_str()); // θ as a force accuracy picked it
+    if (const std::string note = forceAccuracyNote(k, params); !note.empty())
+        std::printf("Accuracy: %s\n", note.c_str());
     std::printf("Kernel:  %s (%s, %s, %s)\n", std::string(k.id).c_str(), std::string(k.name).c_str(),
                 std::string(toString(k.backend)).c_str(), std::string(toString(k.precision)).c_str());
     if (s.mpi)

@@ -1,6 +1,7 @@
 // `nbody tune`: measures the launch parameters of CUDA rows for this device at the buckets of the
 // given N values and writes them to the tuning cache (sim/perf/Tuner.h, docs/tuner.md).
 #include "Commands.h"
+#include "sim/core/ForceAccuracy.h"
 
 #include "sim/base/DeviceInfo.h"
 #include "contracts/Errors.h"
@@ -114,7 +115,8 @@ int tuneCommand(const TuneCommandOptions& o)
         for (std::size_t bucket : buckets) {
             Row row{k, bucket, std::nullopt, {}};
             try {
-                const TuneOutcome t = ensureTuned(*k, params, bucket, [](const std::string& piece) {
+                // A tree row is timed at the θ its force accuracy picks (ForceAccuracy.h).
+                const TuneOutcome t = ensureTuned(*k, withForceAccuracy(*k, params), bucket, [](const std::string& piece) {
                     std::fputs(piece.c_str(), stdout);
                     std::fflush(stdout);
                 }, o.force);

@@ -240,6 +240,34 @@ std::deque<ParamInfo> builtInRows()
         t.push_back(r);
     }
     {
+        // Unset ("", SimParams::forceAccuracy = 0) by default; a value given must be in (0, 1]
+        // (a p99 of relative errors above 1 is no accuracy). The θ it picks depends on the kernel
+        // row: withForceAccuracy (ForceAccuracy.h) applies it, and refuses a target the row's
+        // calibration cannot reach.
+        ParamInfo r = real("forceAccuracy", "--force-accuracy", "force accuracy (p99)", "", ParamGroup::Tree,
+                           ParamReaders::Tree, 0, 1, true,
+                           "tree rows: target p99 of the step-0 relative force error; picks theta from the "
+                           "calibration table (the largest theta whose measured p99 is at most this; not with --theta)");
+        r.get = [](const SimParams& p) { return p.forceAccuracy == 0 ? std::string() : exact(p.forceAccuracy); };
+        r.set = [](std::string_view text, SimParams& p) -> std::string {
+            if (text.empty()) {
+                p.forceAccuracy = 0;
+                return {};
+            }
+            double v = 0;
+            if (std::string why = parseText(text, v); !why.empty())
+                return "force accuracy (p99): " + why;
+            if (!std::isfinite(v) || !(v > 0) || v > 1)
+                return "force accuracy (p99) = " + std::string(text) + " is outside (0, 1]";
+            p.forceAccuracy = v;
+            return {};
+        };
+        r.brief = "accuracy";
+        r.briefOnlyWhenSet = true;
+        r.symbol = "p99";
+        t.push_back(r);
+    }
+    {
         ParamInfo r = fieldRow(boolean("reverse", "--reverse", "time runs backwards", ParamGroup::Physics, ParamReaders::All,
                                        "every step advances by -dt (KDK and Yoshida retrace their steps)"),
                                &SimParams::reverse);

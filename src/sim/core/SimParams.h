@@ -46,6 +46,12 @@ struct SimParams {
     /// (1..tree::kMaxLeafSize). 16 leaves margin on the median at θ = 0.3 (12: 8.4e-5, 16:
     /// 7.9e-5 at the binding case) for 13 % more work; docs/tree.md.
     int leafSize = kDefaultLeafSize;
+    /// Tree rows: the target p99 of the step-0 relative force error |a − a_ref| / |a_ref|
+    /// against the fp64 direct sum, dimensionless; 0: none (openingAngle as given). When set,
+    /// openingAngle is the largest θ of the row's calibration table whose measured p99 is at
+    /// most this (sim/core/ForceAccuracy.h; Simulation replaces openingAngle whenever its kernel
+    /// or parameters change; docs/tree.md).
+    double forceAccuracy = 0.0;
     int diagnosticsInterval = 0; ///< steps between automatic energy/momentum evaluations; 0 = on request only
     /// CUDA kernels: steps between copies of the device state to the host (a download of N
     /// positions, velocities and accelerations that waits for the device). The host copy is the

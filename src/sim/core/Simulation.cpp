@@ -1,4 +1,5 @@
 #include "sim/core/Simulation.h"
+#include "sim/core/ForceAccuracy.h"
 #include "sim/collide/CollisionSystem.h"
 #include "contracts/Errors.h"
 #include "sim/core/MemoryBudget.h"
@@ -235,12 +236,14 @@ void Simulation::setKernel(const KernelInfo& row)
     const KernelInfo* k = &row;
     if (const Availability a = availability(*k); !a.available)
         throw std::invalid_argument("kernel '" + std::string(k->id) + "' is not available here: " + a.reason);
-    refuseBlockSteps(m_params, m_share);
-    checkLaunchable(*k, m_params, m_world.size());
+    // A force accuracy picks this row's θ (ForceAccuracy.h); refused here, before anything changes.
+    const SimParams params = withForceAccuracy(*k, m_params);
+    refuseBlockSteps(params, m_share);
+    checkLaunchable(*k, params, m_world.size());
     const KernelInfo* old = m_kernel;
     const bool keepDevice = deviceResident() && k->backend == Backend::Cuda && k->layout == old->layout;
     if (k != old) // the row's workspace (a CPU tree, an fp64 state, its device state …) before it is allocated
-        checkWorkspace(m_world.size(), *k, m_params, keepDevice);
+        checkWorkspace(m_world.size(), *k, params, keepDevice);
 
     if (deviceResident() && !keepDevice) {
         syncHost(); // may throw: then the old kernel stays selected
@@ -259,6 +262,7 @@ void Simulation::setKernel(const KernelInfo& row)
         m_worldStale = false;
     }
     m_kernel = k;
+    m_params = params;
     if (k->backend == Backend::Cuda && !keepDevice) {
         m_deviceStale = true;
         if (devicePositionsAvailable())
@@ -266,9 +270,11 @@ void Simulation::setKernel(const KernelInfo& row)
     }
 }
 
-void Simulation::setParams(const SimParams& params)
+void Simulation::setParams(const SimParams& given)
 {
-    validateParams(params);
+    validateParams(given);
+    // A force accuracy picks the running row's θ (ForceAccuracy.h): the θ given is replaced.
+    const SimParams params = withForceAccuracy(*m_kernel, given);
     refuseDistributedCollisions(params, m_share);
     refuseBlockSteps(params, m_share);
     checkLaunchable(*m_kernel, params, m_world.size());

@@ -97,7 +97,9 @@ public:
 
     /// Selects a kernel by id; the state carries over (host ↔ device as needed). Throws
     /// std::invalid_argument for an unknown id or a kernel unavailable here (message says why),
-    /// or when the kernel refuses the current parameters (message names the limit).
+    /// or when the kernel refuses the current parameters (message names the limit). With a force
+    /// accuracy set (SimParams::forceAccuracy) a tree row's θ becomes the one its calibration
+    /// picks (withForceAccuracy, ForceAccuracy.h; a target it cannot reach is refused).
     void setKernel(std::string_view id);
     /// The same for a row given directly (a registry row, or a test-only row with the same
     /// contract); the row must outlive the Simulation or its next setKernel().
@@ -105,8 +107,10 @@ public:
     const KernelInfo& kernel() const { return *m_kernel; }
 
     /// Replaces the parameters (validated as in the constructor: an unknown `integrator` is a
-    /// std::invalid_argument naming the known ones); accelerations become stale.
+    /// std::invalid_argument naming the known ones); accelerations become stale. With a force
+    /// accuracy set, the running tree row's θ is the calibrated one, not params.openingAngle.
     void setParams(const SimParams& params);
+    /// The parameters in use (after withForceAccuracy: the θ the running row uses).
     const SimParams& params() const { return m_params; }
 
     /// Replaces the system (a reset or a loaded file). With an fp64 kernel the state is `exact`

@@ -557,11 +557,16 @@ std::string validationHtml(const ValidationReport& r)
             continue;
         }
         h += std::string("<td") + (forceOver(r.thresholds, k) ? " class=\"over\"" : "") + ">" + cell(k.force0.max) + "</td>";
-        const std::string threshold = k.method == ForceMethod::Tree
-                                          ? "tree: p99 " + cell(r.thresholds.treeForceP99) + ", median " +
-                                                cell(r.thresholds.treeForceMedian) + "; momentum error " +
-                                                cell(k.momentumError0)
-                                          : "relative " + cell(t) + " or " + esc(roundingBoundText(r.thresholds));
+        const std::string threshold =
+            k.forceAccuracy > 0
+                ? "force accuracy asked: p99 " + cell(k.forceAccuracy) + " (theta " + formatString("%g", k.openingAngle) +
+                      ", calibrated p99 " + cell(k.calibratedP99) + "): " +
+                      (k.forceAccuracyMet() ? "met" : "<strong>not met</strong>") + "; momentum error " +
+                      cell(k.momentumError0)
+            : k.method == ForceMethod::Tree
+                ? "tree: p99 " + cell(r.thresholds.treeForceP99) + ", median " + cell(r.thresholds.treeForceMedian) +
+                      "; momentum error " + cell(k.momentumError0)
+                : "relative " + cell(t) + " or " + esc(roundingBoundText(r.thresholds));
         const ForceBodyCheck& b = k.forceBodies;
         const std::string failing =
             k.method == ForceMethod::Tree ? std::string("-")

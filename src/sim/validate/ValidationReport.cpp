@@ -89,8 +89,10 @@ double forceThreshold(const ValidationThresholds& t, Precision p)
 
 bool forceOver(const ValidationThresholds& t, const KernelValidation& k)
 {
-    if (k.method == ForceMethod::Tree)
-        return !(k.force0.p99 <= t.treeForceP99) || !(k.force0.median <= t.treeForceMedian);
+    if (k.method == ForceMethod::Tree) {
+        const auto [p99, median] = treeForceBounds(t, k);
+        return !(k.force0.p99 <= p99) || !(k.force0.median <= median);
+    }
     return k.forceBodies.failing > 0;
 }
 
@@ -229,7 +231,9 @@ std::string validationSummaryText(const ValidationReport& r)
                         r.referenceRun ? "OpenMP" : ("sampled, on " + r.sampleReference).c_str());
     if (!r.system.empty())
         out += "System:      " + r.system + "\n";
-    out += "Parameters:  " + describe(r.params) + "\n";
+    out += "Parameters:  " + describe(r.params) +
+           (r.params.forceAccuracy > 0 ? " (tree rows: theta as the force accuracy picks it, lines Accuracy below)" : "") +
+           "\n";
     // "no CUDA device: built without CUDA (…)" already says what cuda would repeat.
     const bool cudaSaid = r.environment.cuda.empty() || r.environment.device.find(r.environment.cuda) != std::string::npos;
     out += "Device:      " + r.environment.device + (cudaSaid ? "" : " (" + r.environment.cuda + ")") + "\n";
@@ -278,6 +282,12 @@ std::string validationSummaryText(const ValidationReport& r)
                                 "sum m |a| = %s (a tree does not conserve momentum exactly)\n",
                                 k.id.c_str(), sci(k.force0.median).c_str(), sci(k.force0.p99).c_str(),
                                 sci(k.force0.max).c_str(), sci(k.momentumError0).c_str());
+    for (const KernelValidation& k : r.kernels) // a tree row run with a force accuracy: asked and achieved
+        if (k.forceAccuracy > 0 && k.verdict != Verdict::Error)
+            out += formatString("Accuracy %s: force accuracy (p99) asked %s: theta = %g (calibrated p99 %s), p99 "
+                                "achieved %s: %s\n",
+                                k.id.c_str(), sci(k.forceAccuracy).c_str(), k.openingAngle, sci(k.calibratedP99).c_str(),
+                                sci(k.force0.p99).c_str(), k.forceAccuracyMet() ? "met" : "NOT met");
     if (const auto s = std::find_if(r.kernels.begin(), r.kernels.end(), [](const KernelValidation& k) { return k.force0.sampled > 0; });
         s != r.kernels.end())
         out += formatString("Sampled:     the step-0 force errors are measured on a random sample of %zu of the %zu bodies "
@@ -288,7 +298,9 @@ std::string validationSummaryText(const ValidationReport& r)
            " (fp32), <= " + sci(r.thresholds.forceFp64) + " (fp64), or " + roundingBoundText(r.thresholds) +
            " (u = 2^-24 fp32, 2^-53 fp64; S_i = |G| sum_j m_j |r_ij| / (r_ij^2 + eps^2)^(3/2));\n"
            "             tree rows: p99 <= " + sci(r.thresholds.treeForceP99) + " and median <= " +
-           sci(r.thresholds.treeForceMedian) + ";\n";
+           sci(r.thresholds.treeForceMedian) +
+           (r.params.forceAccuracy > 0 ? " (run with a force accuracy: p99 <= the target, the median not judged)" : "") +
+           ";\n";
     if (r.referenceRun)
         out += "             |\u0394E/E0 - \u0394E/E0 (reference)| <= max(" + sci(r.thresholds.energy) +
                ", |\u0394E/E0 (reference)|) = " + sci(energyBound(r)) + ";\n";
@@ -339,7 +351,8 @@ std::string validationJson(const ValidationReport& r)
                        {"jSplit", r.params.jSplit},
                        {"unroll", r.params.unroll},
                        {"openingAngle", num(shortestFloat(r.params.openingAngle))},
-                       {"leafSize", r.params.leafSize}};
+                       {"leafSize", r.params.leafSize},
+                       {"forceAccuracy", r.params.forceAccuracy > 0 ? json(num(r.params.forceAccuracy)) : json(nullptr)}};
     j["thresholds"] = {{"forceFp32", num(r.thresholds.forceFp32)},
                        {"forceFp64", num(r.thresholds.forceFp64)},
                        {"roundingK", num(r.thresholds.roundingK)},
@@ -380,6 +393,13 @@ std::string validationJson(const ValidationReport& r)
                            {"force0", toJson(k.force0)},
                            {"force0Bodies", k.method == ForceMethod::Tree ? json(nullptr) : toJson(k.forceBodies)},
                            {"momentumError0", num(k.momentumError0)},
+                           {"openingAngle", k.method == ForceMethod::Tree ? json(num(shortestFloat(float(k.openingAngle))))
+                                                                          : json(nullptr)},
+                           {"forceAccuracy", k.forceAccuracy > 0 ? json{{"target", num(k.forceAccuracy)},
+                                                                        {"calibratedP99", num(k.calibratedP99)},
+                                                                        {"p99", num(k.force0.p99)},
+                                                                        {"met", k.forceAccuracyMet()}}
+                                                                  : json(nullptr)},
                            {"position", toJson(k.position)},
                            {"velocity", toJson(k.velocity)},
                            {"acceleration", toJson(k.acceleration)},
