@@ -875,7 +875,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(dock->measuredRate() > 0, kWaitMs);
         const auto* ceiling = w->findChild<QLabel*>(QStringLiteral("kernelCeiling"));
         QVERIFY(ceiling);
-        QCOMPARE(ceiling->text(), QStringLiteral("not defined for CPU kernels"));
+        QCOMPARE(ceiling->text(), QStringLiteral("not for CPU kernels"));
 
         QSignalSpy requested(w.get(), &MainWindow::kernelRequested);
         QTreeWidgetItem* reference = rowOf(table, QStringLiteral("reference"));

@@ -162,7 +162,7 @@ private slots:
                                                    "slots per interaction)"));
         dock.setKernel(QStringLiteral("cpu"));
         dock.setMeasuredRate(QStringLiteral("cpu"), 2e9);
-        QCOMPARE(ceilingText(dock), QStringLiteral("not defined for CPU kernels"));
+        QCOMPARE(ceilingText(dock), QStringLiteral("not for CPU kernels"));
         dock.setKernel(QStringLiteral("tiled"));
         dock.setDevice(std::nullopt);
         QCOMPARE(ceilingText(dock), QStringLiteral("no CUDA device to compute it for"));

@@ -453,7 +453,7 @@ void KernelDock::showCeiling()
         return;
     }
     if (k->backend != nbody::Backend::Cuda) {
-        m_ceiling->setText(tr("not defined for CPU kernels"));
+        m_ceiling->setText(tr("not for CPU kernels"));
         return;
     }
     if (!m_device) {
