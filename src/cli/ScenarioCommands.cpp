@@ -62,11 +62,16 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
                 throw std::invalid_argument("kernel '" + id + "' is not available here: " + a.reason);
             const int evaluations = int(integratorOrThrow(row->integrator).weights.size());
             StepPredictor predictor;
-            const StepPrediction s = predictor.sizeForStepRate(*k, evaluations, o.stepsPerSecond);
+            constexpr std::size_t smallest = 1024;
+            const StepPrediction s = predictor.sizeForStepRate(*k, evaluations, o.stepsPerSecond, smallest);
             spec.bodies = s.bodies;
+            // Only the smallest N can be slower than the rate by more than the last timing's
+            // change (the size is timed again at the N chosen, which may come out a little slower).
             std::printf("Sizing:  %zu bodies for %g steps/s on %s (%s%s)\n", s.bodies, o.stepsPerSecond, id.c_str(),
                         describeStepPrediction(s).c_str(),
-                        s.secondsPerStep > 1.0 / o.stepsPerSecond ? ": the smallest N, slower than that here" : "");
+                        s.bodies <= smallest && s.secondsPerStep > 1.0 / o.stepsPerSecond
+                            ? ": the smallest N, slower than that here"
+                            : "");
         }
     } else if (o.bodiesGiven || o.seedGiven) {
         std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to generators; ignored for a snapshot\n",
