@@ -11,6 +11,7 @@
 #include "sim/core/Scenario.h"
 #include "sim/io/Scenarios.h"
 #include "gl/ColourModes.h"
+#include "gl/FrameSink.h"
 #include "gl/Renderer.h"
 
 #include <QCommandLineParser>
@@ -186,6 +187,13 @@ QString readRecording(const QCommandLineParser& parser, const Options& o, Automa
         return QStringLiteral("--record-size must be WxH with both in 16..16384, not '%1'")
             .arg(parser.value(o.recordSize));
     automation.recordSize = *recordSize;
+    // Checked here, before a window opens, as a bad --capture is: the same checks as the
+    // recording's start (openFrameSink), which still refuses what changed in between.
+    if (!automation.recordTarget.isEmpty())
+        if (const std::string problem = nbody::gl::recordTargetProblem(automation.recordTarget.toStdString());
+            !problem.empty())
+            return QStringLiteral("cannot record to '%1': %2")
+                .arg(automation.recordTarget, QString::fromStdString(problem));
 
     automation.colourMode = parser.value(o.colour); // empty: the system's default (ViewDock::suggestColourMode)
     if (!automation.colourMode.isEmpty() && !nbody::gl::findColourMode(automation.colourMode.toStdString()))

@@ -436,6 +436,20 @@ std::string findFfmpeg(std::string* whyNot)
     return {};
 }
 
+std::string recordTargetProblem(const std::string& target)
+{
+    if (target.empty())
+        return "no target given";
+    if (sinkKindFor(target) != SinkKind::Mp4)
+        return imageSequenceProblem(target);
+    if (const PngTarget t = resolvePngTarget(target); !t.problem.empty())
+        return t.problem;
+    std::string why;
+    if (findFfmpeg(&why).empty())
+        return why;
+    return {};
+}
+
 std::unique_ptr<FrameSink> openFrameSink(const SinkOptions& options)
 {
     if (options.target.empty())

@@ -71,6 +71,12 @@ protected:
 /// (openFrameSink creates a missing directory). Never throws.
 std::string imageSequenceProblem(const std::string& target, const std::string& prefix = "frame_");
 
+/// What stops a recording into `target` from starting, as openFrameSink would find it before the
+/// first frame: for a video (a name ending in .mp4) a target that is a device, a directory or in a
+/// missing or unwritable directory, or no ffmpeg in PATH; for an image sequence
+/// imageSequenceProblem(target). Empty when nothing does. Creates nothing. Never throws.
+std::string recordTargetProblem(const std::string& target);
+
 /// Opens a sink of the kind sinkKindFor(options.target) names. Checks everything that can be
 /// checked before the first frame: sizes, the directory (created when missing but its parent
 /// exists; refused when it already holds files named like the frames, which would mix two
