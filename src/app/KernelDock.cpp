@@ -234,7 +234,7 @@ QGroupBox* KernelDock::createTreeBox(QWidget* parent)
     // The advanced controls: θ itself and the leaf size (the table's other Tree rows), folded.
     m_treeAdvanced = new QToolButton(m_treeBox);
     m_treeAdvanced->setObjectName(QStringLiteral("treeAdvancedToggle"));
-    m_treeAdvanced->setText(tr("Advanced: opening angle θ, leaf size"));
+    m_treeAdvanced->setText(tr("Advanced: θ, leaf size, relative α"));
     m_treeAdvanced->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_treeAdvanced->setArrowType(Qt::RightArrow);
     m_treeAdvanced->setCheckable(true);

@@ -73,6 +73,12 @@ struct HostForceArgs {
     double G = 1.0;    ///< gravitational constant
     double openingAngle = kDefaultOpeningAngle; ///< tree rows: opening angle θ (SimParams::openingAngle)
     int leafSize = kDefaultLeafSize;                 ///< tree rows: bodies per leaf cell at most (SimParams::leafSize)
+    /// Tree rows: α of the relative opening criterion (SimParams::openingAlpha); 0: none.
+    double openingAlpha = 0.0;
+    /// acc holds this system's accelerations of a previous evaluation (the last step's; every
+    /// row). The relative opening criterion reads them as |a_old| before the rows are
+    /// overwritten; false: the tree row makes its own by a pre-pass at openingAngle.
+    bool accelerationsValid = false;
     std::size_t iBegin = 0;        ///< first body i written
     std::size_t iEnd = kAllRows;   ///< one past the last body i written (kAllRows: n)
     const std::uint32_t* active = nullptr; ///< the rows written, ascending (nullptr: [iBegin, iEnd))

@@ -68,9 +68,10 @@ const std::array kRegistry = {
         "Barnes-Hut tree code on the CPU, O(N log N), approximate: Morton keys, a parallel sort and "
         "Karras's binary radix tree; fp64 monopole + quadrupole moments per cell; one walk per group of "
         "32 bodies (opening angle theta, Bonsai's criterion) builds a body list and a cell list that "
-        "the group's bodies sum with Highway SIMD vectors. Error set by theta (p99 ~1e-3 at the default); "
-        "wins over all pairs from a few thousand bodies. Deterministic for any thread count. "
-        "Parameters: theta, leaf size.",
+        "the group's bodies sum with Highway SIMD vectors. Error set by theta (p99 ~1e-4 at the default "
+        "0.3); optionally GADGET-2's relative criterion too (alpha, about half the work at p99 1e-3). "
+        "Wins over all pairs from a few thousand bodies. Deterministic for any thread count. "
+        "Parameters: theta, leaf size, alpha.",
         Backend::Cpu, Precision::Fp32, Layout::Float4, /*deterministic*/ true, kNoParams,
         kFlopsPerInteractionFp32, &cpuTreeForces, nullptr, nullptr, nullptr, 0, nullptr, ForceMethod::Tree},
     KernelInfo{

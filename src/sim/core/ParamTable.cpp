@@ -240,6 +240,25 @@ std::deque<ParamInfo> builtInRows()
         t.push_back(r);
     }
     {
+        ParamInfo r = fieldRow(real("openingAlpha", "--opening-alpha", "relative criterion alpha", "",
+                                    ParamGroup::Tree, ParamReaders::Tree, 0, 1, false,
+                                    "tree-cpu: 0 for the geometric criterion alone; alpha > 0 also requires "
+                                    "G M l^2 / d^4 <= alpha |a_old| (GADGET-2's relative criterion), with theta "
+                                    "as the guard (e.g. --theta 1 --opening-alpha 0.005)"),
+                               &SimParams::openingAlpha);
+        r.brief = "alpha";
+        r.briefOnlyWhenSet = true;
+        r.symbol = "α";
+        r.stored = true;
+        r.check = [](const SimParams& p) -> std::string {
+            if (p.openingAlpha > 0 && p.forceAccuracy > 0)
+                return "--force-accuracy picks theta for the geometric criterion; it does not calibrate "
+                       "--opening-alpha: give one of them";
+            return {};
+        };
+        t.push_back(r);
+    }
+    {
         // Unset ("", SimParams::forceAccuracy = 0) by default; a value given must be in (0, 1]
         // (a p99 of relative errors above 1 is no accuracy). The θ it picks depends on the kernel
         // row: withForceAccuracy (ForceAccuracy.h) applies it, and refuses a target the row's

@@ -46,6 +46,13 @@ struct SimParams {
     /// (1..tree::kMaxLeafSize). 16 leaves margin on the median at θ = 0.3 (12: 8.4e-5, 16:
     /// 7.9e-5 at the binding case) for 13 % more work; docs/tree.md.
     int leafSize = kDefaultLeafSize;
+    /// Tree rows: α of the relative opening criterion (Springel 2005, GADGET-2, eq. 18),
+    /// dimensionless, in [0, 1]; 0: none (the geometric criterion at openingAngle alone). When
+    /// positive, a cell of mass M and longest side l is accepted for a group at distance d only
+    /// if also G M l² / d⁴ ≤ α |a_old| for the group's smallest |a_old| (the accelerations of the
+    /// previous evaluation; a pre-pass at openingAngle where there are none), so openingAngle is
+    /// then the guard (e.g. 1). `tree-cpu` only so far; docs/tree.md.
+    double openingAlpha = 0.0;
     /// Tree rows: the target p99 of the step-0 relative force error |a − a_ref| / |a_ref|
     /// against the fp64 direct sum, dimensionless; 0: none (openingAngle as given). When set,
     /// openingAngle is the largest θ of the row's calibration table whose measured p99 is at

@@ -312,6 +312,8 @@ private:
         a.G = m_sim.m_params.G;
         a.openingAngle = m_sim.m_params.openingAngle;
         a.leafSize = m_sim.m_params.leafSize;
+        a.openingAlpha = m_sim.m_params.openingAlpha;
+        a.accelerationsValid = m_sim.m_world.accelerationsValid;
         return a;
     }
 

@@ -18,6 +18,7 @@
 #include "sim/core/TreeCpu.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -59,19 +60,23 @@ inline constexpr std::size_t kWalkPadding = 64;
 /// at e + 1 (its left child when it is opened: the next entry in this order). A cell of at most
 /// leafSize bodies and a single body have no entries below them (the walk never opens them), so
 /// skip = e + 1 for them. A body has count 1 and r_crit² = +∞ (never accepted: a body range).
+/// Column q (the relative opening criterion, SimParams::openingAlpha = α > 0): √(G M l² / α)
+/// of a cell of mass M and longest side l, so that G M l² / d⁴ ≤ α |a| is d² ≥ q / √|a|; 0 for
+/// bodies, padding and every entry when α = 0.
 /// With this layout the walk is a forward scan whose acceptance tests run a SIMD vector of
 /// consecutive entries at a time, and it visits the references of the stack walk of
 /// contracts/Tree.h in the same order (so the lists, and the sums, are the same).
 struct WalkTree {
     std::size_t size = 0;
-    std::vector<float> cx, cy, cz, rcrit2;
+    std::vector<float> cx, cy, cz, rcrit2, q;
     std::vector<int> first, count, skip;
     std::vector<int> cell; ///< the entry's index in HostTree::cells (a body: 0, unused)
     std::vector<int> stack; ///< scratch of buildWalkTree (the radix tree's depth: ≤ 63 + 32)
 };
 
-/// Fills w from the tree t for leafSize (sequential: O(entries), a few per leaf).
-inline void buildWalkTree(const HostTree& t, int leafSize, WalkTree& w)
+/// Fills w from the tree t for leafSize, and q for G and α (0: the geometric criterion alone)
+/// (sequential: O(entries), a few per leaf).
+inline void buildWalkTree(const HostTree& t, int leafSize, double G, double alpha, WalkTree& w)
 {
     // Entries: the root and both children of every cell of more than leafSize bodies (each such
     // cell is reached: its ancestors hold more bodies still). At most 2n − 1 (leaf size 1).
@@ -79,7 +84,7 @@ inline void buildWalkTree(const HostTree& t, int leafSize, WalkTree& w)
     for (const tree::Cell& c : t.cells)
         opened += std::size_t(c.count > leafSize);
     const std::size_t entries = 1 + 2 * opened + kWalkPadding;
-    for (auto* v : {&w.cx, &w.cy, &w.cz, &w.rcrit2})
+    for (auto* v : {&w.cx, &w.cy, &w.cz, &w.rcrit2, &w.q})
         v->resize(entries);
     for (auto* v : {&w.first, &w.count, &w.skip, &w.cell})
         v->resize(entries);
@@ -93,10 +98,17 @@ inline void buildWalkTree(const HostTree& t, int leafSize, WalkTree& w)
         if (tree::isBodyRef(ref)) {
             w.cx[e] = w.cy[e] = w.cz[e] = 0.0f;
             w.rcrit2[e] = std::numeric_limits<float>::infinity();
+            w.q[e] = 0.0f;
             w.first[e] = tree::bodyOf(ref), w.count[e] = 1, w.cell[e] = 0;
         } else {
             const tree::Cell& c = t.cells[std::size_t(ref)];
             w.cx[e] = c.cx, w.cy[e] = c.cy, w.cz[e] = c.cz, w.rcrit2[e] = c.rcrit2;
+            w.q[e] = 0.0f;
+            if (alpha > 0) { // G M l² / d⁴ ≤ α |a|  ⇔  d² ≥ √(G M l² / α) / √|a|
+                const tree::Moments& mo = t.moments[std::size_t(ref)];
+                const double l = std::max({mo.hix - mo.lox, mo.hiy - mo.loy, mo.hiz - mo.loz});
+                w.q[e] = float(std::sqrt(G * mo.m * l * l / alpha));
+            }
             w.first[e] = c.first, w.count[e] = c.count, w.cell[e] = ref;
             if (c.count > leafSize) {
                 stack.push_back(c.right);
@@ -113,6 +125,7 @@ inline void buildWalkTree(const HostTree& t, int leafSize, WalkTree& w)
     for (std::size_t k = e; k < e + kWalkPadding; ++k) {
         w.cx[k] = w.cy[k] = w.cz[k] = 0.0f;
         w.rcrit2[k] = std::numeric_limits<float>::infinity();
+        w.q[k] = 0.0f;
         w.first[k] = 0, w.count[k] = 1, w.skip[k] = int(k + 1), w.cell[k] = 0;
     }
 }
@@ -121,7 +134,26 @@ inline void buildWalkTree(const HostTree& t, int leafSize, WalkTree& w)
 /// the bodies' min and max coordinates (tree::groupBoxAxis: rounded to contain them).
 struct GroupBox {
     float gx, gy, gz, hx, hy, hz;
+    /// The relative criterion's 1/√|a_old| for the group's smallest |a_old| (0: not used).
+    float s = 0.0f;
 };
+
+/// GroupBox::s for the sorted bodies [first, first + count) from their previous accelerations
+/// (prevAcc by original index, order: sorted → original): 1/√min|a|, the largest finite float
+/// when that |a| is 0 or not a number (every cell then fails the relative test: summed directly).
+inline float relativeScale(const Float4* prevAcc, const std::uint32_t* order, std::size_t first, std::size_t count)
+{
+    double amin = std::numeric_limits<double>::infinity();
+    for (std::size_t k = first; k < first + count; ++k) {
+        const Float4& p = prevAcc[order[k]];
+        const double a2 = double(p.x) * p.x + double(p.y) * p.y + double(p.z) * p.z;
+        amin = a2 < amin ? a2 : amin;
+    }
+    amin = std::sqrt(amin);
+    if (!(amin > 0))
+        return std::numeric_limits<float>::max();
+    return float(std::min(1.0 / std::sqrt(amin), double(std::numeric_limits<float>::max())));
+}
 
 inline GroupBox groupBox(const Float4* sorted, std::size_t first, std::size_t count)
 {
@@ -154,6 +186,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 /// run at once (those the walk then skips are wasted, fewer than the mispredicted branches of a
 /// scalar walk would cost), as tree::acceptCell computes them: |c − g| − h, max(·, 0), squares
 /// summed x + y then + z, without FMA, > r_crit², so the walk takes exactly the CUDA row's cells.
+/// Relative: the relative criterion too (g.s, w.q): a cell is accepted only when d² exceeds both
+/// r_crit² and s·q (the larger of the two).
+template <bool Relative>
 HWY_INLINE void Walk(const treecpu::WalkTree& w, const treecpu::GroupBox& g, int leafSize, treecpu::Lists& l)
 {
     using D = hn::ScalableTag<float>;
@@ -163,6 +198,8 @@ HWY_INLINE void Walk(const treecpu::WalkTree& w, const treecpu::GroupBox& g, int
     const V gx = hn::Set(d, g.gx), gy = hn::Set(d, g.gy), gz = hn::Set(d, g.gz);
     const V hx = hn::Set(d, g.hx), hy = hn::Set(d, g.hy), hz = hn::Set(d, g.hz);
     const V zero = hn::Zero(d);
+    const V vs = hn::Set(d, g.s);
+    const float* qcol = w.q.data();
     // The columns as plain pointers: the stores into the lists cannot change them (a vector's
     // data pointer would be read again after every store).
     const float *cx = w.cx.data(), *cy = w.cy.data(), *cz = w.cz.data(), *rcrit2 = w.rcrit2.data();
@@ -182,7 +219,10 @@ HWY_INLINE void Walk(const treecpu::WalkTree& w, const treecpu::GroupBox& g, int
         const V dz = hn::Max(hn::Sub(hn::Abs(hn::Sub(hn::LoadU(d, cz + base), gz)), hz), zero);
         const V d2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
         std::uint8_t maskBytes[8] = {};
-        hn::StoreMaskBits(d, hn::Gt(d2, hn::LoadU(d, rcrit2 + base)), maskBytes);
+        V limit = hn::LoadU(d, rcrit2 + base);
+        if constexpr (Relative)
+            limit = hn::Max(limit, hn::Mul(vs, hn::LoadU(d, qcol + base)));
+        hn::StoreMaskBits(d, hn::Gt(d2, limit), maskBytes);
         std::uint64_t accepted = 0;
         std::memcpy(&accepted, maskBytes, sizeof accepted);
         const std::size_t end = std::min(base + L, size);
@@ -279,8 +319,11 @@ std::size_t BlockBodies()
 /// For every group of kTreeGroupSize sorted bodies: the walk, then the sums of its lists for
 /// the group's bodies in blocks of BlockBodies(); acc[order[s]] = G · a_s. x, y, z: the sorted
 /// positions, padded to a whole number of groups plus one block with copies of the last body.
+/// prevAcc (by original index; may be acc itself: a group reads its own bodies' rows before it
+/// writes them): the relative criterion with w.q; nullptr: the geometric criterion alone.
 void TreeSums(const HostTree& t, const treecpu::WalkTree& w, const float* x, const float* y, const float* z, float eps2, float G,
-              int leafSize, std::size_t iBegin, std::size_t iEnd, const std::uint8_t* activeMask, Float4* acc)
+              int leafSize, std::size_t iBegin, std::size_t iEnd, const std::uint8_t* activeMask, const Float4* prevAcc,
+              Float4* acc)
 {
     const std::size_t n = t.n;
     const auto groups = static_cast<std::ptrdiff_t>(t.groups.size());
@@ -307,7 +350,13 @@ void TreeSums(const HostTree& t, const treecpu::WalkTree& w, const float* x, con
                 if (!any)
                     return;
             }
-            Walk(w, treecpu::groupBox(t.sorted.data(), first, count), leafSize, l);
+            treecpu::GroupBox box = treecpu::groupBox(t.sorted.data(), first, count);
+            if (prevAcc) {
+                box.s = treecpu::relativeScale(prevAcc, t.order.data(), first, count);
+                Walk<true>(w, box, leafSize, l);
+            } else {
+                Walk<false>(w, box, leafSize, l);
+            }
             for (std::size_t i0 = first; i0 < first + count; i0 += block) {
                 const std::size_t end = std::min(first + count, i0 + block);
                 const bool one = end - i0 <= lanes;
@@ -333,8 +382,8 @@ void TreeSums(const HostTree& t, const treecpu::WalkTree& w, const float* x, con
 }
 
 /// The walks of every group, no sums: interactions the sums would make (treeWork).
-void TreeCounts(const HostTree& t, const treecpu::WalkTree& w, int leafSize, std::uint64_t* bodyInteractions,
-                std::uint64_t* cellInteractions)
+void TreeCounts(const HostTree& t, const treecpu::WalkTree& w, int leafSize, const Float4* prevAcc,
+                std::uint64_t* bodyInteractions, std::uint64_t* cellInteractions)
 {
     const auto groups = static_cast<std::ptrdiff_t>(t.groups.size());
     std::uint64_t bodies = 0, cells = 0;
@@ -345,7 +394,13 @@ void TreeCounts(const HostTree& t, const treecpu::WalkTree& w, int leafSize, std
         for (std::ptrdiff_t g = 0; g < groups; ++g) {
             const std::size_t first = std::size_t(t.groups[std::size_t(g)].first);
             const std::size_t c = std::size_t(t.groups[std::size_t(g)].count);
-            Walk(w, treecpu::groupBox(t.sorted.data(), first, c), leafSize, l);
+            treecpu::GroupBox box = treecpu::groupBox(t.sorted.data(), first, c);
+            if (prevAcc) {
+                box.s = treecpu::relativeScale(prevAcc, t.order.data(), first, c);
+                Walk<true>(w, box, leafSize, l);
+            } else {
+                Walk<false>(w, box, leafSize, l);
+            }
             std::size_t listed = 0;
             for (std::size_t k = 0; k < l.rangeCount; ++k)
                 listed += std::size_t(l.ranges[k].second);
@@ -545,7 +600,8 @@ void cpuTreeForces(const HostForceArgs& a)
     std::vector<float>& soa = callerSoa;
     buildTree(static_cast<const Float4*>(a.pos), a.n, a.openingAngle, t);
     thread_local treecpu::WalkTree callerWalk;
-    treecpu::buildWalkTree(t, a.leafSize, callerWalk);
+    const bool relative = a.openingAlpha > 0;
+    treecpu::buildWalkTree(t, a.leafSize, a.G, a.openingAlpha, callerWalk);
     // Sorted positions as x | y | z, padded with copies of the last body (never at zero
     // distance from a list entry that a real body is not also at; their sums are dropped).
     const std::size_t block = HWY_DYNAMIC_DISPATCH(BlockBodies)();
@@ -569,8 +625,22 @@ void cpuTreeForces(const HostForceArgs& a)
             callerMask[a.active[k]] = 1;
         mask = callerMask.data();
     }
+    // The relative criterion's |a_old|: the previous evaluation's (in acc, read by each group
+    // before it writes its rows), or, where there is none, a pre-pass of every row with the
+    // geometric criterion at θ (the guard) into scratch (GADGET-2 starts the same way).
+    const Float4* prevAcc = nullptr;
+    thread_local std::vector<Float4> callerPrePass;
+    if (relative && a.accelerationsValid) {
+        prevAcc = static_cast<const Float4*>(a.acc);
+    } else if (relative) {
+        callerPrePass.assign(a.n, Float4{});
+        HWY_DYNAMIC_DISPATCH(TreeSums)(t, callerWalk, soa.data(), soa.data() + padded, soa.data() + 2 * padded,
+                                       float(a.eps2), float(a.G), a.leafSize, 0, a.n, nullptr, nullptr,
+                                       callerPrePass.data());
+        prevAcc = callerPrePass.data();
+    }
     HWY_DYNAMIC_DISPATCH(TreeSums)(t, callerWalk, soa.data(), soa.data() + padded, soa.data() + 2 * padded, float(a.eps2),
-                                   float(a.G), a.leafSize, rows.begin, rows.end, mask, static_cast<Float4*>(a.acc));
+                                   float(a.G), a.leafSize, rows.begin, rows.end, mask, prevAcc, static_cast<Float4*>(a.acc));
 }
 
 TreeWork treeWork(const HostForceArgs& a)
@@ -580,11 +650,26 @@ TreeWork treeWork(const HostForceArgs& a)
     TreeWork w;
     if (a.n == 0)
         return w;
+    // The relative criterion's |a_old| as cpuTreeForces has them: acc when valid, else the pre-pass
+    // (the same geometric evaluation at θ).
+    std::vector<Float4> prePass;
+    const Float4* prevAcc = nullptr;
+    if (a.openingAlpha > 0 && a.accelerationsValid) {
+        prevAcc = static_cast<const Float4*>(a.acc);
+    } else if (a.openingAlpha > 0) {
+        prePass.assign(a.n, Float4{});
+        HostForceArgs geometric = a;
+        geometric.openingAlpha = 0;
+        geometric.acc = prePass.data();
+        geometric.iBegin = 0, geometric.iEnd = kAllRows, geometric.active = nullptr, geometric.activeCount = 0;
+        cpuTreeForces(geometric);
+        prevAcc = prePass.data();
+    }
     HostTree t;
     buildTree(static_cast<const Float4*>(a.pos), a.n, a.openingAngle, t);
     treecpu::WalkTree walk;
-    treecpu::buildWalkTree(t, a.leafSize, walk);
-    HWY_DYNAMIC_DISPATCH(TreeCounts)(t, walk, a.leafSize, &w.bodyInteractions, &w.cellInteractions);
+    treecpu::buildWalkTree(t, a.leafSize, a.G, a.openingAlpha, walk);
+    HWY_DYNAMIC_DISPATCH(TreeCounts)(t, walk, a.leafSize, prevAcc, &w.bodyInteractions, &w.cellInteractions);
     return w;
 }
 

@@ -59,7 +59,8 @@ inline constexpr std::size_t kTreeHostBytesPerBody =
     + sizeof(tree::Group)                                                           // groups (at most one per body)
     + 2 * sizeof(HostTree::KeyIndex) + 3 * sizeof(int)                              // scratch, sort buffer
     + 3 * sizeof(float)                                                             // SoA x, y, z
-    + 2 * (4 * sizeof(float) + 4 * sizeof(int));                                    // the walk's columns (≤ 2 entries per body)
+    + 2 * (5 * sizeof(float) + 4 * sizeof(int))                                     // the walk's columns (≤ 2 entries per body)
+    + sizeof(Float4);                                                               // the relative criterion's pre-pass
 
 /// Builds the tree over pos[0, n) (N Float4: x, y, z, mass) for opening angle θ into `t`
 /// (reusing its storage). Keys, sort, nodes and the bottom-up moments run in parallel (OpenMP)
@@ -78,6 +79,13 @@ void buildTree(const Float4* pos, std::size_t n, double theta, HostTree& t);
 /// (Highway: AVX-512/AVX2/SSE4), reciprocal square roots as in `cpu` (≤ 3e-7 relative).
 /// Groups are spread over OpenMP threads (dynamic schedule); each body's sum does not depend on
 /// the schedule, so results are bit-identical for any thread count (for one SIMD target).
+/// With args.openingAlpha = α > 0 a cell is accepted only when the relative criterion of
+/// GADGET-2 (Springel 2005, MNRAS 364, 1105, eq. 18) holds too: G M l² / d⁴ ≤ α |a_old|, M the
+/// cell's mass, l its longest side, d the distance from the group's box to its centre of mass,
+/// |a_old| the smallest of the group's previous accelerations: args.acc when
+/// args.accelerationsValid (read before being overwritten), else a pre-pass of every row with the
+/// geometric criterion alone. θ is then the guard (the geometric test still has to pass). Lists
+/// then differ from the CUDA row's, which refuses α > 0.
 /// Throws std::invalid_argument for θ outside (0, 2] or a leaf size outside 1..kMaxLeafSize
 /// (treeParamsProblem's message).
 void cpuTreeForces(const HostForceArgs& args);
@@ -88,7 +96,8 @@ struct TreeWork {
     std::uint64_t bodyInteractions = 0;
     std::uint64_t cellInteractions = 0;
 };
-/// The interaction counts cpuTreeForces makes for these arguments (walks only, no sums).
+/// The interaction counts cpuTreeForces makes for these arguments (walks only, no sums; with
+/// α > 0 and no valid accelerations, after the same pre-pass, which is not counted).
 TreeWork treeWork(const HostForceArgs& args);
 
 } // namespace nbody
