@@ -28,6 +28,7 @@
 #include <system_error>
 #include <tuple>
 #include <numbers>
+#include <cfloat>
 #include <cstring>
 #include <iterator>
 #include <random>
@@ -550,7 +551,9 @@ private slots:
             for (const char ch : t.substr(0, t.find_first_of("eE")))
                 digits += std::isdigit(static_cast<unsigned char>(ch)) ? 1 : 0;
             char shorter[64];
-            for (int d = 1; d < digits - 1; ++d) { // fewer significant digits never reads back
+            // Fewer significant digits never read back; a float's shortest text has at most 9
+            // (FLT_DECIMAL_DIG), so d < 9 as well, which keeps "%.*g" within the buffer.
+            for (int d = 1; d < std::min(digits - 1, FLT_DECIMAL_DIG); ++d) {
                 std::snprintf(shorter, sizeof shorter, "%.*g", d, double(v));
                 if (std::strtof(shorter, nullptr) == v && std::strlen(shorter) < t.size())
                     return "fp32 " + t + " is not the shortest: " + shorter;
