@@ -249,7 +249,7 @@ private slots:
     void offerAfterACrashAndRestoreExactly()
     {
         const World saved = knownWorld();
-        const RestartParams params{1.0, 0.004f, 0.0625f, "cpu", 0, 0, {}};
+        const RestartParams params{1.0, 0.004f, 0.0625f, "cpu", 0, 0, {}, /*units*/ {}, /*unitsOfG*/ {}};
         writeSnapshot(autosavePath().toStdString(), saved, &params, "hdf5");
         leaveCrashMarker();
         const QDateTime savedAt = QFileInfo(autosavePath()).lastModified();

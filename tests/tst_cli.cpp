@@ -509,9 +509,18 @@ private slots:
         QTest::newRow("bench unknown kernel") << QStringList{"bench", "--kernels", "cpu,nosuch"} << "nosuch";
         QTest::newRow("bench zero bodies") << QStringList{"bench", "--kernels", "cpu", "--bodies", "10,0"} << "'0'";
         QTest::newRow("bench bad bodies") << QStringList{"bench", "--kernels", "cpu", "--bodies", "1e3"} << "'1e3'";
-        QTest::newRow("unknown scenario") << QStringList{"run", "--scenario", "blob"} << "unknown scenario 'blob'";
+        // Errors about what an option set name the option the user typed, not the scenario
+        // field behind it ("field 'bodies.generator'", "field 'bodies'"); a scenario file that
+        // cannot be read is worded as a snapshot that cannot be.
+        QTest::newRow("unknown scenario")
+            << QStringList{"run", "--scenario", "blob"}
+            << "nbody run: --scenario: unknown scenario 'blob' (known: cube, plummer, disk-galaxy, galaxy-collision, "
+               "solar-system, figure-eight, cluster-collision; or a scenario file ending in .json)\n";
+        QTest::newRow("too few bodies for the scenario")
+            << QStringList{"run", "--scenario", "galaxy-collision", "--bodies", "3"}
+            << "nbody run: --bodies: a galaxy collision needs at least 4 bodies (got 3)\n";
         QTest::newRow("missing scenario file") << QStringList{"run", "--scenario", "/nonexistent/s.json"}
-                                               << "/nonexistent/s.json";
+                                               << "nbody run: scenario file '/nonexistent/s.json': no such file\n";
         QTest::newRow("scenario and input") << QStringList{"run", "--scenario", "plummer", "--input", "x.bin"}
                                             << "give one";
         QTest::newRow("unknown integrator") << QStringList{"run", "--bodies", "10", "--integrator", "rk4"}

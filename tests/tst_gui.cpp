@@ -181,6 +181,7 @@ private slots:
         QVERIFY(cut.open(QIODevice::WriteOnly));
         cut.write("# bodies = 5\nx,y,z,vx,vy,vz,m\n1,0,0,0,0,0,1\n2,0,0,0,0,0,1\n");
         cut.close();
+        QVERIFY(QDir(m_dir.path()).mkdir(QStringLiteral("dir.json"))); // a scenario "file" that is a directory
         // The app tunes CUDA kernels on a GPU machine: into a cache of the test's own.
         qputenv("NBODY_TUNING_CACHE", m_dir.filePath(QStringLiteral("launch-tuning.json")).toUtf8());
         nbody::tuningCache().reopen(nbody::tuningCachePath());
@@ -738,12 +739,28 @@ private slots:
             << QStringList{QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("--record"),
                            QStringLiteral("/nonexistent/x.mp4"), QStringLiteral("--quit")}
             << QStringLiteral("does not exist");
+        // Errors about what an option set name the option the user typed, not the scenario
+        // field behind it ("field 'bodies.generator'", "field 'bodies'"), in nbody's words.
         QTest::newRow("unknown scenario")
             << QStringList{QStringLiteral("--scenario"), QStringLiteral("blob"), QStringLiteral("--quit")}
-            << QStringLiteral("unknown scenario 'blob'");
+            << QStringLiteral("nbody-sandbox: --scenario: unknown scenario 'blob' (known: %1; or a scenario file "
+                              "ending in .json)\n")
+                   .arg(QString::fromStdString(nbody::knownScenarioIds()));
+        QTest::newRow("too few bodies for the start system")
+            << QStringList{QStringLiteral("--bodies"), QStringLiteral("1"), QStringLiteral("--steps"), QStringLiteral("1"),
+                           QStringLiteral("--quit")}
+            << QStringLiteral("nbody-sandbox: --bodies: a galaxy collision needs at least 4 bodies (got 1)\n");
+        QTest::newRow("too few bodies for the scenario")
+            << QStringList{QStringLiteral("--scenario"), QStringLiteral("cluster-collision"), QStringLiteral("--bodies"),
+                           QStringLiteral("1"), QStringLiteral("--quit")}
+            << QStringLiteral("nbody-sandbox: --bodies: two clusters need at least 2 bodies (got 1)\n");
         QTest::newRow("unreadable scenario file")
             << QStringList{QStringLiteral("--scenario"), QStringLiteral("/nonexistent/s.json"), QStringLiteral("--quit")}
-            << QStringLiteral("/nonexistent/s.json");
+            << QStringLiteral("nbody-sandbox: scenario file '/nonexistent/s.json': no such file\n");
+        QTest::newRow("scenario file is a directory")
+            << QStringList{QStringLiteral("--scenario"), m_dir.filePath(QStringLiteral("dir.json")), QStringLiteral("--quit")}
+            << QStringLiteral("nbody-sandbox: scenario file '%1': not a regular file (a directory)\n")
+                   .arg(m_dir.filePath(QStringLiteral("dir.json")));
         QTest::newRow("scenario and input")
             << QStringList{QStringLiteral("--scenario"), QStringLiteral("plummer"), QStringLiteral("--input"),
                            QStringLiteral("x.bin"), QStringLiteral("--quit")}

@@ -1205,7 +1205,7 @@ private slots:
         // the plot, and its label beside it; still there after the window is resized.
         // The first problem of the charts' markers, "" when none.
         const auto chartsProblem = [&]() -> QString {
-            for (const QString series : {QStringLiteral("total"), QStringLiteral("energy change"),
+            for (const QString& series : {QStringLiteral("total"), QStringLiteral("energy change"),
                                          QStringLiteral("momentum"), QStringLiteral("virial ratio")}) {
                 const QList<QLineSeries*> lines = dock->markerLines(series);
                 const QList<QGraphicsSimpleTextItem*> labels = dock->markerLabels(series);
@@ -1268,7 +1268,7 @@ private slots:
         QTRY_VERIFY(m_view->hasFocus());
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_R, Qt::ControlModifier);
         QTRY_VERIFY_WITH_TIMEOUT(dock->markers().isEmpty(), kWaitMs);
-        for (const QString series : {QStringLiteral("total"), QStringLiteral("energy change"),
+        for (const QString& series : {QStringLiteral("total"), QStringLiteral("energy change"),
                                      QStringLiteral("momentum"), QStringLiteral("virial ratio")}) {
             QVERIFY(dock->markerLines(series).isEmpty());
             QVERIFY(dock->markerLabels(series).isEmpty());

@@ -28,9 +28,12 @@
 #include <system_error>
 #include <tuple>
 #include <numbers>
+#include <cfloat>
 #include <cstring>
 #include <iterator>
 #include <random>
+
+#include <unistd.h>
 
 using namespace nbody;
 
@@ -550,7 +553,9 @@ private slots:
             for (const char ch : t.substr(0, t.find_first_of("eE")))
                 digits += std::isdigit(static_cast<unsigned char>(ch)) ? 1 : 0;
             char shorter[64];
-            for (int d = 1; d < digits - 1; ++d) { // fewer significant digits never reads back
+            // Fewer significant digits never read back; a float's shortest text has at most 9
+            // (FLT_DECIMAL_DIG), so d < 9 as well, which keeps "%.*g" within the buffer.
+            for (int d = 1; d < std::min(digits - 1, FLT_DECIMAL_DIG); ++d) {
                 std::snprintf(shorter, sizeof shorter, "%.*g", d, double(v));
                 if (std::strtof(shorter, nullptr) == v && std::strlen(shorter) < t.size())
                     return "fp32 " + t + " is not the shortest: " + shorter;
@@ -791,7 +796,92 @@ private slots:
         } catch (const ScenarioError& e) {
             QVERIFY2(QString::fromUtf8(e.what()).contains("not valid JSON"), e.what());
         }
-        QVERIFY_THROWS_EXCEPTION(ScenarioError, readScenarioFile(dir.filePath("missing.json").toStdString()));
+        // A file that cannot be read is worded as a snapshot that cannot be ("snapshot 'x': no
+        // such file"), not "x: cannot open the scenario file".
+        const std::string missing = dir.filePath("missing.json").toStdString();
+        try {
+            readScenarioFile(missing);
+            QFAIL("accepted");
+        } catch (const ScenarioError& e) {
+            QCOMPARE(std::string(e.what()), "scenario file '" + missing + "': no such file");
+            QCOMPARE(e.field(), std::string());
+        }
+        const std::string directory = dir.filePath("adir.json").toStdString();
+        QVERIFY(QDir().mkdir(QString::fromStdString(directory)));
+        try {
+            readScenarioFile(directory);
+            QFAIL("accepted");
+        } catch (const ScenarioError& e) {
+            QCOMPARE(std::string(e.what()), "scenario file '" + directory + "': not a regular file (a directory)");
+        }
+        // Unreadable (mode 0): root reads it anyway, so the row checks only as another user.
+        const std::string locked = dir.filePath("locked.json").toStdString();
+        std::ofstream(locked) << js("{'bodies': {'generator': 'plummer'}}");
+        std::filesystem::permissions(locked, std::filesystem::perms::none);
+        if (::geteuid() != 0) {
+            try {
+                readScenarioFile(locked);
+                QFAIL("accepted");
+            } catch (const ScenarioError& e) {
+                QCOMPARE(std::string(e.what()),
+                         "scenario file '" + locked + "': cannot open for reading: permission denied");
+            }
+        } else {
+            QCOMPARE(readScenarioFile(locked).generator, std::string("plummer"));
+        }
+    }
+
+    /// Errors about what a command line's --scenario and --bodies set name those options
+    /// (scenarioFromOption, setBodiesFromOption: nbody's and nbody-sandbox's), not the scenario
+    /// field behind them; the same errors in a scenario file name the file and the field.
+    void commandLineErrorsNameTheOption()
+    {
+        try {
+            (void)scenarioFromOption("nosuch");
+            QFAIL("accepted");
+        } catch (const ScenarioError& e) {
+            QCOMPARE(QString::fromUtf8(e.what()),
+                     QString::fromStdString("--scenario: unknown scenario 'nosuch' (known: " + knownScenarioIds() +
+                                            "; or a scenario file ending in .json)"));
+            QCOMPARE(e.field(), std::string("bodies.generator"));
+        }
+        // A model's own minimum (a galaxy collision: 4) and a generator's (two clusters: 2).
+        const auto message = [](const ScenarioSpec& spec) -> QString {
+            try {
+                (void)buildScenario(spec);
+            } catch (const ScenarioError& e) {
+                if (e.field() != "bodies.N")
+                    return QString::fromStdString("field " + e.field() + ": " + e.what());
+                return QString::fromUtf8(e.what());
+            }
+            return QStringLiteral("<no error>");
+        };
+        ScenarioSpec galaxies = scenarioFromOption("galaxy-collision");
+        setBodiesFromOption(galaxies, 3);
+        QCOMPARE(message(galaxies), QStringLiteral("--bodies: a galaxy collision needs at least 4 bodies (got 3)"));
+        ScenarioSpec clusters = scenarioFromOption("cluster-collision");
+        setBodiesFromOption(clusters, 1);
+        QCOMPARE(message(clusters), QStringLiteral("--bodies: two clusters need at least 2 bodies (got 1)"));
+        // Not set by an option: the field, as the library's callers (the New dialog) name it.
+        QCOMPARE(message(scenarioSpec("galaxy-collision", 3)),
+                 QStringLiteral("field 'bodies.N': a galaxy collision needs at least 4 bodies (got 3)"));
+        // A scenario file (any case of .json): its own N names the file and the field; --bodies
+        // over it names the option.
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("few.JSON").toStdString();
+        std::ofstream(path) << js("{'bodies': {'generator': 'galaxy-collision', 'N': 2}}");
+        ScenarioSpec file = scenarioFromOption(path);
+        QCOMPARE(message(file),
+                 QString::fromStdString(path + ": field 'bodies.N': a galaxy collision needs at least 4 bodies (got 2)"));
+        setBodiesFromOption(file, 3);
+        QCOMPARE(message(file), QStringLiteral("--bodies: a galaxy collision needs at least 4 bodies (got 3)"));
+        try {
+            (void)scenarioFromOption(dir.filePath("missing.json").toStdString());
+            QFAIL("accepted");
+        } catch (const ScenarioError& e) {
+            QCOMPARE(QString::fromUtf8(e.what()),
+                     QStringLiteral("scenario file '%1': no such file").arg(dir.filePath("missing.json")));
+        }
     }
 
     void fileErrorsNameTheField_data()

@@ -801,7 +801,7 @@ void TestSnapshot::storedParamsEachOnItsOwn()
     if (csv) {
         writeBytes(path, comments + "x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n-1,0,0,0,-0.5,0,1\n0,3,0,0,0,0,2\n");
     } else {
-        RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}};
+        RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}, /*units*/ {}, /*unitsOfG*/ {}};
         if (G > 0)
             p.G = G;
         if (dt > 0)
@@ -884,7 +884,7 @@ void TestSnapshot::invalidStoredParamRefused()
     if (name.endsWith(".csv")) {
         writeBytes(path, comments + "x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n-1,0,0,0,-0.5,0,1\n0,3,0,0,0,0,2\n");
     } else {
-        RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}};
+        RestartParams p{std::nullopt, std::nullopt, std::nullopt, {}, 0, 0, {}, /*units*/ {}, /*unitsOfG*/ {}};
         if (comments == "G")
             p.G = std::nan("");
         else
@@ -1064,7 +1064,8 @@ void TestSnapshot::hdf5IsolatedReadIsBitIdentical()
     SimParams stored;
     stored.integrator = "yoshida4";
     stored.openingAngle = 0.7f;
-    const RestartParams params{6.674e-11, 1e-6f, 0.0123f, "cpu", 96, 3, storedParamValues(stored)};
+    const RestartParams params{6.674e-11, 1e-6f, 0.0123f, "cpu", 96, 3, storedParamValues(stored),
+                               /*units*/ {}, /*unitsOfG*/ {}};
     const QString withParams = file(QStringLiteral("isolated-params.h5"));
     const QString without = file(QStringLiteral("isolated.h5"));
     writeHdf5Snapshot(withParams.toStdString(), w, &params);
@@ -1748,7 +1749,8 @@ void TestSnapshot::exactRestart()
     Simulation first(initial, params, k);
     first.step(100);
     const World& at100 = first.world();
-    RestartParams rp{params.G, params.eps2, params.dt, k, params.blockSize, params.tileWidthFactor, {}};
+    RestartParams rp{params.G, params.eps2, params.dt, k, params.blockSize, params.tileWidthFactor, {},
+                     /*units*/ {}, /*unitsOfG*/ {}};
     const QString path = file(name);
     writeSnapshot(path.toStdString(), at100, &rp);
     // The state moved: the comparison below could fail.

@@ -26,12 +26,6 @@ QString absolute(const QString& path)
     return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
 }
 
-/// A scenario's registry id, or a scenario file (as the command line tells them apart).
-bool isScenarioFile(const QString& scenario)
-{
-    return !findScenario(scenario.toStdString()) && scenario.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
-}
-
 } // namespace
 
 void applyRememberedStart(StartupConfig& config, const QSettings& settings, double stepsPerSecond)
@@ -49,7 +43,8 @@ void applyRememberedStart(StartupConfig& config, const QSettings& settings, doub
     const QString scenario = settings.value(QLatin1String(settingsKey::kScenario)).toString();
     if (scenario.isEmpty())
         return;
-    if (isScenarioFile(scenario) ? !QFileInfo(scenario).isFile() : !findScenario(scenario.toStdString()))
+    const std::string id = scenario.toStdString(); // a registry id or a file, as the command line tells them apart
+    if (namesScenarioFile(id) ? !QFileInfo(scenario).isFile() : !findScenario(id))
         return; // gone (a file) or no longer in the registry: the default start system
     config.scenario = scenario;
     // An N chosen for a kernel that is gone (a GPU's million bodies) is not the CPU's: then the

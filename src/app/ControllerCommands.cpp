@@ -241,8 +241,8 @@ void SimulationController::addEdit(double x, double y, double z, double dragX, d
                 std::string what;
                 if (cluster) {
                     const std::size_t n = std::size_t(std::max(1, clusterBodies));
-                    const double mass = mc.mass / double(world.size()) * double(n);
-                    bodies = makePlummerCluster(n, mass, 0.02 * f.radius, Double3{x, y, z}, v, G, m_editSeed++);
+                    const double clusterMass = mc.mass / double(world.size()) * double(n);
+                    bodies = makePlummerCluster(n, clusterMass, 0.02 * f.radius, Double3{x, y, z}, v, G, m_editSeed++);
                     what = "added a Plummer cluster of " + std::to_string(n) + " bodies";
                 } else {
                     // The Add body tool's mass and radius; a negative mass: the system's largest.

@@ -41,15 +41,6 @@ ScenarioSpec snapshotSpec(const QString& path)
     return s;
 }
 
-/// A registry id or a scenario file (.json), as on the command line of nbody.
-ScenarioSpec specFor(const QString& scenario)
-{
-    const std::string id = scenario.toStdString();
-    if (findScenario(id) || !scenario.endsWith(QLatin1String(".json"), Qt::CaseInsensitive))
-        return scenarioSpec(id); // ScenarioError naming the known ids
-    return readScenarioFile(id);
-}
-
 } // namespace
 
 void SimulationController::initialize(const StartupConfig& config)
@@ -87,7 +78,9 @@ void SimulationController::initialize(const StartupConfig& config)
 void SimulationController::startFromScenario(const StartupConfig& config, StartSystem& s)
 {
     try {
-        ScenarioSpec spec = specFor(config.scenario);
+        // A registry id or a scenario file (.json), as on the command line of nbody: errors
+        // about what --scenario and --bodies set name those options.
+        ScenarioSpec spec = scenarioFromOption(config.scenario.toStdString());
         QString sized;
         std::string sizedKernel; // a tree row that sizeStartSystem chose over `runs`
         const ScenarioInfo* row = findScenario(spec.generator);
@@ -100,7 +93,10 @@ void SimulationController::startFromScenario(const StartupConfig& config, StartS
         StepPredictor predictor;
         bool sizeIt = row && !row->fixedBodies && !spec.bodies && config.sizeForStepsPerSecond > 0;
         if (row && config.bodiesGiven && !row->fixedBodies) {
-            spec.bodies = std::size_t(config.bodies);
+            if (config.bodiesRemembered)
+                spec.bodies = std::size_t(config.bodies);
+            else
+                setBodiesFromOption(spec, std::size_t(config.bodies));
             sizeIt = false;
             // A remembered N is rebuilt only while its step is quick: the user did not ask for it
             // now, and a step in progress cannot be interrupted.

@@ -131,10 +131,9 @@ void EditPresenter::createActions(QMainWindow* window)
         if (tool == Viewport::Tool::AddBody && !m_optionsBarPlaced) {
             // Placed the first time it shows, when the main toolbar is there: a row of its own
             // below it, so the main toolbar keeps its room.
-            auto* window = qobject_cast<QMainWindow*>(m_optionsBar->parent());
-            if (window) {
-                window->addToolBarBreak(Qt::TopToolBarArea);
-                window->addToolBar(Qt::TopToolBarArea, m_optionsBar);
+            if (auto* mainWindow = qobject_cast<QMainWindow*>(m_optionsBar->parent())) {
+                mainWindow->addToolBarBreak(Qt::TopToolBarArea);
+                mainWindow->addToolBar(Qt::TopToolBarArea, m_optionsBar);
             }
             m_optionsBarPlaced = true;
         }

@@ -112,10 +112,10 @@ void ParamForm::setParams(const nbody::SimParams& p)
             s->setValue(text.toInt());
         else if (auto* d = qobject_cast<QDoubleSpinBox*>(it->second))
             d->setValue(text.toDouble());
-        else if (auto* c = qobject_cast<QCheckBox*>(it->second))
-            c->setChecked(text == QLatin1String("true"));
-        else if (auto* c = qobject_cast<QComboBox*>(it->second))
-            c->setCurrentText(text);
+        else if (auto* check = qobject_cast<QCheckBox*>(it->second))
+            check->setChecked(text == QLatin1String("true"));
+        else if (auto* combo = qobject_cast<QComboBox*>(it->second))
+            combo->setCurrentText(text);
         else if (auto* l = qobject_cast<QLineEdit*>(it->second))
             l->setText(text);
     }

@@ -77,7 +77,8 @@ struct PreparedSystem {
 };
 
 /// The system of `--scenario ID|FILE.json` (with --bodies / --seed for generators). Throws
-/// ScenarioError (naming the field), FormatError (snapshot) or std::invalid_argument.
+/// ScenarioError (naming --scenario or --bodies for what they set, else the file and the field),
+/// FormatError (snapshot) or std::invalid_argument.
 PreparedSystem scenarioSystem(const char* command, const SystemOptions& o);
 
 /// Builds the system: a scenario, a snapshot file or the default cube. Returns 0, or 2 after

@@ -16,28 +16,10 @@
 
 namespace nbody::cli {
 
-namespace {
-
-bool endsWith(const std::string& s, const char* suffix)
-{
-    const std::string t(suffix);
-    return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
-}
-
-} // namespace
-
 PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
 {
-    // A registry id, or a scenario file (anything ending in .json or naming no registry row).
-    ScenarioSpec spec;
-    if (findScenario(o.scenario)) {
-        spec = scenarioSpec(o.scenario);
-    } else if (!endsWith(o.scenario, ".json")) {
-        throw std::invalid_argument("unknown scenario '" + o.scenario + "' (known: " + knownScenarioIds() +
-                                    "; or a scenario file ending in .json)");
-    } else {
-        spec = readScenarioFile(o.scenario);
-    }
+    // A registry id, or a scenario file (a name ending in .json); errors name --scenario.
+    ScenarioSpec spec = scenarioFromOption(o.scenario);
     if (!spec.generator.empty()) {
         const ScenarioInfo* row = findScenario(spec.generator);
         if (o.bodiesGiven) {
@@ -45,7 +27,7 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
                 std::fprintf(stderr, "nbody %s: note: '%s' has %zu bodies by definition; --bodies ignored\n",
                              command, std::string(row->id).c_str(), row->defaultBodies);
             else
-                spec.bodies = o.bodies;
+                setBodiesFromOption(spec, o.bodies);
         }
         if (o.seedGiven)
             spec.seed = o.seed;

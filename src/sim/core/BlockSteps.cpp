@@ -65,8 +65,11 @@ std::string levelHistogramText(const BlockLevels& b)
 {
     std::string s;
     for (std::size_t k = 0; k < b.histogram.size(); ++k)
-        if (b.histogram[k] > 0)
-            s += (s.empty() ? "" : " ") + std::to_string(k) + ":" + std::to_string(b.histogram[k]);
+        if (b.histogram[k] > 0) {
+            if (!s.empty())
+                s += ' ';
+            s += std::to_string(k) + ':' + std::to_string(b.histogram[k]);
+        }
     return s;
 }
 

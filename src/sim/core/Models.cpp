@@ -18,11 +18,11 @@ constexpr double kPi = std::numbers::pi;
 void checkBodies(std::size_t n, std::size_t minimum, const char* model)
 {
     if (n < minimum)
-        throw std::invalid_argument(std::string(model) + " needs at least " + std::to_string(minimum) +
-                                    " bodies (got " + std::to_string(n) + ")");
+        throw BodyCountError(std::string(model) + " needs at least " + std::to_string(minimum) + " bodies (got " +
+                             std::to_string(n) + ")");
     if (n > kMaxBodies)
-        throw std::invalid_argument("the number of bodies " + std::to_string(n) + " exceeds the limit of " +
-                                    std::to_string(kMaxBodies));
+        throw BodyCountError("the number of bodies " + std::to_string(n) + " exceeds the limit of " +
+                             std::to_string(kMaxBodies));
 }
 
 void checkPositive(double v, const char* what)

@@ -11,9 +11,17 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace nbody {
+
+/// A number of bodies that a model cannot be made of ("a galaxy collision needs at least 4
+/// bodies (got 1)"), apart from the model's other argument checks (std::invalid_argument).
+class BodyCountError : public std::invalid_argument {
+public:
+    using std::invalid_argument::invalid_argument;
+};
 
 /// The bodies of a model: the fp32 World and the exact fp64 state it was rounded from.
 struct ModelBodies {
@@ -38,8 +46,8 @@ ModelBodies fromFp64(Fp64State state, const std::vector<Group>& groups = {}, con
 ///
 /// Masses: "equal" (1/N each) or "salpeter": dN/dm ∝ m^{−2.35} between 1 and massRatio, scaled
 /// to a total of 1 (positions and velocities independent of the mass: no mass segregation).
-/// Throws std::invalid_argument for N = 0 or above kMaxBodies, massCutoff outside (0, 1],
-/// an unknown spectrum or massRatio < 1.
+/// Throws BodyCountError for N = 0 or above kMaxBodies, std::invalid_argument for massCutoff
+/// outside (0, 1], an unknown spectrum or massRatio < 1.
 struct PlummerParams {
     std::size_t bodies = 4096;
     std::uint64_t seed = 42;
@@ -69,7 +77,7 @@ double plummerHalfMassRadius(double massCutoff);
 /// eq. 2.28. Units: G = 1, disk mass and scale length 1 by default.
 /// The disk lies in the xy plane, rotating counter-clockwise about +z; the system is moved to its
 /// centre-of-mass frame. Groups: Star (disk), DarkMatter (halo).
-/// Throws std::invalid_argument for N < 2, non-positive masses or lengths, diskFraction outside
+/// Throws BodyCountError for N < 2, std::invalid_argument for non-positive masses or lengths, diskFraction outside
 /// (0, 1), toomreQ ≤ 0.
 struct DiskGalaxyParams {
     std::size_t bodies = 8192;
@@ -91,7 +99,7 @@ ModelBodies makeDiskGalaxy(const DiskGalaxyParams& p, const Progress& progress =
 /// the orbital plane, the second is inclined by `inclination` degrees about the x axis.
 /// Relative orbit (two-body, total mass M): p = 2 r_p, r = p / (1 + cos f),
 /// v_r = sqrt(GM/p) sin f, v_t = sqrt(GM/p) (1 + cos f); the bodies are in the centre-of-mass
-/// frame. Throws std::invalid_argument for N < 4, separation ≤ pericentre or pericentre ≤ 0.
+/// frame. Throws BodyCountError for N < 4, std::invalid_argument for separation ≤ pericentre or pericentre ≤ 0.
 struct GalaxyCollisionParams {
     DiskGalaxyParams galaxy;    ///< `bodies` is the total of both galaxies
     double pericentre = 6.0;    ///< length units

@@ -9,6 +9,7 @@
 #include "sim/io/Snapshot.h"
 
 #include "sim/base/AtomicFile.h"
+#include "sim/base/PathNames.h"
 #include "sim/base/ShortestText.h"
 #include "sim/core/Integrators.h"
 #include "sim/core/KernelRegistry.h"
@@ -16,7 +17,9 @@
 #include "sim/core/Scenario.h"
 #include "sim/io/Tipsy.h"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -33,6 +36,17 @@ ScenarioError::ScenarioError(std::string field, std::string problem, const std::
                             problem),
       m_field(std::move(field)), m_problem(std::move(problem))
 {
+}
+
+ScenarioError::ScenarioError(const Message& what, std::string field, std::string problem)
+    : std::invalid_argument(what.text), m_field(std::move(field)), m_problem(std::move(problem))
+{
+}
+
+ScenarioError ScenarioError::ofOption(std::string field, const std::string& option, std::string problem)
+{
+    Message what{option + ": " + problem}; // before `problem` is moved from
+    return ScenarioError(what, std::move(field), std::move(problem));
 }
 
 namespace {
@@ -364,9 +378,11 @@ json parseTracked(const std::string& text, const std::string& source)
 
 ScenarioSpec readScenarioFile(const std::string& path)
 {
+    if (const std::string why = unreadableFileReason(path); !why.empty())
+        throw ScenarioError("", why, "scenario file '" + path + "'");
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        throw ScenarioError("", "cannot open the scenario file", path);
+        throw ScenarioError("", "cannot open for reading", "scenario file '" + path + "'");
     std::stringstream buf;
     buf << in.rdbuf();
     const json doc = parseTracked(buf.str(), path);
@@ -379,6 +395,33 @@ ScenarioSpec readScenarioFile(const std::string& path)
     } catch (const json::exception& e) { // a value that cannot be converted (should not happen: types are checked)
         throw ScenarioError("", e.what(), path);
     }
+}
+
+bool namesScenarioFile(std::string_view idOrFile)
+{
+    std::string lower(idOrFile);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return !findScenario(idOrFile) && lower.ends_with(".json");
+}
+
+ScenarioSpec scenarioFromOption(const std::string& idOrFile)
+{
+    if (findScenario(idOrFile)) {
+        ScenarioSpec s = scenarioSpec(idOrFile);
+        s.options.emplace_back("bodies.generator", "--scenario");
+        return s;
+    }
+    if (!namesScenarioFile(idOrFile))
+        throw ScenarioError::ofOption("bodies.generator", "--scenario",
+                                      "unknown scenario '" + idOrFile + "' (known: " + knownScenarioIds() +
+                                          "; or a scenario file ending in .json)");
+    return readScenarioFile(idOrFile);
+}
+
+void setBodiesFromOption(ScenarioSpec& spec, std::size_t bodies)
+{
+    spec.bodies = bodies;
+    spec.options.emplace_back("bodies.N", "--bodies");
 }
 
 json toJson(const ScenarioSpec& s)

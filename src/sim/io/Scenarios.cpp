@@ -241,6 +241,16 @@ const std::array<ScenarioInfo, 7> kScenarios{{
      "scale (1), separation (12), speed (1, closing), density (300)", generateClusterCollision, "", true},
 }};
 
+/// The error of field `field` of `spec`: naming the command-line option that set it
+/// (ScenarioSpec::options), else the field and the scenario file, when there is one.
+ScenarioError scenarioError(const ScenarioSpec& spec, std::string field, std::string problem)
+{
+    for (const auto& [f, option] : spec.options)
+        if (f == field)
+            return ScenarioError::ofOption(std::move(field), option, std::move(problem));
+    return ScenarioError(std::move(field), std::move(problem), spec.source);
+}
+
 } // namespace
 
 std::string unitsOfG(const ScenarioSpec& spec)
@@ -289,26 +299,28 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base, con
     if (!spec.generator.empty()) {
         const ScenarioInfo* row = findScenario(spec.generator);
         if (!row)
-            throw ScenarioError("bodies.generator", "unknown generator '" + spec.generator + "' (known: " +
-                                                        knownScenarioIds() + ")", spec.source);
+            throw scenarioError(spec, "bodies.generator",
+                                "unknown generator '" + spec.generator + "' (known: " + knownScenarioIds() + ")");
         if (row->fixedBodies && spec.bodies && *spec.bodies != row->defaultBodies)
-            throw ScenarioError("bodies.N", "'" + std::string(row->id) + "' has a fixed number of bodies (" +
-                                                std::to_string(row->defaultBodies) + ")", spec.source);
+            throw scenarioError(spec, "bodies.N", "'" + std::string(row->id) + "' has a fixed number of bodies (" +
+                                                      std::to_string(row->defaultBodies) + ")");
         const std::size_t n = spec.bodies.value_or(row->defaultBodies);
         if (n < 1 || n > kMaxBodies)
-            throw ScenarioError("bodies.N", "must be from 1 to " + std::to_string(kMaxBodies) + " (got " +
-                                                std::to_string(n) + ")", spec.source);
+            throw scenarioError(spec, "bodies.N", "must be from 1 to " + std::to_string(kMaxBodies) + " (got " +
+                                                      std::to_string(n) + ")");
         try {
             checkHostMemory(n); // before the generator allocates anything
         } catch (const std::invalid_argument& e) {
-            throw ScenarioError("bodies.N", e.what(), spec.source);
+            throw scenarioError(spec, "bodies.N", e.what());
         }
         try {
             b.bodies = row->generate(spec.args, n, spec.seed, progress.part(0, 0.95));
         } catch (const ScenarioError& e) {
-            throw ScenarioError(e.field(), e.problem(), spec.source);
+            throw scenarioError(spec, e.field(), e.problem());
+        } catch (const BodyCountError& e) {
+            throw scenarioError(spec, "bodies.N", e.what()); // fewer bodies than the model needs
         } catch (const std::invalid_argument& e) {
-            throw ScenarioError("bodies", e.what(), spec.source); // the model's own check (names the quantity)
+            throw scenarioError(spec, "bodies", e.what()); // the model's own check (names the quantity)
         }
         b.params.G = row->G;
         b.params.eps2 = row->eps2;
@@ -333,11 +345,10 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base, con
         Snapshot snap = readSnapshot(spec.snapshot);
         progress.check(0.95);
         if (!spec.snapshotFormat.empty() && snap.formatId != spec.snapshotFormat)
-            throw ScenarioError("bodies.format",
+            throw scenarioError(spec, "bodies.format",
                                 "says \"" + spec.snapshotFormat + "\", but the content of '" + spec.snapshot
                                     + "' is " + std::string(findSnapshotFormat(snap.formatId)->name)
-                                    + " (correct the format, or leave it out: it is detected from the file)",
-                                spec.source);
+                                    + " (correct the format, or leave it out: it is detected from the file)");
         b.bodies.world = std::move(snap.world);
         b.warnings = std::move(snap.warnings);
         // The scenario's parameters, else each one the snapshot stores, else a new system's
@@ -357,7 +368,7 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base, con
             try {
                 (void)applyStoredParams(snap.params->stored, b.params, keepDirection);
             } catch (const std::invalid_argument& e) {
-                throw ScenarioError("bodies.snapshot", e.what(), spec.source);
+                throw scenarioError(spec, "bodies.snapshot", e.what());
             }
             if (!snap.params->units.empty())
                 b.units = snap.params->units;
@@ -387,7 +398,7 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base, con
     for (const auto& [key, text] : spec.params)
         if (const ParamInfo* row = findParam(key))
             if (const std::string why = row->set(text, b.params); !why.empty())
-                throw ScenarioError(key, why, spec.source);
+                throw scenarioError(spec, key, why);
     World& w = b.bodies.world;
     if (spec.density) {
         for (std::size_t i = 0; i < w.size(); ++i)

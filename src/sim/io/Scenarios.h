@@ -44,14 +44,22 @@
 namespace nbody {
 
 /// A scenario that cannot be used; field() names the culprit ("" for the file as a whole) and
-/// what() reads "<source>: field '<field>': <problem>" (source: the file, when there is one).
+/// what() reads "<source>: field '<field>': <problem>" (source: the file, when there is one), or,
+/// for a field that a command-line option set (ScenarioSpec::options), "<option>: <problem>".
 class ScenarioError : public std::invalid_argument {
 public:
     ScenarioError(std::string field, std::string problem, const std::string& source = {});
+    /// The error of a field that the command-line option `option` ("--bodies") set: what() names
+    /// the option, not the field.
+    static ScenarioError ofOption(std::string field, const std::string& option, std::string problem);
     const std::string& field() const { return m_field; }
     const std::string& problem() const { return m_problem; }
 
 private:
+    struct Message {
+        std::string text; ///< the whole of what()
+    };
+    ScenarioError(const Message& what, std::string field, std::string problem);
     std::string m_field, m_problem;
 };
 
@@ -113,6 +121,11 @@ struct ScenarioSpec {
     /// text) in table order: θ, leaf size, reverse, launch parameters, rows declared at run time.
     /// A scenario file has them as top-level keys of the row's type ("openingAngle": 0.45).
     std::vector<std::pair<std::string, std::string>> params;
+    /// The fields that command-line options set, as (JSON path, option): ("bodies.generator",
+    /// "--scenario"), ("bodies.N", "--bodies"). Errors about them name the option, which is what
+    /// the user typed (scenarioFromOption, setBodiesFromOption); errors about the others name the
+    /// field (and the file).
+    std::vector<std::pair<std::string, std::string>> options;
 };
 
 /// The rows of the parameter table that a scenario keeps in `params` (every row but G, eps2,
@@ -125,7 +138,8 @@ std::vector<std::pair<std::string, std::string>> scenarioParamValues(const SimPa
 std::string unitsOfG(const ScenarioSpec& spec);
 
 /// The recipe of registry row `id` (throws ScenarioError naming "bodies.generator" for an
-/// unknown id), with N and seed when given.
+/// unknown id), with N and seed when given. A command line's `--scenario` goes through
+/// scenarioFromOption, whose errors name the option.
 ScenarioSpec scenarioSpec(std::string_view id, std::optional<std::size_t> bodies = {},
                           std::optional<std::uint64_t> seed = {});
 
@@ -133,8 +147,22 @@ ScenarioSpec scenarioSpec(std::string_view id, std::optional<std::size_t> bodies
 /// Throws ScenarioError naming the field.
 ScenarioSpec parseScenario(const nlohmann::json& doc, const std::string& baseDir = {});
 /// Reads and parses a scenario file; errors name the file and the field (ScenarioError; a file
-/// that cannot be read or is not JSON has field "").
+/// that cannot be read or is not JSON has field ""). A file that cannot be read reads
+/// "scenario file '<path>': no such file" (unreadableFileReason, sim/base/PathNames.h: not a
+/// regular file, cannot open for reading: permission denied), as a snapshot's does.
 ScenarioSpec readScenarioFile(const std::string& path);
+
+/// The recipe of a command line's `--scenario ID|FILE` (nbody's and nbody-sandbox's): registry
+/// row `ID`, else the scenario file FILE (a name ending in .json, in any case; readScenarioFile).
+/// Throws ScenarioError: for anything else "--scenario: unknown scenario 'x' (known: …; or a
+/// scenario file ending in .json)"; for a file, its errors naming the file and the field.
+ScenarioSpec scenarioFromOption(const std::string& idOrFile);
+/// Whether `--scenario idOrFile` names a scenario file: no registry row has that id, and it ends
+/// in .json (in any case).
+bool namesScenarioFile(std::string_view idOrFile);
+/// Sets the generator's N from the command line's --bodies: errors about N (out of range, fewer
+/// than the model needs, more than memory holds) then name --bodies.
+void setBodiesFromOption(ScenarioSpec& spec, std::size_t bodies);
 /// The scenario as a JSON document (every set field; the format tag and version).
 nlohmann::json toJson(const ScenarioSpec& spec);
 /// Writes toJson(spec) to `path` atomically (writeFileAtomically); throws std::runtime_error

@@ -90,10 +90,8 @@ Snapshot readSnapshot(const std::string& path)
 {
     namespace fs = std::filesystem;
     std::error_code ec;
-    if (!fs::exists(path, ec))
-        throw FormatError("snapshot '" + path + "': no such file");
-    if (!fs::is_regular_file(path, ec))
-        throw FormatError("snapshot '" + path + "': not a regular file");
+    if (const std::string why = unreadableFileReason(path); !why.empty())
+        throw FormatError("snapshot '" + path + "': " + why);
     const std::uintmax_t size = fs::file_size(path, ec);
     if (ec)
         throw FormatError("snapshot '" + path + "': cannot determine the size: " + ec.message());
