@@ -709,6 +709,21 @@ private slots:
         QVERIFY2(ms > 0 && ms < kSolarStepBoundMs, qPrintable(run.stdoutText));
     }
 
+    /// A display platform without OpenGL contexts (Qt's minimal platform here; offscreen is the
+    /// same) is refused with the reason and exit status 1 before the window exists: Qt 6.4 crashes
+    /// in its backing store drawing a QOpenGLWidget there.
+    void platformWithoutOpenGlIsRefused()
+    {
+        QProcessEnvironment env;
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("minimal"));
+        const Run run = runApp({QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("--quit")}, env);
+        QVERIFY(run.finished);
+        QVERIFY2(run.exitCode == 1,
+                 qPrintable(QStringLiteral("exit status %1 (-1: crashed), stderr:\n%2").arg(run.exitCode).arg(run.stderrText)));
+        QVERIFY2(run.stderrText.contains(QLatin1String("the display platform 'minimal' gives no OpenGL context")),
+                 qPrintable(run.stderrText));
+    }
+
     void badOptions_data()
     {
         QTest::addColumn<QStringList>("args");

@@ -30,6 +30,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
+#include <QOpenGLContext>
 
 #include <cstdio>
 
@@ -69,6 +70,17 @@ int runWindow(int argc, char* argv[], const nbody::app::CommandLine& commandLine
                                                  QIcon(QStringLiteral(":/icons/" NBODY_APP_ID ".svg"))));
     nbody::app::registerMetaTypes();
 
+    // The view is a QOpenGLWidget: on a display platform without OpenGL contexts (Qt's offscreen
+    // and minimal platforms, a server without GLX) Qt 6.4 cannot draw it and crashes in its
+    // backing store's flush, so the app asks for a context first and says why it cannot start.
+    if (QOpenGLContext probe; !probe.create()) {
+        std::fprintf(stderr,
+                     "nbody-sandbox: the display platform '%s' gives no OpenGL context, and the view needs "
+                     "one: run it on a desktop, or under xvfb-run (Mesa's llvmpipe draws without a GPU); "
+                     "the command-line program nbody runs, renders and benchmarks without a display\n",
+                     qPrintable(QGuiApplication::platformName()));
+        return 1;
+    }
     nbody::app::MainWindow window(commandLine.config, commandLine.automation);
     window.show();
     return QApplication::exec();
