@@ -492,6 +492,9 @@ private slots:
         QTest::newRow("theta with force accuracy (tune)")
             << QStringList{"tune", "--kernels", "tree-cpu", "--force-accuracy", "1e-3", "--theta", "0.4"}
             << "--theta excludes --force-accuracy";
+        QTest::newRow("opening alpha with force accuracy") // the accuracy picks α too
+            << QStringList{"run", "--bodies", "10", "--kernel", "tree-cpu", "--opening-alpha", "0.004", "--force-accuracy", "1e-3"}
+            << "--opening-alpha excludes --force-accuracy";
         QTest::newRow("force accuracy 0") << QStringList{"validate", "--bodies", "10", "--force-accuracy", "0"}
                                           << "--force-accuracy: force accuracy (p99) = 0 is outside (0, 1]";
         QTest::newRow("force accuracy nan") << QStringList{"bench", "--kernels", "tree-cpu", "--force-accuracy", "nan"}
@@ -549,25 +552,28 @@ private slots:
             << QStringList{"validate", "--kernel", "cpu", "--bodies", "100000000"} << "--budget";
         QTest::newRow("validate zero steps") << QStringList{"validate", "--kernel", "cpu", "--steps", "0"} << "--steps";
     }
-    // --force-accuracy X on tree-cpu: θ is the largest of the calibration table whose p99 (at
-    // N = 131 072) is ≤ X, and the p99 measured here is ≤ X. The table was measured at N = 131 072;
-    // here N = 20 011 (no multiple of any block size, ~10 s a run). Fewer bodies give a smaller p99
-    // at the same θ (fewer cells far enough to be taken as multipoles): at N = 20 011 every θ of
-    // the table measured 0.39 to 0.85 of its calibrated p99 (docs/tree.md), so no tolerance is
-    // added: the target itself is the bound. X is chosen just above a row's p99 and below the
-    // next row's p99 measured here (0.5: 7.68e-4 ≤ 8e-4 < 1.16e-3, 0.6's here; 0.75: 3.31e-3 ≤
-    // 3.4e-3 < 4.43e-3, 0.9's here), so a θ one row too large fails the bound as well.
+    // --force-accuracy X on tree-cpu: the cheapest setting of the calibration tables whose p99 (at
+    // N = 131 072) is ≤ X — θ = 1 with the relative criterion's α for these targets — and the p99
+    // measured here is ≤ X. The tables were measured at N = 131 072; here N = 20 011 (no multiple
+    // of any block size, ~10 s a run). Fewer bodies give a smaller p99 at the same setting: at
+    // N = 20 011 the α points measured 0.76 to 0.86 of their calibrated p99 (docs/tree.md), so no
+    // tolerance is added: the target itself is the bound. X is chosen just above a point's p99
+    // and below the next cheaper point's p99 measured here (α 0.003: 7.15e-4 ≤ 7.2e-4 < 7.62e-4,
+    // α 0.004's here; α 0.01: 1.88e-3 ≤ 1.9e-3 < 2.28e-3, α 0.02's here), so a setting one point
+    // too cheap fails the bound as well.
     void validateForceAccuracy_data()
     {
         QTest::addColumn<double>("target");
         QTest::addColumn<double>("theta");
-        QTest::newRow("8e-4: theta 0.5") << 8e-4 << 0.5;
-        QTest::newRow("3.4e-3: theta 0.75") << 3.4e-3 << 0.75;
+        QTest::addColumn<double>("alpha");
+        QTest::newRow("7.2e-4: alpha 0.003") << 7.2e-4 << 1.0 << 0.003;
+        QTest::newRow("1.9e-3: alpha 0.01") << 1.9e-3 << 1.0 << 0.01;
     }
     void validateForceAccuracy()
     {
         QFETCH(double, target);
         QFETCH(double, theta);
+        QFETCH(double, alpha);
         QTemporaryDir dir;
         const QString json = dir.filePath("v.json");
         const QString x = QString::number(target);
@@ -579,6 +585,7 @@ private slots:
         const QJsonObject k = QJsonDocument::fromJson(f.readAll()).object()["kernels"].toArray()[0].toObject();
         QCOMPARE(k["id"].toString(), QStringLiteral("tree-cpu"));
         QCOMPARE(k["openingAngle"].toDouble(), theta);
+        QCOMPARE(k["openingAlpha"].toDouble(), alpha);
         const QJsonObject a = k["forceAccuracy"].toObject();
         QCOMPARE(a["target"].toDouble(), target);
         const double p99 = a["p99"].toDouble();
@@ -586,7 +593,8 @@ private slots:
         QVERIFY2(p99 > 0 && p99 <= target, qPrintable(QString::number(p99)));
         QCOMPARE(a["met"].toBool(), true);
         const QRegularExpression line("\\nAccuracy tree-cpu: force accuracy \\(p99\\) asked [\\d.e+-]+: theta = " +
-                                      QRegularExpression::escape(QString::number(theta)) +
+                                      QRegularExpression::escape(QString::number(theta)) + ", alpha = " +
+                                      QRegularExpression::escape(QString::number(alpha)) +
                                       " \\(calibrated p99 [\\d.e+-]+\\), p99 achieved [\\d.e+-]+: met\\n");
         QVERIFY2(r.out.contains(line), qPrintable(r.out));
     }

@@ -63,9 +63,12 @@ private slots:
         auto* advanced = dock.findChild<QToolButton*>(QStringLiteral("treeAdvancedToggle"));
         auto* info = dock.findChild<QLabel*>(QStringLiteral("forceAccuracyInfo"));
         QVERIFY(combo && theta && advanced && info);
-        QCOMPARE(combo->count(), 8);
+        // Off, then tree-cpu's settings worth choosing (ForceAccuracy.h accuracyChoices): θ 0.2,
+        // then θ 1 with α 0.0002 … 0.02.
+        QCOMPARE(combo->count(), 12);
         QCOMPARE(combo->currentIndex(), 0); // off by default
-        QCOMPARE(combo->itemText(4), QStringLiteral("≤ 0.000768 (θ 0.5)"));
+        QCOMPARE(combo->itemText(1), QStringLiteral("≤ 4e-05 (θ 0.2)"));
+        QCOMPARE(combo->itemText(4), QStringLiteral("≤ 0.000281 (θ 1, α 0.001)"));
         QCOMPARE(info->text(), QStringLiteral("θ = 0.3 sets the error (Advanced)."));
         dock.show();
         QVERIFY(QTest::qWaitForWindowExposed(&dock));
@@ -76,15 +79,16 @@ private slots:
         QSignalSpy edits(&dock, &KernelDock::paramEdited);
         pickWithKeys(combo, 4);
         QCOMPARE(edits.count(), 4); // one per step of the arrow keys
-        QCOMPARE(edits.back(), (QList<QVariant>{QStringLiteral("forceAccuracy"), QStringLiteral("0.000768")}));
-        nbody::SimParams p; // the controller's answer: the Simulation's θ for that accuracy
-        p.forceAccuracy = 7.68e-4;
-        p.openingAngle = 0.5f;
+        QCOMPARE(edits.back(), (QList<QVariant>{QStringLiteral("forceAccuracy"), QStringLiteral("0.000281")}));
+        nbody::SimParams p; // the controller's answer: the Simulation's θ and α for that accuracy
+        p.forceAccuracy = 2.81e-4;
+        p.openingAngle = 1.0f;
+        p.openingAlpha = 0.001;
         dock.setParams(p);
-        QCOMPARE(theta->value(), 0.5);
+        QCOMPARE(theta->value(), 1.0);
         QCOMPARE(combo->currentIndex(), 4);
         QCOMPARE(info->text(),
-                 QStringLiteral("θ = 0.5: calibrated p99 0.000768, median 0.000121 (Plummer sphere, N = 131072)"));
+                 QStringLiteral("θ 1, α 0.001: calibrated p99 0.000281, median 9.26e-05 (Plummer sphere, N = 131072)"));
         QCOMPARE(edits.count(), 4); // showing a value reports nothing
         // An all-pairs row: no tree box.
         dock.setKernel(QStringLiteral("cpu"));
@@ -112,15 +116,18 @@ private slots:
         auto* combo = dock->findChild<QComboBox*>(QStringLiteral("forceAccuracy"));
         auto* theta = dock->findChild<QDoubleSpinBox*>(QStringLiteral("openingAngle"));
         QVERIFY(combo && theta);
-        QTRY_COMPARE_WITH_TIMEOUT(combo->count(), 8, 30000); // the tree-cpu row's table
+        QTRY_COMPARE_WITH_TIMEOUT(combo->count(), 12, 30000); // the tree-cpu row's choices
         QTRY_COMPARE(theta->value(), 0.3);
-        // 1.62e-3 is θ = 0.6's calibrated p99 (the sixth choice after off).
-        const int i = combo->findData(QStringLiteral("0.00162"));
-        QCOMPARE(i, 5);
+        // 1.42e-3 is θ = 1 with α = 0.007's calibrated p99 (the ninth choice after off).
+        const int i = combo->findData(QStringLiteral("0.00142"));
+        QCOMPARE(i, 9);
         pickWithKeys(combo, i);
-        QTRY_COMPARE_WITH_TIMEOUT(theta->value(), 0.6, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(theta->value(), 1.0, 30000);
         QCOMPARE(combo->currentIndex(), i);
-        QTRY_VERIFY(dock->findChild<QLabel*>(QStringLiteral("forceAccuracyInfo"))->text().startsWith("θ = 0.6: "));
+        QTRY_VERIFY(dock->findChild<QLabel*>(QStringLiteral("forceAccuracyInfo"))->text().startsWith("θ 1, α 0.007: "));
+        auto* alpha = dock->findChild<QDoubleSpinBox*>(QStringLiteral("openingAlpha"));
+        QVERIFY(alpha);
+        QCOMPARE(alpha->value(), 0.007);
         // A θ typed in Advanced: the accuracy goes off and θ stays as typed.
         theta->setValue(0.45);
         QTRY_COMPARE_WITH_TIMEOUT(combo->currentIndex(), 0, 30000);

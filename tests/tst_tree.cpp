@@ -577,17 +577,12 @@ private slots:
         cpuTreeForces(z);
         QVERIFY(sameBits(plain, treeForces(pos, 0.55, 16, eps2)));
 
-        // A CUDA tree row refuses α > 0 (it would run the geometric criterion alone), and
-        // --force-accuracy does not calibrate α.
+        // A CUDA tree row refuses α > 0 (it would run the geometric criterion alone).
         const ParamInfo* row = findParam("openingAlpha");
         QVERIFY(row);
         QCOMPARE(QString::fromStdString(paramTextProblem(*row, "0.005")), QString());
         QCOMPARE(QString::fromStdString(paramTextProblem(*row, "-0.1")),
                  QStringLiteral("relative criterion alpha = -0.1 is outside [0, 1]"));
-        SimParams both;
-        both.openingAlpha = 0.005;
-        both.forceAccuracy = 1e-3;
-        QVERIFY(QString::fromStdString(paramsProblem(both)).contains("give one of them"));
         World w;
         for (int i = 0; i < 37; ++i)
             w.addBody({float(i % 5), float(i / 5), float(i % 3), 1}, {});
@@ -630,9 +625,10 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Simulation(w, p, "tree-cpu"));
     }
 
-    // The calibration table (ForceAccuracy.h): one entry per tree row of the kernel registry,
-    // each with θ increasing and the measured p99 and median increasing with it (a larger θ
-    // accepts more cells as multipoles), the median below the p99.
+    // The calibration tables (ForceAccuracy.h): every tree row of the kernel registry has one
+    // (its geometric criterion's first), each with θ increasing (or, at one θ, α increasing) and
+    // the measured p99 increasing and the work decreasing with it (a larger θ or α accepts more
+    // cells as multipoles), the median below the p99.
     void forceAccuracyTableCoversTheTreeRows()
     {
         for (const KernelInfo& k : kernelRegistry()) {
@@ -647,37 +643,46 @@ private slots:
             for (std::size_t i = 0; i < c.points.size(); ++i) {
                 const AccuracyPoint& pt = c.points[i];
                 QVERIFY(pt.theta > 0 && pt.theta <= kMaxOpeningAngle);
+                QVERIFY(pt.alpha >= 0 && pt.alpha <= 1);
                 QVERIFY(pt.median > 0 && pt.median < pt.p99);
+                QVERIFY(pt.work > 0);
                 if (i > 0) {
-                    QVERIFY(pt.theta > c.points[i - 1].theta);
-                    QVERIFY(pt.p99 > c.points[i - 1].p99);
+                    const AccuracyPoint& before = c.points[i - 1];
+                    QVERIFY(pt.theta > before.theta || (pt.theta == before.theta && pt.alpha > before.alpha));
+                    QVERIFY(pt.p99 > before.p99);
+                    QVERIFY(pt.work < before.work);
                 }
             }
         }
     }
 
-    // The choice: the largest θ of the row's table whose p99 is at most the target (table θ
-    // only); a target on a row's p99 takes that row; looser than the largest θ's: the largest,
-    // with the note saying so.
+    // The choice: of the row's settings whose calibrated p99 is at most the target (table points
+    // only), the one of least work; for tree-cpu the relative criterion's points beat every
+    // geometric one but θ = 0.2 in both p99 and work (0.3: p99 1.80e-4 for 18 576 pair-equivalents
+    // per body, α = 0.0005: 1.68e-4 for 5 778), so its choices are θ = 0.2, then θ = 1 with α;
+    // a target looser than the cheapest setting's p99 takes that one, with the note saying so.
     void chooseOpeningAngle_data()
     {
         QTest::addColumn<QString>("kernel");
         QTest::addColumn<double>("target");
         QTest::addColumn<double>("theta");
+        QTest::addColumn<double>("alpha");
         QTest::addColumn<double>("p99");
         QTest::addColumn<bool>("loosest");
-        // tree-cpu: 0.2 4.00e-5, 0.3 1.80e-4, 0.4 4.57e-4, 0.5 7.68e-4, 0.6 1.62e-3, 0.75 3.31e-3, 0.9 5.29e-3.
-        QTest::newRow("tree-cpu smallest") << "tree-cpu" << 4.0e-5 << 0.2 << 4.0e-5 << false;
-        QTest::newRow("tree-cpu between 0.2 and 0.3") << "tree-cpu" << 1.0e-4 << 0.2 << 4.0e-5 << false;
-        QTest::newRow("tree-cpu 1e-3") << "tree-cpu" << 1.0e-3 << 0.5 << 7.68e-4 << false;
-        QTest::newRow("tree-cpu on 0.6's p99") << "tree-cpu" << 1.62e-3 << 0.6 << 1.62e-3 << false;
-        QTest::newRow("tree-cpu just below 0.6's p99") << "tree-cpu" << 1.61e-3 << 0.5 << 7.68e-4 << false;
-        QTest::newRow("tree-cpu largest") << "tree-cpu" << 5.29e-3 << 0.9 << 5.29e-3 << false;
-        QTest::newRow("tree-cpu looser than the table") << "tree-cpu" << 0.5 << 0.9 << 5.29e-3 << true;
-        // tree (H200): 0.3 1.8e-4, 0.4 4.5e-4, 0.5 7.3e-4, 0.6 1.5e-3, 0.75 3.2e-3.
-        QTest::newRow("tree 1e-3") << "tree" << 1.0e-3 << 0.5 << 7.3e-4 << false;
-        QTest::newRow("tree 2e-4") << "tree" << 2.0e-4 << 0.3 << 1.8e-4 << false;
-        QTest::newRow("tree looser than the table") << "tree" << 1e-2 << 0.75 << 3.2e-3 << true;
+        // tree-cpu: θ 0.2 4.00e-5; θ 1 with α 0.0002 9.07e-5, 0.0005 1.68e-4, 0.001 2.81e-4, 0.002
+        // 5.20e-4, 0.003 7.15e-4, 0.004 9.02e-4, 0.005 1.09e-3, 0.007 1.42e-3, 0.01 1.88e-3, 0.02 2.91e-3.
+        QTest::newRow("tree-cpu smallest") << "tree-cpu" << 4.0e-5 << 0.2 << 0.0 << 4.0e-5 << false;
+        QTest::newRow("tree-cpu between 0.2 and alpha 0.0002") << "tree-cpu" << 9.0e-5 << 0.2 << 0.0 << 4.0e-5 << false;
+        QTest::newRow("tree-cpu 2e-4: alpha, not theta 0.3") << "tree-cpu" << 2.0e-4 << 1.0 << 0.0005 << 1.68e-4 << false;
+        QTest::newRow("tree-cpu 1e-3") << "tree-cpu" << 1.0e-3 << 1.0 << 0.004 << 9.02e-4 << false;
+        QTest::newRow("tree-cpu on alpha 0.007's p99") << "tree-cpu" << 1.42e-3 << 1.0 << 0.007 << 1.42e-3 << false;
+        QTest::newRow("tree-cpu just below it") << "tree-cpu" << 1.41e-3 << 1.0 << 0.005 << 1.09e-3 << false;
+        QTest::newRow("tree-cpu cheapest") << "tree-cpu" << 2.91e-3 << 1.0 << 0.02 << 2.91e-3 << false;
+        QTest::newRow("tree-cpu looser than the table") << "tree-cpu" << 0.5 << 1.0 << 0.02 << 2.91e-3 << true;
+        // tree (H200), geometric only: 0.3 1.8e-4, 0.4 4.5e-4, 0.5 7.3e-4, 0.6 1.5e-3, 0.75 3.2e-3.
+        QTest::newRow("tree 1e-3") << "tree" << 1.0e-3 << 0.5 << 0.0 << 7.3e-4 << false;
+        QTest::newRow("tree 2e-4") << "tree" << 2.0e-4 << 0.3 << 0.0 << 1.8e-4 << false;
+        QTest::newRow("tree looser than the table") << "tree" << 1e-2 << 0.75 << 0.0 << 3.2e-3 << true;
     }
     void chooseOpeningAngle()
     {
@@ -685,12 +690,30 @@ private slots:
         QFETCH(double, target);
         const OpeningAngleChoice c = nbody::chooseOpeningAngle(kernel.toStdString(), target);
         QTEST(c.point.theta, "theta");
+        QTEST(c.point.alpha, "alpha");
         QTEST(c.point.p99, "p99");
         QTEST(c.loosest, "loosest");
+        const QString setting = "theta = " + QString::number(c.point.theta) +
+                                (c.point.alpha > 0 ? ", alpha = " + QString::number(c.point.alpha) : QString());
         const QString note = QString::fromStdString(c.note);
-        QVERIFY2(note.startsWith(kernel + ": theta = " + QString::number(c.point.theta) + " for force accuracy "),
-                 qPrintable(note));
-        QCOMPARE(note.contains("the table's largest theta"), c.loosest);
+        QVERIFY2(note.startsWith(kernel + ": " + setting + " for force accuracy "), qPrintable(note));
+        QCOMPARE(note.contains("the table's cheapest setting"), c.loosest);
+    }
+
+    // accuracyChoices: tree-cpu's settings worth choosing, in increasing p99 and decreasing work.
+    void accuracyChoicesAreTheFront()
+    {
+        const std::vector<AccuracyPoint> front = accuracyChoices("tree-cpu");
+        QCOMPARE(front.size(), std::size_t(11));
+        QCOMPARE(front.front().theta, 0.2);
+        QCOMPARE(front[1].alpha, 0.0002);
+        QCOMPARE(front.back().alpha, 0.02);
+        for (std::size_t i = 1; i < front.size(); ++i) {
+            QVERIFY(front[i].p99 > front[i - 1].p99);
+            QVERIFY(front[i].work < front[i - 1].work);
+        }
+        QCOMPARE(accuracyChoices("tree").size(), std::size_t(5)); // one criterion: every θ
+        QVERIFY(accuracyChoices("cpu").empty());
     }
 
     // Targets the table cannot serve are refused, naming the problem.
@@ -751,21 +774,27 @@ private slots:
         QVERIFY(row->set("1e-3", p).empty());
         QCOMPARE(p.forceAccuracy, 1e-3);
         Simulation sim(w, p, "tree-cpu");
-        QCOMPARE(sim.params().openingAngle, 0.5f); // tree-cpu: 0.5 has p99 7.68e-4 ≤ 1e-3, 0.6 1.62e-3
-        QCOMPARE(QString::fromStdString(describe(sim.params())).contains("theta=0.5"), true);
+        // tree-cpu: θ = 1 with α = 0.004 has p99 9.02e-4 ≤ 1e-3 (α = 0.005: 1.09e-3) for less work
+        // than any geometric θ that meets it (0.5: 7.68e-4 for 6 736 against 2 694 pair-equivalents).
+        QCOMPARE(sim.params().openingAngle, 1.0f);
+        QCOMPARE(sim.params().openingAlpha, 0.004);
+        QCOMPARE(QString::fromStdString(describe(sim.params())).contains("theta=1"), true);
+        QVERIFY(QString::fromStdString(describe(sim.params())).contains("alpha=0.004"));
         QVERIFY(QString::fromStdString(describe(sim.params())).contains("accuracy=0.001"));
         SimParams q = sim.params();
         q.forceAccuracy = 3.4e-3;
         q.openingAngle = 0.3f; // replaced: the force accuracy picks θ
         sim.setParams(q);
-        QCOMPARE(sim.params().openingAngle, 0.75f);
+        QCOMPARE(sim.params().openingAlpha, 0.02); // the cheapest setting: p99 2.91e-3 ≤ 3.4e-3
         q.forceAccuracy = 1e-5; // tighter than tree-cpu reaches
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, sim.setParams(q));
-        QCOMPARE(sim.params().openingAngle, 0.75f);
+        QCOMPARE(sim.params().openingAlpha, 0.02);
         QCOMPARE(sim.params().forceAccuracy, 3.4e-3);
-        q.forceAccuracy = 0; // off: θ as given
+        q.forceAccuracy = 0; // off: θ and α as given
+        q.openingAlpha = 0;
         sim.setParams(q);
         QCOMPARE(sim.params().openingAngle, 0.3f);
+        QCOMPARE(sim.params().openingAlpha, 0.0);
 
         SimParams allPairs;
         allPairs.forceAccuracy = 1e-5; // no table, no tree: ignored

@@ -252,15 +252,25 @@ QGroupBox* KernelDock::createTreeBox(QWidget* parent)
     return m_treeBox;
 }
 
+/// "θ 0.5", "θ 1, α 0.004": a calibrated setting as the accuracy list and its line show it.
+QString KernelDock::settingText(const nbody::AccuracyPoint& pt)
+{
+    QString t = tr("θ %1").arg(pt.theta);
+    if (pt.alpha > 0)
+        t += tr(", α %1").arg(pt.alpha);
+    return t;
+}
+
 void KernelDock::fillAccuracyChoices()
 {
     const QSignalBlocker block(m_accuracy);
     m_accuracy->clear();
     m_accuracy->addItem(tr("Off: θ sets it (Advanced)"), QString());
-    if (const nbody::ForceAccuracyCalibration* c = nbody::findForceAccuracyCalibration(m_kernelId.toStdString()))
-        for (const nbody::AccuracyPoint& pt : c->points)
-            m_accuracy->addItem(tr("≤ %1 (θ %2)").arg(pt.p99, 0, 'g', 3).arg(pt.theta),
-                                QString::fromStdString(nbody::shortestText(pt.p99)));
+    // The settings worth choosing (ForceAccuracy.h accuracyChoices: none is beaten in both error
+    // and work), each under its calibrated p99.
+    for (const nbody::AccuracyPoint& pt : nbody::accuracyChoices(m_kernelId.toStdString()))
+        m_accuracy->addItem(tr("≤ %1 (%2)").arg(pt.p99, 0, 'g', 3).arg(settingText(pt)),
+                            QString::fromStdString(nbody::shortestText(pt.p99)));
     showAccuracy();
 }
 
@@ -286,12 +296,12 @@ void KernelDock::showAccuracy()
     try {
         const nbody::OpeningAngleChoice c = nbody::chooseOpeningAngle(m_kernelId.toStdString(), target);
         const nbody::ForceAccuracyCalibration* cal = nbody::findForceAccuracyCalibration(m_kernelId.toStdString());
-        m_accuracyInfo->setText(tr("θ = %1: calibrated p99 %2, median %3 (Plummer sphere, N = %4)%5")
-                                    .arg(c.point.theta)
+        m_accuracyInfo->setText(tr("%1: calibrated p99 %2, median %3 (Plummer sphere, N = %4)%5")
+                                    .arg(settingText(c.point))
                                     .arg(c.point.p99, 0, 'g', 3)
                                     .arg(c.point.median, 0, 'g', 3)
                                     .arg(cal ? qulonglong(cal->bodies) : 0)
-                                    .arg(c.loosest ? tr("; the table's largest θ") : QString()));
+                                    .arg(c.loosest ? tr("; the table's cheapest setting") : QString()));
     } catch (const std::invalid_argument& e) {
         m_accuracyInfo->setText(QString::fromStdString(e.what()));
     }

@@ -26,6 +26,10 @@
 #include <QDockWidget>
 #include <QString>
 
+namespace nbody {
+struct AccuracyPoint; // sim/core/ForceAccuracy.h
+}
+
 class QComboBox;
 class QDoubleSpinBox;
 class QGroupBox;
@@ -95,11 +99,13 @@ private:
     /// and the line that says why an edit was refused.
     QGroupBox* createLaunchBox(QWidget* parent);
     /// "Tree parameters", shown for tree rows only: the force accuracy (SimParams::forceAccuracy,
-    /// a choice per row of the kernel's calibration table, sim/core/ForceAccuracy.h) with the θ it
-    /// picks and the error expected, then, folded under "Advanced", θ and the leaf size.
+    /// a choice per setting worth choosing in the kernel's calibration tables,
+    /// sim/core/ForceAccuracy.h) with the θ (and α) it picks and the error expected, then, folded
+    /// under "Advanced", θ, the leaf size and α.
     QGroupBox* createTreeBox(QWidget* parent);
     /// The force-accuracy choices of the running kernel: off, then its calibration table's p99s.
     void fillAccuracyChoices();
+    static QString settingText(const nbody::AccuracyPoint& pt);
     /// Selects the force accuracy in use and says which θ it picks and the error it expects.
     void showAccuracy();
     void onCurrentItemChanged(QTreeWidgetItem* item);

@@ -31,18 +31,13 @@ KernelPresenter::KernelPresenter(QMainWindow* window, KernelDock* dock, Simulati
             emit kernelRequested(id);
     });
     // An opening angle or a relative criterion α typed by hand replaces a force accuracy (which
-    // would pick θ again from the calibration table, sim/core/ForceAccuracy.h, and does not
-    // calibrate α), and a force accuracy chosen replaces α: the other is turned off first, in the
-    // controller's order of commands.
+    // would pick θ and α again from the calibration table, sim/core/ForceAccuracy.h): the accuracy
+    // is turned off first, in the controller's order of commands.
     connect(m_dock, &KernelDock::paramEdited, this, [this, controller](const QString& key, const QString& text) {
         const bool alphaOn = key == QLatin1String("openingAlpha") && text.toDouble() > 0;
         if ((key == QLatin1String("openingAngle") || alphaOn) && m_params.forceAccuracy > 0)
             QMetaObject::invokeMethod(controller, [controller] {
                 controller->setParam(QStringLiteral("forceAccuracy"), QString());
-            });
-        if (key == QLatin1String("forceAccuracy") && !text.isEmpty() && m_params.openingAlpha > 0)
-            QMetaObject::invokeMethod(controller, [controller] {
-                controller->setParam(QStringLiteral("openingAlpha"), QStringLiteral("0"));
             });
         QMetaObject::invokeMethod(controller, [controller, key, text] { controller->setParam(key, text); });
     });

@@ -69,10 +69,10 @@ QWidget* ParamForm::makeEditor(const nbody::ParamInfo& row)
     }
     case nbody::ParamType::Real: {
         auto* s = new QDoubleSpinBox(this);
-        s->setDecimals(3);
-        const double lo = std::isfinite(row.min) ? row.min + (row.minExclusive ? 0.001 : 0.0) : -1e9;
+        s->setDecimals(row.decimals);
+        const double lo = std::isfinite(row.min) ? row.min + (row.minExclusive ? std::pow(10.0, -row.decimals) : 0.0) : -1e9;
         s->setRange(lo, std::isfinite(row.max) ? row.max : 1e9);
-        s->setSingleStep(0.05);
+        s->setSingleStep(row.step);
         s->setKeyboardTracking(false);
         connect(s, &QDoubleSpinBox::valueChanged, this, [this, key](double v) {
             emit edited(key, QString::number(v, 'g', 9));

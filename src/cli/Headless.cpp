@@ -96,14 +96,14 @@ std::vector<std::size_t> parseBodyList(const std::string& list)
 
 namespace {
 
-/// --force-accuracy picks θ (sim/core/ForceAccuracy.h): a θ given with it would be ignored, so
-/// the two exclude each other ("--theta excludes --force-accuracy").
+/// --force-accuracy picks θ and tree-cpu's α (sim/core/ForceAccuracy.h): a θ or α given with it
+/// would be ignored, so they exclude each other ("--theta excludes --force-accuracy").
 void excludeThetaWithForceAccuracy(CLI::App& c)
 {
-    CLI::Option* theta = c.get_option_no_throw("--theta");
     CLI::Option* accuracy = c.get_option_no_throw("--force-accuracy");
-    if (theta && accuracy)
-        theta->excludes(accuracy);
+    for (const char* name : {"--theta", "--opening-alpha"})
+        if (CLI::Option* o = c.get_option_no_throw(name); o && accuracy)
+            o->excludes(accuracy);
 }
 
 } // namespace

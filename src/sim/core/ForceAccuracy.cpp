@@ -1,6 +1,7 @@
 #include "sim/core/ForceAccuracy.h"
 #include "sim/base/Format.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <stdexcept>
@@ -9,39 +10,69 @@ namespace nbody {
 
 namespace {
 
+// Columns: θ, p99, median, α, work (body + 2.4 × cell interactions per body, counted by treeWork
+// on the same sphere; the CUDA row's lists at a θ are tree-cpu's, so are its counts).
+
 // tree-cpu: measured with `nbody validate --kernel tree-cpu --scenario plummer --theta T
 // --bodies 131072 --steps 1 --reference sampled` (32 768 sampled bodies against all N in fp64;
 // CPU, GCC 12, Release, leaf size 16).
 constexpr std::array kTreeCpu = {
-    AccuracyPoint{0.2, 4.00e-5, 7.13e-6},
-    AccuracyPoint{0.3, 1.80e-4, 2.92e-5},
-    AccuracyPoint{0.4, 4.57e-4, 6.83e-5},
-    AccuracyPoint{0.5, 7.68e-4, 1.21e-4},
-    AccuracyPoint{0.6, 1.62e-3, 2.42e-4},
-    AccuracyPoint{0.75, 3.31e-3, 5.46e-4},
-    AccuracyPoint{0.9, 5.29e-3, 1.00e-3},
+    AccuracyPoint{0.2, 4.00e-5, 7.13e-6, 0, 38550},
+    AccuracyPoint{0.3, 1.80e-4, 2.92e-5, 0, 18576},
+    AccuracyPoint{0.4, 4.57e-4, 6.83e-5, 0, 10345},
+    AccuracyPoint{0.5, 7.68e-4, 1.21e-4, 0, 6736},
+    AccuracyPoint{0.6, 1.62e-3, 2.42e-4, 0, 4608},
+    AccuracyPoint{0.75, 3.31e-3, 5.46e-4, 0, 2926},
+    AccuracyPoint{0.9, 5.29e-3, 1.00e-3, 0, 2264},
+};
+
+// tree-cpu with the relative criterion (θ = 1 its guard): the same command with `--theta 1
+// --opening-alpha A`; step 0, so |a_old| is the geometric pre-pass's (docs/tree.md).
+constexpr std::array kTreeCpuRelative = {
+    AccuracyPoint{1.0, 9.07e-5, 2.74e-5, 0.0002, 8606},
+    AccuracyPoint{1.0, 1.68e-4, 5.42e-5, 0.0005, 5778},
+    AccuracyPoint{1.0, 2.81e-4, 9.26e-5, 0.001, 4371},
+    AccuracyPoint{1.0, 5.20e-4, 1.57e-4, 0.002, 3358},
+    AccuracyPoint{1.0, 7.15e-4, 2.07e-4, 0.003, 2928},
+    AccuracyPoint{1.0, 9.02e-4, 2.48e-4, 0.004, 2694},
+    AccuracyPoint{1.0, 1.09e-3, 2.85e-4, 0.005, 2548},
+    AccuracyPoint{1.0, 1.42e-3, 3.45e-4, 0.007, 2371},
+    AccuracyPoint{1.0, 1.88e-3, 4.35e-4, 0.01, 2229},
+    AccuracyPoint{1.0, 2.91e-3, 6.23e-4, 0.02, 2059},
 };
 
 // tree (CUDA): measured with the same command and `--kernel tree` on an NVIDIA H200 (N = 131 072,
-// leaf size 16). No θ = 0.2 or 0.9 row has been measured on the GPU.
+// leaf size 16). No θ = 0.2 or 0.9 row has been measured on the GPU, nor the relative criterion.
 constexpr std::array kTreeGpu = {
-    AccuracyPoint{0.3, 1.8e-4, 2.9e-5},
-    AccuracyPoint{0.4, 4.5e-4, 6.8e-5},
-    AccuracyPoint{0.5, 7.3e-4, 1.2e-4},
-    AccuracyPoint{0.6, 1.5e-3, 2.4e-4},
-    AccuracyPoint{0.75, 3.2e-3, 5.4e-4},
+    AccuracyPoint{0.3, 1.8e-4, 2.9e-5, 0, 18576},
+    AccuracyPoint{0.4, 4.5e-4, 6.8e-5, 0, 10345},
+    AccuracyPoint{0.5, 7.3e-4, 1.2e-4, 0, 6736},
+    AccuracyPoint{0.6, 1.5e-3, 2.4e-4, 0, 4608},
+    AccuracyPoint{0.75, 3.2e-3, 5.4e-4, 0, 2926},
 };
 
 constexpr std::string_view kCriterion = "Bonsai (r_crit = l/theta + delta)";
+constexpr std::string_view kRelative = "GADGET-2 relative (G M l^2 / d^4 <= alpha |a_old|), theta = 1 the guard";
 constexpr std::string_view kPlummer = "Plummer sphere (scenario plummer, eps2 = 4e-4)";
 
 const std::array kCalibrations = {
     ForceAccuracyCalibration{"tree-cpu", kCriterion, kPlummer, 131072, 42, 16, "CPU, 32768 sampled bodies", kTreeCpu},
+    ForceAccuracyCalibration{"tree-cpu", kRelative, kPlummer, 131072, 42, 16, "CPU, 32768 sampled bodies",
+                             kTreeCpuRelative},
     ForceAccuracyCalibration{"tree", kCriterion, kPlummer, 131072, 42, 16, "NVIDIA H200", kTreeGpu},
 };
 
 std::string sci(double v) { return formatString("%.1e", v); }
 std::string thetaText(double theta) { return formatString("%g", theta); }
+
+/// "theta = 0.5", "theta = 1, alpha = 0.004".
+std::string settingText(const AccuracyPoint& pt)
+{
+    std::string t = "theta = " + thetaText(pt.theta);
+    if (pt.alpha > 0)
+        t += ", alpha = " + formatString("%g", pt.alpha);
+    return t;
+}
 
 } // namespace
 
@@ -55,31 +86,50 @@ const ForceAccuracyCalibration* findForceAccuracyCalibration(std::string_view ke
     return nullptr;
 }
 
+std::vector<AccuracyPoint> accuracyChoices(std::string_view kernelId)
+{
+    std::vector<AccuracyPoint> all;
+    for (const ForceAccuracyCalibration& c : kCalibrations)
+        if (c.kernel == kernelId)
+            all.insert(all.end(), c.points.begin(), c.points.end());
+    // Increasing p99, and at equal p99 the cheaper first; then keep each point cheaper than every
+    // more accurate one (the others cost more for no better error).
+    std::sort(all.begin(), all.end(), [](const AccuracyPoint& a, const AccuracyPoint& b) {
+        return a.p99 != b.p99 ? a.p99 < b.p99 : a.work < b.work;
+    });
+    std::vector<AccuracyPoint> front;
+    for (const AccuracyPoint& pt : all)
+        if (front.empty() || pt.work < front.back().work)
+            front.push_back(pt);
+    return front;
+}
+
 OpeningAngleChoice chooseOpeningAngle(std::string_view kernelId, double target)
 {
     if (!std::isfinite(target) || !(target > 0))
         throw std::invalid_argument("force accuracy (p99) must be positive and finite (got " + formatString("%g", target) +
                                     ")");
     const ForceAccuracyCalibration* c = findForceAccuracyCalibration(kernelId);
-    if (!c || c->points.empty())
+    const std::vector<AccuracyPoint> front = accuracyChoices(kernelId);
+    if (!c || front.empty())
         throw std::invalid_argument("kernel '" + std::string(kernelId) +
                                     "' has no force-accuracy calibration: give the opening angle theta instead");
-    const AccuracyPoint& first = c->points.front();
+    const AccuracyPoint& first = front.front();
     if (!(first.p99 <= target))
         throw std::invalid_argument("force accuracy " + sci(target) + " is tighter than " + std::string(kernelId) +
-                                    "'s calibration reaches: p99 " + sci(first.p99) + " at theta = " +
-                                    thetaText(first.theta) + ", its smallest; give the opening angle theta below " +
-                                    thetaText(first.theta) + ", or use an all-pairs kernel");
+                                    "'s calibration reaches: p99 " + sci(first.p99) + " at " + settingText(first) +
+                                    ", its smallest; give the opening angle theta below " + thetaText(first.theta) +
+                                    ", or use an all-pairs kernel");
     OpeningAngleChoice choice;
-    for (const AccuracyPoint& pt : c->points)
+    for (const AccuracyPoint& pt : front)
         if (pt.p99 <= target)
-            choice.point = pt; // increasing θ: the last that meets the target is the largest
-    choice.loosest = choice.point.theta == c->points.back().theta && target > c->points.back().p99;
-    choice.note = std::string(kernelId) + ": theta = " + thetaText(choice.point.theta) + " for force accuracy " +
-                  sci(target) + " (calibrated p99 " + sci(choice.point.p99) + ", median " + sci(choice.point.median) +
+            choice.point = pt; // increasing p99, decreasing work: the last that meets the target is the cheapest
+    choice.loosest = choice.point.p99 == front.back().p99 && target > front.back().p99;
+    choice.note = std::string(kernelId) + ": " + settingText(choice.point) + " for force accuracy " + sci(target) +
+                  " (calibrated p99 " + sci(choice.point.p99) + ", median " + sci(choice.point.median) +
                   " on a Plummer sphere of " + std::to_string(c->bodies) + " bodies)";
     if (choice.loosest)
-        choice.note += "; the table's largest theta, whose p99 is below the target";
+        choice.note += "; the table's cheapest setting, whose p99 is below the target";
     return choice;
 }
 
@@ -87,7 +137,9 @@ SimParams withForceAccuracy(const KernelInfo& k, SimParams p)
 {
     if (k.method != ForceMethod::Tree || p.forceAccuracy == 0)
         return p;
-    p.openingAngle = float(chooseOpeningAngle(k.id, p.forceAccuracy).point.theta);
+    const AccuracyPoint pt = chooseOpeningAngle(k.id, p.forceAccuracy).point;
+    p.openingAngle = float(pt.theta);
+    p.openingAlpha = pt.alpha;
     return p;
 }
 

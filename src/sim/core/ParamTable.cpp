@@ -249,13 +249,9 @@ std::deque<ParamInfo> builtInRows()
         r.brief = "alpha";
         r.briefOnlyWhenSet = true;
         r.symbol = "α";
+        r.decimals = 4; // the calibrated α run from 0.0002 (ForceAccuracy.cpp)
+        r.step = 0.001;
         r.stored = true;
-        r.check = [](const SimParams& p) -> std::string {
-            if (p.openingAlpha > 0 && p.forceAccuracy > 0)
-                return "--force-accuracy picks theta for the geometric criterion; it does not calibrate "
-                       "--opening-alpha: give one of them";
-            return {};
-        };
         t.push_back(r);
     }
     {
@@ -265,8 +261,9 @@ std::deque<ParamInfo> builtInRows()
         // calibration cannot reach.
         ParamInfo r = real("forceAccuracy", "--force-accuracy", "force accuracy (p99)", "", ParamGroup::Tree,
                            ParamReaders::Tree, 0, 1, true,
-                           "tree rows: target p99 of the step-0 relative force error; picks theta from the "
-                           "calibration table (the largest theta whose measured p99 is at most this; not with --theta)");
+                           "tree rows: target p99 of the step-0 relative force error; picks theta (and tree-cpu's "
+                           "alpha) from the calibration table: the cheapest setting whose measured p99 is at most "
+                           "this (not with --theta)");
         r.get = [](const SimParams& p) { return p.forceAccuracy == 0 ? std::string() : exact(p.forceAccuracy); };
         r.set = [](std::string_view text, SimParams& p) -> std::string {
             if (text.empty()) {

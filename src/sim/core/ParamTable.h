@@ -82,6 +82,9 @@ struct ParamInfo {
     bool trajectory = false;
     /// Its short name in the app ("ε²", "θ"); "" : the label.
     std::string_view symbol;
+    /// Real rows in the app's editors: digits after the point and the step of the arrows.
+    int decimals = 3;
+    double step = 0.05;
     /// The value in `p` as exact text (the shortest decimal that reads back to the same fp32 or
     /// fp64 value: "0.45" for 0.45f).
     std::function<std::string(const SimParams& p)> get;

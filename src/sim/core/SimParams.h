@@ -54,10 +54,10 @@ struct SimParams {
     /// then the guard (e.g. 1). `tree-cpu` only so far; docs/tree.md.
     double openingAlpha = 0.0;
     /// Tree rows: the target p99 of the step-0 relative force error |a − a_ref| / |a_ref|
-    /// against the fp64 direct sum, dimensionless; 0: none (openingAngle as given). When set,
-    /// openingAngle is the largest θ of the row's calibration table whose measured p99 is at
-    /// most this (sim/core/ForceAccuracy.h; Simulation replaces openingAngle whenever its kernel
-    /// or parameters change; docs/tree.md).
+    /// against the fp64 direct sum, dimensionless; 0: none (openingAngle and openingAlpha as
+    /// given). When set, openingAngle and openingAlpha are the cheapest setting of the row's
+    /// calibration tables whose measured p99 is at most this (sim/core/ForceAccuracy.h;
+    /// Simulation replaces them whenever its kernel or parameters change; docs/tree.md).
     double forceAccuracy = 0.0;
     int diagnosticsInterval = 0; ///< steps between automatic energy/momentum evaluations; 0 = on request only
     /// CUDA kernels: steps between copies of the device state to the host (a download of N

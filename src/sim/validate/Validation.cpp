@@ -533,6 +533,7 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
             run.sim->setKernel(*k);
             if (k->method == ForceMethod::Tree) { // θ as a force accuracy picked it for this row
                 r.openingAngle = run.sim->params().openingAngle;
+                r.openingAlpha = run.sim->params().openingAlpha;
                 if (params.forceAccuracy > 0) {
                     r.forceAccuracy = params.forceAccuracy;
                     r.calibratedP99 = chooseOpeningAngle(k->id, params.forceAccuracy).point.p99;

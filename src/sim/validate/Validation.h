@@ -213,6 +213,9 @@ struct KernelValidation {
     double momentumError0 = 0;
     /// Tree rows: the opening angle θ the run used (a force accuracy picks it per row).
     double openingAngle = 0;
+    /// Tree rows: the relative opening criterion's α the run used (0: none; a force accuracy
+    /// picks it for tree-cpu).
+    double openingAlpha = 0;
     /// Tree rows run with a force accuracy (SimParams::forceAccuracy): the target p99 of the
     /// step-0 relative force error; 0: none.
     double forceAccuracy = 0;

@@ -560,6 +560,7 @@ std::string validationHtml(const ValidationReport& r)
         const std::string threshold =
             k.forceAccuracy > 0
                 ? "force accuracy asked: p99 " + cell(k.forceAccuracy) + " (theta " + formatString("%g", k.openingAngle) +
+                      (k.openingAlpha > 0 ? formatString(", alpha %g", k.openingAlpha) : std::string()) +
                       ", calibrated p99 " + cell(k.calibratedP99) + "): " +
                       (k.forceAccuracyMet() ? "met" : "<strong>not met</strong>") + "; momentum error " +
                       cell(k.momentumError0)

@@ -284,10 +284,12 @@ std::string validationSummaryText(const ValidationReport& r)
                                 sci(k.force0.max).c_str(), sci(k.momentumError0).c_str());
     for (const KernelValidation& k : r.kernels) // a tree row run with a force accuracy: asked and achieved
         if (k.forceAccuracy > 0 && k.verdict != Verdict::Error)
-            out += formatString("Accuracy %s: force accuracy (p99) asked %s: theta = %g (calibrated p99 %s), p99 "
+            out += formatString("Accuracy %s: force accuracy (p99) asked %s: theta = %g%s (calibrated p99 %s), p99 "
                                 "achieved %s: %s\n",
-                                k.id.c_str(), sci(k.forceAccuracy).c_str(), k.openingAngle, sci(k.calibratedP99).c_str(),
-                                sci(k.force0.p99).c_str(), k.forceAccuracyMet() ? "met" : "NOT met");
+                                k.id.c_str(), sci(k.forceAccuracy).c_str(), k.openingAngle,
+                                k.openingAlpha > 0 ? formatString(", alpha = %g", k.openingAlpha).c_str() : "",
+                                sci(k.calibratedP99).c_str(), sci(k.force0.p99).c_str(),
+                                k.forceAccuracyMet() ? "met" : "NOT met");
     if (const auto s = std::find_if(r.kernels.begin(), r.kernels.end(), [](const KernelValidation& k) { return k.force0.sampled > 0; });
         s != r.kernels.end())
         out += formatString("Sampled:     the step-0 force errors are measured on a random sample of %zu of the %zu bodies "
@@ -352,6 +354,7 @@ std::string validationJson(const ValidationReport& r)
                        {"unroll", r.params.unroll},
                        {"openingAngle", num(shortestFloat(r.params.openingAngle))},
                        {"leafSize", r.params.leafSize},
+                       {"openingAlpha", num(r.params.openingAlpha)},
                        {"forceAccuracy", r.params.forceAccuracy > 0 ? json(num(r.params.forceAccuracy)) : json(nullptr)}};
     j["thresholds"] = {{"forceFp32", num(r.thresholds.forceFp32)},
                        {"forceFp64", num(r.thresholds.forceFp64)},
@@ -395,6 +398,7 @@ std::string validationJson(const ValidationReport& r)
                            {"momentumError0", num(k.momentumError0)},
                            {"openingAngle", k.method == ForceMethod::Tree ? json(num(shortestFloat(float(k.openingAngle))))
                                                                           : json(nullptr)},
+                           {"openingAlpha", k.method == ForceMethod::Tree ? json(num(k.openingAlpha)) : json(nullptr)},
                            {"forceAccuracy", k.forceAccuracy > 0 ? json{{"target", num(k.forceAccuracy)},
                                                                         {"calibratedP99", num(k.calibratedP99)},
                                                                         {"p99", num(k.force0.p99)},
