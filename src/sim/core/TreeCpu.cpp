@@ -238,6 +238,20 @@ HWY_INLINE void Walk(const treecpu::WalkTree& w, const treecpu::GroupBox& g, int
     l.rangeCount = nr, l.cellCount = nc;
 }
 
+/// The walk of the group of sorted bodies [first, first + count): its box, and with prevAcc (the
+/// relative criterion) its factor from the bodies' previous accelerations.
+HWY_INLINE void WalkGroup(const HostTree& t, const treecpu::WalkTree& w, std::size_t first, std::size_t count, int leafSize,
+                          const Float4* prevAcc, treecpu::Lists& l)
+{
+    treecpu::GroupBox box = treecpu::groupBox(t.sorted.data(), first, count);
+    if (prevAcc) {
+        box.s = treecpu::relativeScale(prevAcc, t.order.data(), first, count);
+        Walk<true>(w, box, leafSize, l);
+    } else {
+        Walk<false>(w, box, leafSize, l);
+    }
+}
+
 /// i vectors evaluated together against each list entry (each broadcast entry feeds kRows
 /// vectors; as in CpuForcesSimd.cpp).
 constexpr std::size_t kRows = 2;
@@ -350,13 +364,7 @@ void TreeSums(const HostTree& t, const treecpu::WalkTree& w, const float* x, con
                 if (!any)
                     return;
             }
-            treecpu::GroupBox box = treecpu::groupBox(t.sorted.data(), first, count);
-            if (prevAcc) {
-                box.s = treecpu::relativeScale(prevAcc, t.order.data(), first, count);
-                Walk<true>(w, box, leafSize, l);
-            } else {
-                Walk<false>(w, box, leafSize, l);
-            }
+            WalkGroup(t, w, first, count, leafSize, prevAcc, l);
             for (std::size_t i0 = first; i0 < first + count; i0 += block) {
                 const std::size_t end = std::min(first + count, i0 + block);
                 const bool one = end - i0 <= lanes;
@@ -394,13 +402,7 @@ void TreeCounts(const HostTree& t, const treecpu::WalkTree& w, int leafSize, con
         for (std::ptrdiff_t g = 0; g < groups; ++g) {
             const std::size_t first = std::size_t(t.groups[std::size_t(g)].first);
             const std::size_t c = std::size_t(t.groups[std::size_t(g)].count);
-            treecpu::GroupBox box = treecpu::groupBox(t.sorted.data(), first, c);
-            if (prevAcc) {
-                box.s = treecpu::relativeScale(prevAcc, t.order.data(), first, c);
-                Walk<true>(w, box, leafSize, l);
-            } else {
-                Walk<false>(w, box, leafSize, l);
-            }
+            WalkGroup(t, w, first, c, leafSize, prevAcc, l);
             std::size_t listed = 0;
             for (std::size_t k = 0; k < l.rangeCount; ++k)
                 listed += std::size_t(l.ranges[k].second);
