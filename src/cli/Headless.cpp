@@ -96,7 +96,7 @@ std::vector<std::size_t> parseBodyList(const std::string& list)
 
 namespace {
 
-/// --force-accuracy picks θ and tree-cpu's α (sim/core/ForceAccuracy.h): a θ or α given with it
+/// --force-accuracy picks θ and α of the tree rows (sim/core/ForceAccuracy.h): a θ or α given with it
 /// would be ignored, so they exclude each other ("--theta excludes --force-accuracy").
 void excludeThetaWithForceAccuracy(CLI::App& c)
 {
