@@ -180,6 +180,14 @@ private slots:
                                 "--leaf-size", "8", "--no-energy"});
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.contains("theta=0.4 leaf=8"), qPrintable(r.out));
+        QVERIFY2(!r.err.contains("have no effect"), qPrintable(r.err));
+        // The same options on an all-pairs row: run as asked, with a note that they do nothing there.
+        const Result allPairs = nbody({"run", "--bodies", "100", "--steps", "2", "--kernel", "cpu", "--theta", "0.4",
+                                       "--opening-alpha", "0.01", "--no-energy"});
+        QCOMPARE(allPairs.code, 0);
+        QVERIFY2(allPairs.err.contains("Note: kernel 'cpu' computes all pairs: --theta, --opening-alpha set the tree "
+                                       "rows only and have no effect here"),
+                 qPrintable(allPairs.err));
         const Result b = nbody({"bench", "--kernels", "tree-cpu", "--bodies", "1000", "--steps", "1", "--scenario", "plummer"});
         QCOMPARE(b.code, 0);
         QVERIFY2(b.out.contains("bodies/s") && b.out.contains("all-pairs-equivalent"), qPrintable(b.out));

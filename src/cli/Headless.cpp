@@ -9,6 +9,7 @@
 #include "sim/base/DeviceInfo.h"
 #include "sim/base/Format.h"
 #include "sim/core/MemoryBudget.h"
+#include "sim/core/ParamTable.h"
 #include "sim/core/PrecisionRange.h"
 #include "sim/io/Snapshot.h"
 
@@ -125,6 +126,20 @@ std::string forceAccuracyNote(const KernelInfo& k, const SimParams& p)
     if (k.method != ForceMethod::Tree || p.forceAccuracy == 0)
         return {};
     return chooseOpeningAngle(k.id, p.forceAccuracy).note;
+}
+
+std::string treeOptionsNote(const KernelInfo& k, const ParamTexts& given)
+{
+    if (k.method == ForceMethod::Tree)
+        return {};
+    std::string options;
+    for (const ParamInfo& row : paramTable())
+        if (row.group == ParamGroup::Tree && !row.option.empty() && given.find(row.key))
+            options += (options.empty() ? "" : ", ") + std::string(row.option);
+    if (options.empty())
+        return {};
+    return "kernel '" + std::string(k.id) + "' computes all pairs: " + options +
+           " set the tree rows only and have no effect here";
 }
 
 void applyTreeOptions(const TreeOptions& o, SimParams& p)

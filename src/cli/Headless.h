@@ -122,6 +122,11 @@ struct LaunchOptions {
 /// force accuracy 1.0e-03 (calibrated p99 7.7e-04, …)"); "" otherwise. Throws
 /// std::invalid_argument as chooseOpeningAngle (a target the calibration cannot reach).
 std::string forceAccuracyNote(const KernelInfo& k, const SimParams& p);
+/// For a kernel that is not a tree row, given options of the table's Tree rows (--theta,
+/// --leaf-size, --opening-alpha, --force-accuracy): the line saying they have no effect on it
+/// ("kernel 'cpu' computes all pairs: --theta, --opening-alpha set the tree rows only and have
+/// no effect here"); "" otherwise.
+std::string treeOptionsNote(const KernelInfo& k, const ParamTexts& given);
 /// Adds the options of the table's Launch and Tree rows to a subcommand.
 void addLaunchOptions(CLI::App& command, LaunchOptions& o);
 /// Sets the given ones in p.
