@@ -23,7 +23,10 @@
 ///     own body (shared-memory broadcast reads), so the walk's decisions are made once per
 ///     group and the arithmetic runs with all 32 lanes busy (the "group walk" of Barnes 1990
 ///     and of Bonsai, Bédorf et al. 2012). The result, times G, is scattered to the original
-///     order.
+///     order. With the relative criterion (DeviceForceArgs::openingAlpha > 0) a cell must pass
+///     tree::acceptCellRelative too, for the factor of the group's smallest |a_old| (the
+///     accelerations in acc; without them, accelerationsValid false, a geometric pre-pass of
+///     every row into the workspace first).
 ///
 /// Cost per body: the interactions its group's lists hold, about (cells × 54 + bodies × 20)
 /// flops (tree::kFlopsPerCellInteraction; bodyBodyInteraction's 20). Memory: positions float4
@@ -98,7 +101,7 @@ struct MergeBox {
 /// Offsets of the workspace's parts, each aligned to 256 bytes.
 struct TreeLayout {
     std::size_t box, keysIn, keysOut, idxIn, idxOut, sorted, nodes, parentNode, parentBody, counters, moments,
-        cells, groupCounter, groups, stacks, cubTemp, cubTempBytes, total;
+        cells, groupCounter, groups, stacks, prePass, cubTemp, cubTempBytes, total;
     int stackWarps;
 };
 
@@ -186,7 +189,8 @@ __device__ Moments childMoments(int ref, const float4* __restrict__ sorted, cons
 
 __global__ void momentsKernel(const float4* __restrict__ sorted, int n, const RadixNode* __restrict__ nodes,
                               const int* __restrict__ parentNode, const int* __restrict__ parentBody,
-                              int* __restrict__ counters, Moments* moments, Cell* __restrict__ cells, float theta)
+                              int* __restrict__ counters, Moments* moments, Cell* __restrict__ cells, float theta,
+                              double G, double alpha)
 {
     const int b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= n)
@@ -204,7 +208,7 @@ __global__ void momentsKernel(const float4* __restrict__ sorted, int n, const Ra
         const Moments m = tree::combineMoments(childMoments(node.left, sorted, moments),
                                                childMoments(node.right, sorted, moments));
         storeMoments(moments + p, m);
-        cells[p] = tree::packCell(m, theta, node);
+        cells[p] = tree::packCell(m, theta, node, G, alpha);
         p = parentNode[p];
     }
 }
@@ -264,14 +268,18 @@ __device__ void flushCells(WarpShared& ws, const int* list, int count, const Cel
     __syncwarp();
 }
 
-template <bool Guard>
+/// Relative: the relative criterion too, the group's factor from prev (the previous evaluation's
+/// accelerations by original index, times G; it may be acc itself: a group reads only its own
+/// bodies' rows, before it writes them).
+template <bool Guard, bool Relative>
 __global__ void __launch_bounds__(kThreads) walkKernel(const float4* __restrict__ sorted,
                                                        const unsigned* __restrict__ order, int n,
                                                        const Cell* __restrict__ cells, int leafSize, float eps2,
                                                        float G, const int2* __restrict__ groups,
                                                        const int* __restrict__ groupCount,
                                                        int* __restrict__ groupCounter, int* __restrict__ stacks,
-                                                       unsigned iBegin, unsigned iEnd, float4* __restrict__ acc)
+                                                       unsigned iBegin, unsigned iEnd, const float4* prev,
+                                                       float4* acc)
 {
     extern __shared__ __align__(16) unsigned char shared[];
     const int warp = int(threadIdx.x >> 5);
@@ -311,6 +319,22 @@ __global__ void __launch_bounds__(kThreads) walkKernel(const float4* __restrict_
         tree::groupBoxAxis(lo[0], hi[0], gx, hx);
         tree::groupBoxAxis(lo[1], hi[1], gy, hy);
         tree::groupBoxAxis(lo[2], hi[2], gz, hz);
+        // The relative criterion's factor: from the smallest |a_old|² of the group (lanes past
+        // the group, and accelerations that are not numbers, count as +∞).
+        float s = 0.0f;
+        if constexpr (Relative) {
+            double a2 = INFINITY;
+            if (lane < group.y) {
+                const float4 p = prev[row];
+                const double v = tree::squaredNorm(p.x, p.y, p.z);
+                a2 = v < a2 ? v : a2;
+            }
+            for (int o = 16; o > 0; o >>= 1) {
+                const double other = __shfl_xor_sync(0xffffffffu, a2, o);
+                a2 = other < a2 ? other : a2;
+            }
+            s = tree::relativeScale(a2);
+        }
 
         float3 ai = make_float3(0.f, 0.f, 0.f);
         int top = 1, nCells = 0, nBodies = 0;
@@ -327,7 +351,11 @@ __global__ void __launch_bounds__(kThreads) walkKernel(const float4* __restrict_
             Cell c{};
             if (valid && !isBody)
                 c = cells[ref];
-            const bool accept = valid && !isBody && tree::acceptCell(c, gx, gy, gz, hx, hy, hz);
+            bool accept;
+            if constexpr (Relative)
+                accept = valid && !isBody && tree::acceptCellRelative(c, gx, gy, gz, hx, hy, hz, s);
+            else
+                accept = valid && !isBody && tree::acceptCell(c, gx, gy, gz, hx, hy, hz);
             const bool leaf = valid && !isBody && !accept && c.count <= leafSize;
             const bool open = valid && !isBody && !accept && !leaf;
 
@@ -410,7 +438,7 @@ int walkBlocks(int leafSize)
 {
     const Limits l = deviceLimits();
     int perSm = 0;
-    NB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, walkKernel<false>, kThreads,
+    NB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, walkKernel<false, false>, kThreads,
                                                                 walkShared(leafSize)));
     return std::max(1, perSm) * l.multiprocessors;
 }
@@ -454,6 +482,8 @@ TreeLayout layoutFor(const DeviceForceArgs& a)
     L.groups = take(n * sizeof(int2));
     L.stackWarps = walkBlocks(a.leafSize) * kWarpsPerBlock;
     L.stacks = take(std::size_t(L.stackWarps) * kStackEntries * sizeof(int));
+    // The relative criterion's first |a_old| when there is none yet: a geometric pre-pass.
+    L.prePass = take(a.openingAlpha > 0 ? n * sizeof(float4) : 0);
     L.cubTempBytes = cubTempBytes(int(n));
     L.cubTemp = take(L.cubTempBytes);
     L.total = at;
@@ -474,6 +504,8 @@ std::string checkTree(const DeviceForceArgs& a)
         return "opening angle theta " + std::to_string(a.openingAngle) + " is outside (0, 2]";
     if (a.leafSize < 1 || a.leafSize > tree::kMaxLeafSize)
         return "leaf size " + std::to_string(a.leafSize) + " is outside 1.." + std::to_string(tree::kMaxLeafSize);
+    if (!(a.openingAlpha >= 0.0) || !(a.openingAlpha < INFINITY))
+        return "relative criterion alpha " + std::to_string(a.openingAlpha) + " is not a finite number >= 0";
     if (a.n > std::size_t(0x7fffffff))
         return "the tree indexes bodies with 32-bit integers: at most 2147483647 bodies";
     const Limits l = deviceLimits();
@@ -528,6 +560,7 @@ void launchTree(const DeviceForceArgs& a)
     auto* groupCount = groupCounter + 1;
     auto* groups = part<int2>(w, L.groups);
     auto* stacks = part<int>(w, L.stacks);
+    auto* prePass = part<float4>(w, L.prePass);
     void* cubTemp = part<unsigned char>(w, L.cubTemp);
 
     std::size_t tempBytes = L.cubTempBytes;
@@ -547,13 +580,27 @@ void launchTree(const DeviceForceArgs& a)
     NB_CUDA_CHECK_LAUNCH("tree radixKernel");
     NB_CUDA_CHECK(cudaMemsetAsync(counters, 0, std::size_t(n - 1) * sizeof(int), stream));
     momentsKernel<<<blocks, block, 0, stream>>>(sorted, n, nodes, parentNode, parentBody, counters, moments, cells,
-                                                a.openingAngle);
+                                                a.openingAngle, a.G, a.openingAlpha);
     NB_CUDA_CHECK_LAUNCH("tree momentsKernel");
     const bool guard = !(float(a.eps2) >= kMinUnguardedEps2);
-    const auto walk = guard ? walkKernel<true> : walkKernel<false>;
-    walk<<<L.stackWarps / kWarpsPerBlock, kThreads, walkShared(a.leafSize), stream>>>(
-        sorted, idxOut, n, cells, a.leafSize, float(a.eps2), float(a.G), groups, groupCount, groupCounter, stacks,
-        unsigned(rows.begin), unsigned(rows.end), acc);
+    const int walkGrid = L.stackWarps / kWarpsPerBlock;
+    const std::size_t walkBytes = walkShared(a.leafSize);
+    const float4* prev = acc; // the relative criterion's |a_old|: the last evaluation's
+    if (a.openingAlpha > 0 && !a.accelerationsValid) {
+        // None yet: every row with the geometric criterion at θ first (GADGET-2 starts so too).
+        const auto pre = guard ? walkKernel<true, false> : walkKernel<false, false>;
+        pre<<<walkGrid, kThreads, walkBytes, stream>>>(sorted, idxOut, n, cells, a.leafSize, float(a.eps2),
+                                                       float(a.G), groups, groupCount, groupCounter, stacks, 0u,
+                                                       unsigned(n), nullptr, prePass);
+        NB_CUDA_CHECK_LAUNCH("tree walkKernel (the relative criterion's pre-pass)");
+        NB_CUDA_CHECK(cudaMemsetAsync(groupCounter, 0, sizeof(int), stream)); // the groups again
+        prev = prePass;
+    }
+    const auto walk = a.openingAlpha > 0 ? (guard ? walkKernel<true, true> : walkKernel<false, true>)
+                                         : (guard ? walkKernel<true, false> : walkKernel<false, false>);
+    walk<<<walkGrid, kThreads, walkBytes, stream>>>(sorted, idxOut, n, cells, a.leafSize, float(a.eps2), float(a.G),
+                                                    groups, groupCount, groupCounter, stacks, unsigned(rows.begin),
+                                                    unsigned(rows.end), prev, acc);
     NB_CUDA_CHECK_LAUNCH("tree walkKernel");
 }
 

@@ -5,6 +5,8 @@
 #                                   sm_90, tests, no app) and fills .device/ with the run-time
 #                                   libraries (debs), the data and the executables, so that only
 #                                   .device/ has to travel to the GPU machine (< 64 MiB).
+#                                   GPU_CHECK_PREPARE_TESTS="tst_a tst_b": those tests alone,
+#                                   and no archs builds (quicker, for a call of some parts).
 #   scripts/gpu-check.sh prepare-app / remote-app: the app itself in a window on the GPU
 #                                   machine, on Xvfb with NVIDIA's GLX (prepare_app and
 #                                   remote_app below say what travels and what runs); a call of
@@ -56,7 +58,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 device=.device
-usage() { sed -n '2,54s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,56s/^# \{0,1\}//p' "$0"; }
 
 # unpack_txz ARCHIVE DIR: an xz-packed tar into DIR (Python's lzma where the GPU host has no xz).
 unpack_txz() {
@@ -266,8 +268,22 @@ prepare() {
     #    MPI on: the bare GPU machine has no Open MPI, so its run-time travels as
     #    $device/openmpi.tgz (prepare_mpi) and remote puts it on LD_LIBRARY_PATH for every part
     #    (nbody links libmpi.so.40 but starts MPI only under a launcher).
-    scripts/build.sh --tests build-gpu -DNBODY_BUILD_APP=OFF -DNBODY_BUILD_PLOT=OFF -DNBODY_ENABLE_MPI=ON \
-        "-DCMAKE_CUDA_ARCHITECTURES=90-real;90-virtual"
+    #    GPU_CHECK_PREPARE_TESTS="tst_a tst_b": builds and carries those tests alone (with nbody),
+    #    and leaves out the archs part's builds (build-gpu80, build-gpu-all): a quicker prepare
+    #    for a call that runs only some parts.
+    local only_tests=${GPU_CHECK_PREPARE_TESTS:-}
+    if [[ -n $only_tests ]]; then
+        # shellcheck source=scripts/ccache.sh
+        source scripts/ccache.sh
+        cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DNBODY_BUILD_TESTS=ON -DNBODY_BUILD_APP=OFF \
+            -DNBODY_BUILD_PLOT=OFF -DNBODY_ENABLE_MPI=ON "-DCMAKE_CUDA_ARCHITECTURES=90-real;90-virtual" \
+            "${ccache_launcher[@]}" >/dev/null
+        # shellcheck disable=SC2086 # a list of target names
+        cmake --build build-gpu -j "$(nproc)" --target nbody nbody-read-hdf5 $only_tests
+    else
+        scripts/build.sh --tests build-gpu -DNBODY_BUILD_APP=OFF -DNBODY_BUILD_PLOT=OFF -DNBODY_ENABLE_MPI=ON \
+            "-DCMAKE_CUDA_ARCHITECTURES=90-real;90-virtual"
+    fi
     # (grep -q would stop reading early: ldd's SIGPIPE fails the pipeline under pipefail)
     if ! ldd build-gpu/src/cli/nbody | grep 'libmpi\.so' >/dev/null; then
         echo "gpu-check: build-gpu/src/cli/nbody has no MPI (install libopenmpi-dev: scripts/deps.sh)" >&2
@@ -312,7 +328,9 @@ prepare() {
     # has Qt Core and Test only: they run in CI instead.
     local t
     while IFS= read -r t; do
-        if readelf -d "$t" | grep -q 'NEEDED.*libQt6Gui'; then
+        if [[ -n $only_tests && " $only_tests " != *" $(basename "$t") "* ]]; then
+            continue
+        elif readelf -d "$t" | grep -q 'NEEDED.*libQt6Gui'; then
             echo "gpu-check: not carried (links Qt Gui): $(basename "$t")"
         elif [[ $(basename "$t") == tst_mpi && -z ${GPU_CHECK_CARRY_TST_MPI:-} ]]; then
             # Another ~3 MiB compressed (the kernels' machine code) would pass the 62 MiB; the
@@ -344,7 +362,7 @@ prepare() {
         cp build-gpu/kernels/CMakeFiles/nbody_kernels.dir/BlockedForces.cu.o "$device/obj/"
     fi
     prepare_mpi
-    prepare_archs
+    [[ -n $only_tests ]] || prepare_archs
     # The merged state the capture part draws: two clusters, 8191 bodies, 400 steps
     # with merging on the CPU here (about 15 s on 2 cores).
     build-gpu/src/cli/nbody run --scenario cluster-collision --bodies 8191 --kernel cpu --steps 400 --no-energy \
@@ -901,7 +919,10 @@ remote() {
 
     # tree-anchor: our tree against Ryoanji in one call, Plummer spheres of 1 M and 8 M bodies:
     # Ryoanji at θ 0.4, 0.5, 0.6 (its sampled fp64 error at 1 M; 8 M without the check), our
-    # tree at θ 0.3 (the default) and 0.5 (`nbody bench`, force evaluation with the tree build).
+    # tree at θ 0.3-0.6 (GPU_CHECK_TREE_THETAS) and with the relative criterion at θ 1 and α
+    # 0.002-0.006 (GPU_CHECK_TREE_ALPHAS; `nbody bench`, force evaluation with the tree build),
+    # the relative criterion's calibration at N = 131072 (GPU_CHECK_TREE_CALIBRATE) and its walk
+    # under compute-sanitizer.
     # Architectures: the default build's kernels library has machine code for every architecture
     # (cuobjdump --list-elf), and a build for sm_80 only, on this sm_90 GPU, lists every CUDA
     # kernel as unavailable with the reason and the fix, runs on `cpu` by default, and refuses a
@@ -932,6 +953,16 @@ remote() {
         fi
     fi
 
+    # sanitize_function LABEL TEST FUNCTION: one test function under each of the four
+    # compute-sanitizer tools (skipped where the test or the tool is missing).
+    sanitize_function() {
+        local label=$1 exe=$device/bin/$2 fn=$3 tool
+        [[ -x $exe ]] && command -v compute-sanitizer >/dev/null || return 0
+        for tool in memcheck racecheck synccheck initcheck; do
+            step "$tool $label" compute-sanitizer --tool "$tool" --error-exitcode 1 "$exe" "$fn"
+        done
+    }
+
     if want tree-anchor; then
         if [[ -x $device/anchors/ryoanji/run.sh ]]; then
             limit=400 step "ryoanji 1M" "$device/anchors/ryoanji/run.sh" --theta 0.4,0.5,0.6 1048576
@@ -947,8 +978,35 @@ remote() {
             step "nbody validate tree theta $theta 1M" "$nbody" validate --kernel tree --theta "$theta" \
                 --bodies 1048576 --reference sampled --steps 1 --quiet
         done
-        limit=400 step "nbody validate tree theta 0.5 8M" "$nbody" validate --kernel tree --theta 0.5 \
-            --bodies 8388608 --reference sampled --steps 1 --quiet
+        # GADGET-2's relative criterion, θ = 1 the guard, at each α (GPU_CHECK_TREE_ALPHAS): times
+        # at both sizes (after the first evaluation each reads the previous accelerations), the
+        # sampled step-0 error at 1 M and, for the middle α, at 8.4 M; its walk under the four
+        # compute-sanitizer tools (the CPU row's agreement at N = 4097, pre-pass and steady).
+        local alpha mid
+        local -a alphas
+        read -r -a alphas <<<"${GPU_CHECK_TREE_ALPHAS:-0.002 0.004 0.006}"
+        for alpha in "${alphas[@]}"; do
+            limit=400 step "nbody bench tree theta 1 alpha $alpha" "$nbody" bench --kernels tree --scenario plummer \
+                --bodies 1048576,8388608 --theta 1 --opening-alpha "$alpha" --steps 10 --budget 120
+            step "nbody validate tree theta 1 alpha $alpha 1M" "$nbody" validate --kernel tree --theta 1 \
+                --opening-alpha "$alpha" --bodies 1048576 --reference sampled --steps 1 --quiet
+        done
+        # The calibration of --force-accuracy (src/sim/core/ForceAccuracy.cpp) for the relative
+        # criterion on this GPU: tree-cpu's command and N at each of its α.
+        for alpha in ${GPU_CHECK_TREE_CALIBRATE-0.0002 0.0005 0.001 0.002 0.003 0.004 0.005 0.007 0.01 0.02}; do
+            step "nbody validate tree theta 1 alpha $alpha 131072" "$nbody" validate --kernel tree --scenario plummer \
+                --theta 1 --opening-alpha "$alpha" --bodies 131072 --steps 1 --reference sampled --quiet
+        done
+        sanitize_function "tree relative criterion" tst_tree "gpuAgreesWithCpu:N=4097 alpha=0.005"
+        # The 8.4 M checks last (each about a minute, most of it two all-pairs energies).
+        [[ " ${GPU_CHECK_TREE_THETAS:-0.3 0.4 0.5 0.6} " == *" 0.5 "* ]] &&
+            limit=400 step "nbody validate tree theta 0.5 8M" "$nbody" validate --kernel tree --theta 0.5 \
+                --bodies 8388608 --reference sampled --steps 1 --quiet
+        if ((${#alphas[@]} > 0)); then
+            mid=${alphas[$((${#alphas[@]} / 2))]}
+            limit=400 step "nbody validate tree theta 1 alpha $mid 8M" "$nbody" validate --kernel tree --theta 1 \
+                --opening-alpha "$mid" --bodies 8388608 --reference sampled --steps 1 --quiet
+        fi
     fi
 
     # The Barnes–Hut tree against our best all-pairs kernel and NVIDIA's sample at the
@@ -966,16 +1024,6 @@ remote() {
         limit=600 step "tree galaxy collision 1M 10000 steps" "$nbody" run --scenario galaxy-collision \
             --bodies 1048576 --kernel tree --steps 10000 --progress-every 2000 --capture "$OUT/tree-collision-1M.png"
     fi
-
-    # sanitize_function LABEL TEST FUNCTION: one test function under each of the four
-    # compute-sanitizer tools (skipped where the test or the tool is missing).
-    sanitize_function() {
-        local label=$1 exe=$device/bin/$2 fn=$3 tool
-        [[ -x $exe ]] && command -v compute-sanitizer >/dev/null || return 0
-        for tool in memcheck racecheck synccheck initcheck; do
-            step "$tool $label" compute-sanitizer --tool "$tool" --error-exitcode 1 "$exe" "$fn"
-        done
-    }
 
     # Validation at the sizes people run: the sampled check (the step-0 forces of 32 768 bodies
     # against all N in fp64 on the GPU, each kernel's own energy over 10 steps) at 1 M for the tree

@@ -119,6 +119,11 @@ struct DeviceForceArgs {
     int unroll = 4;              ///< `blocked` rows: unroll factor of the loop over a tile
     float openingAngle = kDefaultOpeningAngle; ///< tree rows: opening angle θ (SimParams::openingAngle)
     int leafSize = kDefaultLeafSize;                ///< tree rows: bodies per leaf cell at most (SimParams::leafSize)
+    /// Tree rows: α of the relative opening criterion (SimParams::openingAlpha); 0: none.
+    double openingAlpha = 0.0;
+    /// acc holds this system's accelerations of a previous evaluation (every row, times G): the
+    /// relative criterion's |a_old|; false: the tree row makes its own by a geometric pre-pass.
+    bool accelerationsValid = false;
     std::size_t iBegin = 0;      ///< first body i written (see kAllRows; launch parameters follow n, not the range)
     std::size_t iEnd = kAllRows; ///< one past the last body i written (kAllRows: n)
     /// cudaStream_t (nullptr: the default stream). A launcher enqueues all its work (launches,

@@ -22,6 +22,12 @@
 ///    used as one multipole for a group of bodies when the distance from its centre of mass to
 ///    the group's bounding box exceeds r_crit = l/θ + δ, l the longest side of the cell's tight
 ///    bounding box, δ the distance from c to the box's centre. θ → 0 opens everything (exact).
+///  - Optionally the relative (acceleration-based) criterion of GADGET-2 (Springel 2005,
+///    MNRAS 364, 1105, §3.2, eq. 18) on top: a cell is accepted only when G M l² / d⁴ ≤ α |a_old|
+///    too, d the distance from its centre of mass to the group's box and |a_old| the smallest
+///    acceleration of the group's bodies in the previous evaluation; θ is then only a guard.
+///    Written as d² > q · s with the cell's q = √(G M l² / α) (relativeOpeningQ) and the group's
+///    s = 1 / √|a_old| (relativeScale), so the walk compares squares as for θ.
 ///
 /// Conventions: positions are (x, y, z, m) in length and mass units; accelerations without G
 /// (callers multiply); all fp64 values in the build are exact sums over the cell's bodies in a
@@ -255,12 +261,48 @@ NB_HD double criticalRadius2(const Moments& c, double theta)
     return r * r;
 }
 
+/// The relative criterion's factor of a cell (see the file comment): √(G M l² / α), l the longest
+/// side of its bounding box; 0 when α is not positive (the criterion is off). Evaluated in fp64
+/// and rounded once, the same on the host and the device.
+NB_HD float relativeOpeningQ(const Moments& c, double G, double alpha)
+{
+    if (!(alpha > 0.0))
+        return 0.0f;
+    const double sx = c.hix - c.lox, sy = c.hiy - c.loy, sz = c.hiz - c.loz;
+    const double l = sx > sy ? (sx > sz ? sx : sz) : (sy > sz ? sy : sz);
+    return float(sqrt(G * c.m * l * l / alpha));
+}
+
+/// |a|² of an fp32 acceleration, in fp64, without fused multiply-adds (the same bits on the host
+/// and the device).
+NB_HD double squaredNorm(float x, float y, float z)
+{
+#ifdef __CUDA_ARCH__
+    return __dadd_rn(__dadd_rn(__dmul_rn(x, x), __dmul_rn(y, y)), __dmul_rn(z, z));
+#else
+    return double(x) * x + double(y) * y + double(z) * z;
+#endif
+}
+
+/// A group's relative-criterion factor s = 1/√|a_old| from the smallest |a_old|² of its bodies
+/// (+∞ when none is known: s = 0, the geometric criterion alone). An |a_old| of 0 or not a number
+/// gives the largest finite float: every cell then fails the relative test and is opened.
+NB_HD float relativeScale(double minSquaredAcceleration)
+{
+    const double amin = sqrt(minSquaredAcceleration);
+    if (!(amin > 0.0))
+        return 3.40282347e+38f;
+    const double s = 1.0 / sqrt(amin);
+    return s < 3.40282347e+38 ? float(s) : 3.40282347e+38f;
+}
+
 /// A cell as the traversal reads it, fp32, 64 bytes: centre of mass and mass; the quadrupole;
-/// r_crit²; its children and its range of sorted bodies.
+/// r_crit²; the relative criterion's q (relativeOpeningQ; 0: off); its children and its range of
+/// sorted bodies.
 struct alignas(16) Cell {
     float cx, cy, cz, m;
     float qxx, qyy, qzz, qxy;
-    float qxz, qyz, rcrit2, pad;
+    float qxz, qyz, rcrit2, q;
     int left, right, first, count;
 };
 static_assert(sizeof(Cell) == 64);
@@ -273,7 +315,9 @@ struct alignas(16) Multipole {
 };
 static_assert(sizeof(Multipole) == 48);
 
-NB_HD Cell packCell(const Moments& c, double theta, const RadixNode& node)
+/// The fp32 cell of moments c at opening angle θ; G and α give the relative criterion's q (α = 0:
+/// none).
+NB_HD Cell packCell(const Moments& c, double theta, const RadixNode& node, double G = 1.0, double alpha = 0.0)
 {
     Cell r;
     r.cx = float(c.cx);
@@ -289,7 +333,7 @@ NB_HD Cell packCell(const Moments& c, double theta, const RadixNode& node)
     // Rounded up so the fp32 criterion never accepts a cell the fp64 one would open.
     const float rc = float(criticalRadius2(c, theta));
     r.rcrit2 = rc * (1.0f + 1e-6f);
-    r.pad = 0.0f;
+    r.q = relativeOpeningQ(c, G, alpha);
     r.left = node.left;
     r.right = node.right;
     r.first = node.first;
@@ -328,6 +372,14 @@ NB_HD void groupBoxAxis(float lo, float hi, float& g, float& h)
 NB_HD bool acceptCell(const Cell& c, float gx, float gy, float gz, float hx, float hy, float hz)
 {
     return boxDistance2(c.cx, c.cy, c.cz, gx, gy, gz, hx, hy, hz) > c.rcrit2;
+}
+
+/// acceptCell with the relative criterion too, for a group of factor s (relativeScale): the
+/// squared distance must exceed both r_crit² and s · q.
+NB_HD bool acceptCellRelative(const Cell& c, float gx, float gy, float gz, float hx, float hy, float hz, float s)
+{
+    const float rel = s * c.q;
+    return boxDistance2(c.cx, c.cy, c.cz, gx, gy, gz, hx, hy, hz) > (c.rcrit2 > rel ? c.rcrit2 : rel);
 }
 
 /// Adds to `ai` the acceleration (without G) of the cell's monopole and quadrupole at body bi:

@@ -115,7 +115,8 @@ const std::array kRegistry = {
         "in fp64, and walks the tree once per warp for each group of 32 neighbouring bodies; distant cells "
         "act as one multipole, near ones body by body with the softened interaction. O(N log N): the choice "
         "for N above ~100 000. Approximate: the opening angle theta sets the error (smaller is more accurate "
-        "and slower); leaf size sets how many bodies a cell may hold before it is opened.",
+        "and slower); leaf size sets how many bodies a cell may hold before it is opened; optionally GADGET-2's "
+        "relative criterion too (alpha, theta then the guard).",
         Backend::Cuda, Precision::Fp32, Layout::Float4, /*deterministic*/ true, kNoParams, kFlopsPerInteractionFp32,
         nullptr, NB_GPU(launchTree), NB_GPU(checkTree), NB_GPU(workspaceTree), /*slots*/ 0, nullptr,
         ForceMethod::Tree, /*iSlices: every slice would walk the whole tree again*/ false},

@@ -480,6 +480,7 @@ void resolveInto(ResolvedLaunch& r, const KernelInfo& k, const SimParams& p, std
     a.G = p.G;
     a.openingAngle = p.openingAngle;
     a.leafSize = p.leafSize;
+    a.openingAlpha = p.openingAlpha;
     const LaunchValues user = launchValues(p);
     setArgs(a, user);
     if (k.backend == Backend::Cuda)

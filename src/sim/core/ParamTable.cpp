@@ -242,7 +242,7 @@ std::deque<ParamInfo> builtInRows()
     {
         ParamInfo r = fieldRow(real("openingAlpha", "--opening-alpha", "relative criterion alpha", "",
                                     ParamGroup::Tree, ParamReaders::Tree, 0, 1, false,
-                                    "tree-cpu: 0 for the geometric criterion alone; alpha > 0 also requires "
+                                    "tree rows: 0 for the geometric criterion alone; alpha > 0 also requires "
                                     "G M l^2 / d^4 <= alpha |a_old| (GADGET-2's relative criterion), with theta "
                                     "as the guard (e.g. --theta 1 --opening-alpha 0.005)"),
                                &SimParams::openingAlpha);

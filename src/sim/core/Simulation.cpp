@@ -74,12 +74,6 @@ void refuseBlockSteps(const SimParams& p, const ForceShare* share)
 /// Refuses parameters a CUDA kernel cannot launch with (message names the limit).
 void checkLaunchable(const KernelInfo& k, const SimParams& p, std::size_t n)
 {
-    // The relative opening criterion is the CPU tree's alone so far: a CUDA tree row would
-    // otherwise run the geometric criterion alone under a parameter that says otherwise.
-    if (k.backend == Backend::Cuda && k.method == ForceMethod::Tree && p.openingAlpha > 0)
-        throw std::invalid_argument("kernel '" + std::string(k.id) +
-                                    "': the relative opening criterion (--opening-alpha) runs on tree-cpu only; "
-                                    "give --opening-alpha 0 or pick tree-cpu");
     if (k.backend != Backend::Cuda || !k.check)
         return;
     if (const std::string why = k.check(deviceForceArgs(k, p, n)); !why.empty())

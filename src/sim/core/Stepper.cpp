@@ -473,7 +473,9 @@ private:
 
     ForceLaunch launch(RowRange rows) const
     {
-        return forceLaunch(*m_sim.m_kernel, m_sim.m_params, m_sim.m_world.size(), rows);
+        ForceLaunch f = forceLaunch(*m_sim.m_kernel, m_sim.m_params, m_sim.m_world.size(), rows);
+        f.args.accelerationsValid = m_sim.m_world.accelerationsValid; // the device's acc (uploaded with the state)
+        return f;
     }
 
     Simulation& m_sim;

@@ -104,11 +104,8 @@ inline void buildWalkTree(const HostTree& t, int leafSize, double G, double alph
             const tree::Cell& c = t.cells[std::size_t(ref)];
             w.cx[e] = c.cx, w.cy[e] = c.cy, w.cz[e] = c.cz, w.rcrit2[e] = c.rcrit2;
             w.q[e] = 0.0f;
-            if (alpha > 0) { // G M l² / d⁴ ≤ α |a|  ⇔  d² ≥ √(G M l² / α) / √|a|
-                const tree::Moments& mo = t.moments[std::size_t(ref)];
-                const double l = std::max({mo.hix - mo.lox, mo.hiy - mo.loy, mo.hiz - mo.loz});
-                w.q[e] = float(std::sqrt(G * mo.m * l * l / alpha));
-            }
+            // G M l² / d⁴ ≤ α |a|  ⇔  d² ≥ √(G M l² / α) / √|a| (0 when α = 0)
+            w.q[e] = tree::relativeOpeningQ(t.moments[std::size_t(ref)], G, alpha);
             w.first[e] = c.first, w.count[e] = c.count, w.cell[e] = ref;
             if (c.count > leafSize) {
                 stack.push_back(c.right);
@@ -139,20 +136,17 @@ struct GroupBox {
 };
 
 /// GroupBox::s for the sorted bodies [first, first + count) from their previous accelerations
-/// (prevAcc by original index, order: sorted → original): 1/√min|a|, the largest finite float
-/// when that |a| is 0 or not a number (every cell then fails the relative test: summed directly).
+/// (prevAcc by original index, order: sorted → original): tree::relativeScale of the smallest
+/// |a|² (accelerations that are not numbers are skipped).
 inline float relativeScale(const Float4* prevAcc, const std::uint32_t* order, std::size_t first, std::size_t count)
 {
-    double amin = std::numeric_limits<double>::infinity();
+    double amin2 = std::numeric_limits<double>::infinity();
     for (std::size_t k = first; k < first + count; ++k) {
         const Float4& p = prevAcc[order[k]];
-        const double a2 = double(p.x) * p.x + double(p.y) * p.y + double(p.z) * p.z;
-        amin = a2 < amin ? a2 : amin;
+        const double a2 = tree::squaredNorm(p.x, p.y, p.z);
+        amin2 = a2 < amin2 ? a2 : amin2;
     }
-    amin = std::sqrt(amin);
-    if (!(amin > 0))
-        return std::numeric_limits<float>::max();
-    return float(std::min(1.0 / std::sqrt(amin), double(std::numeric_limits<float>::max())));
+    return tree::relativeScale(amin2);
 }
 
 inline GroupBox groupBox(const Float4* sorted, std::size_t first, std::size_t count)
