@@ -188,6 +188,9 @@ private slots:
         QVERIFY2(allPairs.err.contains("Note: kernel 'cpu' computes all pairs: --theta, --opening-alpha set the tree "
                                        "rows only and have no effect here"),
                  qPrintable(allPairs.err));
+        const Result one = nbody({"run", "--bodies", "100", "--steps", "1", "--kernel", "cpu", "--theta", "0.4", "--no-energy"});
+        QCOMPARE(one.code, 0);
+        QVERIFY2(one.err.contains("--theta sets the tree rows only and has no effect here"), qPrintable(one.err));
         const Result b = nbody({"bench", "--kernels", "tree-cpu", "--bodies", "1000", "--steps", "1", "--scenario", "plummer"});
         QCOMPARE(b.code, 0);
         QVERIFY2(b.out.contains("bodies/s") && b.out.contains("all-pairs-equivalent"), qPrintable(b.out));

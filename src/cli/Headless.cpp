@@ -133,13 +133,15 @@ std::string treeOptionsNote(const KernelInfo& k, const ParamTexts& given)
     if (k.method == ForceMethod::Tree)
         return {};
     std::string options;
+    int count = 0;
     for (const ParamInfo& row : paramTable())
         if (row.group == ParamGroup::Tree && !row.option.empty() && given.find(row.key))
-            options += (options.empty() ? "" : ", ") + std::string(row.option);
-    if (options.empty())
+            options += (count++ ? ", " : "") + std::string(row.option);
+    if (count == 0)
         return {};
     return "kernel '" + std::string(k.id) + "' computes all pairs: " + options +
-           " set the tree rows only and have no effect here";
+           (count == 1 ? " sets the tree rows only and has no effect here"
+                       : " set the tree rows only and have no effect here");
 }
 
 void applyTreeOptions(const TreeOptions& o, SimParams& p)
