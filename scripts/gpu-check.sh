@@ -31,7 +31,7 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,perf-short,tree,tree-anchor,mpi,render,render-galaxy,contacts,contacts-bench,clusters,capture,after-faults,archs,validate-large,app-bench,block-steps (the default: all but
+# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,perf-short,tree,tree-anchor,display-info,mpi,render,render-galaxy,contacts,contacts-bench,clusters,capture,after-faults,archs,validate-large,app-bench,block-steps (the default: all but
 # sanitizers-all and sanitizers-split, the four tools over every GPU test, each a call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. golden: tst_golden records the state's
 # checksums on this machine ($OUT/golden-steps.json, to commit as tests/data/golden-steps.json). perf: NVIDIA's sample and `nbody bench`
@@ -921,8 +921,9 @@ remote() {
     # Ryoanji at θ 0.4, 0.5, 0.6 (its sampled fp64 error at 1 M; 8 M without the check), our
     # tree at θ 0.3-0.6 (GPU_CHECK_TREE_THETAS) and with the relative criterion at θ 1 and α
     # 0.002-0.006 (GPU_CHECK_TREE_ALPHAS; `nbody bench`, force evaluation with the tree build),
-    # the relative criterion's calibration at N = 131072 (GPU_CHECK_TREE_CALIBRATE) and its walk
-    # under compute-sanitizer.
+    # the relative criterion's calibration at N = 131072 (GPU_CHECK_TREE_CALIBRATE α,
+    # GPU_CHECK_TREE_CALIBRATE_THETAS θ, GPU_CHECK_TREE_CALIBRATE_BODIES N) and its walk under
+    # compute-sanitizer (GPU_CHECK_TREE_SANITIZE=0: not).
     # Architectures: the default build's kernels library has machine code for every architecture
     # (cuobjdump --list-elf), and a build for sm_80 only, on this sm_90 GPU, lists every CUDA
     # kernel as unavailable with the reason and the fix, runs on `cpu` by default, and refuses a
@@ -963,6 +964,18 @@ remote() {
         done
     }
 
+    # display-info: what the GPU machine offers a display server and a window's GL (remote-app):
+    # the driver's X and GLX server modules, its EGL/GLX vendor libraries and external platforms,
+    # the device nodes, the driver's capabilities as the container runtime passed them.
+    if want display-info; then
+        step "display-info" bash -c 'id; cat /proc/driver/nvidia/version 2>&1; env | grep -i -e nvidia -e cuda_ | sort
+            ls -la /dev/nvidia* /dev/dri 2>&1; ls /usr/local/nvidia /usr/local/nvidia/lib64 2>&1 | tr "\n" " "; echo
+            find / -xdev \( -name "nvidia_drv.so*" -o -name "libglxserver_nvidia*" -o -name "libnvidia-egl-*" \
+                -o -name "libGLX_nvidia*" -o -name "libEGL_nvidia*" -o -name "*_nvidia*.json" -o -name "Xorg" \
+                -o -name "nvidia-xconfig" -o -name "libnvidia-glcore*" -o -name "libnvidia-glsi*" \) 2>/dev/null
+            ls -la /usr/share/egl/egl_external_platform.d /usr/local/nvidia/share/egl* 2>&1; true'
+    fi
+
     if want tree-anchor; then
         if [[ -x $device/anchors/ryoanji/run.sh ]]; then
             limit=400 step "ryoanji 1M" "$device/anchors/ryoanji/run.sh" --theta 0.4,0.5,0.6 1048576
@@ -992,12 +1005,23 @@ remote() {
                 --opening-alpha "$alpha" --bodies 1048576 --reference sampled --steps 1 --quiet
         done
         # The calibration of --force-accuracy (src/sim/core/ForceAccuracy.cpp) for the relative
-        # criterion on this GPU: tree-cpu's command and N at each of its α.
-        for alpha in ${GPU_CHECK_TREE_CALIBRATE-0.0002 0.0005 0.001 0.002 0.003 0.004 0.005 0.007 0.01 0.02}; do
-            step "nbody validate tree theta 1 alpha $alpha 131072" "$nbody" validate --kernel tree --scenario plummer \
-                --theta 1 --opening-alpha "$alpha" --bodies 131072 --steps 1 --reference sampled --quiet
+        # criterion on this GPU: tree-cpu's command at each of its α, at each N of
+        # GPU_CHECK_TREE_CALIBRATE_BODIES (default 131072, tree-cpu's N), and for the geometric
+        # criterion at each θ of GPU_CHECK_TREE_CALIBRATE_THETAS (default none) at the same N.
+        local cn
+        for cn in ${GPU_CHECK_TREE_CALIBRATE_BODIES:-131072}; do
+            for alpha in ${GPU_CHECK_TREE_CALIBRATE-0.0002 0.0005 0.001 0.002 0.003 0.004 0.005 0.007 0.01 0.02}; do
+                step "nbody validate tree theta 1 alpha $alpha $cn" "$nbody" validate --kernel tree --scenario plummer \
+                    --theta 1 --opening-alpha "$alpha" --bodies "$cn" --steps 1 --reference sampled --quiet
+            done
+            for theta in ${GPU_CHECK_TREE_CALIBRATE_THETAS:-}; do
+                step "nbody validate tree theta $theta $cn" "$nbody" validate --kernel tree --scenario plummer \
+                    --theta "$theta" --bodies "$cn" --steps 1 --reference sampled --quiet
+            done
         done
-        sanitize_function "tree relative criterion" tst_tree "gpuAgreesWithCpu:N=4097 alpha=0.005"
+        # GPU_CHECK_TREE_SANITIZE=0 leaves out the walk under compute-sanitizer.
+        [[ ${GPU_CHECK_TREE_SANITIZE:-1} == 0 ]] ||
+            sanitize_function "tree relative criterion" tst_tree "gpuAgreesWithCpu:N=4097 alpha=0.005"
         # The 8.4 M checks last (each about a minute, most of it two all-pairs energies).
         [[ " ${GPU_CHECK_TREE_THETAS:-0.3 0.4 0.5 0.6} " == *" 0.5 "* ]] &&
             limit=400 step "nbody validate tree theta 0.5 8M" "$nbody" validate --kernel tree --theta 0.5 \
