@@ -136,6 +136,11 @@ private slots:
         QCOMPARE(problem("eps2", "1e39"),
                  QStringLiteral("softening eps2: '1e39' is outside the range of fp32 (about 1.2e-38 to 3.4e38)"));
         QCOMPARE(problem("eps2", "0"), QString()); // an exact 0 is fine
+        // fp64 rows refuse what fp64 cannot hold (1e-400 would read as 0, 1e400 as infinity).
+        QCOMPARE(problem("openingAlpha", "1e-400"),
+                 QStringLiteral("relative criterion alpha: '1e-400' is outside the range of fp64 (about 2.2e-308 to 1.8e308)"));
+        QCOMPARE(problem("G", "1e400"), QStringLiteral("G: '1e400' is outside the range of fp64 (about 2.2e-308 to 1.8e308)"));
+        QCOMPARE(problem("openingAlpha", "0.0"), QString());
         QCOMPARE(problem("diagnosticsInterval", "-3"), QStringLiteral("diagnostics interval must be >= 0 (got -3)"));
         QVERIFY(problem("integrator", "euler").startsWith(QLatin1String("unknown integrator 'euler' (known: leapfrog")));
         QCOMPARE(problem("reverse", "maybe"), QStringLiteral("time runs backwards: 'maybe' is not true or false"));

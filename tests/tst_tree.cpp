@@ -681,6 +681,19 @@ private slots:
         const QString note = QString::fromStdString(c.note);
         QVERIFY2(note.startsWith(kernel + ": " + setting + " for force accuracy "), qPrintable(note));
         QCOMPARE(note.contains("the table's cheapest setting"), c.loosest);
+        // The same choice for a system of the calibration's N (131 072) and one larger: only the
+        // larger one's note says that the error grows with N.
+        const OpeningAngleChoice same = nbody::chooseOpeningAngle(kernel.toStdString(), target, 131072);
+        const OpeningAngleChoice larger = nbody::chooseOpeningAngle(kernel.toStdString(), target, 131073);
+        QCOMPARE(same.note, c.note);
+        QCOMPARE(larger.point.theta, c.point.theta);
+        QCOMPARE(larger.point.alpha, c.point.alpha);
+        QVERIFY2(QString::fromStdString(larger.note)
+                     .endsWith("; this system has 131073 bodies, more than the calibration's 131072, and the error "
+                               "grows with N (p99 at theta = 0.5: 7.3e-04 at 131072 bodies, 1.2e-03 at 1048576, "
+                               "1.6e-03 at 8388608), so it can exceed the target: `nbody validate --reference "
+                               "sampled` measures it"),
+                 larger.note.c_str());
     }
 
     // accuracyChoices: tree-cpu's settings worth choosing, in increasing p99 and decreasing work.

@@ -567,9 +567,10 @@ Row benchCase(const BenchOptions& o, const KernelInfo* k, std::size_t n, const S
 }
 
 /// The lines above the table: the system, the machine, the MPI share, the θ a force accuracy
-/// picks for each tree row, and how interactions are counted.
+/// picks for each tree row (for the largest N of the sweep, `largest`), and how interactions are
+/// counted.
 void printBenchPreamble(const BenchOptions& o, const std::string& machine, int ranks, const SimParams& params,
-                        const std::vector<const KernelInfo*>& kernels)
+                        const std::vector<const KernelInfo*>& kernels, std::size_t largest)
 {
     mpi::Session* const session = distributedSession();
     const std::string system = o.scenario.empty() ? std::string("uniform cube") : "scenario " + o.scenario;
@@ -583,7 +584,7 @@ void printBenchPreamble(const BenchOptions& o, const std::string& machine, int r
                     "ranks included)\n",
                     session->describe().c_str(), ranks, ranks);
     for (const KernelInfo* k : kernels) // the targets were checked against every row before
-        if (const std::string note = forceAccuracyNote(*k, params); !note.empty())
+        if (const std::string note = forceAccuracyNote(*k, params, largest); !note.empty())
             std::printf("Accuracy:  %s\n", note.c_str());
     std::printf("Counting:  N^2 interactions per force evaluation (as NVIDIA's nbody sample); 20 flops per "
                 "interaction in fp32, 30 in fp64; ceiling %% = interactions/s over SMs x lanes x clock / slots per "
@@ -670,7 +671,7 @@ int benchCommand(const BenchOptions& o)
     const CudaRuntimeInfo cuda = queryCuda();
     const CudaDeviceInfo* device = cuda.devices.empty() ? nullptr : &cuda.devices[0];
     const std::string machine = machineDescription(cuda);
-    printBenchPreamble(o, machine, ranks, params, kernels);
+    printBenchPreamble(o, machine, ranks, params, kernels, *std::max_element(bodies.begin(), bodies.end()));
 
     std::vector<Row> rows;
     bool failed = false;

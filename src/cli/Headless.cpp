@@ -121,11 +121,11 @@ void addTreeOptions(CLI::App& c, TreeOptions& o)
     excludeThetaWithForceAccuracy(c);
 }
 
-std::string forceAccuracyNote(const KernelInfo& k, const SimParams& p)
+std::string forceAccuracyNote(const KernelInfo& k, const SimParams& p, std::size_t bodies)
 {
     if (k.method != ForceMethod::Tree || p.forceAccuracy == 0)
         return {};
-    return chooseOpeningAngle(k.id, p.forceAccuracy).note;
+    return chooseOpeningAngle(k.id, p.forceAccuracy, bodies).note;
 }
 
 std::string treeOptionsNote(const KernelInfo& k, const ParamTexts& given)

@@ -120,8 +120,9 @@ struct LaunchOptions {
 /// For a tree row with a force accuracy in `p` (SimParams::forceAccuracy): the line saying
 /// which θ the row's calibration picks and the error it expects ("tree-cpu: theta = 0.5 for
 /// force accuracy 1.0e-03 (calibrated p99 7.7e-04, …)"); "" otherwise. Throws
-/// std::invalid_argument as chooseOpeningAngle (a target the calibration cannot reach).
-std::string forceAccuracyNote(const KernelInfo& k, const SimParams& p);
+/// std::invalid_argument as chooseOpeningAngle (a target the calibration cannot reach). `bodies`:
+/// the system's N (the largest of a sweep), for chooseOpeningAngle's note on larger systems.
+std::string forceAccuracyNote(const KernelInfo& k, const SimParams& p, std::size_t bodies);
 /// For a kernel that is not a tree row, given options of the table's Tree rows (--theta,
 /// --leaf-size, --opening-alpha, --force-accuracy): the line saying they have no effect on it
 /// ("kernel 'cpu' computes all pairs: --theta, --opening-alpha set the tree rows only and have

@@ -393,7 +393,7 @@ int renderCommand(const RenderOptions& o)
     const KernelInfo& k = sim->kernel();
     std::printf("System:  %s\n", prepared.what.c_str());
     std::printf("Params:  %s\n", describe(sim->params()).c_str()); // θ as a force accuracy picked it
-    if (const std::string note = forceAccuracyNote(k, prepared.params); !note.empty())
+    if (const std::string note = forceAccuracyNote(k, prepared.params, sim->size()); !note.empty())
         std::printf("Accuracy: %s\n", note.c_str());
     if (const std::string note = treeOptionsNote(k, o.launch.params); !note.empty())
         std::fprintf(stderr, "Note: %s\n", note.c_str());

@@ -194,7 +194,7 @@ int startSession(const RunOptions& o, PreparedSystem& prepared, const std::strin
     const KernelInfo& k = s.sim->kernel();
     std::printf("System:  %s\n", prepared.what.c_str());
     std::printf("Params:  %s\n", describe(s.sim->params()).c_str()); // θ as a force accuracy picked it
-    if (const std::string note = forceAccuracyNote(k, params); !note.empty())
+    if (const std::string note = forceAccuracyNote(k, params, s.sim->size()); !note.empty())
         std::printf("Accuracy: %s\n", note.c_str());
     if (const std::string note = treeOptionsNote(k, o.launch.params); !note.empty())
         std::fprintf(stderr, "Note: %s\n", note.c_str());

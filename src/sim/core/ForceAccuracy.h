@@ -88,11 +88,14 @@ struct OpeningAngleChoice {
 };
 
 /// The setting of least work among accuracyChoices(kernelId) whose calibrated p99 is ≤ `target`.
+/// `bodies` (0: not known) only words the note: for a system larger than the calibration's N it
+/// adds that the error grows with N, with the measured figures, since the choice then promises
+/// less error than the system gets.
 /// Throws std::invalid_argument naming the problem: a target ≤ 0 or not finite, a row with no
 /// table, or a target tighter than the most accurate setting reaches ("force accuracy 1.0e-05 is
 /// tighter than tree-cpu's calibration reaches: p99 4.0e-05 at theta = 0.2, its smallest; give
 /// the opening angle theta below 0.2, or use an all-pairs kernel").
-OpeningAngleChoice chooseOpeningAngle(std::string_view kernelId, double target);
+OpeningAngleChoice chooseOpeningAngle(std::string_view kernelId, double target, std::size_t bodies = 0);
 
 /// `p` as kernel row `k` runs it: for a tree row with a force accuracy set (forceAccuracy > 0),
 /// openingAngle and openingAlpha replaced by chooseOpeningAngle's θ and α; otherwise `p`

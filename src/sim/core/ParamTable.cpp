@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -45,9 +46,14 @@ std::string parseText(std::string_view text, double& out)
 {
     const std::string s(text);
     char* end = nullptr;
+    errno = 0;
     const double v = std::strtod(s.c_str(), &end);
     if (s.empty() || end != s.c_str() + s.size())
         return quoted(s) + " is not a number";
+    // A non-zero value that underflows to 0, or a finite one that overflows to infinity, is
+    // refused as given, not stored as 0 or infinity (subnormal results are kept).
+    if (errno == ERANGE && (v == 0 || std::isinf(v)))
+        return quoted(s) + " is outside the range of fp64 (about 2.2e-308 to 1.8e308)";
     out = v;
     return {};
 }
