@@ -26,15 +26,18 @@
 /// 3 DFMA: 17 fp64 slots + 1 MUFU.
 /// Memory: positions float4 (x, y, z, m) / double4; accelerations float4 / double4 (w = 0);
 /// workspace S' × N vectors when S' > 1; shared memory B vectors per block.
-/// Rows (DeviceForceArgs::iBegin/iEnd): the x blocks cover [iBegin, iEnd) only (i = iBegin +
-/// bx·B·R + t + r·B); the j chunks, tiles and the order of the second pass depend on N and the
-/// launch parameters alone, so each body's sum is the same whatever the range (bit-identical).
+/// Rows (DeviceForceArgs::iBegin/iEnd): the x blocks cover [iBegin, iEnd) only (i = iBegin + s,
+/// slot s = bx·B·R + t + r·B); with an active list (DeviceForceArgs::active, block time steps)
+/// slot s holds body active[s] instead. The j chunks, tiles and the order of the second pass
+/// depend on N and the launch parameters alone, so each body's sum is the same whatever the
+/// range or list (bit-identical).
 
 #include "ForceKernels.h"
 #include "KernelCommon.cuh"
 #include "contracts/Interaction.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -43,20 +46,23 @@ namespace nbody::gpu {
 namespace {
 
 template <class P, int R, int U, bool Guard>
-__global__ void blockedKernel(const P* __restrict__ pos, P* __restrict__ out, int n, int iBegin, int iEnd,
-                              int chunk, typename ScalarOf<P>::type eps2, typename ScalarOf<P>::type scale)
+__global__ void blockedKernel(const P* __restrict__ pos, P* __restrict__ out, int n, int iBegin, int count,
+                              const std::uint32_t* __restrict__ active, int chunk, typename ScalarOf<P>::type eps2,
+                              typename ScalarOf<P>::type scale)
 {
     using T = typename ScalarOf<P>::type;
     extern __shared__ unsigned char sharedBytes[];
     P* tile = reinterpret_cast<P*>(sharedBytes);
     const int width = blockDim.x;
-    const int first = iBegin + blockIdx.x * width * R + threadIdx.x;
+    const int first = blockIdx.x * width * R + threadIdx.x; // this thread's first slot
     P bi[R];
+    int rowOf[R]; // the body of each slot, -1 past the rows
     struct { T x, y, z; } a[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-        const int i = first + r * width;
-        bi[r] = i < iEnd ? pos[i] : makeVec<P>(T(0), T(0), T(0), T(0));
+        const int slot = first + r * width;
+        rowOf[r] = slot < count ? (active ? int(active[slot]) : iBegin + slot) : -1;
+        bi[r] = rowOf[r] >= 0 ? pos[rowOf[r]] : makeVec<P>(T(0), T(0), T(0), T(0));
         a[r] = {T(0), T(0), T(0)};
     }
     const int jBegin = blockIdx.y * chunk;
@@ -76,22 +82,22 @@ __global__ void blockedKernel(const P* __restrict__ pos, P* __restrict__ out, in
     }
     P* row = out + std::size_t(blockIdx.y) * std::size_t(n);
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-        const int i = first + r * width;
-        if (i < iEnd)
-            row[i] = makeVec<P>(scale * a[r].x, scale * a[r].y, scale * a[r].z, T(0));
-    }
+    for (int r = 0; r < R; ++r)
+        if (rowOf[r] >= 0)
+            row[rowOf[r]] = makeVec<P>(scale * a[r].x, scale * a[r].y, scale * a[r].z, T(0));
 }
 
-/// acc[i] = G · Σ_s partial[s·N + i] for i in [iBegin, iEnd), s in order 0 … splits−1 (deterministic).
+/// acc[i] = G · Σ_s partial[s·N + i] for the rows' bodies i (iBegin + slot, or active[slot]), s in
+/// order 0 … splits−1 (deterministic).
 template <class P>
-__global__ void sumSplitsKernel(const P* __restrict__ partial, P* __restrict__ acc, int n, int iBegin, int iEnd,
-                                int splits, typename ScalarOf<P>::type G)
+__global__ void sumSplitsKernel(const P* __restrict__ partial, P* __restrict__ acc, int n, int iBegin, int count,
+                                const std::uint32_t* __restrict__ active, int splits, typename ScalarOf<P>::type G)
 {
     using T = typename ScalarOf<P>::type;
-    const int i = iBegin + blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= iEnd)
+    const int slot = blockIdx.x * blockDim.x + threadIdx.x;
+    if (slot >= count)
         return;
+    const int i = active ? int(active[slot]) : iBegin + slot;
     T x = 0, y = 0, z = 0;
     for (int s = 0; s < splits; ++s) {
         const P p = partial[std::size_t(s) * std::size_t(n) + std::size_t(i)];
@@ -103,7 +109,7 @@ __global__ void sumSplitsKernel(const P* __restrict__ partial, P* __restrict__ a
 }
 
 template <class P>
-using BlockedFn = void (*)(const P*, P*, int, int, int, int, typename ScalarOf<P>::type,
+using BlockedFn = void (*)(const P*, P*, int, int, int, const std::uint32_t*, int, typename ScalarOf<P>::type,
                           typename ScalarOf<P>::type);
 
 constexpr int kBodiesPerThread[] = {1, 2, 4, 8};
@@ -239,22 +245,29 @@ void launchBlockedT(const DeviceForceArgs& a, const char* id)
                                std::to_string(workspaceBlockedT<P>(a)) + " bytes needed)");
     const int n = int(a.n);
     const RowRange rows = rowRange(a.iBegin, a.iEnd, a.n);
-    if (rows.size() == 0)
+    if (a.active && rows.size() != a.n)
+        throw std::invalid_argument(std::string(id) + ": an active list with the row range [" +
+                                    std::to_string(rows.begin) + ", " + std::to_string(rows.end) +
+                                    ") (it must be every row)");
+    if (a.active && a.activeCount > a.n)
+        throw std::invalid_argument(std::string(id) + ": " + std::to_string(a.activeCount) + " active rows of " +
+                                    std::to_string(a.n) + " bodies");
+    const long long count = static_cast<long long>(a.active ? a.activeCount : rows.size());
+    if (count == 0)
         return;
-    const long long count = static_cast<long long>(rows.size());
     const auto stream = static_cast<cudaStream_t>(a.stream);
     const long long bodiesPerBlock = static_cast<long long>(a.blockSize) * a.bodiesPerThread;
     const dim3 grid(unsigned((count + bodiesPerBlock - 1) / bodiesPerBlock), unsigned(splits));
     const BlockedFn<P> kernel = kernelFor<P>(a.bodiesPerThread, a.unroll, guarded(a));
     P* out = splits > 1 ? static_cast<P*>(a.workspace) : static_cast<P*>(a.acc);
     kernel<<<grid, unsigned(a.blockSize), std::size_t(a.blockSize) * sizeof(P), stream>>>(
-        static_cast<const P*>(a.pos), out, n, int(rows.begin), int(rows.end), int(chunkOf(a)), T(a.eps2),
+        static_cast<const P*>(a.pos), out, n, int(rows.begin), int(count), a.active, int(chunkOf(a)), T(a.eps2),
         splits > 1 ? T(1) : T(a.G));
     NB_CUDA_CHECK_LAUNCH("blockedKernel");
     if (splits > 1) {
         constexpr int sumBlock = 256;
         sumSplitsKernel<P><<<unsigned((count + sumBlock - 1) / sumBlock), sumBlock, 0, stream>>>(
-            static_cast<const P*>(a.workspace), static_cast<P*>(a.acc), n, int(rows.begin), int(rows.end),
+            static_cast<const P*>(a.workspace), static_cast<P*>(a.acc), n, int(rows.begin), int(count), a.active,
             int(splits), T(a.G));
         NB_CUDA_CHECK_LAUNCH("sumSplitsKernel");
     }

@@ -83,6 +83,23 @@ __global__ void kickLevelsKernel(V* __restrict__ vel, const V* __restrict__ acc,
     vel[i] = halfKick(vel[i], acc[i], dt);
 }
 
+// Block time steps: the criterion's step of the bodies rows[0 .. count) with softening,
+// eta * sqrt(length / |a|), +inf where |a| is 0 or NaN (sim/core/BlockSteps.cpp, criterionStep).
+// fp64, correctly rounded operations in the host's order and no contraction into FMA, so each
+// step is the host's bits for the same acceleration.
+template <class V>
+__global__ void criterionKernel(const V* __restrict__ acc, const std::uint32_t* __restrict__ rows, int count, double eta,
+                                double length, double* __restrict__ out)
+{
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= count)
+        return;
+    const V a = acc[rows[s]];
+    const double ax = a.x, ay = a.y, az = a.z;
+    const double mag = __dsqrt_rn(__dadd_rn(__dadd_rn(__dmul_rn(ax, ax), __dmul_rn(ay, ay)), __dmul_rn(az, az)));
+    out[s] = mag > 0 ? __dmul_rn(eta, __dsqrt_rn(__ddiv_rn(length, mag))) : INFINITY;
+}
+
 /// Finite once rounded to fp32: the World, the drawn buffers and saved files hold fp32, so an fp64
 /// state beyond fp32's range (|x| > 3.4e38) counts as blown up too, as it does on the host.
 template <class T>
@@ -203,6 +220,7 @@ DeviceState::~DeviceState()
     cudaFree(m_radius);
     cudaFree(m_narrowed);
     cudaFree(m_levels);
+    cudaFree(m_steps);
     cudaFree(m_rows);
 }
 
@@ -601,14 +619,10 @@ void DeviceState::kickLevels(double dtMax, const std::uint8_t* level, const std:
     if (count > m_n)
         throw std::invalid_argument("DeviceState::kickLevels: " + std::to_string(count) + " rows of " +
                                     std::to_string(m_n) + " bodies");
-    if (!m_levels) {
-        NB_CUDA_CHECK(cudaMalloc(&m_levels, m_n * sizeof(std::uint8_t)));
-        NB_CUDA_CHECK(cudaMalloc(&m_rows, m_n * sizeof(std::uint32_t)));
-    }
+    uploadRows(rows, count, "kickLevels");
     // Synchronous copies on the legacy default stream: they wait for the launches before them,
     // and the kick below waits for them.
     NB_CUDA_CHECK(cudaMemcpy(m_levels, level, m_n * sizeof(std::uint8_t), cudaMemcpyHostToDevice));
-    NB_CUDA_CHECK(cudaMemcpy(m_rows, rows, count * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
     const int c = int(count);
     withLayout(m_layout, [&]<class P, class V>() {
         using T = typename ScalarOf<P>::type;
@@ -617,6 +631,59 @@ void DeviceState::kickLevels(double dtMax, const std::uint8_t* level, const std:
                                                              m_rows, m_levels, c, dtMax);
         NB_CUDA_CHECK_LAUNCH("kickLevelsKernel");
     });
+}
+
+void DeviceState::uploadRows(const std::uint32_t* rows, std::size_t count, const char* caller)
+{
+    if (count > m_n)
+        throw std::invalid_argument(std::string("DeviceState::") + caller + ": " + std::to_string(count) +
+                                    " rows of " + std::to_string(m_n) + " bodies");
+    if (!m_levels) {
+        NB_CUDA_CHECK(cudaMalloc(&m_levels, m_n * sizeof(std::uint8_t)));
+        NB_CUDA_CHECK(cudaMalloc(&m_rows, m_n * sizeof(std::uint32_t)));
+    }
+    if (count > 0)
+        NB_CUDA_CHECK(cudaMemcpy(m_rows, rows, count * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+}
+
+void DeviceState::computeForcesOf(const ForceLaunch& f, int current, const std::uint32_t* rows, std::size_t count)
+{
+    if (!f.kernel->activeRows || count == m_n) {
+        if (count > m_n)
+            throw std::invalid_argument("DeviceState::computeForcesOf: " + std::to_string(count) + " rows of " +
+                                        std::to_string(m_n) + " bodies");
+        computeForces(f, current);
+        return;
+    }
+    uploadRows(rows, count, "computeForcesOf");
+    if (count == 0)
+        return;
+    ForceLaunch listed = f;
+    listed.args.iBegin = 0;
+    listed.args.iEnd = kAllRows;
+    listed.args.active = m_rows;
+    listed.args.activeCount = count;
+    const DeviceForceArgs a = forceArgs(listed, current); // the workspace for a list (the tree's flags)
+    f.kernel->device(a); // one launch: slices are ranges of rows, the list is already the work
+}
+
+void DeviceState::criterionSteps(const std::uint32_t* rows, std::size_t count, double eta, double length, double* out)
+{
+    if (!(length > 0))
+        throw std::invalid_argument("DeviceState::criterionSteps: the length sqrt(eps2) must be > 0 (got " +
+                                    std::to_string(length) + ")");
+    uploadRows(rows, count, "criterionSteps");
+    if (count == 0)
+        return;
+    if (!m_steps)
+        NB_CUDA_CHECK(cudaMalloc(&m_steps, m_n * sizeof(double)));
+    const int c = int(count);
+    withLayout(m_layout, [&]<class P, class V>() {
+        static const int block = elementwiseBlock(criterionKernel<V>);
+        criterionKernel<V><<<gridFor(c, block), block>>>(static_cast<const V*>(m_acc), m_rows, c, eta, length, m_steps);
+        NB_CUDA_CHECK_LAUNCH("criterionKernel");
+    });
+    NB_CUDA_CHECK(cudaMemcpy(out, m_steps, count * sizeof(double), cudaMemcpyDeviceToHost));
 }
 
 void DeviceState::dropGraphs() noexcept

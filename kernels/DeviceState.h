@@ -125,6 +125,20 @@ public:
     /// at the first call; synchronous copies on the default stream, then the launch on it).
     /// Throws CudaError, std::invalid_argument for count > N.
     void kickLevels(double dtMax, const std::uint8_t* level, const std::uint32_t* rows, std::size_t count);
+    /// Block time steps: the accelerations of the `count` bodies of `rows` (a host array,
+    /// ascending indices < N, copied to a device buffer) from all N positions of buffer
+    /// `current`, the other rows untouched, each bit for bit its row of a full pass
+    /// (DeviceForceArgs::active), on the default stream. A row without KernelInfo::activeRows
+    /// gets a pass over every row instead (an inactive row is not read before it is evaluated
+    /// again). Throws std::invalid_argument for count > N, and as computeForces.
+    void computeForcesOf(const ForceLaunch& f, int current, const std::uint32_t* rows, std::size_t count);
+    /// Block time steps with softening (sim/core/BlockSteps.h, criterionStep): out[s] = η ·
+    /// sqrt(length / |a_i|) for the `count` bodies i = rows[s] (host arrays; +∞ where |a_i| is 0
+    /// or not a number), from the device accelerations, in fp64 with correctly rounded operations
+    /// in the host's order, so the steps — and the levels — are the host's bits. length = sqrt(ε²)
+    /// > 0. Synchronous: 8 bytes per row come back, not the state. Throws std::invalid_argument
+    /// for count > N or length ≤ 0, CudaError.
+    void criterionSteps(const std::uint32_t* rows, std::size_t count, double eta, double length, double* out);
 
     /// What one step's launches depend on, besides the state's buffers and workspace: the force
     /// pass of every substep, the substep count and the signed dt. sim/core/Stepper.h emits the step.
@@ -215,7 +229,11 @@ private:
     Float4* m_narrowed = nullptr;  ///< Double4 layout: float4 positions for contactPositions()
     int* m_flag = nullptr; ///< one int for firstNonFinite()
     std::uint8_t* m_levels = nullptr; ///< N levels for kickLevels() (allocated at its first call)
-    std::uint32_t* m_rows = nullptr;  ///< up to N row indices for kickLevels()
+    std::uint32_t* m_rows = nullptr;  ///< up to N row indices for kickLevels(), computeForcesOf(), criterionSteps()
+    double* m_steps = nullptr;        ///< up to N criterion steps (criterionSteps())
+    /// Copies `count` ≤ N row indices to m_rows (allocated with m_levels at the first call);
+    /// synchronous on the default stream (it waits for the launches before it).
+    void uploadRows(const std::uint32_t* rows, std::size_t count, const char* caller);
     int* m_flagHost = nullptr; ///< its pinned host copy
 
     std::uint64_t m_workspaceGeneration = 0; ///< bumped when the workspace is reallocated

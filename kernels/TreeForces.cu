@@ -33,8 +33,10 @@
 /// (x, y, z, m) in, accelerations float4 (ax, ay, az, 0) out; workspace ≈ 200 bytes per body
 /// plus a 16 KiB stack per resident warp (workspaceTree).
 ///
-/// Rows: every body's walk runs (the tree is the whole system's), only the accelerations of
-/// bodies in [iBegin, iEnd) are written; a group with none of them is skipped.
+/// Rows: the tree is the whole system's; only the accelerations of bodies in [iBegin, iEnd) —
+/// or, with an active list (DeviceForceArgs::active, block time steps), of the listed bodies,
+/// marked in a byte per body first — are written, and a group with none of them is skipped, so
+/// the walk costs what the groups holding those rows cost.
 ///
 /// Deterministic: the tree depends only on the positions, every fp64 moment is combined in a
 /// fixed order, and each body's sums run over its group's lists in the walk's fixed order.
@@ -101,7 +103,7 @@ struct MergeBox {
 /// Offsets of the workspace's parts, each aligned to 256 bytes.
 struct TreeLayout {
     std::size_t box, keysIn, keysOut, idxIn, idxOut, sorted, nodes, parentNode, parentBody, counters, moments,
-        cells, groupCounter, groups, stacks, prePass, cubTemp, cubTempBytes, total;
+        cells, groupCounter, groups, stacks, prePass, activeFlag, cubTemp, cubTempBytes, total;
     int stackWarps;
 };
 
@@ -278,8 +280,9 @@ __global__ void __launch_bounds__(kThreads) walkKernel(const float4* __restrict_
                                                        float G, const int2* __restrict__ groups,
                                                        const int* __restrict__ groupCount,
                                                        int* __restrict__ groupCounter, int* __restrict__ stacks,
-                                                       unsigned iBegin, unsigned iEnd, const float4* prev,
-                                                       float4* acc)
+                                                       unsigned iBegin, unsigned iEnd,
+                                                       const unsigned char* __restrict__ activeFlag,
+                                                       const float4* prev, float4* acc)
 {
     extern __shared__ __align__(16) unsigned char shared[];
     const int warp = int(threadIdx.x >> 5);
@@ -303,7 +306,7 @@ __global__ void __launch_bounds__(kThreads) walkKernel(const float4* __restrict_
         const int i = group.x + lane;
         // The bodies of the group whose rows were asked for (DeviceForceArgs::iBegin/iEnd).
         const unsigned row = lane < group.y ? order[i] : 0u;
-        const bool mine = lane < group.y && row >= iBegin && row < iEnd;
+        const bool mine = lane < group.y && row >= iBegin && row < iEnd && (!activeFlag || activeFlag[row]);
         if (__ballot_sync(0xffffffffu, mine) == 0u)
             continue;
         const float4 bi = sorted[lane < group.y ? i : group.x];
@@ -421,6 +424,14 @@ __global__ void __launch_bounds__(kThreads) walkKernel(const float4* __restrict_
     }
 }
 
+/// flag[active[s]] = 1 for the `count` listed bodies (the flags zeroed before).
+__global__ void markActiveKernel(const std::uint32_t* __restrict__ active, int count, unsigned char* __restrict__ flag)
+{
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s < count)
+        flag[active[s]] = 1;
+}
+
 __global__ void zeroKernel(float4* acc, int n)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -484,6 +495,8 @@ TreeLayout layoutFor(const DeviceForceArgs& a)
     L.stacks = take(std::size_t(L.stackWarps) * kStackEntries * sizeof(int));
     // The relative criterion's first |a_old| when there is none yet: a geometric pre-pass.
     L.prePass = take(a.openingAlpha > 0 ? n * sizeof(float4) : 0);
+    // Block time steps: a byte per body, 1 for the listed (active) rows.
+    L.activeFlag = take(a.active ? n : 0);
     L.cubTempBytes = cubTempBytes(int(n));
     L.cubTemp = take(L.cubTempBytes);
     L.total = at;
@@ -525,7 +538,13 @@ std::size_t workspaceTree(const DeviceForceArgs& a)
 void launchTree(const DeviceForceArgs& a)
 {
     const RowRange rows = rowRange(a.iBegin, a.iEnd, a.n);
-    if (a.n == 0 || rows.size() == 0)
+    if (a.active && rows.size() != a.n)
+        throw std::invalid_argument("tree: an active list with the row range [" + std::to_string(rows.begin) + ", " +
+                                    std::to_string(rows.end) + ") (it must be every row)");
+    if (a.active && a.activeCount > a.n)
+        throw std::invalid_argument("tree: " + std::to_string(a.activeCount) + " active rows of " +
+                                    std::to_string(a.n) + " bodies");
+    if (a.n == 0 || rows.size() == 0 || (a.active && a.activeCount == 0))
         return;
     if (const std::string why = checkTree(a); !why.empty())
         throw std::invalid_argument("tree: " + why);
@@ -537,7 +556,7 @@ void launchTree(const DeviceForceArgs& a)
     auto* acc = static_cast<float4*>(a.acc);
     constexpr int block = 256;
     const int blocks = (n + block - 1) / block;
-    if (n == 1) { // no pairs: the self-term is zero (and the range is [0, 1))
+    if (n == 1) { // no pairs: the self-term is zero (and the range, or the list, is body 0)
         zeroKernel<<<1, 32, 0, stream>>>(acc, n);
         NB_CUDA_CHECK_LAUNCH("tree zeroKernel");
         return;
@@ -561,6 +580,14 @@ void launchTree(const DeviceForceArgs& a)
     auto* groups = part<int2>(w, L.groups);
     auto* stacks = part<int>(w, L.stacks);
     auto* prePass = part<float4>(w, L.prePass);
+    unsigned char* activeFlag = nullptr;
+    if (a.active) {
+        activeFlag = part<unsigned char>(w, L.activeFlag);
+        NB_CUDA_CHECK(cudaMemsetAsync(activeFlag, 0, a.n, stream));
+        const int count = int(a.activeCount);
+        markActiveKernel<<<(count + block - 1) / block, block, 0, stream>>>(a.active, count, activeFlag);
+        NB_CUDA_CHECK_LAUNCH("tree markActiveKernel");
+    }
     void* cubTemp = part<unsigned char>(w, L.cubTemp);
 
     std::size_t tempBytes = L.cubTempBytes;
@@ -591,7 +618,7 @@ void launchTree(const DeviceForceArgs& a)
         const auto pre = guard ? walkKernel<true, false> : walkKernel<false, false>;
         pre<<<walkGrid, kThreads, walkBytes, stream>>>(sorted, idxOut, n, cells, a.leafSize, float(a.eps2),
                                                        float(a.G), groups, groupCount, groupCounter, stacks, 0u,
-                                                       unsigned(n), nullptr, prePass);
+                                                       unsigned(n), nullptr, nullptr, prePass);
         NB_CUDA_CHECK_LAUNCH("tree walkKernel (the relative criterion's pre-pass)");
         NB_CUDA_CHECK(cudaMemsetAsync(groupCounter, 0, sizeof(int), stream)); // the groups again
         prev = prePass;
@@ -600,7 +627,7 @@ void launchTree(const DeviceForceArgs& a)
                                          : (guard ? walkKernel<true, false> : walkKernel<false, false>);
     walk<<<walkGrid, kThreads, walkBytes, stream>>>(sorted, idxOut, n, cells, a.leafSize, float(a.eps2), float(a.G),
                                                     groups, groupCount, groupCounter, stacks, unsigned(rows.begin),
-                                                    unsigned(rows.end), prev, acc);
+                                                    unsigned(rows.end), activeFlag, prev, acc);
     NB_CUDA_CHECK_LAUNCH("tree walkKernel");
 }
 

@@ -31,7 +31,7 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,perf-short,tree,tree-anchor,display-info,mpi,render,render-galaxy,contacts,contacts-bench,clusters,capture,after-faults,archs,validate-large,app-bench,block-steps (the default: all but
+# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,perf-short,tree,tree-anchor,display-info,block-galaxy,mpi,render,render-galaxy,contacts,contacts-bench,clusters,capture,after-faults,archs,validate-large,app-bench,block-steps (the default: all but
 # sanitizers-all and sanitizers-split, the four tools over every GPU test, each a call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. golden: tst_golden records the state's
 # checksums on this machine ($OUT/golden-steps.json, to commit as tests/data/golden-steps.json). perf: NVIDIA's sample and `nbody bench`
@@ -1069,10 +1069,33 @@ remote() {
     # over levels 0 to 3 (at the sphere's own dt every body stays on level 0, the fixed step).
     if want block-steps; then
         sanitize_function "block steps" tst_block_steps deviceMatchesHost
+        sanitize_function "block steps: active rows of the tree" tst_block_steps \
+            "deviceActiveRowsAreFullRows:tree N=4097 every=3 alpha=0.005"
+        sanitize_function "block steps: active rows of blocked" tst_block_steps \
+            "deviceActiveRowsAreFullRows:blocked N=4097 every=3"
         step "blocked 65537 --timestep block" "$nbody" run --scenario plummer --bodies 65537 --kernel blocked \
             --timestep block --dt 0.0625 --steps 8
         step "blocked 65537 --timestep fixed" "$nbody" run --scenario plummer --bodies 65537 --kernel blocked \
             --timestep fixed --dt 0.0078125 --steps 64
+    fi
+
+    # block-galaxy: the galaxy collision of GPU_CHECK_BLOCK_GALAXY_N bodies (default 1048576)
+    # with `tree` at θ 0.5 over t = 0…10, fixed steps of 1/128, 1/64 and 1/32 against block steps
+    # of dt_max 1/16 and 1/8 (η 0.1, 0.2): wall time, body-force evaluations, the levels and the
+    # largest |ΔE/E0| of the energy every 0.5 time units (--diagnostics), each run's summary in the
+    # log and its series in $OUT/block-galaxy-*.csv.
+    if want block-galaxy; then
+        local gn=${GPU_CHECK_BLOCK_GALAXY_N:-1048576} spec mode dt steps every eta tag
+        for spec in "fixed 0.0078125 1280 64 0.1" "fixed 0.015625 640 32 0.1" "fixed 0.03125 320 16 0.1" \
+            "block 0.0625 160 8 0.1" "block 0.125 80 4 0.1" "block 0.125 80 4 0.2"; do
+            read -r mode dt steps every eta <<<"$spec"
+            tag=$mode-$dt-$eta
+            limit=500 step "galaxy collision $gn tree $tag" bash -c 'set -o pipefail; s=$SECONDS
+                "$1" run --scenario galaxy-collision --bodies "$2" --kernel tree --theta 0.5 --timestep "$3" \
+                    --dt "$4" --steps "$5" --eta "$7" --diagnostics "$8" --diagnostics-every "$6" --no-tune | tail -25
+                echo "wall time of the run: $((SECONDS - s)) s"' _ "$nbody" "$gn" "$mode" "$dt" "$steps" "$every" \
+                "$eta" "$OUT/block-galaxy-$tag.csv"
+        done
     fi
 
     # The figures the app's frame loop (remote-app, a call of its own) is compared with, for the

@@ -9,11 +9,17 @@
 
 #include "sim/core/BlockSteps.h"
 #include "sim/core/CpuKernels.h"
+#include "sim/core/KernelRegistry.h"
+#include "sim/core/Launch.h"
 #include "sim/core/Models.h"
 #include "sim/core/ParamTable.h"
 #include "sim/core/Simulation.h"
 #include "sim/core/TreeCpu.h"
 #include "sim/io/Scenarios.h"
+
+#if NBODY_HAVE_CUDA
+#include "kernels/DeviceState.h"
+#endif
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -249,6 +255,125 @@ private slots:
             std::swap(active[0], active[1]);
             QVERIFY_THROWS_EXCEPTION(std::invalid_argument, k->host(a));
         }
+    }
+
+    // The CUDA rows that honour an active list (KernelInfo::activeRows) through the device state
+    // (DeviceState::computeForcesOf): the listed rows are bit for bit those of a full pass, the
+    // others keep what the state held. N = 4097 and 33 (no block multiple), one body; lists of
+    // every third body and the last, of one body, and empty; the tree also with the relative
+    // criterion (both passes from its geometric pre-pass). The device criterion's steps
+    // (DeviceState::criterionSteps) are the host's bits (criterionStep) for the same rows.
+    void deviceActiveRowsAreFullRows_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("every"); // every k-th body and the last; 0: none
+        QTest::addColumn<double>("alpha");
+        for (const KernelInfo& k : kernelRegistry()) {
+            if (k.backend != Backend::Cuda || !k.activeRows)
+                continue;
+            const QString id = QString::fromUtf8(k.id.data(), qsizetype(k.id.size()));
+            for (const auto& [n, every] : {std::pair{4097, 3}, {4097, 4097}, {4097, 0}, {33, 3}, {1, 1}})
+                QTest::addRow("%s N=%d every=%d", qPrintable(id), n, every) << id << n << every << 0.0;
+            if (k.method == ForceMethod::Tree)
+                QTest::addRow("%s N=4097 every=3 alpha=0.005", qPrintable(id)) << id << 4097 << 3 << 0.005;
+        }
+    }
+    void deviceActiveRowsAreFullRows()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(int, n);
+        QFETCH(int, every);
+        QFETCH(double, alpha);
+        const KernelInfo* k = findKernel(kernel.toStdString());
+        QVERIFY(k);
+        if (const Availability a = availability(*k); !a.available)
+            QSKIP(qPrintable(kernel + ": " + QString::fromStdString(a.reason)));
+#if NBODY_HAVE_CUDA
+        std::mt19937_64 rng(23);
+        std::uniform_real_distribution<double> u(-1, 1);
+        World w;
+        for (int i = 0; i < n; ++i)
+            w.addBody(Float4{float(u(rng)), float(u(rng)), float(u(rng)), float(0.5 + 0.5 * u(rng))}, Float4{});
+        const Float4 sentinel{7.f, -7.f, 7.f, 0.f};
+        std::vector<std::uint32_t> rows;
+        for (int i = 0; every > 0 && i < n; ++i)
+            if (i % every == 0 || i == n - 1)
+                rows.push_back(std::uint32_t(i));
+        SimParams p;
+        p.eps2 = 1e-3;
+        p.openingAlpha = alpha;
+        if (alpha > 0)
+            p.openingAngle = 1.0f;
+        ForceLaunch f = forceLaunch(*k, p, w.size(), RowRange{0, w.size()});
+        f.args.accelerationsValid = false; // the relative criterion: the pre-pass in both
+        const bool fp64 = k->layout == Layout::Double4;
+        const auto run = [&](bool listed) {
+            World x = w;
+            x.accelerations().assign(x.size(), sentinel);
+            DeviceState ds(x.size(), k->layout, PositionStorage::Owned);
+            if (fp64)
+                ds.upload(widen(x), 0);
+            else
+                ds.upload(x, 0);
+            if (listed)
+                ds.computeForcesOf(f, 0, rows.data(), rows.size());
+            else
+                ds.computeForces(f, 0);
+            Fp64State out = widen(x);
+            if (fp64)
+                ds.download(out, 0);
+            else {
+                ds.download(x, 0);
+                out = widen(x);
+            }
+            return out.acceleration;
+        };
+        const std::vector<Double4> full = run(false), part = run(true);
+        std::size_t next = 0;
+        for (int i = 0; i < n; ++i) {
+            const bool listed = next < rows.size() && rows[next] == std::uint32_t(i);
+            next += listed;
+            const Double4 want = listed ? full[std::size_t(i)] : Double4{7, -7, 7, 0};
+            QVERIFY2(std::memcmp(&part[std::size_t(i)], &want, sizeof want) == 0,
+                     qPrintable(QStringLiteral("row %1 (%2): %3 %4 %5, expected %6 %7 %8")
+                                    .arg(i)
+                                    .arg(listed ? "listed" : "not listed")
+                                    .arg(part[std::size_t(i)].x)
+                                    .arg(part[std::size_t(i)].y)
+                                    .arg(part[std::size_t(i)].z)
+                                    .arg(want.x)
+                                    .arg(want.y)
+                                    .arg(want.z)));
+        }
+        // The criterion's steps on the device are the host's bits.
+        if (!rows.empty()) {
+            World x = w;
+            x.accelerations().clear();
+            for (std::size_t i = 0; i < x.size(); ++i)
+                x.accelerations().push_back(Float4{float(full[i].x), float(full[i].y), float(full[i].z), 0.f});
+            if (n > 1)
+                x.accelerations()[0] = Float4{}; // |a| = 0: +inf
+            DeviceState ds(x.size(), k->layout, PositionStorage::Owned);
+            if (fp64)
+                ds.upload(widen(x), 0);
+            else
+                ds.upload(x, 0);
+            const double eta = 0.1;
+            std::vector<double> steps(rows.size());
+            ds.criterionSteps(rows.data(), rows.size(), eta, std::sqrt(p.eps2), steps.data());
+            for (std::size_t s = 0; s < rows.size(); ++s) {
+                const Float4 a = x.accelerations()[rows[s]];
+                const double ax = a.x, ay = a.y, az = a.z;
+                const double want = criterionStep(eta, p.eps2, std::sqrt(ax * ax + ay * ay + az * az), 0);
+                QVERIFY2(std::memcmp(&steps[s], &want, sizeof want) == 0,
+                         qPrintable(QStringLiteral("row %1: step %2, host %3").arg(rows[s]).arg(steps[s], 0, 'g', 17)
+                                        .arg(want, 0, 'g', 17)));
+            }
+        }
+#else
+        Q_UNUSED(n) Q_UNUSED(every) Q_UNUSED(alpha)
+#endif
     }
 
     // ---- one level is the fixed step ----

@@ -126,6 +126,13 @@ struct DeviceForceArgs {
     bool accelerationsValid = false;
     std::size_t iBegin = 0;      ///< first body i written (see kAllRows; launch parameters follow n, not the range)
     std::size_t iEnd = kAllRows; ///< one past the last body i written (kAllRows: n)
+    /// Active rows (block time steps), as HostForceArgs::active: when not null, the rows written
+    /// are active[0 .. activeCount) — device memory, ascending indices < n — instead of [iBegin,
+    /// iEnd) (which must then be the whole range), each bit for bit the same row as in a pass over
+    /// every row. Read only by rows with KernelInfo::activeRows; DeviceState gives the others
+    /// every row instead.
+    const std::uint32_t* active = nullptr;
+    std::size_t activeCount = 0; ///< entries of `active`
     /// cudaStream_t (nullptr: the default stream). A launcher enqueues all its work (launches,
     /// memsets) into it and nowhere else: a step's CUDA graph is captured from this stream.
     void* stream = nullptr;
@@ -183,6 +190,10 @@ struct KernelInfo {
     /// so DeviceState may split a force pass into slices of bodies i (SimParams::forceSlices, the
     /// display watchdog). false: always one launch over all of the rows.
     bool iSlices = true;
+    /// CUDA rows: the launcher honours DeviceForceArgs::active, at the cost of the listed rows
+    /// (block time steps evaluate the active bodies only). false: DeviceState evaluates every row
+    /// for an active list (the extra rows are not read before they are evaluated again).
+    bool activeRows = false;
 };
 
 } // namespace nbody

@@ -91,7 +91,7 @@ const std::array kRegistry = {
         "size, bodies per thread, j-split, unroll.",
         Backend::Cuda, Precision::Fp32, Layout::Float4, true, kBlockedParams, kFlopsPerInteractionFp32, nullptr,
         NB_GPU(launchBlocked), NB_GPU(checkBlocked), NB_GPU(workspaceBlocked), /*slots*/ 13,
-        NB_GPU(defaultsBlocked)},
+        NB_GPU(defaultsBlocked), ForceMethod::AllPairs, /*iSlices*/ true, /*activeRows*/ true},
     KernelInfo{
         "blocked-fp64", "Register-blocked tiles, j-split, fp64 (CUDA)",
         "The blocked kernel on the fp64 state: double positions, velocities and accelerations, with "
@@ -100,7 +100,7 @@ const std::array kRegistry = {
         "30 flops per interaction by the nbody sample's count. Parameters as for blocked.",
         Backend::Cuda, Precision::Fp64, Layout::Double4, true, kBlockedParams, kFlopsPerInteractionFp64, nullptr,
         NB_GPU(launchBlockedFp64), NB_GPU(checkBlockedFp64), NB_GPU(workspaceBlockedFp64), /*slots*/ 17,
-        NB_GPU(defaultsBlockedFp64)},
+        NB_GPU(defaultsBlockedFp64), ForceMethod::AllPairs, /*iSlices*/ true, /*activeRows*/ true},
     KernelInfo{
         "tiled", "Tiled shared memory (CUDA)",
         "GPU Gems 3 ch. 31: one thread per body; the block stages tiles of blockSize x tile factor "
@@ -119,7 +119,7 @@ const std::array kRegistry = {
         "relative criterion too (alpha, theta then the guard).",
         Backend::Cuda, Precision::Fp32, Layout::Float4, /*deterministic*/ true, kNoParams, kFlopsPerInteractionFp32,
         nullptr, NB_GPU(launchTree), NB_GPU(checkTree), NB_GPU(workspaceTree), /*slots*/ 0, nullptr,
-        ForceMethod::Tree, /*iSlices: every slice would walk the whole tree again*/ false},
+        ForceMethod::Tree, /*iSlices: every slice would walk the whole tree again*/ false, /*activeRows*/ true},
     NB_2D_ROW("reduction2d", "2D reduction (CUDA)",
               "A 2D grid over the N x N interaction matrix: each thread computes one pair (i = y, j = x); "
               "the block sums its row with a shared-memory tree; one partial per (body, block column) "

@@ -351,12 +351,22 @@ public:
     }
     void kick(double dt) override { m_sim.m_device->kick(dt); }
 
-    // ---- block time steps: the simplest correct device path ----
-    // Every row is evaluated (an inactive body's acceleration is not read before its own step
-    // ends, where it is evaluated again, so the extra rows change nothing); the levels and the
-    // active set are the host's, from a copy of the state; the kicks of the listed rows with their
-    // levels' steps and the drift run on the device.
-    void forcesOf(std::span<const std::uint32_t>) override { forces(); }
+    // ---- block time steps ----
+    // The levels and the active set are the host's (a byte per body); the forces of the active
+    // rows (rows with KernelInfo::activeRows: the listed rows only; others every row, which
+    // changes nothing: an inactive body's acceleration is not read before its own step ends,
+    // where it is evaluated again), the criterion's steps with softening (8 bytes per active row
+    // come back), the kicks with the levels' steps and the drift run on the device.
+    void forcesOf(std::span<const std::uint32_t> rows) override
+    {
+        const std::size_t n = m_sim.m_world.size();
+        if (rows.size() == n || !m_sim.m_kernel->activeRows) {
+            forces();
+            return;
+        }
+        m_sim.m_device->computeForcesOf(launch(RowRange{0, n}), m_sim.m_current, rows.data(), rows.size());
+        m_sim.m_bodyForces += rows.size();
+    }
     void kickLevels(double dtMax, std::span<const std::uint8_t> level, std::span<const std::uint32_t> rows) override
     {
         m_sim.m_device->kickLevels(dtMax, level.data(), rows.data(), rows.size());
@@ -368,7 +378,12 @@ public:
     }
     void criterionSteps(std::span<const std::uint32_t> rows, std::span<double> out) override
     {
-        // A scratch copy: the host copy of the state (the fallback of a GPU fault) stays at the
+        if (m_sim.m_params.eps2 > 0) { // from the device's accelerations alone
+            m_sim.m_device->criterionSteps(rows.data(), rows.size(), m_sim.m_params.eta, std::sqrt(m_sim.m_params.eps2),
+                                           out.data());
+            return;
+        }
+        // Without softening the nearest body's distance: a scratch copy: the host copy of the state (the fallback of a GPU fault) stays at the
         // last synchronisation point.
         m_sim.attachForRead(false);
         if (m_sim.fp64State()) {
