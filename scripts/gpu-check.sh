@@ -1080,14 +1080,16 @@ remote() {
     fi
 
     # block-galaxy: the galaxy collision of GPU_CHECK_BLOCK_GALAXY_N bodies (default 1048576)
-    # with `tree` at θ 0.5 over t = 0…10, fixed steps of 1/128, 1/64 and 1/32 against block steps
-    # of dt_max 1/16 and 1/8 (η 0.1, 0.2): wall time, body-force evaluations, the levels and the
-    # largest |ΔE/E0| of the energy every 0.5 time units (--diagnostics), each run's summary in the
-    # log and its series in $OUT/block-galaxy-*.csv.
+    # with `tree` at θ 0.5 over t = 0…10, fixed steps of 1/128 and 1/64 against block steps of
+    # dt_max 1/16 and 1/8 (η 0.1, 0.2; GPU_CHECK_BLOCK_GALAXY_RUNS="MODE DT STEPS EVERY ETA,…"
+    # replaces the list): wall time, body-force evaluations, the levels and the largest |ΔE/E0| of
+    # the energy every time unit (--diagnostics), each run's summary in the log and its series in
+    # $OUT/block-galaxy-*.csv.
     if want block-galaxy; then
         local gn=${GPU_CHECK_BLOCK_GALAXY_N:-1048576} spec mode dt steps every eta tag
-        for spec in "fixed 0.0078125 1280 64 0.1" "fixed 0.015625 640 32 0.1" "fixed 0.03125 320 16 0.1" \
-            "block 0.0625 160 8 0.1" "block 0.125 80 4 0.1" "block 0.125 80 4 0.2"; do
+        local -a runs
+        IFS=, read -r -a runs <<<"${GPU_CHECK_BLOCK_GALAXY_RUNS:-fixed 0.0078125 1280 128 0.1,fixed 0.015625 640 64 0.1,block 0.0625 160 16 0.1,block 0.125 80 8 0.2}"
+        for spec in "${runs[@]}"; do
             read -r mode dt steps every eta <<<"$spec"
             tag=$mode-$dt-$eta
             limit=500 step "galaxy collision $gn tree $tag" bash -c 'set -o pipefail; s=$SECONDS
