@@ -361,7 +361,7 @@ private slots:
                 ds.upload(x, 0);
             const double eta = 0.1;
             std::vector<double> steps(rows.size());
-            ds.criterionSteps(rows.data(), rows.size(), eta, std::sqrt(p.eps2), steps.data());
+            ds.criterionSteps(rows.data(), rows.size(), eta, std::sqrt(double(p.eps2)), steps.data());
             for (std::size_t s = 0; s < rows.size(); ++s) {
                 const Float4 a = x.accelerations()[rows[s]];
                 const double ax = a.x, ay = a.y, az = a.z;

@@ -42,14 +42,16 @@ void assignLevels(StepOps& ops, BlockLevels& b, std::uint64_t tick, double dtMax
 {
     steps.resize(b.active.size());
     ops.criterionSteps(b.active, steps);
-    for (std::size_t s = 0; s < b.active.size(); ++s) {
-        std::uint8_t& k = b.level[b.active[s]];
-        const int wanted = levelForStep(dtMax, steps[s], b.maxLevels);
-        const int next = tick == 0 ? wanted : allowedLevel(k, wanted, tick, b.maxLevels);
-        --b.histogram[k];
-        k = std::uint8_t(next);
-        ++b.histogram[k];
+    // Each active body's level depends on its own step alone (the rows are distinct), so the
+    // bodies are assigned in parallel and counted after.
+    const auto count = static_cast<std::ptrdiff_t>(b.active.size());
+#pragma omp parallel for schedule(static) if (count >= kParallelElementsFrom)
+    for (std::ptrdiff_t s = 0; s < count; ++s) {
+        std::uint8_t& k = b.level[b.active[std::size_t(s)]];
+        const int wanted = levelForStep(dtMax, steps[std::size_t(s)], b.maxLevels);
+        k = std::uint8_t(tick == 0 ? wanted : allowedLevel(k, wanted, tick, b.maxLevels));
     }
+    b.countLevels();
 }
 
 /// Forces of the active set: every row through forces() when all are active.
@@ -379,8 +381,9 @@ public:
     void criterionSteps(std::span<const std::uint32_t> rows, std::span<double> out) override
     {
         if (m_sim.m_params.eps2 > 0) { // from the device's accelerations alone
-            m_sim.m_device->criterionSteps(rows.data(), rows.size(), m_sim.m_params.eta, std::sqrt(m_sim.m_params.eps2),
-                                           out.data());
+            // criterionStep's length, sqrt(ε²) in fp64 (ε² is an fp32 parameter)
+            m_sim.m_device->criterionSteps(rows.data(), rows.size(), m_sim.m_params.eta,
+                                           std::sqrt(double(m_sim.m_params.eps2)), out.data());
             return;
         }
         // Without softening the nearest body's distance: a scratch copy: the host copy of the state (the fallback of a GPU fault) stays at the
