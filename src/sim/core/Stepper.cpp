@@ -416,6 +416,7 @@ public:
             emitSubsteps(ops, weights, signedDt);
         };
         m_sim.m_current = device.step(shape, m_sim.m_params.cudaGraphs, m_sim.m_current, emit);
+        m_sim.m_bodyForces += weights.size() * m_sim.m_world.size(); // one pass of every row per substep
         return true;
     }
     void stepped() override { m_sim.m_hostStale = true; }
