@@ -90,6 +90,15 @@ private slots:
         QCOMPARE(info->text(),
                  QStringLiteral("θ 1, α 0.001: calibrated p99 0.000281, median 9.26e-05 (Plummer sphere, N = 131072)"));
         QCOMPARE(edits.count(), 4); // showing a value reports nothing
+        // A system larger than the calibration's N: the same setting, and the line says that the
+        // error grows with N (the tooltip has chooseOpeningAngle's whole note with the figures).
+        dock.setBodies(1048576);
+        QCOMPARE(info->text(), QStringLiteral("θ 1, α 0.001: calibrated p99 0.000281, median 9.26e-05 (Plummer sphere, "
+                                              "N = 131072); this system is larger, and the error grows with N"));
+        QVERIFY2(info->toolTip().contains("1.2e-03 at 1048576"), qPrintable(info->toolTip()));
+        dock.setBodies(131072);
+        QVERIFY(!info->text().contains("larger"));
+        QCOMPARE(edits.count(), 4);
         // An all-pairs row: no tree box.
         dock.setKernel(QStringLiteral("cpu"));
         QVERIFY(!combo->isVisible());
