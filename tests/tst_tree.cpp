@@ -686,6 +686,7 @@ private slots:
         const OpeningAngleChoice same = nbody::chooseOpeningAngle(kernel.toStdString(), target, 131072);
         const OpeningAngleChoice larger = nbody::chooseOpeningAngle(kernel.toStdString(), target, 131073);
         QCOMPARE(same.note, c.note);
+        QVERIFY(!same.largerThanCalibration && larger.largerThanCalibration);
         QCOMPARE(larger.point.theta, c.point.theta);
         QCOMPARE(larger.point.alpha, c.point.alpha);
         QVERIFY2(QString::fromStdString(larger.note)

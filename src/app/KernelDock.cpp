@@ -298,14 +298,14 @@ void KernelDock::showAccuracy()
         const nbody::OpeningAngleChoice c =
             nbody::chooseOpeningAngle(m_kernelId.toStdString(), target, std::size_t(m_bodies));
         const nbody::ForceAccuracyCalibration* cal = nbody::findForceAccuracyCalibration(m_kernelId.toStdString());
-        const bool larger = cal && m_bodies > cal->bodies; // the error grows with N (ForceAccuracy.h)
         m_accuracyInfo->setText(tr("%1: calibrated p99 %2, median %3 (Plummer sphere, N = %4)%5%6")
                                     .arg(settingText(c.point))
                                     .arg(c.point.p99, 0, 'g', 3)
                                     .arg(c.point.median, 0, 'g', 3)
                                     .arg(cal ? qulonglong(cal->bodies) : 0)
                                     .arg(c.loosest ? tr("; the table's cheapest setting") : QString())
-                                    .arg(larger ? tr("; this system is larger, and the error grows with N") : QString()));
+                                    .arg(c.largerThanCalibration ? tr("; this system is larger, and the error grows with N")
+                                                                 : QString()));
         m_accuracyInfo->setToolTip(QString::fromStdString(c.note));
     } catch (const std::invalid_argument& e) {
         m_accuracyInfo->setText(QString::fromStdString(e.what()));

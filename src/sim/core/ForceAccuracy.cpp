@@ -130,7 +130,8 @@ OpeningAngleChoice chooseOpeningAngle(std::string_view kernelId, double target, 
                   " on a Plummer sphere of " + std::to_string(c->bodies) + " bodies)";
     if (choice.loosest)
         choice.note += "; the table's cheapest setting, whose p99 is below the target";
-    if (bodies > c->bodies)
+    choice.largerThanCalibration = bodies > c->bodies;
+    if (choice.largerThanCalibration)
         // Measured with `tree` on Plummer spheres of each N (docs/tree.md, the relative criterion on a GPU).
         choice.note += "; this system has " + std::to_string(bodies) + " bodies, more than the calibration's " +
                        std::to_string(c->bodies) +

@@ -85,6 +85,9 @@ struct OpeningAngleChoice {
     /// 1, alpha = 0.004 for …"; for `loosest` "…; the table's cheapest setting, whose p99 is below
     /// the target".
     std::string note;
+    /// The system (chooseOpeningAngle's `bodies`) is larger than the calibration's N: its error
+    /// can exceed the calibrated p99 (the note says so, with the measured figures).
+    bool largerThanCalibration = false;
 };
 
 /// The setting of least work among accuracyChoices(kernelId) whose calibrated p99 is ≤ `target`.
