@@ -387,6 +387,28 @@ private slots:
         const Result bench = nbody({"bench", "--kernels", "cpu", "--bodies", "33", "--steps", "1", "--G", "3"});
         QVERIFY2(bench.code == 0, qPrintable(bench.err));
     }
+    void signedOptionsSayWhy()
+    {
+        // Options that take a positive (or non-negative) number refuse others with a short reason,
+        // not CLI11's range up to the largest double written out in 300 digits.
+        const struct {
+            QStringList args;
+            QString message;
+        } cases[] = {
+            {{"run", "-n", "64", "--steps-per-second", "0"}, "--steps-per-second: must be a positive number (got 0)"},
+            {{"run", "-n", "64", "--energy-tolerance", "-1"}, "--energy-tolerance: must be a positive number (got -1)"},
+            {{"run", "-n", "64", "--density", "inf"}, "--density: must be a positive number (got inf)"},
+            {{"run", "-n", "64", "--radius", "-0.5"}, "--radius: must be a number >= 0 (got -0.5)"},
+            {{"validate", "-n", "64", "--budget", "x"}, "--budget: must be a positive number (got x)"},
+        };
+        for (const auto& c : cases) {
+            const Result r = nbody(c.args);
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains(c.message) && r.err.size() < 600, qPrintable(c.args.join(' ') + ": " + r.err));
+        }
+        const Result ok = nbody({"run", "-n", "64", "--steps", "1", "--no-energy", "--kernel", "cpu", "--radius", "0"});
+        QVERIFY2(ok.code == 0, qPrintable(ok.err));
+    }
     void csvWithOnlyG()
     {
         // A CSV whose header has only `# G = 2.959e-4` ran with G = 1 without a

@@ -57,16 +57,16 @@ void addSystemOptions(CLI::App& c, SystemOptions& o, DefaultSystem d)
     c.add_option("--steps-per-second", o.stepsPerSecond,
                  "With --scenario of a generator and no --bodies: the N the kernel runs at about this many steps per "
                  "second (force evaluations timed here over 50 ms, the median of three, scaled as N^2; 1024..65536). scripts/run.sh uses 25")
-        ->check(CLI::PositiveNumber);
+        ->check(positiveNumber());
     c.add_flag("--collisions", o.collisions,
                "Collision system on: bodies closer than the sum of their radii merge (mass, momentum and centre of "
                "mass conserved; docs/collisions.md). Give radii with --radius / --density or in the system");
     c.add_option("--contact-search", o.contactSearch,
                  "Contact search row for --collisions (see `nbody kernels`, contact searches); default auto");
     auto* radiusOpt = c.add_option("--radius", o.radius, "Set every body's radius (length units, >= 0)")
-                          ->check(CLI::NonNegativeNumber);
+                          ->check(nonNegativeNumber());
     c.add_option("--density", o.density, "Set every body's radius from its mass: r = (3 m / (4 pi RHO))^(1/3)")
-        ->check(CLI::PositiveNumber)
+        ->check(positiveNumber())
         ->excludes(radiusOpt);
     c.add_flag("--tipsy-eps-radius", o.tipsyEpsRadius,
                "With a Tipsy --input: each star particle's softening eps becomes its radius");
@@ -449,7 +449,7 @@ void addEnergyOptions(CLI::App& c, bool& energy, double& tolerance, bool& strict
                  "evaluation (the largest over the run: every --diagnostics row when written, else one at each "
                  "progress interval where that is cheap)")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(positiveNumber());
     c.add_flag("--strict", strict, "Exit 1 when the relative energy change exceeds --energy-tolerance");
 }
 

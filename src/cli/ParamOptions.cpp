@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace nbody::cli {
@@ -87,6 +89,33 @@ void applyParamTexts(const ParamTexts& texts, SimParams& p)
         if (const std::string why = row->set(text, p); !why.empty())
             throw std::invalid_argument(std::string(row->option) + ": " + why);
     }
+}
+
+namespace {
+
+/// A finite number above (or, with `zero`, at least) 0, as typed; the message otherwise.
+std::string signProblem(const std::string& text, bool zero)
+{
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    const bool number = !text.empty() && end == text.c_str() + text.size() && std::isfinite(v);
+    if (number && (zero ? v >= 0 : v > 0))
+        return {};
+    return std::string(zero ? "must be a number >= 0" : "must be a positive number") + " (got " + text + ")";
+}
+
+} // namespace
+
+const CLI::Validator& positiveNumber()
+{
+    static const CLI::Validator v([](std::string& text) { return signProblem(text, false); }, "POSITIVE");
+    return v;
+}
+
+const CLI::Validator& nonNegativeNumber()
+{
+    static const CLI::Validator v([](std::string& text) { return signProblem(text, true); }, "NONNEGATIVE");
+    return v;
 }
 
 } // namespace nbody::cli

@@ -15,6 +15,7 @@
 
 namespace CLI {
 class App;
+class Validator;
 }
 
 namespace nbody::cli {
@@ -36,5 +37,11 @@ void addParamOptions(CLI::App& command, ParamTexts& texts, std::initializer_list
 void applyParamTexts(const ParamTexts& texts, SimParams& p);
 /// The help text of a row's option: "<doc> (<range>[, <unit>])".
 std::string paramHelp(const ParamInfo& row);
+
+/// Option checks with messages a user can read ("--steps-per-second: must be a positive number
+/// (got 0)"), in place of CLI11's PositiveNumber and NonNegativeNumber, whose messages print the
+/// range up to the largest double in 300 digits. Finite numbers only.
+const CLI::Validator& positiveNumber();
+const CLI::Validator& nonNegativeNumber();
 
 } // namespace nbody::cli

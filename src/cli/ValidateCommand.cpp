@@ -281,7 +281,7 @@ CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
                   "Refuse a run predicted to take longer than this many seconds here (the fp64 reference and "
                   "CPU kernels cost N^2 per step; measured on 2048 bodies before the run)")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(positiveNumber());
     c->add_option("--reference", o.reference,
                   "full: the fp64 reference runs the K steps too and every trajectory is compared with it (N^2 fp64 "
                   "interactions a step on the CPU); sampled: for millions of bodies, the step-0 forces of --sample "
