@@ -245,14 +245,8 @@ void launchBlockedT(const DeviceForceArgs& a, const char* id)
                                std::to_string(workspaceBlockedT<P>(a)) + " bytes needed)");
     const int n = int(a.n);
     const RowRange rows = rowRange(a.iBegin, a.iEnd, a.n);
-    if (a.active && rows.size() != a.n)
-        throw std::invalid_argument(std::string(id) + ": an active list with the row range [" +
-                                    std::to_string(rows.begin) + ", " + std::to_string(rows.end) +
-                                    ") (it must be every row)");
-    if (a.active && a.activeCount > a.n)
-        throw std::invalid_argument(std::string(id) + ": " + std::to_string(a.activeCount) + " active rows of " +
-                                    std::to_string(a.n) + " bodies");
-    const long long count = static_cast<long long>(a.active ? a.activeCount : rows.size());
+    const long long count =
+        static_cast<long long>(a.active ? activeRowCount(a.iBegin, a.iEnd, a.n, a.activeCount) : rows.size());
     if (count == 0)
         return;
     const auto stream = static_cast<cudaStream_t>(a.stream);

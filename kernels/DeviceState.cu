@@ -621,8 +621,12 @@ void DeviceState::kickLevels(double dtMax, const std::uint8_t* level, const std:
                                     std::to_string(m_n) + " bodies");
     uploadRows(rows, count, "kickLevels");
     // Synchronous copies on the legacy default stream: they wait for the launches before them,
-    // and the kick below waits for them.
-    NB_CUDA_CHECK(cudaMemcpy(m_levels, level, m_n * sizeof(std::uint8_t), cudaMemcpyHostToDevice));
+    // and the kick below waits for them. The levels only when they changed since the last kick
+    // (a substep's closing kicks read those of the opening kicks before them).
+    if (!std::equal(level, level + m_n, m_levelsUploaded.begin(), m_levelsUploaded.end())) {
+        NB_CUDA_CHECK(cudaMemcpy(m_levels, level, m_n * sizeof(std::uint8_t), cudaMemcpyHostToDevice));
+        m_levelsUploaded.assign(level, level + m_n);
+    }
     const int c = int(count);
     withLayout(m_layout, [&]<class P, class V>() {
         using T = typename ScalarOf<P>::type;
@@ -642,22 +646,26 @@ void DeviceState::uploadRows(const std::uint32_t* rows, std::size_t count, const
         NB_CUDA_CHECK(cudaMalloc(&m_levels, m_n * sizeof(std::uint8_t)));
         NB_CUDA_CHECK(cudaMalloc(&m_rows, m_n * sizeof(std::uint32_t)));
     }
+    // A substep hands the same active list to the forces, the closing kicks, the criterion and
+    // the opening kicks: it crosses the bus once.
+    if (std::equal(rows, rows + count, m_rowsUploaded.begin(), m_rowsUploaded.end()))
+        return;
     if (count > 0)
         NB_CUDA_CHECK(cudaMemcpy(m_rows, rows, count * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    m_rowsUploaded.assign(rows, rows + count);
 }
 
-void DeviceState::computeForcesOf(const ForceLaunch& f, int current, const std::uint32_t* rows, std::size_t count)
+std::size_t DeviceState::computeForcesOf(const ForceLaunch& f, int current, const std::uint32_t* rows,
+                                         std::size_t count)
 {
+    checkActiveList(rows, count, m_n); // the contract's, as the host rows check it
     if (!f.kernel->activeRows || count == m_n) {
-        if (count > m_n)
-            throw std::invalid_argument("DeviceState::computeForcesOf: " + std::to_string(count) + " rows of " +
-                                        std::to_string(m_n) + " bodies");
         computeForces(f, current);
-        return;
+        return m_n;
     }
     uploadRows(rows, count, "computeForcesOf");
     if (count == 0)
-        return;
+        return 0;
     ForceLaunch listed = f;
     listed.args.iBegin = 0;
     listed.args.iEnd = kAllRows;
@@ -665,6 +673,7 @@ void DeviceState::computeForcesOf(const ForceLaunch& f, int current, const std::
     listed.args.activeCount = count;
     const DeviceForceArgs a = forceArgs(listed, current); // the workspace for a list (the tree's flags)
     f.kernel->device(a); // one launch: slices are ranges of rows, the list is already the work
+    return count;
 }
 
 void DeviceState::criterionSteps(const std::uint32_t* rows, std::size_t count, double eta, double length, double* out)

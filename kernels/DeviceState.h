@@ -130,8 +130,9 @@ public:
     /// `current`, the other rows untouched, each bit for bit its row of a full pass
     /// (DeviceForceArgs::active), on the default stream. A row without KernelInfo::activeRows
     /// gets a pass over every row instead (an inactive row is not read before it is evaluated
-    /// again). Throws std::invalid_argument for count > N, and as computeForces.
-    void computeForcesOf(const ForceLaunch& f, int current, const std::uint32_t* rows, std::size_t count);
+    /// again). Returns the rows evaluated (count, or N for such a row). Throws
+    /// std::invalid_argument for a list that is not ascending below N, and as computeForces.
+    std::size_t computeForcesOf(const ForceLaunch& f, int current, const std::uint32_t* rows, std::size_t count);
     /// Block time steps with softening (sim/core/BlockSteps.h, criterionStep): out[s] = η ·
     /// sqrt(length / |a_i|) for the `count` bodies i = rows[s] (host arrays; +∞ where |a_i| is 0
     /// or not a number), from the device accelerations, in fp64 with correctly rounded operations
@@ -231,6 +232,8 @@ private:
     std::uint8_t* m_levels = nullptr; ///< N levels for kickLevels() (allocated at its first call)
     std::uint32_t* m_rows = nullptr;  ///< up to N row indices for kickLevels(), computeForcesOf(), criterionSteps()
     double* m_steps = nullptr;        ///< up to N criterion steps (criterionSteps())
+    std::vector<std::uint32_t> m_rowsUploaded;  ///< what m_rows holds (uploadRows skips the same list)
+    std::vector<std::uint8_t> m_levelsUploaded; ///< what m_levels holds (kickLevels skips the same levels)
     /// Copies `count` ≤ N row indices to m_rows (allocated with m_levels at the first call);
     /// synchronous on the default stream (it waits for the launches before it).
     void uploadRows(const std::uint32_t* rows, std::size_t count, const char* caller);

@@ -538,13 +538,7 @@ std::size_t workspaceTree(const DeviceForceArgs& a)
 void launchTree(const DeviceForceArgs& a)
 {
     const RowRange rows = rowRange(a.iBegin, a.iEnd, a.n);
-    if (a.active && rows.size() != a.n)
-        throw std::invalid_argument("tree: an active list with the row range [" + std::to_string(rows.begin) + ", " +
-                                    std::to_string(rows.end) + ") (it must be every row)");
-    if (a.active && a.activeCount > a.n)
-        throw std::invalid_argument("tree: " + std::to_string(a.activeCount) + " active rows of " +
-                                    std::to_string(a.n) + " bodies");
-    if (a.n == 0 || rows.size() == 0 || (a.active && a.activeCount == 0))
+    if (a.n == 0 || rows.size() == 0 || (a.active && activeRowCount(a.iBegin, a.iEnd, a.n, a.activeCount) == 0))
         return;
     if (const std::string why = checkTree(a); !why.empty())
         throw std::invalid_argument("tree: " + why);

@@ -346,6 +346,19 @@ private slots:
                                     .arg(want.y)
                                     .arg(want.z)));
         }
+        // A list that is not ascending is refused before anything runs, naming the entry, as the
+        // host rows refuse it (checkActiveList).
+        if (rows.size() >= 2) {
+            std::vector<std::uint32_t> swapped = rows;
+            std::swap(swapped[0], swapped[1]);
+            DeviceState ds(w.size(), k->layout, PositionStorage::Owned);
+            try {
+                (void)ds.computeForcesOf(f, 0, swapped.data(), swapped.size());
+                QFAIL("a list that is not ascending was accepted");
+            } catch (const std::invalid_argument& e) {
+                QVERIFY2(QString(e.what()).contains("active row entry 1"), e.what());
+            }
+        }
         // The criterion's steps on the device are the host's bits.
         if (!rows.empty()) {
             World x = w;

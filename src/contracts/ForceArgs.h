@@ -101,6 +101,30 @@ inline RowRange rowRange(std::size_t iBegin, std::size_t iEnd, std::size_t n)
     return {iBegin, end};
 }
 
+/// The checks of an active-row list that hold for every row, host or device
+/// (HostForceArgs/DeviceForceArgs::active): it goes with the whole range of rows, [0, n), and
+/// has at most n entries. Returns activeCount. Throws std::invalid_argument naming the problem.
+inline std::size_t activeRowCount(std::size_t iBegin, std::size_t iEnd, std::size_t n, std::size_t activeCount)
+{
+    if (iBegin != 0 || (iEnd != kAllRows && iEnd != n))
+        throw std::invalid_argument("force rows: an active-row list goes with the whole range of rows, not [" +
+                                    std::to_string(iBegin) + ", " + std::to_string(iEnd) + ")");
+    if (activeCount > n)
+        throw std::invalid_argument("force rows: " + std::to_string(activeCount) + " active rows of " +
+                                    std::to_string(n) + " bodies");
+    return activeCount;
+}
+/// The entries of an active-row list in host memory: ascending, each below n. Throws
+/// std::invalid_argument naming the first entry that is not.
+inline void checkActiveList(const std::uint32_t* active, std::size_t count, std::size_t n)
+{
+    for (std::size_t s = 0; s < count; ++s)
+        if (active[s] >= n || (s > 0 && active[s] <= active[s - 1]))
+            throw std::invalid_argument("force rows: active row entry " + std::to_string(s) + " (body " +
+                                        std::to_string(active[s]) + ") is not ascending below N = " +
+                                        std::to_string(n));
+}
+
 /// Arguments of a CUDA force kernel: same contract, device pointers, plus launch parameters.
 /// pos: N positions and acc: N accelerations on the device, in the row's layout; acc[i] is
 /// written for i in [iBegin, iEnd) only.

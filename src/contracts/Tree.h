@@ -289,11 +289,12 @@ NB_HD double squaredNorm(float x, float y, float z)
 /// gives the largest finite float: every cell then fails the relative test and is opened.
 NB_HD float relativeScale(double minSquaredAcceleration)
 {
+    constexpr float largest = 3.40282347e+38f; // FLT_MAX, usable in device code
     const double amin = sqrt(minSquaredAcceleration);
     if (!(amin > 0.0))
-        return 3.40282347e+38f;
+        return largest;
     const double s = 1.0 / sqrt(amin);
-    return s < 3.40282347e+38 ? float(s) : 3.40282347e+38f;
+    return s < double(largest) ? float(s) : largest;
 }
 
 /// A cell as the traversal reads it, fp32, 64 bytes: centre of mass and mass; the quadrupole;

@@ -44,14 +44,8 @@ void allPairs(const P* pos, std::size_t n, RowRange rows, T eps2, T G, Out&& sto
 
 void checkActiveRows(const HostForceArgs& a)
 {
-    if (a.iBegin != 0 || (a.iEnd != kAllRows && a.iEnd != a.n))
-        throw std::invalid_argument("force rows: an active-row list goes with the whole range of rows, not [" +
-                                    std::to_string(a.iBegin) + ", " + std::to_string(a.iEnd) + ")");
-    for (std::size_t s = 0; s < a.activeCount; ++s)
-        if (a.active[s] >= a.n || (s > 0 && a.active[s] <= a.active[s - 1]))
-            throw std::invalid_argument("force rows: active row entry " + std::to_string(s) + " (body " +
-                                        std::to_string(a.active[s]) + ") is not ascending below N = " +
-                                        std::to_string(a.n));
+    activeRowCount(a.iBegin, a.iEnd, a.n, a.activeCount);
+    checkActiveList(a.active, a.activeCount, a.n);
 }
 
 void cpuForcesFp64(const HostForceArgs& a)

@@ -361,13 +361,9 @@ public:
     // come back), the kicks with the levels' steps and the drift run on the device.
     void forcesOf(std::span<const std::uint32_t> rows) override
     {
-        const std::size_t n = m_sim.m_world.size();
-        if (rows.size() == n || !m_sim.m_kernel->activeRows) {
-            forces();
-            return;
-        }
-        m_sim.m_device->computeForcesOf(launch(RowRange{0, n}), m_sim.m_current, rows.data(), rows.size());
-        m_sim.m_bodyForces += rows.size();
+        // DeviceState decides: the listed rows, or every row for a kernel without active rows.
+        m_sim.m_bodyForces += m_sim.m_device->computeForcesOf(launch(RowRange{0, m_sim.m_world.size()}),
+                                                              m_sim.m_current, rows.data(), rows.size());
     }
     void kickLevels(double dtMax, std::span<const std::uint8_t> level, std::span<const std::uint32_t> rows) override
     {
