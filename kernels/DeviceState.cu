@@ -3,6 +3,11 @@
 #include "contracts/HostMemory.h"
 #include "DiagnosticsKernels.h"
 #include "KernelCommon.cuh"
+#include "contracts/LevelRules.h"
+
+#include <cub/device/device_histogram.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <atomic>
@@ -83,22 +88,49 @@ __global__ void kickLevelsKernel(V* __restrict__ vel, const V* __restrict__ acc,
     vel[i] = halfKick(vel[i], acc[i], dt);
 }
 
-// Block time steps: the criterion's step of the bodies rows[0 .. count) with softening,
-// eta * sqrt(length / |a|), +inf where |a| is 0 or NaN (sim/core/BlockSteps.cpp, criterionStep).
-// fp64, correctly rounded operations in the host's order and no contraction into FMA, so each
-// step is the host's bits for the same acceleration.
+// Block time steps: the criterion's step with softening, eta * sqrt(length / |a|), +inf where
+// |a| is 0 or NaN (sim/core/BlockSteps.cpp, criterionStep). fp64, correctly rounded operations in
+// the host's order and no contraction into FMA, so each step is the host's bits for the same
+// acceleration.
+template <class V>
+__device__ __forceinline__ double criterionOf(const V& a, double eta, double length)
+{
+    const double ax = a.x, ay = a.y, az = a.z;
+    const double mag = __dsqrt_rn(__dadd_rn(__dadd_rn(__dmul_rn(ax, ax), __dmul_rn(ay, ay)), __dmul_rn(az, az)));
+    return mag > 0 ? __dmul_rn(eta, __dsqrt_rn(__ddiv_rn(length, mag))) : INFINITY;
+}
+
+// The criterion's steps of the active bodies rows[0 .. count).
 template <class V>
 __global__ void criterionKernel(const V* __restrict__ acc, const std::uint32_t* __restrict__ rows, int count, double eta,
                                 double length, double* __restrict__ out)
 {
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s < count)
+        out[s] = criterionOf(acc[rows[s]], eta, length);
+}
+
+// The level of each active body rows[s] at tick t (contracts/LevelRules.h, nextLevel), from its
+// criterion step: steps[s] when given, else computed from its acceleration.
+template <class V>
+__global__ void assignLevelsKernel(const V* __restrict__ acc, const std::uint32_t* __restrict__ rows, int count,
+                                   const double* __restrict__ steps, double eta, double length, std::uint64_t tick,
+                                   double dtMax, int maxLevels, std::uint8_t* __restrict__ level)
+{
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= count)
         return;
-    const V a = acc[rows[s]];
-    const double ax = a.x, ay = a.y, az = a.z;
-    const double mag = __dsqrt_rn(__dadd_rn(__dadd_rn(__dmul_rn(ax, ax), __dmul_rn(ay, ay)), __dmul_rn(az, az)));
-    out[s] = mag > 0 ? __dmul_rn(eta, __dsqrt_rn(__ddiv_rn(length, mag))) : INFINITY;
+    const std::uint32_t i = rows[s];
+    const double dt = steps ? steps[s] : criterionOf(acc[i], eta, length);
+    level[i] = std::uint8_t(nextLevel(level[i], dtMax, dt, tick, maxLevels));
 }
+
+// The select predicate of the active set: body i's level is at least minLevel.
+struct LevelAtLeast {
+    const std::uint8_t* level;
+    int minLevel;
+    __device__ bool operator()(std::uint32_t i) const { return int(level[i]) >= minLevel; }
+};
 
 /// Finite once rounded to fp32: the World, the drawn buffers and saved files hold fp32, so an fp64
 /// state beyond fp32's range (|x| > 3.4e38) counts as blown up too, as it does on the host.
@@ -222,6 +254,8 @@ DeviceState::~DeviceState()
     cudaFree(m_levels);
     cudaFree(m_steps);
     cudaFree(m_rows);
+    cudaFree(m_selected);
+    cudaFree(m_levelTemp);
 }
 
 void DeviceState::attach(Float4* p0, Float4* p1)
@@ -612,22 +646,96 @@ void DeviceState::drift(double dt, int current, void* stream)
     });
 }
 
-void DeviceState::kickLevels(double dtMax, const std::uint8_t* level, const std::uint32_t* rows, std::size_t count)
+void DeviceState::ensureLevels()
 {
-    if (count == 0)
+    if (m_levels)
         return;
-    if (count > m_n)
-        throw std::invalid_argument("DeviceState::kickLevels: " + std::to_string(count) + " rows of " +
-                                    std::to_string(m_n) + " bodies");
-    uploadRows(rows, count, "kickLevels");
-    // Synchronous copies on the legacy default stream: they wait for the launches before them,
-    // and the kick below waits for them. The levels only when they changed since the last kick
-    // (a substep's closing kicks read those of the opening kicks before them).
-    if (!std::equal(level, level + m_n, m_levelsUploaded.begin(), m_levelsUploaded.end())) {
-        NB_CUDA_CHECK(cudaMemcpy(m_levels, level, m_n * sizeof(std::uint8_t), cudaMemcpyHostToDevice));
-        m_levelsUploaded.assign(level, level + m_n);
+    NB_CUDA_CHECK(cudaMalloc(&m_levels, m_n * sizeof(std::uint8_t)));
+    NB_CUDA_CHECK(cudaMalloc(&m_rows, m_n * sizeof(std::uint32_t)));
+    NB_CUDA_CHECK(cudaMalloc(&m_steps, m_n * sizeof(double)));
+    NB_CUDA_CHECK(cudaMalloc(&m_selected, (kMaxBlockLevels + 2) * sizeof(int)));
+    NB_CUDA_CHECK(cudaMemset(m_levels, 0, m_n * sizeof(std::uint8_t)));
+}
+
+void DeviceState::ensureLevelTemp(std::size_t bytes)
+{
+    if (bytes <= m_levelTempBytes)
+        return;
+    cudaFree(m_levelTemp);
+    m_levelTemp = nullptr;
+    m_levelTempBytes = 0;
+    NB_CUDA_CHECK(cudaMalloc(&m_levelTemp, bytes));
+    m_levelTempBytes = bytes;
+}
+
+std::size_t DeviceState::selectActive(int minLevel)
+{
+    ensureLevels();
+    const thrust::counting_iterator<std::uint32_t> bodies(0);
+    const LevelAtLeast atLeast{m_levels, minLevel};
+    std::size_t bytes = 0;
+    NB_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, bodies, m_rows, m_selected, int(m_n), atLeast));
+    ensureLevelTemp(bytes);
+    NB_CUDA_CHECK(cub::DeviceSelect::If(m_levelTemp, bytes, bodies, m_rows, m_selected, int(m_n), atLeast));
+    int count = 0;
+    NB_CUDA_CHECK(cudaMemcpy(&count, m_selected, sizeof(int), cudaMemcpyDeviceToHost)); // waits for the select
+    m_activeCount = std::size_t(count);
+    return m_activeCount;
+}
+
+void DeviceState::setActiveRows(const std::uint32_t* rows, std::size_t count)
+{
+    checkActiveList(rows, count, m_n); // the contract's, as the host rows check it
+    ensureLevels();
+    if (count > 0)
+        NB_CUDA_CHECK(cudaMemcpy(m_rows, rows, count * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    m_activeCount = count;
+}
+
+void DeviceState::downloadActiveRows(std::uint32_t* rows) const
+{
+    if (m_activeCount > 0)
+        NB_CUDA_CHECK(cudaMemcpy(rows, m_rows, m_activeCount * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+}
+
+void DeviceState::uploadLevels(const std::uint8_t* level)
+{
+    ensureLevels();
+    NB_CUDA_CHECK(cudaMemcpy(m_levels, level, m_n * sizeof(std::uint8_t), cudaMemcpyHostToDevice));
+}
+
+void DeviceState::downloadLevels(std::uint8_t* level) const
+{
+    if (!m_levels) { // never assigned: every body on level 0
+        std::fill(level, level + m_n, std::uint8_t(0));
+        return;
     }
-    const int c = int(count);
+    NB_CUDA_CHECK(cudaMemcpy(level, m_levels, m_n * sizeof(std::uint8_t), cudaMemcpyDeviceToHost));
+}
+
+std::size_t DeviceState::computeActiveForces(const ForceLaunch& f, int current)
+{
+    if (!f.kernel->activeRows || m_activeCount == m_n) {
+        computeForces(f, current);
+        return m_n;
+    }
+    if (m_activeCount == 0)
+        return 0;
+    ForceLaunch listed = f;
+    listed.args.iBegin = 0;
+    listed.args.iEnd = kAllRows;
+    listed.args.active = m_rows;
+    listed.args.activeCount = m_activeCount;
+    const DeviceForceArgs a = forceArgs(listed, current); // the workspace for a list (the tree's flags)
+    f.kernel->device(a); // one launch: slices are ranges of rows, the list is already the work
+    return m_activeCount;
+}
+
+void DeviceState::kickActive(double dtMax)
+{
+    if (m_activeCount == 0)
+        return;
+    const int c = int(m_activeCount);
     withLayout(m_layout, [&]<class P, class V>() {
         using T = typename ScalarOf<P>::type;
         static const int block = elementwiseBlock(kickLevelsKernel<V, T>);
@@ -637,62 +745,57 @@ void DeviceState::kickLevels(double dtMax, const std::uint8_t* level, const std:
     });
 }
 
-void DeviceState::uploadRows(const std::uint32_t* rows, std::size_t count, const char* caller)
-{
-    if (count > m_n)
-        throw std::invalid_argument(std::string("DeviceState::") + caller + ": " + std::to_string(count) +
-                                    " rows of " + std::to_string(m_n) + " bodies");
-    if (!m_levels) {
-        NB_CUDA_CHECK(cudaMalloc(&m_levels, m_n * sizeof(std::uint8_t)));
-        NB_CUDA_CHECK(cudaMalloc(&m_rows, m_n * sizeof(std::uint32_t)));
-    }
-    // A substep hands the same active list to the forces, the closing kicks, the criterion and
-    // the opening kicks: it crosses the bus once.
-    if (std::equal(rows, rows + count, m_rowsUploaded.begin(), m_rowsUploaded.end()))
-        return;
-    if (count > 0)
-        NB_CUDA_CHECK(cudaMemcpy(m_rows, rows, count * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
-    m_rowsUploaded.assign(rows, rows + count);
-}
-
-std::size_t DeviceState::computeForcesOf(const ForceLaunch& f, int current, const std::uint32_t* rows,
-                                         std::size_t count)
-{
-    checkActiveList(rows, count, m_n); // the contract's, as the host rows check it
-    if (!f.kernel->activeRows || count == m_n) {
-        computeForces(f, current);
-        return m_n;
-    }
-    uploadRows(rows, count, "computeForcesOf");
-    if (count == 0)
-        return 0;
-    ForceLaunch listed = f;
-    listed.args.iBegin = 0;
-    listed.args.iEnd = kAllRows;
-    listed.args.active = m_rows;
-    listed.args.activeCount = count;
-    const DeviceForceArgs a = forceArgs(listed, current); // the workspace for a list (the tree's flags)
-    f.kernel->device(a); // one launch: slices are ranges of rows, the list is already the work
-    return count;
-}
-
-void DeviceState::criterionSteps(const std::uint32_t* rows, std::size_t count, double eta, double length, double* out)
+void DeviceState::criterionSteps(double eta, double length, double* out)
 {
     if (!(length > 0))
         throw std::invalid_argument("DeviceState::criterionSteps: the length sqrt(eps2) must be > 0 (got " +
                                     std::to_string(length) + ")");
-    uploadRows(rows, count, "criterionSteps");
-    if (count == 0)
+    if (m_activeCount == 0)
         return;
-    if (!m_steps)
-        NB_CUDA_CHECK(cudaMalloc(&m_steps, m_n * sizeof(double)));
-    const int c = int(count);
+    const int c = int(m_activeCount);
     withLayout(m_layout, [&]<class P, class V>() {
         static const int block = elementwiseBlock(criterionKernel<V>);
         criterionKernel<V><<<gridFor(c, block), block>>>(static_cast<const V*>(m_acc), m_rows, c, eta, length, m_steps);
         NB_CUDA_CHECK_LAUNCH("criterionKernel");
     });
-    NB_CUDA_CHECK(cudaMemcpy(out, m_steps, count * sizeof(double), cudaMemcpyDeviceToHost));
+    NB_CUDA_CHECK(cudaMemcpy(out, m_steps, m_activeCount * sizeof(double), cudaMemcpyDeviceToHost));
+}
+
+void DeviceState::assignLevels(std::uint64_t tick, double dtMax, int maxLevels, double eta, double length,
+                               const double* steps, std::uint64_t* histogram)
+{
+    if (maxLevels < 0 || maxLevels > kMaxBlockLevels)
+        throw std::invalid_argument("DeviceState::assignLevels: maxLevels must be in [0, " +
+                                    std::to_string(kMaxBlockLevels) + "] (got " + std::to_string(maxLevels) + ")");
+    if (!steps && !(length > 0))
+        throw std::invalid_argument("DeviceState::assignLevels: the length sqrt(eps2) must be > 0 (got " +
+                                    std::to_string(length) + ")");
+    ensureLevels();
+    const int c = int(m_activeCount);
+    if (c > 0) {
+        if (steps) // the synchronous copy waits for the launches before it
+            NB_CUDA_CHECK(cudaMemcpy(m_steps, steps, m_activeCount * sizeof(double), cudaMemcpyHostToDevice));
+        withLayout(m_layout, [&]<class P, class V>() {
+            static const int block = elementwiseBlock(assignLevelsKernel<V>);
+            assignLevelsKernel<V><<<gridFor(c, block), block>>>(static_cast<const V*>(m_acc), m_rows, c,
+                                                                steps ? m_steps : nullptr, eta, length, tick, dtMax,
+                                                                maxLevels, m_levels);
+            NB_CUDA_CHECK_LAUNCH("assignLevelsKernel");
+        });
+    }
+    // Every body's level counted: maxLevels + 1 bins of width 1 over [0, maxLevels + 1).
+    int* counts = m_selected + 1;
+    const int boundaries = maxLevels + 2;
+    std::size_t bytes = 0;
+    NB_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(nullptr, bytes, m_levels, counts, boundaries, 0, maxLevels + 1,
+                                                      int(m_n)));
+    ensureLevelTemp(bytes);
+    NB_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(m_levelTemp, bytes, m_levels, counts, boundaries, 0,
+                                                      maxLevels + 1, int(m_n)));
+    int host[kMaxBlockLevels + 1] = {};
+    NB_CUDA_CHECK(cudaMemcpy(host, counts, std::size_t(maxLevels + 1) * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int k = 0; k <= maxLevels; ++k)
+        histogram[k] = std::uint64_t(host[k]);
 }
 
 void DeviceState::dropGraphs() noexcept

@@ -120,26 +120,54 @@ public:
     /// Block time steps (sim/core/BlockSteps.h): the drift of every body, pos[1-current] =
     /// pos[current] + vel dt (mass copied), enqueued into `stream`.
     void drift(double dt, int current, void* stream = nullptr);
-    /// Block time steps: vel_i += ½ acc_i · dtMax / 2^level[i] for the `count` bodies i of `rows`
-    /// (host arrays: `level` N entries, `rows` count entries, copied to device buffers allocated
-    /// at the first call; synchronous copies on the default stream, then the launch on it).
-    /// Throws CudaError, std::invalid_argument for count > N.
-    void kickLevels(double dtMax, const std::uint8_t* level, const std::uint32_t* rows, std::size_t count);
-    /// Block time steps: the accelerations of the `count` bodies of `rows` (a host array,
-    /// ascending indices < N, copied to a device buffer) from all N positions of buffer
-    /// `current`, the other rows untouched, each bit for bit its row of a full pass
-    /// (DeviceForceArgs::active), on the default stream. A row without KernelInfo::activeRows
+
+    // ---- block time steps (sim/core/BlockSteps.h): the levels and the active set on the device ----
+    // A byte per body holds its level and a list of up to N row indices the active set (both
+    // allocated at the first use, the levels 0). They stay on the device from substep to
+    // substep: what comes back is the active set's size (4 bytes) and the levels' histogram
+    // (4 bytes a level) per assignment, and the levels (N bytes) when asked.
+
+    /// The active set = {i : level[i] ≥ minLevel}, ascending (cub::DeviceSelect::If over the
+    /// device levels; minLevel ≤ 0: every body). Returns its size; synchronous (the size comes
+    /// back). Throws CudaError.
+    std::size_t selectActive(int minLevel);
+    /// The active set = the `count` rows of a host list (ascending, each < N), copied to the
+    /// device; for naming rows directly (tests, the host's choice). Throws std::invalid_argument
+    /// for a list that is not ascending below N, CudaError.
+    void setActiveRows(const std::uint32_t* rows, std::size_t count);
+    /// The size of the active set (0 before the first selection).
+    std::size_t activeCount() const { return m_activeCount; }
+    /// Copies the active set's rows (activeCount() entries) to `rows`; synchronous.
+    void downloadActiveRows(std::uint32_t* rows) const;
+    /// Copies N host levels to the device levels, or the device levels back (synchronous).
+    /// Throws CudaError.
+    void uploadLevels(const std::uint8_t* level);
+    void downloadLevels(std::uint8_t* level) const;
+    /// The accelerations of the active bodies from all N positions of buffer `current`, the other
+    /// rows untouched, each bit for bit its row of a full pass (DeviceForceArgs::active), on the
+    /// default stream. A row without KernelInfo::activeRows, or an active set of every body,
     /// gets a pass over every row instead (an inactive row is not read before it is evaluated
-    /// again). Returns the rows evaluated (count, or N for such a row). Throws
-    /// std::invalid_argument for a list that is not ascending below N, and as computeForces.
-    std::size_t computeForcesOf(const ForceLaunch& f, int current, const std::uint32_t* rows, std::size_t count);
-    /// Block time steps with softening (sim/core/BlockSteps.h, criterionStep): out[s] = η ·
-    /// sqrt(length / |a_i|) for the `count` bodies i = rows[s] (host arrays; +∞ where |a_i| is 0
-    /// or not a number), from the device accelerations, in fp64 with correctly rounded operations
-    /// in the host's order, so the steps — and the levels — are the host's bits. length = sqrt(ε²)
-    /// > 0. Synchronous: 8 bytes per row come back, not the state. Throws std::invalid_argument
-    /// for count > N or length ≤ 0, CudaError.
-    void criterionSteps(const std::uint32_t* rows, std::size_t count, double eta, double length, double* out);
+    /// again). Returns the rows evaluated (activeCount(), or N). Throws as computeForces.
+    std::size_t computeActiveForces(const ForceLaunch& f, int current);
+    /// vel_i += ½ acc_i · dtMax / 2^level[i] for the active bodies i, on the default stream (the
+    /// same arithmetic as kick() for level 0). Throws CudaError.
+    void kickActive(double dtMax);
+    /// With softening (sim/core/BlockSteps.h, criterionStep): out[s] = η · sqrt(length / |a_i|)
+    /// of the active bodies i = rows[s] (+∞ where |a_i| is 0 or not a number), from the device
+    /// accelerations, in fp64 with correctly rounded operations in the host's order, so each step
+    /// is the host's bits for the same acceleration. length = sqrt(ε²) > 0. `out` holds
+    /// activeCount() doubles (host); synchronous. Throws std::invalid_argument for length ≤ 0,
+    /// CudaError.
+    void criterionSteps(double eta, double length, double* out);
+    /// At tick t of a step of dtMax (t = 0: a synchronisation point): level[i] = nextLevel
+    /// (contracts/LevelRules.h) of each active body i from its criterion step: computed as
+    /// criterionSteps() does when `steps` is nullptr (length > 0), else steps[s] for the active
+    /// body s (activeCount() host doubles: the nearest-body criterion of ε² = 0, computed on the
+    /// host). Then the histogram of all N levels (cub::DeviceHistogram::HistogramEven) into
+    /// histogram[0 .. maxLevels]; synchronous. Throws std::invalid_argument for maxLevels outside
+    /// [0, 30] or, without `steps`, length ≤ 0; CudaError.
+    void assignLevels(std::uint64_t tick, double dtMax, int maxLevels, double eta, double length, const double* steps,
+                      std::uint64_t* histogram);
 
     /// What one step's launches depend on, besides the state's buffers and workspace: the force
     /// pass of every substep, the substep count and the signed dt. sim/core/Stepper.h emits the step.
@@ -229,14 +257,17 @@ private:
     float* m_radius = nullptr;     ///< N radii (uploadRadius)
     Float4* m_narrowed = nullptr;  ///< Double4 layout: float4 positions for contactPositions()
     int* m_flag = nullptr; ///< one int for firstNonFinite()
-    std::uint8_t* m_levels = nullptr; ///< N levels for kickLevels() (allocated at its first call)
-    std::uint32_t* m_rows = nullptr;  ///< up to N row indices for kickLevels(), computeForcesOf(), criterionSteps()
-    double* m_steps = nullptr;        ///< up to N criterion steps (criterionSteps())
-    std::vector<std::uint32_t> m_rowsUploaded;  ///< what m_rows holds (uploadRows skips the same list)
-    std::vector<std::uint8_t> m_levelsUploaded; ///< what m_levels holds (kickLevels skips the same levels)
-    /// Copies `count` ≤ N row indices to m_rows (allocated with m_levels at the first call);
-    /// synchronous on the default stream (it waits for the launches before it).
-    void uploadRows(const std::uint32_t* rows, std::size_t count, const char* caller);
+    // Block time steps (allocated by ensureLevels at the first use):
+    std::uint8_t* m_levels = nullptr; ///< N levels
+    std::uint32_t* m_rows = nullptr;  ///< the active set: m_activeCount ascending row indices
+    double* m_steps = nullptr;        ///< N criterion steps
+    int* m_selected = nullptr;        ///< the size DeviceSelect::If writes, then the histogram's 31 counts
+    void* m_levelTemp = nullptr;      ///< CUB's temporary storage for the select and the histogram
+    std::size_t m_levelTempBytes = 0;
+    std::size_t m_activeCount = 0;
+    void ensureLevels();
+    /// CUB's temporary storage of at least `bytes` (grown, never shrunk).
+    void ensureLevelTemp(std::size_t bytes);
     int* m_flagHost = nullptr; ///< its pinned host copy
 
     std::uint64_t m_workspaceGeneration = 0; ///< bumped when the workspace is reallocated

@@ -1073,6 +1073,7 @@ remote() {
             "deviceActiveRowsAreFullRows:tree N=4097 every=3 alpha=0.005"
         sanitize_function "block steps: active rows of blocked" tst_block_steps \
             "deviceActiveRowsAreFullRows:blocked N=4097 every=3"
+        sanitize_function "block steps: levels and active set on the device" tst_block_steps deviceLevelsAreHostLevels
         step "blocked 65537 --timestep block" "$nbody" run --scenario plummer --bodies 65537 --kernel blocked \
             --timestep block --dt 0.0625 --steps 8
         step "blocked 65537 --timestep fixed" "$nbody" run --scenario plummer --bodies 65537 --kernel blocked \

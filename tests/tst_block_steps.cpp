@@ -258,7 +258,7 @@ private slots:
     }
 
     // The CUDA rows that honour an active list (KernelInfo::activeRows) through the device state
-    // (DeviceState::computeForcesOf): the listed rows are bit for bit those of a full pass, the
+    // (DeviceState::setActiveRows, computeActiveForces): the listed rows are bit for bit those of a full pass, the
     // others keep what the state held. N = 4097 and 33 (no block multiple), one body; lists of
     // every third body and the last, of one body, and empty; the tree also with the relative
     // criterion (both passes from its geometric pre-pass). The device criterion's steps
@@ -308,6 +308,7 @@ private slots:
         ForceLaunch f = forceLaunch(*k, p, w.size(), RowRange{0, w.size()});
         f.args.accelerationsValid = false; // the relative criterion: the pre-pass in both
         const bool fp64 = k->layout == Layout::Double4;
+        std::size_t evaluated = 0; // the rows computeActiveForces reports
         const auto run = [&](bool listed) {
             World x = w;
             x.accelerations().assign(x.size(), sentinel);
@@ -316,9 +317,10 @@ private slots:
                 ds.upload(widen(x), 0);
             else
                 ds.upload(x, 0);
-            if (listed)
-                ds.computeForcesOf(f, 0, rows.data(), rows.size());
-            else
+            if (listed) {
+                ds.setActiveRows(rows.data(), rows.size());
+                evaluated = ds.computeActiveForces(f, 0);
+            } else
                 ds.computeForces(f, 0);
             Fp64State out = widen(x);
             if (fp64)
@@ -330,6 +332,7 @@ private slots:
             return out.acceleration;
         };
         const std::vector<Double4> full = run(false), part = run(true);
+        QCOMPARE(evaluated, rows.size()); // a list of every body is a full pass: N rows either way
         std::size_t next = 0;
         for (int i = 0; i < n; ++i) {
             const bool listed = next < rows.size() && rows[next] == std::uint32_t(i);
@@ -353,7 +356,7 @@ private slots:
             std::swap(swapped[0], swapped[1]);
             DeviceState ds(w.size(), k->layout, PositionStorage::Owned);
             try {
-                (void)ds.computeForcesOf(f, 0, swapped.data(), swapped.size());
+                ds.setActiveRows(swapped.data(), swapped.size());
                 QFAIL("a list that is not ascending was accepted");
             } catch (const std::invalid_argument& e) {
                 QVERIFY2(QString(e.what()).contains("active row entry 1"), e.what());
@@ -374,7 +377,8 @@ private slots:
                 ds.upload(x, 0);
             const double eta = 0.1;
             std::vector<double> steps(rows.size());
-            ds.criterionSteps(rows.data(), rows.size(), eta, std::sqrt(double(p.eps2)), steps.data());
+            ds.setActiveRows(rows.data(), rows.size());
+            ds.criterionSteps(eta, std::sqrt(double(p.eps2)), steps.data());
             for (std::size_t s = 0; s < rows.size(); ++s) {
                 const Float4 a = x.accelerations()[rows[s]];
                 const double ax = a.x, ay = a.y, az = a.z;
@@ -618,6 +622,113 @@ private slots:
             QVERIFY2(norm3(Double4{d.position[i].x - h.position[i].x, d.position[i].y - h.position[i].y,
                                    d.position[i].z - h.position[i].z, 0}) <= tol,
                      qPrintable(QStringLiteral("body %1").arg(i)));
+    }
+
+    // The levels and the active set on the device (DeviceState::selectActive, assignLevels) are
+    // the host's: N = 4099 bodies whose accelerations span six decades (levels 0 … 12 of
+    // dt_max 1/16 with η 0.05, ε² 1e-4), some |a| = 0 (+∞: level 0); at t = 0, then at a tick
+    // inside the step after the accelerations changed (GADGET-2's rule), then with steps given
+    // by the host (the ε² = 0 criterion's path) including 0, +∞ and NaN. Levels, active rows
+    // and histograms are compared exactly.
+    void deviceLevelsAreHostLevels()
+    {
+        const KernelInfo* k = findKernel("blocked");
+        QVERIFY(k);
+        if (const Availability a = availability(*k); !a.available)
+            QSKIP(qPrintable("blocked: " + QString::fromStdString(a.reason)));
+#if NBODY_HAVE_CUDA
+        const std::size_t n = 4099;
+        const int L = 12;
+        const double dtMax = 1.0 / 16, eta = 0.05;
+        const float eps2 = 1e-4f;
+        const double length = std::sqrt(double(eps2));
+        std::mt19937_64 rng(29);
+        std::uniform_real_distribution<double> u(-1, 1);
+        World w;
+        for (std::size_t i = 0; i < n; ++i)
+            w.addBody(Float4{float(u(rng)), float(u(rng)), float(u(rng)), 1.f}, Float4{});
+        const auto randomAccelerations = [&] {
+            w.accelerations().clear();
+            for (std::size_t i = 0; i < n; ++i) {
+                const double mag = i % 97 == 0 ? 0.0 : std::pow(10.0, 3 * u(rng) + 1); // 0.01 … 1e4
+                w.accelerations().push_back(Float4{float(mag * u(rng)), float(mag * u(rng)), float(mag), 0.f});
+            }
+        };
+        const auto hostSteps = [&](const std::vector<std::uint32_t>& rows) {
+            std::vector<double> steps;
+            for (const std::uint32_t i : rows) {
+                const Float4 a = w.accelerations()[i];
+                const double ax = a.x, ay = a.y, az = a.z;
+                steps.push_back(criterionStep(eta, eps2, std::sqrt(ax * ax + ay * ay + az * az), 0));
+            }
+            return steps;
+        };
+        BlockLevels host;
+        host.maxLevels = L;
+        host.level.assign(n, 0);
+        const auto hostAssign = [&](const std::vector<double>& steps, std::uint64_t tick) {
+            for (std::size_t s = 0; s < host.active.size(); ++s) {
+                std::uint8_t& level = host.level[host.active[s]];
+                level = std::uint8_t(nextLevel(level, dtMax, steps[s], tick, L));
+            }
+            host.countLevels();
+        };
+        std::array<std::uint64_t, kMaxBlockLevels + 1> histogram{};
+        std::vector<std::uint8_t> deviceLevel(n);
+        randomAccelerations();
+        DeviceState ds(n, Layout::Float4, PositionStorage::Owned);
+        ds.upload(w, 0);
+
+        // t = 0: every body active, every level allowed.
+        QCOMPARE(ds.selectActive(0), n);
+        host.selectActive(0);
+        ds.assignLevels(0, dtMax, L, eta, length, nullptr, histogram.data());
+        hostAssign(hostSteps(host.active), 0);
+        ds.downloadLevels(deviceLevel.data());
+        QCOMPARE(deviceLevel, host.level);
+        QCOMPARE(histogram, host.histogram);
+        int used = 0;
+        for (const std::uint64_t c : host.histogram)
+            used += c > 0;
+        QVERIFY2(used >= 8, qPrintable(QStringLiteral("%1 levels used").arg(used))); // the test spans levels
+
+        // A tick inside the step: the active set, then GADGET-2's rule with new accelerations.
+        const std::uint64_t tick = std::uint64_t(3) << (L - 4); // 3/16 of the step: levels ≥ 4 active
+        const int minLevel = firstActiveLevel(tick, L);
+        QCOMPARE(minLevel, 4);
+        host.selectActive(minLevel);
+        QCOMPARE(ds.selectActive(minLevel), host.active.size());
+        QVERIFY(!host.active.empty() && host.active.size() < n);
+        std::vector<std::uint32_t> deviceRows(ds.activeCount());
+        ds.downloadActiveRows(deviceRows.data());
+        QCOMPARE(deviceRows, host.active);
+        randomAccelerations();
+        ds.upload(w, 0);
+        ds.assignLevels(tick, dtMax, L, eta, length, nullptr, histogram.data());
+        hostAssign(hostSteps(host.active), tick);
+        ds.downloadLevels(deviceLevel.data());
+        QCOMPARE(deviceLevel, host.level);
+        QCOMPARE(histogram, host.histogram);
+
+        // Steps from the host (the criterion without softening), with the edge values.
+        std::vector<double> given = hostSteps(host.active);
+        given[0] = 0.0;
+        given[1 % given.size()] = std::numeric_limits<double>::infinity();
+        given[2 % given.size()] = std::numeric_limits<double>::quiet_NaN();
+        const std::uint64_t tock = std::uint64_t(1) << (L - 1); // half the step: levels ≥ 1
+        host.selectActive(firstActiveLevel(tock, L));
+        QCOMPARE(ds.selectActive(firstActiveLevel(tock, L)), host.active.size());
+        given.resize(host.active.size(), 1e-3);
+        ds.assignLevels(tock, dtMax, L, eta, 0.0, given.data(), histogram.data());
+        hostAssign(given, tock);
+        ds.downloadLevels(deviceLevel.data());
+        QCOMPARE(deviceLevel, host.level);
+        QCOMPARE(histogram, host.histogram);
+
+        // Refusals: a level beyond 30, no length without steps.
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ds.assignLevels(0, dtMax, 31, eta, length, nullptr, histogram.data()));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ds.assignLevels(0, dtMax, L, eta, 0.0, nullptr, histogram.data()));
+#endif
     }
 
     // ---- refusals ----

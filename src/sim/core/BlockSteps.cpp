@@ -16,22 +16,6 @@ double criterionStep(double eta, double eps2, double accelerationMagnitude, doub
     return eta * std::sqrt(length / accelerationMagnitude);
 }
 
-int levelForStep(double dtMax, double dt, int maxLevels)
-{
-    for (int k = 0; k <= maxLevels; ++k)
-        if (std::ldexp(dtMax, -k) <= dt)
-            return k;
-    return maxLevels; // the criterion asks for less than the deepest level gives (or dt is NaN)
-}
-
-int allowedLevel(int current, int wanted, std::uint64_t tick, int maxLevels)
-{
-    if (wanted >= current)
-        return wanted; // a shorter step: its steps divide the time of the step end
-    const std::uint64_t step = std::uint64_t(1) << (maxLevels - wanted);
-    return tick % step == 0 ? wanted : current;
-}
-
 int firstActiveLevel(std::uint64_t tick, int maxLevels)
 {
     return std::max(0, maxLevels - std::countr_zero(tick));

@@ -34,6 +34,8 @@
 /// shallower one is taken only when t is a multiple of its step s_k'; otherwise the body keeps
 /// its level. At a synchronisation point (t = 0 of a step) every level is allowed.
 
+#include "contracts/LevelRules.h" // levelForStep, allowedLevel, nextLevel (host and device)
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -45,27 +47,18 @@ namespace nbody {
 
 struct SimParams;
 
-/// The deepest level SimParams::maxLevels may name: 2^30 ticks of one dt_max.
-inline constexpr int kMaxBlockLevels = 30;
-
 /// The step the criterion gives a body: η · sqrt(ℓ / |a|) with ℓ = sqrt(ε²) when ε² > 0, else
 /// rMin (the distance to the nearest other body). +∞ when |a| = 0; 0 when ℓ = 0 (two bodies at
 /// one point with ε² = 0: the deepest level). Units: time for lengths and accelerations in the
 /// system's units.
 double criterionStep(double eta, double eps2, double accelerationMagnitude, double rMin);
 
-/// The shallowest level k in [0, maxLevels] with dtMax / 2^k ≤ dt (maxLevels when none is, also
-/// for a NaN dt). Exact: the powers of two are compared as doubles scaled by ldexp.
-int levelForStep(double dtMax, double dt, int maxLevels);
-
-/// GADGET-2's rule for a body whose step of level `current` ends at tick t (of 2^maxLevels per
-/// dt_max) and whose criterion asks for level `wanted`: `wanted` when it is deeper or equal, or
-/// when t is a multiple of its step 2^(maxLevels − wanted); else `current`.
-int allowedLevel(int current, int wanted, std::uint64_t tick, int maxLevels);
-
 /// The levels of the bodies and the active set of the current substep; owned by the Simulation,
-/// filled by the stepper (emitSubsteps). Between steps (at synchronisation points) `level` holds
-/// the levels of the step just taken and `histogram` their counts.
+/// filled by the stepper (emitSubsteps) through the state backend's level operations (StepOps,
+/// Stepper.h). The host backends keep `level` and `active` here throughout a step; the device
+/// backend keeps both on the GPU and fills `level` at the end of a step (`active` stays empty).
+/// Between steps (at synchronisation points) `level` holds the levels of the step just taken and
+/// `histogram` their counts.
 struct BlockLevels {
     int maxLevels = 0;                          ///< L: levels 0..L
     std::vector<std::uint8_t> level;            ///< N: each body's level

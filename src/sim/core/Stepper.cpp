@@ -36,55 +36,25 @@ namespace {
     throw std::logic_error("this state backend does not take block time steps");
 }
 
-/// At tick t: each active body's level by the criterion under GADGET-2's rule (every level at
-/// t = 0), keeping the histogram.
-void assignLevels(StepOps& ops, BlockLevels& b, std::uint64_t tick, double dtMax, std::vector<double>& steps)
-{
-    steps.resize(b.active.size());
-    ops.criterionSteps(b.active, steps);
-    // Each active body's level depends on its own step alone (the rows are distinct), so the
-    // bodies are assigned in parallel and counted after.
-    const auto count = static_cast<std::ptrdiff_t>(b.active.size());
-#pragma omp parallel for schedule(static) if (count >= kParallelElementsFrom)
-    for (std::ptrdiff_t s = 0; s < count; ++s) {
-        std::uint8_t& k = b.level[b.active[std::size_t(s)]];
-        const int wanted = levelForStep(dtMax, steps[std::size_t(s)], b.maxLevels);
-        k = std::uint8_t(tick == 0 ? wanted : allowedLevel(k, wanted, tick, b.maxLevels));
-    }
-    b.countLevels();
-}
-
-/// Forces of the active set: every row through forces() when all are active.
-void activeForces(StepOps& ops, const BlockLevels& b)
-{
-    if (b.active.size() == b.level.size())
-        ops.forces();
-    else
-        ops.forcesOf(b.active);
-}
-
 /// The block step of BlockSteps.h, dtMax > 0.
 void emitBlockStep(StepOps& ops, BlockLevels& b, double dtMax)
 {
     const int L = b.maxLevels;
     const std::uint64_t ticks = std::uint64_t(1) << L;
-    thread_local std::vector<double> steps;
     // t = 0, a synchronisation point: every body starts a step on the level the criterion gives.
-    b.selectActive(0);
-    b.histogram.fill(0);
-    b.histogram[0] = b.level.size();
-    std::fill(b.level.begin(), b.level.end(), std::uint8_t(0));
-    assignLevels(ops, b, 0, dtMax, steps);
+    ops.selectActive(b, 0);
+    ops.assignLevels(b, 0, dtMax);
     b.substeps = 0;
     if (b.deepest() == 0) { // one level: the fixed step, operation for operation
         ops.kickDrift(dtMax);
         ops.forces();
         ops.kick(dtMax);
         b.substeps = 1;
+        ops.levelsDone(b);
         return;
     }
     const std::array<std::uint64_t, kMaxBlockLevels + 1> startHistogram = b.histogram;
-    ops.kickLevels(dtMax, b.level, b.active); // every body's opening kick
+    ops.kickActive(b, dtMax); // every body's opening kick
     std::uint64_t t = 0;
     while (t < ticks) {
         // The next tick at which a step ends: level k's steps end at multiples of 2^(L−k).
@@ -96,24 +66,27 @@ void emitBlockStep(StepOps& ops, BlockLevels& b, double dtMax)
             }
         ops.drift(std::ldexp(dtMax, -L) * double(next - t)); // exact: a power of two times dtMax
         t = next;
-        b.selectActive(firstActiveLevel(t, L));
-        activeForces(ops, b);                     // gravity for the active rows
-        ops.kickLevels(dtMax, b.level, b.active); // their closing kicks
+        ops.selectActive(b, firstActiveLevel(t, L));
+        ops.activeForces(b);      // gravity for the active rows
+        ops.kickActive(b, dtMax); // their closing kicks
         ++b.substeps;
         if (t < ticks) {
-            assignLevels(ops, b, t, dtMax, steps);    // GADGET-2's rule
-            ops.kickLevels(dtMax, b.level, b.active); // the opening kicks of their next steps
+            ops.assignLevels(b, t, dtMax); // GADGET-2's rule
+            ops.kickActive(b, dtMax);      // the opening kicks of their next steps
         }
     }
+    ops.levelsDone(b);
     b.histogram = startHistogram; // what the status bar shows: the levels the step started with
 }
 
 } // namespace
 
-void StepOps::forcesOf(std::span<const std::uint32_t>) { noBlockSteps(); }
-void StepOps::kickLevels(double, std::span<const std::uint8_t>, std::span<const std::uint32_t>) { noBlockSteps(); }
+std::size_t StepOps::selectActive(BlockLevels&, int) { noBlockSteps(); }
+void StepOps::assignLevels(BlockLevels&, std::uint64_t, double) { noBlockSteps(); }
+void StepOps::activeForces(BlockLevels&) { noBlockSteps(); }
+void StepOps::kickActive(BlockLevels&, double) { noBlockSteps(); }
 void StepOps::drift(double) { noBlockSteps(); }
-void StepOps::criterionSteps(std::span<const std::uint32_t>, std::span<double>) { noBlockSteps(); }
+void StepOps::levelsDone(BlockLevels&) { noBlockSteps(); }
 
 void emitSubsteps(StepOps& ops, std::span<const double> weights, double signedDt, BlockLevels* levels)
 {
@@ -223,6 +196,19 @@ void criterionStepsOf(const V* pos, const V* acc, std::size_t n, std::span<const
     }
 }
 
+/// Each active body's level (b.active, host) from its criterion step steps[s] under nextLevel,
+/// then the histogram of every level. The bodies are distinct, so they are assigned in parallel.
+void assignHostLevels(BlockLevels& b, std::span<const double> steps, std::uint64_t tick, double dtMax)
+{
+    const auto count = static_cast<std::ptrdiff_t>(b.active.size());
+#pragma omp parallel for schedule(static) if (count >= kParallelElementsFrom)
+    for (std::ptrdiff_t s = 0; s < count; ++s) {
+        std::uint8_t& k = b.level[b.active[std::size_t(s)]];
+        k = std::uint8_t(nextLevel(k, dtMax, steps[std::size_t(s)], tick, b.maxLevels));
+    }
+    b.countLevels();
+}
+
 } // namespace
 
 // ---- the host: fp32 columns (the World) or the fp64 state ---------------------------------
@@ -247,24 +233,39 @@ public:
     }
     void kick(double dt) override { hostKick<T>(m_vel, m_acc, dt); }
 
-    // ---- block time steps ----
-    void forcesOf(std::span<const std::uint32_t> rows) override
+    // ---- block time steps: the levels and the active set in the BlockLevels ----
+    std::size_t selectActive(BlockLevels& b, int minLevel) override
     {
+        b.selectActive(minLevel);
+        return b.active.size();
+    }
+    void assignLevels(BlockLevels& b, std::uint64_t tick, double dtMax) override
+    {
+        m_steps.resize(b.active.size());
+        criterionStepsOf(m_pos.data(), m_acc.data(), m_pos.size(), b.active, m_sim.m_params, m_steps);
+        assignHostLevels(b, m_steps, tick, dtMax);
+    }
+    void activeForces(BlockLevels& b) override
+    {
+        if (b.active.size() == m_pos.size()) {
+            forces();
+            return;
+        }
         HostForceArgs a = forceArgs();
-        a.active = rows.data();
-        a.activeCount = rows.size();
+        a.active = b.active.data();
+        a.activeCount = b.active.size();
         m_sim.m_kernel->host(a);
-        m_sim.m_bodyForces += rows.size();
+        m_sim.m_bodyForces += b.active.size();
         markWorldStale();
     }
-    void kickLevels(double dtMax, std::span<const std::uint8_t> level, std::span<const std::uint32_t> rows) override
+    void kickActive(BlockLevels& b, double dtMax) override
     {
-        const auto count = static_cast<std::ptrdiff_t>(rows.size());
+        const auto count = static_cast<std::ptrdiff_t>(b.active.size());
 #pragma omp parallel for schedule(static) if (count >= kParallelElementsFrom)
         for (std::ptrdiff_t s = 0; s < count; ++s) {
-            const std::uint32_t i = rows[std::size_t(s)];
+            const std::uint32_t i = b.active[std::size_t(s)];
             // As hostKick for level 0: ½ · dt in T.
-            const T half = T(0.5) * T(std::ldexp(dtMax, -int(level[i])));
+            const T half = T(0.5) * T(std::ldexp(dtMax, -int(b.level[i])));
             m_vel[i].x += half * m_acc[i].x;
             m_vel[i].y += half * m_acc[i].y;
             m_vel[i].z += half * m_acc[i].z;
@@ -275,10 +276,7 @@ public:
         hostDrift<T>(m_pos, m_vel, dt);
         markWorldStale();
     }
-    void criterionSteps(std::span<const std::uint32_t> rows, std::span<double> out) override
-    {
-        criterionStepsOf(m_pos.data(), m_acc.data(), m_pos.size(), rows, m_sim.m_params, out);
-    }
+    void levelsDone(BlockLevels&) override {} // b.level is current throughout
     void stepped() override
     {
         m_sim.m_synced = {m_sim.m_world.time, m_sim.m_world.step}; // the host holds the state
@@ -329,6 +327,7 @@ private:
     std::vector<V>& m_pos;
     std::vector<V>& m_vel;
     std::vector<V>& m_acc;
+    std::vector<double> m_steps; ///< block steps: the criterion's step of each active body
     std::chrono::steady_clock::time_point m_t0;
 };
 
@@ -353,49 +352,59 @@ public:
     }
     void kick(double dt) override { m_sim.m_device->kick(dt); }
 
-    // ---- block time steps ----
-    // The levels and the active set are the host's (a byte per body); the forces of the active
-    // rows (rows with KernelInfo::activeRows: the listed rows only; others every row, which
-    // changes nothing: an inactive body's acceleration is not read before its own step ends,
-    // where it is evaluated again), the criterion's steps with softening (8 bytes per active row
-    // come back), the kicks with the levels' steps and the drift run on the device.
-    void forcesOf(std::span<const std::uint32_t> rows) override
+    // ---- block time steps: the levels and the active set on the device ----
+    // The active set is selected and the levels are assigned on the GPU (DeviceState); a
+    // substep brings back the active set's size and, after an assignment, the levels'
+    // histogram, which the stepper needs for the next tick. The forces of the active rows (rows
+    // with KernelInfo::activeRows: the listed rows only; others every row), the kicks with the
+    // levels' steps and the drift run there too. Without softening the criterion needs each
+    // active body's nearest neighbour, which the host finds in a scratch copy of the state.
+    std::size_t selectActive(BlockLevels&, int minLevel) override { return m_sim.m_device->selectActive(minLevel); }
+    void assignLevels(BlockLevels& b, std::uint64_t tick, double dtMax) override
+    {
+        DeviceState& device = *m_sim.m_device;
+        const SimParams& p = m_sim.m_params;
+        b.histogram.fill(0);
+        if (p.eps2 > 0) { // from the device's accelerations alone; sqrt(ε²) in fp64 (ε² is fp32)
+            device.assignLevels(tick, dtMax, b.maxLevels, p.eta, std::sqrt(double(p.eps2)), nullptr,
+                                b.histogram.data());
+            return;
+        }
+        // Without softening the nearest body's distance, from a scratch copy: the host copy of
+        // the state (the fallback of a GPU fault) stays at the last synchronisation point.
+        m_rows.resize(device.activeCount());
+        device.downloadActiveRows(m_rows.data());
+        m_steps.resize(m_rows.size());
+        m_sim.attachForRead(false);
+        if (m_sim.fp64State()) {
+            device.download(m_scratch64, m_sim.m_current);
+            criterionStepsOf(m_scratch64.position.data(), m_scratch64.acceleration.data(), m_scratch64.size(), m_rows,
+                             p, m_steps);
+        } else {
+            if (m_scratch.size() != m_sim.m_world.size())
+                m_scratch = m_sim.m_world;
+            device.download(m_scratch, m_sim.m_current);
+            criterionStepsOf(m_scratch.positions().data(), m_scratch.accelerations().data(), m_scratch.size(), m_rows,
+                             p, m_steps);
+        }
+        device.assignLevels(tick, dtMax, b.maxLevels, p.eta, 0.0, m_steps.data(), b.histogram.data());
+    }
+    void activeForces(BlockLevels&) override
     {
         // DeviceState decides: the listed rows, or every row for a kernel without active rows.
-        m_sim.m_bodyForces += m_sim.m_device->computeForcesOf(launch(RowRange{0, m_sim.m_world.size()}),
-                                                              m_sim.m_current, rows.data(), rows.size());
+        m_sim.m_bodyForces +=
+            m_sim.m_device->computeActiveForces(launch(RowRange{0, m_sim.m_world.size()}), m_sim.m_current);
     }
-    void kickLevels(double dtMax, std::span<const std::uint8_t> level, std::span<const std::uint32_t> rows) override
-    {
-        m_sim.m_device->kickLevels(dtMax, level.data(), rows.data(), rows.size());
-    }
+    void kickActive(BlockLevels&, double dtMax) override { m_sim.m_device->kickActive(dtMax); }
     void drift(double dt) override
     {
         m_sim.m_device->drift(dt, m_sim.m_current); // into the other position buffer
         m_sim.m_current = 1 - m_sim.m_current;
     }
-    void criterionSteps(std::span<const std::uint32_t> rows, std::span<double> out) override
+    void levelsDone(BlockLevels& b) override
     {
-        if (m_sim.m_params.eps2 > 0) { // from the device's accelerations alone
-            // criterionStep's length, sqrt(ε²) in fp64 (ε² is an fp32 parameter)
-            m_sim.m_device->criterionSteps(rows.data(), rows.size(), m_sim.m_params.eta,
-                                           std::sqrt(double(m_sim.m_params.eps2)), out.data());
-            return;
-        }
-        // Without softening the nearest body's distance: a scratch copy: the host copy of the state (the fallback of a GPU fault) stays at the
-        // last synchronisation point.
-        m_sim.attachForRead(false);
-        if (m_sim.fp64State()) {
-            m_sim.m_device->download(m_scratch64, m_sim.m_current);
-            criterionStepsOf(m_scratch64.position.data(), m_scratch64.acceleration.data(), m_scratch64.size(), rows,
-                             m_sim.m_params, out);
-        } else {
-            if (m_scratch.size() != m_sim.m_world.size())
-                m_scratch = m_sim.m_world;
-            m_sim.m_device->download(m_scratch, m_sim.m_current);
-            criterionStepsOf(m_scratch.positions().data(), m_scratch.accelerations().data(), m_scratch.size(), rows,
-                             m_sim.m_params, out);
-        }
+        b.level.resize(m_sim.m_world.size());
+        m_sim.m_device->downloadLevels(b.level.data());
     }
 
     bool runStep(std::span<const double> weights, double signedDt) override
@@ -494,8 +503,10 @@ private:
     }
 
     Simulation& m_sim;
-    World m_scratch;      ///< block steps: the copy the criterion reads (fp32 layouts)
+    World m_scratch;      ///< block steps without softening: the copy the criterion reads (fp32 layouts)
     Fp64State m_scratch64; ///< the same for the fp64 layout
+    std::vector<std::uint32_t> m_rows; ///< the active set's rows, copied back for that criterion
+    std::vector<double> m_steps;       ///< their criterion steps
 };
 #endif
 

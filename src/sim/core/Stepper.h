@@ -31,11 +31,15 @@ namespace nbody {
 /// KDK leapfrog's operations on one state (Integrators.h). dt is signed (−dt when time runs
 /// backwards) and already multiplied by the substep's weight.
 ///
-/// Block time steps (BlockSteps.h) act on an active set of rows and on per-body levels: the
-/// operations below the first three. The fixed step is their special case of one level (every
-/// body active, every kick of dt_max), for which the stepper calls the first three. The host
-/// backends and the device backend offer them; the force share (mpirun) does not (the defaults
-/// throw std::logic_error; Simulation refuses block steps in a distributed run before a step).
+/// Block time steps (BlockSteps.h) act on per-body levels and the active set of a substep: the
+/// operations below the first three, each on a BlockLevels whose `level` and `active` live where
+/// the backend keeps them (the host backends: in the BlockLevels; the device backend: on the GPU,
+/// where the active set is selected and the levels are assigned, the histogram coming back to
+/// the BlockLevels at every assignment and the levels at the end of a step). The fixed step is
+/// their special case of one level (every body active, every kick of dt_max), for which the
+/// stepper calls the first three. The host backends and the device backend offer them; the
+/// force share (mpirun) does not (the defaults throw std::logic_error; Simulation refuses block
+/// steps in a distributed run before a step).
 class StepOps {
 public:
     virtual ~StepOps() = default;
@@ -46,16 +50,24 @@ public:
     /// The closing kick: v += ½ a dt.
     virtual void kick(double dt) = 0;
 
-    /// a_i = F(x)_i for the bodies i of `rows` only (ascending), each summed over all N bodies:
-    /// bit for bit the rows of forces() for a deterministic kernel.
-    virtual void forcesOf(std::span<const std::uint32_t> rows);
-    /// v_i += ½ a_i · dtMax / 2^level[i] for the bodies i of `rows`.
-    virtual void kickLevels(double dtMax, std::span<const std::uint8_t> level, std::span<const std::uint32_t> rows);
+    /// The active set of the substep: the bodies with level ≥ minLevel (0: every body), in
+    /// ascending order. Returns its size.
+    virtual std::size_t selectActive(BlockLevels& b, int minLevel);
+    /// At tick t of a step of dtMax (t = 0: its start, a synchronisation point): each active
+    /// body's level from the criterion's step (criterionStep, BlockSteps.h, with the run's η and
+    /// ε², from its current acceleration and position) under nextLevel (LevelRules.h); then
+    /// b.histogram counts every body's level.
+    virtual void assignLevels(BlockLevels& b, std::uint64_t tick, double dtMax);
+    /// a_i = F(x)_i for the active bodies only, each summed over all N bodies: bit for bit the
+    /// rows of forces() for a deterministic kernel (a kernel without active rows may evaluate
+    /// every row: an inactive body's acceleration is not read before its own step ends).
+    virtual void activeForces(BlockLevels& b);
+    /// v_i += ½ a_i · dtMax / 2^level[i] for the active bodies i.
+    virtual void kickActive(BlockLevels& b, double dtMax);
     /// x += v dt for every body.
     virtual void drift(double dt);
-    /// The criterion's step (criterionStep, BlockSteps.h, with the run's η and ε²) of each body
-    /// of `rows` into out[s], from its current acceleration and position.
-    virtual void criterionSteps(std::span<const std::uint32_t> rows, std::span<double> out);
+    /// At the end of a step: b.level holds every body's level (N entries).
+    virtual void levelsDone(BlockLevels& b);
 };
 
 /// One step of an integrator row (weights w_i, Σ w_i = 1) as KDK leapfrog substeps of w_i·dt:
