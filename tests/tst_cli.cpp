@@ -632,6 +632,21 @@ private slots:
         QVERIFY2(r.out.contains(line), qPrintable(r.out));
     }
 
+    /// A count of one body is said in the singular wherever the command line says how many bodies.
+    void oneBody()
+    {
+        const Result v = nbody({"validate", "-n", "1", "--kernel", "cpu", "--steps", "2", "--quiet"});
+        QVERIFY2(v.code == 0, qPrintable(v.out + v.err));
+        QVERIFY2(v.err.contains("nbody validate: 1 body, 2 steps, 1 kernel and the fp64 reference: about "),
+                 qPrintable(v.err));
+        QVERIFY2(v.out.contains("Validation: 1 body, 2 steps,") && v.out.contains("Plummer sphere: 1 body, seed 42"),
+                 qPrintable(v.out));
+        const Result r = nbody({"run", "-n", "1", "--kernel", "cpu", "--steps", "1", "--no-energy"});
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains("System:  uniform cube: 1 body in +-"), qPrintable(r.out));
+        for (const Result* each : {&v, &r})
+            QVERIFY2(!(each->out + each->err).contains("1 bodies"), qPrintable(each->out + each->err));
+    }
     void validate()
     {
         // The cpu kernel against the reference on the default cube (N = 1000, no multiple of

@@ -260,8 +260,8 @@ PreparedSystem fileSystem(const char* command, const SystemOptions& o)
         out.units = snap.params->units;
         out.unitsOfG = snap.params->unitsOfG;
     }
-    out.what = formatString("%s (%s%s): %zu bodies at step %llu, t = %.9g (%s)", o.input.c_str(),
-                            snap.formatId.c_str(), out.exact ? ", fp64 state" : "", out.world.size(),
+    out.what = formatString("%s (%s%s): %s at step %llu, t = %.9g (%s)", o.input.c_str(),
+                            snap.formatId.c_str(), out.exact ? ", fp64 state" : "", bodyCount(out.world.size()).c_str(),
                             static_cast<unsigned long long>(out.world.step), out.world.time,
                             f.describe().c_str());
     return out;
@@ -342,7 +342,7 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
             cube.bodies = o.bodies;
             cube.seed = o.seed;
             out.world = makeUniformCube(cube);
-            out.what = formatString("uniform cube: %zu bodies in +-%.3g, masses %.3g..%.3g, seed %llu", out.world.size(),
+            out.what = formatString("uniform cube: %s in +-%.3g, masses %.3g..%.3g, seed %llu", bodyCount(out.world.size()).c_str(),
                               cube.halfWidth, cube.massMin, cube.massMax, static_cast<unsigned long long>(cube.seed));
         }
     } catch (const std::bad_alloc&) {
