@@ -800,6 +800,17 @@ private slots:
         }
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 2);
     }
+    /// bench takes --kernel as the same option as --kernels (the other commands' name for it): a
+    /// list of one or more ids, not CLI11's "The following arguments were not expected".
+    void benchKernelAlias()
+    {
+        const Result r = nbody({"bench", "--kernel", "cpu,reference", "--bodies", "33", "--steps", "1"});
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.err.contains("bench [2/2] reference N=33"), qPrintable(r.err));
+        QVERIFY2(!r.err.contains("not expected"), qPrintable(r.err));
+        const Result help = nbody({"bench", "--help"});
+        QVERIFY2(help.out.contains("-k,--kernels,--kernel"), qPrintable(help.out));
+    }
     void benchPlot()
     {
         // A build without nbody::plot (the GPU machine's) refuses --plot before measuring and says
