@@ -206,6 +206,62 @@ private slots:
         QVERIFY2(r.out.contains("i/thread=2 j-split=4 unroll=8"), qPrintable(r.out));
         QVERIFY2(r.out.contains("block=auto"), qPrintable(r.out));
     }
+    /// Options given where they have no effect run as asked (exit 0) with a note on stderr that
+    /// says so: block-step options with fixed steps, launch parameters on a CPU kernel (run,
+    /// render, bench, validate; with several kernels only when none reads them).
+    void ignoredOptionsNoted()
+    {
+        const QStringList run{"run", "--bodies", "50", "--steps", "1", "--no-energy", "--kernel", "cpu"};
+        const Result both = nbody(run + QStringList{"--eta", "0.05", "--max-levels", "4"});
+        QCOMPARE(both.code, 0);
+        QVERIFY2(both.err.contains("Note: --eta, --max-levels set block time steps only and have no effect with "
+                                   "--timestep fixed\n"),
+                 qPrintable(both.err));
+        const Result one = nbody(run + QStringList{"--timestep", "fixed", "--max-levels", "4"});
+        QCOMPARE(one.code, 0);
+        QVERIFY2(one.err.contains("Note: --max-levels sets block time steps only and has no effect with --timestep "
+                                  "fixed\n"),
+                 qPrintable(one.err));
+        const Result block = nbody(run + QStringList{"--timestep", "block", "--eta", "0.05", "--max-levels", "4"});
+        QCOMPARE(block.code, 0);
+        QVERIFY2(!block.err.contains("no effect"), qPrintable(block.err));
+
+        const Result launch = nbody(run + QStringList{"--block-size", "128", "--j-split", "2"});
+        QCOMPARE(launch.code, 0);
+        QVERIFY2(launch.err.contains("Note: kernel 'cpu' runs on the CPU: --block-size, --j-split set CUDA launch "
+                                     "parameters only and have no effect here\n"),
+                 qPrintable(launch.err));
+        const Result validate = nbody({"validate", "--kernel", "cpu", "--bodies", "20", "--steps", "2", "--quiet",
+                                       "--unroll", "4"});
+        QCOMPARE(validate.code, 0);
+        QVERIFY2(validate.err.contains("Note: kernel 'cpu' runs on the CPU: --unroll sets CUDA launch parameters "
+                                       "only and has no effect here\n"),
+                 qPrintable(validate.err));
+        const Result bench = nbody({"bench", "--kernels", "cpu,reference", "--bodies", "33", "--steps", "1",
+                                    "--block-size", "64", "--theta", "0.5"});
+        QCOMPARE(bench.code, 0);
+        QVERIFY2(bench.err.contains("Note: kernels 'cpu', 'reference' compute all pairs: --theta sets the tree rows "
+                                    "only and has no effect here\n") &&
+                     bench.err.contains("Note: kernels 'cpu', 'reference' run on the CPU: --block-size sets CUDA "
+                                        "launch parameters only and has no effect here\n"),
+                 qPrintable(bench.err));
+        // A tree row among the kernels reads --theta: no note for it.
+        const Result read = nbody({"bench", "--kernels", "cpu,tree-cpu", "--bodies", "33", "--steps", "1", "--theta",
+                                   "0.5"});
+        QCOMPARE(read.code, 0);
+        QVERIFY2(!read.err.contains("no effect"), qPrintable(read.err));
+
+        // render: the same note (it needs the headless context).
+        QTemporaryDir dir;
+        const Result render = nbody({"render", "--bodies", "20", "--frames", "1", "--kernel", "cpu", "--no-progress",
+                                     "--block-size", "32", "--out", dir.filePath("f")});
+        if (render.code == 2 && render.err.contains("cannot render headless"))
+            QSKIP(qPrintable("no headless OpenGL here: " + render.err));
+        QCOMPARE(render.code, 0);
+        QVERIFY2(render.err.contains("Note: kernel 'cpu' runs on the CPU: --block-size sets CUDA launch parameters "
+                                     "only and has no effect here\n"),
+                 qPrintable(render.err));
+    }
     /// `nbody tune` without a device says so (exit 2); with one it tunes tiled at one bucket and
     /// a second call finds it cached.
     void tune()

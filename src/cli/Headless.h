@@ -17,6 +17,7 @@
 namespace CLI { class App; }
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -123,11 +124,24 @@ struct LaunchOptions {
 /// std::invalid_argument as chooseOpeningAngle (a target the calibration cannot reach). `bodies`:
 /// the system's N (the largest of a sweep), for chooseOpeningAngle's note on larger systems.
 std::string forceAccuracyNote(const KernelInfo& k, const SimParams& p, std::size_t bodies);
-/// For a kernel that is not a tree row, given options of the table's Tree rows (--theta,
-/// --leaf-size, --opening-alpha, --force-accuracy): the line saying they have no effect on it
-/// ("kernel 'cpu' computes all pairs: --theta, --opening-alpha set the tree rows only and have
-/// no effect here"); "" otherwise.
-std::string treeOptionsNote(const KernelInfo& k, const ParamTexts& given);
+/// The options of the parameter table given (`given`: the values of run, render, bench or
+/// validate) where they have no effect on the run of `kernels` with parameters `p` (the
+/// parameters as the run takes them, a snapshot's stored rows applied), as the table declares
+/// per row: one line per kind of reason, naming the options in table order, with no "Note: "
+/// and no newline; none when every given option takes effect.
+///   - A kernel-specific row (ParamInfo::readers Tree, LaunchRows or Cuda) that no kernel of
+///     `kernels` reads (paramReadBy): "kernel 'cpu' computes all pairs: --theta, --opening-alpha
+///     set the tree rows only and have no effect here"; "kernel 'cpu' runs on the CPU: --block-size
+///     sets CUDA launch parameters only and has no effect here"; with a CUDA row among them
+///     "kernel 'tiled' does not read --block-rows: it has no effect here (…)". With several
+///     kernels an option is named only when none of them reads it ("kernels 'cpu', 'reference' …").
+///   - A row whose onlyWith condition is not met in `p` (paramConditionMet): "--eta, --max-levels
+///     set block time steps only and have no effect with --timestep fixed".
+std::vector<std::string> ignoredOptionNotes(std::span<const KernelInfo* const> kernels, const SimParams& p,
+                                            std::initializer_list<const ParamTexts*> given);
+/// Prints each of ignoredOptionNotes() to stderr as "Note: <note>" (not an error: the run goes on).
+void printIgnoredOptionNotes(std::span<const KernelInfo* const> kernels, const SimParams& p,
+                             std::initializer_list<const ParamTexts*> given);
 /// Adds the options of the table's Launch and Tree rows to a subcommand.
 void addLaunchOptions(CLI::App& command, LaunchOptions& o);
 /// Sets the given ones in p.

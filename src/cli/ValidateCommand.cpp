@@ -345,6 +345,9 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
         return 2;
     }
 
+    if (root)
+        printIgnoredOptionNotes(kernels, params, {&o.launch.params});
+
     ValidationConfig config;
     config.kernels = kernels;
     config.steps = referenceRun ? o.steps : sampledSteps(o);
