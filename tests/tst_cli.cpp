@@ -208,7 +208,8 @@ private slots:
     }
     /// Options given where they have no effect run as asked (exit 0) with a note on stderr that
     /// says so: block-step options with fixed steps, launch parameters on a CPU kernel (run,
-    /// render, bench, validate; with several kernels only when none reads them).
+    /// render, bench, validate; with several kernels only when none reads them), and
+    /// --steps-per-second where no generator's N is chosen.
     void ignoredOptionsNoted()
     {
         const QStringList run{"run", "--bodies", "50", "--steps", "1", "--no-energy", "--kernel", "cpu"};
@@ -251,10 +252,35 @@ private slots:
         QCOMPARE(read.code, 0);
         QVERIFY2(!read.err.contains("no effect"), qPrintable(read.err));
 
-        // render: the same note (it needs the headless context).
+        // --steps-per-second chooses N only for a generator scenario without --bodies.
+        const QString sizing = "note: --steps-per-second chooses N only for a generator --scenario without "
+                               "--bodies; ignored ";
+        const Result withBodies = nbody({"run", "--scenario", "plummer", "--bodies", "64", "--steps", "1",
+                                         "--no-energy", "--kernel", "cpu", "--steps-per-second", "25"});
+        QCOMPARE(withBodies.code, 0);
+        QVERIFY2(withBodies.err.contains("nbody run: " + sizing + "with --bodies\n"), qPrintable(withBodies.err));
+        QVERIFY2(!withBodies.out.contains("Sizing:"), qPrintable(withBodies.out));
+        const Result cube = nbody(run + QStringList{"--steps-per-second", "25"});
+        QCOMPARE(cube.code, 0);
+        QVERIFY2(cube.err.contains("nbody run: " + sizing + "for the default cube (N = --bodies)\n"),
+                 qPrintable(cube.err));
+        const Result sphere = nbody({"validate", "--kernel", "cpu", "--bodies", "20", "--steps", "2", "--quiet",
+                                     "--steps-per-second", "25"});
+        QCOMPARE(sphere.code, 0);
+        QVERIFY2(sphere.err.contains("nbody validate: " + sizing + "for the default Plummer sphere (N = --bodies)\n"),
+                 qPrintable(sphere.err));
+        const Result fixedN = nbody({"run", "--scenario", "figure-eight", "--steps", "1", "--no-energy", "--kernel",
+                                     "cpu", "--steps-per-second", "25"});
+        QCOMPARE(fixedN.code, 0);
+        QVERIFY2(fixedN.err.contains("nbody run: " + sizing + "for 'figure-eight', which has 3 bodies by definition\n"),
+                 qPrintable(fixedN.err));
+
+        // render: the same notes (before the frames; the launch note needs the headless context).
         QTemporaryDir dir;
         const Result render = nbody({"render", "--bodies", "20", "--frames", "1", "--kernel", "cpu", "--no-progress",
-                                     "--block-size", "32", "--out", dir.filePath("f")});
+                                     "--block-size", "32", "--steps-per-second", "25", "--out", dir.filePath("f")});
+        QVERIFY2(render.err.contains("nbody render: " + sizing + "for the default cube (N = --bodies)\n"),
+                 qPrintable(render.err));
         if (render.code == 2 && render.err.contains("cannot render headless"))
             QSKIP(qPrintable("no headless OpenGL here: " + render.err));
         QCOMPARE(render.code, 0);

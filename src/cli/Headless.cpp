@@ -57,7 +57,8 @@ void addSystemOptions(CLI::App& c, SystemOptions& o, DefaultSystem d)
                  "stores one); a file's dt and eps2 are derived with it");
     c.add_option("--steps-per-second", o.stepsPerSecond,
                  "With --scenario of a generator and no --bodies: the N the kernel runs at about this many steps per "
-                 "second (force evaluations timed here over 50 ms, the median of three, scaled as N^2; 1024..65536). scripts/run.sh uses 25")
+                 "second (force evaluations timed here over 50 ms, the median of three, scaled as N^2; "
+                 "1024..65536); elsewhere ignored with a note. scripts/run.sh uses 25")
         ->check(positiveNumber());
     c.add_flag("--collisions", o.collisions,
                "Collision system on: bodies closer than the sum of their radii merge (mass, momentum and centre of "
@@ -450,9 +451,21 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
     if (!o.input.empty() && (o.bodiesGiven || o.seedGiven))
         std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to the default cube; ignored with --input\n",
                      command);
+    if (!o.input.empty())
+        noteStepsPerSecondIgnored(command, o, "with --input");
+    else if (o.scenario.empty())
+        noteStepsPerSecondIgnored(command, o, "for the default cube (N = --bodies)");
     return applyPhysicsOptions(command, o, out);
 }
 
+void noteStepsPerSecondIgnored(const char* command, const SystemOptions& o, const std::string& why)
+{
+    if (o.stepsPerSecond > 0)
+        std::fprintf(stderr,
+                     "nbody %s: note: --steps-per-second chooses N only for a generator --scenario without --bodies; "
+                     "ignored %s\n",
+                     command, why.c_str());
+}
 
 int reportRunFault(Simulation& sim, const CudaError& e, const std::string& output)
 {

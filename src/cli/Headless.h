@@ -82,6 +82,13 @@ struct PreparedSystem {
 /// FormatError (snapshot) or std::invalid_argument.
 PreparedSystem scenarioSystem(const char* command, const SystemOptions& o);
 
+/// When --steps-per-second was given (o.stepsPerSecond > 0) for a system whose N it does not
+/// choose, prints to stderr "nbody <command>: note: --steps-per-second chooses N only for a
+/// generator --scenario without --bodies; ignored <why>" (`why`: "with --input", "with
+/// --bodies", …). Nothing otherwise. Called where N is decided (prepareSystem, scenarioSystem,
+/// validate's default sphere), so the option is never ignored without a word.
+void noteStepsPerSecondIgnored(const char* command, const SystemOptions& o, const std::string& why);
+
 /// Builds the system: a scenario, a snapshot file or the default cube. Returns 0, or 2 after
 /// printing "nbody <command>: <problem>" to stderr (unreadable file, malformed scenario, both
 /// --scenario and --input, N out of range, dt or eps2 not representable in fp32).

@@ -30,6 +30,11 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
             else
                 setBodiesFromOption(spec, o.bodies);
         }
+        if (row->fixedBodies)
+            noteStepsPerSecondIgnored(command, o, "for '" + std::string(row->id) + "', which has " +
+                                                      bodyCount(row->defaultBodies) + " by definition");
+        else if (o.bodiesGiven)
+            noteStepsPerSecondIgnored(command, o, "with --bodies");
         if (o.seedGiven)
             spec.seed = o.seed;
         if (!o.bodiesGiven && !row->fixedBodies && o.stepsPerSecond > 0) {
@@ -56,9 +61,11 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
                             ? ": the smallest N, slower than that here"
                             : "");
         }
-    } else if (o.bodiesGiven || o.seedGiven) {
-        std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to generators; ignored for a snapshot\n",
-                     command);
+    } else {
+        if (o.bodiesGiven || o.seedGiven)
+            std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to generators; ignored for a snapshot\n",
+                         command);
+        noteStepsPerSecondIgnored(command, o, "for a scenario of a snapshot file");
     }
     BuiltScenario b = buildScenario(spec);
     for (const std::string& w : b.warnings)

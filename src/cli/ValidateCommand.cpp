@@ -319,6 +319,9 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     // collapse is not resolved and the reference itself changes its energy by O(1): trajectories
     // would compare chaos, not kernels.
     if (o.system.scenario.empty() && o.system.input.empty()) {
+        if (writesOutputs())
+            noteStepsPerSecondIgnored("validate", o.system, "for the default Plummer sphere (N = --bodies)");
+        o.system.stepsPerSecond = 0; // noted here: the sphere's N is --bodies, given or not
         o.system.scenario = "plummer";
         o.system.bodiesGiven = true;
     }
