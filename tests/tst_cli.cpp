@@ -206,6 +206,88 @@ private slots:
         QVERIFY2(r.out.contains("i/thread=2 j-split=4 unroll=8"), qPrintable(r.out));
         QVERIFY2(r.out.contains("block=auto"), qPrintable(r.out));
     }
+    /// Options given where they have no effect run as asked (exit 0) with a note on stderr that
+    /// says so: block-step options with fixed steps, launch parameters on a CPU kernel (run,
+    /// render, bench, validate; with several kernels only when none reads them), and
+    /// --steps-per-second where no generator's N is chosen.
+    void ignoredOptionsNoted()
+    {
+        const QStringList run{"run", "--bodies", "50", "--steps", "1", "--no-energy", "--kernel", "cpu"};
+        const Result both = nbody(run + QStringList{"--eta", "0.05", "--max-levels", "4"});
+        QCOMPARE(both.code, 0);
+        QVERIFY2(both.err.contains("Note: --eta, --max-levels set block time steps only and have no effect with "
+                                   "--timestep fixed\n"),
+                 qPrintable(both.err));
+        const Result one = nbody(run + QStringList{"--timestep", "fixed", "--max-levels", "4"});
+        QCOMPARE(one.code, 0);
+        QVERIFY2(one.err.contains("Note: --max-levels sets block time steps only and has no effect with --timestep "
+                                  "fixed\n"),
+                 qPrintable(one.err));
+        const Result block = nbody(run + QStringList{"--timestep", "block", "--eta", "0.05", "--max-levels", "4"});
+        QCOMPARE(block.code, 0);
+        QVERIFY2(!block.err.contains("no effect"), qPrintable(block.err));
+
+        const Result launch = nbody(run + QStringList{"--block-size", "128", "--j-split", "2"});
+        QCOMPARE(launch.code, 0);
+        QVERIFY2(launch.err.contains("Note: kernel 'cpu' runs on the CPU: --block-size, --j-split set CUDA launch "
+                                     "parameters only and have no effect here\n"),
+                 qPrintable(launch.err));
+        const Result validate = nbody({"validate", "--kernel", "cpu", "--bodies", "20", "--steps", "2", "--quiet",
+                                       "--unroll", "4"});
+        QCOMPARE(validate.code, 0);
+        QVERIFY2(validate.err.contains("Note: kernel 'cpu' runs on the CPU: --unroll sets CUDA launch parameters "
+                                       "only and has no effect here\n"),
+                 qPrintable(validate.err));
+        const Result bench = nbody({"bench", "--kernels", "cpu,reference", "--bodies", "33", "--steps", "1",
+                                    "--block-size", "64", "--theta", "0.5"});
+        QCOMPARE(bench.code, 0);
+        QVERIFY2(bench.err.contains("Note: kernels 'cpu', 'reference' compute all pairs: --theta sets the tree rows "
+                                    "only and has no effect here\n") &&
+                     bench.err.contains("Note: kernels 'cpu', 'reference' run on the CPU: --block-size sets CUDA "
+                                        "launch parameters only and has no effect here\n"),
+                 qPrintable(bench.err));
+        // A tree row among the kernels reads --theta: no note for it.
+        const Result read = nbody({"bench", "--kernels", "cpu,tree-cpu", "--bodies", "33", "--steps", "1", "--theta",
+                                   "0.5"});
+        QCOMPARE(read.code, 0);
+        QVERIFY2(!read.err.contains("no effect"), qPrintable(read.err));
+
+        // --steps-per-second chooses N only for a generator scenario without --bodies.
+        const QString sizing = "note: --steps-per-second chooses N only for a generator --scenario without "
+                               "--bodies; ignored ";
+        const Result withBodies = nbody({"run", "--scenario", "plummer", "--bodies", "64", "--steps", "1",
+                                         "--no-energy", "--kernel", "cpu", "--steps-per-second", "25"});
+        QCOMPARE(withBodies.code, 0);
+        QVERIFY2(withBodies.err.contains("nbody run: " + sizing + "with --bodies\n"), qPrintable(withBodies.err));
+        QVERIFY2(!withBodies.out.contains("Sizing:"), qPrintable(withBodies.out));
+        const Result cube = nbody(run + QStringList{"--steps-per-second", "25"});
+        QCOMPARE(cube.code, 0);
+        QVERIFY2(cube.err.contains("nbody run: " + sizing + "for the default cube (N = --bodies)\n"),
+                 qPrintable(cube.err));
+        const Result sphere = nbody({"validate", "--kernel", "cpu", "--bodies", "20", "--steps", "2", "--quiet",
+                                     "--steps-per-second", "25"});
+        QCOMPARE(sphere.code, 0);
+        QVERIFY2(sphere.err.contains("nbody validate: " + sizing + "for the default Plummer sphere (N = --bodies)\n"),
+                 qPrintable(sphere.err));
+        const Result fixedN = nbody({"run", "--scenario", "figure-eight", "--steps", "1", "--no-energy", "--kernel",
+                                     "cpu", "--steps-per-second", "25"});
+        QCOMPARE(fixedN.code, 0);
+        QVERIFY2(fixedN.err.contains("nbody run: " + sizing + "for 'figure-eight', which has 3 bodies by definition\n"),
+                 qPrintable(fixedN.err));
+
+        // render: the same notes (before the frames; the launch note needs the headless context).
+        QTemporaryDir dir;
+        const Result render = nbody({"render", "--bodies", "20", "--frames", "1", "--kernel", "cpu", "--no-progress",
+                                     "--block-size", "32", "--steps-per-second", "25", "--out", dir.filePath("f")});
+        QVERIFY2(render.err.contains("nbody render: " + sizing + "for the default cube (N = --bodies)\n"),
+                 qPrintable(render.err));
+        if (render.code == 2 && render.err.contains("cannot render headless"))
+            QSKIP(qPrintable("no headless OpenGL here: " + render.err));
+        QCOMPARE(render.code, 0);
+        QVERIFY2(render.err.contains("Note: kernel 'cpu' runs on the CPU: --block-size sets CUDA launch parameters "
+                                     "only and has no effect here\n"),
+                 qPrintable(render.err));
+    }
     /// `nbody tune` without a device says so (exit 2); with one it tunes tiled at one bucket and
     /// a second call finds it cached.
     void tune()
@@ -632,6 +714,21 @@ private slots:
         QVERIFY2(r.out.contains(line), qPrintable(r.out));
     }
 
+    /// A count of one body is said in the singular wherever the command line says how many bodies.
+    void oneBody()
+    {
+        const Result v = nbody({"validate", "-n", "1", "--kernel", "cpu", "--steps", "2", "--quiet"});
+        QVERIFY2(v.code == 0, qPrintable(v.out + v.err));
+        QVERIFY2(v.err.contains("nbody validate: 1 body, 2 steps, 1 kernel and the fp64 reference: about "),
+                 qPrintable(v.err));
+        QVERIFY2(v.out.contains("Validation: 1 body, 2 steps,") && v.out.contains("Plummer sphere: 1 body, seed 42"),
+                 qPrintable(v.out));
+        const Result r = nbody({"run", "-n", "1", "--kernel", "cpu", "--steps", "1", "--no-energy"});
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains("System:  uniform cube: 1 body in +-"), qPrintable(r.out));
+        for (const Result* each : {&v, &r})
+            QVERIFY2(!(each->out + each->err).contains("1 bodies"), qPrintable(each->out + each->err));
+    }
     void validate()
     {
         // The cpu kernel against the reference on the default cube (N = 1000, no multiple of
@@ -784,6 +881,17 @@ private slots:
             QCOMPARE(v["computeMsPerStep"].toDouble(), v["stepMsMedian"].toDouble());
         }
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 2);
+    }
+    /// bench takes --kernel as the same option as --kernels (the other commands' name for it): a
+    /// list of one or more ids, not CLI11's "The following arguments were not expected".
+    void benchKernelAlias()
+    {
+        const Result r = nbody({"bench", "--kernel", "cpu,reference", "--bodies", "33", "--steps", "1"});
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.err.contains("bench [2/2] reference N=33"), qPrintable(r.err));
+        QVERIFY2(!r.err.contains("not expected"), qPrintable(r.err));
+        const Result help = nbody({"bench", "--help"});
+        QVERIFY2(help.out.contains("-k,--kernels,--kernel"), qPrintable(help.out));
     }
     void benchPlot()
     {

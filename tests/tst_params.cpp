@@ -9,6 +9,7 @@
 /// messages users see are the row's.
 
 #include "CommandLine.h"
+#include "Headless.h"
 #include "GuiTestMain.h"
 #include "KernelDock.h"
 #include "sim/core/ParamTable.h"
@@ -57,6 +58,26 @@ void declareTestRow()
     declareParam(std::move(r));
 }
 
+constexpr std::string_view kBlockOnlyKey = "testBlockDamping";
+
+/// A second test-only row, which takes effect only with block time steps: the command line's
+/// note for it comes from its declaration alone (ParamInfo::onlyWith).
+void declareBlockOnlyRow()
+{
+    ParamInfo r;
+    r.key = kBlockOnlyKey;
+    r.option = "--test-block-damping";
+    r.label = "test block damping";
+    r.type = ParamType::Real;
+    r.group = ParamGroup::TimeSteps;
+    r.readers = ParamReaders::All;
+    r.min = 0;
+    r.max = 1;
+    r.doc = "a block-steps parameter declared by tst_params only";
+    r.onlyWith = {"timestep", "block", "block time steps"};
+    declareParam(std::move(r));
+}
+
 /// Runs the `nbody` command line in this process; returns (exit status, stdout + stderr).
 std::pair<int, std::string> runCli(std::vector<std::string> args)
 {
@@ -93,7 +114,11 @@ class TestParams : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { declareTestRow(); }
+    void initTestCase()
+    {
+        declareTestRow();
+        declareBlockOnlyRow();
+    }
 
     /// Every row: the default is accepted, and get → set → get gives the same text (exact).
     void builtInRowsRoundTrip()
@@ -252,6 +277,50 @@ private slots:
         dock.setParams(p);
         QCOMPARE(editor->value(), 2.5);
         QCOMPARE(edits.count(), 1); // showing a value reports nothing
+    }
+
+    /// The notes for options given where they do nothing follow the table: a declared row's
+    /// onlyWith condition, and the kernel rows that read a launch parameter (paramReadBy), CUDA
+    /// rows included, which this machine may not be able to run.
+    void ignoredOptionsFollowTheTable()
+    {
+        const auto notes = [](std::initializer_list<const char*> ids, const SimParams& p,
+                              std::initializer_list<std::pair<std::string_view, std::string>> given) {
+            std::vector<const KernelInfo*> kernels;
+            for (const char* id : ids)
+                kernels.push_back(findKernel(id));
+            cli::ParamTexts texts;
+            for (const auto& [key, text] : given)
+                texts.set(key, text);
+            QString all;
+            for (const std::string& n : cli::ignoredOptionNotes(kernels, p, {&texts}))
+                all += QString::fromStdString(n) + '\n';
+            return all;
+        };
+        SimParams fixed;
+        SimParams block;
+        block.timestep = "block";
+        QCOMPARE(notes({"cpu"}, fixed, {{kBlockOnlyKey, "0.5"}}),
+                 QStringLiteral("--test-block-damping sets block time steps only and has no effect with "
+                                "--timestep fixed\n"));
+        QCOMPARE(notes({"cpu"}, block, {{kBlockOnlyKey, "0.5"}}), QString());
+        // The same condition: one note, the options in table order (the declared row last).
+        QCOMPARE(notes({"cpu"}, fixed, {{kBlockOnlyKey, "0.5"}, {"eta", "0.05"}}),
+                 QStringLiteral("--eta, --test-block-damping set block time steps only and have no effect with "
+                                "--timestep fixed\n"));
+        QCOMPARE(notes({"cpu"}, fixed, {{kKey, "1"}}), QString()); // read by no kernel row: the run's own
+        QCOMPARE(notes({"tiled"}, fixed, {{"blockRows", "2"}, {"blockSize", "64"}}),
+                 QStringLiteral("kernel 'tiled' does not read --block-rows: it has no effect here (`nbody kernels` "
+                                "lists the launch parameters each kernel reads)\n"));
+        QCOMPARE(notes({"cpu", "tiled"}, fixed, {{"blockSize", "64"}}), QString());
+        QCOMPARE(notes({"cpu", "tiled"}, fixed, {{"blockRows", "2"}, {"jSplit", "4"}}),
+                 QStringLiteral("kernels 'cpu', 'tiled' do not read --block-rows, --j-split: they have no effect here "
+                                "(`nbody kernels` lists the launch parameters each kernel reads)\n"));
+        QCOMPARE(notes({"cpu", "reference"}, fixed, {{"blockSize", "64"}, {"openingAngle", "0.5"}}),
+                 QStringLiteral("kernels 'cpu', 'reference' compute all pairs: --theta sets the tree rows only and has "
+                                "no effect here\nkernels 'cpu', 'reference' run on the CPU: --block-size sets CUDA "
+                                "launch parameters only and has no effect here\n"));
+        QCOMPARE(notes({"cpu", "tree"}, fixed, {{"openingAngle", "0.5"}}), QString());
     }
 
     /// describe() lists every row with a brief name, the declared one included.

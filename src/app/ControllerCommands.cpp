@@ -243,7 +243,7 @@ void SimulationController::addEdit(double x, double y, double z, double dragX, d
                     const std::size_t n = std::size_t(std::max(1, clusterBodies));
                     const double clusterMass = mc.mass / double(world.size()) * double(n);
                     bodies = makePlummerCluster(n, clusterMass, 0.02 * f.radius, Double3{x, y, z}, v, G, m_editSeed++);
-                    what = "added a Plummer cluster of " + std::to_string(n) + " bodies";
+                    what = "added a Plummer cluster of " + bodyCount(n);
                 } else {
                     // The Add body tool's mass and radius; a negative mass: the system's largest.
                     const float m = mass >= 0 ? float(mass) : world.massRange().second;
@@ -268,7 +268,7 @@ void SimulationController::removeInRegion(const std::array<float, 16>& viewProje
         applyEdit(
             [&](World& world) {
                 const std::vector<BodyIndex> inside = bodiesInRegion(world, viewProjection.data(), x0, y0, x1, y1);
-                return removeBodies(world, inside, "removed " + std::to_string(inside.size()) + " bodies");
+                return removeBodies(world, inside, "removed " + bodyCount(inside.size()));
             },
             EditStep::New);
     };

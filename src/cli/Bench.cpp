@@ -668,6 +668,9 @@ int benchCommand(const BenchOptions& o)
         return 2;
     }
 
+    if (root)
+        printIgnoredOptionNotes(kernels, params, {&o.launch.params});
+
     const CudaRuntimeInfo cuda = queryCuda();
     const CudaDeviceInfo* device = cuda.devices.empty() ? nullptr : &cuda.devices[0];
     const std::string machine = machineDescription(cuda);

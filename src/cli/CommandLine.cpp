@@ -67,7 +67,8 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o)
 {
     CLI::App* benchCmd = app.add_subcommand(
         "bench", "Benchmark force kernels: median force and step times, interactions/s, GFLOP/s");
-    benchCmd->add_option("-k,--kernels", o.kernels, "all (every kernel available here) or a list: tiled,cpu")
+    // --kernel as well: `run`, `render` and `validate` take --kernel, and bench's list accepts one id.
+    benchCmd->add_option("-k,--kernels,--kernel", o.kernels, "all (every kernel available here) or a comma-separated list: tiled,cpu")
         ->capture_default_str();
     benchCmd->add_option("-n,--bodies", o.bodies, "Comma-separated N values")->capture_default_str();
     benchCmd->add_option("-s,--steps", o.steps, "Timed samples (force evaluations and steps) per kernel and N")

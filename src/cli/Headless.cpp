@@ -21,6 +21,7 @@
 #include "contracts/Tree.h"
 #include "sim/perf/Tuner.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -56,7 +57,8 @@ void addSystemOptions(CLI::App& c, SystemOptions& o, DefaultSystem d)
                  "stores one); a file's dt and eps2 are derived with it");
     c.add_option("--steps-per-second", o.stepsPerSecond,
                  "With --scenario of a generator and no --bodies: the N the kernel runs at about this many steps per "
-                 "second (force evaluations timed here over 50 ms, the median of three, scaled as N^2; 1024..65536). scripts/run.sh uses 25")
+                 "second (force evaluations timed here over 50 ms, the median of three, scaled as N^2; "
+                 "1024..65536); elsewhere ignored with a note. scripts/run.sh uses 25")
         ->check(positiveNumber());
     c.add_flag("--collisions", o.collisions,
                "Collision system on: bodies closer than the sum of their radii merge (mass, momentum and centre of "
@@ -128,20 +130,114 @@ std::string forceAccuracyNote(const KernelInfo& k, const SimParams& p, std::size
     return chooseOpeningAngle(k.id, p.forceAccuracy, bodies).note;
 }
 
-std::string treeOptionsNote(const KernelInfo& k, const ParamTexts& given)
-{
-    if (k.method == ForceMethod::Tree)
-        return {};
-    std::string options;
+namespace {
+
+/// Options named in one note, in table order: "--theta" or "--theta, --opening-alpha".
+struct OptionList {
+    std::string text;
     int count = 0;
-    for (const ParamInfo& row : paramTable())
-        if (row.group == ParamGroup::Tree && !row.option.empty() && given.find(row.key))
-            options += (count++ ? ", " : "") + std::string(row.option);
-    if (count == 0)
-        return {};
-    return "kernel '" + std::string(k.id) + "' computes all pairs: " + options +
-           (count == 1 ? " sets the tree rows only and has no effect here"
-                       : " set the tree rows only and have no effect here");
+    void add(std::string_view option)
+    {
+        text += (count++ ? ", " : "") + std::string(option);
+    }
+    /// The verb for the list as subject: "sets" for one option, "set" for several.
+    std::string verb(std::string_view one, std::string_view many) const
+    {
+        return std::string(count == 1 ? one : many);
+    }
+};
+
+/// "kernel 'cpu'" or "kernels 'cpu', 'reference'".
+std::string kernelsSubject(std::span<const KernelInfo* const> kernels)
+{
+    std::string s = kernels.size() == 1 ? "kernel " : "kernels ";
+    for (std::size_t i = 0; i < kernels.size(); ++i)
+        s += (i ? ", '" : "'") + std::string(kernels[i]->id) + "'";
+    return s;
+}
+
+/// The rows whose readers make them kernel-specific: a kernel row that does not read them
+/// computes the same without them.
+bool kernelSpecific(const ParamInfo& row)
+{
+    return row.readers == ParamReaders::Tree || row.readers == ParamReaders::LaunchRows ||
+           row.readers == ParamReaders::Cuda;
+}
+
+/// The note for kernel-specific options that no kernel of `kernels` reads, by their readers.
+std::string kernelNote(ParamReaders readers, std::span<const KernelInfo* const> kernels, const OptionList& o)
+{
+    const std::string subject = kernelsSubject(kernels);
+    const bool one = kernels.size() == 1;
+    const std::string noEffect = o.verb(" has", " have") + " no effect here";
+    if (readers == ParamReaders::Tree)
+        return subject + (one ? " computes" : " compute") + " all pairs: " + o.text + o.verb(" sets", " set") +
+               " the tree rows only and" + noEffect;
+    const bool allCpu = std::all_of(kernels.begin(), kernels.end(),
+                                    [](const KernelInfo* k) { return k->backend != Backend::Cuda; });
+    if (allCpu)
+        return subject + (one ? " runs" : " run") + " on the CPU: " + o.text + o.verb(" sets", " set") +
+               (readers == ParamReaders::LaunchRows ? " CUDA launch parameters" : " the CUDA kernels") + " only and" +
+               noEffect;
+    return subject + (one ? " does" : " do") + " not read " + o.text + ": " + o.verb("it", "they") + noEffect +
+           " (`nbody kernels` lists the launch parameters each kernel reads)";
+}
+
+} // namespace
+
+std::vector<std::string> ignoredOptionNotes(std::span<const KernelInfo* const> kernels, const SimParams& p,
+                                            std::initializer_list<const ParamTexts*> given)
+{
+    // One note per reason, in the table order of its first option: a kernel-specific row that no
+    // kernel reads (by its readers), else a row whose onlyWith condition is not met (by condition).
+    struct Note {
+        const ParamInfo* first = nullptr; ///< the note's first row: its reason
+        bool byKernel = false;
+        OptionList options;
+    };
+    std::vector<Note> notes;
+    const auto sameReason = [](const Note& n, const ParamInfo& row, bool byKernel) {
+        if (n.byKernel != byKernel)
+            return false;
+        if (byKernel)
+            return n.first->readers == row.readers;
+        const ParamCondition& a = n.first->onlyWith;
+        return a.key == row.onlyWith.key && a.value == row.onlyWith.value && a.what == row.onlyWith.what;
+    };
+    for (const ParamInfo& row : paramTable()) {
+        if (row.option.empty() ||
+            std::none_of(given.begin(), given.end(), [&](const ParamTexts* t) { return t && t->find(row.key); }))
+            continue;
+        const bool unread = kernelSpecific(row) && !kernels.empty() &&
+                            std::none_of(kernels.begin(), kernels.end(),
+                                         [&](const KernelInfo* k) { return paramReadBy(row, *k); });
+        if (!unread && paramConditionMet(row, p))
+            continue;
+        auto it = std::find_if(notes.begin(), notes.end(), [&](const Note& n) { return sameReason(n, row, unread); });
+        if (it == notes.end())
+            it = notes.insert(notes.end(), Note{&row, unread, {}});
+        it->options.add(row.option);
+    }
+    std::vector<std::string> out;
+    for (const Note& n : notes) {
+        if (n.byKernel) {
+            out.push_back(kernelNote(n.first->readers, kernels, n.options));
+            continue;
+        }
+        const ParamCondition& c = n.first->onlyWith;
+        const ParamInfo* other = findParam(c.key); // paramConditionMet found it
+        const std::string name = other->option.empty() ? std::string(other->key) : std::string(other->option);
+        out.push_back(n.options.text + n.options.verb(" sets ", " set ") + std::string(c.what) + " only and" +
+                      n.options.verb(" has", " have") + " no effect with " + name + " " + other->get(p));
+    }
+    return out;
+}
+
+void printIgnoredOptionNotes(std::span<const KernelInfo* const> kernels, const SimParams& p,
+                             std::initializer_list<const ParamTexts*> given)
+{
+    for (const std::string& note : ignoredOptionNotes(kernels, p, given))
+        std::fprintf(stderr, "Note: %s\n", note.c_str());
 }
 
 void applyTreeOptions(const TreeOptions& o, SimParams& p)
@@ -260,8 +356,8 @@ PreparedSystem fileSystem(const char* command, const SystemOptions& o)
         out.units = snap.params->units;
         out.unitsOfG = snap.params->unitsOfG;
     }
-    out.what = formatString("%s (%s%s): %zu bodies at step %llu, t = %.9g (%s)", o.input.c_str(),
-                            snap.formatId.c_str(), out.exact ? ", fp64 state" : "", out.world.size(),
+    out.what = formatString("%s (%s%s): %s at step %llu, t = %.9g (%s)", o.input.c_str(),
+                            snap.formatId.c_str(), out.exact ? ", fp64 state" : "", bodyCount(out.world.size()).c_str(),
                             static_cast<unsigned long long>(out.world.step), out.world.time,
                             f.describe().c_str());
     return out;
@@ -342,7 +438,7 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
             cube.bodies = o.bodies;
             cube.seed = o.seed;
             out.world = makeUniformCube(cube);
-            out.what = formatString("uniform cube: %zu bodies in +-%.3g, masses %.3g..%.3g, seed %llu", out.world.size(),
+            out.what = formatString("uniform cube: %s in +-%.3g, masses %.3g..%.3g, seed %llu", bodyCount(out.world.size()).c_str(),
                               cube.halfWidth, cube.massMin, cube.massMax, static_cast<unsigned long long>(cube.seed));
         }
     } catch (const std::bad_alloc&) {
@@ -355,7 +451,20 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
     if (!o.input.empty() && (o.bodiesGiven || o.seedGiven))
         std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to the default cube; ignored with --input\n",
                      command);
+    if (!o.input.empty())
+        noteStepsPerSecondIgnored(command, o, "with --input");
+    else if (o.scenario.empty())
+        noteStepsPerSecondIgnored(command, o, "for the default cube (N = --bodies)");
     return applyPhysicsOptions(command, o, out);
+}
+
+void noteStepsPerSecondIgnored(const char* command, const SystemOptions& o, const std::string& why)
+{
+    if (o.stepsPerSecond > 0)
+        std::fprintf(stderr,
+                     "nbody %s: note: --steps-per-second chooses N only for a generator --scenario without --bodies; "
+                     "ignored %s\n",
+                     command, why.c_str());
 }
 
 int reportRunFault(Simulation& sim, const CudaError& e, const std::string& output)

@@ -17,6 +17,7 @@
 namespace CLI { class App; }
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -81,6 +82,13 @@ struct PreparedSystem {
 /// FormatError (snapshot) or std::invalid_argument.
 PreparedSystem scenarioSystem(const char* command, const SystemOptions& o);
 
+/// When --steps-per-second was given (o.stepsPerSecond > 0) for a system whose N it does not
+/// choose, prints to stderr "nbody <command>: note: --steps-per-second chooses N only for a
+/// generator --scenario without --bodies; ignored <why>" (`why`: "with --input", "with
+/// --bodies", …). Nothing otherwise. Called where N is decided (prepareSystem, scenarioSystem,
+/// validate's default sphere), so the option is never ignored without a word.
+void noteStepsPerSecondIgnored(const char* command, const SystemOptions& o, const std::string& why);
+
 /// Builds the system: a scenario, a snapshot file or the default cube. Returns 0, or 2 after
 /// printing "nbody <command>: <problem>" to stderr (unreadable file, malformed scenario, both
 /// --scenario and --input, N out of range, dt or eps2 not representable in fp32).
@@ -123,11 +131,24 @@ struct LaunchOptions {
 /// std::invalid_argument as chooseOpeningAngle (a target the calibration cannot reach). `bodies`:
 /// the system's N (the largest of a sweep), for chooseOpeningAngle's note on larger systems.
 std::string forceAccuracyNote(const KernelInfo& k, const SimParams& p, std::size_t bodies);
-/// For a kernel that is not a tree row, given options of the table's Tree rows (--theta,
-/// --leaf-size, --opening-alpha, --force-accuracy): the line saying they have no effect on it
-/// ("kernel 'cpu' computes all pairs: --theta, --opening-alpha set the tree rows only and have
-/// no effect here"); "" otherwise.
-std::string treeOptionsNote(const KernelInfo& k, const ParamTexts& given);
+/// The options of the parameter table given (`given`: the values of run, render, bench or
+/// validate) where they have no effect on the run of `kernels` with parameters `p` (the
+/// parameters as the run takes them, a snapshot's stored rows applied), as the table declares
+/// per row: one line per kind of reason, naming the options in table order, with no "Note: "
+/// and no newline; none when every given option takes effect.
+///   - A kernel-specific row (ParamInfo::readers Tree, LaunchRows or Cuda) that no kernel of
+///     `kernels` reads (paramReadBy): "kernel 'cpu' computes all pairs: --theta, --opening-alpha
+///     set the tree rows only and have no effect here"; "kernel 'cpu' runs on the CPU: --block-size
+///     sets CUDA launch parameters only and has no effect here"; with a CUDA row among them
+///     "kernel 'tiled' does not read --block-rows: it has no effect here (…)". With several
+///     kernels an option is named only when none of them reads it ("kernels 'cpu', 'reference' …").
+///   - A row whose onlyWith condition is not met in `p` (paramConditionMet): "--eta, --max-levels
+///     set block time steps only and have no effect with --timestep fixed".
+std::vector<std::string> ignoredOptionNotes(std::span<const KernelInfo* const> kernels, const SimParams& p,
+                                            std::initializer_list<const ParamTexts*> given);
+/// Prints each of ignoredOptionNotes() to stderr as "Note: <note>" (not an error: the run goes on).
+void printIgnoredOptionNotes(std::span<const KernelInfo* const> kernels, const SimParams& p,
+                             std::initializer_list<const ParamTexts*> given);
 /// Adds the options of the table's Launch and Tree rows to a subcommand.
 void addLaunchOptions(CLI::App& command, LaunchOptions& o);
 /// Sets the given ones in p.

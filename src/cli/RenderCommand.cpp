@@ -395,8 +395,10 @@ int renderCommand(const RenderOptions& o)
     std::printf("Params:  %s\n", describe(sim->params()).c_str()); // θ as a force accuracy picked it
     if (const std::string note = forceAccuracyNote(k, prepared.params, sim->size()); !note.empty())
         std::printf("Accuracy: %s\n", note.c_str());
-    if (const std::string note = treeOptionsNote(k, o.launch.params); !note.empty())
-        std::fprintf(stderr, "Note: %s\n", note.c_str());
+    if (root) {
+        const KernelInfo* kernels[] = {&k};
+        printIgnoredOptionNotes(kernels, sim->params(), {&o.launch.params});
+    }
     std::printf("Kernel:  %s (%s, %s, %s)\n", std::string(k.id).c_str(), std::string(k.name).c_str(),
                 std::string(toString(k.backend)).c_str(), std::string(toString(k.precision)).c_str());
     if (session)

@@ -196,8 +196,10 @@ int startSession(const RunOptions& o, PreparedSystem& prepared, const std::strin
     std::printf("Params:  %s\n", describe(s.sim->params()).c_str()); // θ as a force accuracy picked it
     if (const std::string note = forceAccuracyNote(k, params, s.sim->size()); !note.empty())
         std::printf("Accuracy: %s\n", note.c_str());
-    if (const std::string note = treeOptionsNote(k, o.launch.params); !note.empty())
-        std::fprintf(stderr, "Note: %s\n", note.c_str());
+    if (out.root) {
+        const KernelInfo* kernels[] = {&k};
+        printIgnoredOptionNotes(kernels, s.sim->params(), {&o.launch.params, &o.timeSteps});
+    }
     std::printf("Kernel:  %s (%s, %s, %s)\n", std::string(k.id).c_str(), std::string(k.name).c_str(),
                 std::string(toString(k.backend)).c_str(), std::string(toString(k.precision)).c_str());
     if (s.mpi)

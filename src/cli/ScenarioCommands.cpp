@@ -2,6 +2,7 @@
 #include "Commands.h"
 #include "Headless.h"
 
+#include "sim/base/Format.h"
 #include "sim/perf/StepPrediction.h"
 #include "sim/core/Integrators.h"
 #include "sim/core/KernelRegistry.h"
@@ -24,11 +25,16 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
         const ScenarioInfo* row = findScenario(spec.generator);
         if (o.bodiesGiven) {
             if (row->fixedBodies)
-                std::fprintf(stderr, "nbody %s: note: '%s' has %zu bodies by definition; --bodies ignored\n",
-                             command, std::string(row->id).c_str(), row->defaultBodies);
+                std::fprintf(stderr, "nbody %s: note: '%s' has %s by definition; --bodies ignored\n",
+                             command, std::string(row->id).c_str(), bodyCount(row->defaultBodies).c_str());
             else
                 setBodiesFromOption(spec, o.bodies);
         }
+        if (row->fixedBodies)
+            noteStepsPerSecondIgnored(command, o, "for '" + std::string(row->id) + "', which has " +
+                                                      bodyCount(row->defaultBodies) + " by definition");
+        else if (o.bodiesGiven)
+            noteStepsPerSecondIgnored(command, o, "with --bodies");
         if (o.seedGiven)
             spec.seed = o.seed;
         if (!o.bodiesGiven && !row->fixedBodies && o.stepsPerSecond > 0) {
@@ -49,15 +55,17 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
             spec.bodies = s.bodies;
             // Only the smallest N can be slower than the rate by more than the last timing's
             // change (the size is timed again at the N chosen, which may come out a little slower).
-            std::printf("Sizing:  %zu bodies for %g steps/s on %s (%s%s)\n", s.bodies, o.stepsPerSecond, id.c_str(),
+            std::printf("Sizing:  %s for %g steps/s on %s (%s%s)\n", bodyCount(s.bodies).c_str(), o.stepsPerSecond, id.c_str(),
                         describeStepPrediction(s).c_str(),
                         s.bodies <= smallest && s.secondsPerStep > 1.0 / o.stepsPerSecond
                             ? ": the smallest N, slower than that here"
                             : "");
         }
-    } else if (o.bodiesGiven || o.seedGiven) {
-        std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to generators; ignored for a snapshot\n",
-                     command);
+    } else {
+        if (o.bodiesGiven || o.seedGiven)
+            std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to generators; ignored for a snapshot\n",
+                         command);
+        noteStepsPerSecondIgnored(command, o, "for a scenario of a snapshot file");
     }
     BuiltScenario b = buildScenario(spec);
     for (const std::string& w : b.warnings)

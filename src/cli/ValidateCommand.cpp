@@ -179,31 +179,31 @@ bool withinValidationBudget(const ValidateOptions& o, std::size_t n, const std::
     if (predicted <= o.budget) {
         if (announce && *referenceRun)
             std::fprintf(stderr,
-                         "nbody validate: %zu bodies, %llu steps, %zu kernel%s and the fp64 reference: about %s here "
+                         "nbody validate: %s, %llu steps, %zu kernel%s and the fp64 reference: about %s here "
                          "(predicted from the CPU's fp64 rate; --budget %g s)%s\n",
-                         n, static_cast<unsigned long long>(o.steps), kernels.size(), kernels.size() == 1 ? "" : "s",
+                         bodyCount(n).c_str(), static_cast<unsigned long long>(o.steps), kernels.size(), kernels.size() == 1 ? "" : "s",
                          durationText(predicted).c_str(), o.budget,
                          o.quiet ? "" : "; progress follows on stderr");
         else if (announce)
             std::fprintf(stderr,
-                         "nbody validate: %zu bodies: the sampled check (--reference sampled%s): the step-0 forces of "
-                         "%zu bodies against all N in fp64 on %s, then %llu steps of each of %zu kernel%s with its own "
+                         "nbody validate: %s: the sampled check (--reference sampled%s): the step-0 forces of "
+                         "%s against all N in fp64 on %s, then %llu steps of each of %zu kernel%s with its own "
                          "energy and momentum: about %s here (the GPU's share not counted; --budget %g s)%s\n",
-                         n, o.reference == "auto" ? ", as the full run would exceed --budget" : "",
-                         std::min(o.sample, n), onGpu ? "the GPU" : "the CPU",
+                         bodyCount(n).c_str(), o.reference == "auto" ? ", as the full run would exceed --budget" : "",
+                         bodyCount(std::min(o.sample, n)).c_str(), onGpu ? "the GPU" : "the CPU",
                          static_cast<unsigned long long>(sampledSteps(o)), kernels.size(),
                          kernels.size() == 1 ? "" : "s", durationText(predicted).c_str(), o.budget,
                          o.quiet ? "" : "; progress follows on stderr");
         return true;
     }
     if (*referenceRun)
-        std::cerr << "nbody validate: " << n << " bodies for " << o.steps << " steps would take about "
+        std::cerr << "nbody validate: " << bodyCount(n) << " for " << o.steps << " steps would take about "
                   << durationText(predicted)
                   << " here (the fp64 reference on the CPU evaluates N^2 interactions per step), over --budget "
                   << formatString("%g", o.budget)
                   << " s: use fewer --bodies or --steps, --reference sampled, or raise --budget\n";
     else
-        std::cerr << "nbody validate: the sampled check of " << n << " bodies would take about "
+        std::cerr << "nbody validate: the sampled check of " << bodyCount(n) << " would take about "
                   << durationText(predicted) << " here (the CPU kernels' " << sampledSteps(o)
                   << " steps and their energy sums of N^2/2 pairs" << (onGpu ? "" : ", and the sample's fp64 sum")
                   << "), over --budget " << formatString("%g", o.budget)
@@ -319,6 +319,9 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     // collapse is not resolved and the reference itself changes its energy by O(1): trajectories
     // would compare chaos, not kernels.
     if (o.system.scenario.empty() && o.system.input.empty()) {
+        if (writesOutputs())
+            noteStepsPerSecondIgnored("validate", o.system, "for the default Plummer sphere (N = --bodies)");
+        o.system.stepsPerSecond = 0; // noted here: the sphere's N is --bodies, given or not
         o.system.scenario = "plummer";
         o.system.bodiesGiven = true;
     }
@@ -344,6 +347,9 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
         std::cerr << "nbody validate: " << e.what() << "\n";
         return 2;
     }
+
+    if (root)
+        printIgnoredOptionNotes(kernels, params, {&o.launch.params});
 
     ValidationConfig config;
     config.kernels = kernels;

@@ -4,6 +4,7 @@
 #include "contracts/Quantile.h"
 #include "contracts/Types.h"
 #include "contracts/World.h"
+#include "sim/base/Format.h"
 
 #include <epoxy/gl.h>
 #include <glm/gtc/type_ptr.hpp>
@@ -618,9 +619,9 @@ void Renderer::draw(unsigned buffer, std::size_t count, const OrbitCamera& camer
                     top = std::max(top, v);
             }
             std::fprintf(stderr,
-                         "nbody render stats: %zu bodies drawn, %dx%d, exposure measured on %dx%d texels "
+                         "nbody render stats: %s drawn, %dx%d, exposure measured on %dx%d texels "
                          "(mip level %d): %zu lit, %zu non-finite, brightest %.4g, exposure %.4g\n",
-                         count, width, height, lw, lh, level, lit, nonFinite, double(top), double(target));
+                         bodyCount(count).c_str(), width, height, lw, lh, level, lit, nonFinite, double(top), double(target));
         }
     }
     target *= std::exp2(ev);

@@ -5,6 +5,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstddef>
 #include <string>
 
 namespace nbody {
@@ -20,6 +21,13 @@ inline std::string formatString(const char* f, ...)
     std::vsnprintf(buf, sizeof buf, f, ap);
     va_end(ap);
     return buf;
+}
+
+/// A count of bodies as a user reads it, for messages and report lines: "1 body", "0 bodies",
+/// "8192 bodies" (the singular for exactly one).
+inline std::string bodyCount(std::size_t n)
+{
+    return std::to_string(n) + (n == 1 ? " body" : " bodies");
 }
 
 } // namespace nbody

@@ -171,6 +171,9 @@ ParamInfo text(std::string_view key, std::string_view option, std::string_view l
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+/// The block time steps' own rows (η, the deepest level) do nothing with fixed steps.
+constexpr ParamCondition kBlockStepsOnly{"timestep", "block", "block time steps"};
+
 std::deque<ParamInfo> builtInRows()
 {
     std::deque<ParamInfo> t;
@@ -320,6 +323,7 @@ std::deque<ParamInfo> builtInRows()
                                     "block steps: dt_i = eta sqrt(l/|a_i|), l = eps (or the nearest body's distance "
                                     "when eps2 = 0); smaller is more accurate"),
                                &SimParams::eta);
+        r.onlyWith = kBlockStepsOnly;
         r.brief = "eta";
         r.symbol = "η";
         r.briefOnlyWhenSet = true;
@@ -331,6 +335,7 @@ std::deque<ParamInfo> builtInRows()
                                        ParamReaders::All, 0, kMaxBlockLevels, false,
                                        "block steps: the smallest step is dt/2^max-levels"),
                                &SimParams::maxLevels);
+        r.onlyWith = kBlockStepsOnly;
         r.brief = "levels";
         r.briefOnlyWhenSet = true;
         r.stored = true;
@@ -484,6 +489,9 @@ void declareParam(ParamInfo row)
         throw std::invalid_argument("declareParam: parameter '" + std::string(row.key) + "' is declared already");
     if (findParamByOption(row.option))
         throw std::invalid_argument("declareParam: option '" + std::string(row.option) + "' is taken");
+    if (!row.onlyWith.key.empty() && !findParam(row.onlyWith.key))
+        throw std::invalid_argument("declareParam: '" + std::string(row.key) + "' takes effect only with '" +
+                                    std::string(row.onlyWith.key) + "', which is not a parameter");
     const std::string key(row.key);
     if (!row.get)
         row.get = [key](const SimParams& p) {
@@ -599,6 +607,17 @@ bool paramReadBy(const ParamInfo& row, const KernelInfo& k)
     case ParamReaders::None: return false;
     }
     return false;
+}
+
+bool paramConditionMet(const ParamInfo& row, const SimParams& p)
+{
+    if (row.onlyWith.key.empty())
+        return true;
+    const ParamInfo* other = findParam(row.onlyWith.key);
+    if (!other)
+        throw std::logic_error("parameter '" + std::string(row.key) + "' takes effect only with '" +
+                               std::string(row.onlyWith.key) + "', which is not a parameter");
+    return other->get(p) == row.onlyWith.value;
 }
 
 std::vector<const ParamInfo*> storedParams()

@@ -53,6 +53,13 @@ enum class ParamReaders {
     None,        ///< no kernel row: the run's policy or the collision system
 };
 
+/// A condition on another row for a parameter to take effect (ParamInfo::onlyWith).
+struct ParamCondition {
+    std::string_view key;   ///< the other row ("timestep"); "" : no condition
+    std::string_view value; ///< its value, as exact text, with which the parameter takes effect ("block")
+    std::string_view what;  ///< what the parameter sets, as a note names it ("block time steps")
+};
+
 struct ParamInfo {
     std::string_view key;    ///< SimParams field, scenario-file key and snapshot key ("openingAngle")
     std::string_view option; ///< the command-line option ("--theta"); "" for none
@@ -80,6 +87,11 @@ struct ParamInfo {
     /// (stored in the formats' own fields). What a scenario or a snapshot gives a system and
     /// what Reset puts back (trajectoryParams).
     bool trajectory = false;
+    /// It takes effect only while another row holds a value (η and the deepest level: only with
+    /// timestep = block); with any other value a value given for it changes nothing, and the
+    /// command line says so (cli/Headless.h ignoredOptionNotes). Which kernel rows read it is
+    /// `readers`; this is the condition beyond them.
+    ParamCondition onlyWith;
     /// Its short name in the app ("ε²", "θ"); "" : the label.
     std::string_view symbol;
     /// Real rows in the app's editors: digits after the point and the step of the arrows.
@@ -106,7 +118,8 @@ const ParamInfo* findParam(std::string_view key);
 const ParamInfo* findParamByOption(std::string_view option);
 /// Adds a row at run time (tests, extensions) before any consumer reads the table. Its value
 /// lives in SimParams::extra[key] as text, "" (unset) by default, and setting "" unsets it;
-/// get/set left empty are filled in for that. Throws std::invalid_argument for an empty or duplicate key or option.
+/// get/set left empty are filled in for that. Throws std::invalid_argument for an empty or duplicate key or option,
+/// or an onlyWith condition on a row that is not declared (yet).
 /// Not thread-safe: declare rows at start-up.
 void declareParam(ParamInfo row);
 
@@ -127,6 +140,11 @@ std::string paramDefaultText(const ParamInfo& row);
 /// same key (sim/core/Launch.h launchParams; a declared launch row: every CUDA row); tree rows for Tree;
 /// none for Distributed and None.
 bool paramReadBy(const ParamInfo& row, const KernelInfo& k);
+/// False when row's onlyWith condition is not met in `p` (its other row holds another value,
+/// compared as exact text: η with timestep = fixed), so that a value of the row changes nothing;
+/// true otherwise, and for a row without a condition. Throws std::logic_error when the condition
+/// names a row that is not in the table.
+bool paramConditionMet(const ParamInfo& row, const SimParams& p);
 
 // ---- what snapshots store (the rows with `stored`) ----
 /// The most stored parameters a snapshot reader takes from one file (a damaged file's count is

@@ -5,6 +5,7 @@
 #include "sim/core/MemoryBudget.h"
 
 #include "sim/base/AtomicFile.h"
+#include "sim/base/Format.h"
 #include "sim/base/ShortestText.h"
 #include "sim/core/Scenario.h"
 
@@ -350,13 +351,13 @@ Snapshot readCsvSnapshot(const std::string& path)
         if (*declared > kMaxBodies)
             fail(path, "too many bodies: the header says " + *v + ", the limit is " + std::to_string(kMaxBodies));
         if (*declared > fileSize / kMinRowBytes)
-            fail(path, "the header says " + *v + " bodies, but " + std::to_string(fileSize)
+            fail(path, "the header says " + bodyCount(*declared) + ", but " + std::to_string(fileSize)
                            + " bytes hold at most " + std::to_string(fileSize / kMinRowBytes) + " rows (truncated)");
     }
     // A file that declares its bodies was written whole; without its final line end it was cut.
     if (declared && !endsWithNewline)
-        fail(path, "truncated: the file does not end with a line end (the header says " + std::to_string(*declared)
-                       + " bodies)");
+        fail(path, "truncated: the file does not end with a line end (the header says " + bodyCount(*declared)
+                       + ")");
     if (const std::string* v = key("time")) {
         const auto t = parseNumber<double>(*v);
         if (!t || !std::isfinite(*t))
@@ -504,7 +505,7 @@ Snapshot readCsvSnapshot(const std::string& path)
     if (reader.bad())
         fail(path, "read error after line " + std::to_string(reader.line()));
     if (declared && index != *declared)
-        fail(path, "truncated: the header says " + std::to_string(*declared) + " bodies, the file has "
+        fail(path, "truncated: the header says " + bodyCount(*declared) + ", the file has "
                        + std::to_string(index) + " rows");
     if (world.empty())
         fail(path, "no bodies (no rows after the header row)");

@@ -7,6 +7,7 @@
 #include "sim/core/MemoryBudget.h"
 
 #include "sim/base/AtomicFile.h"
+#include "sim/base/Format.h"
 #include "sim/io/ReaderProcess.h"
 #include "sim/core/Scenario.h"
 
@@ -311,8 +312,7 @@ void readNames(const Reader& r, hid_t file, World& world)
         r.fail("NBody_Names/ParticleIDs and NBody_Names/Names must have one dimension");
     const std::uint64_t k = idDims[0], bytes = textDims[0];
     if (k > world.size())
-        r.fail("NBody_Names/ParticleIDs has " + std::to_string(k) + " ids for " + std::to_string(world.size()) +
-               " bodies");
+        r.fail("NBody_Names/ParticleIDs has " + std::to_string(k) + " ids for " + bodyCount(world.size()));
     if (bytes > k * 1024)
         r.fail("NBody_Names/Names has " + std::to_string(bytes) + " bytes for " + std::to_string(k) + " names");
     const auto ids = r.dataset<unsigned long long>(group, G, "ParticleIDs", H5T_NATIVE_ULLONG, k, 1,

@@ -3,6 +3,7 @@
 
 #include "sim/io/ReaderProcess.h"
 
+#include "sim/base/Format.h"
 #include "sim/core/MemoryBudget.h"
 #include "sim/core/Scenario.h"
 
@@ -597,7 +598,7 @@ Snapshot readInReaderProcess(const ReaderProcess& process, const std::string& pa
             }
             const std::uint32_t names = u32();
             if (names > n)
-                throw std::range_error(std::to_string(names) + " names for " + std::to_string(n) + " bodies");
+                throw std::range_error(std::to_string(names) + " names for " + bodyCount(n));
             if (names > 0) {
                 std::vector<std::pair<std::uint32_t, BodyIndex>> index; // id -> index, sorted
                 index.reserve(std::size_t(n));

@@ -7,6 +7,7 @@
 #include "sim/io/Snapshot.h"
 
 #include "sim/base/AtomicFile.h"
+#include "sim/base/Format.h"
 #include "sim/core/Integrators.h"
 #include "sim/core/KernelRegistry.h"
 #include "sim/base/Registry.h"
@@ -331,13 +332,12 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base, con
         b.units = std::string(row->units);
         b.unitsOfG = std::string(row->unitsOfG);
         if (row->fixedBodies)
-            std::snprintf(line, sizeof line, "%s: %zu bodies", std::string(spec.name.empty() ? row->name : spec.name).c_str(),
-                          b.bodies.world.size());
+            std::snprintf(line, sizeof line, "%s: %s", std::string(spec.name.empty() ? row->name : spec.name).c_str(),
+                          bodyCount(b.bodies.world.size()).c_str());
         else
-            std::snprintf(line, sizeof line, "%s: %zu %s, seed %llu",
-                          std::string(spec.name.empty() ? row->name : spec.name).c_str(), b.bodies.world.size(),
-                          b.bodies.world.size() == 1 ? "body" : "bodies",
-                          static_cast<unsigned long long>(spec.seed));
+            std::snprintf(line, sizeof line, "%s: %s, seed %llu",
+                          std::string(spec.name.empty() ? row->name : spec.name).c_str(),
+                          bodyCount(b.bodies.world.size()).c_str(), static_cast<unsigned long long>(spec.seed));
     } else {
         // Any snapshot format, detected from the content as File → Open snapshot does (FormatError
         // names the file and the problem).
@@ -374,9 +374,9 @@ BuiltScenario buildScenario(const ScenarioSpec& spec, const SimParams& base, con
                 b.units = snap.params->units;
             b.unitsOfG = snap.params->unitsOfG;
         }
-        std::snprintf(line, sizeof line, "%s: %zu bodies",
+        std::snprintf(line, sizeof line, "%s: %s",
                       (spec.name.empty() ? std::filesystem::path(spec.snapshot).filename().string() : spec.name).c_str(),
-                      b.bodies.world.size());
+                      bodyCount(b.bodies.world.size()).c_str());
     }
     b.summary = line;
     if (spec.G)

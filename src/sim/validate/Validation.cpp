@@ -2,6 +2,7 @@
 #include "sim/perf/Tuner.h"
 
 #include "sim/base/DeviceInfo.h"
+#include "sim/base/Format.h"
 #include "sim/core/Diagnostics.h"
 #include "sim/perf/Benchmark.h"
 #include "sim/core/CpuKernels.h"
@@ -682,8 +683,8 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
         report.warnings.push_back(
             "Sampled check: the fp64 reference's own run of " + std::to_string(config.steps) +
             " steps (N^2 fp64 interactions a step) is left out at this size, so trajectories are not compared. "
-            "The step-0 force errors are measured on " + std::to_string(sample.size()) + " of the " + std::to_string(n) +
-            " bodies, each against all N in fp64 on " + report.sampleReference +
+            "The step-0 force errors are measured on " + std::to_string(sample.size()) + " of the " + bodyCount(n) +
+            ", each against all N in fp64 on " + report.sampleReference +
             ", and each kernel's own energy change over its run is held to |dE/E0| <= " +
             format("%.0e", report.thresholds.energy) + ".");
     }
@@ -707,7 +708,7 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
             report.kernels.push_back(std::move(r));
             continue;
         }
-        const std::string where = r.force0.sampled ? " (sampled " + std::to_string(r.force0.sampled) + " bodies)" : "";
+        const std::string where = r.force0.sampled ? " (sampled " + bodyCount(r.force0.sampled) + ")" : "";
         if (r.method == ForceMethod::Tree) {
             const auto [p99Bound, medianBound] = treeForceBounds(t, r);
             const std::string what = r.forceAccuracy > 0 ? " (the force accuracy asked for)" : " (tree)";

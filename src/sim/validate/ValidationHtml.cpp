@@ -392,8 +392,8 @@ std::string validationHtml(const ValidationReport& r)
     // ---- header ----
     h += "<header>\n<h1>N-Body Sandbox \u2014 validation report</h1>\n";
     h += "<div class=\"sub\">" +
-         esc(formatString("%zu %s, %llu %s of ", r.bodies, r.bodies == 1 ? "body" : "bodies",
-                          static_cast<unsigned long long>(r.steps), r.steps == 1 ? "step" : "steps") +
+         esc(formatString("%s, %llu %s of ", bodyCount(r.bodies).c_str(), static_cast<unsigned long long>(r.steps),
+                          r.steps == 1 ? "step" : "steps") +
              r.params.integrator + ", every kernel against the fp64 OpenMP reference") +
          (r.environment.startedUtc.empty() ? "" : " \u00b7 " + esc(r.environment.startedUtc)) + "</div>\n";
     h += std::string("<div class=\"verdict ") + (ok ? "ok" : "bad") + "\">" + esc(verdictText) + "</div>\n</header>\n";
@@ -577,7 +577,7 @@ std::string validationHtml(const ValidationReport& r)
                                   cell(b.absolute) + " against " + cell(b.bound);
         h += "<td>" + cell(k.force0.p99) + "</td><td>" + cell(k.force0.median) + "</td><td>" +
              std::to_string(k.force0.worstBody) + "</td><td>" + cell(k.force0.floor) + "</td><td>" + threshold +
-             (k.force0.sampled ? " (sampled " + std::to_string(k.force0.sampled) + " bodies)" : std::string()) +
+             (k.force0.sampled ? " (sampled " + bodyCount(k.force0.sampled) + ")" : std::string()) +
              "</td><td class=\"l wrap\">" + failing + "</td></tr>\n";
     }
     h += "</tbody>\n</table></div>\n</section>\n";

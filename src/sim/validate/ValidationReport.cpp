@@ -225,8 +225,8 @@ std::string validationSummaryText(const ValidationReport& r)
     std::string out;
     const Counts counts = countVerdicts(r);
     const std::size_t components = 3 * r.bodies;
-    out += formatString("Validation: %zu %s, %llu %s, against the fp64 reference (%s)\n", r.bodies,
-                        r.bodies == 1 ? "body" : "bodies", static_cast<unsigned long long>(r.steps),
+    out += formatString("Validation: %s, %llu %s, against the fp64 reference (%s)\n", bodyCount(r.bodies).c_str(),
+                        static_cast<unsigned long long>(r.steps),
                         r.steps == 1 ? "step" : "steps",
                         r.referenceRun ? "OpenMP" : ("sampled, on " + r.sampleReference).c_str());
     if (!r.system.empty())
@@ -292,9 +292,9 @@ std::string validationSummaryText(const ValidationReport& r)
                                 k.forceAccuracyMet() ? "met" : "NOT met");
     if (const auto s = std::find_if(r.kernels.begin(), r.kernels.end(), [](const KernelValidation& k) { return k.force0.sampled > 0; });
         s != r.kernels.end())
-        out += formatString("Sampled:     the step-0 force errors are measured on a random sample of %zu of the %zu bodies "
+        out += formatString("Sampled:     the step-0 force errors are measured on a random sample of %zu of the %s "
                             "(fixed seed), each against all N in fp64%s\n",
-                            s->force0.sampled, r.bodies,
+                            s->force0.sampled, bodyCount(r.bodies).c_str(),
                             s->force0.sampled < r.bodies ? ", not on all N" : "");
     out += "Thresholds:  step-0 force error of every body (all pairs): relative <= " + sci(r.thresholds.forceFp32) +
            " (fp32), <= " + sci(r.thresholds.forceFp64) + " (fp64), or " + roundingBoundText(r.thresholds) +
