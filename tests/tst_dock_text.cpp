@@ -395,6 +395,29 @@ private slots:
             QVERIFY2(advance <= l->contentsRect().width(),
                      qPrintable(QStringLiteral("'%1': %2 px in %3").arg(l->text()).arg(advance).arg(l->contentsRect().width())));
         }
+        // Maximised on a 1366 × 768 screen (no size grip: the window manager hides it), the last
+        // field's text ran to the screen's last pixel. Every label inside the bar, and the
+        // rightmost a layout's margin from its edge.
+        bar->setSizeGripEnabled(false);
+        QTest::qWait(200);
+        const int margin = bar->style()->pixelMetric(QStyle::PM_LayoutRightMargin, nullptr, m_window.get());
+        int rightmost = -1;
+        QString last;
+        for (QLabel* l : bar->findChildren<QLabel*>()) {
+            if (!l->isVisible() || l->text().isEmpty())
+                continue;
+            const int advance = l->fontMetrics().horizontalAdvance(l->text());
+            QVERIFY2(advance <= l->contentsRect().width(),
+                     qPrintable(QStringLiteral("'%1': %2 px in %3").arg(l->text()).arg(advance).arg(l->contentsRect().width())));
+            if (l->geometry().right() > rightmost) {
+                rightmost = l->geometry().right();
+                last = l->text();
+            }
+        }
+        QVERIFY2(rightmost + 1 + margin <= bar->width(),
+                 qPrintable(QStringLiteral("'%1' ends at %2 px of %3, less than %4 px from the edge")
+                                .arg(last).arg(rightmost + 1).arg(bar->width()).arg(margin)));
+        bar->setSizeGripEnabled(true);
         // The interop label says which path; its tooltip and the Run dock say why.
         const QString state = m_window->findChild<nbody::app::Viewport*>()->interopState();
         QVERIFY2(state.startsWith(interop->text()), qPrintable(interop->text() + QStringLiteral(" / ") + state));
