@@ -99,11 +99,14 @@ DiagnosticsDock::DiagnosticsDock(QWidget* parent) : QDockWidget(tr("Diagnostics"
         c.view = view;
         view->setRenderHint(QPainter::Antialiasing);
         view->setMinimumSize(kMinChartWidth, kMinChartHeight); // the height then as fitTitles finds it
-        // A chart with an axis on each side (Momentum: |P| and |L|) gets a quarter more width:
-        // Qt Charts squeezes the vertical axes to their minimum ("1....") when their labels and
-        // titles take more than about 40 % of the chart's width, which two-line titles and
-        // four-character labels did at 1280 px.
-        charts->addWidget(view, c.y2 ? 5 : 4);
+        // A chart with an axis on each side (Momentum: |P| and |L|) gets half again the width
+        // of one with a single vertical axis: Qt Charts squeezes the vertical axes to their
+        // minimum ("1....") when their labels and titles take more than about 40 % of the
+        // chart's width, which two-line titles and four-character labels did at 1280 px. The
+        // chart with its legend beside the plot (Energy) gets a quarter more: its time labels
+        // were elided ("0....") at 1280 px.
+        const bool legendBeside = c.chart->legend()->isVisible();
+        charts->addWidget(view, 4 + (c.y2 ? 2 : 0) + (legendBeside ? 1 : 0));
     }
 
     m_interval = new QSpinBox;
@@ -466,7 +469,10 @@ bool DiagnosticsDock::updateAxes()
         return std::clamp(int(length / room) + 1, 3, 6);
     };
     const auto layout = [](const Range& r, int ticks, bool vertical) {
-        return r.empty ? AxisLayout{} : vertical ? layoutVerticalAxis(r.lo, r.hi, ticks) : layoutAxis(r.lo, r.hi, ticks);
+        // Before the first sample, 0 … 1 with as many ticks as the axis has room for (the
+        // Energy chart's time axis, beside its legend, held its five default labels touching).
+        const double lo = r.empty ? 0.0 : r.lo, hi = r.empty ? 1.0 : r.hi;
+        return vertical ? layoutVerticalAxis(lo, hi, ticks) : layoutAxis(lo, hi, ticks);
     };
     bool rescaled = false;
     for (Chart& c : m_charts) {
