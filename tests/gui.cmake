@@ -17,7 +17,8 @@ nbody_add_test(NAME tst_validation_dock SOURCES tst_validation_dock.cpp LIBS nbo
 nbody_add_test(NAME tst_kernel_dock SOURCES tst_kernel_dock.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 60)
 # tst_dock_text: a MainWindow at 1366 x 768: every dock tab's title whole,
 # the Kernel, Run and Device docks and
-# the status bar show their text whole (wrapped where needed), full reasons in tooltips; label gui.
+# the status bar show their text whole (wrapped where needed), full reasons in tooltips, the
+# Diagnostics charts, time axis included, inside the dock without scrolling; label gui.
 # NBODY_SCREENSHOT_DIR=DIR saves laptop-*.png.
 nbody_add_test(NAME tst_dock_text SOURCES tst_dock_text.cpp LIBS nbody::app Qt6::Widgets LABELS gui TIMEOUT 120)
 # The same checks at a device pixel ratio of 2 (QT_SCALE_FACTOR=2; the window stays 1366 x 768

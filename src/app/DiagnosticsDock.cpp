@@ -43,6 +43,17 @@ QLineSeries* makeSeries(const QString& name, QObject* parent)
     return s;
 }
 
+/// A chart view whose size hint is the charts' preferred height, of which the dock's default
+/// height is made, while its minimum is only what its plot needs (DiagnosticsDock::fitTitles).
+class ChartView : public QChartView {
+public:
+    using QChartView::QChartView;
+    QSize sizeHint() const override
+    {
+        return QSize(DiagnosticsDock::kMinChartWidth, DiagnosticsDock::kChartHeight).expandedTo(minimumSize());
+    }
+};
+
 } // namespace
 
 void DiagnosticsDock::Range::add(double v)
@@ -84,15 +95,18 @@ DiagnosticsDock::DiagnosticsDock(QWidget* parent) : QDockWidget(tr("Diagnostics"
         makeChart(tr("Virial ratio"), tr("2K/|W|"), {m_virial}),
     };
     for (Chart& c : m_charts) {
-        auto* view = new QChartView(c.chart);
+        auto* view = new ChartView(c.chart);
         c.view = view;
         view->setRenderHint(QPainter::Antialiasing);
-        view->setMinimumSize(kMinChartWidth, kMinChartHeight); // taller where a title needs it (fitTitles)
-        // A chart with an axis on each side (Momentum: |P| and |L|) gets a quarter more width:
-        // Qt Charts squeezes the vertical axes to their minimum ("1....") when their labels and
-        // titles take more than about 40 % of the chart's width, which two-line titles and
-        // four-character labels did at 1280 px.
-        charts->addWidget(view, c.y2 ? 5 : 4);
+        view->setMinimumSize(kMinChartWidth, kMinChartHeight); // the height then as fitTitles finds it
+        // A chart with an axis on each side (Momentum: |P| and |L|) gets half again the width
+        // of one with a single vertical axis: Qt Charts squeezes the vertical axes to their
+        // minimum ("1....") when their labels and titles take more than about 40 % of the
+        // chart's width, which two-line titles and four-character labels did at 1280 px. The
+        // chart with its legend beside the plot (Energy) gets a quarter more: its time labels
+        // were elided ("0....") at 1280 px.
+        const bool legendBeside = c.chart->legend()->isVisible();
+        charts->addWidget(view, 4 + (c.y2 ? 2 : 0) + (legendBeside ? 1 : 0));
     }
 
     m_interval = new QSpinBox;
@@ -160,7 +174,9 @@ DiagnosticsDock::Chart DiagnosticsDock::makeChart(const QString& title, const QS
     c.chart = new QChart;
     c.chart->setTitle(title);
     c.chart->legend()->setVisible(left.size() > 1);
-    c.chart->legend()->setAlignment(Qt::AlignBottom);
+    // Beside the plot, not under it: the charts share one height, and a legend below took
+    // about 45 px of it from the plot, which then needed a taller dock for its vertical titles.
+    c.chart->legend()->setAlignment(Qt::AlignRight);
     c.chart->setMargins(QMargins(2, 2, 2, 2));
     c.xTitle = tr("time");
     c.yTitle = yTitle;
@@ -453,7 +469,10 @@ bool DiagnosticsDock::updateAxes()
         return std::clamp(int(length / room) + 1, 3, 6);
     };
     const auto layout = [](const Range& r, int ticks, bool vertical) {
-        return r.empty ? AxisLayout{} : vertical ? layoutVerticalAxis(r.lo, r.hi, ticks) : layoutAxis(r.lo, r.hi, ticks);
+        // Before the first sample, 0 … 1 with as many ticks as the axis has room for (the
+        // Energy chart's time axis, beside its legend, held its five default labels touching).
+        const double lo = r.empty ? 0.0 : r.lo, hi = r.empty ? 1.0 : r.hi;
+        return vertical ? layoutVerticalAxis(lo, hi, ticks) : layoutAxis(lo, hi, ticks);
     };
     bool rescaled = false;
     for (Chart& c : m_charts) {
@@ -496,11 +515,14 @@ void DiagnosticsDock::fitTitles()
             for (const QString& line : layout->scale.titleLines(*quantity))
                 longest = std::max(longest, metrics.horizontalAdvance(line) + metrics.horizontalAdvance(QStringLiteral("...")));
         }
+        // The plot keeps room for the fewest ticks updateAxes lays out (three, 1.6 label heights
+        // apart) besides its titles' lines.
+        const double ticks = 3 * 1.6 * QFontMetricsF(c.y->labelsFont()).height();
         // Everything but the plot (the chart's title, the horizontal axis, margins) keeps its
         // height when the view grows.
         const double around = c.view->viewport()->height() - plot.height();
-        const int wanted = std::max(kMinChartHeight, int(std::ceil(longest + around)) + c.view->height() -
-                                                         c.view->viewport()->height());
+        const int wanted = int(std::ceil(std::max(longest, ticks) + around)) + c.view->height() -
+                           c.view->viewport()->height();
         if (c.view->minimumHeight() != wanted)
             c.view->setMinimumHeight(wanted);
     }

@@ -47,8 +47,10 @@ class DiagnosticsDock : public QDockWidget {
 public:
     /// Chart points per series before the stride doubles.
     static constexpr int kMaxChartPoints = 4000;
-    /// A chart's smallest size (px); taller where its vertical titles need it.
-    static constexpr int kMinChartWidth = 260, kMinChartHeight = 200;
+    /// A chart's smallest size (px) until it is laid out; then its height is what its plot needs
+    /// for three ticks and for its vertical titles' lines (fitTitles). Where there is room, a
+    /// chart is kChartHeight tall.
+    static constexpr int kMinChartWidth = 260, kMinChartHeight = 150, kChartHeight = 200;
 
     explicit DiagnosticsDock(QWidget* parent = nullptr);
 

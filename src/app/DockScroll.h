@@ -36,11 +36,13 @@ private:
     void fitHeight()
     {
         QWidget* w = widget();
-        QLayout* l = w ? w->layout() : nullptr;
-        if (!l || !l->hasHeightForWidth())
+        if (!w)
             return;
-        const int h = l->totalHeightForWidth(viewport()->width());
-        if (h > 0 && w->minimumHeight() != h)
+        // Once no word-wrapped label is shown (the Diagnostics dock's warning hidden again), the
+        // layout's own minimum holds: the height set for the lines would keep a scroll bar.
+        QLayout* l = w->layout();
+        const int h = l && l->hasHeightForWidth() ? l->totalHeightForWidth(viewport()->width()) : 0;
+        if (h >= 0 && w->minimumHeight() != h)
             w->setMinimumHeight(h);
     }
 };

@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include "DockScroll.h"
+#include "ElidedLabel.h"
 #include "FieldRange.h"
 #include "ParamWidgets.h"
 
@@ -158,7 +159,10 @@ QGroupBox* RunDock::createSystemBox(QWidget* parent)
 {
     auto* infoBox = new QGroupBox(tr("System"), parent);
     auto* infoForm = new QFormLayout(infoBox);
-    m_source = valueLabel(infoBox);
+    // One line, whole in its tooltip and the window's title: wrapped, the galaxy collision's
+    // sentence on how N was sized took six lines and pushed the rows below it out of the
+    // column's sight on a 1366 × 768 screen.
+    m_source = new ElidedLabel(infoBox);
     m_source->setObjectName(QStringLiteral("sourceLabel"));
     m_bodies = valueLabel(infoBox);
     m_kernel = valueLabel(infoBox);
@@ -324,7 +328,7 @@ void RunDock::setInteropState(const QString& state)
 
 void RunDock::setSource(const QString& source)
 {
-    m_source->setText(source);
+    m_source->setFullText(source);
 }
 
 } // namespace nbody::app

@@ -20,6 +20,7 @@ namespace nbody { struct KernelInfo; }
 
 namespace nbody::app {
 
+class ElidedLabel;
 class ParamForm;
 
 /// A QDoubleSpinBox that shows and accepts scientific notation ("2e-3"), for quantities
@@ -88,7 +89,7 @@ private:
     QDoubleSpinBox* m_previewTimes;
     QLabel* m_kernel;
     QLabel* m_interop;
-    QLabel* m_source;
+    ElidedLabel* m_source;
     ScientificSpinBox* m_dt;
     ScientificSpinBox* m_eps2;
     ScientificSpinBox* m_G;

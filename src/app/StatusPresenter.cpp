@@ -9,11 +9,29 @@
 #include <QLabel>
 #include <QMainWindow>
 #include <QStatusBar>
+#include <QStyle>
 
 #include <cmath>
 #include <cstdio>
 
 namespace nbody::app {
+
+namespace {
+
+/// A status bar readout: at least `floor` px wide, so that its neighbours keep their places as
+/// its figures change, and never narrower than its text (QLabel::setMinimumWidth would let the
+/// bar squeeze a longer text to the floor and cut it).
+class Readout : public QLabel {
+public:
+    Readout(int floor, QWidget* parent) : QLabel(parent), m_floor(floor) {}
+    QSize sizeHint() const override { return QLabel::sizeHint().expandedTo(QSize(m_floor, 0)); }
+    QSize minimumSizeHint() const override { return QLabel::minimumSizeHint().expandedTo(QSize(m_floor, 0)); }
+
+private:
+    int m_floor;
+};
+
+} // namespace
 
 StatusPresenter::StatusPresenter(QMainWindow* window, Viewport* viewport, RunDock* runDock, KernelDock* kernelDock,
                                  SimulationController* controller, Notices& notices)
@@ -39,9 +57,8 @@ StatusPresenter::StatusPresenter(QMainWindow* window, Viewport* viewport, RunDoc
 void StatusPresenter::createLabels(QMainWindow* window)
 {
     auto add = [window](const QString& tip, int minWidth) {
-        auto* l = new QLabel(window);
+        auto* l = new Readout(minWidth, window);
         l->setToolTip(tip);
-        l->setMinimumWidth(minWidth);
         l->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
         window->statusBar()->addPermanentWidget(l);
         return l;
@@ -73,6 +90,13 @@ void StatusPresenter::createLabels(QMainWindow* window)
     m_rangeLabel->setObjectName(QStringLiteral("precisionRangeLabel"));
     m_rangeLabel->setStyleSheet(QStringLiteral("QLabel { color: #b71c1c; font-weight: bold; }"));
     m_rangeLabel->hide();
+    // The last field keeps a layout's margin from the window's right edge: in a maximised
+    // window the size grip, which is otherwise there, is hidden, and the text ran to the
+    // screen's last pixel, looking cut.
+    auto* end = new QWidget(window);
+    end->setObjectName(QStringLiteral("statusEndMargin"));
+    end->setFixedWidth(window->style()->pixelMetric(QStyle::PM_LayoutRightMargin, nullptr, window));
+    window->statusBar()->addPermanentWidget(end);
     m_stepLabel->setObjectName(QStringLiteral("stepLabel"));
     m_timeLabel->setObjectName(QStringLiteral("timeLabel"));
     m_rateLabel->setObjectName(QStringLiteral("rateLabel"));
