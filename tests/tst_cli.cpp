@@ -616,11 +616,11 @@ private slots:
                                             << "--force-accuracy: force accuracy (p99) = nan is outside (0, 1]";
         QTest::newRow("force accuracy tighter than tree-cpu reaches")
             << QStringList{"run", "--bodies", "10", "--kernel", "tree-cpu", "--steps", "1", "--force-accuracy", "1e-5"}
-            << "nbody run: force accuracy 1.0e-05 is tighter than tree-cpu's calibration reaches: p99 4.0e-05 at "
-               "theta = 0.2, its smallest";
+            << "nbody run: force accuracy 1.0e-05 is tighter than tree-cpu's calibration at 131072 bodies reaches: "
+               "p99 4.0e-05 at theta = 0.2, its smallest";
         QTest::newRow("force accuracy tighter than tree-cpu reaches (validate)")
             << QStringList{"validate", "--bodies", "10", "--kernel", "tree-cpu", "--steps", "1", "--force-accuracy", "1e-5"}
-            << "nbody validate: force accuracy 1.0e-05 is tighter than tree-cpu's calibration reaches";
+            << "nbody validate: force accuracy 1.0e-05 is tighter than tree-cpu's calibration at 131072 bodies reaches";
         QTest::newRow("tune a CPU kernel") << QStringList{"tune", "--kernels", "cpu"} << "no launch parameters";
         QTest::newRow("tune unknown kernel") << QStringList{"tune", "--kernels", "nosuch"} << "'nosuch'";
         QTest::newRow("tune bad bodies") << QStringList{"tune", "--bodies", "8192,x"} << "'x'";

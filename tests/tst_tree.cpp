@@ -621,7 +621,7 @@ private slots:
         for (const ForceAccuracyCalibration& c : forceAccuracyCalibrations()) {
             QVERIFY(findKernel(c.kernel));
             QVERIFY(c.points.size() >= 2);
-            QCOMPARE(c.bodies, std::size_t(131072));
+            QVERIFY(c.bodies == 131072 || c.bodies == 1048576); // the N of the measurements
             QCOMPARE(c.leafSize, kDefaultLeafSize);
             for (std::size_t i = 0; i < c.points.size(); ++i) {
                 const AccuracyPoint& pt = c.points[i];
@@ -681,20 +681,92 @@ private slots:
         const QString note = QString::fromStdString(c.note);
         QVERIFY2(note.startsWith(kernel + ": " + setting + " for force accuracy "), qPrintable(note));
         QCOMPARE(note.contains("the table's cheapest setting"), c.loosest);
-        // The same choice for a system of the calibration's N (131 072) and one larger: only the
-        // larger one's note says that the error grows with N.
+        // A system of unknown N, and one of the smallest calibration's N (131 072), take the
+        // tables of 131 072.
         const OpeningAngleChoice same = nbody::chooseOpeningAngle(kernel.toStdString(), target, 131072);
-        const OpeningAngleChoice larger = nbody::chooseOpeningAngle(kernel.toStdString(), target, 131073);
         QCOMPARE(same.note, c.note);
-        QVERIFY(!same.largerThanCalibration && larger.largerThanCalibration);
-        QCOMPARE(larger.point.theta, c.point.theta);
-        QCOMPARE(larger.point.alpha, c.point.alpha);
-        QVERIFY2(QString::fromStdString(larger.note)
-                     .endsWith("; this system has 131073 bodies, more than the calibration's 131072, and the error "
-                               "grows with N (p99 at theta = 0.5: 7.3e-04 at 131072 bodies, 1.2e-03 at 1048576, "
-                               "1.6e-03 at 8388608), so it can exceed the target: `nbody validate --reference "
-                               "sampled` measures it"),
-                 larger.note.c_str());
+        QCOMPARE(same.calibrationBodies, std::size_t(131072));
+        QVERIFY(!same.largerThanCalibration);
+        // A system larger than the row's largest calibration takes that one's choice, and only
+        // its note says that the error grows with N.
+        const std::size_t largest = calibrationBodies(kernel.toStdString(), std::numeric_limits<std::size_t>::max());
+        if (accuracyChoices(kernel.toStdString(), largest).front().p99 > target) { // tighter than that table reaches
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, nbody::chooseOpeningAngle(kernel.toStdString(), target, largest + 1));
+            return;
+        }
+        const OpeningAngleChoice atLargest = nbody::chooseOpeningAngle(kernel.toStdString(), target, largest);
+        const OpeningAngleChoice larger = nbody::chooseOpeningAngle(kernel.toStdString(), target, largest + 1);
+        QVERIFY(!atLargest.largerThanCalibration && larger.largerThanCalibration);
+        QCOMPARE(larger.point.theta, atLargest.point.theta);
+        QCOMPARE(larger.point.alpha, atLargest.point.alpha);
+        const std::string suffix = "; this system has " + std::to_string(largest + 1) +
+                                   " bodies, more than the calibration's " + std::to_string(largest) +
+                                   ", and the error grows with N (p99 at theta = 0.5: 7.3e-04 at 131072 bodies, "
+                                   "1.2e-03 at 1048576, 1.6e-03 at 8388608), so it can exceed the target: `nbody "
+                                   "validate --reference sampled` measures it";
+        QVERIFY2(larger.note.ends_with(suffix), larger.note.c_str());
+        QVERIFY2(!atLargest.note.ends_with(suffix), atLargest.note.c_str());
+    }
+
+    // The tables per N: `tree` has the geometric criterion's at 131 072 (H200) and both criteria's
+    // at 1 048 576 (H100). A system takes the smallest calibrated N at or above its own, so every
+    // N above 131 072 up to 1 M (and beyond) chooses from the 1 M tables, where the relative
+    // criterion is cheaper at equal p99: at 1e-3, θ = 1 with α = 0.0015 (p99 9.52e-4, 3 512
+    // pair-equivalents per body) instead of θ = 0.4 (7.47e-4, 12 636), while θ = 0.5 — the 131 072
+    // table's choice — has p99 1.24e-3 at 1 M. A target tighter than the 1 M table's best (θ = 0.3,
+    // 3.16e-4) is refused for a large system although the 131 072 table reaches it.
+    void forceAccuracyTablesPerN_data()
+    {
+        QTest::addColumn<qulonglong>("bodies");
+        QTest::addColumn<double>("target");
+        QTest::addColumn<qulonglong>("table");
+        QTest::addColumn<double>("theta");
+        QTest::addColumn<double>("alpha");
+        QTest::addColumn<double>("p99");
+        QTest::newRow("unknown N, 1e-3") << 0ull << 1e-3 << 131072ull << 0.5 << 0.0 << 7.3e-4;
+        QTest::newRow("65536, 1e-3") << 65536ull << 1e-3 << 131072ull << 0.5 << 0.0 << 7.3e-4;
+        QTest::newRow("131072, 1e-3") << 131072ull << 1e-3 << 131072ull << 0.5 << 0.0 << 7.3e-4;
+        QTest::newRow("131073, 1e-3") << 131073ull << 1e-3 << 1048576ull << 1.0 << 0.0015 << 9.52e-4;
+        QTest::newRow("1048576, 1e-3") << 1048576ull << 1e-3 << 1048576ull << 1.0 << 0.0015 << 9.52e-4;
+        QTest::newRow("8388608, 1e-3") << 8388608ull << 1e-3 << 1048576ull << 1.0 << 0.0015 << 9.52e-4;
+        QTest::newRow("1048576, 5e-4") << 1048576ull << 5e-4 << 1048576ull << 1.0 << 0.0005 << 4.45e-4;
+        QTest::newRow("1048576, 3.2e-4") << 1048576ull << 3.2e-4 << 1048576ull << 0.3 << 0.0 << 3.16e-4;
+        QTest::newRow("1048576, 1e-2: the cheapest") << 1048576ull << 1e-2 << 1048576ull << 1.0 << 0.005 << 2.21e-3;
+    }
+    void forceAccuracyTablesPerN()
+    {
+        QFETCH(qulonglong, bodies);
+        QFETCH(double, target);
+        QFETCH(qulonglong, table);
+        QCOMPARE(qulonglong(calibrationBodies("tree", std::size_t(bodies))), table);
+        const OpeningAngleChoice c = nbody::chooseOpeningAngle("tree", target, std::size_t(bodies));
+        QCOMPARE(qulonglong(c.calibrationBodies), table);
+        QTEST(c.point.theta, "theta");
+        QTEST(c.point.alpha, "alpha");
+        QTEST(c.point.p99, "p99");
+        QVERIFY2(c.note.find(" on a Plummer sphere of " + std::to_string(table) + " bodies)") != std::string::npos,
+                 c.note.c_str());
+        // The Simulation runs what the choice says, for its N.
+        SimParams p;
+        p.forceAccuracy = target;
+        const SimParams applied = withForceAccuracy(*findKernel("tree"), p, std::size_t(bodies));
+        QCOMPARE(double(applied.openingAngle), double(float(c.point.theta)));
+        QCOMPARE(applied.openingAlpha, c.point.alpha);
+    }
+    void forceAccuracyTablesPerNRefuse()
+    {
+        QCOMPARE(nbody::chooseOpeningAngle("tree", 2e-4, 131072).point.theta, 0.3); // 1.8e-4 at 131 072
+        try {
+            nbody::chooseOpeningAngle("tree", 2e-4, 1048576);
+            QFAIL("accepted");
+        } catch (const std::invalid_argument& e) {
+            QCOMPARE(QString::fromStdString(e.what()),
+                     QStringLiteral("force accuracy 2.0e-04 is tighter than tree's calibration at 1048576 bodies "
+                                    "reaches: p99 3.2e-04 at theta = 0.3, its smallest; give the opening angle theta "
+                                    "below 0.3, or use an all-pairs kernel"));
+        }
+        QCOMPARE(calibrationBodies("cpu", 1000), std::size_t(0));
+        QCOMPARE(calibrationBodies("tree-cpu", 1048576), std::size_t(131072)); // its largest
     }
 
     // accuracyChoices: tree-cpu's settings worth choosing, in increasing p99 and decreasing work.
@@ -709,7 +781,14 @@ private slots:
             QVERIFY(front[i].p99 > front[i - 1].p99);
             QVERIFY(front[i].work < front[i - 1].work);
         }
-        QCOMPARE(accuracyChoices("tree").size(), std::size_t(5)); // one criterion: every θ
+        QCOMPARE(accuracyChoices("tree").size(), std::size_t(5)); // one criterion at 131 072: every θ
+        // At 1 M: θ 0.3, then α 0.0005, 0.001, 0.0015, 0.002, 0.003, 0.005 (each geometric θ
+        // above 0.3 costs more than a relative point of smaller p99).
+        const std::vector<AccuracyPoint> oneM = accuracyChoices("tree", 1048576);
+        QCOMPARE(oneM.size(), std::size_t(7));
+        QCOMPARE(oneM.front().theta, 0.3);
+        for (std::size_t i = 1; i < oneM.size(); ++i)
+            QVERIFY(oneM[i].alpha > 0 && oneM[i].work < oneM[i - 1].work);
         QVERIFY(accuracyChoices("cpu").empty());
     }
 
@@ -726,11 +805,13 @@ private slots:
         QTest::newRow("nan") << "tree-cpu" << std::nan("") << "force accuracy (p99) must be positive and finite (got nan)";
         QTest::newRow("tighter than tree-cpu reaches")
             << "tree-cpu" << 1e-5
-            << "force accuracy 1.0e-05 is tighter than tree-cpu's calibration reaches: p99 4.0e-05 at theta = 0.2, its "
+            << "force accuracy 1.0e-05 is tighter than tree-cpu's calibration at 131072 bodies reaches: p99 4.0e-05 at "
+               "theta = 0.2, its "
                "smallest; give the opening angle theta below 0.2, or use an all-pairs kernel";
         QTest::newRow("tighter than tree reaches")
             << "tree" << 1e-4
-            << "force accuracy 1.0e-04 is tighter than tree's calibration reaches: p99 1.8e-04 at theta = 0.3, its "
+            << "force accuracy 1.0e-04 is tighter than tree's calibration at 131072 bodies reaches: p99 1.8e-04 at "
+               "theta = 0.3, its "
                "smallest; give the opening angle theta below 0.3, or use an all-pairs kernel";
         QTest::newRow("all-pairs row") << "cpu" << 1e-3
                                        << "kernel 'cpu' has no force-accuracy calibration: give the opening angle theta instead";

@@ -268,7 +268,8 @@ void KernelDock::fillAccuracyChoices()
     m_accuracy->addItem(tr("Off: θ sets it (Advanced)"), QString());
     // The settings worth choosing (ForceAccuracy.h accuracyChoices: none is beaten in both error
     // and work), each under its calibrated p99.
-    for (const nbody::AccuracyPoint& pt : nbody::accuracyChoices(m_kernelId.toStdString()))
+    // They are those of the tables for this system's N (ForceAccuracy.h calibrationBodies).
+    for (const nbody::AccuracyPoint& pt : nbody::accuracyChoices(m_kernelId.toStdString(), std::size_t(m_bodies)))
         m_accuracy->addItem(tr("≤ %1 (%2)").arg(pt.p99, 0, 'g', 3).arg(settingText(pt)),
                             QString::fromStdString(nbody::shortestText(pt.p99)));
     showAccuracy();
@@ -297,12 +298,11 @@ void KernelDock::showAccuracy()
     try {
         const nbody::OpeningAngleChoice c =
             nbody::chooseOpeningAngle(m_kernelId.toStdString(), target, std::size_t(m_bodies));
-        const nbody::ForceAccuracyCalibration* cal = nbody::findForceAccuracyCalibration(m_kernelId.toStdString());
         m_accuracyInfo->setText(tr("%1: calibrated p99 %2, median %3 (Plummer sphere, N = %4)%5%6")
                                     .arg(settingText(c.point))
                                     .arg(c.point.p99, 0, 'g', 3)
                                     .arg(c.point.median, 0, 'g', 3)
-                                    .arg(cal ? qulonglong(cal->bodies) : 0)
+                                    .arg(qulonglong(c.calibrationBodies))
                                     .arg(c.loosest ? tr("; the table's cheapest setting") : QString())
                                     .arg(c.largerThanCalibration ? tr("; this system is larger, and the error grows with N")
                                                                  : QString()));
@@ -387,9 +387,15 @@ void KernelDock::setBodies(qulonglong bodies)
 {
     if (bodies == m_bodies)
         return;
+    const std::string kernel = m_kernelId.toStdString();
+    const bool otherTables = nbody::calibrationBodies(kernel, std::size_t(bodies)) !=
+                             nbody::calibrationBodies(kernel, std::size_t(m_bodies));
     m_bodies = bodies;
     refreshLaunchInfo();
-    showAccuracy(); // the note on systems larger than the calibration's
+    if (otherTables)
+        fillAccuracyChoices(); // the settings of the tables of the new N (it shows the accuracy too)
+    else
+        showAccuracy(); // the note on systems larger than the calibration's
 }
 
 void KernelDock::setTuning(bool tuning)

@@ -116,7 +116,7 @@ int tuneCommand(const TuneCommandOptions& o)
             Row row{k, bucket, std::nullopt, {}};
             try {
                 // A tree row is timed at the θ its force accuracy picks (ForceAccuracy.h).
-                const TuneOutcome t = ensureTuned(*k, withForceAccuracy(*k, params), bucket, [](const std::string& piece) {
+                const TuneOutcome t = ensureTuned(*k, withForceAccuracy(*k, params, bucket), bucket, [](const std::string& piece) {
                     std::fputs(piece.c_str(), stdout);
                     std::fflush(stdout);
                 }, o.force);

@@ -51,6 +51,26 @@ constexpr std::array kTreeGpu = {
     AccuracyPoint{0.75, 3.2e-3, 5.4e-4, 0, 2926},
 };
 
+// tree (CUDA) at N = 1 048 576: the same command with `--kernel tree --bodies 1048576` on an NVIDIA
+// H100 (2026-12-07; `GPU_CHECK_PARTS=tree-anchor scripts/gpu-check.sh remote`, the log in
+// docs/data/tree-anchor-h100-2026-12-07.log); work counted by treeWork on the same sphere, the
+// relative criterion's with |a_old| from the geometric pre-pass at θ = 1 as at step 0.
+constexpr std::array kTreeGpu1M = {
+    AccuracyPoint{0.3, 3.16e-4, 4.25e-5, 0, 25461},
+    AccuracyPoint{0.4, 7.47e-4, 9.61e-5, 0, 12636},
+    AccuracyPoint{0.5, 1.24e-3, 1.83e-4, 0, 7860},
+    AccuracyPoint{0.6, 2.11e-3, 3.30e-4, 0, 5247},
+    AccuracyPoint{0.75, 4.50e-3, 7.35e-4, 0, 3255},
+};
+constexpr std::array kTreeGpuRelative1M = {
+    AccuracyPoint{1.0, 4.45e-4, 8.14e-5, 0.0005, 5564},
+    AccuracyPoint{1.0, 7.24e-4, 1.31e-4, 0.001, 4112},
+    AccuracyPoint{1.0, 9.52e-4, 1.71e-4, 0.0015, 3512},
+    AccuracyPoint{1.0, 1.15e-3, 2.05e-4, 0.002, 3181},
+    AccuracyPoint{1.0, 1.55e-3, 2.67e-4, 0.003, 2821},
+    AccuracyPoint{1.0, 2.21e-3, 3.67e-4, 0.005, 2495},
+};
+
 constexpr std::string_view kCriterion = "Bonsai (r_crit = l/theta + delta)";
 constexpr std::string_view kRelative = "GADGET-2 relative (G M l^2 / d^4 <= alpha |a_old|), theta = 1 the guard";
 constexpr std::string_view kPlummer = "Plummer sphere (scenario plummer, eps2 = 4e-4)";
@@ -60,6 +80,8 @@ const std::array kCalibrations = {
     ForceAccuracyCalibration{"tree-cpu", kRelative, kPlummer, 131072, 42, 16, "CPU, 32768 sampled bodies",
                              kTreeCpuRelative},
     ForceAccuracyCalibration{"tree", kCriterion, kPlummer, 131072, 42, 16, "NVIDIA H200", kTreeGpu},
+    ForceAccuracyCalibration{"tree", kCriterion, kPlummer, 1048576, 42, 16, "NVIDIA H100", kTreeGpu1M},
+    ForceAccuracyCalibration{"tree", kRelative, kPlummer, 1048576, 42, 16, "NVIDIA H100", kTreeGpuRelative1M},
 };
 
 std::string sci(double v) { return formatString("%.1e", v); }
@@ -78,19 +100,34 @@ std::string settingText(const AccuracyPoint& pt)
 
 std::span<const ForceAccuracyCalibration> forceAccuracyCalibrations() { return kCalibrations; }
 
-const ForceAccuracyCalibration* findForceAccuracyCalibration(std::string_view kernelId)
+std::size_t calibrationBodies(std::string_view kernelId, std::size_t bodies)
 {
+    std::size_t above = 0, largest = 0;
+    for (const ForceAccuracyCalibration& c : kCalibrations) {
+        if (c.kernel != kernelId)
+            continue;
+        largest = std::max(largest, c.bodies);
+        if (c.bodies >= bodies && (above == 0 || c.bodies < above))
+            above = c.bodies;
+    }
+    return above != 0 ? above : largest;
+}
+
+const ForceAccuracyCalibration* findForceAccuracyCalibration(std::string_view kernelId, std::size_t bodies)
+{
+    const std::size_t n = calibrationBodies(kernelId, bodies);
     for (const ForceAccuracyCalibration& c : kCalibrations)
-        if (c.kernel == kernelId)
+        if (c.kernel == kernelId && c.bodies == n)
             return &c;
     return nullptr;
 }
 
-std::vector<AccuracyPoint> accuracyChoices(std::string_view kernelId)
+std::vector<AccuracyPoint> accuracyChoices(std::string_view kernelId, std::size_t bodies)
 {
+    const std::size_t n = calibrationBodies(kernelId, bodies);
     std::vector<AccuracyPoint> all;
     for (const ForceAccuracyCalibration& c : kCalibrations)
-        if (c.kernel == kernelId)
+        if (c.kernel == kernelId && c.bodies == n)
             all.insert(all.end(), c.points.begin(), c.points.end());
     // Increasing p99, and at equal p99 the cheaper first; then keep each point cheaper than every
     // more accurate one (the others cost more for no better error).
@@ -109,21 +146,22 @@ OpeningAngleChoice chooseOpeningAngle(std::string_view kernelId, double target, 
     if (!std::isfinite(target) || !(target > 0))
         throw std::invalid_argument("force accuracy (p99) must be positive and finite (got " + formatString("%g", target) +
                                     ")");
-    const ForceAccuracyCalibration* c = findForceAccuracyCalibration(kernelId);
-    const std::vector<AccuracyPoint> front = accuracyChoices(kernelId);
+    const ForceAccuracyCalibration* c = findForceAccuracyCalibration(kernelId, bodies);
+    const std::vector<AccuracyPoint> front = accuracyChoices(kernelId, bodies);
     if (!c || front.empty())
         throw std::invalid_argument("kernel '" + std::string(kernelId) +
                                     "' has no force-accuracy calibration: give the opening angle theta instead");
     const AccuracyPoint& first = front.front();
     if (!(first.p99 <= target))
         throw std::invalid_argument("force accuracy " + sci(target) + " is tighter than " + std::string(kernelId) +
-                                    "'s calibration reaches: p99 " + sci(first.p99) + " at " + settingText(first) +
-                                    ", its smallest; give the opening angle theta below " + thetaText(first.theta) +
-                                    ", or use an all-pairs kernel");
+                                    "'s calibration at " + std::to_string(c->bodies) + " bodies reaches: p99 " +
+                                    sci(first.p99) + " at " + settingText(first) + ", its smallest; give the opening "
+                                    "angle theta below " + thetaText(first.theta) + ", or use an all-pairs kernel");
     OpeningAngleChoice choice;
     for (const AccuracyPoint& pt : front)
         if (pt.p99 <= target)
             choice.point = pt; // increasing p99, decreasing work: the last that meets the target is the cheapest
+    choice.calibrationBodies = c->bodies;
     choice.loosest = choice.point.p99 == front.back().p99 && target > front.back().p99;
     choice.note = std::string(kernelId) + ": " + settingText(choice.point) + " for force accuracy " + sci(target) +
                   " (calibrated p99 " + sci(choice.point.p99) + ", median " + sci(choice.point.median) +
@@ -141,11 +179,11 @@ OpeningAngleChoice chooseOpeningAngle(std::string_view kernelId, double target, 
     return choice;
 }
 
-SimParams withForceAccuracy(const KernelInfo& k, SimParams p)
+SimParams withForceAccuracy(const KernelInfo& k, SimParams p, std::size_t bodies)
 {
     if (k.method != ForceMethod::Tree || p.forceAccuracy == 0)
         return p;
-    const AccuracyPoint pt = chooseOpeningAngle(k.id, p.forceAccuracy).point;
+    const AccuracyPoint pt = chooseOpeningAngle(k.id, p.forceAccuracy, bodies).point;
     p.openingAngle = float(pt.theta);
     p.openingAlpha = pt.alpha;
     return p;

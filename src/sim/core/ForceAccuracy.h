@@ -16,10 +16,12 @@
 /// (SimParams::openingAlpha, θ = 1). tree-cpu: `nbody validate --kernel tree-cpu --scenario
 /// plummer --theta T [--opening-alpha A] --bodies 131072 --steps 1 --reference sampled`, whose
 /// step-0 errors are those of a fixed random sample of 32 768 bodies, each against all N in fp64
-/// (CPU, GCC 12, Release). tree: the same command with `--kernel tree` on an NVIDIA H200
-/// (docs/tree.md). Other N, other systems and other leaf sizes give other errors: at N below the
-/// calibration's the p99 is lower (fewer cells are accepted as multipoles), so a target is met
-/// with margin there; docs/tree.md gives the figures.
+/// (CPU, GCC 12, Release). tree: the same command with `--kernel tree` on an NVIDIA H200, and at
+/// N = 1 048 576 on an NVIDIA H100 with both criteria (docs/tree.md). The error grows with N
+/// (more cells are accepted as multipoles), so a row's tables are per N and a system takes those
+/// of the smallest calibrated N at or above its own (calibrationBodies): below that N a target
+/// is met with margin. Other systems and other leaf sizes give other errors; docs/tree.md gives
+/// the figures.
 ///
 /// The work of a setting: body–body plus 2.4 × body–cell interactions per body (a cell
 /// interaction costs about 2.4 body interactions in the sums; docs/tree.md), counted by
@@ -66,15 +68,21 @@ struct ForceAccuracyCalibration {
     std::span<const AccuracyPoint> points; ///< increasing θ, or α (so decreasing accuracy and work)
 };
 
-/// Every calibrated tree row (one entry per kernel row and opening criterion).
+/// Every calibrated tree row (one entry per kernel row, opening criterion and N).
 std::span<const ForceAccuracyCalibration> forceAccuracyCalibrations();
-/// The first calibration of kernel row `kernelId` (its geometric criterion's), or nullptr (an
-/// all-pairs row, an uncalibrated row).
-const ForceAccuracyCalibration* findForceAccuracyCalibration(std::string_view kernelId);
-/// The settings worth choosing for row `kernelId`, over all its calibrations: those that no other
-/// setting beats in both p99 and work, in increasing p99 (so decreasing work). Empty for a row
-/// without calibration.
-std::vector<AccuracyPoint> accuracyChoices(std::string_view kernelId);
+/// The N of the tables that apply to a system of `bodies` bodies on row `kernelId`: the smallest
+/// calibrated N ≥ bodies (the error grows with N, so that table's p99 bounds the system's), else
+/// the largest calibrated N (the system is larger than every table); 0 for a row without
+/// calibration. bodies = 0 (not known): the smallest calibrated N.
+std::size_t calibrationBodies(std::string_view kernelId, std::size_t bodies = 0);
+/// The first calibration of kernel row `kernelId` at calibrationBodies(kernelId, bodies) (its
+/// geometric criterion's), or nullptr (an all-pairs row, an uncalibrated row).
+const ForceAccuracyCalibration* findForceAccuracyCalibration(std::string_view kernelId, std::size_t bodies = 0);
+/// The settings worth choosing for row `kernelId` on a system of `bodies` bodies, over all its
+/// calibrations at calibrationBodies(kernelId, bodies): those that no other setting beats in
+/// both p99 and work, in increasing p99 (so decreasing work). Empty for a row without
+/// calibration.
+std::vector<AccuracyPoint> accuracyChoices(std::string_view kernelId, std::size_t bodies = 0);
 
 /// The setting chosen for a target.
 struct OpeningAngleChoice {
@@ -85,26 +93,28 @@ struct OpeningAngleChoice {
     /// 1, alpha = 0.004 for …"; for `loosest` "…; the table's cheapest setting, whose p99 is below
     /// the target".
     std::string note;
-    /// The system (chooseOpeningAngle's `bodies`) is larger than the calibration's N: its error
+    /// The N of the tables the choice was made from (calibrationBodies).
+    std::size_t calibrationBodies = 0;
+    /// The system (chooseOpeningAngle's `bodies`) is larger than every calibration's N: its error
     /// can exceed the calibrated p99 (the note says so, with the measured figures).
     bool largerThanCalibration = false;
 };
 
-/// The setting of least work among accuracyChoices(kernelId) whose calibrated p99 is ≤ `target`.
-/// `bodies` (0: not known) only words the note: for a system larger than the calibration's N it
-/// adds that the error grows with N, with the measured figures, since the choice then promises
-/// less error than the system gets.
+/// The setting of least work among accuracyChoices(kernelId, bodies) whose calibrated p99 is ≤
+/// `target`: from the tables of the smallest calibrated N ≥ bodies (0: not known, the smallest
+/// N). For a system larger than every calibration's N the note adds that the error grows with N,
+/// with the measured figures, since the choice then promises less error than the system gets.
 /// Throws std::invalid_argument naming the problem: a target ≤ 0 or not finite, a row with no
 /// table, or a target tighter than the most accurate setting reaches ("force accuracy 1.0e-05 is
-/// tighter than tree-cpu's calibration reaches: p99 4.0e-05 at theta = 0.2, its smallest; give
+/// tighter than tree-cpu's calibration at 131072 bodies reaches: p99 4.0e-05 at theta = 0.2, its smallest; give
 /// the opening angle theta below 0.2, or use an all-pairs kernel").
 OpeningAngleChoice chooseOpeningAngle(std::string_view kernelId, double target, std::size_t bodies = 0);
 
-/// `p` as kernel row `k` runs it: for a tree row with a force accuracy set (forceAccuracy > 0),
-/// openingAngle and openingAlpha replaced by chooseOpeningAngle's θ and α; otherwise `p`
-/// unchanged. Throws as
-/// chooseOpeningAngle. Simulation applies it whenever its kernel or parameters change, so every
-/// command and the app run the same θ for the same target and row.
-SimParams withForceAccuracy(const KernelInfo& k, SimParams p);
+/// `p` as kernel row `k` runs it on a system of `bodies` bodies: for a tree row with a force
+/// accuracy set (forceAccuracy > 0), openingAngle and openingAlpha replaced by
+/// chooseOpeningAngle's θ and α for that N; otherwise `p` unchanged. Throws as
+/// chooseOpeningAngle. Simulation applies it whenever its kernel, its parameters or its N change,
+/// so every command and the app run the same θ for the same target, row and N.
+SimParams withForceAccuracy(const KernelInfo& k, SimParams p, std::size_t bodies);
 
 } // namespace nbody

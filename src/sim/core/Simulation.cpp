@@ -237,7 +237,7 @@ void Simulation::setKernel(const KernelInfo& row)
     if (const Availability a = availability(*k); !a.available)
         throw std::invalid_argument("kernel '" + std::string(k->id) + "' is not available here: " + a.reason);
     // A force accuracy picks this row's θ (ForceAccuracy.h); refused here, before anything changes.
-    const SimParams params = withForceAccuracy(*k, m_params);
+    const SimParams params = withForceAccuracy(*k, m_params, m_world.size());
     refuseBlockSteps(params, m_share);
     checkLaunchable(*k, params, m_world.size());
     const KernelInfo* old = m_kernel;
@@ -274,7 +274,7 @@ void Simulation::setParams(const SimParams& given)
 {
     validateParams(given);
     // A force accuracy picks the running row's θ (ForceAccuracy.h): the θ given is replaced.
-    const SimParams params = withForceAccuracy(*m_kernel, given);
+    const SimParams params = withForceAccuracy(*m_kernel, given, m_world.size());
     refuseDistributedCollisions(params, m_share);
     refuseBlockSteps(params, m_share);
     checkLaunchable(*m_kernel, params, m_world.size());
@@ -291,6 +291,9 @@ void Simulation::setWorld(World world, std::optional<Fp64State> exact)
 {
     validateOrThrow(world, m_params);
     validateExact(world, exact);
+    // A force accuracy's θ and α come from the tables of the new N (ForceAccuracy.h).
+    const SimParams params = withForceAccuracy(*m_kernel, m_params, world.size());
+    m_params = params;
     m_exact64 = std::move(exact);
     if (m_exact64)
         m_exact64->acceleration.assign(m_exact64->size(), Double4{});

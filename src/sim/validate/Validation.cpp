@@ -537,7 +537,7 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
                 r.openingAlpha = run.sim->params().openingAlpha;
                 if (params.forceAccuracy > 0) {
                     r.forceAccuracy = params.forceAccuracy;
-                    r.calibratedP99 = chooseOpeningAngle(k->id, params.forceAccuracy).point.p99;
+                    r.calibratedP99 = chooseOpeningAngle(k->id, params.forceAccuracy, initial.size()).point.p99;
                 }
             }
             if (config.share)
