@@ -31,7 +31,7 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,perf-short,tree,tree-anchor,display-info,block-galaxy,mpi,render,render-galaxy,contacts,contacts-bench,clusters,capture,after-faults,archs,validate-large,app-bench,block-steps (the default: all but
+# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,perf-short,tree,tree-anchor,force-accuracy,display-info,block-galaxy,mpi,render,render-galaxy,contacts,contacts-bench,clusters,capture,after-faults,archs,validate-large,app-bench,block-steps (the default: all but
 # sanitizers-all and sanitizers-split, the four tools over every GPU test, each a call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. golden: tst_golden records the state's
 # checksums on this machine ($OUT/golden-steps.json, to commit as tests/data/golden-steps.json). perf: NVIDIA's sample and `nbody bench`
@@ -1099,6 +1099,20 @@ remote() {
                 echo "wall time of the run: $((SECONDS - s)) s"' _ "$nbody" "$gn" "$mode" "$dt" "$steps" "$every" \
                 "$eta" "$OUT/block-galaxy-$tag.csv"
         done
+    fi
+
+    # force-accuracy: `--force-accuracy 1e-3` on the tree row end to end at sizes that take the
+    # tables of 1 048 576 bodies (262 144 and 1 048 576: θ 1, α 0.0015) and of 131 072 (131 072:
+    # θ 0.5): validate's sampled check states the setting, the p99 achieved and whether it met
+    # the target; then the bench of the setting at 1 M.
+    if want force-accuracy; then
+        local fn
+        for fn in 131072 262144 1048576; do
+            step "validate tree --force-accuracy 1e-3 $fn" "$nbody" validate --kernel tree --scenario plummer \
+                --bodies "$fn" --force-accuracy 1e-3 --reference sampled --steps 1
+        done
+        step "bench tree --force-accuracy 1e-3 1048576" "$nbody" bench --kernels tree --scenario plummer \
+            --bodies 1048576 --force-accuracy 1e-3 --steps 10
     fi
 
     # The figures the app's frame loop (remote-app, a call of its own) is compared with, for the
