@@ -1063,8 +1063,10 @@ remote() {
 
     # Block time steps on the device: the fp64 CUDA row against the host row under the four
     # compute-sanitizer tools (tst_block_steps deviceMatchesHost; the drift and level-kick kernels),
-    # then `blocked` on a Plummer sphere of 65 537 bodies, 64 steps with block and with fixed steps
-    # (the device path still evaluates every row: docs/timesteps.md), with their summaries. The
+    # the active rows of `tree` and `blocked` and the levels and active set on the device
+    # (deviceActiveRowsAreFullRows, deviceLevelsAreHostLevels) under the same tools, then
+    # `blocked` on a Plummer sphere of 65 537 bodies, 64 steps with block and with fixed steps
+    # (docs/timesteps.md), with their summaries. The
     # block run's largest step is dt = 0.0625, eight times the sphere's, so that its bodies spread
     # over levels 0 to 3 (at the sphere's own dt every body stays on level 0, the fixed step).
     if want block-steps; then

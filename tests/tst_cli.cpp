@@ -622,6 +622,7 @@ private slots:
             << QStringList{"validate", "--bodies", "10", "--kernel", "tree-cpu", "--steps", "1", "--force-accuracy", "1e-5"}
             << "nbody validate: force accuracy 1.0e-05 is tighter than tree-cpu's calibration at 131072 bodies reaches";
         QTest::newRow("tune a CPU kernel") << QStringList{"tune", "--kernels", "cpu"} << "no launch parameters";
+        QTest::newRow("tune --kernel, as bench takes it") << QStringList{"tune", "--kernel", "cpu"} << "no launch parameters";
         QTest::newRow("tune unknown kernel") << QStringList{"tune", "--kernels", "nosuch"} << "'nosuch'";
         QTest::newRow("tune bad bodies") << QStringList{"tune", "--bodies", "8192,x"} << "'x'";
         QTest::newRow("bench unknown kernel") << QStringList{"bench", "--kernels", "cpu,nosuch"} << "nosuch";

@@ -148,7 +148,9 @@ CLI::App* addTuneCommand(CLI::App& app, TuneCommandOptions& o)
 {
     CLI::App* tuneCmd = app.add_subcommand(
         "tune", "Measure the launch parameters of the CUDA kernels for this device and cache them (docs/tuner.md)");
-    tuneCmd->add_option("-k,--kernels", o.kernels, "all (every tunable CUDA kernel available here) or a list: tiled,blocked")
+    // --kernel as well, as bench takes it: `run`, `render` and `validate` call it --kernel.
+    tuneCmd->add_option("-k,--kernels,--kernel", o.kernels,
+                        "all (every tunable CUDA kernel available here) or a comma-separated list: tiled,blocked")
         ->capture_default_str();
     tuneCmd->add_option("-n,--bodies", o.bodies, "Comma-separated N values (each is tuned at its power-of-two bucket)")
         ->capture_default_str();
