@@ -650,6 +650,9 @@ void DeviceState::ensureLevels()
 {
     if (m_levels)
         return;
+    // 13 bytes per body (level, row index, criterion step): checked as the workspace is.
+    checkDeviceBytes(m_n * (sizeof(std::uint8_t) + sizeof(std::uint32_t) + sizeof(double)),
+                     "the block time steps' levels and active set for " + std::to_string(m_n) + " bodies");
     NB_CUDA_CHECK(cudaMalloc(&m_levels, m_n * sizeof(std::uint8_t)));
     NB_CUDA_CHECK(cudaMalloc(&m_rows, m_n * sizeof(std::uint32_t)));
     NB_CUDA_CHECK(cudaMalloc(&m_steps, m_n * sizeof(double)));

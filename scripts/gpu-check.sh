@@ -1106,7 +1106,7 @@ remote() {
     # force-accuracy: `--force-accuracy 1e-3` on the tree row end to end at sizes that take the
     # tables of 1 048 576 bodies (262 144 and 1 048 576: θ 1, α 0.0015) and of 131 072 (131 072:
     # θ 0.5): validate's sampled check states the setting, the p99 achieved and whether it met
-    # the target; then the bench of the setting at 1 M.
+    # the target; then the bench of the setting at 1 M, and Ryoanji's at 1 M in the same call.
     if want force-accuracy; then
         local fn
         for fn in 131072 262144 1048576; do
@@ -1115,6 +1115,9 @@ remote() {
         done
         step "bench tree --force-accuracy 1e-3 1048576" "$nbody" bench --kernels tree --scenario plummer \
             --bodies 1048576 --force-accuracy 1e-3 --steps 10
+        # The anchor at about the same p99 (θ 0.6: 8.0e-4) in the same call.
+        [[ -x $device/anchors/ryoanji/run.sh ]] &&
+            limit=400 step "ryoanji 1M (force-accuracy)" "$device/anchors/ryoanji/run.sh" --theta 0.5,0.6 1048576
     fi
 
     # The figures the app's frame loop (remote-app, a call of its own) is compared with, for the
