@@ -31,7 +31,7 @@
 # ($OUT/galaxies.mp4, or three PNG frames of it when the GPU machine has no ffmpeg), since only a
 # few files come back. A failing step does not stop the others; the exit status is non-zero
 # when any step failed. GPU_CHECK_TIMEOUT=S limits each step (default 240 s).
-# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,perf-short,tree,tree-anchor,force-accuracy,display-info,block-galaxy,mpi,render,render-galaxy,contacts,contacts-bench,clusters,capture,after-faults,archs,validate-large,app-bench,block-steps (the default: all but
+# GPU_CHECK_PARTS=golden,tests,sanitizers,sanitizers-all,sanitizers-split,cli,bench,sweeps,perf,perf-short,tree,tree-anchor,force-accuracy,tree-profile,display-info,block-galaxy,mpi,render,render-galaxy,contacts,contacts-bench,clusters,capture,after-faults,archs,validate-large,app-bench,block-steps (the default: all but
 # sanitizers-all and sanitizers-split, the four tools over every GPU test, each a call of its own) picks parts, so that a run
 # can be split over several calls of a limited length. golden: tst_golden records the state's
 # checksums on this machine ($OUT/golden-steps.json, to commit as tests/data/golden-steps.json). perf: NVIDIA's sample and `nbody bench`
@@ -1118,6 +1118,46 @@ remote() {
         # The anchor at about the same p99 (θ 0.6: 8.0e-4) in the same call.
         [[ -x $device/anchors/ryoanji/run.sh ]] &&
             limit=400 step "ryoanji 1M (force-accuracy)" "$device/anchors/ryoanji/run.sh" --theta 0.5,0.6 1048576
+    fi
+
+    # Where the tree's time goes at 1 M (Plummer sphere, θ 1 with α GPU_CHECK_PROFILE_ALPHA, default
+    # 0.0015, the 1e-3 accuracy setting): every kernel of three evaluations timed by Nsight Compute
+    # (one metric, clocks left alone), then the steady walk in detail (warp states, instruction mix,
+    # the SASS with its stall samples) into $OUT/tree-walk-*.txt. Then the time and error of
+    # chosen settings at 1 M and 8.4 M (below).
+    if want tree-profile; then
+        local pa=${GPU_CHECK_PROFILE_ALPHA:-0.0015} ncu_bin
+        ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || true)
+        if [[ -n $ncu_bin ]]; then
+            step "ncu tree kernels 1M alpha $pa" "$ncu_bin" --clock-control none --metrics gpu__time_duration.sum \
+                "$nbody" bench --kernels tree --scenario plummer --bodies 1048576 --theta 1 --opening-alpha "$pa" \
+                --steps 3 --budget 60
+            step "ncu tree walk 1M alpha $pa details" bash -c '"$1" --clock-control none -k regex:walkKernel -s 2 -c 1 \
+                --section SpeedOfLight --section Occupancy --section WarpStateStats --section InstructionStats \
+                --section SchedulerStats --section MemoryWorkloadAnalysis --section SourceCounters \
+                --section LaunchStats -o /tmp/walk -f "${@:2}" >/dev/null &&
+                "$1" -i /tmp/walk.ncu-rep --page details >"$OUT/tree-walk-details.txt" &&
+                "$1" -i /tmp/walk.ncu-rep --page source --csv --print-source sass >"$OUT/tree-walk-sass.csv"
+                head -c 20000 "$OUT/tree-walk-details.txt"' _ "$ncu_bin" "$nbody" bench --kernels tree --scenario plummer \
+                --bodies 1048576 --theta 1 --opening-alpha "$pa" --steps 3 --budget 60
+        else
+            echo "no ncu here" >>"$log"
+        fi
+        # Settings "THETA:ALPHA" (θ the relative criterion's guard): the time (bench, after the first
+        # evaluation) and the sampled step-0 error (32 768 bodies against all N in fp64) at 1 M for
+        # each of GPU_CHECK_TREE_SETTINGS, at 8.4 M for each of GPU_CHECK_TREE_SETTINGS_8M.
+        local setting st sa sn
+        for sn in 1048576 8388608; do
+            local settings=${GPU_CHECK_TREE_SETTINGS:-1:0.0015 2:0.0015 2:0.002}
+            [[ $sn == 8388608 ]] && settings=${GPU_CHECK_TREE_SETTINGS_8M:-}
+            for setting in $settings; do
+                st=${setting%%:*} sa=${setting#*:}
+                limit=300 step "nbody bench tree theta $st alpha $sa $sn" "$nbody" bench --kernels tree \
+                    --scenario plummer --bodies "$sn" --theta "$st" --opening-alpha "$sa" --steps 10 --budget 120
+                step "nbody validate tree theta $st alpha $sa $sn" "$nbody" validate --kernel tree --theta "$st" \
+                    --opening-alpha "$sa" --bodies "$sn" --reference sampled --steps 1 --quiet
+            done
+        done
     fi
 
     # The figures the app's frame loop (remote-app, a call of its own) is compared with, for the
