@@ -13,6 +13,7 @@
 #include "GuiTestMain.h"
 #include "KernelDock.h"
 #include "MainWindow.h"
+#include "MessageBar.h"
 #include "RunDock.h"
 #include "SelectionDock.h"
 #include "ValidationDock.h"
@@ -33,6 +34,9 @@
 #include <QHeaderView>
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
+#include <QHelpEvent>
+#include <QToolTip>
 #include <QFormLayout>
 #include <QLabel>
 #include <QScrollArea>
@@ -378,6 +382,44 @@ private slots:
         }
         QVERIFY(checked > 5);
         saveScreenshot(dock, QStringLiteral("laptop-device-dock.png"));
+    }
+
+    void statusBarMessageIsReadable()
+    {
+        // At 1366 px a long message was cut where the permanent readouts begin ("…with block
+        // time s"). It is drawn elided to the room it has, and its tooltip has it whole.
+        auto* bar = qobject_cast<nbody::app::MessageBar*>(m_window->statusBar());
+        QVERIFY(bar);
+        const QString message = QStringLiteral("A long message ") + QStringLiteral("that goes on ").repeated(30) +
+                                QStringLiteral("to its end");
+        bar->showMessage(message);
+        QTest::qWait(50);
+        const QRect area = bar->messageArea();
+        QVERIFY2(area.width() > 200, qPrintable(QString::number(area.width())));
+        for (QWidget* w : bar->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+            if (w->isVisible())
+                QVERIFY2(area.right() < w->x(), qPrintable(w->objectName()));
+        QVERIFY(bar->messageElided());
+        saveScreenshot(bar, QStringLiteral("laptop-status-message.png"));
+        const QString shown = bar->shownMessage();
+        QVERIFY2(shown.endsWith(QStringLiteral("…")) && shown.startsWith(QLatin1String("A long message")), qPrintable(shown));
+        QVERIFY(bar->fontMetrics().horizontalAdvance(shown) <= area.width());
+        QHelpEvent help(QEvent::ToolTip, area.center(), bar->mapToGlobal(area.center()));
+        QApplication::sendEvent(bar, &help);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QVERIFY2(QToolTip::text().contains(QLatin1String("to its end")), qPrintable(QToolTip::text()));
+        QToolTip::hideText();
+        bar->clearMessage();
+
+        // The app's own line for Reverse time refused with block time steps is whole.
+        auto* timestep = m_window->findChild<QComboBox*>(QStringLiteral("timestep"));
+        QVERIFY(timestep);
+        timestep->setCurrentText(QStringLiteral("block"));
+        QTRY_VERIFY_WITH_TIMEOUT(bar->currentMessage().startsWith(QLatin1String("Reverse time is unavailable")), kWaitMs);
+        QVERIFY2(bar->currentMessage().contains(QLatin1String("block time steps")), qPrintable(bar->currentMessage()));
+        QVERIFY2(!bar->messageElided(), qPrintable(QStringLiteral("'%1' in %2 px").arg(bar->currentMessage()).arg(area.width())));
+        timestep->setCurrentText(QStringLiteral("fixed"));
+        bar->clearMessage();
     }
 
     void statusBarTextIsWhole()

@@ -121,11 +121,13 @@ void RunPresenter::updateReverseAction(const nbody::SimParams& params)
     // Merges cannot be undone: with collisions on, Reverse stays off and says why.
     const bool enable = why.empty() || params.reverse;
     // The status bar's line is short enough to be whole beside the permanent labels at 1366 px
-    // (the simulation's sentence, 150 characters, was cut to "…cannot be undone): tu"); the
-    // tooltip has that sentence.
+    // (the simulation's sentences, 150 characters and more, were cut to "…cannot be undone): tu"
+    // and "…with block time s"); the action's tooltip has the whole sentence.
     m_reverseWhy = enable ? QString()
                    : params.collisions
                        ? tr("Reverse time is unavailable while collisions are on (a merge cannot be undone)")
+                   : params.timestep == "block"
+                       ? tr("Reverse time is unavailable with block time steps (not time-symmetric): use fixed steps")
                        : tr("Reverse time is unavailable: %1").arg(QString::fromStdString(why));
     if (!enable && m_reverseAction->isEnabled())
         m_notices.status(m_reverseWhy, 10000);
