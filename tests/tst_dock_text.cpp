@@ -43,6 +43,7 @@
 #include <QScrollBar>
 #include <QStatusBar>
 #include <QStyle>
+#include <QStyleOptionComboBox>
 #include <QTabBar>
 #include <QTest>
 #include <QTextDocument>
@@ -382,6 +383,42 @@ private slots:
         }
         QVERIFY(checked > 5);
         saveScreenshot(dock, QStringLiteral("laptop-device-dock.png"));
+    }
+
+    void kernelDockCombosFit()
+    {
+        // The tree rows' force-accuracy list read "Off: θ sets it (Advan" at 1366 × 768: every
+        // item of every list in the Kernel dock fits the list's text field.
+        auto* dock = m_window->findChild<KernelDock*>();
+        QVERIFY(dock);
+        const QString kernel = dock->kernelId();
+        dock->setKernel(QStringLiteral("tree-cpu")); // the Tree parameters box (emits nothing)
+        front(dock);
+        auto* treeBox = dock->findChild<QWidget*>(QStringLiteral("treeParams"));
+        QVERIFY(treeBox);
+        QTRY_VERIFY(treeBox->isVisible());
+        QTest::qWait(100);
+        saveScreenshot(dock, QStringLiteral("laptop-kernel-dock-tree.png"));
+        int combos = 0;
+        for (QComboBox* combo : dock->findChildren<QComboBox*>()) {
+            if (!combo->isVisibleTo(dock))
+                continue;
+            ++combos;
+            QStyleOptionComboBox opt;
+            opt.initFrom(combo);
+            opt.editable = combo->isEditable();
+            opt.frame = combo->hasFrame();
+            const int room = combo->style()->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, combo).width();
+            for (int i = 0; i < combo->count(); ++i) {
+                const int advance = combo->fontMetrics().horizontalAdvance(combo->itemText(i));
+                QVERIFY2(advance <= room, qPrintable(QStringLiteral("%1: '%2' %3 px in %4")
+                                                         .arg(combo->objectName(), combo->itemText(i))
+                                                         .arg(advance)
+                                                         .arg(room)));
+            }
+        }
+        QVERIFY(combos >= 1);
+        dock->setKernel(kernel);
     }
 
     void statusBarMessageIsReadable()
