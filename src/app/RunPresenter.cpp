@@ -32,11 +32,14 @@ void RunPresenter::createActions(QMainWindow* window)
     QStyle* s = window->style();
     m_startAction = new QAction(s->standardIcon(QStyle::SP_MediaPlay), tr("&Start"), window);
     m_startAction->setShortcut(Qt::Key_Space);
-    m_startAction->setStatusTip(tr("Run the simulation"));
+    m_startAction->setStatusTip(tr("Run the simulation (Space again pauses)"));
     connect(m_startAction, &QAction::triggered, this, &RunPresenter::startRequested);
 
     m_pauseAction = new QAction(s->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), window);
-    m_pauseAction->setShortcut(Qt::Key_P);
+    // Space toggles: it starts (Start) and, while running, pauses. Only one of the two actions
+    // is enabled at a time, so the key is never ambiguous; in a text field it types (KeyboardFocus).
+    m_pauseAction->setShortcuts({QKeySequence(Qt::Key_P), QKeySequence(Qt::Key_Space)});
+    m_pauseAction->setStatusTip(tr("Pause the run"));
     m_pauseAction->setEnabled(false);
     connect(m_pauseAction, &QAction::triggered, this, [this] {
         if (m_controller)
