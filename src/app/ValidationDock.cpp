@@ -1,4 +1,5 @@
 #include "ValidationDock.h"
+#include "BodyCount.h"
 #include "DockScroll.h"
 
 #include "sim/validate/ValidationReport.h"
@@ -342,10 +343,10 @@ bool ValidationDock::confirmLongRun(std::size_t bodies, double seconds)
     const QString time = seconds < 7200 ? tr("%1 minutes").arg(std::lround(seconds / 60))
                                         : tr("%1 hours").arg(seconds / 3600, 0, 'g', 2);
     return QMessageBox::question(this, tr("Long validation"),
-                                 tr("Validating %1 bodies for %2 steps will take about %3 on this machine: the "
+                                 tr("Validating %1 for %2 steps will take about %3 on this machine: the "
                                     "fp64 reference runs on the CPU and costs N² interactions per step. "
                                     "Cancel stops it after the current step.\n\nStart it anyway?")
-                                     .arg(QLocale().toString(qulonglong(bodies)))
+                                     .arg(bodyCountGrouped(bodies))
                                      .arg(QLocale().toString(m_steps->value()))
                                      .arg(time),
                                  QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
