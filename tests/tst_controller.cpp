@@ -10,6 +10,7 @@
 // missing CUDA-GL interop a failure in CUDA rows (set it on the GPU machine so the interop path
 // cannot silently degrade to host uploads).
 #include "FrameLoop.h"
+#include "BodyCount.h"
 #include "FrameProtocol.h"
 #include "SimulationController.h"
 #include "TestData.h"
@@ -181,6 +182,7 @@ private slots:
     void systemReplacedAndLabels();
     void frameLoopStepTime_data();
     void frameLoopStepTime();
+    void oneBodyInWords();
 
 private:
     void addKernelRows();
@@ -1573,6 +1575,23 @@ void TestController::frameLoopStepTime()
         QVERIFY2(std::abs(diff) <= 0.05,
                  qPrintable(QStringLiteral("the frame loop's step time differs by %1 % from Simulation::step's (limit 5 %)")
                                 .arg(100.0 * diff, 0, 'f', 1)));
+}
+
+void TestController::oneBodyInWords()
+{
+    // The app's sentences count bodies as a reader does: "1 body", not "1 bodies".
+    QCOMPARE(nbody::app::bodyCountText(1), QStringLiteral("1 body"));
+    QCOMPARE(nbody::app::bodyCountText(0), QStringLiteral("0 bodies"));
+    QCOMPARE(nbody::app::bodyCountText(2), QStringLiteral("2 bodies"));
+    QCOMPARE(nbody::app::bodyCountGrouped(1), QStringLiteral("1 body"));
+    QCOMPARE(nbody::app::bodyCountGrouped(3001), QLocale().toString(3001) + QStringLiteral(" bodies"));
+    REQUIRE_EGL();
+    FrameLoop loop(*m_context);
+    loop.initialize(QStringLiteral("cpu"), 1);
+    FrameResult r;
+    FRAME(loop, r);
+    QCOMPARE(r.bodies, qulonglong(1));
+    QCOMPARE(loop.sources, QStringList{QStringLiteral("uniform cube, 1 body")});
 }
 
 QTEST_GUILESS_MAIN(TestController)

@@ -21,6 +21,7 @@
 #include <QTextDocument>
 #include <QValueAxis>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QTemporaryDir>
 
@@ -194,6 +195,36 @@ private slots:
         QVERIFY(lines[0].startsWith("time,step,kinetic,potential,total,energy_change,"));
         QVERIFY(lines[5].split(',')[1] == "4");
         QVERIFY(dock.findChildren<QMessageBox*>().isEmpty());
+    }
+
+    void exportNeedsSamples()
+    {
+        // Export CSV with no samples wrote a file of the header alone: the button is disabled
+        // (its tooltip says why) until the first sample, and again after Clear; asked anyway, the
+        // dock writes nothing and says so.
+        DiagnosticsDock dock;
+        auto* button = dock.findChild<QPushButton*>(QStringLiteral("exportCsv"));
+        QVERIFY(button);
+        QVERIFY(!button->isEnabled());
+        QVERIFY2(button->toolTip().contains(QLatin1String("no samples")), qPrintable(button->toolTip()));
+        QTemporaryDir dir;
+        const QString path = dir.filePath("diagnostics.csv");
+        QVERIFY(!dock.exportCsv(path));
+        QVERIFY(!QFile::exists(path));
+        QMessageBox* box = dock.findChild<QMessageBox*>();
+        QVERIFY(box);
+        QVERIFY2(box->text().contains(QLatin1String("no diagnostics")), qPrintable(box->text()));
+        box->close();
+        QTRY_VERIFY(dock.findChildren<QMessageBox*>().isEmpty());
+
+        Diagnostics d;
+        d.total = -1;
+        dock.appendDiagnostics({d});
+        QVERIFY(button->isEnabled());
+        QVERIFY(dock.exportCsv(path));
+        QVERIFY(QFile::exists(path));
+        dock.restart(); // Clear, or a new system
+        QVERIFY(!button->isEnabled());
     }
 
     void unwritableTargetShowsAnErrorAndLeavesNoFile()

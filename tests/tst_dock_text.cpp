@@ -13,6 +13,7 @@
 #include "GuiTestMain.h"
 #include "KernelDock.h"
 #include "MainWindow.h"
+#include "MessageBar.h"
 #include "RunDock.h"
 #include "SelectionDock.h"
 #include "ValidationDock.h"
@@ -33,12 +34,16 @@
 #include <QHeaderView>
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
+#include <QHelpEvent>
+#include <QToolTip>
 #include <QFormLayout>
 #include <QLabel>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QStatusBar>
 #include <QStyle>
+#include <QStyleOptionComboBox>
 #include <QTabBar>
 #include <QTest>
 #include <QTextDocument>
@@ -380,6 +385,42 @@ private slots:
         saveScreenshot(dock, QStringLiteral("laptop-device-dock.png"));
     }
 
+    void kernelDockCombosFit()
+    {
+        // The tree rows' force-accuracy list read "Off: θ sets it (Advan" at 1366 × 768: every
+        // item of every list in the Kernel dock fits the list's text field.
+        auto* dock = m_window->findChild<KernelDock*>();
+        QVERIFY(dock);
+        const QString kernel = dock->kernelId();
+        dock->setKernel(QStringLiteral("tree-cpu")); // the Tree parameters box (emits nothing)
+        front(dock);
+        auto* treeBox = dock->findChild<QWidget*>(QStringLiteral("treeParams"));
+        QVERIFY(treeBox);
+        QTRY_VERIFY(treeBox->isVisible());
+        QTest::qWait(100);
+        saveScreenshot(dock, QStringLiteral("laptop-kernel-dock-tree.png"));
+        int combos = 0;
+        for (QComboBox* combo : dock->findChildren<QComboBox*>()) {
+            if (!combo->isVisibleTo(dock))
+                continue;
+            ++combos;
+            QStyleOptionComboBox opt;
+            opt.initFrom(combo);
+            opt.editable = combo->isEditable();
+            opt.frame = combo->hasFrame();
+            const int room = combo->style()->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, combo).width();
+            for (int i = 0; i < combo->count(); ++i) {
+                const int advance = combo->fontMetrics().horizontalAdvance(combo->itemText(i));
+                QVERIFY2(advance <= room, qPrintable(QStringLiteral("%1: '%2' %3 px in %4")
+                                                         .arg(combo->objectName(), combo->itemText(i))
+                                                         .arg(advance)
+                                                         .arg(room)));
+            }
+        }
+        QVERIFY(combos >= 1);
+        dock->setKernel(kernel);
+    }
+
     void statusBarTextIsWhole()
     {
         QStatusBar* bar = m_window->statusBar();
@@ -600,6 +641,45 @@ private slots:
         saveScreenshot(m_window.get(), QStringLiteral("laptop-minimum-window.png"));
         m_window->resize(before);
         QTest::qWait(200);
+    }
+
+    void statusBarMessageIsReadable()
+    {
+        // At 1366 px a long message was cut where the permanent readouts begin ("…with block
+        // time s"). It is drawn elided to the room it has, and its tooltip has it whole.
+        auto* bar = qobject_cast<nbody::app::MessageBar*>(m_window->statusBar());
+        QVERIFY(bar);
+        const QString message = QStringLiteral("A long message ") + QStringLiteral("that goes on ").repeated(30) +
+                                QStringLiteral("to its end");
+        bar->showMessage(message);
+        QTest::qWait(50);
+        const QRect area = bar->messageArea();
+        QVERIFY2(area.width() > 200, qPrintable(QString::number(area.width())));
+        for (QWidget* w : bar->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+            if (w->isVisible())
+                QVERIFY2(area.right() < w->x(), qPrintable(w->objectName()));
+        QVERIFY(bar->messageElided());
+        saveScreenshot(bar, QStringLiteral("laptop-status-message.png"));
+        const QString shown = bar->shownMessage();
+        QVERIFY2(shown.endsWith(QStringLiteral("…")) && shown.startsWith(QLatin1String("A long message")), qPrintable(shown));
+        QVERIFY(bar->fontMetrics().horizontalAdvance(shown) <= area.width());
+        QHelpEvent help(QEvent::ToolTip, area.center(), bar->mapToGlobal(area.center()));
+        QApplication::sendEvent(bar, &help);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QVERIFY2(QToolTip::text().contains(QLatin1String("to its end")), qPrintable(QToolTip::text()));
+        QToolTip::hideText();
+        bar->clearMessage();
+
+        // The app's own line for Reverse time refused with block time steps is whole (last: the
+        // switch to block steps re-bases E₀, which marks the charts of the other tests).
+        auto* timestep = m_window->findChild<QComboBox*>(QStringLiteral("timestep"));
+        QVERIFY(timestep);
+        timestep->setCurrentText(QStringLiteral("block"));
+        QTRY_VERIFY_WITH_TIMEOUT(bar->currentMessage().startsWith(QLatin1String("Reverse time is unavailable")), kWaitMs);
+        QVERIFY2(bar->currentMessage().contains(QLatin1String("block time steps")), qPrintable(bar->currentMessage()));
+        QVERIFY2(!bar->messageElided(), qPrintable(QStringLiteral("'%1' in %2 px").arg(bar->currentMessage()).arg(area.width())));
+        timestep->setCurrentText(QStringLiteral("fixed"));
+        bar->clearMessage();
     }
 
     void cleanupTestCase() { m_window.reset(); }

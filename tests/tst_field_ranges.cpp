@@ -1,11 +1,12 @@
 // Out-of-range values typed into the number fields of the window's docks are refused in the
 // field, on a real MainWindow (its Viewport drawing with the CPU tree kernel, so that the Kernel
-// dock shows θ): typed with real key events through QTest and confirmed with Enter, each value
-// stays in its field as typed (1e40 in Steps per frame was "140", 500 in Point size "5.00 px",
-// dt 0 or −1, ε² −1, G 1e40 and θ 0 went back silently), the field has a red frame and a
-// tooltip naming the allowed values in the interface's words, the keyboard stays in the field,
-// and nothing is applied; leaving the field keeps the text; Escape puts the value in use back
-// and the frame goes.
+// dock shows θ): typed with real key events through QTest and confirmed with Enter (or by leaving
+// the field), each value is refused as a whole (1e40 in Steps per frame was "140", 500 in Point
+// size "5.00 px", dt 0 or −1, ε² −1, G 1e40 and θ 0 went back silently), nothing is applied, and
+// the field shows the value in use again (a refused η 0 stayed in its field while the run went
+// on with the old η): a red frame and a tooltip name the allowed values in the interface's words
+// and the value in use, the status bar says it until the field holds an acceptable text, and
+// the keyboard stays in the field after Enter; the next text typed ends the frame.
 // Needs a display with desktop OpenGL (run under xvfb-run); skips without one.
 #include "AppSetup.h"
 #include "EditPresenter.h"
@@ -101,6 +102,9 @@ private slots:
         QTest::newRow("eps2 -1") << "eps2" << "-1" << "[0, inf) length^2";
         QTest::newRow("G 0") << "gravitationalConstant" << "0" << "(0, inf)";
         QTest::newRow("theta 0") << "openingAngle" << "0" << "(0, 2]";
+        QTest::newRow("alpha 2") << "openingAlpha" << "2" << "[0, 1]";
+        QTest::newRow("eta 0") << "eta" << "0" << "(0, 10]";
+        QTest::newRow("max levels 31") << "maxLevels" << "31" << "0..30";
     }
 
     void outOfRangeIsRefusedInTheField()
@@ -116,7 +120,7 @@ private slots:
                 dock->raise();
                 break;
             }
-        // θ is an advanced tree parameter, folded under the force accuracy.
+        // θ and α are advanced tree parameters, folded under the force accuracy.
         if (auto* advanced = m_window->findChild<QToolButton*>(QStringLiteral("treeAdvancedToggle")))
             advanced->setChecked(true);
         QTRY_VERIFY(box->isVisible());
@@ -124,7 +128,7 @@ private slots:
             if (auto* area = qobject_cast<QScrollArea*>(p))
                 area->ensureWidgetVisible(box);
 
-        const QString before = box->text();
+        const QString before = box->text(); // the value in use
         const QString ownTip = box->toolTip();
         QSignalSpy applied(box, qobject_cast<QSpinBox*>(box) ? SIGNAL(valueChanged(int)) : SIGNAL(valueChanged(double)));
         QVERIFY(applied.isValid());
@@ -137,32 +141,48 @@ private slots:
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
         QTest::qWait(50);
 
-        // The value stays as typed, refused, and the keyboard stays in the field.
-        QVERIFY2(box->text().contains(typed), qPrintable(box->text()));
+        // Refused: nothing applied, the field shows the value in use, the keyboard stays there.
+        QCOMPARE(box->text(), before);
         QVERIFY(box->property("nbodyRefused").toBool());
         QVERIFY(box->hasFocus());
         QCOMPARE(applied.count(), 0);
         const QString tip = box->toolTip();
         QVERIFY2(tip.contains(allowed), qPrintable(tip));
         QVERIFY2(tip.contains(QLatin1String("Nothing was applied")), qPrintable(tip));
+        QVERIFY2(tip.contains(QLatin1String("value in use")), qPrintable(tip));
         QVERIFY2(!tip.contains(QLatin1String("SimParams")) && !tip.contains(QLatin1String("::")), qPrintable(tip));
         QVERIFY(redFrame(box));
         // The allowed values are named once, in the tooltip and in the status bar ("Steps per
         // frame = 1e40 is outside 1..1000 (allowed: 1..1000)" named them twice, and the longer
         // messages lost their end at 1366 px).
         QVERIFY2(tip.section(QStringLiteral("\n\n"), 0, 0).count(allowed) == 1, qPrintable(tip)); // the box's own tip follows
-        const QString status = m_window->statusBar()->currentMessage();
+        QString status = m_window->statusBar()->currentMessage();
         QVERIFY2(status.count(allowed) == 1, qPrintable(status));
         QVERIFY2(status.contains(QLatin1String("nothing was applied")), qPrintable(status));
 
-        // Leaving the field keeps the text and the refusal.
+        // Leaving the field: still the value in use, the refusal still shown, nothing applied.
         m_viewport->setFocus(Qt::MouseFocusReason);
         QTRY_VERIFY(m_viewport->hasFocus());
-        QVERIFY2(box->text().contains(typed), qPrintable(box->text()));
+        QCOMPARE(box->text(), before);
         QVERIFY(box->property("nbodyRefused").toBool());
         QCOMPARE(applied.count(), 0);
 
-        // Escape puts the value in use back; the frame and the refusal's tooltip go.
+        // The refused value typed again and the field left without Enter: refused the same way.
+        box->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(box->hasFocus());
+        box->selectAll();
+        QTest::keyClicks(QApplication::focusWidget(), typed);
+        QVERIFY(!box->property("nbodyRefused").toBool()); // a new text ends the last refusal's frame
+        m_viewport->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(m_viewport->hasFocus());
+        QCOMPARE(box->text(), before);
+        QVERIFY(box->property("nbodyRefused").toBool());
+        QVERIFY(redFrame(box));
+        QCOMPARE(applied.count(), 0);
+        status = m_window->statusBar()->currentMessage();
+        QVERIFY2(status.contains(QLatin1String("nothing was applied")), qPrintable(status));
+
+        // Escape puts the value in use back; the frame, the refusal's tooltip and its line go.
         box->setFocus(Qt::MouseFocusReason);
         QTRY_VERIFY(box->hasFocus());
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);
@@ -171,6 +191,32 @@ private slots:
         QCOMPARE(box->toolTip(), ownTip);
         QVERIFY(!redFrame(box));
         QCOMPARE(applied.count(), 0);
+        QCOMPARE(m_window->statusBar()->currentMessage(), QString());
+        QTRY_VERIFY(m_viewport->hasFocus());
+    }
+
+    void correctedFieldClearsTheMessage()
+    {
+        // The refusal's status line stayed for 15 s after the field was corrected: it goes as
+        // soon as the field holds an acceptable text.
+        auto* box = m_window->findChild<QSpinBox*>(QStringLiteral("stepsPerFrame"));
+        QVERIFY(box);
+        box->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(box->hasFocus());
+        box->selectAll();
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("5000"));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
+        QVERIFY(box->property("nbodyRefused").toBool());
+        QVERIFY2(m_window->statusBar()->currentMessage().contains(QLatin1String("nothing was applied")),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+        // Typed over (the value in use is selected after Enter): "50" is still no value of 1..1000
+        // on the way ("5" is, and clears the line).
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("3"));
+        QCOMPARE(box->text(), QStringLiteral("3"));
+        QVERIFY(!box->property("nbodyRefused").toBool());
+        QCOMPARE(m_window->statusBar()->currentMessage(), QString());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
+        QCOMPARE(box->value(), 3);
         QTRY_VERIFY(m_viewport->hasFocus());
     }
 
@@ -229,7 +275,7 @@ private slots:
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
         QTest::qWait(50);
         QCOMPARE(edit->bodyMass(), before);
-        QCOMPARE(field->property("text").toString(), typed); // kept as typed, to be corrected
+        QCOMPARE(field->property("text").toString(), beforeText); // the mass in use shown again
         QVERIFY(field->property("nbodyRefused").toBool());
 
         // The allowed values: [0, largest], with the largest from the parameters in use.
@@ -251,7 +297,7 @@ private slots:
         QVERIFY2(tip.contains(QStringLiteral("[0, %1]").arg(QString::number(largest, 'g', 6))), qPrintable(tip));
         QVERIFY2(tip.contains(QLatin1String("Nothing was applied")), qPrintable(tip));
         QVERIFY(redFrame(field));
-        // Escape puts the value in use back, and the refusal goes.
+        // Escape leaves the value in use, and the refusal goes.
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);
         QTRY_COMPARE(field->property("text").toString(), beforeText);
         QTRY_VERIFY(!field->property("nbodyRefused").toBool());

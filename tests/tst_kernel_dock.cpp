@@ -67,8 +67,12 @@ private slots:
         // then θ 1 with α 0.0002 … 0.02.
         QCOMPARE(combo->count(), 12);
         QCOMPARE(combo->currentIndex(), 0); // off by default
-        QCOMPARE(combo->itemText(1), QStringLiteral("≤ 4e-05 (θ 0.2)"));
-        QCOMPARE(combo->itemText(4), QStringLiteral("≤ 0.000281 (θ 1, α 0.001)"));
+        // Short items (the dock is narrow at 1366 × 768), with the setting each picks in its tooltip.
+        QCOMPARE(combo->itemText(0), QStringLiteral("Off: θ sets it"));
+        QCOMPARE(combo->itemText(1), QStringLiteral("≤ 4e-05"));
+        QCOMPARE(combo->itemData(1, Qt::ToolTipRole).toString(), QStringLiteral("≤ 4e-05 (θ 0.2)"));
+        QCOMPARE(combo->itemText(4), QStringLiteral("≤ 0.000281"));
+        QCOMPARE(combo->itemData(4, Qt::ToolTipRole).toString(), QStringLiteral("≤ 0.000281 (θ 1, α 0.001)"));
         QCOMPARE(info->text(), QStringLiteral("θ = 0.3 sets the error (Advanced)."));
         dock.show();
         QVERIFY(QTest::qWaitForWindowExposed(&dock));

@@ -3,7 +3,8 @@
 //    ("abc" into G turns on neither Reverse time (B) nor Follow centre of mass (C); "4 096" into
 //    the Validation dock's N does not start the run (Space)); Ctrl+R still resets from a field;
 //    Enter applies the value and Escape puts it back, and both hand the keyboard to the view,
-//    where Space, P and N work;
+//    where Space starts and pauses (a toggle), P pauses and N steps; Space typed into a text
+//    field of a running window is a space and pauses nothing;
 //  - the wheel over an unfocused spin box or combo box of a dock scrolls the dock and leaves the
 //    value; over a focused one it steps the value;
 //  - a 0 typed into New from scenario's N box is refused in words (OK disabled), not replaced;
@@ -36,6 +37,7 @@
 #include <QFile>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -236,6 +238,42 @@ private slots:
         m_window->findChild<RunDock*>()->raise();
     }
 
+    void spaceTypesInATextFieldWhileRunning()
+    {
+        // Space pauses a running simulation from the view, but in a text field of a dock it is a
+        // space: the field takes the key (KeyboardFocus), the run goes on.
+        auto* dock = m_window->findChild<RunDock*>();
+        QVERIFY(dock);
+        dock->raise();
+        auto* body = dock->widget();
+        QVERIFY(body);
+        QLineEdit field(body); // a text field in a dock, as ParamForm makes for a free text row
+        field.setObjectName(QStringLiteral("testTextField"));
+        field.move(0, 0);
+        field.show();
+        QAction* start = action(QStringLiteral("Start"));
+        QAction* pause = action(QStringLiteral("Pause"));
+        QVERIFY(start && pause);
+        start->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(pause->isEnabled(), kWaitMs);
+        QSignalSpy paused(pause, &QAction::triggered);
+
+        field.setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(field.hasFocus());
+        QTest::keyClicks(&field, QStringLiteral("a b"));
+        type(Qt::Key_Space);
+        QCOMPARE(field.text(), QStringLiteral("a b "));
+        QCOMPARE(paused.count(), 0);
+        QVERIFY(pause->isEnabled()); // still running
+
+        // From the view Space pauses.
+        m_viewport->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(m_viewport->hasFocus());
+        type(Qt::Key_Space);
+        QCOMPARE(paused.count(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(start->isEnabled() && !pause->isEnabled(), kWaitMs);
+    }
+
     void modifiedShortcutsWorkInAField()
     {
         // Ctrl+R (Reset) with the cursor in a number field still resets.
@@ -292,8 +330,16 @@ private slots:
         type(Qt::Key_Space);
         QCOMPARE(started.count(), 1);
         QTRY_VERIFY_WITH_TIMEOUT(pause->isEnabled(), kWaitMs);
-        type(Qt::Key_P);
+        // Space toggles: again it pauses, and once more it starts; P pauses too.
+        type(Qt::Key_Space);
         QCOMPARE(paused.count(), 1);
+        QCOMPARE(started.count(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(start->isEnabled() && !pause->isEnabled(), kWaitMs);
+        type(Qt::Key_Space);
+        QCOMPARE(started.count(), 2);
+        QTRY_VERIFY_WITH_TIMEOUT(pause->isEnabled(), kWaitMs);
+        type(Qt::Key_P);
+        QCOMPARE(paused.count(), 2);
         QTRY_VERIFY_WITH_TIMEOUT(step->isEnabled(), kWaitMs);
         type(Qt::Key_N);
         QCOMPARE(stepped.count(), 1);
@@ -454,12 +500,14 @@ private slots:
             if (!inMenus)
                 continue;
             ++actions;
-            const QString row = a->shortcut().toString(QKeySequence::NativeText) + QStringLiteral(" | ") +
-                                a->text().remove(QLatin1Char('&'));
+            QStringList keys; // every key of the action (Pause: P and Space)
+            for (const QKeySequence& k : a->shortcuts())
+                keys << k.toString(QKeySequence::NativeText);
+            const QString row = keys.join(QStringLiteral(", ")) + QStringLiteral(" | ") + a->text().remove(QLatin1Char('&'));
             QVERIFY2(shown.contains(row), qPrintable(row + QStringLiteral(" missing from the table")));
         }
         QVERIFY(actions >= 15);
-        for (const QString& key : {QStringLiteral("Space | Start"), QStringLiteral("P | Pause"), QStringLiteral("N | Step")})
+        for (const QString& key : {QStringLiteral("Space | Start"), QStringLiteral("P, Space | Pause"), QStringLiteral("N | Step")})
             QVERIFY2(shown.contains(key), qPrintable(key));
         // The tools' mouse gestures and the view's keys.
         QVERIFY(shown.filter(QStringLiteral("Navigate tool | Left-drag orbits")).size() == 1);

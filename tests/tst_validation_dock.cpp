@@ -34,6 +34,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QScrollBar>
+#include <QScrollArea>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QValueAxis>
@@ -508,6 +510,57 @@ private slots:
         clickStart(dock);
         QVERIFY(!dock.running());
         QVERIFY(result->text().contains(QStringLiteral("Check at least one kernel")));
+    }
+
+    /// The result line, whole inside the dock's visible area (its scroll area's viewport).
+    static bool resultInSight(ValidationDock* dock)
+    {
+        auto* area = qobject_cast<QScrollArea*>(dock->widget());
+        auto* result = dock->findChild<QLabel*>(QStringLiteral("validationResult"));
+        if (!area || !result || !result->isVisible())
+            return false;
+        const QRect r(result->mapTo(area->viewport(), QPoint(0, 0)), result->size());
+        return area->viewport()->rect().contains(r);
+    }
+
+    void resultInSightAfterARun()
+    {
+        // At 1366 × 768 the result line was below the fold of the bottom dock after a run: the
+        // dock puts it at the top of a column of its own there, and scrolls to it in the
+        // right-hand column.
+        StartupConfig config;
+        config.kernelId = QStringLiteral("cpu");
+        config.bodies = 301;
+        auto w = std::make_unique<MainWindow>(config, Automation{});
+        w->setWindowState(Qt::WindowNoState);
+        w->resize(1366, 768);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        auto* dock = w->findChild<ValidationDock*>();
+        QVERIFY(dock);
+        QTRY_COMPARE_WITH_TIMEOUT(dock->checkedKernels(), QStringList{QStringLiteral("cpu")}, kWaitMs);
+        QCOMPARE(w->dockWidgetArea(dock), Qt::BottomDockWidgetArea);
+        dock->raise();
+        QTRY_VERIFY(dock->isVisible());
+        dock->setSteps(10);
+        dock->setCheckpoints(5);
+        QSignalSpy ready(dock, &ValidationDock::reportReady);
+        clickStart(*dock);
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kWaitMs);
+        QTest::qWait(50);
+        saveScreenshot(w.get(), QStringLiteral("app-validation-result-1366.png"));
+        QVERIFY(resultInSight(dock));
+        QCOMPARE(qobject_cast<QScrollArea*>(dock->widget())->verticalScrollBar()->value(), 0); // no scrolling needed
+
+        // In the right-hand column, below the kernels and the settings: scrolled to.
+        w->addDockWidget(Qt::RightDockWidgetArea, dock);
+        dock->raise();
+        QTRY_VERIFY(dock->isVisible());
+        QTest::qWait(50);
+        clickStart(*dock);
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 2, kWaitMs);
+        QTRY_VERIFY(resultInSight(dock));
+        w->close();
     }
 
     void validatesTheRunningSystem()

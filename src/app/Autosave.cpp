@@ -2,6 +2,7 @@
 /// Autosave and crash recovery (see Autosave.h).
 
 #include "Autosave.h"
+#include "BodyCount.h"
 
 #include "SimulationController.h"
 
@@ -124,9 +125,9 @@ void Autosave::showOffer()
     const Previous& p = *m_previous;
     m_offer = new QMessageBox(QMessageBox::Question, tr("Restore autosave?"),
                               tr("N-Body Sandbox did not exit cleanly last time. Its autosave from %1 holds "
-                                 "%2 bodies at step %3 (time %4).\n\nRestore it, or discard it?")
+                                 "%2 at step %3 (time %4).\n\nRestore it, or discard it?")
                                   .arg(QLocale().toString(p.savedAt, QLocale::LongFormat))
-                                  .arg(p.bodies)
+                                  .arg(bodyCountText(p.bodies))
                                   .arg(p.step)
                                   .arg(p.time, 0, 'g', 6),
                               QMessageBox::NoButton, m_window);

@@ -3,6 +3,7 @@
 /// the tuner, the sandbox's edits, the selection and the Add body tool's field.
 
 #include "SimulationController.h"
+#include "BodyCount.h"
 
 #include "sim/core/Edits.h"
 #include "sim/base/Format.h"
@@ -175,9 +176,9 @@ void SimulationController::applyEdit(const std::function<EditRecord(World&)>& ed
     m_sim->setWorld(std::move(world)); // keeps time and step; throws invalid_argument: nothing changes
     // The masses changed, so E₀ is taken again (setWorld): named by what happened to the bodies.
     reportRebase(resets, after > before       ? (after - before == 1 ? tr("body added")
-                                                                      : tr("%1 bodies added").arg(after - before))
+                                                                      : tr("%1 added").arg(bodyCountText(after - before)))
                          : after < before     ? (before - after == 1 ? tr("body removed")
-                                                                      : tr("%1 bodies removed").arg(before - after))
+                                                                      : tr("%1 removed").arg(bodyCountText(before - after)))
                                               : QString::fromStdString(record.description));
     m_mergesFollowed = 0;
     m_massRange = range;

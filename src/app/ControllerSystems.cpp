@@ -3,6 +3,7 @@
 /// reset, snapshot files (load, save, autosave) and scenarios (new, open, save).
 
 #include "SimulationController.h"
+#include "BodyCount.h"
 
 #include "sim/perf/StepPrediction.h"
 #include "sim/core/Integrators.h"
@@ -30,7 +31,7 @@ namespace {
 
 QString cubeDescription(std::size_t n)
 {
-    return QStringLiteral("uniform cube, %1 bodies").arg(n);
+    return QStringLiteral("uniform cube, %1").arg(bodyCountText(n));
 }
 
 /// The recipe of a Tipsy file: its absolute path (Save scenario writes it).
@@ -108,8 +109,8 @@ void SimulationController::startFromScenario(const StartupConfig& config, StartS
                     // no prediction: the remembered N, as before
                 }
                 if (p && p->secondsPerStep > kSlowStepSeconds) {
-                    sized = QStringLiteral(" (the last session's %L1 bodies: %2 per step on %3;")
-                                .arg(config.bodies)
+                    sized = QStringLiteral(" (the last session's %1: %2 per step on %3;")
+                                .arg(bodyCountGrouped(config.bodies))
                                 .arg(QString::fromStdString(formatStepTime(p->secondsPerStep)), QString::fromStdString(runs));
                     spec.bodies.reset();
                     sizeIt = true;
@@ -590,12 +591,12 @@ void SimulationController::writeScenario(const QString& path)
             spec.density.reset();
             spec.snapshot = QFileInfo(bodies).fileName().toStdString();
             spec.snapshotFormat = "hdf5";
-            note = tr("the system was edited, so its %1 bodies (t = %2) were saved in %3 beside it, and the scenario "
-                      "opens with them (the recipe alone makes %4)")
-                       .arg(w.size())
+            note = tr("the system was edited, so its bodies (%1, t = %2) were saved in %3 beside it, and the "
+                      "scenario opens with them (the recipe alone makes %4)")
+                       .arg(bodyCountText(w.size()))
                        .arg(w.time, 0, 'g', 6)
                        .arg(QFileInfo(bodies).fileName())
-                       .arg(recipeBodies);
+                       .arg(bodyCountText(recipeBodies));
         }
         writeScenarioFile(path.toStdString(), spec);
         emit scenarioSaved(path, note);

@@ -132,7 +132,8 @@ DiagnosticsDock::DiagnosticsDock(QWidget* parent) : QDockWidget(tr("Diagnostics"
     m_energyWarning->hide();
 
     auto* exportButton = new QPushButton(tr("Export CSV…"));
-    exportButton->setToolTip(tr("Write every sample of this run as CSV"));
+    exportButton->setObjectName(QStringLiteral("exportCsv"));
+    m_exportButton = exportButton; // enabled while there are samples (updateLatest)
     connect(exportButton, &QPushButton::clicked, this, &DiagnosticsDock::chooseExportFile);
     auto* clearButton = new QPushButton(tr("Clear"));
     clearButton->setToolTip(tr("Forget the samples so far (the run goes on)"));
@@ -146,6 +147,7 @@ DiagnosticsDock::DiagnosticsDock(QWidget* parent) : QDockWidget(tr("Diagnostics"
     controls->addWidget(m_latest, 1);
     controls->addWidget(clearButton);
     controls->addWidget(exportButton);
+    updateLatest(); // no samples yet: Export CSV… disabled
 
     // The charts scroll (both ways) where the dock is smaller than they need: the dock can be
     // made as small as its controls on a laptop screen, and the charts' titles stay whole.
@@ -535,6 +537,11 @@ void DiagnosticsDock::updateLatest()
                                                 : tr(" · E₀ re-based at t = %1 (%2)")
                                                       .arg(m_markers.back().time, 0, 'g', 6)
                                                       .arg(m_markers.back().name);
+    // Nothing to export before the first sample: a file of the header alone said nothing.
+    m_exportButton->setEnabled(!m_recorder.empty());
+    m_exportButton->setToolTip(m_recorder.empty() ? tr("Nothing to export yet: no samples since the run started or "
+                                                       "was cleared (Evaluate sets how often they are taken)")
+                                                  : tr("Write every sample of this run as CSV"));
     if (m_recorder.empty()) {
         m_latest->setText(tr("no samples yet") + rebased);
         return;
@@ -577,6 +584,14 @@ void DiagnosticsDock::restart()
 
 bool DiagnosticsDock::exportCsv(const QString& path)
 {
+    if (m_recorder.empty()) {
+        auto* box = new QMessageBox(QMessageBox::Information, tr("Export CSV"),
+                                    tr("There are no diagnostics to export yet: %1 was not written.").arg(path),
+                                    QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+        return false;
+    }
     try {
         m_recorder.writeCsv(QFile::encodeName(path).toStdString());
         return true;

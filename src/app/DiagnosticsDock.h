@@ -37,6 +37,7 @@ class QGraphicsSimpleTextItem;
 class QChartView;
 class QLabel;
 class QLineSeries;
+class QPushButton;
 class QSpinBox;
 class QValueAxis;
 
@@ -83,7 +84,8 @@ public:
     QString energyWarning() const;
 
     /// Writes the recorded series as CSV to `path` (atomically: a failed write leaves no partial
-    /// file and the target unchanged). On failure shows a warning box (non-blocking) naming the
+    /// file and the target unchanged). With no samples it writes nothing, says so in a box and
+    /// returns false (the Export CSV… button is disabled then). On failure shows a warning box (non-blocking) naming the
     /// path and the reason, and returns false.
     bool exportCsv(const QString& path);
 
@@ -159,6 +161,7 @@ private:
     QLineSeries* m_virial = nullptr;
     QSpinBox* m_interval = nullptr;
     QLabel* m_latest = nullptr;
+    QPushButton* m_exportButton = nullptr; ///< Export CSV…: enabled while there are samples
     QLabel* m_energyWarning = nullptr;
     QList<Marker> m_markers;
     QString m_lastExportDir;

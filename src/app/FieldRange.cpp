@@ -28,6 +28,7 @@ namespace {
 constexpr const char* kWatched = "nbodyFieldRangeWatched";
 constexpr const char* kOwnToolTip = "nbodyOwnToolTip";
 constexpr const char* kOwnStyleSheet = "nbodyOwnStyleSheet";
+constexpr const char* kShownText = "nbodyShownText"; ///< the value in use, put back over a refused text
 
 QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 
@@ -217,7 +218,7 @@ QString FieldRange::problem(const QAbstractSpinBox* box, const QString& text)
 void FieldRange::recheckLater(QAbstractSpinBox* box)
 {
     QTimer::singleShot(0, box, [box] {
-        if (isRefused(box) && problem(box, box->text()).isEmpty())
+        if (isRefused(box) && box->text() != box->property(kShownText).toString() && problem(box, box->text()).isEmpty())
             clear(box);
     });
 }
@@ -255,21 +256,50 @@ void FieldRange::watch(QAbstractSpinBox* box)
     // every keystroke: "500" typed into a box of 1..32 applied 5 on the way.
     box->setKeyboardTracking(false);
     edit->setValidator(new NumberTextValidator(box, edit->validator()));
-    connect(edit, &QLineEdit::textChanged, box, [box] {
-        if (isRefused(box) && problem(box, box->text()).isEmpty())
-            clear(box);
+    connect(edit, &QLineEdit::textChanged, this, [this, box = QPointer<QAbstractSpinBox>(box)] {
+        if (box)
+            onTyped(box);
     });
+}
+
+void FieldRange::onTyped(QAbstractSpinBox* box)
+{
+    if (m_restoring)
+        return;
+    // The value in use put back shows the refusal; a text typed after it ends it.
+    if (isRefused(box) && box->text() != box->property(kShownText).toString())
+        clear(box);
+    if (m_messageBox == box && problem(box, box->text()).isEmpty())
+        clearMessage(); // corrected: the refusal's line is no longer true
 }
 
 bool FieldRange::refuseIfBad(QAbstractSpinBox* box)
 {
     const QString why = problem(box, box->text());
     if (why.isEmpty()) {
-        clear(box);
+        if (box->text() != box->property(kShownText).toString())
+            clear(box); // a refusal shown over the value in use stays until the next text
         return false;
     }
     refuse(box, why);
+    // The field shows what runs: the value in use over the refused text (as Escape does; no
+    // value changes, nothing is emitted). The frame, the tooltip and the status bar say why.
+    m_restoring = true;
+    if (auto* d = qobject_cast<QDoubleSpinBox*>(box))
+        d->setValue(d->value());
+    else if (auto* i = qobject_cast<QSpinBox*>(box))
+        i->setValue(i->value());
+    m_restoring = false;
+    box->setProperty(kShownText, box->text());
     return true;
+}
+
+void FieldRange::clearMessage()
+{
+    if (m_window->statusBar() && m_window->statusBar()->currentMessage() == m_message)
+        m_window->statusBar()->clearMessage();
+    m_message.clear();
+    m_messageBox = nullptr;
 }
 
 void FieldRange::refuse(QAbstractSpinBox* box, const QString& why)
@@ -283,17 +313,20 @@ void FieldRange::refuse(QAbstractSpinBox* box, const QString& why)
     // is not followed by them again.
     const QString range = allowed(box);
     const bool named = why.contains(range);
-    const QString tip = named ? tr("%1.\nNothing was applied: the value in use is still %2.").arg(why, valueText(box))
-                              : tr("%1.\nAllowed: %2. Nothing was applied: the value in use is still %3.")
-                                    .arg(why, range, valueText(box));
+    const QString inUse = valueText(box);
+    const QString tip = named ? tr("%1.\nNothing was applied: the field shows the value in use, %2.").arg(why, inUse)
+                              : tr("%1.\nAllowed: %2. Nothing was applied: the field shows the value in use, %3.")
+                                    .arg(why, range, inUse);
     const QString own = box->property(kOwnToolTip).toString();
     box->setToolTip(own.isEmpty() ? tip : tip + QStringLiteral("\n\n") + own);
     box->setStyleSheet(box->property(kOwnStyleSheet).toString() +
                        QStringLiteral("QAbstractSpinBox { border: 2px solid #d32f2f; border-radius: 2px; }"));
-    if (m_window->statusBar())
-        m_window->statusBar()->showMessage(named ? tr("%1; nothing was applied").arg(why)
-                                                 : tr("%1 (allowed: %2); nothing was applied").arg(why, range),
-                                           15000);
+    if (m_window->statusBar()) {
+        m_message = named ? tr("%1; nothing was applied, %2 is still in use").arg(why, inUse)
+                          : tr("%1 (allowed: %2); nothing was applied, %3 is still in use").arg(why, range, inUse);
+        m_messageBox = box;
+        m_window->statusBar()->showMessage(m_message, 15000);
+    }
 }
 
 void FieldRange::clear(QAbstractSpinBox* box)
@@ -331,15 +364,24 @@ bool FieldRange::eventFilter(QObject* watched, QEvent* event)
         return false; // the line edit's own events; a box nobody types into
     if (type == QEvent::KeyPress) {
         const int key = static_cast<QKeyEvent*>(event)->key();
-        if (key == Qt::Key_Escape && isRefused(box))
-            recheckLater(box); // the value in use back (KeyboardFocus): the refusal goes with the text
+        if (key == Qt::Key_Escape) { // the value in use back (KeyboardFocus): the refusal goes with the text
+            clear(box);
+            if (m_messageBox == box)
+                clearMessage();
+        }
         if ((key != Qt::Key_Return && key != Qt::Key_Enter) || !refuseIfBad(box))
             return false;
-        event->accept(); // the box does not interpret it: the text stays, nothing is applied
+        // Nothing to interpret (the value in use is back); the keyboard stays in the field
+        // (KeyboardFocus), its text selected to be typed over.
+        if (auto* edit = box->findChild<QLineEdit*>())
+            edit->selectAll();
+        event->accept();
         return true;
     }
-    // Leaving the field: the box would put its value back (or the nearest limit) over the text.
-    return refuseIfBad(box);
+    // Leaving the field: a refused text is replaced by the value in use before the box reads
+    // it (it would take the nearest limit); then the box leaves as usual, nothing changed.
+    refuseIfBad(box);
+    return false;
 }
 
 } // namespace nbody::app

@@ -2,13 +2,15 @@
 /// \file FieldRange.h
 /// The number fields of the window's docks refuse what they cannot take, in the field. A value
 /// outside the allowed values typed into a spin box (or one that is not a number, or not a whole
-/// number where whole numbers are asked for) stays there as typed, the field gets a red frame
-/// and a tooltip that says why and which values are allowed, the status bar says it too, and
-/// nothing is applied: never clamped to the nearest limit, never cut to the characters the box
-/// would otherwise accept ("1e40" typed into a whole-number box was "140"), never put back
-/// silently. Enter, or leaving the field, checks it; the frame goes as soon as the text is
-/// acceptable again (typed, Escape, or a value the program sets). Enter on a refused field keeps
-/// the keyboard in it.
+/// number where whole numbers are asked for) is refused when it would be applied (Enter, or
+/// leaving the field): nothing is applied, never clamped to the nearest limit, never cut to the
+/// characters the box would otherwise accept ("1e40" typed into a whole-number box was "140"),
+/// and the field shows the value in use again, so that it always shows what runs. The field
+/// gets a red frame and a tooltip that say why, which values are allowed and that the value in
+/// use stays; the status bar says it too. The frame goes with the next text typed into the field
+/// (or Escape, or another value the program sets), and the status line once the field holds an
+/// acceptable text. Enter on a refused field keeps the keyboard in it, the value selected to be
+/// typed over.
 ///
 /// The allowed values of a field bound to a row of the parameter table (the property
 /// kParamKey: dt, ε², G, θ, the launch parameters) are the row's, with the row's message
@@ -19,6 +21,8 @@
 /// as WheelFocus).
 
 #include <QObject>
+#include <QPointer>
+#include <QString>
 
 class QAbstractSpinBox;
 class QMainWindow;
@@ -56,14 +60,23 @@ private:
     /// in a whole-number box, and digits past its maximum), and clears the refusal once the text
     /// is acceptable.
     void watch(QAbstractSpinBox* box);
-    /// Checks the box's text: refuses it (true) or clears a refusal (false).
+    /// Checks the box's text: refuses it and puts the value in use back (true), or clears a
+    /// refusal (false).
     bool refuseIfBad(QAbstractSpinBox* box);
+    /// The box's text changed by typing: a refusal shown ends, and the refusal's status line goes
+    /// once the text is acceptable.
+    void onTyped(QAbstractSpinBox* box);
+    /// Takes the last refusal's line off the status bar (if it is still there).
+    void clearMessage();
     void refuse(QAbstractSpinBox* box, const QString& why);
     static void clear(QAbstractSpinBox* box);
     /// Clears the refusal after the events in hand when the text is then acceptable.
     static void recheckLater(QAbstractSpinBox* box);
 
     QMainWindow* m_window;
+    QString m_message;                    ///< the last refusal's status line
+    QPointer<QAbstractSpinBox> m_messageBox; ///< the field it is about
+    bool m_restoring = false;             ///< putting the value in use back over a refused text
 };
 
 } // namespace nbody::app

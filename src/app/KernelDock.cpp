@@ -219,6 +219,12 @@ QGroupBox* KernelDock::createTreeBox(QWidget* parent)
     auto* accuracyForm = new QFormLayout;
     m_accuracy = new QComboBox(m_treeBox);
     m_accuracy->setObjectName(QStringLiteral("forceAccuracy"));
+    // Its items are short ("≤ 0.001"; the setting each picks is in its tooltip and in the line
+    // below), and it takes the row's width without asking for its longest item's: at 1366 × 768
+    // the dock is about 330 px wide and "Off: θ sets it (Advanced)" was cut.
+    m_accuracy->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_accuracy->setMinimumContentsLength(8);
+    m_accuracy->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     if (const nbody::ParamInfo* row = nbody::findParam("forceAccuracy"))
         m_accuracy->setToolTip(qstr(row->doc));
     accuracyForm->addRow(tr("Force accuracy (p99):"), m_accuracy);
@@ -265,13 +271,16 @@ void KernelDock::fillAccuracyChoices()
 {
     const QSignalBlocker block(m_accuracy);
     m_accuracy->clear();
-    m_accuracy->addItem(tr("Off: θ sets it (Advanced)"), QString());
+    m_accuracy->addItem(tr("Off: θ sets it"), QString());
+    m_accuracy->setItemData(0, tr("Off: the opening angle θ under Advanced sets the error"), Qt::ToolTipRole);
     // The settings worth choosing (ForceAccuracy.h accuracyChoices: none is beaten in both error
-    // and work), each under its calibrated p99.
+    // and work), each under its calibrated p99, with the setting it picks in its tooltip.
     // They are those of the tables for this system's N (ForceAccuracy.h calibrationBodies).
-    for (const nbody::AccuracyPoint& pt : nbody::accuracyChoices(m_kernelId.toStdString(), std::size_t(m_bodies)))
-        m_accuracy->addItem(tr("≤ %1 (%2)").arg(pt.p99, 0, 'g', 3).arg(settingText(pt)),
-                            QString::fromStdString(nbody::shortestText(pt.p99)));
+    for (const nbody::AccuracyPoint& pt : nbody::accuracyChoices(m_kernelId.toStdString(), std::size_t(m_bodies))) {
+        m_accuracy->addItem(tr("≤ %1").arg(pt.p99, 0, 'g', 3), QString::fromStdString(nbody::shortestText(pt.p99)));
+        m_accuracy->setItemData(m_accuracy->count() - 1, tr("≤ %1 (%2)").arg(pt.p99, 0, 'g', 3).arg(settingText(pt)),
+                                Qt::ToolTipRole);
+    }
     showAccuracy();
 }
 

@@ -12,6 +12,7 @@
 #include "KernelPresenter.h"
 #include "FieldRange.h"
 #include "KeyboardFocus.h"
+#include "MessageBar.h"
 #include "RecordingPresenter.h"
 #include "RunDock.h"
 #include "RunPresenter.h"
@@ -62,6 +63,7 @@ MainWindow::MainWindow(const StartupConfig& config, const Automation& automation
     : QMainWindow(parent), m_config(config), m_automation(automation), m_notices(this, automation.active())
 {
     setWindowTitle(tr("N-Body Sandbox"));
+    setStatusBar(new MessageBar(this)); // long messages elided, whole in the tooltip
     m_viewport = new Viewport(this);
     setCentralWidget(m_viewport);
     createDocks();

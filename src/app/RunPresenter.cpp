@@ -32,11 +32,14 @@ void RunPresenter::createActions(QMainWindow* window)
     QStyle* s = window->style();
     m_startAction = new QAction(s->standardIcon(QStyle::SP_MediaPlay), tr("&Start"), window);
     m_startAction->setShortcut(Qt::Key_Space);
-    m_startAction->setStatusTip(tr("Run the simulation"));
+    m_startAction->setStatusTip(tr("Run the simulation (Space again pauses)"));
     connect(m_startAction, &QAction::triggered, this, &RunPresenter::startRequested);
 
     m_pauseAction = new QAction(s->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), window);
-    m_pauseAction->setShortcut(Qt::Key_P);
+    // Space toggles: it starts (Start) and, while running, pauses. Only one of the two actions
+    // is enabled at a time, so the key is never ambiguous; in a text field it types (KeyboardFocus).
+    m_pauseAction->setShortcuts({QKeySequence(Qt::Key_P), QKeySequence(Qt::Key_Space)});
+    m_pauseAction->setStatusTip(tr("Pause the run"));
     m_pauseAction->setEnabled(false);
     connect(m_pauseAction, &QAction::triggered, this, [this] {
         if (m_controller)
@@ -121,11 +124,13 @@ void RunPresenter::updateReverseAction(const nbody::SimParams& params)
     // Merges cannot be undone: with collisions on, Reverse stays off and says why.
     const bool enable = why.empty() || params.reverse;
     // The status bar's line is short enough to be whole beside the permanent labels at 1366 px
-    // (the simulation's sentence, 150 characters, was cut to "…cannot be undone): tu"); the
-    // tooltip has that sentence.
+    // (the simulation's sentences, 150 characters and more, were cut to "…cannot be undone): tu"
+    // and "…with block time s"); the action's tooltip has the whole sentence.
     m_reverseWhy = enable ? QString()
                    : params.collisions
                        ? tr("Reverse time is unavailable while collisions are on (a merge cannot be undone)")
+                   : params.timestep == "block"
+                       ? tr("Reverse time is unavailable with block time steps (not time-symmetric): use fixed steps")
                        : tr("Reverse time is unavailable: %1").arg(QString::fromStdString(why));
     if (!enable && m_reverseAction->isEnabled())
         m_notices.status(m_reverseWhy, 10000);

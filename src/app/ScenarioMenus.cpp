@@ -1,4 +1,5 @@
 #include "ScenarioMenus.h"
+#include "BodyCount.h"
 
 #include "sim/core/Integrators.h"
 #include "sim/core/KernelRegistry.h"
@@ -203,9 +204,9 @@ bool ScenarioMenus::confirmLargeSystem(qulonglong n, int evaluationsPerStep, QSt
     if (!p || p->secondsPerStep <= kSlowStepSeconds)
         return true;
     QMessageBox box(QMessageBox::Question, tr("A very slow step"),
-                    tr("%L1 bodies: %2. A step in progress cannot be interrupted: Pause and Quit wait for it. "
+                    tr("%1: %2. A step in progress cannot be interrupted: Pause and Quit wait for it. "
                        "Create it anyway?")
-                        .arg(n)
+                        .arg(bodyCountGrouped(qulonglong(n)))
                         .arg(predictionText(p)),
                     QMessageBox::Yes | QMessageBox::No, m_parent);
     box.setObjectName(QStringLiteral("slowStepQuestion"));

@@ -1,4 +1,5 @@
 #include "SnapshotDialogs.h"
+#include "BodyCount.h"
 
 #include "SimulationController.h"
 
@@ -101,7 +102,7 @@ void SnapshotSaver::save()
 void SnapshotSaver::onSaved(const QString& path, qulonglong bodies, qulonglong step)
 {
     m_window->statusBar()->showMessage(
-        tr("Saved %1 (%2 bodies, step %3)").arg(QFileInfo(path).fileName()).arg(bodies).arg(step), 10000);
+        tr("Saved %1 (%2, step %3)").arg(QFileInfo(path).fileName(), bodyCountText(bodies)).arg(step), 10000);
 }
 
 void SnapshotSaver::onFailed(const QString& path, const QString& message)

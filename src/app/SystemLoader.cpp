@@ -1,4 +1,5 @@
 #include "SystemLoader.h"
+#include "BodyCount.h"
 
 #include "Notices.h"
 #include "SimulationController.h"
@@ -115,7 +116,7 @@ void SystemLoader::newScenario(const QString& id, qulonglong bodies, quint64 see
     const ScenarioInfo* row = findScenario(id.toStdString());
     const QString label = tr("Making %1%2…")
                               .arg(row ? QString::fromUtf8(row->name.data(), qsizetype(row->name.size())) : id)
-                              .arg(bodies > 0 ? tr(", %L1 bodies").arg(bodies) : QString());
+                              .arg(bodies > 0 ? tr(", %1").arg(bodyCountGrouped(bodies)) : QString());
     start(label, id, [=](const nbody::Progress& progress) -> std::function<void()> {
         auto spec = std::make_shared<const ScenarioSpec>(
             scenarioSpec(id.toStdString(), bodies > 0 ? std::optional<std::size_t>(bodies) : std::nullopt, seed));

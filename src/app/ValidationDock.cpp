@@ -1,4 +1,5 @@
 #include "ValidationDock.h"
+#include "BodyCount.h"
 #include "DockScroll.h"
 
 #include "sim/validate/ValidationReport.h"
@@ -11,6 +12,8 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QScrollArea>
+#include <QTimer>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QMessageBox>
@@ -65,7 +68,9 @@ void ValidationDock::followArea()
     const Qt::DockWidgetArea area = window ? window->dockWidgetArea(this) : Qt::NoDockWidgetArea;
     const bool wide = !isFloating() && (area == Qt::TopDockWidgetArea || area == Qt::BottomDockWidgetArea);
     m_rows->setDirection(wide ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
-    m_rows->setStretch(1, wide ? 1 : 0); // in a column the kernel list takes the spare height
+    // In a column the kernel list takes the spare height; side by side the list and the result
+    // share the spare width.
+    m_rows->setStretch(2, wide ? 1 : 0);
 }
 
 ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), parent)
@@ -73,16 +78,21 @@ ValidationDock::ValidationDock(QWidget* parent) : QDockWidget(tr("Validation"), 
     setObjectName(QStringLiteral("ValidationDock"));
     qRegisterMetaType<std::shared_ptr<const nbody::app::SystemCopy>>();
     auto* body = new QWidget(this);
-    // The kernels, then the run's settings, start and result: one above the other in a column
-    // (the right-hand area, floating), side by side in the wide bottom area (the default).
+    // The kernels, the run's settings, then start, progress and result: one above the other in
+    // a column (the right-hand area, floating), three columns side by side in the wide bottom
+    // area (the default), where the result is then at the top of its column, in sight without
+    // scrolling (under the settings it was below the fold of a 1366 × 768 screen).
     m_rows = new QBoxLayout(QBoxLayout::TopToBottom, body);
+    auto* settings = new QVBoxLayout;
     auto* column = new QVBoxLayout;
 
     m_rows->addWidget(createKernelBox(body), 1);
+    m_rows->addLayout(settings);
     m_rows->addLayout(column);
-    column->addWidget(createRunBox(body));
+    settings->addWidget(createRunBox(body));
+    settings->addStretch(); // side by side: at the top
     createStartRows(body, column); // start, progress, result
-    column->addStretch(); // side by side: the settings at the top
+    column->addStretch();
     setScrollableWidget(this, body);
     connect(this, &QDockWidget::dockLocationChanged, this, &ValidationDock::followArea);
     connect(this, &QDockWidget::topLevelChanged, this, &ValidationDock::followArea);
@@ -333,10 +343,10 @@ bool ValidationDock::confirmLongRun(std::size_t bodies, double seconds)
     const QString time = seconds < 7200 ? tr("%1 minutes").arg(std::lround(seconds / 60))
                                         : tr("%1 hours").arg(seconds / 3600, 0, 'g', 2);
     return QMessageBox::question(this, tr("Long validation"),
-                                 tr("Validating %1 bodies for %2 steps will take about %3 on this machine: the "
+                                 tr("Validating %1 for %2 steps will take about %3 on this machine: the "
                                     "fp64 reference runs on the CPU and costs N² interactions per step. "
                                     "Cancel stops it after the current step.\n\nStart it anyway?")
-                                     .arg(QLocale().toString(qulonglong(bodies)))
+                                     .arg(bodyCountGrouped(bodies))
                                      .arg(QLocale().toString(m_steps->value()))
                                      .arg(time),
                                  QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
@@ -471,6 +481,7 @@ void ValidationDock::onFinished(std::shared_ptr<const nbody::ValidationReport> r
         m_reportAction->setEnabled(true);
         if (m_dialog)
             m_dialog->setReport(m_report);
+        showResult();
         emit reportReady(m_report);
         return;
     }
@@ -539,6 +550,17 @@ void ValidationDock::showError(const QString& message)
     m_result->setStyleSheet(QStringLiteral("color: #d32f2f;"));
     m_result->setText(message.toHtmlEscaped());
     m_result->setToolTip(message);
+    showResult();
+}
+
+void ValidationDock::showResult()
+{
+    // In a column (the right-hand area) the result is last: the dock scrolls to it once its
+    // new text is laid out.
+    QTimer::singleShot(0, this, [this] {
+        if (auto* area = qobject_cast<QScrollArea*>(widget()))
+            area->ensureWidgetVisible(m_result);
+    });
 }
 
 ValidationReportDialog* ValidationDock::reportDialog()

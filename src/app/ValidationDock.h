@@ -126,6 +126,8 @@ private:
     void joinWorker();
     void setPhase(Phase phase);
     void showError(const QString& message);
+    /// Scrolls the dock to the result line (after a report or an error).
+    void showResult();
     void updateSystemChoices();
     /// Lays the kernels and the run's settings side by side in the top or bottom dock area,
     /// one above the other elsewhere.
