@@ -1158,6 +1158,10 @@ remote() {
                     --opening-alpha "$sa" --bodies "$sn" --reference sampled --steps 1 --quiet
             done
         done
+        # The anchor at about the same p99 in the same call (Ryoanji θ 0.6: p99 8.0e-4 at 1 M).
+        [[ -x $device/anchors/ryoanji/run.sh && -n ${GPU_CHECK_PROFILE_RYOANJI-0.6} ]] &&
+            limit=400 step "ryoanji 1M (tree-profile)" "$device/anchors/ryoanji/run.sh" \
+                --theta "${GPU_CHECK_PROFILE_RYOANJI-0.6}" 1048576
     fi
 
     # The figures the app's frame loop (remote-app, a call of its own) is compared with, for the
