@@ -251,6 +251,10 @@ EOC
     tar -cf - -C "$stage" . | xz -9 --lzma2=dict=256MiB -T1 >"$dapp/app.txz"
     rm -rf "$stage"
     du -sh "$dapp/app.txz"
+    # The tree's anchor (Ryoanji, 1.6 MB of xz), so that remote-app's tree settings
+    # (GPU_CHECK_APP_TREE) are timed next to it in the same call.
+    [[ -x ../shared/anchors/ryoanji/ryoanji_demo ]] &&
+        tar -cf - -C ../shared/anchors ryoanji/run.sh ryoanji/ryoanji_demo ryoanji/README.md | xz -9 -T1 >"$dapp/ryoanji.txz"
     # What travels: app.txz and the working tree's tracked files, 64 MiB together.
     local tree
     tree=$(git ls-files -z | du -cm --files0-from=- | tail -1 | cut -f1)
@@ -1421,6 +1425,44 @@ remote_app() {
             --kernel blocked --bodies 65536 --steps 100
     }
     if [[ -x $app ]]; then run_sm90_steps; fi
+    # After the app: the tree at each "THETA:ALPHA" of GPU_CHECK_APP_TREE (θ the relative criterion's
+    # guard): `nbody bench` at 1 M (and at 8.4 M for those of GPU_CHECK_APP_TREE_8M) and the sampled
+    # step-0 error there (32 768 bodies against all N in fp64), Nsight Compute's time of every tree
+    # kernel for the first setting, and Ryoanji at 1 M in the same call; then block time steps with
+    # the tree and blocked (their level buffers are checked against the free memory first).
+    tree_settings() { # tree_settings N SETTINGS...
+        local sn=$1 setting st sa
+        shift
+        for setting in "$@"; do
+            st=${setting%%:*} sa=${setting#*:}
+            run_step "bench tree theta $st alpha $sa $sn" timeout 300 "$nbody" bench --kernels tree --scenario plummer \
+                --bodies "$sn" --theta "$st" --opening-alpha "$sa" --steps 10 --budget 120
+            run_step "validate tree theta $st alpha $sa $sn" timeout "$limit" "$nbody" validate --kernel tree \
+                --theta "$st" --opening-alpha "$sa" --bodies "$sn" --reference sampled --steps 1 --quiet
+        done
+    }
+    local -a settings settings8
+    read -r -a settings <<<"${GPU_CHECK_APP_TREE:-}"
+    read -r -a settings8 <<<"${GPU_CHECK_APP_TREE_8M:-}"
+    if ((${#settings[@]} + ${#settings8[@]} > 0)); then
+        ((${#settings[@]})) && tree_settings 1048576 "${settings[@]}"
+        ((${#settings8[@]})) && tree_settings 8388608 "${settings8[@]}"
+        local ncu_bin
+        ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || true)
+        if [[ -n $ncu_bin && ${#settings[@]} -gt 0 ]]; then
+            run_step "ncu tree kernels 1M ${settings[0]}" timeout "$limit" "$ncu_bin" --clock-control none \
+                --metrics gpu__time_duration.sum "$nbody" bench --kernels tree --scenario plummer --bodies 1048576 \
+                --theta "${settings[0]%%:*}" --opening-alpha "${settings[0]#*:}" --steps 3 --budget 60
+        fi
+        if [[ -f .device-app/ryoanji.txz ]]; then
+            unpack_txz .device-app/ryoanji.txz "$root"
+            run_step "ryoanji 1M" timeout 400 "$root/ryoanji/run.sh" --theta "${GPU_CHECK_APP_RYOANJI:-0.6}" 1048576
+        fi
+    fi
+    run_step "tree 1048576 --timestep block" timeout "$limit" "$nbody" run --scenario galaxy-collision --bodies 1048576 \
+        --kernel tree --timestep block --dt 0.125 --steps 4 --no-energy
+    run_step "blocked 65537 --timestep block" timeout "$limit" "$nbody" run --scenario plummer --bodies 65537 \
+        --kernel blocked --timestep block --dt 0.0625 --steps 8
     # The sm_80 build: the start system on `cpu`, with a note that the GPU has no code in it.
     sm80_start() {
         timeout --kill-after=10 "$limit" "$root/bin/nbody-sandbox-sm80" --steps 20 --quit \
