@@ -64,8 +64,8 @@ private slots:
         auto* info = dock.findChild<QLabel*>(QStringLiteral("forceAccuracyInfo"));
         QVERIFY(combo && theta && advanced && info);
         // Off, then tree-cpu's settings worth choosing (ForceAccuracy.h accuracyChoices): θ 0.2,
-        // then θ 1 with α 0.0002 … 0.02.
-        QCOMPARE(combo->count(), 12);
+        // then θ 1 with α 0.0002 … 0.002 and θ 2 with α 0.001 … 0.01.
+        QCOMPARE(combo->count(), 16);
         QCOMPARE(combo->currentIndex(), 0); // off by default
         // Short items (the dock is narrow at 1366 × 768), with the setting each picks in its tooltip.
         QCOMPARE(combo->itemText(0), QStringLiteral("Off: θ sets it"));
@@ -129,15 +129,15 @@ private slots:
         auto* combo = dock->findChild<QComboBox*>(QStringLiteral("forceAccuracy"));
         auto* theta = dock->findChild<QDoubleSpinBox*>(QStringLiteral("openingAngle"));
         QVERIFY(combo && theta);
-        QTRY_COMPARE_WITH_TIMEOUT(combo->count(), 12, 30000); // the tree-cpu row's choices
+        QTRY_COMPARE_WITH_TIMEOUT(combo->count(), 16, 30000); // the tree-cpu row's choices
         QTRY_COMPARE(theta->value(), 0.3);
-        // 1.42e-3 is θ = 1 with α = 0.007's calibrated p99 (the ninth choice after off).
-        const int i = combo->findData(QStringLiteral("0.00142"));
-        QCOMPARE(i, 9);
+        // 1.66e-3 is θ = 2 with α = 0.007's calibrated p99 (the fourteenth choice after off).
+        const int i = combo->findData(QStringLiteral("0.00166"));
+        QCOMPARE(i, 14);
         pickWithKeys(combo, i);
-        QTRY_COMPARE_WITH_TIMEOUT(theta->value(), 1.0, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(theta->value(), 2.0, 30000);
         QCOMPARE(combo->currentIndex(), i);
-        QTRY_VERIFY(dock->findChild<QLabel*>(QStringLiteral("forceAccuracyInfo"))->text().startsWith("θ 1, α 0.007: "));
+        QTRY_VERIFY(dock->findChild<QLabel*>(QStringLiteral("forceAccuracyInfo"))->text().startsWith("θ 2, α 0.007: "));
         auto* alpha = dock->findChild<QDoubleSpinBox*>(QStringLiteral("openingAlpha"));
         QVERIFY(alpha);
         QCOMPARE(alpha->value(), 0.007);

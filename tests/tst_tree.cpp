@@ -642,8 +642,9 @@ private slots:
     // The choice: of the row's settings whose calibrated p99 is at most the target (table points
     // only), the one of least work; for tree-cpu the relative criterion's points beat every
     // geometric one but θ = 0.2 in both p99 and work (0.3: p99 1.80e-4 for 18 576 pair-equivalents
-    // per body, α = 0.0005: 1.68e-4 for 5 778), so its choices are θ = 0.2, then θ = 1 with α;
-    // a target looser than the cheapest setting's p99 takes that one, with the note saying so.
+    // per body, α = 0.0005: 1.68e-4 for 5 778), and above p99 5e-4 the guard θ = 2 beats θ = 1,
+    // so its choices are θ = 0.2, then θ = 1 with α, then θ = 2 with α; a target looser than the
+    // cheapest setting's p99 takes that one, with the note saying so.
     void chooseOpeningAngle_data()
     {
         QTest::addColumn<QString>("kernel");
@@ -652,16 +653,19 @@ private slots:
         QTest::addColumn<double>("alpha");
         QTest::addColumn<double>("p99");
         QTest::addColumn<bool>("loosest");
-        // tree-cpu: θ 0.2 4.00e-5; θ 1 with α 0.0002 9.07e-5, 0.0005 1.68e-4, 0.001 2.81e-4, 0.002
-        // 5.20e-4, 0.003 7.15e-4, 0.004 9.02e-4, 0.005 1.09e-3, 0.007 1.42e-3, 0.01 1.88e-3, 0.02 2.91e-3.
+        // tree-cpu's front: θ 0.2 4.00e-5; θ 1 with α 0.0002 9.07e-5, 0.0005 1.68e-4, 0.001 2.81e-4,
+        // 0.002 5.20e-4; θ 2 with α 0.001 3.00e-4 (between those two), 0.002 5.60e-4, 0.0025 6.80e-4,
+        // 0.003 7.90e-4, 0.0035 9.08e-4, 0.004 1.03e-3, 0.005 1.23e-3, 0.006 1.44e-3, 0.007 1.66e-3,
+        // 0.01 2.17e-3 (θ 1's α 0.003 … 0.02 each cost more than a θ 2 point of smaller p99).
         QTest::newRow("tree-cpu smallest") << "tree-cpu" << 4.0e-5 << 0.2 << 0.0 << 4.0e-5 << false;
         QTest::newRow("tree-cpu between 0.2 and alpha 0.0002") << "tree-cpu" << 9.0e-5 << 0.2 << 0.0 << 4.0e-5 << false;
         QTest::newRow("tree-cpu 2e-4: alpha, not theta 0.3") << "tree-cpu" << 2.0e-4 << 1.0 << 0.0005 << 1.68e-4 << false;
-        QTest::newRow("tree-cpu 1e-3") << "tree-cpu" << 1.0e-3 << 1.0 << 0.004 << 9.02e-4 << false;
-        QTest::newRow("tree-cpu on alpha 0.007's p99") << "tree-cpu" << 1.42e-3 << 1.0 << 0.007 << 1.42e-3 << false;
-        QTest::newRow("tree-cpu just below it") << "tree-cpu" << 1.41e-3 << 1.0 << 0.005 << 1.09e-3 << false;
-        QTest::newRow("tree-cpu cheapest") << "tree-cpu" << 2.91e-3 << 1.0 << 0.02 << 2.91e-3 << false;
-        QTest::newRow("tree-cpu looser than the table") << "tree-cpu" << 0.5 << 1.0 << 0.02 << 2.91e-3 << true;
+        QTest::newRow("tree-cpu 5.5e-4: guard 1") << "tree-cpu" << 5.5e-4 << 1.0 << 0.002 << 5.20e-4 << false;
+        QTest::newRow("tree-cpu 1e-3: guard 2") << "tree-cpu" << 1.0e-3 << 2.0 << 0.0035 << 9.08e-4 << false;
+        QTest::newRow("tree-cpu on alpha 0.006's p99") << "tree-cpu" << 1.44e-3 << 2.0 << 0.006 << 1.44e-3 << false;
+        QTest::newRow("tree-cpu just below it") << "tree-cpu" << 1.43e-3 << 2.0 << 0.005 << 1.23e-3 << false;
+        QTest::newRow("tree-cpu cheapest") << "tree-cpu" << 2.17e-3 << 2.0 << 0.01 << 2.17e-3 << false;
+        QTest::newRow("tree-cpu looser than the table") << "tree-cpu" << 0.5 << 2.0 << 0.01 << 2.17e-3 << true;
         // tree (H200), geometric only: 0.3 1.8e-4, 0.4 4.5e-4, 0.5 7.3e-4, 0.6 1.5e-3, 0.75 3.2e-3.
         QTest::newRow("tree 1e-3") << "tree" << 1.0e-3 << 0.5 << 0.0 << 7.3e-4 << false;
         QTest::newRow("tree 2e-4") << "tree" << 2.0e-4 << 0.3 << 0.0 << 1.8e-4 << false;
@@ -773,10 +777,12 @@ private slots:
     void accuracyChoicesAreTheFront()
     {
         const std::vector<AccuracyPoint> front = accuracyChoices("tree-cpu");
-        QCOMPARE(front.size(), std::size_t(11));
+        QCOMPARE(front.size(), std::size_t(15));
         QCOMPARE(front.front().theta, 0.2);
         QCOMPARE(front[1].alpha, 0.0002);
-        QCOMPARE(front.back().alpha, 0.02);
+        QCOMPARE(front[4].theta, 2.0); // θ 2, α 0.001 (3.00e-4) between θ 1's α 0.001 and 0.002
+        QCOMPARE(front.back().theta, 2.0);
+        QCOMPARE(front.back().alpha, 0.01);
         for (std::size_t i = 1; i < front.size(); ++i) {
             QVERIFY(front[i].p99 > front[i - 1].p99);
             QVERIFY(front[i].work < front[i - 1].work);
@@ -852,21 +858,23 @@ private slots:
         QVERIFY(row->set("1e-3", p).empty());
         QCOMPARE(p.forceAccuracy, 1e-3);
         Simulation sim(w, p, "tree-cpu");
-        // tree-cpu: θ = 1 with α = 0.004 has p99 9.02e-4 ≤ 1e-3 (α = 0.005: 1.09e-3) for less work
-        // than any geometric θ that meets it (0.5: 7.68e-4 for 6 736 against 2 694 pair-equivalents).
-        QCOMPARE(sim.params().openingAngle, 1.0f);
-        QCOMPARE(sim.params().openingAlpha, 0.004);
-        QCOMPARE(QString::fromStdString(describe(sim.params())).contains("theta=1"), true);
-        QVERIFY(QString::fromStdString(describe(sim.params())).contains("alpha=0.004"));
+        // tree-cpu: θ = 2 with α = 0.0035 has p99 9.08e-4 ≤ 1e-3 (α = 0.004: 1.03e-3) for less work
+        // than any other setting that meets it (θ 1 with α 0.004: 9.02e-4 for 2 694 against 2 378
+        // pair-equivalents; θ 0.5: 7.68e-4 for 6 736).
+        QCOMPARE(sim.params().openingAngle, 2.0f);
+        QCOMPARE(sim.params().openingAlpha, 0.0035);
+        QCOMPARE(QString::fromStdString(describe(sim.params())).contains("theta=2"), true);
+        QVERIFY(QString::fromStdString(describe(sim.params())).contains("alpha=0.0035"));
         QVERIFY(QString::fromStdString(describe(sim.params())).contains("accuracy=0.001"));
         SimParams q = sim.params();
         q.forceAccuracy = 3.4e-3;
         q.openingAngle = 0.3f; // replaced: the force accuracy picks θ
         sim.setParams(q);
-        QCOMPARE(sim.params().openingAlpha, 0.02); // the cheapest setting: p99 2.91e-3 ≤ 3.4e-3
+        QCOMPARE(sim.params().openingAlpha, 0.01); // the cheapest setting: θ 2, p99 2.17e-3 ≤ 3.4e-3
+        QCOMPARE(sim.params().openingAngle, 2.0f);
         q.forceAccuracy = 1e-5; // tighter than tree-cpu reaches
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, sim.setParams(q));
-        QCOMPARE(sim.params().openingAlpha, 0.02);
+        QCOMPARE(sim.params().openingAlpha, 0.01);
         QCOMPARE(sim.params().forceAccuracy, 3.4e-3);
         q.forceAccuracy = 0; // off: θ and α as given
         q.openingAlpha = 0;
