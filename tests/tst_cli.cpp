@@ -1090,6 +1090,70 @@ private slots:
         // Nothing but the link, its file and the pipe is left (no temporary files).
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::System).size(), 3);
     }
+    /// A capture size this OpenGL cannot draw is refused before the run (exit 2, no step
+    /// printed), naming the limit and the value: a side beyond the context's largest, the memory
+    /// the image needs, and (with llvmpipe) an accumulation buffer the driver will not allocate.
+    void captureSizeCheckedBeforeRun()
+    {
+        QTemporaryDir dir;
+        const QStringList run{"run", "--bodies", "16", "--steps", "200", "--kernel", "cpu", "--capture",
+                              dir.filePath("c.png")};
+        const Result wide = nbody(run + QStringList{"--width", "40000", "--height", "16"});
+        if (wide.code == 2 && wide.err.contains("cannot render headless"))
+            QSKIP(qPrintable("no headless OpenGL here: " + wide.err));
+        QCOMPARE(wide.code, 2);
+        // No OpenGL driver draws 40000 pixels a side (32768 is the largest today).
+        static const QRegularExpression side(
+            "nbody run: cannot capture at --width 40000 --height 16: the width 40000 is more than this OpenGL "
+            "draws: at most (\\d+) pixels a side \\(GL_MAX_(TEXTURE_SIZE|RENDERBUFFER_SIZE|VIEWPORT_DIMS) of .+\\)\n");
+        const QRegularExpressionMatch m = side.match(wide.err);
+        QVERIFY2(m.hasMatch() && m.captured(1).toInt() >= 4096 && m.captured(1).toInt() < 40000, qPrintable(wide.err));
+        QVERIFY2(!wide.out.contains("step ") && !wide.out.contains("Summary"), qPrintable(wide.out));
+        QVERIFY(!QFileInfo::exists(dir.filePath("c.png")));
+
+        // The host part alone (the read-back image and the PNG encoding, 16 bytes a pixel) is
+        // 4.3 GB at 16384 x 16384, more than a 4 GB address space holds.
+        if (!NBODY_ASAN) { // Sanitizers.h: a process cannot start under ASan with `ulimit -v`
+            QProcess p;
+            p.start("bash", QStringList{"-c", "ulimit -v 4000000 && exec \"$0\" \"$@\"", cliPath()} + run +
+                                QStringList{"--width", "16384", "--height", "16384"});
+            QVERIFY(p.waitForFinished(120000));
+            const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+            const QString out = QString::fromLocal8Bit(p.readAllStandardOutput());
+            QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 2, qPrintable(err));
+            static const QRegularExpression memory(
+                "nbody run: cannot capture at --width 16384 --height 16384: a 16384x16384 image needs about "
+                "([0-9.]+) GB of host memory \\((16|35) bytes a pixel: [^)]*\\); ([0-9.]+) GB are available "
+                "\\(RLIMIT_AS\\)\n");
+            const QRegularExpressionMatch mm = memory.match(err);
+            QVERIFY2(mm.hasMatch(), qPrintable(err));
+            QCOMPARE(mm.captured(1).toDouble(), mm.captured(2) == "16" ? 4.29 : 9.31);
+            QVERIFY2(mm.captured(3).toDouble() < 4.0, qPrintable(err));
+            QVERIFY2(!out.contains("step "), qPrintable(out));
+        }
+
+        // llvmpipe draws 16384 a side but allocates no floating-point texture of 2 GiB with its
+        // mipmaps: 16384 x 16384 fails (it failed at the capture, after the run, blaming the
+        // format), 8192 x 8192 and 12000 x 12000 are drawn. Refused up front, with the largest
+        // size of the same aspect ratio that it allocates (14184 x 14184 measured, to 3 %).
+        const Result square = nbody(run + QStringList{"--width", "16384", "--height", "16384"});
+        if (square.code == 2 && square.err.contains("image needs about"))
+            QSKIP(qPrintable("not enough memory here for a 16384 x 16384 capture: " + square.err));
+        if (!square.err.contains("this OpenGL (llvmpipe")) {
+            QVERIFY2(square.code == 0, qPrintable(square.err)); // another OpenGL that draws it
+            QSKIP("16384 x 16384 is refused for its size by llvmpipe; this OpenGL draws it");
+        }
+        QCOMPARE(square.code, 2);
+        static const QRegularExpression buffers(
+            "nbody run: cannot capture at --width 16384 --height 16384: this OpenGL \\(llvmpipe[^\n]*\\) cannot "
+            "allocate the buffers of a 16384x16384 image \\(5.01 GB of OpenGL memory: [^\n]*\\); it allocates "
+            "(\\d+)x(\\d+) \\(the largest with this aspect ratio, to 3 %\\)\n");
+        const QRegularExpressionMatch b = buffers.match(square.err);
+        QVERIFY2(b.hasMatch(), qPrintable(square.err));
+        QCOMPARE(b.captured(1), b.captured(2));
+        QVERIFY2(b.captured(1).toInt() >= 12000 && b.captured(1).toInt() <= 14184, qPrintable(square.err));
+        QVERIFY2(!square.out.contains("step "), qPrintable(square.out));
+    }
     void blowUpIsAFailure()
     {
         // dt = 1e29 sends every body to infinity in one step: exit 1 naming the problem.

@@ -41,8 +41,15 @@ CLI::App* addRunCommand(CLI::App& app, RunOptions& o)
     // --timestep fixed|block, --eta, --max-levels (with block, --dt is the largest step).
     addParamOptions(*runCmd, o.timeSteps, {ParamGroup::TimeSteps});
     runCmd->add_option("-c,--capture", o.capture, "Write a PNG of the final state (headless, EGL)");
-    runCmd->add_option("--width", o.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
-    runCmd->add_option("--height", o.height, "Capture height in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
+    // The range a command line can ask for; what the OpenGL context draws and the memory allow is
+    // checked before the run (gl::imageSizeProblem), where the context is known.
+    const std::string sideLimits = " (16 or more, up to the largest side this OpenGL draws: 16384 on Mesa's llvmpipe, "
+                                   "32768 on NVIDIA's driver; the size and the memory the capture needs, about 35 "
+                                   "bytes a pixel with llvmpipe, are checked before the run)";
+    runCmd->add_option("--width", o.width, "Capture width in pixels" + sideLimits)
+        ->capture_default_str()->check(CLI::Range(16, kMaxImageSide));
+    runCmd->add_option("--height", o.height, "Capture height in pixels" + sideLimits)
+        ->capture_default_str()->check(CLI::Range(16, kMaxImageSide));
     addLaunchOptions(*runCmd, o.launch);
     addNoTuneOption(*runCmd, o.noTune);
     runCmd->add_option("--progress-every", o.progressEvery, "Steps between progress lines (0: about ten lines)")
@@ -132,7 +139,9 @@ CLI::App* addRenderCommand(CLI::App& app, RenderOptions& o)
     renderCmd->add_option("-f,--frames", o.frames, "Frames to write (frame 0 is the initial state)")
         ->required()->check(CLI::Range(1, 1 << 24));
     renderCmd->add_option("-e,--every", o.every, "Steps between frames")->capture_default_str()->check(CLI::Range(1, 1 << 24));
-    renderCmd->add_option("--size", o.size, "Frame size WxH in pixels")->capture_default_str();
+    renderCmd->add_option("--size", o.size,
+                          "Frame size WxH in pixels (each side 16 or more, up to the largest this OpenGL draws; "
+                          "checked with the memory the frames need before the run, as run's --width and --height)")->capture_default_str();
     renderCmd->add_option("--fps", o.fps, "Frame rate of an MP4")->capture_default_str()->check(CLI::Range(0.1, 1000.0));
     renderCmd->add_option("-o,--out", o.out, "A directory (frame_00000.png, ...) or FILE.mp4 (through ffmpeg)")->required();
     renderCmd->add_flag("!--no-progress", o.progress, "No progress bar on stderr");

@@ -215,6 +215,11 @@ void addEnergyOptions(CLI::App& command, bool& energy, double& tolerance, bool& 
 /// The fastest kernel available here: the first available CUDA row, else `cpu`.
 std::string defaultKernel();
 
+/// The largest image side `run --capture` and `render` accept on the command line (pixels; the
+/// smallest is 16). No OpenGL draws more than 32768 a side today; the context's own limit and
+/// the memory an image needs are checked against it before a run (gl::imageSizeProblem).
+inline constexpr int kMaxImageSide = 65536;
+
 /// The headless view. Create it on the thread that renders; it makes its context current.
 struct HeadlessView {
     gl::EglContext context;

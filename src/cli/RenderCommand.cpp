@@ -24,7 +24,7 @@ namespace nbody::cli {
 
 namespace {
 
-/// "1280x720" → (1280, 720); false unless both are in 16..16384.
+/// "1280x720" → (1280, 720); false unless both are in 16..kMaxImageSide.
 bool parseSize(const std::string& s, int& w, int& h)
 {
     static const std::regex pattern(R"((\d{1,5})[xX](\d{1,5}))");
@@ -33,7 +33,7 @@ bool parseSize(const std::string& s, int& w, int& h)
         return false;
     w = std::stoi(m[1]);
     h = std::stoi(m[2]);
-    return w >= 16 && h >= 16 && w <= 16384 && h <= 16384;
+    return w >= 16 && h >= 16 && w <= kMaxImageSide && h <= kMaxImageSide;
 }
 
 /// A progress bar on stderr: redrawn in place on a terminal (at most 10 times a second),
@@ -177,8 +177,8 @@ int simulateOnly(Simulation& sim, const RenderOptions& o, const std::vector<std:
 int checkRenderOptions(const RenderOptions& o, int& width, int& height, const gl::ColourMode*& mode)
 {
     if (!parseSize(o.size, width, height)) {
-        std::cerr << "nbody render: --size must be WxH with both in 16..16384 (like 1280x720), not '" << o.size
-                  << "'\n";
+        std::cerr << "nbody render: --size must be WxH with both in 16.." << kMaxImageSide
+                  << " (like 1280x720), not '" << o.size << "'\n";
         return 2;
     }
     if (o.out.empty()) {
@@ -377,6 +377,12 @@ int renderCommand(const RenderOptions& o)
             view.emplace(n, wanted && wanted->backend == Backend::Cuda);
         } catch (const std::exception& e) {
             std::cerr << "nbody render: cannot render headless: " << e.what() << "\n";
+            return 2;
+        }
+        // The frame size against this OpenGL's limits and the memory, before anything runs.
+        if (const std::string problem = gl::imageSizeProblem(width, height); !problem.empty()) {
+            std::cerr << "nbody render: cannot render at --size " << width << "x" << height << ": " << problem
+                      << "\n";
             return 2;
         }
     }

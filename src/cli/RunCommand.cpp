@@ -179,6 +179,12 @@ int startSession(const RunOptions& o, PreparedSystem& prepared, const std::strin
             std::cerr << "nbody run: cannot render headless: " << e.what() << "\n";
             return 2;
         }
+        // The capture's size against this OpenGL's limits and the memory, before anything runs.
+        if (const std::string problem = gl::imageSizeProblem(o.width, o.height); !problem.empty()) {
+            std::cerr << "nbody run: cannot capture at --width " << o.width << " --height " << o.height << ": "
+                      << problem << "\n";
+            return 2;
+        }
     }
     try {
         s.sim = std::make_unique<Simulation>(world, std::move(prepared.exact), params, "cpu");
