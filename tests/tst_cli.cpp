@@ -771,6 +771,45 @@ private slots:
         QVERIFY(kernels[0]["force0"]["max"].toDouble() < 1e-4);
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"v.json"}); // no temporary file left
     }
+    /// The predicted time of a validation is within a small factor of the time it takes: one
+    /// step of 8192 bodies with the default 50 checkpoints has one checkpoint, so its energy sums
+    /// are two a run, not 51 (predicted 50 s for 4 s on two cores before). A count of one step
+    /// reads "1 step" in the announcement, the summary and the report.
+    void validatePredictsItsTime()
+    {
+        QTemporaryDir dir;
+        const QString html = dir.filePath("v.html");
+        QElapsedTimer timer;
+        timer.start();
+        const Result r = nbody({"validate", "--kernel", "cpu", "--bodies", "8192", "--steps", "1", "--quiet",
+                                "--report", html});
+        const double seconds = double(timer.elapsed()) / 1000.0;
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        static const QRegularExpression announced(
+            "nbody validate: 8192 bodies, 1 step, 1 kernel and the fp64 reference: about ([\\d.]+) (s|min|h) here");
+        const QRegularExpressionMatch m = announced.match(r.err);
+        QVERIFY2(m.hasMatch(), qPrintable(r.err));
+        const double predicted = m.captured(1).toDouble() * (m.captured(2) == "min" ? 60 : m.captured(2) == "h" ? 3600 : 1);
+        qInfo("predicted %.1f s, took %.1f s", predicted, seconds);
+        QVERIFY2(predicted > 0 && predicted < 3 * seconds && seconds < 3 * predicted,
+                 qPrintable(QStringLiteral("predicted %1 s, took %2 s").arg(predicted).arg(seconds)));
+        QVERIFY2(r.out.contains("Validation: 8192 bodies, 1 step, against the fp64 reference"), qPrintable(r.out));
+        QVERIFY2(!r.out.contains("1 steps") && !r.err.contains("1 steps"), qPrintable(r.out + r.err));
+        QFile f(html);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString page = QString::fromUtf8(f.readAll());
+        QVERIFY2(page.contains("8192 bodies, 1 step of leapfrog") && page.contains("Errors after 1 step, per field"),
+                 qPrintable(page.left(2000)));
+        QVERIFY(!page.contains("1 steps"));
+
+        // run: the summary and a blow-up name one step in the singular.
+        const Result one = nbody({"run", "--bodies", "20", "--steps", "1", "--kernel", "cpu", "--no-energy"});
+        QCOMPARE(one.code, 0);
+        QVERIFY2(one.out.contains("Summary (cpu, N = 20, 1 step, t = "), qPrintable(one.out));
+        const Result blown = nbody({"run", "--bodies", "100", "--steps", "1", "--dt", "1e29", "--kernel", "cpu"});
+        QCOMPARE(blown.code, 1);
+        QVERIFY2(blown.err.contains("the system is no longer finite after 1 step ("), qPrintable(blown.err));
+    }
     /// No usable CUDA device (CUDA_VISIBLE_DEVICES= hides the GPU on a GPU machine; here there is
     /// no NVIDIA driver at all): every CUDA row is listed unavailable with the runtime's reason,
     /// a run and a validation work on the CPU (the default kernel is `cpu`), and a CUDA kernel
@@ -1235,7 +1274,7 @@ private slots:
         QVERIFY2(!err.contains("terminate called") && !err.contains("libgomp") && !err.contains("bad_alloc'"),
                  qPrintable(err));
         if (p.exitCode() == 0) {
-            QVERIFY2(out.contains("Summary (tree-cpu, N = 1000000, 1 steps"), qPrintable(out));
+            QVERIFY2(out.contains("Summary (tree-cpu, N = 1000000, 1 step,"), qPrintable(out));
             return;
         }
         // Refused before allocating (exit 2: the cube, or the tree's workspace, with the bytes)
@@ -1687,7 +1726,7 @@ private slots:
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("GPU fault in kernel 'faulty-test'"), qPrintable(r.err));
         QVERIFY2(r.err.contains("cudaErrorIllegalAddress"), qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression("the last good state kept on the host is step 20 \\(\\d+ steps lost\\)")),
+        QVERIFY2(r.err.contains(QRegularExpression("the last good state kept on the host is step 20 \\((1 step|\\d+ steps) lost\\)")),
                  qPrintable(r.err));
         QVERIFY2(r.err.contains("the CUDA context is lost"), qPrintable(r.err));
         QVERIFY2(r.out.contains("Snapshot written to " + last + " (step 20, the last good state)"), qPrintable(r.out));

@@ -476,8 +476,8 @@ int reportRunFault(Simulation& sim, const CudaError& e, const std::string& outpu
         std::fflush(stdout);
         std::fprintf(stderr, "nbody run: GPU fault in kernel '%s' at step %llu: %s\n", kernel.c_str(),
                      static_cast<unsigned long long>(reached), e.what());
-        std::fprintf(stderr, "nbody run: the last good state kept on the host is step %llu (%llu steps lost)\n",
-                     static_cast<unsigned long long>(sim.stepCount()), static_cast<unsigned long long>(lost));
+        std::fprintf(stderr, "nbody run: the last good state kept on the host is step %llu (%s lost)\n",
+                     static_cast<unsigned long long>(sim.stepCount()), stepCount(lost).c_str());
         if (const std::string contextLost = cudaContextLost(); !contextLost.empty())
             std::fprintf(stderr, "nbody run: the CUDA context is lost (%s)\n", contextLost.c_str());
         if (!output.empty()) {
@@ -509,7 +509,8 @@ std::string nonFiniteMessage(int steps, const std::string& bad, Simulation& sim,
                              const std::vector<std::string>& rangeProblems)
 {
     const std::string column = firstNonFiniteColumn(sim.world());
-    std::string s = formatString("the system is no longer finite after %d steps (%s", steps, bad.c_str());
+    std::string s = formatString("the system is no longer finite after %s (%s", stepCount(std::uint64_t(steps)).c_str(),
+                                 bad.c_str());
     s += column.empty() ? ")" : "; the " + column + " first)";
     if (!rangeProblems.empty())
         return s + ": " + precisionRangeCause(rangeProblems.front(), sim.kernel().precision);

@@ -4,6 +4,7 @@
 #include "gl/ColourModes.h"
 #include "gl/FrameSink.h"
 #include "contracts/Errors.h"
+#include "sim/base/Format.h"
 #include "sim/core/KernelRegistry.h"
 #include "sim/core/MemoryBudget.h"
 
@@ -245,8 +246,9 @@ std::unique_ptr<gl::FrameSink> openRenderSink(const RenderOptions& o, const Head
                     view.whyNoInterop.c_str());
     }
 
-    std::printf("Output:  %d frames of %dx%d, one every %d steps (%d steps), to %s%s\n", o.frames, width, height,
-                o.every, (o.frames - 1) * o.every, o.out.c_str(),
+    std::printf("Output:  %d frames of %dx%d, one every %s (%s), to %s%s\n", o.frames, width, height,
+                o.every == 1 ? "step" : stepCount(std::uint64_t(o.every)).c_str(),
+                stepCount(std::uint64_t(o.frames - 1) * std::uint64_t(o.every)).c_str(), o.out.c_str(),
                 gl::sinkKindFor(o.out) == gl::SinkKind::Mp4 ? " (H.264 through ffmpeg)" : " (PNG files)");
     std::fflush(stdout);
 

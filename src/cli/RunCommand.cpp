@@ -10,6 +10,7 @@
 #include "gl/CudaGlInterop.h"
 #include "gl/EglContext.h"
 #include "gl/Renderer.h"
+#include "sim/base/Format.h"
 #include "sim/base/AtomicFile.h"
 #include "sim/base/DeviceInfo.h"
 #include "contracts/Errors.h"
@@ -347,8 +348,8 @@ void printTiming(const RunOptions& o, const Simulation& sim, const LoopResult& r
 {
     const double n = double(sim.size());
     const double msPerStep = r.stepsWarm > 0 ? r.msWarm / r.stepsWarm : (o.steps > 0 ? r.msTotal / o.steps : 0);
-    std::printf("\nSummary (%s, N = %zu, %d steps, t = %.6g)\n", std::string(sim.kernel().id).c_str(), sim.size(),
-                o.steps, sim.time());
+    std::printf("\nSummary (%s, N = %zu, %s, t = %.6g)\n", std::string(sim.kernel().id).c_str(), sim.size(),
+                stepCount(std::uint64_t(o.steps)).c_str(), sim.time());
     if (o.steps > 0) {
         std::printf("  time per step:          %.4f ms%s\n", msPerStep,
                     r.stepsWarm > 0 ? " (after the first progress interval)" : "");
