@@ -810,6 +810,64 @@ private slots:
         QCOMPARE(blown.code, 1);
         QVERIFY2(blown.err.contains("the system is no longer finite after 1 step ("), qPrintable(blown.err));
     }
+    /// Bodies at one point with eps2 = 0: their force and potential energy are infinite, and
+    /// the kernels would leave the pair out (a pair at zero distance counts as a body's own
+    /// term: run reported E0 = 0 for two such bodies at rest). run, render and validate refuse
+    /// the system with the same message before anything runs (exit 2); with softening it runs.
+    void coincidentBodiesWithoutSoftening()
+    {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("coincident.csv");
+        {
+            QFile f(csv);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n0.25,-2,3,0,0,0,1\n0.25,-2,3,0,0,0,2\n");
+        }
+        const QString problem =
+            ": bodies 1 and 2 are at the same point (0.25, -2, 3) and eps2 is 0: the force between them and their "
+            "potential energy are infinite (a pair at zero distance gets no force, as a body's own term does, so the "
+            "kernels would leave it out and the run would describe another system); give --eps2 > 0 or move them "
+            "apart\n";
+        const struct {
+            QString command;
+            QStringList args;
+        } cases[] = {
+            {"run", {"run", "--input", csv, "--eps2", "0", "--kernel", "cpu", "--steps", "5"}},
+            {"validate", {"validate", "--input", csv, "--eps2", "0", "--kernel", "cpu", "--steps", "5", "--quiet"}},
+            {"render", {"render", "--input", csv, "--eps2", "0", "--kernel", "cpu", "--frames", "2", "--no-progress",
+                        "--out", dir.filePath("frames")}},
+        };
+        for (const auto& c : cases) {
+            const Result r = nbody(c.args);
+            QVERIFY2(r.code == 2, qPrintable(c.command + ": " + r.out + r.err));
+            QVERIFY2(r.err.contains("nbody " + c.command + problem), qPrintable(c.command + ": " + r.err));
+            QVERIFY2(!r.out.contains("step ") && !r.out.contains("Validation:"), qPrintable(r.out));
+        }
+        QVERIFY(!QFileInfo::exists(dir.filePath("frames")));
+
+        // Three at one point: the lowest pair named, and how many share it.
+        const QString three = dir.filePath("three.csv");
+        {
+            QFile f(three);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("x,y,z,vx,vy,vz,m\n0,0,1,0,0,0,1\n0,0,1,0,0,0,1\n5,0,0,0,0,0,1\n0,0,1,0,0,0,1\n");
+        }
+        const Result many = nbody({"run", "--input", three, "--eps2", "0", "--kernel", "cpu", "--steps", "1"});
+        QCOMPARE(many.code, 2);
+        QVERIFY2(many.err.contains("nbody run: bodies 0 and 1 are at the same point (0, 0, 1) (3 bodies share a point "
+                                   "with another) and eps2 is 0"),
+                 qPrintable(many.err));
+
+        // Softened, the same bodies are an ordinary system: the pair's potential is finite.
+        const Result soft = nbody({"run", "--input", csv, "--eps2", "1e-4", "--kernel", "cpu", "--steps", "5"});
+        QVERIFY2(soft.code == 0, qPrintable(soft.err));
+        QVERIFY2(!soft.err.contains("same point"), qPrintable(soft.err));
+        static const QRegularExpression energy("energy: +E0 = (-?[0-9.e+-]+),");
+        const QRegularExpressionMatch e = energy.match(soft.out);
+        QVERIFY2(e.hasMatch(), qPrintable(soft.out));
+        // E0 is dominated by the softened pair: -G m1 m2 / eps = -2 / 0.01 = -200, and the rest.
+        QVERIFY2(e.captured(1).toDouble() < -199 && e.captured(1).toDouble() > -201, qPrintable(soft.out));
+    }
     /// No usable CUDA device (CUDA_VISIBLE_DEVICES= hides the GPU on a GPU machine; here there is
     /// no NVIDIA driver at all): every CUDA row is listed unavailable with the runtime's reason,
     /// a run and a validation work on the CPU (the default kernel is `cpu`), and a CUDA kernel

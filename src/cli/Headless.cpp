@@ -8,6 +8,7 @@
 #include "contracts/Errors.h"
 #include "sim/base/DeviceInfo.h"
 #include "sim/base/Format.h"
+#include "sim/core/CoincidentBodies.h"
 #include "sim/core/MemoryBudget.h"
 #include "sim/core/ParamTable.h"
 #include "sim/core/PrecisionRange.h"
@@ -455,7 +456,15 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
         noteStepsPerSecondIgnored(command, o, "with --input");
     else if (o.scenario.empty())
         noteStepsPerSecondIgnored(command, o, "for the default cube (N = --bodies)");
-    return applyPhysicsOptions(command, o, out);
+    if (const int rc = applyPhysicsOptions(command, o, out); rc != 0)
+        return rc;
+    // Every command that simulates a prepared system (run, render, validate) refuses bodies at
+    // one point without softening here, before anything runs.
+    if (const std::string problem = coincidentBodiesProblem(out.world, out.params.eps2); !problem.empty()) {
+        std::cerr << "nbody " << command << ": " << problem << "; give --eps2 > 0 or move them apart\n";
+        return 2;
+    }
+    return 0;
 }
 
 void noteStepsPerSecondIgnored(const char* command, const SystemOptions& o, const std::string& why)

@@ -91,7 +91,8 @@ void noteStepsPerSecondIgnored(const char* command, const SystemOptions& o, cons
 
 /// Builds the system: a scenario, a snapshot file or the default cube. Returns 0, or 2 after
 /// printing "nbody <command>: <problem>" to stderr (unreadable file, malformed scenario, both
-/// --scenario and --input, N out of range, dt or eps2 not representable in fp32).
+/// --scenario and --input, N out of range, dt or eps2 not representable in fp32, bodies at one
+/// point with eps2 = 0: sim/core/CoincidentBodies.h).
 int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& out);
 
 /// Applies the snapshot's stored parameters (PreparedSystem::savedParams) to `params`, except
