@@ -185,7 +185,7 @@ private slots:
         const Result allPairs = nbody({"run", "--bodies", "100", "--steps", "2", "--kernel", "cpu", "--theta", "0.4",
                                        "--opening-alpha", "0.01", "--no-energy"});
         QCOMPARE(allPairs.code, 0);
-        QVERIFY2(allPairs.err.contains("Note: kernel 'cpu' computes all pairs: --theta, --opening-alpha set the tree "
+        QVERIFY2(allPairs.err.contains("nbody run: note: kernel 'cpu' computes all pairs: --theta, --opening-alpha set the tree "
                                        "rows only and have no effect here"),
                  qPrintable(allPairs.err));
         const Result one = nbody({"run", "--bodies", "100", "--steps", "1", "--kernel", "cpu", "--theta", "0.4", "--no-energy"});
@@ -215,12 +215,12 @@ private slots:
         const QStringList run{"run", "--bodies", "50", "--steps", "1", "--no-energy", "--kernel", "cpu"};
         const Result both = nbody(run + QStringList{"--eta", "0.05", "--max-levels", "4"});
         QCOMPARE(both.code, 0);
-        QVERIFY2(both.err.contains("Note: --eta, --max-levels set block time steps only and have no effect with "
+        QVERIFY2(both.err.contains("nbody run: note: --eta, --max-levels set block time steps only and have no effect with "
                                    "--timestep fixed\n"),
                  qPrintable(both.err));
         const Result one = nbody(run + QStringList{"--timestep", "fixed", "--max-levels", "4"});
         QCOMPARE(one.code, 0);
-        QVERIFY2(one.err.contains("Note: --max-levels sets block time steps only and has no effect with --timestep "
+        QVERIFY2(one.err.contains("nbody run: note: --max-levels sets block time steps only and has no effect with --timestep "
                                   "fixed\n"),
                  qPrintable(one.err));
         const Result block = nbody(run + QStringList{"--timestep", "block", "--eta", "0.05", "--max-levels", "4"});
@@ -229,21 +229,21 @@ private slots:
 
         const Result launch = nbody(run + QStringList{"--block-size", "128", "--j-split", "2"});
         QCOMPARE(launch.code, 0);
-        QVERIFY2(launch.err.contains("Note: kernel 'cpu' runs on the CPU: --block-size, --j-split set CUDA launch "
+        QVERIFY2(launch.err.contains("nbody run: note: kernel 'cpu' runs on the CPU: --block-size, --j-split set CUDA launch "
                                      "parameters only and have no effect here\n"),
                  qPrintable(launch.err));
         const Result validate = nbody({"validate", "--kernel", "cpu", "--bodies", "20", "--steps", "2", "--quiet",
                                        "--unroll", "4"});
         QCOMPARE(validate.code, 0);
-        QVERIFY2(validate.err.contains("Note: kernel 'cpu' runs on the CPU: --unroll sets CUDA launch parameters "
+        QVERIFY2(validate.err.contains("nbody validate: note: kernel 'cpu' runs on the CPU: --unroll sets CUDA launch parameters "
                                        "only and has no effect here\n"),
                  qPrintable(validate.err));
         const Result bench = nbody({"bench", "--kernels", "cpu,reference", "--bodies", "33", "--steps", "1",
                                     "--block-size", "64", "--theta", "0.5"});
         QCOMPARE(bench.code, 0);
-        QVERIFY2(bench.err.contains("Note: kernels 'cpu', 'reference' compute all pairs: --theta sets the tree rows "
+        QVERIFY2(bench.err.contains("nbody bench: note: kernels 'cpu', 'reference' compute all pairs: --theta sets the tree rows "
                                     "only and has no effect here\n") &&
-                     bench.err.contains("Note: kernels 'cpu', 'reference' run on the CPU: --block-size sets CUDA "
+                     bench.err.contains("nbody bench: note: kernels 'cpu', 'reference' run on the CPU: --block-size sets CUDA "
                                         "launch parameters only and has no effect here\n"),
                  qPrintable(bench.err));
         // A tree row among the kernels reads --theta: no note for it.
@@ -284,9 +284,50 @@ private slots:
         if (render.code == 2 && render.err.contains("cannot render headless"))
             QSKIP(qPrintable("no headless OpenGL here: " + render.err));
         QCOMPARE(render.code, 0);
-        QVERIFY2(render.err.contains("Note: kernel 'cpu' runs on the CPU: --block-size sets CUDA launch parameters "
+        QVERIFY2(render.err.contains("nbody render: note: kernel 'cpu' runs on the CPU: --block-size sets CUDA launch parameters "
                                      "only and has no effect here\n"),
                  qPrintable(render.err));
+    }
+    /// Every note has one form, "nbody <command>: note: <text>" on stderr, whichever part of the
+    /// command line it comes from (an ignored option, an ignored --bodies, collisions without
+    /// radii): there was "Note: …" beside "nbody run: note: …".
+    void notesHaveOneForm()
+    {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("two.csv");
+        {
+            QFile f(csv);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n-1,0,0,0,-0.5,0,1\n");
+        }
+        const struct {
+            QStringList args;
+            QString note;
+        } cases[] = {
+            {{"run", "--bodies", "20", "--steps", "1", "--no-energy", "--kernel", "cpu", "--theta", "0.4"},
+             "nbody run: note: kernel 'cpu' computes all pairs: --theta sets the tree rows only and has no effect here"},
+            {{"run", "--input", csv, "--bodies", "5", "--steps", "1", "--no-energy", "--kernel", "cpu"},
+             "nbody run: note: --bodies and --seed apply to the default cube; ignored with --input"},
+            {{"run", "--bodies", "20", "--steps", "1", "--no-energy", "--kernel", "cpu", "--collisions"},
+             "nbody run: note: collisions are on but every body has radius 0, so none can touch (give --radius or "
+             "--density)"},
+            {{"validate", "--kernel", "cpu", "--bodies", "20", "--steps", "1", "--quiet", "--block-size", "64"},
+             "nbody validate: note: kernel 'cpu' runs on the CPU: --block-size sets CUDA launch parameters only and "
+             "has no effect here"},
+            {{"bench", "--kernels", "cpu", "--bodies", "33", "--steps", "1", "--unroll", "2"},
+             "nbody bench: note: kernel 'cpu' runs on the CPU: --unroll sets CUDA launch parameters only and has no "
+             "effect here"},
+        };
+        static const QRegularExpression noteLine("^nbody (run|render|bench|validate|tune): note: \\S");
+        for (const auto& c : cases) {
+            const Result r = nbody(c.args);
+            QVERIFY2(r.code == 0, qPrintable(c.args.join(' ') + ": " + r.err));
+            QVERIFY2(r.err.contains(c.note + "\n"), qPrintable(c.args.join(' ') + ": " + r.err));
+            for (const QString& line : r.err.split('\n'))
+                if (line.contains("note", Qt::CaseInsensitive))
+                    QVERIFY2(noteLine.match(line).hasMatch(), qPrintable(line));
+            QVERIFY2(!r.out.contains("note:", Qt::CaseInsensitive), qPrintable(r.out));
+        }
     }
     /// `nbody tune` without a device says so (exit 2); with one it tunes tiled at one bucket and
     /// a second call finds it cached.
@@ -1088,7 +1129,7 @@ private slots:
         QVERIFY2(c.out.contains("Kernel:  " + kernel), qPrintable(c.out));
         QVERIFY2(c.out.contains("Restart: integrator " + integrator + ", openingAngle 0.45, leafSize 16"),
                  qPrintable(c.out));
-        QVERIFY2(!c.out.contains("Restart: note:"), qPrintable(c.out));
+        QVERIFY2(!c.out.contains("note:") && !c.err.contains("note:"), qPrintable(c.out + c.err));
         QFile x(dir.filePath("straight.csv")), y(dir.filePath("restarted.csv"));
         QVERIFY(x.open(QIODevice::ReadOnly) && y.open(QIODevice::ReadOnly));
         const QByteArray straight = x.readAll(), restarted = y.readAll();
@@ -1107,9 +1148,10 @@ private slots:
         const Result b = nbody({"run", "--input", dir.filePath("s.csv"), "--steps", "1", "--no-energy", "--integrator",
                                 "leapfrog", "--theta", "0.3", "--output", dir.filePath("r.csv")});
         QVERIFY2(b.code == 0, qPrintable(b.err));
-        QVERIFY2(b.out.contains("Restart: note: --integrator leapfrog given; the snapshot stores integrator = yoshida4"),
-                 qPrintable(b.out));
-        QVERIFY2(!b.out.contains("--theta"), qPrintable(b.out)); // the same value as stored: no note
+        QVERIFY2(b.err.contains("nbody run: note: --integrator leapfrog given; the snapshot stores integrator = "
+                                "yoshida4 ("),
+                 qPrintable(b.err));
+        QVERIFY2(!b.err.contains("--theta 0.3 given"), qPrintable(b.err)); // the same value as stored: no note
         QFile r(dir.filePath("r.csv"));
         QVERIFY(r.open(QIODevice::ReadOnly));
         QVERIFY(r.readAll().contains("# integrator = leapfrog\n"));

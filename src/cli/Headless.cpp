@@ -234,11 +234,17 @@ std::vector<std::string> ignoredOptionNotes(std::span<const KernelInfo* const> k
     return out;
 }
 
-void printIgnoredOptionNotes(std::span<const KernelInfo* const> kernels, const SimParams& p,
+void printNote(const char* command, const std::string& text)
+{
+    std::fflush(stdout); // after what stdout said before it, where both go to one place
+    std::fprintf(stderr, "nbody %s: note: %s\n", command, text.c_str());
+}
+
+void printIgnoredOptionNotes(const char* command, std::span<const KernelInfo* const> kernels, const SimParams& p,
                              std::initializer_list<const ParamTexts*> given)
 {
     for (const std::string& note : ignoredOptionNotes(kernels, p, given))
-        std::fprintf(stderr, "Note: %s\n", note.c_str());
+        printNote(command, note);
 }
 
 void applyTreeOptions(const TreeOptions& o, SimParams& p)
@@ -281,10 +287,10 @@ void tuneBeforeRun(const char* command, const KernelInfo& k, const SimParams& p,
             if (t.ran)
                 std::fputs("\n", stdout);
             if (!t.warning.empty())
-                std::fprintf(stderr, "nbody %s: note: %s\n", command, t.warning.c_str());
+                printNote(command, t.warning);
         } catch (const std::exception& e) {
             std::fputs("\n", stdout);
-            std::fprintf(stderr, "nbody %s: note: tuning failed (%s); the defaults are used\n", command, e.what());
+            printNote(command, std::string("tuning failed (") + e.what() + "); the defaults are used");
         }
     }
     std::printf("Launch:  %s\n", describeResolved(k, resolveLaunch(k, p, n)).c_str());
@@ -300,8 +306,8 @@ std::vector<std::string_view> givenStoredParams(const CLI::App& c)
     return given;
 }
 
-void applySavedParams(std::span<const std::string_view> given, const PreparedSystem& prepared, SimParams& params,
-                      bool print)
+void applySavedParams(const char* command, std::span<const std::string_view> given, const PreparedSystem& prepared,
+                      SimParams& params, bool print)
 {
     if (prepared.savedParams.empty())
         return;
@@ -312,9 +318,9 @@ void applySavedParams(std::span<const std::string_view> given, const PreparedSys
     for (const auto& [key, text] : prepared.savedParams)
         line += (line.empty() ? "" : ", ") + key + " " + text;
     std::printf("Restart: %s (stored in the snapshot)\n", line.c_str());
-    for (const std::string& d : differences)
-        std::printf("Restart: note: %s\n", d.c_str());
     std::fflush(stdout);
+    for (const std::string& d : differences)
+        printNote(command, d);
 }
 
 void noteGiven(const CLI::App& c, SystemOptions& o)
@@ -414,8 +420,8 @@ int applyPhysicsOptions(const char* command, const SystemOptions& o, PreparedSys
         return 2;
     }
     if (out.params.collisions && !(out.world.maxRadius() > 0.f))
-        std::fprintf(stderr, "nbody %s: note: collisions are on but every body has radius 0, so none can touch "
-                             "(give --radius or --density)\n", command);
+        printNote(command, "collisions are on but every body has radius 0, so none can touch (give --radius or "
+                           "--density)");
     return 0;
 }
 
@@ -450,8 +456,7 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
         return 2;
     }
     if (!o.input.empty() && (o.bodiesGiven || o.seedGiven))
-        std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to the default cube; ignored with --input\n",
-                     command);
+        printNote(command, "--bodies and --seed apply to the default cube; ignored with --input");
     if (!o.input.empty())
         noteStepsPerSecondIgnored(command, o, "with --input");
     else if (o.scenario.empty())
@@ -470,10 +475,8 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
 void noteStepsPerSecondIgnored(const char* command, const SystemOptions& o, const std::string& why)
 {
     if (o.stepsPerSecond > 0)
-        std::fprintf(stderr,
-                     "nbody %s: note: --steps-per-second chooses N only for a generator --scenario without --bodies; "
-                     "ignored %s\n",
-                     command, why.c_str());
+        printNote(command, "--steps-per-second chooses N only for a generator --scenario without --bodies; ignored " +
+                               why);
 }
 
 int reportRunFault(Simulation& sim, const CudaError& e, const std::string& output)
@@ -572,12 +575,12 @@ void addEnergyOptions(CLI::App& c, bool& energy, double& tolerance, bool& strict
     c.add_flag("--strict", strict, "Exit 1 when the relative energy change exceeds --energy-tolerance");
 }
 
-std::string defaultKernel()
+std::string defaultKernel(const char* command)
 {
     const std::string id(defaultKernelId());
     // A GPU that this build has no code for is a surprise worth a line: the run goes on, on the CPU.
     if (const std::string& why = cudaDeviceWithoutCode(); !why.empty())
-        std::fprintf(stderr, "Note: the CUDA kernels cannot run here (%s); running on %s\n", why.c_str(), id.c_str());
+        printNote(command, "the CUDA kernels cannot run here (" + why + "); running on " + id);
     return id;
 }
 

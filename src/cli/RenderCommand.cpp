@@ -369,7 +369,7 @@ int renderCommand(const RenderOptions& o)
     if (const int rc = prepareSharedSystem("render", o.system, prepared); rc != 0)
         return rc;
     applyLaunchOptions(o.launch, prepared.params);
-    const std::string kernelId = !o.kernel.empty() ? o.kernel : !prepared.scenarioKernel.empty() ? prepared.scenarioKernel : defaultKernel();
+    const std::string kernelId = !o.kernel.empty() ? o.kernel : !prepared.scenarioKernel.empty() ? prepared.scenarioKernel : defaultKernel("render");
     const std::size_t n = prepared.world.size();
     // The EGL context before the simulation (as `nbody run`): refused before anything runs.
     std::optional<HeadlessView> view;
@@ -405,7 +405,7 @@ int renderCommand(const RenderOptions& o)
         std::printf("Accuracy: %s\n", note.c_str());
     if (root) {
         const KernelInfo* kernels[] = {&k};
-        printIgnoredOptionNotes(kernels, sim->params(), {&o.launch.params});
+        printIgnoredOptionNotes("render", kernels, sim->params(), {&o.launch.params});
     }
     std::printf("Kernel:  %s (%s, %s, %s)\n", std::string(k.id).c_str(), std::string(k.name).c_str(),
                 std::string(toString(k.backend)).c_str(), std::string(toString(k.precision)).c_str());

@@ -115,7 +115,7 @@ int runParams(const RunOptions& o, const PreparedSystem& prepared, SimParams& pa
     // A snapshot's stored integrator, θ, leaf size, direction and collision switch, unless the
     // option was given (a differing one is reported): the run continues the stored one exactly.
     try {
-        applySavedParams(o.givenStored, prepared, params, root);
+        applySavedParams("run", o.givenStored, prepared, params, root);
     } catch (const std::invalid_argument& e) {
         std::cerr << "nbody run: " << e.what() << "\n";
         return 2;
@@ -133,13 +133,13 @@ std::string runKernel(const RunOptions& o, const PreparedSystem& prepared, bool 
         if (saved && availability(*saved).available)
             kernelId = prepared.savedKernel;
         else if (root)
-            std::fprintf(stderr, "nbody run: note: the snapshot was written with kernel '%s', which cannot run "
-                                 "here; using the default\n", prepared.savedKernel.c_str());
+            printNote("run", "the snapshot was written with kernel '" + prepared.savedKernel +
+                                 "', which cannot run here; using the default");
     }
     if (kernelId.empty())
         kernelId = prepared.scenarioKernel;
     if (kernelId.empty())
-        kernelId = defaultKernel();
+        kernelId = defaultKernel("run");
     return kernelId;
 }
 
@@ -205,7 +205,7 @@ int startSession(const RunOptions& o, PreparedSystem& prepared, const std::strin
         std::printf("Accuracy: %s\n", note.c_str());
     if (out.root) {
         const KernelInfo* kernels[] = {&k};
-        printIgnoredOptionNotes(kernels, s.sim->params(), {&o.launch.params, &o.timeSteps});
+        printIgnoredOptionNotes("run", kernels, s.sim->params(), {&o.launch.params, &o.timeSteps});
     }
     std::printf("Kernel:  %s (%s, %s, %s)\n", std::string(k.id).c_str(), std::string(k.name).c_str(),
                 std::string(toString(k.backend)).c_str(), std::string(toString(k.precision)).c_str());

@@ -350,7 +350,7 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     }
 
     if (root)
-        printIgnoredOptionNotes(kernels, params, {&o.launch.params});
+        printIgnoredOptionNotes("validate", kernels, params, {&o.launch.params});
 
     ValidationConfig config;
     config.kernels = kernels;
