@@ -329,6 +329,42 @@ private slots:
             QVERIFY2(!r.out.contains("note:", Qt::CaseInsensitive), qPrintable(r.out));
         }
     }
+    /// Block time steps whose criterion asks for steps below the deepest level's get a note with
+    /// the count the level assignment made. Two bodies 1 apart (eps = 0.1) and a light one 100
+    /// away: |a| = 1 / 1.01^1.5 = 0.985 for the pair, so eta sqrt(eps/|a|) = 0.1 x 0.319 = 0.032
+    /// (level 5 of dt = 1: 1/32 <= 0.032 < 1/16); the far body's 2.2 is level 0.
+    void levelCapNoted()
+    {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("three.csv");
+        {
+            QFile f(csv);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("x,y,z,vx,vy,vz,m\n-0.5,0,0,0,0,0,1\n0.5,0,0,0,0,0,1\n100,0,0,0,0,0,1e-6\n");
+        }
+        const QStringList run{"run", "--input", csv, "--eps2", "0.01", "--dt", "1", "--timestep", "block", "--eta",
+                              "0.1", "--steps", "1", "--kernel", "cpu", "--no-energy"};
+        const Result capped = nbody(run + QStringList{"--max-levels", "2"});
+        QVERIFY2(capped.code == 0, qPrintable(capped.err));
+        QVERIFY2(capped.err.contains("nbody run: note: 2 bodies want steps below dt/2^2 at step 0 (the criterion eta "
+                                     "sqrt(eps/|a|)); they are held at level 2 (raise --max-levels or --eta)\n"),
+                 qPrintable(capped.err));
+        QVERIFY2(capped.out.contains("block time steps:       0:1 2:2 "), qPrintable(capped.out));
+        // Deep enough: the pair on level 5, no note.
+        const Result deep = nbody(run + QStringList{"--max-levels", "6"});
+        QVERIFY2(deep.code == 0, qPrintable(deep.err));
+        QVERIFY2(!deep.err.contains("held at level"), qPrintable(deep.err));
+        QVERIFY2(deep.out.contains("block time steps:       0:1 5:2 "), qPrintable(deep.out));
+        // Every body of a Plummer sphere at eta 1e-30: all 300 at the default deepest level, 10.
+        const Result all = nbody({"run", "--scenario", "plummer", "--bodies", "300", "--kernel", "cpu", "--steps", "2",
+                                  "--timestep", "block", "--eta", "1e-30", "--no-energy"});
+        QVERIFY2(all.code == 0, qPrintable(all.err));
+        QVERIFY2(all.err.contains("nbody run: note: 300 bodies want steps below dt/2^10 at step 0 (the criterion eta "
+                                  "sqrt(eps/|a|)); they are held at level 10 (raise --max-levels or --eta)\n"),
+                 qPrintable(all.err));
+        QCOMPARE(all.err.count("held at level"), 1); // once, after the first chunk
+        QVERIFY2(all.out.contains("block time steps:       10:300 "), qPrintable(all.out));
+    }
     /// `nbody tune` without a device says so (exit 2); with one it tunes tiled at one bucket and
     /// a second call finds it cached.
     void tune()

@@ -253,6 +253,24 @@ MemoryReading readMemory(bool onCuda)
     return m;
 }
 
+/// With block time steps, after the first chunk: a note when the criterion asked some bodies for
+/// steps shorter than the deepest level gives at the last step's start (BlockLevels::held, the
+/// level assignment's own count): they are held at level L, so --max-levels or --eta is too small
+/// for them.
+void noteLevelCap(const Simulation& sim)
+{
+    const BlockLevels& b = sim.blockLevels();
+    if (!blockSteps(sim.params()) || b.held <= 0)
+        return;
+    const auto held = static_cast<std::uint64_t>(b.held);
+    printNote("run", formatString("%s %s steps below dt/2^%d at step %llu (the criterion eta sqrt(%s/|a|)); %s "
+                                  "held at level %d (raise --max-levels or --eta)",
+                                  bodyCount(held).c_str(), held == 1 ? "wants" : "want", b.maxLevels,
+                                  static_cast<unsigned long long>(sim.stepCount() - 1),
+                                  sim.params().eps2 > 0 ? "eps" : "r_min", held == 1 ? "it is" : "they are",
+                                  b.maxLevels));
+}
+
 /// What the loop measured.
 struct LoopResult {
     double msTotal = 0, msWarm = 0;
@@ -313,6 +331,8 @@ LoopResult stepLoop(const RunOptions& o, RunSession& s, const RootOutput& out, c
             r.stepsWarm += chunk;
         } else {
             r.memory.push_back(readMemory(onCuda));
+            if (out.root)
+                noteLevelCap(sim);
         }
         done += chunk;
         progressLeft -= chunk;
