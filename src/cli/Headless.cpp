@@ -43,8 +43,10 @@ void addSystemOptions(CLI::App& c, SystemOptions& o, DefaultSystem d)
                      "are used when it stores them");
     c.add_option("-n,--bodies", o.bodies, "Bodies of " + what + " or of a scenario generator (N >= 1)")
         ->capture_default_str()
-        ->check(CLI::Range(std::size_t(1), std::size_t(1) << 28));
-    c.add_option("--seed", o.seed, "Seed of " + what + " or of a scenario generator")->capture_default_str();
+        ->check(integerIn(1, kMaxBodies));
+    c.add_option("--seed", o.seed, "Seed of " + what + " or of a scenario generator")
+        ->capture_default_str()
+        ->check(integerIn(0, ~0ull));
     const ScenarioInfo* row = findScenario(cube ? "cube" : "plummer");
     const std::string of = cube ? " for the cube" : " for the sphere";
     c.add_option("--dt", o.dt,
@@ -81,6 +83,8 @@ std::vector<std::size_t> parseBodyList(const std::string& list)
     std::stringstream in(list);
     std::string item;
     while (std::getline(in, item, ',')) {
+        if (const std::string why = integerTextProblem(item); !why.empty())
+            throw std::invalid_argument("--bodies: " + why);
         std::size_t used = 0;
         unsigned long long v = 0;
         try {

@@ -1,8 +1,10 @@
 #include "ParamOptions.h"
+#include "sim/core/ParamTable.h"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -105,6 +107,28 @@ std::string signProblem(const std::string& text, bool zero)
 }
 
 } // namespace
+
+CLI::Validator integerIn(long long lo, unsigned long long hi)
+{
+    const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+    return CLI::Validator(
+        [lo, hi, range](std::string& text) -> std::string {
+            if (const std::string why = integerTextProblem(text); !why.empty())
+                return why;
+            const bool negative = text[0] == '-';
+            errno = 0;
+            bool inside = false;
+            if (negative) {
+                const long long v = std::strtoll(text.c_str(), nullptr, 10);
+                inside = errno != ERANGE && v >= lo;
+            } else {
+                const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+                inside = errno != ERANGE && v <= hi && (lo <= 0 || v >= static_cast<unsigned long long>(lo));
+            }
+            return inside ? std::string() : "must be an integer in " + range + " (got " + text + ")";
+        },
+        "INT in " + range);
+}
 
 const CLI::Validator& positiveNumber()
 {

@@ -269,10 +269,10 @@ CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
                   "kernel available here except the reference itself")
         ->delimiter(',')
         ->capture_default_str();
-    c->add_option("-s,--steps", o.steps, "Steps of every run (K)")->capture_default_str()->check(CLI::Range(1, 1 << 30));
+    c->add_option("-s,--steps", o.steps, "Steps of every run (K)")->capture_default_str()->check(integerIn(1, 1ull << 30));
     c->add_option("--checkpoints", o.checkpoints, "Points of the error growth curve besides step 0")
         ->capture_default_str()
-        ->check(CLI::Range(1, 100000));
+        ->check(integerIn(1, 100000));
     c->add_option("-r,--report", o.reports,
                   "Write the report to FILE.json (schema nbody-validation/1, docs/validation.md) or FILE.html "
                   "(a self-contained page with charts), atomically; repeatable");
@@ -294,7 +294,7 @@ CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
                   "Bodies whose step-0 forces are compared, each against all N in fp64, when N is above 20000 or "
                   "the check is sampled")
         ->capture_default_str()
-        ->check(CLI::Range(std::size_t(1), std::size_t(1) << 31));
+        ->check(integerIn(1, 1ull << 31));
     c->add_flag("-q,--quiet", o.quiet,
                 "No progress on stderr (on a terminal a line rewritten in place, elsewhere a line at every tenth "
                 "of the run)");
