@@ -656,9 +656,11 @@ private slots:
         QTest::newRow("unknown kernel") << QStringList{"run", "--kernel", "nosuch", "--steps", "1"} << "nosuch";
         QTest::newRow("zero bodies") << QStringList{"run", "--bodies", "0"} << "bodies";
         QTest::newRow("missing file") << QStringList{"run", "--input", "/nonexistent/x.bin"} << "/nonexistent/x.bin";
-        QTest::newRow("negative dt") << QStringList{"run", "--bodies", "10", "--dt", "-1"} << "dt";
+        QTest::newRow("negative dt") << QStringList{"run", "--bodies", "10", "--dt", "-1"}
+                                     << "--dt: must be a positive number (got -1)"; // as nbody-sandbox --dt
         QTest::newRow("no subcommand") << QStringList{} << "";
-        QTest::newRow("zero dt") << QStringList{"run", "--bodies", "10", "--dt", "0"} << "dt";
+        QTest::newRow("zero dt") << QStringList{"run", "--bodies", "10", "--dt", "0"}
+                                 << "--dt: must be a positive number (got 0)";
         QTest::newRow("negative eps2") << QStringList{"run", "--bodies", "10", "--eps2", "-1"} << "eps2";
         QTest::newRow("capture into a missing directory")
             << QStringList{"run", "--bodies", "10", "--capture", "/nonexistent/dir/x.png"} << "does not exist";

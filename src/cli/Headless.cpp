@@ -51,7 +51,8 @@ void addSystemOptions(CLI::App& c, SystemOptions& o, DefaultSystem d)
     const std::string of = cube ? " for the cube" : " for the sphere";
     c.add_option("--dt", o.dt,
                  "Time step (default " + formatString("%g", double(row->dt)) + of +
-                     "; the scenario's, or derived from a file's scale)");
+                     "; the scenario's, or derived from a file's scale)")
+        ->check(positiveNumber()); // as the app's --dt: a negative step is refused, never a reversed run
     c.add_option("--eps2", o.eps2,
                  "Softening eps^2 (default " + formatString("%g", double(row->eps2)) + of +
                      "; the scenario's, or derived for a file)");

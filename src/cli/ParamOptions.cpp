@@ -93,21 +93,6 @@ void applyParamTexts(const ParamTexts& texts, SimParams& p)
     }
 }
 
-namespace {
-
-/// A finite number above (or, with `zero`, at least) 0, as typed; the message otherwise.
-std::string signProblem(const std::string& text, bool zero)
-{
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    const bool number = !text.empty() && end == text.c_str() + text.size() && std::isfinite(v);
-    if (number && (zero ? v >= 0 : v > 0))
-        return {};
-    return std::string(zero ? "must be a number >= 0" : "must be a positive number") + " (got " + text + ")";
-}
-
-} // namespace
-
 CLI::Validator integerIn(long long lo, unsigned long long hi)
 {
     const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
@@ -132,13 +117,13 @@ CLI::Validator integerIn(long long lo, unsigned long long hi)
 
 const CLI::Validator& positiveNumber()
 {
-    static const CLI::Validator v([](std::string& text) { return signProblem(text, false); }, "POSITIVE");
+    static const CLI::Validator v([](std::string& text) { return numberTextProblem(text, false); }, "POSITIVE");
     return v;
 }
 
 const CLI::Validator& nonNegativeNumber()
 {
-    static const CLI::Validator v([](std::string& text) { return signProblem(text, true); }, "NONNEGATIVE");
+    static const CLI::Validator v([](std::string& text) { return numberTextProblem(text, true); }, "NONNEGATIVE");
     return v;
 }
 

@@ -53,6 +53,17 @@ std::string integerTextProblem(std::string_view text)
     return digits ? std::string() : "must be an integer (got " + std::string(text) + ")";
 }
 
+std::string numberTextProblem(std::string_view text, bool zeroAllowed)
+{
+    const std::string s(text);
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    const bool number = !s.empty() && end == s.c_str() + s.size() && std::isfinite(v);
+    if (number && (zeroAllowed ? v >= 0 : v > 0))
+        return {};
+    return std::string(zeroAllowed ? "must be a number >= 0" : "must be a positive number") + " (got " + s + ")";
+}
+
 namespace {
 
 std::string parseText(std::string_view text, double& out)
