@@ -262,9 +262,12 @@ private slots:
             QStringList args;
             QString error;
         } refused[] = {
-            {{"--dt", "-1"}, "--dt: must be a positive number (got -1)"},
-            {{"--dt=-1"}, "--dt: must be a positive number (got -1)"},
-            {{"--dt", "-1e-3"}, "--dt: must be a positive number (got -1e-3)"},
+            {{"--dt", "-1"}, "--dt: must be a positive number (got -1); to run backwards in time, use Simulation > "
+                             "Reverse time"},
+            {{"--dt=-1"}, "--dt: must be a positive number (got -1); to run backwards in time, use Simulation > "
+                          "Reverse time"},
+            {{"--dt", "-1e-3"}, "--dt: must be a positive number (got -1e-3); to run backwards in time, use "
+                                "Simulation > Reverse time"},
             {{"--dt", "0"}, "--dt: must be a positive number (got 0)"},
             {{"--dt", "abc"}, "--dt: must be a positive number (got abc)"},
             {{"--dt", "1e-50"}, "--dt 1e-50 is outside the range of fp32 (about 1.2e-38 to 3.4e38)"},
@@ -294,7 +297,8 @@ private slots:
         QVERIFY(p.waitForFinished(kWaitMs));
         QCOMPARE(p.exitCode(), 2);
         QVERIFY2(QString::fromLocal8Bit(p.readAllStandardError())
-                     .contains(QStringLiteral("nbody-sandbox: --dt: must be a positive number (got -1)\n")),
+                     .contains(QStringLiteral("nbody-sandbox: --dt: must be a positive number (got -1); to run backwards "
+                                               "in time, use Simulation > Reverse time\n")),
                  "stderr");
     }
 

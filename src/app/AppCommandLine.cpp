@@ -132,7 +132,11 @@ QString readStartupConfig(const QCommandLineParser& parser, const Options& o, St
         // it as the option's value), so "--dt -1" reaches this check, as `nbody`'s --dt does.
         const QString text = parser.value(o.dt);
         if (const std::string why = nbody::numberTextProblem(text.toStdString(), false); !why.empty())
-            return QStringLiteral("--dt: %1").arg(QString::fromStdString(why));
+            return QStringLiteral("--dt: %1%2")
+                .arg(QString::fromStdString(why),
+                     text.startsWith(QLatin1Char('-'))
+                         ? QStringLiteral("; to run backwards in time, use Simulation > Reverse time")
+                         : QString());
         config.dt = text.toDouble();
         if (static_cast<float>(config.dt) == 0.f || !std::isfinite(static_cast<float>(config.dt)))
             return QStringLiteral("--dt %1 is outside the range of fp32 (about 1.2e-38 to 3.4e38)").arg(text);

@@ -52,7 +52,15 @@ void addSystemOptions(CLI::App& c, SystemOptions& o, DefaultSystem d)
     c.add_option("--dt", o.dt,
                  "Time step (default " + formatString("%g", double(row->dt)) + of +
                      "; the scenario's, or derived from a file's scale)")
-        ->check(positiveNumber()); // as the app's --dt: a negative step is refused, never a reversed run
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+                // nbody-sandbox's --dt says the same, pointing at its own way back.
+                const std::string why = numberTextProblem(text, false);
+                return why.empty() || text.empty() || text[0] != '-'
+                           ? why
+                           : why + "; to run backwards in time, give --reverse (dt stays a positive step length)";
+            },
+            "POSITIVE"));
     c.add_option("--eps2", o.eps2,
                  "Softening eps^2 (default " + formatString("%g", double(row->eps2)) + of +
                      "; the scenario's, or derived for a file)");
