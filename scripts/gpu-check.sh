@@ -950,7 +950,7 @@ remote() {
                 echo "$cuda CUDA rows, $why with the reason"; ((cuda > 10 && cuda == why))' _ "$n80"
             step "archs sm_80 build: default kernel falls back" bash -c 'set -o pipefail
                 "$1" run --scenario plummer --bodies 1000 --steps 5 2>&1 | tee /tmp/r80.txt &&
-                grep -q "^Kernel:  cpu " /tmp/r80.txt && grep -q "^Note: the CUDA kernels cannot run here (built for sm_80" /tmp/r80.txt' _ "$n80"
+                grep -q "^Kernel:  cpu " /tmp/r80.txt && grep -q "^nbody run: note: the CUDA kernels cannot run here (built for sm_80" /tmp/r80.txt' _ "$n80"
             step "archs sm_80 build: --kernel blocked refused" bash -c '"$1" run --scenario plummer --bodies 1000 \
                 --steps 5 --kernel blocked >/tmp/b80.txt 2>&1; rc=$?; cat /tmp/b80.txt; echo "exit $rc"
                 [[ $rc == 2 ]] && grep -q "kernel .blocked. is not available here: built for sm_80" /tmp/b80.txt' _ "$n80"

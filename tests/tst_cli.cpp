@@ -185,7 +185,7 @@ private slots:
         const Result allPairs = nbody({"run", "--bodies", "100", "--steps", "2", "--kernel", "cpu", "--theta", "0.4",
                                        "--opening-alpha", "0.01", "--no-energy"});
         QCOMPARE(allPairs.code, 0);
-        QVERIFY2(allPairs.err.contains("Note: kernel 'cpu' computes all pairs: --theta, --opening-alpha set the tree "
+        QVERIFY2(allPairs.err.contains("nbody run: note: kernel 'cpu' computes all pairs: --theta, --opening-alpha set the tree "
                                        "rows only and have no effect here"),
                  qPrintable(allPairs.err));
         const Result one = nbody({"run", "--bodies", "100", "--steps", "1", "--kernel", "cpu", "--theta", "0.4", "--no-energy"});
@@ -215,12 +215,12 @@ private slots:
         const QStringList run{"run", "--bodies", "50", "--steps", "1", "--no-energy", "--kernel", "cpu"};
         const Result both = nbody(run + QStringList{"--eta", "0.05", "--max-levels", "4"});
         QCOMPARE(both.code, 0);
-        QVERIFY2(both.err.contains("Note: --eta, --max-levels set block time steps only and have no effect with "
+        QVERIFY2(both.err.contains("nbody run: note: --eta, --max-levels set block time steps only and have no effect with "
                                    "--timestep fixed\n"),
                  qPrintable(both.err));
         const Result one = nbody(run + QStringList{"--timestep", "fixed", "--max-levels", "4"});
         QCOMPARE(one.code, 0);
-        QVERIFY2(one.err.contains("Note: --max-levels sets block time steps only and has no effect with --timestep "
+        QVERIFY2(one.err.contains("nbody run: note: --max-levels sets block time steps only and has no effect with --timestep "
                                   "fixed\n"),
                  qPrintable(one.err));
         const Result block = nbody(run + QStringList{"--timestep", "block", "--eta", "0.05", "--max-levels", "4"});
@@ -229,21 +229,21 @@ private slots:
 
         const Result launch = nbody(run + QStringList{"--block-size", "128", "--j-split", "2"});
         QCOMPARE(launch.code, 0);
-        QVERIFY2(launch.err.contains("Note: kernel 'cpu' runs on the CPU: --block-size, --j-split set CUDA launch "
+        QVERIFY2(launch.err.contains("nbody run: note: kernel 'cpu' runs on the CPU: --block-size, --j-split set CUDA launch "
                                      "parameters only and have no effect here\n"),
                  qPrintable(launch.err));
         const Result validate = nbody({"validate", "--kernel", "cpu", "--bodies", "20", "--steps", "2", "--quiet",
                                        "--unroll", "4"});
         QCOMPARE(validate.code, 0);
-        QVERIFY2(validate.err.contains("Note: kernel 'cpu' runs on the CPU: --unroll sets CUDA launch parameters "
+        QVERIFY2(validate.err.contains("nbody validate: note: kernel 'cpu' runs on the CPU: --unroll sets CUDA launch parameters "
                                        "only and has no effect here\n"),
                  qPrintable(validate.err));
         const Result bench = nbody({"bench", "--kernels", "cpu,reference", "--bodies", "33", "--steps", "1",
                                     "--block-size", "64", "--theta", "0.5"});
         QCOMPARE(bench.code, 0);
-        QVERIFY2(bench.err.contains("Note: kernels 'cpu', 'reference' compute all pairs: --theta sets the tree rows "
+        QVERIFY2(bench.err.contains("nbody bench: note: kernels 'cpu', 'reference' compute all pairs: --theta sets the tree rows "
                                     "only and has no effect here\n") &&
-                     bench.err.contains("Note: kernels 'cpu', 'reference' run on the CPU: --block-size sets CUDA "
+                     bench.err.contains("nbody bench: note: kernels 'cpu', 'reference' run on the CPU: --block-size sets CUDA "
                                         "launch parameters only and has no effect here\n"),
                  qPrintable(bench.err));
         // A tree row among the kernels reads --theta: no note for it.
@@ -284,9 +284,86 @@ private slots:
         if (render.code == 2 && render.err.contains("cannot render headless"))
             QSKIP(qPrintable("no headless OpenGL here: " + render.err));
         QCOMPARE(render.code, 0);
-        QVERIFY2(render.err.contains("Note: kernel 'cpu' runs on the CPU: --block-size sets CUDA launch parameters "
+        QVERIFY2(render.err.contains("nbody render: note: kernel 'cpu' runs on the CPU: --block-size sets CUDA launch parameters "
                                      "only and has no effect here\n"),
                  qPrintable(render.err));
+    }
+    /// Every note has one form, "nbody <command>: note: <text>" on stderr, whichever part of the
+    /// command line it comes from (an ignored option, an ignored --bodies, collisions without
+    /// radii): there was "Note: …" beside "nbody run: note: …".
+    void notesHaveOneForm()
+    {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("two.csv");
+        {
+            QFile f(csv);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n-1,0,0,0,-0.5,0,1\n");
+        }
+        const struct {
+            QStringList args;
+            QString note;
+        } cases[] = {
+            {{"run", "--bodies", "20", "--steps", "1", "--no-energy", "--kernel", "cpu", "--theta", "0.4"},
+             "nbody run: note: kernel 'cpu' computes all pairs: --theta sets the tree rows only and has no effect here"},
+            {{"run", "--input", csv, "--bodies", "5", "--steps", "1", "--no-energy", "--kernel", "cpu"},
+             "nbody run: note: --bodies and --seed apply to the default cube; ignored with --input"},
+            {{"run", "--bodies", "20", "--steps", "1", "--no-energy", "--kernel", "cpu", "--collisions"},
+             "nbody run: note: collisions are on but every body has radius 0, so none can touch (give --radius or "
+             "--density)"},
+            {{"validate", "--kernel", "cpu", "--bodies", "20", "--steps", "1", "--quiet", "--block-size", "64"},
+             "nbody validate: note: kernel 'cpu' runs on the CPU: --block-size sets CUDA launch parameters only and "
+             "has no effect here"},
+            {{"bench", "--kernels", "cpu", "--bodies", "33", "--steps", "1", "--unroll", "2"},
+             "nbody bench: note: kernel 'cpu' runs on the CPU: --unroll sets CUDA launch parameters only and has no "
+             "effect here"},
+        };
+        static const QRegularExpression noteLine("^nbody (run|render|bench|validate|tune): note: \\S");
+        for (const auto& c : cases) {
+            const Result r = nbody(c.args);
+            QVERIFY2(r.code == 0, qPrintable(c.args.join(' ') + ": " + r.err));
+            QVERIFY2(r.err.contains(c.note + "\n"), qPrintable(c.args.join(' ') + ": " + r.err));
+            for (const QString& line : r.err.split('\n'))
+                if (line.contains("note", Qt::CaseInsensitive))
+                    QVERIFY2(noteLine.match(line).hasMatch(), qPrintable(line));
+            QVERIFY2(!r.out.contains("note:", Qt::CaseInsensitive), qPrintable(r.out));
+        }
+    }
+    /// Block time steps whose criterion asks for steps below the deepest level's get a note with
+    /// the count the level assignment made. Two bodies 1 apart (eps = 0.1) and a light one 100
+    /// away: |a| = 1 / 1.01^1.5 = 0.985 for the pair, so eta sqrt(eps/|a|) = 0.1 x 0.319 = 0.032
+    /// (level 5 of dt = 1: 1/32 <= 0.032 < 1/16); the far body's 2.2 is level 0.
+    void levelCapNoted()
+    {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("three.csv");
+        {
+            QFile f(csv);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("x,y,z,vx,vy,vz,m\n-0.5,0,0,0,0,0,1\n0.5,0,0,0,0,0,1\n100,0,0,0,0,0,1e-6\n");
+        }
+        const QStringList run{"run", "--input", csv, "--eps2", "0.01", "--dt", "1", "--timestep", "block", "--eta",
+                              "0.1", "--steps", "1", "--kernel", "cpu", "--no-energy"};
+        const Result capped = nbody(run + QStringList{"--max-levels", "2"});
+        QVERIFY2(capped.code == 0, qPrintable(capped.err));
+        QVERIFY2(capped.err.contains("nbody run: note: 2 bodies want steps below dt/2^2 at step 0 (the criterion eta "
+                                     "sqrt(eps/|a|)); they are held at level 2 (raise --max-levels or --eta)\n"),
+                 qPrintable(capped.err));
+        QVERIFY2(capped.out.contains("block time steps:       0:1 2:2 "), qPrintable(capped.out));
+        // Deep enough: the pair on level 5, no note.
+        const Result deep = nbody(run + QStringList{"--max-levels", "6"});
+        QVERIFY2(deep.code == 0, qPrintable(deep.err));
+        QVERIFY2(!deep.err.contains("held at level"), qPrintable(deep.err));
+        QVERIFY2(deep.out.contains("block time steps:       0:1 5:2 "), qPrintable(deep.out));
+        // Every body of a Plummer sphere at eta 1e-30: all 300 at the default deepest level, 10.
+        const Result all = nbody({"run", "--scenario", "plummer", "--bodies", "300", "--kernel", "cpu", "--steps", "2",
+                                  "--timestep", "block", "--eta", "1e-30", "--no-energy"});
+        QVERIFY2(all.code == 0, qPrintable(all.err));
+        QVERIFY2(all.err.contains("nbody run: note: 300 bodies want steps below dt/2^10 at step 0 (the criterion eta "
+                                  "sqrt(eps/|a|)); they are held at level 10 (raise --max-levels or --eta)\n"),
+                 qPrintable(all.err));
+        QCOMPARE(all.err.count("held at level"), 1); // once, after the first chunk
+        QVERIFY2(all.out.contains("block time steps:       10:300 "), qPrintable(all.out));
     }
     /// `nbody tune` without a device says so (exit 2); with one it tunes tiled at one bucket and
     /// a second call finds it cached.
@@ -579,9 +656,11 @@ private slots:
         QTest::newRow("unknown kernel") << QStringList{"run", "--kernel", "nosuch", "--steps", "1"} << "nosuch";
         QTest::newRow("zero bodies") << QStringList{"run", "--bodies", "0"} << "bodies";
         QTest::newRow("missing file") << QStringList{"run", "--input", "/nonexistent/x.bin"} << "/nonexistent/x.bin";
-        QTest::newRow("negative dt") << QStringList{"run", "--bodies", "10", "--dt", "-1"} << "dt";
+        QTest::newRow("negative dt") << QStringList{"run", "--bodies", "10", "--dt", "-1"}
+                                     << "--dt: must be a positive number (got -1)"; // as nbody-sandbox --dt
         QTest::newRow("no subcommand") << QStringList{} << "";
-        QTest::newRow("zero dt") << QStringList{"run", "--bodies", "10", "--dt", "0"} << "dt";
+        QTest::newRow("zero dt") << QStringList{"run", "--bodies", "10", "--dt", "0"}
+                                 << "--dt: must be a positive number (got 0)";
         QTest::newRow("negative eps2") << QStringList{"run", "--bodies", "10", "--eps2", "-1"} << "eps2";
         QTest::newRow("capture into a missing directory")
             << QStringList{"run", "--bodies", "10", "--capture", "/nonexistent/dir/x.png"} << "does not exist";
@@ -624,10 +703,27 @@ private slots:
         QTest::newRow("tune a CPU kernel") << QStringList{"tune", "--kernels", "cpu"} << "no launch parameters";
         QTest::newRow("tune --kernel, as bench takes it") << QStringList{"tune", "--kernel", "cpu"} << "no launch parameters";
         QTest::newRow("tune unknown kernel") << QStringList{"tune", "--kernels", "nosuch"} << "'nosuch'";
-        QTest::newRow("tune bad bodies") << QStringList{"tune", "--bodies", "8192,x"} << "'x'";
+        QTest::newRow("tune bad bodies") << QStringList{"tune", "--bodies", "8192,x"}
+                                         << "--bodies: must be an integer (got x)";
         QTest::newRow("bench unknown kernel") << QStringList{"bench", "--kernels", "cpu,nosuch"} << "nosuch";
         QTest::newRow("bench zero bodies") << QStringList{"bench", "--kernels", "cpu", "--bodies", "10,0"} << "'0'";
-        QTest::newRow("bench bad bodies") << QStringList{"bench", "--kernels", "cpu", "--bodies", "1e3"} << "'1e3'";
+        QTest::newRow("bench bad bodies") << QStringList{"bench", "--kernels", "cpu", "--bodies", "1e3"}
+                                          << "--bodies: must be an integer (got 1e3)";
+        // Integer options say so for a fraction (CLI11's range check called it "not in range"),
+        // and name the range for an integer outside it.
+        QTest::newRow("fractional bodies") << QStringList{"run", "--bodies", "1.5"} << "--bodies: must be an integer (got 1.5)";
+        QTest::newRow("zero bodies, the range") << QStringList{"run", "--bodies", "0"}
+                                                << "--bodies: must be an integer in 1..268435456 (got 0)";
+        QTest::newRow("fractional steps") << QStringList{"validate", "--steps", "2.5"} << "--steps: must be an integer (got 2.5)";
+        QTest::newRow("fractional seed") << QStringList{"run", "--seed", "1.5"} << "--seed: must be an integer (got 1.5)";
+        QTest::newRow("fractional frames") << QStringList{"render", "--frames", "1.5", "--out", "/tmp/f"}
+                                           << "--frames: must be an integer (got 1.5)";
+        QTest::newRow("fractional width") << QStringList{"run", "--width", "100.5"} << "--width: must be an integer (got 100.5)";
+        QTest::newRow("fractional max levels (a table row)")
+            << QStringList{"run", "--timestep", "block", "--max-levels", "2.5"}
+            << "--max-levels: deepest step level: must be an integer (got 2.5)";
+        QTest::newRow("bench fractional bodies") << QStringList{"bench", "--kernels", "cpu", "--bodies", "8192,1.5"}
+                                                 << "--bodies: must be an integer (got 1.5)";
         // Errors about what an option set name the option the user typed, not the scenario
         // field behind it ("field 'bodies.generator'", "field 'bodies'"); a scenario file that
         // cannot be read is worded as a snapshot that cannot be.
@@ -769,6 +865,103 @@ private slots:
         QCOMPARE(kernels[0]["growth"].toArray().size(), 21); // step 0 and 20 checkpoints (one per step)
         QVERIFY(kernels[0]["force0"]["max"].toDouble() < 1e-4);
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"v.json"}); // no temporary file left
+    }
+    /// The predicted time of a validation is within a small factor of the time it takes: one
+    /// step of 8192 bodies with the default 50 checkpoints has one checkpoint, so its energy sums
+    /// are two a run, not 51 (predicted 50 s for 4 s on two cores before). A count of one step
+    /// reads "1 step" in the announcement, the summary and the report.
+    void validatePredictsItsTime()
+    {
+        QTemporaryDir dir;
+        const QString html = dir.filePath("v.html");
+        QElapsedTimer timer;
+        timer.start();
+        const Result r = nbody({"validate", "--kernel", "cpu", "--bodies", "8192", "--steps", "1", "--quiet",
+                                "--report", html});
+        const double seconds = double(timer.elapsed()) / 1000.0;
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        static const QRegularExpression announced(
+            "nbody validate: 8192 bodies, 1 step, 1 kernel and the fp64 reference: about ([\\d.]+) (s|min|h) here");
+        const QRegularExpressionMatch m = announced.match(r.err);
+        QVERIFY2(m.hasMatch(), qPrintable(r.err));
+        const double predicted = m.captured(1).toDouble() * (m.captured(2) == "min" ? 60 : m.captured(2) == "h" ? 3600 : 1);
+        qInfo("predicted %.1f s, took %.1f s", predicted, seconds);
+        QVERIFY2(predicted > 0 && predicted < 3 * seconds && seconds < 3 * predicted,
+                 qPrintable(QStringLiteral("predicted %1 s, took %2 s").arg(predicted).arg(seconds)));
+        QVERIFY2(r.out.contains("Validation: 8192 bodies, 1 step, against the fp64 reference"), qPrintable(r.out));
+        QVERIFY2(!r.out.contains("1 steps") && !r.err.contains("1 steps"), qPrintable(r.out + r.err));
+        QFile f(html);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString page = QString::fromUtf8(f.readAll());
+        QVERIFY2(page.contains("8192 bodies, 1 step of leapfrog") && page.contains("Errors after 1 step, per field"),
+                 qPrintable(page.left(2000)));
+        QVERIFY(!page.contains("1 steps"));
+
+        // run: the summary and a blow-up name one step in the singular.
+        const Result one = nbody({"run", "--bodies", "20", "--steps", "1", "--kernel", "cpu", "--no-energy"});
+        QCOMPARE(one.code, 0);
+        QVERIFY2(one.out.contains("Summary (cpu, N = 20, 1 step, t = "), qPrintable(one.out));
+        const Result blown = nbody({"run", "--bodies", "100", "--steps", "1", "--dt", "1e29", "--kernel", "cpu"});
+        QCOMPARE(blown.code, 1);
+        QVERIFY2(blown.err.contains("the system is no longer finite after 1 step ("), qPrintable(blown.err));
+    }
+    /// Bodies at one point with eps2 = 0: their force and potential energy are infinite, and
+    /// the kernels would leave the pair out (a pair at zero distance counts as a body's own
+    /// term: run reported E0 = 0 for two such bodies at rest). run, render and validate refuse
+    /// the system with the same message before anything runs (exit 2); with softening it runs.
+    void coincidentBodiesWithoutSoftening()
+    {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("coincident.csv");
+        {
+            QFile f(csv);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n0.25,-2,3,0,0,0,1\n0.25,-2,3,0,0,0,2\n");
+        }
+        const QString problem =
+            ": bodies 1 and 2 are at the same point (0.25, -2, 3) and eps2 is 0: the force between them and their "
+            "potential energy are infinite (a pair at zero distance gets no force, as a body's own term does, so the "
+            "kernels would leave it out and the run would describe another system); give --eps2 > 0 or move them "
+            "apart\n";
+        const struct {
+            QString command;
+            QStringList args;
+        } cases[] = {
+            {"run", {"run", "--input", csv, "--eps2", "0", "--kernel", "cpu", "--steps", "5"}},
+            {"validate", {"validate", "--input", csv, "--eps2", "0", "--kernel", "cpu", "--steps", "5", "--quiet"}},
+            {"render", {"render", "--input", csv, "--eps2", "0", "--kernel", "cpu", "--frames", "2", "--no-progress",
+                        "--out", dir.filePath("frames")}},
+        };
+        for (const auto& c : cases) {
+            const Result r = nbody(c.args);
+            QVERIFY2(r.code == 2, qPrintable(c.command + ": " + r.out + r.err));
+            QVERIFY2(r.err.contains("nbody " + c.command + problem), qPrintable(c.command + ": " + r.err));
+            QVERIFY2(!r.out.contains("step ") && !r.out.contains("Validation:"), qPrintable(r.out));
+        }
+        QVERIFY(!QFileInfo::exists(dir.filePath("frames")));
+
+        // Three at one point: the lowest pair named, and how many share it.
+        const QString three = dir.filePath("three.csv");
+        {
+            QFile f(three);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("x,y,z,vx,vy,vz,m\n0,0,1,0,0,0,1\n0,0,1,0,0,0,1\n5,0,0,0,0,0,1\n0,0,1,0,0,0,1\n");
+        }
+        const Result many = nbody({"run", "--input", three, "--eps2", "0", "--kernel", "cpu", "--steps", "1"});
+        QCOMPARE(many.code, 2);
+        QVERIFY2(many.err.contains("nbody run: bodies 0 and 1 are at the same point (0, 0, 1) (3 bodies share a point "
+                                   "with another) and eps2 is 0"),
+                 qPrintable(many.err));
+
+        // Softened, the same bodies are an ordinary system: the pair's potential is finite.
+        const Result soft = nbody({"run", "--input", csv, "--eps2", "1e-4", "--kernel", "cpu", "--steps", "5"});
+        QVERIFY2(soft.code == 0, qPrintable(soft.err));
+        QVERIFY2(!soft.err.contains("same point"), qPrintable(soft.err));
+        static const QRegularExpression energy("energy: +E0 = (-?[0-9.e+-]+),");
+        const QRegularExpressionMatch e = energy.match(soft.out);
+        QVERIFY2(e.hasMatch(), qPrintable(soft.out));
+        // E0 is dominated by the softened pair: -G m1 m2 / eps = -2 / 0.01 = -200, and the rest.
+        QVERIFY2(e.captured(1).toDouble() < -199 && e.captured(1).toDouble() > -201, qPrintable(soft.out));
     }
     /// No usable CUDA device (CUDA_VISIBLE_DEVICES= hides the GPU on a GPU machine; here there is
     /// no NVIDIA driver at all): every CUDA row is listed unavailable with the runtime's reason,
@@ -990,7 +1183,7 @@ private slots:
         QVERIFY2(c.out.contains("Kernel:  " + kernel), qPrintable(c.out));
         QVERIFY2(c.out.contains("Restart: integrator " + integrator + ", openingAngle 0.45, leafSize 16"),
                  qPrintable(c.out));
-        QVERIFY2(!c.out.contains("Restart: note:"), qPrintable(c.out));
+        QVERIFY2(!c.out.contains("note:") && !c.err.contains("note:"), qPrintable(c.out + c.err));
         QFile x(dir.filePath("straight.csv")), y(dir.filePath("restarted.csv"));
         QVERIFY(x.open(QIODevice::ReadOnly) && y.open(QIODevice::ReadOnly));
         const QByteArray straight = x.readAll(), restarted = y.readAll();
@@ -1009,9 +1202,10 @@ private slots:
         const Result b = nbody({"run", "--input", dir.filePath("s.csv"), "--steps", "1", "--no-energy", "--integrator",
                                 "leapfrog", "--theta", "0.3", "--output", dir.filePath("r.csv")});
         QVERIFY2(b.code == 0, qPrintable(b.err));
-        QVERIFY2(b.out.contains("Restart: note: --integrator leapfrog given; the snapshot stores integrator = yoshida4"),
-                 qPrintable(b.out));
-        QVERIFY2(!b.out.contains("--theta"), qPrintable(b.out)); // the same value as stored: no note
+        QVERIFY2(b.err.contains("nbody run: note: --integrator leapfrog given; the snapshot stores integrator = "
+                                "yoshida4 ("),
+                 qPrintable(b.err));
+        QVERIFY2(!b.err.contains("--theta 0.3 given"), qPrintable(b.err)); // the same value as stored: no note
         QFile r(dir.filePath("r.csv"));
         QVERIFY(r.open(QIODevice::ReadOnly));
         QVERIFY(r.readAll().contains("# integrator = leapfrog\n"));
@@ -1088,6 +1282,70 @@ private slots:
         QVERIFY(isPng(real));
         // Nothing but the link, its file and the pipe is left (no temporary files).
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::System).size(), 3);
+    }
+    /// A capture size this OpenGL cannot draw is refused before the run (exit 2, no step
+    /// printed), naming the limit and the value: a side beyond the context's largest, the memory
+    /// the image needs, and (with llvmpipe) an accumulation buffer the driver will not allocate.
+    void captureSizeCheckedBeforeRun()
+    {
+        QTemporaryDir dir;
+        const QStringList run{"run", "--bodies", "16", "--steps", "200", "--kernel", "cpu", "--capture",
+                              dir.filePath("c.png")};
+        const Result wide = nbody(run + QStringList{"--width", "40000", "--height", "16"});
+        if (wide.code == 2 && wide.err.contains("cannot render headless"))
+            QSKIP(qPrintable("no headless OpenGL here: " + wide.err));
+        QCOMPARE(wide.code, 2);
+        // No OpenGL driver draws 40000 pixels a side (32768 is the largest today).
+        static const QRegularExpression side(
+            "nbody run: cannot capture at --width 40000 --height 16: the width 40000 is more than this OpenGL "
+            "draws: at most (\\d+) pixels a side \\(GL_MAX_(TEXTURE_SIZE|RENDERBUFFER_SIZE|VIEWPORT_DIMS) of .+\\)\n");
+        const QRegularExpressionMatch m = side.match(wide.err);
+        QVERIFY2(m.hasMatch() && m.captured(1).toInt() >= 4096 && m.captured(1).toInt() < 40000, qPrintable(wide.err));
+        QVERIFY2(!wide.out.contains("step ") && !wide.out.contains("Summary"), qPrintable(wide.out));
+        QVERIFY(!QFileInfo::exists(dir.filePath("c.png")));
+
+        // The host part alone (the read-back image and the PNG encoding, 16 bytes a pixel) is
+        // 4.3 GB at 16384 x 16384, more than a 4 GB address space holds.
+        if (!NBODY_ASAN) { // Sanitizers.h: a process cannot start under ASan with `ulimit -v`
+            QProcess p;
+            p.start("bash", QStringList{"-c", "ulimit -v 4000000 && exec \"$0\" \"$@\"", cliPath()} + run +
+                                QStringList{"--width", "16384", "--height", "16384"});
+            QVERIFY(p.waitForFinished(120000));
+            const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+            const QString out = QString::fromLocal8Bit(p.readAllStandardOutput());
+            QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 2, qPrintable(err));
+            static const QRegularExpression memory(
+                "nbody run: cannot capture at --width 16384 --height 16384: a 16384x16384 image needs about "
+                "([0-9.]+) GB of host memory \\((16|35) bytes a pixel: [^)]*\\); ([0-9.]+) GB are available "
+                "\\(RLIMIT_AS\\)\n");
+            const QRegularExpressionMatch mm = memory.match(err);
+            QVERIFY2(mm.hasMatch(), qPrintable(err));
+            QCOMPARE(mm.captured(1).toDouble(), mm.captured(2) == "16" ? 4.29 : 9.31);
+            QVERIFY2(mm.captured(3).toDouble() < 4.0, qPrintable(err));
+            QVERIFY2(!out.contains("step "), qPrintable(out));
+        }
+
+        // llvmpipe draws 16384 a side but allocates no floating-point texture of 2 GiB with its
+        // mipmaps: 16384 x 16384 fails (it failed at the capture, after the run, blaming the
+        // format), 8192 x 8192 and 12000 x 12000 are drawn. Refused up front, with the largest
+        // size of the same aspect ratio that it allocates (14184 x 14184 measured, to 3 %).
+        const Result square = nbody(run + QStringList{"--width", "16384", "--height", "16384"});
+        if (square.code == 2 && square.err.contains("image needs about"))
+            QSKIP(qPrintable("not enough memory here for a 16384 x 16384 capture: " + square.err));
+        if (!square.err.contains("this OpenGL (llvmpipe")) {
+            QVERIFY2(square.code == 0, qPrintable(square.err)); // another OpenGL that draws it
+            QSKIP("16384 x 16384 is refused for its size by llvmpipe; this OpenGL draws it");
+        }
+        QCOMPARE(square.code, 2);
+        static const QRegularExpression buffers(
+            "nbody run: cannot capture at --width 16384 --height 16384: this OpenGL \\(llvmpipe[^\n]*\\) cannot "
+            "allocate the buffers of a 16384x16384 image \\(5.01 GB of OpenGL memory: [^\n]*\\); it allocates "
+            "(\\d+)x(\\d+) \\(the largest with this aspect ratio, to 3 %\\)\n");
+        const QRegularExpressionMatch b = buffers.match(square.err);
+        QVERIFY2(b.hasMatch(), qPrintable(square.err));
+        QCOMPARE(b.captured(1), b.captured(2));
+        QVERIFY2(b.captured(1).toInt() >= 12000 && b.captured(1).toInt() <= 14184, qPrintable(square.err));
+        QVERIFY2(!square.out.contains("step "), qPrintable(square.out));
     }
     void blowUpIsAFailure()
     {
@@ -1170,7 +1428,7 @@ private slots:
         QVERIFY2(!err.contains("terminate called") && !err.contains("libgomp") && !err.contains("bad_alloc'"),
                  qPrintable(err));
         if (p.exitCode() == 0) {
-            QVERIFY2(out.contains("Summary (tree-cpu, N = 1000000, 1 steps"), qPrintable(out));
+            QVERIFY2(out.contains("Summary (tree-cpu, N = 1000000, 1 step,"), qPrintable(out));
             return;
         }
         // Refused before allocating (exit 2: the cube, or the tree's workspace, with the bytes)
@@ -1593,7 +1851,9 @@ private slots:
         // A negative dt is refused, pointing at --reverse.
         const Result neg = nbody({"run", "--bodies", "10", "--dt", "-0.1", "--steps", "1"});
         QCOMPARE(neg.code, 2);
-        QVERIFY2(neg.err.contains("--reverse"), qPrintable(neg.err));
+        QVERIFY2(neg.err.contains("--dt: must be a positive number (got -0.1); to run backwards in time, give "
+                                  "--reverse (dt stays a positive step length)"),
+                 qPrintable(neg.err));
     }
     void badInput()
     {
@@ -1622,7 +1882,7 @@ private slots:
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("GPU fault in kernel 'faulty-test'"), qPrintable(r.err));
         QVERIFY2(r.err.contains("cudaErrorIllegalAddress"), qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression("the last good state kept on the host is step 20 \\(\\d+ steps lost\\)")),
+        QVERIFY2(r.err.contains(QRegularExpression("the last good state kept on the host is step 20 \\((1 step|\\d+ steps) lost\\)")),
                  qPrintable(r.err));
         QVERIFY2(r.err.contains("the CUDA context is lost"), qPrintable(r.err));
         QVERIFY2(r.out.contains("Snapshot written to " + last + " (step 20, the last good state)"), qPrintable(r.out));

@@ -179,6 +179,7 @@ private slots:
     void snapshotAfterScenario();
     void scenarioAfterScenario();
     void startSystem();
+    void startSystemTakesTheCommandLineDt();
     void systemReplacedAndLabels();
     void frameLoopStepTime_data();
     void frameLoopStepTime();
@@ -1284,6 +1285,27 @@ void TestController::scenarioAfterScenario()
                  QStringLiteral("tree-cpu"));
     FRAME(loop, r);
     QCOMPARE(loop.kernels.back(), QStringLiteral("tree-cpu"));
+}
+
+void TestController::startSystemTakesTheCommandLineDt()
+{
+    // nbody-sandbox --dt X: the start system runs with X in place of its own dt (the Plummer
+    // sphere's is 0.01), the other parameters its own.
+    REQUIRE_EGL();
+    StartupConfig config;
+    config.kernelId = QStringLiteral("cpu");
+    config.scenario = QStringLiteral("plummer");
+    config.bodies = 200;
+    config.bodiesGiven = true;
+    config.dt = 0.005;
+    FrameLoop loop(*m_context);
+    loop.command(&SimulationController::initialize, config);
+    FrameResult r;
+    FRAME(loop, r);
+    QVERIFY2(loop.startupFailures.isEmpty(), qPrintable(loop.startupFailures.value(0)));
+    QVERIFY(!loop.params.empty());
+    QCOMPARE(loop.params.back().dt, 0.005f);
+    QCOMPARE(loop.params.back().eps2, float(nbody::findScenario("plummer")->eps2));
 }
 
 void TestController::startSystem()

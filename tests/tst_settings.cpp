@@ -252,6 +252,56 @@ private slots:
                  qPrintable(help));
     }
 
+    /// --dt takes the argument after it as its value even when it starts with '-', and refuses
+    /// a value that is not a positive number with `nbody`'s message (exit 2); a valid one reaches
+    /// the start configuration. Before, the app had no --dt and read "--dt -1" as two unknown
+    /// options, "dt" and "1".
+    void dtOnTheCommandLine()
+    {
+        const struct {
+            QStringList args;
+            QString error;
+        } refused[] = {
+            {{"--dt", "-1"}, "--dt: must be a positive number (got -1); to run backwards in time, use Simulation > "
+                             "Reverse time"},
+            {{"--dt=-1"}, "--dt: must be a positive number (got -1); to run backwards in time, use Simulation > "
+                          "Reverse time"},
+            {{"--dt", "-1e-3"}, "--dt: must be a positive number (got -1e-3); to run backwards in time, use "
+                                "Simulation > Reverse time"},
+            {{"--dt", "0"}, "--dt: must be a positive number (got 0)"},
+            {{"--dt", "abc"}, "--dt: must be a positive number (got abc)"},
+            {{"--dt", "1e-50"}, "--dt 1e-50 is outside the range of fp32 (about 1.2e-38 to 3.4e38)"},
+            // Another value option with a negative value: taken as its value, then refused.
+            {{"--steps", "-1"}, "--steps must be a non-negative integer, not '-1'"},
+        };
+        for (const auto& c : refused) {
+            CommandLine cl;
+            const QString error =
+                nbody::app::parseCommandLine(QStringList{QStringLiteral("nbody-sandbox")} + c.args, cl);
+            QCOMPARE(error, c.error);
+        }
+        CommandLine ok;
+        QCOMPARE(nbody::app::parseCommandLine({QStringLiteral("nbody-sandbox"), QStringLiteral("--no-settings"),
+                                               QStringLiteral("--dt"), QStringLiteral("0.005")},
+                                              ok),
+                 QString());
+        QCOMPARE(ok.config.dt, 0.005);
+        CommandLine none;
+        QCOMPARE(nbody::app::parseCommandLine({QStringLiteral("nbody-sandbox"), QStringLiteral("--no-settings")}, none),
+                 QString());
+        QCOMPARE(none.config.dt, 0.0); // the system's own
+
+        // The program itself: exit 2 with the message, before any window.
+        QProcess p;
+        p.start(QStringLiteral(NBODY_APP_PATH), {QStringLiteral("--dt"), QStringLiteral("-1")});
+        QVERIFY(p.waitForFinished(kWaitMs));
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY2(QString::fromLocal8Bit(p.readAllStandardError())
+                     .contains(QStringLiteral("nbody-sandbox: --dt: must be a positive number (got -1); to run backwards "
+                                               "in time, use Simulation > Reverse time\n")),
+                 "stderr");
+    }
+
     void geometryAndDocksSurviveARestart()
     {
         const QStringList args = {QStringLiteral("--kernel"), QStringLiteral("cpu"), QStringLiteral("--scenario"),

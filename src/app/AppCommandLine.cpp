@@ -8,6 +8,7 @@
 
 #include "sim/base/AtomicFile.h"
 #include "sim/core/KernelRegistry.h"
+#include "sim/core/ParamTable.h"
 #include "sim/core/Scenario.h"
 #include "sim/io/Scenarios.h"
 #include "gl/ColourModes.h"
@@ -16,6 +17,8 @@
 
 #include <QCommandLineParser>
 #include <QSettings>
+
+#include <cmath>
 
 namespace nbody::app {
 
@@ -57,6 +60,10 @@ struct Options {
                                 QStringLiteral("ID|FILE")};
     QCommandLineOption steps{QStringLiteral("steps"), QStringLiteral("Run K steps, then pause."), QStringLiteral("K"),
                              QStringLiteral("0")};
+    QCommandLineOption dt{QStringLiteral("dt"),
+                          QStringLiteral("Time step of the start system in place of its own (a positive number; "
+                                         "Simulation > Reverse time runs backwards)."),
+                          QStringLiteral("X")};
     QCommandLineOption stepsPerFrame{QStringLiteral("steps-per-frame"),
                                      QStringLiteral("Steps between drawn frames (1..1000)."), QStringLiteral("S"),
                                      QStringLiteral("1")};
@@ -91,13 +98,13 @@ struct Options {
 
     void addTo(QCommandLineParser& parser) const
     {
-        parser.addOptions({kernel, bodies, input, scenario, steps, stepsPerFrame, capture, windowCapture, captureSize, record,
+        parser.addOptions({kernel, bodies, input, scenario, steps, dt, stepsPerFrame, capture, windowCapture, captureSize, record,
                            recordEvery, recordSize, colour, quit, diagnostics, noSettings});
     }
 };
 
-/// --kernel, --bodies, --steps, --steps-per-frame, --diagnostics-every, --input and --scenario
-/// into `config`. Returns the usage error, empty when there is none.
+/// --kernel, --bodies, --steps, --dt, --steps-per-frame, --diagnostics-every, --input and
+/// --scenario into `config`. Returns the usage error, empty when there is none.
 QString readStartupConfig(const QCommandLineParser& parser, const Options& o, StartupConfig& config)
 {
     config.kernelId = parser.value(o.kernel);
@@ -120,6 +127,20 @@ QString readStartupConfig(const QCommandLineParser& parser, const Options& o, St
     config.stepsToRun = parser.value(o.steps).toInt(&ok);
     if (!ok || config.stepsToRun < 0)
         return QStringLiteral("--steps must be a non-negative integer, not '%1'").arg(parser.value(o.steps));
+    if (parser.isSet(o.dt)) {
+        // The value is the argument after --dt whatever it starts with (QCommandLineParser takes
+        // it as the option's value), so "--dt -1" reaches this check, as `nbody`'s --dt does.
+        const QString text = parser.value(o.dt);
+        if (const std::string why = nbody::numberTextProblem(text.toStdString(), false); !why.empty())
+            return QStringLiteral("--dt: %1%2")
+                .arg(QString::fromStdString(why),
+                     text.startsWith(QLatin1Char('-'))
+                         ? QStringLiteral("; to run backwards in time, use Simulation > Reverse time")
+                         : QString());
+        config.dt = text.toDouble();
+        if (static_cast<float>(config.dt) == 0.f || !std::isfinite(static_cast<float>(config.dt)))
+            return QStringLiteral("--dt %1 is outside the range of fp32 (about 1.2e-38 to 3.4e38)").arg(text);
+    }
     config.stepsPerFrame = parser.value(o.stepsPerFrame).toInt(&ok);
     if (!ok || config.stepsPerFrame < 1 || config.stepsPerFrame > 1000)
         return QStringLiteral("--steps-per-frame must be an integer in 1..1000, not '%1'")

@@ -173,6 +173,8 @@ void SimulationController::startFromFile(const StartupConfig& config, StartSyste
 
 void SimulationController::installStartSystem(const StartupConfig& config, StartSystem s)
 {
+    if (config.dt > 0)
+        s.params.dt = static_cast<float>(config.dt);
     s.params.diagnosticsInterval = std::max(0, config.diagnosticsInterval);
     s.params.hostCopyInterval = std::max(0, config.hostCopyInterval);
     m_initialWorld = std::make_unique<World>(s.world);

@@ -41,6 +41,7 @@ struct StartupConfig {
     QString inputFile;          ///< snapshot file (Tipsy, CSV, HDF5); empty: the default system
     QString scenario;           ///< scenario id or file (JSON); empty: inputFile or the default system
     int stepsToRun = 0;         ///< 0: until paused
+    double dt = 0;              ///< > 0 (--dt): the start system's time step in place of its own
     int stepsPerFrame = 1;
     bool startRunning = false;
     int diagnosticsInterval = 0; ///< steps between diagnostics evaluations (0: none; the app: 10)

@@ -8,6 +8,7 @@
 ///   --scenario ID|FILE     start from a scenario (registry id or JSON file) instead of the
 ///                          remembered one (or the galaxy collision)
 ///   --steps K              run K steps, then pause
+///   --dt X                 the start system's time step (a positive number) in place of its own
 ///   --steps-per-frame S    steps between drawn frames (1..1000)
 ///   --capture FILE         after the K steps, save the view as PNG or JPEG (offscreen)
 ///   --capture-size WxH     its size (default: the view's size in device pixels)

@@ -523,9 +523,10 @@ Row benchCase(const BenchOptions& o, const KernelInfo* k, std::size_t n, const S
             if (t.ran)
                 std::fputs("\n", stderr);
             if (!t.warning.empty())
-                std::fprintf(stderr, "bench: note: %s\n", t.warning.c_str());
+                printNote("bench", t.warning);
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "\nbench: note: tuning failed (%s); the defaults are used\n", e.what());
+            std::fputc('\n', stderr); // after the progress on stderr
+            printNote("bench", std::string("tuning failed (") + e.what() + "); the defaults are used");
         }
         // What ran is what the tuner chose: resolve the row's launch again.
         row.launch = describeLaunch(*k, params, n);
@@ -669,7 +670,7 @@ int benchCommand(const BenchOptions& o)
     }
 
     if (root)
-        printIgnoredOptionNotes(kernels, params, {&o.launch.params});
+        printIgnoredOptionNotes("bench", kernels, params, {&o.launch.params});
 
     const CudaRuntimeInfo cuda = queryCuda();
     const CudaDeviceInfo* device = cuda.devices.empty() ? nullptr : &cuda.devices[0];

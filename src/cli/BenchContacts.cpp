@@ -248,7 +248,7 @@ int contactBenchCommand(const BenchOptions& o)
     try {
         releaseContactSearchWorkspace();
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "bench: note: freeing the contact search's device workspace failed: %s\n", e.what());
+        printNote("bench", std::string("freeing the contact search's device workspace failed: ") + e.what());
         failed = true;
     }
     if (const int rc = writeContactTables(o, rows, machine); rc != 0)

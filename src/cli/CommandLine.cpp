@@ -25,14 +25,14 @@ CLI::App* addRunCommand(CLI::App& app, RunOptions& o)
 {
     CLI::App* runCmd = app.add_subcommand("run", "Simulate a system and print progress and a summary");
     addSystemOptions(*runCmd, o.system);
-    runCmd->add_option("-s,--steps", o.steps, "Steps to run (>= 0)")->capture_default_str()->check(CLI::Range(0, 1 << 30));
+    runCmd->add_option("-s,--steps", o.steps, "Steps to run (>= 0)")->capture_default_str()->check(integerIn(0, 1ull << 30));
     runCmd->add_option("-k,--kernel", o.kernel, "Force kernel id (see `nbody kernels`); default: blocked if a GPU is available, else cpu");
     runCmd->add_option("-o,--output", o.output,
                        "Write snapshots to FILE (format from the extension: .h5/.hdf5, .csv, .bin/.tipsy/.std); "
                        "{step} in the name is replaced by the step number. Written after the last step and "
                        "with --every M whenever the step is a multiple of M");
     runCmd->add_option("--every", o.every, "Steps between snapshots (with --output; 0: only at the end)")
-        ->check(CLI::Range(0, 1 << 30));
+        ->check(integerIn(0, 1ull << 30));
     runCmd->add_option("--integrator", o.integrator, "Time integrator id (see `nbody integrators`); default leapfrog");
     runCmd->add_flag("--reverse", o.reverse,
                      "Run backwards in time: every step advances by -dt (dt itself stays positive). KDK leapfrog and "
@@ -41,12 +41,19 @@ CLI::App* addRunCommand(CLI::App& app, RunOptions& o)
     // --timestep fixed|block, --eta, --max-levels (with block, --dt is the largest step).
     addParamOptions(*runCmd, o.timeSteps, {ParamGroup::TimeSteps});
     runCmd->add_option("-c,--capture", o.capture, "Write a PNG of the final state (headless, EGL)");
-    runCmd->add_option("--width", o.width, "Capture width in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
-    runCmd->add_option("--height", o.height, "Capture height in pixels")->capture_default_str()->check(CLI::Range(16, 16384));
+    // The range a command line can ask for; what the OpenGL context draws and the memory allow is
+    // checked before the run (gl::imageSizeProblem), where the context is known.
+    const std::string sideLimits = " (16 or more, up to the largest side this OpenGL draws: 16384 on Mesa's llvmpipe, "
+                                   "32768 on NVIDIA's driver; the size and the memory the capture needs, about 35 "
+                                   "bytes a pixel with llvmpipe, are checked before the run)";
+    runCmd->add_option("--width", o.width, "Capture width in pixels" + sideLimits)
+        ->capture_default_str()->check(integerIn(16, kMaxImageSide));
+    runCmd->add_option("--height", o.height, "Capture height in pixels" + sideLimits)
+        ->capture_default_str()->check(integerIn(16, kMaxImageSide));
     addLaunchOptions(*runCmd, o.launch);
     addNoTuneOption(*runCmd, o.noTune);
     runCmd->add_option("--progress-every", o.progressEvery, "Steps between progress lines (0: about ten lines)")
-        ->check(CLI::Range(0, 1 << 30));
+        ->check(integerIn(0, 1ull << 30));
     runCmd->add_flag("!--no-cuda-graphs", o.cudaGraphs,
                      "Step CUDA kernels with plain launches instead of replaying a captured CUDA graph");
     addEnergyOptions(*runCmd, o.energy, o.energyTolerance, o.strict);
@@ -56,9 +63,9 @@ CLI::App* addRunCommand(CLI::App& app, RunOptions& o)
     runCmd->add_option("--host-copy-every", o.hostCopyEvery,
                        "CUDA kernels: steps between copies of the state to the host, the last good state a GPU "
                        "fault falls back to (at most this many steps are lost; 0: only at the end)")
-        ->capture_default_str()->check(CLI::Range(0, 1 << 30));
+        ->capture_default_str()->check(integerIn(0, 1ull << 30));
     runCmd->add_option("--diagnostics-every", o.diagnosticsEvery, "Steps between rows of the --diagnostics CSV")
-        ->capture_default_str()->check(CLI::Range(1, 1 << 30))->needs(diagnosticsOpt);
+        ->capture_default_str()->check(integerIn(1, 1ull << 30))->needs(diagnosticsOpt);
     return runCmd;
 }
 
@@ -72,9 +79,9 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o)
         ->capture_default_str();
     benchCmd->add_option("-n,--bodies", o.bodies, "Comma-separated N values")->capture_default_str();
     benchCmd->add_option("-s,--steps", o.steps, "Timed samples (force evaluations and steps) per kernel and N")
-        ->capture_default_str()->check(CLI::Range(1, 1000000));
+        ->capture_default_str()->check(integerIn(1, 1000000));
     benchCmd->add_option("--warmup", o.warmup, "Untimed force evaluations before timing")
-        ->capture_default_str()->check(CLI::Range(1, 1000));
+        ->capture_default_str()->check(integerIn(1, 1000));
     benchCmd->add_option("--budget", o.budgetSeconds,
                          "Seconds allowed per kernel and N: fewer samples, or the case is skipped when "
                          "its predicted time exceeds it")
@@ -130,9 +137,11 @@ CLI::App* addRenderCommand(CLI::App& app, RenderOptions& o)
     addLaunchOptions(*renderCmd, o.launch);
     addNoTuneOption(*renderCmd, o.noTune);
     renderCmd->add_option("-f,--frames", o.frames, "Frames to write (frame 0 is the initial state)")
-        ->required()->check(CLI::Range(1, 1 << 24));
-    renderCmd->add_option("-e,--every", o.every, "Steps between frames")->capture_default_str()->check(CLI::Range(1, 1 << 24));
-    renderCmd->add_option("--size", o.size, "Frame size WxH in pixels")->capture_default_str();
+        ->required()->check(integerIn(1, 1ull << 24));
+    renderCmd->add_option("-e,--every", o.every, "Steps between frames")->capture_default_str()->check(integerIn(1, 1ull << 24));
+    renderCmd->add_option("--size", o.size,
+                          "Frame size WxH in pixels (each side 16 or more, up to the largest this OpenGL draws; "
+                          "checked with the memory the frames need before the run, as run's --width and --height)")->capture_default_str();
     renderCmd->add_option("--fps", o.fps, "Frame rate of an MP4")->capture_default_str()->check(CLI::Range(0.1, 1000.0));
     renderCmd->add_option("-o,--out", o.out, "A directory (frame_00000.png, ...) or FILE.mp4 (through ffmpeg)")->required();
     renderCmd->add_flag("!--no-progress", o.progress, "No progress bar on stderr");

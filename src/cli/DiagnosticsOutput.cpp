@@ -1,5 +1,6 @@
 #include "DiagnosticsOutput.h"
 
+#include "sim/base/Format.h"
 #include "sim/base/AtomicFile.h"
 #include "sim/core/Simulation.h"
 
@@ -28,8 +29,9 @@ void DiagnosticsOutput::addFinal(Simulation& sim, const std::function<Diagnostic
 void DiagnosticsOutput::write(const std::string& path, int every) const
 {
     m_recorder.writeCsv(path);
-    std::printf("Diagnostics written to %s (%zu row%s, every %d steps)\n", resolveWriteTarget(path).path.c_str(),
-                m_recorder.size(), m_recorder.size() == 1 ? "" : "s", every);
+    std::printf("Diagnostics written to %s (%s, every %s)\n", resolveWriteTarget(path).path.c_str(),
+                countOf(m_recorder.size(), "row", "rows").c_str(),
+                every == 1 ? "step" : stepCount(std::uint64_t(every)).c_str());
 }
 
 } // namespace nbody::cli

@@ -8,6 +8,7 @@
 #include "contracts/Errors.h"
 #include "sim/base/DeviceInfo.h"
 #include "sim/base/Format.h"
+#include "sim/core/CoincidentBodies.h"
 #include "sim/core/MemoryBudget.h"
 #include "sim/core/ParamTable.h"
 #include "sim/core/PrecisionRange.h"
@@ -42,13 +43,24 @@ void addSystemOptions(CLI::App& c, SystemOptions& o, DefaultSystem d)
                      "are used when it stores them");
     c.add_option("-n,--bodies", o.bodies, "Bodies of " + what + " or of a scenario generator (N >= 1)")
         ->capture_default_str()
-        ->check(CLI::Range(std::size_t(1), std::size_t(1) << 28));
-    c.add_option("--seed", o.seed, "Seed of " + what + " or of a scenario generator")->capture_default_str();
+        ->check(integerIn(1, kMaxBodies));
+    c.add_option("--seed", o.seed, "Seed of " + what + " or of a scenario generator")
+        ->capture_default_str()
+        ->check(integerIn(0, ~0ull));
     const ScenarioInfo* row = findScenario(cube ? "cube" : "plummer");
     const std::string of = cube ? " for the cube" : " for the sphere";
     c.add_option("--dt", o.dt,
                  "Time step (default " + formatString("%g", double(row->dt)) + of +
-                     "; the scenario's, or derived from a file's scale)");
+                     "; the scenario's, or derived from a file's scale)")
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+                // nbody-sandbox's --dt says the same, pointing at its own way back.
+                const std::string why = numberTextProblem(text, false);
+                return why.empty() || text.empty() || text[0] != '-'
+                           ? why
+                           : why + "; to run backwards in time, give --reverse (dt stays a positive step length)";
+            },
+            "POSITIVE"));
     c.add_option("--eps2", o.eps2,
                  "Softening eps^2 (default " + formatString("%g", double(row->eps2)) + of +
                      "; the scenario's, or derived for a file)");
@@ -80,6 +92,8 @@ std::vector<std::size_t> parseBodyList(const std::string& list)
     std::stringstream in(list);
     std::string item;
     while (std::getline(in, item, ',')) {
+        if (const std::string why = integerTextProblem(item); !why.empty())
+            throw std::invalid_argument("--bodies: " + why);
         std::size_t used = 0;
         unsigned long long v = 0;
         try {
@@ -233,11 +247,17 @@ std::vector<std::string> ignoredOptionNotes(std::span<const KernelInfo* const> k
     return out;
 }
 
-void printIgnoredOptionNotes(std::span<const KernelInfo* const> kernels, const SimParams& p,
+void printNote(const char* command, const std::string& text)
+{
+    std::fflush(stdout); // after what stdout said before it, where both go to one place
+    std::fprintf(stderr, "nbody %s: note: %s\n", command, text.c_str());
+}
+
+void printIgnoredOptionNotes(const char* command, std::span<const KernelInfo* const> kernels, const SimParams& p,
                              std::initializer_list<const ParamTexts*> given)
 {
     for (const std::string& note : ignoredOptionNotes(kernels, p, given))
-        std::fprintf(stderr, "Note: %s\n", note.c_str());
+        printNote(command, note);
 }
 
 void applyTreeOptions(const TreeOptions& o, SimParams& p)
@@ -280,10 +300,10 @@ void tuneBeforeRun(const char* command, const KernelInfo& k, const SimParams& p,
             if (t.ran)
                 std::fputs("\n", stdout);
             if (!t.warning.empty())
-                std::fprintf(stderr, "nbody %s: note: %s\n", command, t.warning.c_str());
+                printNote(command, t.warning);
         } catch (const std::exception& e) {
             std::fputs("\n", stdout);
-            std::fprintf(stderr, "nbody %s: note: tuning failed (%s); the defaults are used\n", command, e.what());
+            printNote(command, std::string("tuning failed (") + e.what() + "); the defaults are used");
         }
     }
     std::printf("Launch:  %s\n", describeResolved(k, resolveLaunch(k, p, n)).c_str());
@@ -299,8 +319,8 @@ std::vector<std::string_view> givenStoredParams(const CLI::App& c)
     return given;
 }
 
-void applySavedParams(std::span<const std::string_view> given, const PreparedSystem& prepared, SimParams& params,
-                      bool print)
+void applySavedParams(const char* command, std::span<const std::string_view> given, const PreparedSystem& prepared,
+                      SimParams& params, bool print)
 {
     if (prepared.savedParams.empty())
         return;
@@ -311,9 +331,9 @@ void applySavedParams(std::span<const std::string_view> given, const PreparedSys
     for (const auto& [key, text] : prepared.savedParams)
         line += (line.empty() ? "" : ", ") + key + " " + text;
     std::printf("Restart: %s (stored in the snapshot)\n", line.c_str());
-    for (const std::string& d : differences)
-        std::printf("Restart: note: %s\n", d.c_str());
     std::fflush(stdout);
+    for (const std::string& d : differences)
+        printNote(command, d);
 }
 
 void noteGiven(const CLI::App& c, SystemOptions& o)
@@ -413,8 +433,8 @@ int applyPhysicsOptions(const char* command, const SystemOptions& o, PreparedSys
         return 2;
     }
     if (out.params.collisions && !(out.world.maxRadius() > 0.f))
-        std::fprintf(stderr, "nbody %s: note: collisions are on but every body has radius 0, so none can touch "
-                             "(give --radius or --density)\n", command);
+        printNote(command, "collisions are on but every body has radius 0, so none can touch (give --radius or "
+                           "--density)");
     return 0;
 }
 
@@ -449,22 +469,27 @@ int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& o
         return 2;
     }
     if (!o.input.empty() && (o.bodiesGiven || o.seedGiven))
-        std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to the default cube; ignored with --input\n",
-                     command);
+        printNote(command, "--bodies and --seed apply to the default cube; ignored with --input");
     if (!o.input.empty())
         noteStepsPerSecondIgnored(command, o, "with --input");
     else if (o.scenario.empty())
         noteStepsPerSecondIgnored(command, o, "for the default cube (N = --bodies)");
-    return applyPhysicsOptions(command, o, out);
+    if (const int rc = applyPhysicsOptions(command, o, out); rc != 0)
+        return rc;
+    // Every command that simulates a prepared system (run, render, validate) refuses bodies at
+    // one point without softening here, before anything runs.
+    if (const std::string problem = coincidentBodiesProblem(out.world, out.params.eps2); !problem.empty()) {
+        std::cerr << "nbody " << command << ": " << problem << "; give --eps2 > 0 or move them apart\n";
+        return 2;
+    }
+    return 0;
 }
 
 void noteStepsPerSecondIgnored(const char* command, const SystemOptions& o, const std::string& why)
 {
     if (o.stepsPerSecond > 0)
-        std::fprintf(stderr,
-                     "nbody %s: note: --steps-per-second chooses N only for a generator --scenario without --bodies; "
-                     "ignored %s\n",
-                     command, why.c_str());
+        printNote(command, "--steps-per-second chooses N only for a generator --scenario without --bodies; ignored " +
+                               why);
 }
 
 int reportRunFault(Simulation& sim, const CudaError& e, const std::string& output)
@@ -476,8 +501,8 @@ int reportRunFault(Simulation& sim, const CudaError& e, const std::string& outpu
         std::fflush(stdout);
         std::fprintf(stderr, "nbody run: GPU fault in kernel '%s' at step %llu: %s\n", kernel.c_str(),
                      static_cast<unsigned long long>(reached), e.what());
-        std::fprintf(stderr, "nbody run: the last good state kept on the host is step %llu (%llu steps lost)\n",
-                     static_cast<unsigned long long>(sim.stepCount()), static_cast<unsigned long long>(lost));
+        std::fprintf(stderr, "nbody run: the last good state kept on the host is step %llu (%s lost)\n",
+                     static_cast<unsigned long long>(sim.stepCount()), stepCount(lost).c_str());
         if (const std::string contextLost = cudaContextLost(); !contextLost.empty())
             std::fprintf(stderr, "nbody run: the CUDA context is lost (%s)\n", contextLost.c_str());
         if (!output.empty()) {
@@ -509,7 +534,8 @@ std::string nonFiniteMessage(int steps, const std::string& bad, Simulation& sim,
                              const std::vector<std::string>& rangeProblems)
 {
     const std::string column = firstNonFiniteColumn(sim.world());
-    std::string s = formatString("the system is no longer finite after %d steps (%s", steps, bad.c_str());
+    std::string s = formatString("the system is no longer finite after %s (%s", stepCount(std::uint64_t(steps)).c_str(),
+                                 bad.c_str());
     s += column.empty() ? ")" : "; the " + column + " first)";
     if (!rangeProblems.empty())
         return s + ": " + precisionRangeCause(rangeProblems.front(), sim.kernel().precision);
@@ -562,12 +588,12 @@ void addEnergyOptions(CLI::App& c, bool& energy, double& tolerance, bool& strict
     c.add_flag("--strict", strict, "Exit 1 when the relative energy change exceeds --energy-tolerance");
 }
 
-std::string defaultKernel()
+std::string defaultKernel(const char* command)
 {
     const std::string id(defaultKernelId());
     // A GPU that this build has no code for is a surprise worth a line: the run goes on, on the CPU.
     if (const std::string& why = cudaDeviceWithoutCode(); !why.empty())
-        std::fprintf(stderr, "Note: the CUDA kernels cannot run here (%s); running on %s\n", why.c_str(), id.c_str());
+        printNote(command, "the CUDA kernels cannot run here (" + why + "); running on " + id);
     return id;
 }
 

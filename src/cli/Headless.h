@@ -91,16 +91,17 @@ void noteStepsPerSecondIgnored(const char* command, const SystemOptions& o, cons
 
 /// Builds the system: a scenario, a snapshot file or the default cube. Returns 0, or 2 after
 /// printing "nbody <command>: <problem>" to stderr (unreadable file, malformed scenario, both
-/// --scenario and --input, N out of range, dt or eps2 not representable in fp32).
+/// --scenario and --input, N out of range, dt or eps2 not representable in fp32, bodies at one
+/// point with eps2 = 0: sim/core/CoincidentBodies.h).
 int prepareSystem(const char* command, const SystemOptions& o, PreparedSystem& out);
 
 /// Applies the snapshot's stored parameters (PreparedSystem::savedParams) to `params`, except
 /// those in `given` (givenStoredParams: their option was given), and prints the header line
 /// "Restart: integrator yoshida4, openingAngle 0.45, … (stored in the snapshot)" and a
-/// note for each given option that differs from the stored value. Throws std::invalid_argument
+/// note of `command` (printNote) for each given option that differs from the stored value. Throws std::invalid_argument
 /// for a stored value the table refuses.
-void applySavedParams(std::span<const std::string_view> given, const PreparedSystem& prepared, SimParams& params,
-                      bool print);
+void applySavedParams(const char* command, std::span<const std::string_view> given, const PreparedSystem& prepared,
+                      SimParams& params, bool print);
 /// The keys of the stored parameters (storedParams()) whose option was given on `command`.
 std::vector<std::string_view> givenStoredParams(const CLI::App& command);
 
@@ -146,8 +147,12 @@ std::string forceAccuracyNote(const KernelInfo& k, const SimParams& p, std::size
 ///     set block time steps only and have no effect with --timestep fixed".
 std::vector<std::string> ignoredOptionNotes(std::span<const KernelInfo* const> kernels, const SimParams& p,
                                             std::initializer_list<const ParamTexts*> given);
-/// Prints each of ignoredOptionNotes() to stderr as "Note: <note>" (not an error: the run goes on).
-void printIgnoredOptionNotes(std::span<const KernelInfo* const> kernels, const SimParams& p,
+/// Prints a note to stderr as "nbody <command>: note: <text>": something the user should know
+/// that is not an error (the command goes on; the exit status is unchanged). Every note of the
+/// command line is printed through here, in this one form; `text` has no newline.
+void printNote(const char* command, const std::string& text);
+/// Prints each of ignoredOptionNotes() as a note of `command` (printNote).
+void printIgnoredOptionNotes(const char* command, std::span<const KernelInfo* const> kernels, const SimParams& p,
                              std::initializer_list<const ParamTexts*> given);
 /// Adds the options of the table's Launch and Tree rows to a subcommand.
 void addLaunchOptions(CLI::App& command, LaunchOptions& o);
@@ -162,7 +167,7 @@ std::size_t launchOptionsGiven(const CLI::App& command);
 /// Before a run with row k at n bodies: when k is tunable with `p` (a CUDA row with an auto
 /// parameter it reads), the cache lacks the entry and not `noTune`, tunes it (sim/perf/Tuner.h),
 /// printing "Tuning <kernel> for N≈<bucket> on <device> (once; cached in <path>) … block 128,
-/// …: 1.23e12 interactions/s" to stdout. A failure is a note on stderr ("nbody <command>: note:
+/// …: 1.23e12 interactions/s" to stdout. A failure is a note (printNote: "nbody <command>: note:
 /// …; the defaults are used"), never fatal. Then prints "Launch:  <resolved parameters>" for CUDA rows.
 void tuneBeforeRun(const char* command, const KernelInfo& k, const SimParams& p, std::size_t n, bool noTune);
 
@@ -212,8 +217,14 @@ std::string nonFiniteMessage(int steps, const std::string& bad, Simulation& sim,
 /// Adds --no-energy, --energy-tolerance X and --strict to a subcommand (`run`, `render`).
 void addEnergyOptions(CLI::App& command, bool& energy, double& tolerance, bool& strict);
 
-/// The fastest kernel available here: the first available CUDA row, else `cpu`.
-std::string defaultKernel();
+/// The fastest kernel available here: the first available CUDA row, else `cpu`. A GPU this
+/// build has no code for is a note of `command`.
+std::string defaultKernel(const char* command);
+
+/// The largest image side `run --capture` and `render` accept on the command line (pixels; the
+/// smallest is 16). No OpenGL draws more than 32768 a side today; the context's own limit and
+/// the memory an image needs are checked against it before a run (gl::imageSizeProblem).
+inline constexpr int kMaxImageSide = 65536;
 
 /// The headless view. Create it on the thread that renders; it makes its context current.
 struct HeadlessView {

@@ -1,8 +1,10 @@
 #include "ParamOptions.h"
+#include "sim/core/ParamTable.h"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -91,30 +93,37 @@ void applyParamTexts(const ParamTexts& texts, SimParams& p)
     }
 }
 
-namespace {
-
-/// A finite number above (or, with `zero`, at least) 0, as typed; the message otherwise.
-std::string signProblem(const std::string& text, bool zero)
+CLI::Validator integerIn(long long lo, unsigned long long hi)
 {
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    const bool number = !text.empty() && end == text.c_str() + text.size() && std::isfinite(v);
-    if (number && (zero ? v >= 0 : v > 0))
-        return {};
-    return std::string(zero ? "must be a number >= 0" : "must be a positive number") + " (got " + text + ")";
+    const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+    return CLI::Validator(
+        [lo, hi, range](std::string& text) -> std::string {
+            if (const std::string why = integerTextProblem(text); !why.empty())
+                return why;
+            const bool negative = text[0] == '-';
+            errno = 0;
+            bool inside = false;
+            if (negative) {
+                const long long v = std::strtoll(text.c_str(), nullptr, 10);
+                inside = errno != ERANGE && v >= lo;
+            } else {
+                const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+                inside = errno != ERANGE && v <= hi && (lo <= 0 || v >= static_cast<unsigned long long>(lo));
+            }
+            return inside ? std::string() : "must be an integer in " + range + " (got " + text + ")";
+        },
+        "INT in " + range);
 }
-
-} // namespace
 
 const CLI::Validator& positiveNumber()
 {
-    static const CLI::Validator v([](std::string& text) { return signProblem(text, false); }, "POSITIVE");
+    static const CLI::Validator v([](std::string& text) { return numberTextProblem(text, false); }, "POSITIVE");
     return v;
 }
 
 const CLI::Validator& nonNegativeNumber()
 {
-    static const CLI::Validator v([](std::string& text) { return signProblem(text, true); }, "NONNEGATIVE");
+    static const CLI::Validator v([](std::string& text) { return numberTextProblem(text, true); }, "NONNEGATIVE");
     return v;
 }
 

@@ -43,5 +43,9 @@ std::string paramHelp(const ParamInfo& row);
 /// range up to the largest double in 300 digits. Finite numbers only.
 const CLI::Validator& positiveNumber();
 const CLI::Validator& nonNegativeNumber();
+/// The check of an integer option: decimal digits (a sign first allowed) within lo..hi, else
+/// "must be an integer (got 1.5)" or "must be an integer in 1..268435456 (got 0)", in place of
+/// CLI11's Range, which called 1.5 "not in range".
+CLI::Validator integerIn(long long lo, unsigned long long hi);
 
 } // namespace nbody::cli

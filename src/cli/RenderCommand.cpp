@@ -4,6 +4,7 @@
 #include "gl/ColourModes.h"
 #include "gl/FrameSink.h"
 #include "contracts/Errors.h"
+#include "sim/base/Format.h"
 #include "sim/core/KernelRegistry.h"
 #include "sim/core/MemoryBudget.h"
 
@@ -24,7 +25,7 @@ namespace nbody::cli {
 
 namespace {
 
-/// "1280x720" → (1280, 720); false unless both are in 16..16384.
+/// "1280x720" → (1280, 720); false unless both are in 16..kMaxImageSide.
 bool parseSize(const std::string& s, int& w, int& h)
 {
     static const std::regex pattern(R"((\d{1,5})[xX](\d{1,5}))");
@@ -33,7 +34,7 @@ bool parseSize(const std::string& s, int& w, int& h)
         return false;
     w = std::stoi(m[1]);
     h = std::stoi(m[2]);
-    return w >= 16 && h >= 16 && w <= 16384 && h <= 16384;
+    return w >= 16 && h >= 16 && w <= kMaxImageSide && h <= kMaxImageSide;
 }
 
 /// A progress bar on stderr: redrawn in place on a terminal (at most 10 times a second),
@@ -177,8 +178,8 @@ int simulateOnly(Simulation& sim, const RenderOptions& o, const std::vector<std:
 int checkRenderOptions(const RenderOptions& o, int& width, int& height, const gl::ColourMode*& mode)
 {
     if (!parseSize(o.size, width, height)) {
-        std::cerr << "nbody render: --size must be WxH with both in 16..16384 (like 1280x720), not '" << o.size
-                  << "'\n";
+        std::cerr << "nbody render: --size must be WxH with both in 16.." << kMaxImageSide
+                  << " (like 1280x720), not '" << o.size << "'\n";
         return 2;
     }
     if (o.out.empty()) {
@@ -245,8 +246,9 @@ std::unique_ptr<gl::FrameSink> openRenderSink(const RenderOptions& o, const Head
                     view.whyNoInterop.c_str());
     }
 
-    std::printf("Output:  %d frames of %dx%d, one every %d steps (%d steps), to %s%s\n", o.frames, width, height,
-                o.every, (o.frames - 1) * o.every, o.out.c_str(),
+    std::printf("Output:  %d frames of %dx%d, one every %s (%s), to %s%s\n", o.frames, width, height,
+                o.every == 1 ? "step" : stepCount(std::uint64_t(o.every)).c_str(),
+                stepCount(std::uint64_t(o.frames - 1) * std::uint64_t(o.every)).c_str(), o.out.c_str(),
                 gl::sinkKindFor(o.out) == gl::SinkKind::Mp4 ? " (H.264 through ffmpeg)" : " (PNG files)");
     std::fflush(stdout);
 
@@ -367,7 +369,7 @@ int renderCommand(const RenderOptions& o)
     if (const int rc = prepareSharedSystem("render", o.system, prepared); rc != 0)
         return rc;
     applyLaunchOptions(o.launch, prepared.params);
-    const std::string kernelId = !o.kernel.empty() ? o.kernel : !prepared.scenarioKernel.empty() ? prepared.scenarioKernel : defaultKernel();
+    const std::string kernelId = !o.kernel.empty() ? o.kernel : !prepared.scenarioKernel.empty() ? prepared.scenarioKernel : defaultKernel("render");
     const std::size_t n = prepared.world.size();
     // The EGL context before the simulation (as `nbody run`): refused before anything runs.
     std::optional<HeadlessView> view;
@@ -377,6 +379,12 @@ int renderCommand(const RenderOptions& o)
             view.emplace(n, wanted && wanted->backend == Backend::Cuda);
         } catch (const std::exception& e) {
             std::cerr << "nbody render: cannot render headless: " << e.what() << "\n";
+            return 2;
+        }
+        // The frame size against this OpenGL's limits and the memory, before anything runs.
+        if (const std::string problem = gl::imageSizeProblem(width, height); !problem.empty()) {
+            std::cerr << "nbody render: cannot render at --size " << width << "x" << height << ": " << problem
+                      << "\n";
             return 2;
         }
     }
@@ -397,7 +405,7 @@ int renderCommand(const RenderOptions& o)
         std::printf("Accuracy: %s\n", note.c_str());
     if (root) {
         const KernelInfo* kernels[] = {&k};
-        printIgnoredOptionNotes(kernels, sim->params(), {&o.launch.params});
+        printIgnoredOptionNotes("render", kernels, sim->params(), {&o.launch.params});
     }
     std::printf("Kernel:  %s (%s, %s, %s)\n", std::string(k.id).c_str(), std::string(k.name).c_str(),
                 std::string(toString(k.backend)).c_str(), std::string(toString(k.precision)).c_str());

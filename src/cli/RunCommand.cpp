@@ -10,6 +10,7 @@
 #include "gl/CudaGlInterop.h"
 #include "gl/EglContext.h"
 #include "gl/Renderer.h"
+#include "sim/base/Format.h"
 #include "sim/base/AtomicFile.h"
 #include "sim/base/DeviceInfo.h"
 #include "contracts/Errors.h"
@@ -114,7 +115,7 @@ int runParams(const RunOptions& o, const PreparedSystem& prepared, SimParams& pa
     // A snapshot's stored integrator, θ, leaf size, direction and collision switch, unless the
     // option was given (a differing one is reported): the run continues the stored one exactly.
     try {
-        applySavedParams(o.givenStored, prepared, params, root);
+        applySavedParams("run", o.givenStored, prepared, params, root);
     } catch (const std::invalid_argument& e) {
         std::cerr << "nbody run: " << e.what() << "\n";
         return 2;
@@ -132,13 +133,13 @@ std::string runKernel(const RunOptions& o, const PreparedSystem& prepared, bool 
         if (saved && availability(*saved).available)
             kernelId = prepared.savedKernel;
         else if (root)
-            std::fprintf(stderr, "nbody run: note: the snapshot was written with kernel '%s', which cannot run "
-                                 "here; using the default\n", prepared.savedKernel.c_str());
+            printNote("run", "the snapshot was written with kernel '" + prepared.savedKernel +
+                                 "', which cannot run here; using the default");
     }
     if (kernelId.empty())
         kernelId = prepared.scenarioKernel;
     if (kernelId.empty())
-        kernelId = defaultKernel();
+        kernelId = defaultKernel("run");
     return kernelId;
 }
 
@@ -179,6 +180,12 @@ int startSession(const RunOptions& o, PreparedSystem& prepared, const std::strin
             std::cerr << "nbody run: cannot render headless: " << e.what() << "\n";
             return 2;
         }
+        // The capture's size against this OpenGL's limits and the memory, before anything runs.
+        if (const std::string problem = gl::imageSizeProblem(o.width, o.height); !problem.empty()) {
+            std::cerr << "nbody run: cannot capture at --width " << o.width << " --height " << o.height << ": "
+                      << problem << "\n";
+            return 2;
+        }
     }
     try {
         s.sim = std::make_unique<Simulation>(world, std::move(prepared.exact), params, "cpu");
@@ -198,7 +205,7 @@ int startSession(const RunOptions& o, PreparedSystem& prepared, const std::strin
         std::printf("Accuracy: %s\n", note.c_str());
     if (out.root) {
         const KernelInfo* kernels[] = {&k};
-        printIgnoredOptionNotes(kernels, s.sim->params(), {&o.launch.params, &o.timeSteps});
+        printIgnoredOptionNotes("run", kernels, s.sim->params(), {&o.launch.params, &o.timeSteps});
     }
     std::printf("Kernel:  %s (%s, %s, %s)\n", std::string(k.id).c_str(), std::string(k.name).c_str(),
                 std::string(toString(k.backend)).c_str(), std::string(toString(k.precision)).c_str());
@@ -244,6 +251,24 @@ MemoryReading readMemory(bool onCuda)
     if (onCuda)
         m.deviceKnown = deviceMemory(&m.device);
     return m;
+}
+
+/// With block time steps, after the first chunk: a note when the criterion asked some bodies for
+/// steps shorter than the deepest level gives at the last step's start (BlockLevels::held, the
+/// level assignment's own count): they are held at level L, so --max-levels or --eta is too small
+/// for them.
+void noteLevelCap(const Simulation& sim)
+{
+    const BlockLevels& b = sim.blockLevels();
+    if (!blockSteps(sim.params()) || b.held <= 0)
+        return;
+    const auto held = static_cast<std::uint64_t>(b.held);
+    printNote("run", formatString("%s %s steps below dt/2^%d at step %llu (the criterion eta sqrt(%s/|a|)); %s "
+                                  "held at level %d (raise --max-levels or --eta)",
+                                  bodyCount(held).c_str(), held == 1 ? "wants" : "want", b.maxLevels,
+                                  static_cast<unsigned long long>(sim.stepCount() - 1),
+                                  sim.params().eps2 > 0 ? "eps" : "r_min", held == 1 ? "it is" : "they are",
+                                  b.maxLevels));
 }
 
 /// What the loop measured.
@@ -306,6 +331,8 @@ LoopResult stepLoop(const RunOptions& o, RunSession& s, const RootOutput& out, c
             r.stepsWarm += chunk;
         } else {
             r.memory.push_back(readMemory(onCuda));
+            if (out.root)
+                noteLevelCap(sim);
         }
         done += chunk;
         progressLeft -= chunk;
@@ -341,8 +368,8 @@ void printTiming(const RunOptions& o, const Simulation& sim, const LoopResult& r
 {
     const double n = double(sim.size());
     const double msPerStep = r.stepsWarm > 0 ? r.msWarm / r.stepsWarm : (o.steps > 0 ? r.msTotal / o.steps : 0);
-    std::printf("\nSummary (%s, N = %zu, %d steps, t = %.6g)\n", std::string(sim.kernel().id).c_str(), sim.size(),
-                o.steps, sim.time());
+    std::printf("\nSummary (%s, N = %zu, %s, t = %.6g)\n", std::string(sim.kernel().id).c_str(), sim.size(),
+                stepCount(std::uint64_t(o.steps)).c_str(), sim.time());
     if (o.steps > 0) {
         std::printf("  time per step:          %.4f ms%s\n", msPerStep,
                     r.stepsWarm > 0 ? " (after the first progress interval)" : "");

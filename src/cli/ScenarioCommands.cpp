@@ -25,8 +25,8 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
         const ScenarioInfo* row = findScenario(spec.generator);
         if (o.bodiesGiven) {
             if (row->fixedBodies)
-                std::fprintf(stderr, "nbody %s: note: '%s' has %s by definition; --bodies ignored\n",
-                             command, std::string(row->id).c_str(), bodyCount(row->defaultBodies).c_str());
+                printNote(command, "'" + std::string(row->id) + "' has " + bodyCount(row->defaultBodies) +
+                                       " by definition; --bodies ignored");
             else
                 setBodiesFromOption(spec, o.bodies);
         }
@@ -42,7 +42,7 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
             // StepPredictor::sizeForStepRate, sim/perf/StepPrediction.h).
             const std::string id = !o.sizingKernel.empty() ? o.sizingKernel
                                    : !row->kernel.empty()  ? std::string(row->kernel)
-                                                           : defaultKernel();
+                                                           : defaultKernel(command);
             const KernelInfo* k = findKernel(id);
             if (!k)
                 throw std::invalid_argument("unknown kernel '" + id + "'");
@@ -63,8 +63,7 @@ PreparedSystem scenarioSystem(const char* command, const SystemOptions& o)
         }
     } else {
         if (o.bodiesGiven || o.seedGiven)
-            std::fprintf(stderr, "nbody %s: note: --bodies and --seed apply to generators; ignored for a snapshot\n",
-                         command);
+            printNote(command, "--bodies and --seed apply to generators; ignored for a snapshot");
         noteStepsPerSecondIgnored(command, o, "for a scenario of a snapshot file");
     }
     BuiltScenario b = buildScenario(spec);

@@ -123,7 +123,7 @@ int tuneCommand(const TuneCommandOptions& o)
                 if (t.ran)
                     std::fputs("\n", stdout);
                 if (!t.warning.empty())
-                    std::fprintf(stderr, "nbody tune: note: %s\n", t.warning.c_str());
+                    printNote("tune", t.warning);
                 row.entry = t.entry;
                 row.how = t.ran ? "tuned now" : "cached";
             } catch (const std::exception& e) {

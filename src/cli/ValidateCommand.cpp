@@ -179,33 +179,34 @@ bool withinValidationBudget(const ValidateOptions& o, std::size_t n, const std::
     if (predicted <= o.budget) {
         if (announce && *referenceRun)
             std::fprintf(stderr,
-                         "nbody validate: %s, %llu steps, %zu kernel%s and the fp64 reference: about %s here "
+                         "nbody validate: %s, %s, %s and the fp64 reference: about %s here "
                          "(predicted from the CPU's fp64 rate; --budget %g s)%s\n",
-                         bodyCount(n).c_str(), static_cast<unsigned long long>(o.steps), kernels.size(), kernels.size() == 1 ? "" : "s",
+                         bodyCount(n).c_str(), stepCount(o.steps).c_str(),
+                         countOf(kernels.size(), "kernel", "kernels").c_str(),
                          durationText(predicted).c_str(), o.budget,
                          o.quiet ? "" : "; progress follows on stderr");
         else if (announce)
             std::fprintf(stderr,
                          "nbody validate: %s: the sampled check (--reference sampled%s): the step-0 forces of "
-                         "%s against all N in fp64 on %s, then %llu steps of each of %zu kernel%s with its own "
+                         "%s against all N in fp64 on %s, then %s of each of %s with its own "
                          "energy and momentum: about %s here (the GPU's share not counted; --budget %g s)%s\n",
                          bodyCount(n).c_str(), o.reference == "auto" ? ", as the full run would exceed --budget" : "",
                          bodyCount(std::min(o.sample, n)).c_str(), onGpu ? "the GPU" : "the CPU",
-                         static_cast<unsigned long long>(sampledSteps(o)), kernels.size(),
-                         kernels.size() == 1 ? "" : "s", durationText(predicted).c_str(), o.budget,
+                         stepCount(sampledSteps(o)).c_str(), countOf(kernels.size(), "kernel", "kernels").c_str(),
+                         durationText(predicted).c_str(), o.budget,
                          o.quiet ? "" : "; progress follows on stderr");
         return true;
     }
     if (*referenceRun)
-        std::cerr << "nbody validate: " << bodyCount(n) << " for " << o.steps << " steps would take about "
+        std::cerr << "nbody validate: " << bodyCount(n) << " for " << stepCount(o.steps) << " would take about "
                   << durationText(predicted)
                   << " here (the fp64 reference on the CPU evaluates N^2 interactions per step), over --budget "
                   << formatString("%g", o.budget)
                   << " s: use fewer --bodies or --steps, --reference sampled, or raise --budget\n";
     else
         std::cerr << "nbody validate: the sampled check of " << bodyCount(n) << " would take about "
-                  << durationText(predicted) << " here (the CPU kernels' " << sampledSteps(o)
-                  << " steps and their energy sums of N^2/2 pairs" << (onGpu ? "" : ", and the sample's fp64 sum")
+                  << durationText(predicted) << " here (the CPU kernels' " << stepCount(sampledSteps(o))
+                  << " and their energy sums of N^2/2 pairs" << (onGpu ? "" : ", and the sample's fp64 sum")
                   << "), over --budget " << formatString("%g", o.budget)
                   << " s: use fewer --bodies, a GPU kernel, or raise --budget\n";
     return false;
@@ -268,10 +269,10 @@ CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
                   "kernel available here except the reference itself")
         ->delimiter(',')
         ->capture_default_str();
-    c->add_option("-s,--steps", o.steps, "Steps of every run (K)")->capture_default_str()->check(CLI::Range(1, 1 << 30));
+    c->add_option("-s,--steps", o.steps, "Steps of every run (K)")->capture_default_str()->check(integerIn(1, 1ull << 30));
     c->add_option("--checkpoints", o.checkpoints, "Points of the error growth curve besides step 0")
         ->capture_default_str()
-        ->check(CLI::Range(1, 100000));
+        ->check(integerIn(1, 100000));
     c->add_option("-r,--report", o.reports,
                   "Write the report to FILE.json (schema nbody-validation/1, docs/validation.md) or FILE.html "
                   "(a self-contained page with charts), atomically; repeatable");
@@ -293,7 +294,7 @@ CLI::App* addValidateCommand(CLI::App& app, ValidateOptions& o)
                   "Bodies whose step-0 forces are compared, each against all N in fp64, when N is above 20000 or "
                   "the check is sampled")
         ->capture_default_str()
-        ->check(CLI::Range(std::size_t(1), std::size_t(1) << 31));
+        ->check(integerIn(1, 1ull << 31));
     c->add_flag("-q,--quiet", o.quiet,
                 "No progress on stderr (on a terminal a line rewritten in place, elsewhere a line at every tenth "
                 "of the run)");
@@ -349,7 +350,7 @@ int validateCommand(const CLI::App& command, ValidateOptions& o)
     }
 
     if (root)
-        printIgnoredOptionNotes(kernels, params, {&o.launch.params});
+        printIgnoredOptionNotes("validate", kernels, params, {&o.launch.params});
 
     ValidationConfig config;
     config.kernels = kernels;

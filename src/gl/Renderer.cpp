@@ -1,6 +1,7 @@
 #include "Renderer.h"
 #include "ToneMap.h"
 
+#include "contracts/HostMemory.h"
 #include "contracts/Quantile.h"
 #include "contracts/Types.h"
 #include "contracts/World.h"
@@ -455,8 +456,11 @@ void ViewHistory::ensure(int width, int height)
         release();
         char code[16];
         std::snprintf(code, sizeof code, "0x%04x", status);
-        throw GlError(std::string("ViewHistory: the RGBA16F accumulation buffer is incomplete (status ") + code +
-                      "): this OpenGL cannot render to floating-point textures");
+        // Incomplete at one size and complete at a smaller one is the size (llvmpipe allocates no
+        // texture of 2 GiB or more), not the format: imageSizeProblem tells them apart.
+        throw GlError("ViewHistory: the " + std::to_string(width) + "x" + std::to_string(height) +
+                      " RGBA16F accumulation buffer is incomplete (status " + code +
+                      "): this OpenGL cannot render to a floating-point texture of this size, or to none");
     }
     checkGl("ViewHistory: glTexImage2D(RGBA16F)");
     m_width = width;
@@ -909,6 +913,86 @@ Image OffscreenTarget::read()
 }
 
 // ---- one offscreen frame ------------------------------------------------------------------------
+
+std::string imageSizeProblem(int width, int height)
+{
+    requireContext("imageSizeProblem");
+    clearGlErrors();
+    const std::string renderer = Renderer::contextStrings().renderer;
+    GLint texture = 0, renderbuffer = 0, viewport[2] = {0, 0};
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &texture);
+    glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &renderbuffer);
+    glGetIntegerv(GL_MAX_VIEWPORT_DIMS, viewport);
+    for (const auto& [side, value] : {std::pair{"width", width}, std::pair{"height", height}}) {
+        const bool isWidth = side[0] == 'w';
+        const std::pair<GLint, const char*> limits[] = {
+            {texture, "GL_MAX_TEXTURE_SIZE"},
+            {renderbuffer, "GL_MAX_RENDERBUFFER_SIZE"},
+            {isWidth ? viewport[0] : viewport[1], "GL_MAX_VIEWPORT_DIMS"}};
+        const auto* binding = std::min_element(std::begin(limits), std::end(limits),
+                                               [](const auto& a, const auto& b) { return a.first < b.first; });
+        if (value > binding->first)
+            return formatString("the %s %d is more than this OpenGL draws: at most %d pixels a side (%s of %s)",
+                                side, value, int(binding->first), binding->second, renderer.c_str());
+    }
+    if (width <= 0 || height <= 0)
+        return formatString("a %dx%d image has no pixels", width, height);
+
+    // Mesa's software renderers keep their buffers in host memory.
+    const bool software = renderer.rfind("llvmpipe", 0) == 0 || renderer.rfind("softpipe", 0) == 0;
+    const double pixels = double(width) * double(height);
+    const double perPixel = kImageHostBytesPerPixel + (software ? kImageGlBytesPerPixel : 0.0);
+    const MemoryAvailable available = availableHostMemory();
+    if (available.known() && pixels * perPixel > double(available.bytes))
+        return formatString("a %dx%d image needs about %s of host memory (%.0f bytes a pixel: %s); %s %s available "
+                            "(%s)",
+                            width, height, formatBytes(std::size_t(pixels * perPixel)).c_str(), perPixel,
+                            software ? "the OpenGL buffers of the software renderer, the read-back image and the "
+                                       "PNG encoding"
+                                     : "the read-back image and the PNG encoding",
+                            formatBytes(available.bytes).c_str(), available.bytes == 1 ? "is" : "are",
+                            available.source.c_str());
+
+    // The buffers made once at this size and released at once: the accumulation buffer (the
+    // largest) and the offscreen target. The GL error or status when refused.
+    ViewHistory probe;
+    const auto accumulationProblem = [&probe](int w, int h) -> std::string {
+        try {
+            probe.ensure(w, h);
+        } catch (const GlError& e) {
+            return e.what();
+        }
+        probe.release();
+        return {};
+    };
+    std::string refused = accumulationProblem(width, height);
+    if (refused.empty()) {
+        try {
+            OffscreenTarget target(width, height);
+        } catch (const GlError& e) {
+            refused = e.what();
+        }
+    }
+    if (refused.empty())
+        return {};
+    // The largest image of the same aspect ratio whose accumulation buffer the driver allocates:
+    // a bisection on the width to 3 % (a driver zeroes what it allocates: a probe of a large
+    // buffer takes about half a second with llvmpipe).
+    int lo = 0, hi = width;
+    const auto heightFor = [&](int w) { return std::max(1, int(std::lround(double(w) * height / width))); };
+    while (hi - lo > std::max(1, width / 32)) {
+        const int mid = lo + (hi - lo) / 2;
+        (accumulationProblem(mid, heightFor(mid)).empty() ? lo : hi) = mid;
+    }
+    const double glBytes = pixels * kImageGlBytesPerPixel;
+    std::string s = formatString("this OpenGL (%s) cannot allocate the buffers of a %dx%d image (%s of OpenGL "
+                                 "memory: %s)",
+                                 renderer.c_str(), width, height, formatBytes(std::size_t(glBytes)).c_str(),
+                                 refused.c_str());
+    if (lo > 0)
+        s += formatString("; it allocates %dx%d (the largest with this aspect ratio, to 3 %%)", lo, heightFor(lo));
+    return s;
+}
 
 Image renderImage(Renderer& renderer, unsigned buffer, std::size_t count, const OrbitCamera& camera,
                   const RenderStyle& style, int width, int height, ViewHistory* history,

@@ -153,6 +153,7 @@ public:
 
 private:
     friend class Renderer;
+    friend std::string imageSizeProblem(int width, int height);
     void ensure(int width, int height); ///< (re)creates the buffer; a new one is cleared
     void release();
     unsigned m_fbo = 0, m_texture = 0;
@@ -283,6 +284,31 @@ ImageFormat imageFormatFor(const std::string& path);
 /// target's name then).
 void writeImage(const std::string& path, const Image& image, ImageFormat format = ImageFormat::Unknown,
                 int jpegQuality = 92);
+
+/// Bytes per pixel of an image that renderImage draws and writePng writes, by where they live.
+/// In OpenGL's memory: the RGBA16F accumulation buffer with its mipmap levels (8 × 4/3) and the
+/// RGBA8 colour and 24-bit depth renderbuffers (4 + 4). In the host's: the rows read back and the
+/// image (4 + 4), the PNG encoder's filtered rows (4) and the encoded file (at most about 4).
+/// Mesa's llvmpipe measured 35 bytes a pixel of peak resident memory for both together.
+inline constexpr double kImageGlBytesPerPixel = 8.0 * 4.0 / 3.0 + 4.0 + 4.0;
+inline constexpr double kImageHostBytesPerPixel = 16.0;
+
+/// Why the current context cannot draw a width × height image with renderImage ("" when it
+/// can), found before anything is drawn, so that a run can refuse a capture size before it
+/// simulates. Checked in this order:
+///   - each side against the largest this OpenGL draws, the smallest of GL_MAX_TEXTURE_SIZE,
+///     GL_MAX_RENDERBUFFER_SIZE and GL_MAX_VIEWPORT_DIMS: "the width 20000 is more than this
+///     OpenGL draws: at most 16384 pixels a side (GL_MAX_TEXTURE_SIZE of llvmpipe (…))";
+///   - the memory against availableHostMemory(): the host part, and with a software renderer
+///     (Mesa's llvmpipe or softpipe, whose buffers are host memory) the OpenGL part too: "a
+///     16384x16384 image needs about 9.4 GB of host memory (35 bytes a pixel …); 4.0 GB are
+///     available (RLIMIT_AS)";
+///   - the buffers themselves, allocated once at this size and released (a driver refuses
+///     sizes within the limits above: llvmpipe allocates no texture of 2 GiB or more with its
+///     mipmaps): "this OpenGL (llvmpipe (…)) cannot allocate the buffers of a 16384x16384
+///     image (…); it allocates 13824x13824 (the largest with this aspect ratio, to 3 %)".
+/// Leaves the framebuffer and texture bindings as they were. Throws GlError without a context.
+std::string imageSizeProblem(int width, int height);
 
 /// Draws `count` bodies of GL buffer `buffer` (Renderer::draw, then `labels`) into a new width ×
 /// height offscreen framebuffer and reads it back, independent of any window's size or device pixel ratio (style.devicePixelRatio

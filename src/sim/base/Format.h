@@ -6,6 +6,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace nbody {
@@ -23,11 +24,24 @@ inline std::string formatString(const char* f, ...)
     return buf;
 }
 
-/// A count of bodies as a user reads it, for messages and report lines: "1 body", "0 bodies",
-/// "8192 bodies" (the singular for exactly one).
+/// A count as a user reads it, for messages and report lines: the singular noun for exactly
+/// one ("1 step"), the plural otherwise ("0 steps", "1000 steps").
+inline std::string countOf(std::uint64_t n, const char* one, const char* many)
+{
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+/// A count of bodies: "1 body", "0 bodies", "8192 bodies".
 inline std::string bodyCount(std::size_t n)
 {
-    return std::to_string(n) + (n == 1 ? " body" : " bodies");
+    return countOf(n, "body", "bodies");
+}
+
+/// A count of steps: "1 step", "0 steps", "1000 steps". Every message that prints a number of
+/// steps says it through this.
+inline std::string stepCount(std::uint64_t n)
+{
+    return countOf(n, "step", "steps");
 }
 
 } // namespace nbody

@@ -65,6 +65,11 @@ struct BlockLevels {
     std::vector<std::uint32_t> active;          ///< the active rows of the current substep, ascending
     std::array<std::uint64_t, kMaxBlockLevels + 1> histogram{}; ///< bodies per level (the step's start)
     std::uint64_t substeps = 0;                 ///< ticks with work (force evaluations) in the last step
+    /// Bodies whose criterion step at the last synchronisation point (t = 0 of the last step,
+    /// where every body is assigned) was shorter than the deepest level's, dt_max / 2^L: they
+    /// want a deeper level and are held at L (levelForStep). −1 where that assignment ran on the
+    /// device from the accelerations alone (with ε² > 0 the criterion steps stay on the GPU).
+    std::int64_t held = -1;
 
     /// The deepest level any body is on.
     int deepest() const;

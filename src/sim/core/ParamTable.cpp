@@ -42,6 +42,30 @@ std::string quoted(std::string_view text)
     return q;
 }
 
+} // namespace
+
+std::string integerTextProblem(std::string_view text)
+{
+    const std::size_t digitsFrom = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+    const bool digits = text.size() > digitsFrom &&
+                        std::all_of(text.begin() + std::ptrdiff_t(digitsFrom), text.end(),
+                                    [](char c) { return c >= '0' && c <= '9'; });
+    return digits ? std::string() : "must be an integer (got " + std::string(text) + ")";
+}
+
+std::string numberTextProblem(std::string_view text, bool zeroAllowed)
+{
+    const std::string s(text);
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    const bool number = !s.empty() && end == s.c_str() + s.size() && std::isfinite(v);
+    if (number && (zeroAllowed ? v >= 0 : v > 0))
+        return {};
+    return std::string(zeroAllowed ? "must be a number >= 0" : "must be a positive number") + " (got " + s + ")";
+}
+
+namespace {
+
 std::string parseText(std::string_view text, double& out)
 {
     const std::string s(text);
@@ -73,10 +97,9 @@ std::string parseText(std::string_view text, float& out)
 std::string parseText(std::string_view text, int& out)
 {
     const std::string s(text);
-    char* end = nullptr;
-    const long long v = std::strtoll(s.c_str(), &end, 10);
-    if (s.empty() || end != s.c_str() + s.size())
-        return quoted(s) + " is not an integer";
+    if (std::string why = integerTextProblem(s); !why.empty())
+        return why;
+    const long long v = std::strtoll(s.c_str(), nullptr, 10);
     if (v < -(1LL << 31) || v >= (1LL << 31))
         return quoted(s) + " is out of range";
     out = int(v);

@@ -133,6 +133,14 @@ std::string paramsProblem(const SimParams& p);
 std::string paramTextProblem(const ParamInfo& row, std::string_view text);
 /// The accepted range as text: "(0, 2]", "1..32", "0 (auto) or 1..1024", "true or false".
 std::string paramRangeText(const ParamInfo& row);
+/// "" when `text` is an integer as the command line takes one (decimal digits, a sign first
+/// allowed), else "must be an integer (got 1.5)": the message of every integer option, the
+/// table's Integer rows and the command line's own (cli::integerIn).
+std::string integerTextProblem(std::string_view text);
+/// "" when `text` is a finite number above 0 (with `zeroAllowed`, at least 0), else "must be a
+/// positive number (got -1)" or "must be a number >= 0 (got -1)": the message of the command
+/// lines' number options (`nbody`'s positiveNumber, nonNegativeNumber; the app's --dt).
+std::string numberTextProblem(std::string_view text, bool zeroAllowed);
 /// The value of SimParams{} as text.
 std::string paramDefaultText(const ParamInfo& row);
 /// True when kernel row `k` reads the parameter (ParamInfo::readers): every row for All; CUDA

@@ -196,8 +196,17 @@ void criterionStepsOf(const V* pos, const V* acc, std::size_t n, std::span<const
     }
 }
 
+/// At a synchronisation point (tick 0, every body active): how many of the criterion steps
+/// `steps` are shorter than the deepest level's, dt_max / 2^L (BlockLevels::held).
+std::int64_t heldAtDeepest(std::span<const double> steps, double dtMax, int maxLevels)
+{
+    const double deepest = std::ldexp(dtMax, -maxLevels);
+    return std::int64_t(std::count_if(steps.begin(), steps.end(), [&](double dt) { return dt < deepest; }));
+}
+
 /// Each active body's level (b.active, host) from its criterion step steps[s] under nextLevel,
 /// then the histogram of every level. The bodies are distinct, so they are assigned in parallel.
+/// At a synchronisation point also BlockLevels::held.
 void assignHostLevels(BlockLevels& b, std::span<const double> steps, std::uint64_t tick, double dtMax)
 {
     const auto count = static_cast<std::ptrdiff_t>(b.active.size());
@@ -207,6 +216,8 @@ void assignHostLevels(BlockLevels& b, std::span<const double> steps, std::uint64
         k = std::uint8_t(nextLevel(k, dtMax, steps[std::size_t(s)], tick, b.maxLevels));
     }
     b.countLevels();
+    if (tick == 0)
+        b.held = heldAtDeepest(steps, dtMax, b.maxLevels);
 }
 
 } // namespace
@@ -368,6 +379,8 @@ public:
         if (p.eps2 > 0) { // from the device's accelerations alone; sqrt(ε²) in fp64 (ε² is fp32)
             device.assignLevels(tick, dtMax, b.maxLevels, p.eta, std::sqrt(double(p.eps2)), nullptr,
                                 b.histogram.data());
+            if (tick == 0)
+                b.held = -1; // the criterion steps stay on the device
             return;
         }
         // Without softening the nearest body's distance, from a scratch copy: the host copy of
@@ -388,6 +401,8 @@ public:
                              p, m_steps);
         }
         device.assignLevels(tick, dtMax, b.maxLevels, p.eta, 0.0, m_steps.data(), b.histogram.data());
+        if (tick == 0)
+            b.held = heldAtDeepest(m_steps, dtMax, b.maxLevels);
     }
     void activeForces(BlockLevels&) override
     {

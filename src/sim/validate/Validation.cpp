@@ -354,11 +354,15 @@ double estimateValidationSeconds(std::size_t bodies, std::uint64_t steps, int ch
         } while (seconds(t0) < 0.05);
         return double(evaluations) * 2048.0 * 2048.0 / seconds(t0);
     };
-    // Every run's energy sums (N²/2 fp64 pairs per checkpoint) at the reference's rate; its
-    // evaluations (K + 1) at its own rate, scaled from 2048 bodies as N² (all pairs) or
-    // N log₂ N (tree rows, evaluationScale).
+    // Every run's energy sums (N²/2 fp64 pairs each: at the start and at every checkpoint the
+    // run really has, at most one a step; the sampled check's at the start and the end) at the
+    // reference's rate; its evaluations (K + 1) at its own rate, scaled from 2048 bodies as N²
+    // (all pairs) or N log₂ N (tree rows, evaluationScale).
     const double n2 = double(bodies) * double(bodies);
-    const double energyWork = 0.5 * n2 * double(referenceRun ? std::max(checkpoints, 1) : 2);
+    const double energySums =
+        referenceRun ? 1.0 + double(checkpointSteps(std::max<std::uint64_t>(steps, 1), std::max(checkpoints, 1)).size())
+                     : 2.0;
+    const double energyWork = 0.5 * n2 * energySums;
     const double referenceRate = rate(*findKernel("reference"));
     std::vector<const KernelInfo*> cpuRuns;
     if (referenceRun)
@@ -681,8 +685,8 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
         report.referenceMomentumChange = momentumChange(reference.measure(), refStartDiag, refPScale);
     } else {
         report.warnings.push_back(
-            "Sampled check: the fp64 reference's own run of " + std::to_string(config.steps) +
-            " steps (N^2 fp64 interactions a step) is left out at this size, so trajectories are not compared. "
+            "Sampled check: the fp64 reference's own run of " + stepCount(config.steps) +
+            " (N^2 fp64 interactions a step) is left out at this size, so trajectories are not compared. "
             "The step-0 force errors are measured on " + std::to_string(sample.size()) + " of the " + bodyCount(n) +
             ", each against all N in fp64 on " + report.sampleReference +
             ", and each kernel's own energy change over its run is held to |dE/E0| <= " +
@@ -697,8 +701,8 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
         report.warnings.push_back(
             "The fp64 reference itself changed its energy by ΔE/E0 = " + format("%.2e", report.referenceEnergyChange) +
             " over the run: the time step or the softening does not suit this system (close encounters are not "
-            "resolved), so the errors after " + std::to_string(config.steps) +
-            " steps compare chaos, not kernels. The step-0 force errors still measure each kernel's accuracy.");
+            "resolved), so the errors after " + stepCount(config.steps) +
+            " compare chaos, not kernels. The step-0 force errors still measure each kernel's accuracy.");
 
     // Verdicts (see the file comment of Validation.h).
     const ValidationThresholds& t = report.thresholds;
@@ -726,7 +730,7 @@ ValidationReport validate(const World& initial, const std::optional<Fp64State>& 
         if (r.finite && !referenceRun) {
             if (!(std::abs(r.energyChange) <= t.energy))
                 r.reasons.push_back("energy change " + format("%.2e", r.energyChange) + " over " +
-                                    std::to_string(config.steps) + " steps > " + format("%.1e", t.energy) +
+                                    stepCount(config.steps) + " > " + format("%.1e", t.energy) +
                                     " (sampled check: no reference run)");
         } else if (r.finite) {
             const double bound = std::max(t.energy, std::abs(report.referenceEnergyChange));

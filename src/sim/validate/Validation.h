@@ -331,7 +331,8 @@ FieldErrors fieldErrors(const std::vector<Double4>& u, const std::vector<Double4
 /// every CPU kernel listed) make a force evaluation at step 0 and at each of the K steps, timed
 /// here on 2048 bodies (measured on the call, a few tenths of a second at most) and scaled to N as
 /// N² (all pairs) or N log₂ N (tree rows; evaluationScale, Benchmark.h), plus an energy sum of
-/// N²/2 fp64 pairs per checkpoint; GPU runs are left out (hundreds of times faster).
+/// N²/2 fp64 pairs at the start and at each checkpoint the run has (min(checkpoints, K): a
+/// 1-step run has one, not --checkpoints); GPU runs are left out (hundreds of times faster).
 /// A guide for refusing or confirming runs that cannot finish in reasonable time, not a benchmark.
 /// For the sampled check (`referenceRun` false) the reference makes no run: the CPU kernels'
 /// evaluations, two energy sums per run, and the sample's fp64 sum (`sample` × N interactions)

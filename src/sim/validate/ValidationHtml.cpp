@@ -392,8 +392,7 @@ std::string validationHtml(const ValidationReport& r)
     // ---- header ----
     h += "<header>\n<h1>N-Body Sandbox \u2014 validation report</h1>\n";
     h += "<div class=\"sub\">" +
-         esc(formatString("%s, %llu %s of ", bodyCount(r.bodies).c_str(), static_cast<unsigned long long>(r.steps),
-                          r.steps == 1 ? "step" : "steps") +
+         esc(bodyCount(r.bodies) + ", " + stepCount(r.steps) + " of " +
              r.params.integrator + ", every kernel against the fp64 OpenMP reference") +
          (r.environment.startedUtc.empty() ? "" : " \u00b7 " + esc(r.environment.startedUtc)) + "</div>\n";
     h += std::string("<div class=\"verdict ") + (ok ? "ok" : "bad") + "\">" + esc(verdictText) + "</div>\n</header>\n";
@@ -452,7 +451,7 @@ std::string validationHtml(const ValidationReport& r)
         h += "<td>" + cell(k.force0.p99) + "</td>";
         if (!k.finite) {
             h += "<td colspan=\"5\" class=\"l wrap\">the state became non-finite: nothing to compare after " +
-                 std::to_string(r.steps) + " steps</td></tr>\n";
+                 stepCount(r.steps) + "</td></tr>\n";
             continue;
         }
         h += "<td title=\"worst body " + std::to_string(k.position.absolute.worstBody) + "\">" +
@@ -582,8 +581,8 @@ std::string validationHtml(const ValidationReport& r)
     }
     h += "</tbody>\n</table></div>\n</section>\n";
 
-    h += "<section>\n<h2>Errors after " + std::to_string(r.steps) +
-         " steps, per field</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th class=\"l\">Kernel</th><th class=\"l\">Field</th>"
+    h += "<section>\n<h2>Errors after " + stepCount(r.steps) +
+         ", per field</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th class=\"l\">Kernel</th><th class=\"l\">Field</th>"
          "<th>abs max</th><th>abs median</th><th>abs RMS</th><th>worst body</th><th>rel max</th><th>rel median</th>"
          "<th>rel RMS</th><th>floor</th><th>misses rel</th><th>misses abs</th></tr></thead>\n<tbody>\n";
     for (const KernelValidation& k : r.kernels) {

@@ -225,9 +225,8 @@ std::string validationSummaryText(const ValidationReport& r)
     std::string out;
     const Counts counts = countVerdicts(r);
     const std::size_t components = 3 * r.bodies;
-    out += formatString("Validation: %s, %llu %s, against the fp64 reference (%s)\n", bodyCount(r.bodies).c_str(),
-                        static_cast<unsigned long long>(r.steps),
-                        r.steps == 1 ? "step" : "steps",
+    out += formatString("Validation: %s, %s, against the fp64 reference (%s)\n", bodyCount(r.bodies).c_str(),
+                        stepCount(r.steps).c_str(),
                         r.referenceRun ? "OpenMP" : ("sampled, on " + r.sampleReference).c_str());
     if (!r.system.empty())
         out += "System:      " + r.system + "\n";
