@@ -45,7 +45,7 @@ constexpr std::array kTreeCpuRelative = {
 // only cells close to the group and the relative test decides the rest): the same command with
 // `--theta 2 --opening-alpha A`. At equal p99 it needs about 12 % fewer pair-equivalents than
 // θ = 1 (α 0.0035: 9.08e-4 for 2 378, against α 0.004 at θ = 1: 9.02e-4 for 2 694); its largest
-// errors are larger (max 2.7e-3 against 1.5e-3 near p99 1e-3; docs/tree.md).
+// errors are larger (max 2.7e-3 against 1.7e-3 near p99 1e-3; docs/tree.md).
 constexpr std::array kTreeCpuRelativeGuard2 = {
     AccuracyPoint{2.0, 3.00e-4, 9.84e-5, 0.001, 4063},
     AccuracyPoint{2.0, 5.60e-4, 1.70e-4, 0.002, 2997},
