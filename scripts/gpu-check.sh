@@ -1424,7 +1424,8 @@ remote_app() {
         DISPLAY=:78 QT_SCALE_FACTOR=2 run_step "app ratio 2 (interop)" interop_run ratio2 --scenario galaxy-collision \
             --kernel blocked --bodies 65536 --steps 100
     }
-    if [[ -x $app ]]; then run_sm90_steps; fi
+    # GPU_CHECK_APP_STEPS=0: not the app's own steps (only the tree settings below, for a short call).
+    if [[ -x $app && ${GPU_CHECK_APP_STEPS:-1} != 0 ]]; then run_sm90_steps; fi
     # After the app: the tree at each "THETA:ALPHA" of GPU_CHECK_APP_TREE (θ the relative criterion's
     # guard): `nbody bench` at 1 M (and at 8.4 M for those of GPU_CHECK_APP_TREE_8M) and the sampled
     # step-0 error there (32 768 bodies against all N in fp64), Nsight Compute's time of every tree
