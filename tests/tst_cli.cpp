@@ -35,6 +35,13 @@ namespace {
 using Result = nbody_test::CliResult;
 using nbody_test::cliPath;
 
+/// Writes `bytes` to `path` (a test's input file); false when it cannot be written whole.
+bool writeFile(const QString& path, const QByteArray& bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
 Result nbody(const QStringList& args, int timeoutMs = 240000, const QProcessEnvironment& extra = {})
 {
     return nbody_test::runCli(args, timeoutMs, extra);
@@ -295,11 +302,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString csv = dir.filePath("two.csv");
-        {
-            QFile f(csv);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write("x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n-1,0,0,0,-0.5,0,1\n");
-        }
+        QVERIFY(writeFile(csv, "x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n-1,0,0,0,-0.5,0,1\n"));
         const struct {
             QStringList args;
             QString note;
@@ -337,11 +340,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString csv = dir.filePath("three.csv");
-        {
-            QFile f(csv);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write("x,y,z,vx,vy,vz,m\n-0.5,0,0,0,0,0,1\n0.5,0,0,0,0,0,1\n100,0,0,0,0,0,1e-6\n");
-        }
+        QVERIFY(writeFile(csv, "x,y,z,vx,vy,vz,m\n-0.5,0,0,0,0,0,1\n0.5,0,0,0,0,0,1\n100,0,0,0,0,0,1e-6\n"));
         const QStringList run{"run", "--input", csv, "--eps2", "0.01", "--dt", "1", "--timestep", "block", "--eta",
                               "0.1", "--steps", "1", "--kernel", "cpu", "--no-energy"};
         const Result capped = nbody(run + QStringList{"--max-levels", "2"});
@@ -913,11 +912,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString csv = dir.filePath("coincident.csv");
-        {
-            QFile f(csv);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write("x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n0.25,-2,3,0,0,0,1\n0.25,-2,3,0,0,0,2\n");
-        }
+        QVERIFY(writeFile(csv, "x,y,z,vx,vy,vz,m\n1,0,0,0,0.5,0,1\n0.25,-2,3,0,0,0,1\n0.25,-2,3,0,0,0,2\n"));
         const QString problem =
             ": bodies 1 and 2 are at the same point (0.25, -2, 3) and eps2 is 0: the force between them and their "
             "potential energy are infinite (a pair at zero distance gets no force, as a body's own term does, so the "
@@ -942,11 +937,7 @@ private slots:
 
         // Three at one point: the lowest pair named, and how many share it.
         const QString three = dir.filePath("three.csv");
-        {
-            QFile f(three);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write("x,y,z,vx,vy,vz,m\n0,0,1,0,0,0,1\n0,0,1,0,0,0,1\n5,0,0,0,0,0,1\n0,0,1,0,0,0,1\n");
-        }
+        QVERIFY(writeFile(three, "x,y,z,vx,vy,vz,m\n0,0,1,0,0,0,1\n0,0,1,0,0,0,1\n5,0,0,0,0,0,1\n0,0,1,0,0,0,1\n"));
         const Result many = nbody({"run", "--input", three, "--eps2", "0", "--kernel", "cpu", "--steps", "1"});
         QCOMPARE(many.code, 2);
         QVERIFY2(many.err.contains("nbody run: bodies 0 and 1 are at the same point (0, 0, 1) (3 bodies share a point "
