@@ -276,7 +276,7 @@ std::deque<ParamInfo> builtInRows()
                                     ParamGroup::Tree, ParamReaders::Tree, 0, 1, false,
                                     "tree rows: 0 for the geometric criterion alone; alpha > 0 also requires "
                                     "G M l^2 / d^4 <= alpha |a_old| (GADGET-2's relative criterion), with theta "
-                                    "as the guard (e.g. --theta 1 --opening-alpha 0.005)"),
+                                    "as the guard (e.g. --theta 2 --opening-alpha 0.0035)"),
                                &SimParams::openingAlpha);
         r.brief = "alpha";
         r.briefOnlyWhenSet = true;
@@ -293,9 +293,9 @@ std::deque<ParamInfo> builtInRows()
         // calibration cannot reach.
         ParamInfo r = real("forceAccuracy", "--force-accuracy", "force accuracy (p99)", "", ParamGroup::Tree,
                            ParamReaders::Tree, 0, 1, true,
-                           "tree rows: target p99 of the step-0 relative force error; picks theta (and tree-cpu's "
-                           "alpha) from the calibration table: the cheapest setting whose measured p99 is at most "
-                           "this (not with --theta)");
+                           "tree rows: target p99 of the step-0 relative force error; picks theta and the relative "
+                           "criterion's alpha from the row's calibration tables: the cheapest setting whose measured "
+                           "p99 is at most this (not with --theta)");
         r.get = [](const SimParams& p) { return p.forceAccuracy == 0 ? std::string() : exact(p.forceAccuracy); };
         r.set = [](std::string_view text, SimParams& p) -> std::string {
             if (text.empty()) {
