@@ -681,6 +681,24 @@ private slots:
         QVERIFY(dock.markers().isEmpty());
     }
 
+    /// The latest line counts its samples in words: "1 sample", then "2 samples".
+    void latestLineCountsSamples()
+    {
+        DiagnosticsDock dock;
+        auto* latest = dock.findChild<QLabel*>("latestSample");
+        QVERIFY(latest);
+        Diagnostics d;
+        d.kinetic = 1;
+        d.potential = -2;
+        d.total = -1;
+        d.virialRatio = 1;
+        dock.appendDiagnostics({d});
+        QVERIFY2(latest->text().startsWith(QStringLiteral("1 sample · step 0 · ")), qPrintable(latest->text()));
+        d.step = 10;
+        dock.appendDiagnostics({d});
+        QVERIFY2(latest->text().startsWith(QStringLiteral("2 samples · step 10 · ")), qPrintable(latest->text()));
+    }
+
     /// A re-based E₀ (markRebase) is a vertical line in each time chart at its time, through the
     /// time axis' scale: still there when the axes rescale (times to 1e-3, then to 40) and the
     /// series thin (stride 2); the latest line says so; a restart removes them.

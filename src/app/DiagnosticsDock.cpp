@@ -547,7 +547,8 @@ void DiagnosticsDock::updateLatest()
         return;
     }
     const Diagnostics& d = m_recorder.samples().back();
-    m_latest->setText(tr("%1 samples · step %2 · t = %3 · E = %4 · ΔE/E₀ = %5 · 2K/|W| = %6")
+    m_latest->setText((m_recorder.size() == 1 ? tr("%1 sample · step %2 · t = %3 · E = %4 · ΔE/E₀ = %5 · 2K/|W| = %6")
+                                              : tr("%1 samples · step %2 · t = %3 · E = %4 · ΔE/E₀ = %5 · 2K/|W| = %6"))
                           .arg(m_recorder.size())
                           .arg(d.step)
                           .arg(d.time, 0, 'g', 6)

@@ -6,6 +6,8 @@
 #include "SimulationController.h"
 #include "Viewport.h"
 
+#include "sim/base/Format.h"
+
 #include <QLabel>
 #include <QMainWindow>
 #include <QStatusBar>
@@ -245,10 +247,10 @@ void StatusPresenter::printRunSummary() const
         diagnostics = QStringLiteral(", diagnostics every %1 steps").arg(m_params->diagnosticsInterval);
     // stdout, one line, so scripts can compare it with `nbody bench`'s step time.
     // The positions' path last: "CUDA-GL interop" when the kernels wrote the drawn buffers.
-    std::printf("nbody-sandbox: %s, N = %llu: %.4f ms/step over %llu steps%s (time in the simulation's step, "
+    std::printf("nbody-sandbox: %s, N = %llu: %.4f ms/step over %s%s (time in the simulation's step, "
                 "device synchronised%s), %.1f fps; positions: %s\n",
                 qPrintable(m_stepTimeKernel), static_cast<unsigned long long>(m_bodies), m_runTotals.msPerStep(),
-                static_cast<unsigned long long>(timed),
+                nbody::stepCount(timed).c_str(),
                 m_runTotals.steps > 0 ? " after the first frame" : "", qPrintable(diagnostics), fps,
                 qPrintable(m_interopState.isEmpty() ? QStringLiteral("not reported") : m_interopState));
     std::fflush(stdout);
