@@ -70,6 +70,35 @@ unpack_txz() {
     fi
 }
 
+# The tree's "THETA:ALPHA" settings (θ the relative criterion's guard), shared by remote's
+# tree-profile and remote-app. tree_settings RUNNER NBODY N SETTING...: for each, the time (`nbody
+# bench`, after the first evaluation, so each reads the previous accelerations) and the sampled
+# step-0 error (32 768 bodies against all N in fp64) at N bodies, each one step of RUNNER (remote's
+# `step`, remote-app's `run_step`: NAME COMMAND...), each command bounded at 300 s.
+tree_settings() {
+    local runner=$1 nbody=$2 sn=$3 setting st sa
+    shift 3
+    for setting in "$@"; do
+        st=${setting%%:*} sa=${setting#*:}
+        limit=300 "$runner" "nbody bench tree theta $st alpha $sa $sn" timeout 300 "$nbody" bench --kernels tree \
+            --scenario plummer --bodies "$sn" --theta "$st" --opening-alpha "$sa" --steps 10 --budget 120
+        limit=300 "$runner" "nbody validate tree theta $st alpha $sa $sn" timeout 300 "$nbody" validate --kernel tree \
+            --theta "$st" --opening-alpha "$sa" --bodies "$sn" --reference sampled --steps 1 --quiet
+    done
+}
+
+# Nsight Compute's command-line profiler here, or nothing.
+ncu_path() { command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || true; }
+
+# tree_kernel_times RUNNER NCU NBODY SETTING: the time of every kernel of three tree evaluations at
+# 1 M (Plummer sphere) at one "THETA:ALPHA" setting, by Nsight Compute (one metric, clocks left alone).
+tree_kernel_times() {
+    local runner=$1 ncu_bin=$2 nbody=$3 setting=$4
+    limit=300 "$runner" "ncu tree kernels 1M $setting" timeout 300 "$ncu_bin" --clock-control none \
+        --metrics gpu__time_duration.sum "$nbody" bench --kernels tree --scenario plummer --bodies 1048576 \
+        --theta "${setting%%:*}" --opening-alpha "${setting#*:}" --steps 3 --budget 60
+}
+
 # Open MPI's run-time for the GPU machine, which has none: the files of Debian's
 # packages as installed here (libopenmpi3, openmpi-bin, openmpi-common, libpmix2 and what they
 # load: hwloc, libevent, munge), without the components for fabrics the GPU machine does not use
@@ -1131,11 +1160,9 @@ remote() {
     # chosen settings at 1 M and 8.4 M (below).
     if want tree-profile; then
         local pa=${GPU_CHECK_PROFILE_ALPHA:-0.0015} ncu_bin
-        ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || true)
+        ncu_bin=$(ncu_path)
         if [[ -n $ncu_bin ]]; then
-            step "ncu tree kernels 1M alpha $pa" "$ncu_bin" --clock-control none --metrics gpu__time_duration.sum \
-                "$nbody" bench --kernels tree --scenario plummer --bodies 1048576 --theta 1 --opening-alpha "$pa" \
-                --steps 3 --budget 60
+            tree_kernel_times step "$ncu_bin" "$nbody" "1:$pa"
             step "ncu tree walk 1M alpha $pa details" bash -c '"$1" --clock-control none -k regex:walkKernel -s 2 -c 1 \
                 --section SpeedOfLight --section Occupancy --section WarpStateStats --section InstructionStats \
                 --section SchedulerStats --section MemoryWorkloadAnalysis --section SourceCounters \
@@ -1147,21 +1174,12 @@ remote() {
         else
             echo "no ncu here" >>"$log"
         fi
-        # Settings "THETA:ALPHA" (θ the relative criterion's guard): the time (bench, after the first
-        # evaluation) and the sampled step-0 error (32 768 bodies against all N in fp64) at 1 M for
-        # each of GPU_CHECK_TREE_SETTINGS, at 8.4 M for each of GPU_CHECK_TREE_SETTINGS_8M.
-        local setting st sa sn
-        for sn in 1048576 8388608; do
-            local settings=${GPU_CHECK_TREE_SETTINGS:-1:0.0015 2:0.0015 2:0.002}
-            [[ $sn == 8388608 ]] && settings=${GPU_CHECK_TREE_SETTINGS_8M:-}
-            for setting in $settings; do
-                st=${setting%%:*} sa=${setting#*:}
-                limit=300 step "nbody bench tree theta $st alpha $sa $sn" "$nbody" bench --kernels tree \
-                    --scenario plummer --bodies "$sn" --theta "$st" --opening-alpha "$sa" --steps 10 --budget 120
-                step "nbody validate tree theta $st alpha $sa $sn" "$nbody" validate --kernel tree --theta "$st" \
-                    --opening-alpha "$sa" --bodies "$sn" --reference sampled --steps 1 --quiet
-            done
-        done
+        # The settings (tree_settings) at 1 M, GPU_CHECK_TREE_SETTINGS, and at 8.4 M, GPU_CHECK_TREE_SETTINGS_8M.
+        local -a settings settings8
+        read -r -a settings <<<"${GPU_CHECK_TREE_SETTINGS:-1:0.0015 2:0.0015 2:0.002}"
+        read -r -a settings8 <<<"${GPU_CHECK_TREE_SETTINGS_8M:-}"
+        tree_settings step "$nbody" 1048576 "${settings[@]}"
+        tree_settings step "$nbody" 8388608 "${settings8[@]}"
         # The anchor at about the same p99 in the same call (Ryoanji θ 0.6: p99 8.0e-4 at 1 M).
         [[ -x $device/anchors/ryoanji/run.sh && -n ${GPU_CHECK_PROFILE_RYOANJI-0.6} ]] &&
             limit=400 step "ryoanji 1M (tree-profile)" "$device/anchors/ryoanji/run.sh" \
@@ -1431,30 +1449,15 @@ remote_app() {
     # step-0 error there (32 768 bodies against all N in fp64), Nsight Compute's time of every tree
     # kernel for the first setting, and Ryoanji at 1 M in the same call; then block time steps with
     # the tree and blocked (their level buffers are checked against the free memory first).
-    tree_settings() { # tree_settings N SETTINGS...
-        local sn=$1 setting st sa
-        shift
-        for setting in "$@"; do
-            st=${setting%%:*} sa=${setting#*:}
-            run_step "bench tree theta $st alpha $sa $sn" timeout 300 "$nbody" bench --kernels tree --scenario plummer \
-                --bodies "$sn" --theta "$st" --opening-alpha "$sa" --steps 10 --budget 120
-            run_step "validate tree theta $st alpha $sa $sn" timeout "$limit" "$nbody" validate --kernel tree \
-                --theta "$st" --opening-alpha "$sa" --bodies "$sn" --reference sampled --steps 1 --quiet
-        done
-    }
     local -a settings settings8
     read -r -a settings <<<"${GPU_CHECK_APP_TREE:-}"
     read -r -a settings8 <<<"${GPU_CHECK_APP_TREE_8M:-}"
     if ((${#settings[@]} + ${#settings8[@]} > 0)); then
-        ((${#settings[@]})) && tree_settings 1048576 "${settings[@]}"
-        ((${#settings8[@]})) && tree_settings 8388608 "${settings8[@]}"
+        tree_settings run_step "$nbody" 1048576 "${settings[@]}"
+        tree_settings run_step "$nbody" 8388608 "${settings8[@]}"
         local ncu_bin
-        ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || true)
-        if [[ -n $ncu_bin && ${#settings[@]} -gt 0 ]]; then
-            run_step "ncu tree kernels 1M ${settings[0]}" timeout "$limit" "$ncu_bin" --clock-control none \
-                --metrics gpu__time_duration.sum "$nbody" bench --kernels tree --scenario plummer --bodies 1048576 \
-                --theta "${settings[0]%%:*}" --opening-alpha "${settings[0]#*:}" --steps 3 --budget 60
-        fi
+        ncu_bin=$(ncu_path)
+        [[ -n $ncu_bin && ${#settings[@]} -gt 0 ]] && tree_kernel_times run_step "$ncu_bin" "$nbody" "${settings[0]}"
         if [[ -f .device-app/ryoanji.txz ]]; then
             unpack_txz .device-app/ryoanji.txz "$root"
             run_step "ryoanji 1M" timeout 400 "$root/ryoanji/run.sh" --theta "${GPU_CHECK_APP_RYOANJI:-0.6}" 1048576
