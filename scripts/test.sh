@@ -4,6 +4,7 @@
 # the Debian package.
 #
 #   scripts/test.sh [--full] [CTEST OPTIONS...]   e.g. scripts/test.sh -R tipsy, scripts/test.sh -L gui
+#   scripts/test.sh --help                        this text (nothing is installed or built)
 #
 # Stages (NBODY_TEST_STAGES, a space-separated subset; default "normal", with --full
 # "normal asan fuzz package"):
@@ -25,6 +26,12 @@
 # failed; a summary line per stage ends the output. Exits 0 when every stage passed, else 1.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# -h / --help: the comment above, and nothing installed or built.
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+    sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+    exit 0
+fi
 
 default_stages=normal
 if [[ ${1:-} == --full ]]; then
